@@ -1,0 +1,4 @@
+//! bt-arena: an engine tournament and perft testing harness for Breakthrough.
+//!
+//! The library holds one module per concern; the `bt-arena` binary is a thin
+//! command line over it.
