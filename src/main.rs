@@ -1,1 +1,46 @@
-fn main() {}
+//! The `bt-arena` command line: a thin layer over the `bt_arena` library.
+//!
+//! Exit codes (documented in README.md): 0 success; 1 a check failed (a perft mismatch, SPRT
+//! accepted H0); 2 inconclusive (SPRT reached the game limit); 3 a bad command line; 4 any other
+//! error (a missing or malformed file, an engine that failed).
+
+mod cli;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Engine tournaments and perft testing for Breakthrough.
+#[derive(Parser, Debug)]
+#[command(name = "bt-arena", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Count leaf nodes of the move tree (perft), per depth, per root move, or over a suite.
+    Perft(cli::perft::PerftArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            let usage_error = err.use_stderr();
+            let _ = err.print();
+            return if usage_error {
+                cli::EXIT_USAGE.into()
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
+    let result = match cli.command {
+        Command::Perft(args) => cli::perft::run(&args),
+    };
+    result.unwrap_or_else(|err| {
+        eprintln!("error: {err:#}");
+        cli::EXIT_ERROR.into()
+    })
+}
