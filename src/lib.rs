@@ -2,3 +2,5 @@
 //!
 //! The library holds one module per concern; the `bt-arena` binary is a thin
 //! command line over it.
+
+pub mod stats;
