@@ -20,12 +20,15 @@
 //!   value it returns where the mathematical answer is undefined or infinite.
 
 pub mod elo;
+pub mod sprt;
+
 mod sample;
 
 pub use elo::{
     EloEstimate, NormalizedElo, elo_pentanomial, elo_trinomial, los_wins_losses, nelo_pentanomial,
     nelo_trinomial,
 };
+pub use sprt::{Sprt, SprtDecision, SprtReport, SprtSpecError};
 
 use statrs::distribution::{ContinuousCDF, Normal};
 

@@ -36,6 +36,16 @@ impl Empirical {
         Self { n, pdf }
     }
 
+    /// Regularized sample count.
+    pub(super) fn n(&self) -> f64 {
+        self.n
+    }
+
+    /// `(score, probability)` per cell.
+    pub(super) fn pdf(&self) -> &[(f64, f64)] {
+        &self.pdf
+    }
+
     /// Mean score per sample, in `(0, 1)`.
     pub(super) fn mean(&self) -> f64 {
         self.pdf.iter().map(|&(a, p)| a * p).sum()
@@ -63,6 +73,7 @@ mod tests {
         let s = Empirical::from_counts(&[100, 0, 250, 0, 150]);
         assert_close(s.mean(), 0.55, 5e-6);
         assert_close(s.variance(), 0.1225, 5e-6);
+        assert_close(s.n(), 500.0, 0.01);
     }
 
     #[test]
