@@ -20,13 +20,19 @@
 //!   value it returns where the mathematical answer is undefined or infinite.
 
 pub mod elo;
+pub mod ratings;
 pub mod sprt;
 
+mod linalg;
 mod sample;
 
 pub use elo::{
     EloEstimate, NormalizedElo, elo_pentanomial, elo_trinomial, los_wins_losses, nelo_pentanomial,
     nelo_trinomial,
+};
+pub use ratings::{
+    Anchor, Bound, EngineRating, PairResult, RatingOptions, Ratings, RatingsError, Scale, rate,
+    rate_matrix,
 };
 pub use sprt::{Sprt, SprtDecision, SprtReport, SprtSpecError};
 
