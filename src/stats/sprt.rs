@@ -1,0 +1,506 @@
+//! Generalized sequential probability ratio test (GSPRT) on logistic Elo, as
+//! fishtest's `LLRcalc.LLR_logistic` and fastchess's `SPRT` compute it.
+//!
+//! H0: the Elo difference is `elo0`; H1: it is `elo1`. Each hypothesis fixes
+//! the expected score per sample `s = L(elo)` ([`logistic_score`]). The
+//! likelihood under a hypothesis is maximised over all score distributions on
+//! the sample outcomes `a_i` with mean `s`; for the empirical distribution
+//! `p^_i` (empty cells regularized to `1e-3`, fishtest `regularize`) the
+//! maximiser is
+//!
+//! ```text
+//! p_i(s) = p^_i / (1 + theta (a_i - s)),  theta solving  sum p^_i (a_i - s) / (1 + theta (a_i - s)) = 0
+//! ```
+//!
+//! (fishtest `MLE_expected`, after M. Van den Bergh's note "support_MLE_multinomial").
+//! The log-likelihood ratio is `LLR = N sum p^_i ln(p_i(s1) / p_i(s0))`. With
+//! no draws the trinomial LLR equals the exact binomial
+//! `W ln(s1/s0) + L ln((1-s1)/(1-s0))` up to the regularization.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::Serialize;
+
+use super::logistic_score;
+use super::sample::Empirical;
+
+/// Default type I error (`alpha`) and type II error (`beta`) of a parsed spec.
+pub const DEFAULT_ERROR_RATE: f64 = 0.05;
+
+/// Largest `|elo0|`, `|elo1|` accepted: hypotheses beyond it mean scores
+/// within 0.3% of 0 or 1, where an SPRT is pointless and the MLE ill-conditioned.
+pub const MAX_ELO: f64 = 1000.0;
+
+/// SPRT parameters: Elo bounds of the hypotheses and the error rates.
+///
+/// Build with [`Sprt::new`] or parse `"elo0=0 elo1=5 alpha=0.05 beta=0.05"`
+/// ([`FromStr`]); both validate and the fields are private, so the methods
+/// never see bad parameters. [`Display`](fmt::Display) writes the same
+/// `key=value` form back; serializes as `{elo0, elo1, alpha, beta}`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Sprt {
+    elo0: f64,
+    elo1: f64,
+    alpha: f64,
+    beta: f64,
+}
+
+/// Outcome of comparing an LLR with the SPRT bounds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum SprtDecision {
+    /// LLR reached the lower bound: stop, H0 (`elo0`) accepted.
+    AcceptH0,
+    /// LLR reached the upper bound: stop, H1 (`elo1`) accepted.
+    AcceptH1,
+    /// LLR between the bounds: play on.
+    Continue,
+}
+
+/// One SPRT status line: the LLR, the bounds, the hypotheses and the decision.
+///
+/// [`Display`](fmt::Display) gives the fastchess/fishtest line
+/// `LLR: 2.95 (-2.94, 2.94) [0.00, 5.00]`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct SprtReport {
+    /// Log-likelihood ratio (finite).
+    pub llr: f64,
+    /// Lower bound `ln(beta / (1 - alpha))`.
+    pub lower: f64,
+    /// Upper bound `ln((1 - beta) / alpha)`.
+    pub upper: f64,
+    /// Elo under H0.
+    pub elo0: f64,
+    /// Elo under H1.
+    pub elo1: f64,
+    /// Decision for `llr`.
+    pub decision: SprtDecision,
+}
+
+/// Why an SPRT specification was rejected. Every variant names the offending
+/// token or key as the user wrote it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SprtSpecError {
+    /// A token that is not of the form `key=value`.
+    NotKeyValue(String),
+    /// A key other than `elo0`, `elo1`, `alpha`, `beta` (the whole token).
+    UnknownKey(String),
+    /// A key given twice (the second token).
+    DuplicateKey(String),
+    /// A value that is not a finite number (the whole token).
+    BadNumber(String),
+    /// A required key (`elo0` or `elo1`) is absent.
+    MissingKey(&'static str),
+    /// The numbers parse but are invalid together; the message says which
+    /// parameter and why (e.g. `elo1=0 must be greater than elo0=5`).
+    Invalid(String),
+}
+
+impl fmt::Display for SprtSpecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::NotKeyValue(t) => write!(f, "SPRT token `{t}` is not of the form key=value"),
+            Self::UnknownKey(t) => write!(
+                f,
+                "SPRT token `{t}` has an unknown key (expected elo0, elo1, alpha, beta)"
+            ),
+            Self::DuplicateKey(t) => write!(f, "SPRT token `{t}` repeats a key"),
+            Self::BadNumber(t) => write!(f, "SPRT token `{t}` has a value that is not a number"),
+            Self::MissingKey(k) => write!(f, "SPRT specification lacks `{k}=`"),
+            Self::Invalid(msg) => write!(f, "invalid SPRT parameters: {msg}"),
+        }
+    }
+}
+
+impl std::error::Error for SprtSpecError {}
+
+impl Sprt {
+    /// Validated SPRT parameters.
+    ///
+    /// # Errors
+    /// [`SprtSpecError::Invalid`] unless `|elo0|, |elo1| <=` [`MAX_ELO`],
+    /// `elo0 < elo1`, `alpha` and `beta` are in `(0, 1)` and
+    /// `alpha + beta < 1` (so that the lower bound is negative and the upper positive).
+    pub fn new(elo0: f64, elo1: f64, alpha: f64, beta: f64) -> Result<Self, SprtSpecError> {
+        let invalid = |msg: String| Err(SprtSpecError::Invalid(msg));
+        for (key, elo) in [("elo0", elo0), ("elo1", elo1)] {
+            if !(-MAX_ELO..=MAX_ELO).contains(&elo) {
+                return invalid(format!("{key}={elo} must be within +/-{MAX_ELO}"));
+            }
+        }
+        if elo0 >= elo1 {
+            return invalid(format!("elo1={elo1} must be greater than elo0={elo0}"));
+        }
+        for (key, rate) in [("alpha", alpha), ("beta", beta)] {
+            if !is_probability_strictly_inside(rate) {
+                return invalid(format!("{key}={rate} must be strictly between 0 and 1"));
+            }
+        }
+        if alpha + beta >= 1.0 {
+            return invalid(format!("alpha={alpha} plus beta={beta} must be below 1"));
+        }
+        Ok(Self {
+            elo0,
+            elo1,
+            alpha,
+            beta,
+        })
+    }
+
+    /// Elo difference under H0 (logistic Elo).
+    pub fn elo0(&self) -> f64 {
+        self.elo0
+    }
+
+    /// Elo difference under H1 (logistic Elo), `> elo0`.
+    pub fn elo1(&self) -> f64 {
+        self.elo1
+    }
+
+    /// Probability of accepting H1 when H0 holds, in `(0, 1)`.
+    pub fn alpha(&self) -> f64 {
+        self.alpha
+    }
+
+    /// Probability of accepting H0 when H1 holds, in `(0, 1)`; `alpha + beta < 1`.
+    pub fn beta(&self) -> f64 {
+        self.beta
+    }
+
+    /// `(lower, upper)` LLR bounds: `(ln(beta / (1 - alpha)), ln((1 - beta) / alpha))`
+    /// (Wald; fishtest `sprt`, fastchess `SPRT`). `-2.944, 2.944` for 0.05/0.05.
+    pub fn bounds(&self) -> (f64, f64) {
+        (
+            (self.beta / (1.0 - self.alpha)).ln(),
+            ((1.0 - self.beta) / self.alpha).ln(),
+        )
+    }
+
+    /// LLR of game-pair counts `[LL, LD, WL+DD, WD, WW]` (fishtest
+    /// `LLR_logistic` on a pentanomial). Finite for every input, including
+    /// one-sided results (regularized); exactly 0 when there are no pairs.
+    pub fn llr_pentanomial(&self, counts: &[u64; 5]) -> f64 {
+        self.llr(counts)
+    }
+
+    /// LLR of per-game counts `[losses, draws, wins]` (fishtest
+    /// `LLR_logistic` on a trinomial). Finite for every input, including
+    /// one-sided results (regularized); exactly 0 when there are no games.
+    pub fn llr_trinomial(&self, counts: &[u64; 3]) -> f64 {
+        self.llr(counts)
+    }
+
+    /// Decision for `llr`: [`SprtDecision::AcceptH1`] at or above the upper
+    /// bound, [`SprtDecision::AcceptH0`] at or below the lower bound,
+    /// otherwise (also for NaN) [`SprtDecision::Continue`].
+    pub fn decision(&self, llr: f64) -> SprtDecision {
+        let (lower, upper) = self.bounds();
+        if llr >= upper {
+            SprtDecision::AcceptH1
+        } else if llr <= lower {
+            SprtDecision::AcceptH0
+        } else {
+            SprtDecision::Continue
+        }
+    }
+
+    /// Status line for `llr` (see [`SprtReport`]); `llr` is stored as given.
+    pub fn report(&self, llr: f64) -> SprtReport {
+        let (lower, upper) = self.bounds();
+        SprtReport {
+            llr,
+            lower,
+            upper,
+            elo0: self.elo0,
+            elo1: self.elo1,
+            decision: self.decision(llr),
+        }
+    }
+
+    fn llr(&self, counts: &[u64]) -> f64 {
+        if counts.iter().all(|&c| c == 0) {
+            return 0.0;
+        }
+        let sample = Empirical::from_counts(counts);
+        let s0 = logistic_score(self.elo0);
+        let s1 = logistic_score(self.elo1);
+        let theta0 = mle_theta(&sample, s0);
+        let theta1 = mle_theta(&sample, s1);
+        // ln(p_i(s1) / p_i(s0)) = ln(1 + theta0 (a_i - s0)) - ln(1 + theta1 (a_i - s1)).
+        let per_sample: f64 = sample
+            .pdf()
+            .iter()
+            .map(|&(a, p)| p * ((theta0 * (a - s0)).ln_1p() - (theta1 * (a - s1)).ln_1p()))
+            .sum();
+        sample.n() * per_sample
+    }
+}
+
+/// `true` for `x` in the open interval `(0, 1)` (false for NaN).
+fn is_probability_strictly_inside(x: f64) -> bool {
+    x > 0.0 && x < 1.0
+}
+
+/// Width at which the bisection for `theta` stops: `theta` is O(1) and the
+/// LLR is stationary in it at the root, so the LLR error is negligible.
+const THETA_TOLERANCE: f64 = 1e-15;
+
+/// Root `theta` of `sum p_i (a_i - s) / (1 + theta (a_i - s)) = 0` on the interval
+/// where every `1 + theta (a_i - s) > 0`, i.e. `(-1/(1 - s), 1/s)` for scores in
+/// `[0, 1]` (fishtest `MLE_expected`). The function decreases from `+inf` to `-inf`
+/// there (all `p_i > 0` after regularization), so bisection (to
+/// [`THETA_TOLERANCE`]) finds the unique root; `s` must lie in `(0, 1)`.
+fn mle_theta(sample: &Empirical, s: f64) -> f64 {
+    let f = |theta: f64| -> f64 {
+        sample
+            .pdf()
+            .iter()
+            .map(|&(a, p)| p * (a - s) / (1.0 + theta * (a - s)))
+            .sum()
+    };
+    let (mut lo, mut hi) = (-1.0 / (1.0 - s), 1.0 / s);
+    loop {
+        let mid = 0.5 * (lo + hi);
+        if hi - lo <= THETA_TOLERANCE || mid <= lo || mid >= hi {
+            return mid;
+        }
+        if f(mid) > 0.0 {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+}
+
+impl fmt::Display for Sprt {
+    /// `elo0=0 elo1=5 alpha=0.05 beta=0.05`, the form [`FromStr`] parses.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "elo0={} elo1={} alpha={} beta={}",
+            self.elo0, self.elo1, self.alpha, self.beta
+        )
+    }
+}
+
+impl FromStr for Sprt {
+    type Err = SprtSpecError;
+
+    /// Parses whitespace-separated `key=value` tokens with keys `elo0`, `elo1`
+    /// (required), `alpha`, `beta` (default [`DEFAULT_ERROR_RATE`]), in any order,
+    /// e.g. `elo0=0 elo1=5 alpha=0.05 beta=0.05`.
+    ///
+    /// # Errors
+    /// See [`SprtSpecError`]; the error carries the offending token.
+    fn from_str(spec: &str) -> Result<Self, Self::Err> {
+        let mut values: [Option<f64>; 4] = [None; 4];
+        for token in spec.split_whitespace() {
+            let (key, value) = token
+                .split_once('=')
+                .ok_or_else(|| SprtSpecError::NotKeyValue(token.to_string()))?;
+            let slot = match key {
+                "elo0" => 0,
+                "elo1" => 1,
+                "alpha" => 2,
+                "beta" => 3,
+                _ => return Err(SprtSpecError::UnknownKey(token.to_string())),
+            };
+            if values[slot].is_some() {
+                return Err(SprtSpecError::DuplicateKey(token.to_string()));
+            }
+            let number = value
+                .parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite())
+                .ok_or_else(|| SprtSpecError::BadNumber(token.to_string()))?;
+            values[slot] = Some(number);
+        }
+        let [elo0, elo1, alpha, beta] = values;
+        Sprt::new(
+            elo0.ok_or(SprtSpecError::MissingKey("elo0"))?,
+            elo1.ok_or(SprtSpecError::MissingKey("elo1"))?,
+            alpha.unwrap_or(DEFAULT_ERROR_RATE),
+            beta.unwrap_or(DEFAULT_ERROR_RATE),
+        )
+    }
+}
+
+impl fmt::Display for SprtReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // `+ 0.0` prints -0.0 as 0.00.
+        write!(
+            f,
+            "LLR: {:.2} ({:.2}, {:.2}) [{:.2}, {:.2}]",
+            self.llr + 0.0,
+            self.lower,
+            self.upper,
+            self.elo0 + 0.0,
+            self.elo1 + 0.0
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::assert_close;
+
+    fn sprt_0_5() -> Sprt {
+        Sprt::new(0.0, 5.0, 0.05, 0.05).expect("valid parameters")
+    }
+
+    #[test]
+    fn bounds_match_vectors() {
+        let (lower, upper) = sprt_0_5().bounds();
+        assert_close(lower, -2.944, 5e-4);
+        assert_close(upper, 2.944, 5e-4);
+        let (lower, upper) = Sprt::new(0.0, 5.0, 0.05, 0.1).unwrap().bounds();
+        assert_close(lower, (0.1f64 / 0.95).ln(), 1e-12);
+        assert_close(upper, (0.9f64 / 0.05).ln(), 1e-12);
+    }
+
+    #[test]
+    fn pentanomial_llr_matches_vectors() {
+        let sprt = sprt_0_5();
+        assert_close(sprt.llr_pentanomial(&[120, 0, 260, 0, 140]), 0.4682, 5e-5);
+        assert_close(sprt.llr_pentanomial(&[100, 0, 250, 0, 150]), 1.337, 5e-4);
+    }
+
+    #[test]
+    fn trinomial_llr_matches_vectors() {
+        let sprt = sprt_0_5();
+        assert_close(sprt.llr_trinomial(&[480, 0, 520]), 0.4721, 5e-5);
+        assert_close(sprt.llr_trinomial(&[450, 0, 550]), 1.336, 5e-4);
+        assert_close(sprt.llr_trinomial(&[40, 0, 60]), 0.2775, 5e-5);
+    }
+
+    #[test]
+    fn trinomial_without_draws_is_the_binomial_llr() {
+        let (s0, s1) = (logistic_score(0.0), logistic_score(5.0));
+        let (l, w) = (480.0, 520.0);
+        let exact = w * (s1 / s0).ln() + l * ((1.0 - s1) / (1.0 - s0)).ln();
+        assert_close(sprt_0_5().llr_trinomial(&[480, 0, 520]), exact, 1e-4);
+    }
+
+    #[test]
+    fn one_sided_results_give_finite_llr() {
+        let sprt = sprt_0_5();
+        let won = sprt.llr_pentanomial(&[0, 0, 0, 0, 50]);
+        let lost = sprt.llr_pentanomial(&[50, 0, 0, 0, 0]);
+        assert!(won.is_finite() && won > 0.0, "{won}");
+        assert!(lost.is_finite() && lost < 0.0, "{lost}");
+        for counts in [[0, 0, 100], [100, 0, 0], [0, 100, 0]] {
+            assert!(sprt.llr_trinomial(&counts).is_finite(), "{counts:?}");
+        }
+    }
+
+    #[test]
+    fn extreme_hypotheses_stay_finite() {
+        let sprt = Sprt::new(-MAX_ELO, MAX_ELO, 0.01, 0.01).unwrap();
+        for counts in [
+            [0, 0, 0, 0, 9999],
+            [9999, 0, 0, 0, 0],
+            [1, 0, 0, 0, 1],
+            [0, 0, 5, 0, 0],
+        ] {
+            assert!(sprt.llr_pentanomial(&counts).is_finite(), "{counts:?}");
+        }
+        for counts in [[0, 0, 9999], [9999, 0, 0], [0, 1, 0]] {
+            assert!(sprt.llr_trinomial(&counts).is_finite(), "{counts:?}");
+        }
+    }
+
+    #[test]
+    fn zero_games_give_zero_llr_and_continue() {
+        let sprt = sprt_0_5();
+        assert_eq!(sprt.llr_pentanomial(&[0; 5]), 0.0);
+        assert_eq!(sprt.llr_trinomial(&[0; 3]), 0.0);
+        assert_eq!(sprt.decision(0.0), SprtDecision::Continue);
+    }
+
+    #[test]
+    fn decisions_at_the_bounds() {
+        let sprt = sprt_0_5();
+        let (lower, upper) = sprt.bounds();
+        assert_eq!(sprt.decision(upper), SprtDecision::AcceptH1);
+        assert_eq!(sprt.decision(3.0), SprtDecision::AcceptH1);
+        assert_eq!(sprt.decision(lower), SprtDecision::AcceptH0);
+        assert_eq!(sprt.decision(-3.0), SprtDecision::AcceptH0);
+        assert_eq!(sprt.decision(2.9), SprtDecision::Continue);
+        assert_eq!(sprt.decision(f64::NAN), SprtDecision::Continue);
+    }
+
+    #[test]
+    fn decisions_from_counts() {
+        let sprt = sprt_0_5();
+        let strong = sprt.llr_pentanomial(&[400, 0, 1000, 0, 600]);
+        assert_eq!(sprt.decision(strong), SprtDecision::AcceptH1);
+        let even = sprt.llr_pentanomial(&[5000, 0, 10000, 0, 5000]);
+        assert_eq!(sprt.decision(even), SprtDecision::AcceptH0);
+        let weak = sprt.llr_trinomial(&[520, 0, 480]);
+        assert_eq!(sprt.decision(weak), SprtDecision::Continue);
+    }
+
+    #[test]
+    fn report_line_is_fastchess_style() {
+        let sprt = sprt_0_5();
+        assert_eq!(
+            sprt.report(2.95).to_string(),
+            "LLR: 2.95 (-2.94, 2.94) [0.00, 5.00]"
+        );
+        assert_eq!(
+            sprt.report(-0.0).to_string(),
+            "LLR: 0.00 (-2.94, 2.94) [0.00, 5.00]"
+        );
+        assert_eq!(sprt.report(2.95).decision, SprtDecision::AcceptH1);
+    }
+
+    #[test]
+    fn parses_the_cli_form_and_round_trips() {
+        let sprt: Sprt = "elo0=0 elo1=5 alpha=0.05 beta=0.05".parse().unwrap();
+        assert_eq!(sprt, sprt_0_5());
+        assert_eq!(sprt.to_string(), "elo0=0 elo1=5 alpha=0.05 beta=0.05");
+        assert_eq!(sprt.to_string().parse::<Sprt>().unwrap(), sprt);
+        let defaulted: Sprt = "  elo1=2.5\telo0=-1.5 ".parse().unwrap();
+        assert_eq!(defaulted, Sprt::new(-1.5, 2.5, 0.05, 0.05).unwrap());
+    }
+
+    #[test]
+    fn parse_errors_name_the_bad_token() {
+        let err = |spec: &str| spec.parse::<Sprt>().unwrap_err();
+        assert_eq!(
+            err("elo0=0 elo1"),
+            SprtSpecError::NotKeyValue("elo1".into())
+        );
+        assert_eq!(
+            err("elo0=0 elo1=5 gamma=1"),
+            SprtSpecError::UnknownKey("gamma=1".into())
+        );
+        assert_eq!(
+            err("elo0=0 elo1=5 elo1=6"),
+            SprtSpecError::DuplicateKey("elo1=6".into())
+        );
+        assert_eq!(
+            err("elo0=zero elo1=5"),
+            SprtSpecError::BadNumber("elo0=zero".into())
+        );
+        assert_eq!(
+            err("elo0=0 elo1=inf"),
+            SprtSpecError::BadNumber("elo1=inf".into())
+        );
+        assert_eq!(err("elo1=5"), SprtSpecError::MissingKey("elo0"));
+        assert_eq!(err(""), SprtSpecError::MissingKey("elo0"));
+        assert!(matches!(err("elo0=5 elo1=0"), SprtSpecError::Invalid(m) if m.contains("elo1=0")));
+        assert!(
+            matches!(err("elo0=0 elo1=5 alpha=1.5"), SprtSpecError::Invalid(m) if m.contains("alpha=1.5"))
+        );
+        assert!(matches!(
+            err("elo0=0 elo1=5 alpha=0.6 beta=0.5"),
+            SprtSpecError::Invalid(_)
+        ));
+        assert!(
+            matches!(err("elo0=-2000 elo1=5"), SprtSpecError::Invalid(m) if m.contains("elo0=-2000"))
+        );
+        assert!(err("elo0=0 elo1").to_string().contains("`elo1`"));
+    }
+}
