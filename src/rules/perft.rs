@@ -390,3 +390,106 @@ fn parse_depth_field(field: &str) -> Result<(u32, u64), SuiteErrorReason> {
         count.trim().parse().map_err(|_| bad())?,
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suite_lines_parse_with_or_without_spaces_around_fields() {
+        let suite = "# comment\n\nstartpos ;D1 8 ;D2 64\n8/8/8/1p6/P7/8/8/8 w;D1 2;D2 1\n";
+        let entries = parse_suite(suite).unwrap();
+        assert_eq!(entries.len(), 2);
+        assert_eq!(entries[0].line, 3);
+        assert_eq!(entries[0].expected, vec![(1, 8), (2, 64)]);
+        assert_eq!(entries[1].line, 4);
+        assert_eq!(entries[1].position.to_string(), "8/8/8/1p6/P7/8/8/8 w");
+    }
+
+    #[test]
+    fn bad_suite_lines_are_named() {
+        let error = |text: &str| parse_suite(text).unwrap_err();
+        assert_eq!(
+            error("startpos ;D1 8\nstartpos ;X1 8"),
+            SuiteError {
+                line: 2,
+                reason: SuiteErrorReason::BadField("X1 8".into())
+            }
+        );
+        assert_eq!(
+            error("startpos ;D1 eight").reason,
+            SuiteErrorReason::BadField("D1 eight".into())
+        );
+        assert_eq!(
+            error("startpos ;D1").reason,
+            SuiteErrorReason::BadField("D1".into())
+        );
+        assert_eq!(error("startpos").reason, SuiteErrorReason::NoDepths);
+        assert_eq!(
+            error("8/8 w ;D1 1").reason,
+            SuiteErrorReason::Position(PositionError::RankCount { found: 2 })
+        );
+        assert_eq!(
+            error("\n\nstartpos ;D1 x").to_string(),
+            "line 3: bad field 'D1 x' (expected 'D<depth> <count>', e.g. 'D3 576')"
+        );
+    }
+
+    #[test]
+    fn divide_sums_to_perft_and_threads_and_hash_agree() {
+        let position: Position = "1p2pp1p/2p2ppp/2P5/8/8/3P2P1/1p1P2PP/1PP1PP1P w"
+            .parse()
+            .unwrap();
+        let plain = PerftOptions::default();
+        let expected = perft(&position, Rules::Classic, 4, plain);
+        assert_eq!(expected, 121_264);
+        for options in [
+            PerftOptions {
+                threads: 2,
+                hash_mb: 0,
+            },
+            PerftOptions {
+                threads: 1,
+                hash_mb: 1,
+            },
+            PerftOptions {
+                threads: 3,
+                hash_mb: 1,
+            },
+        ] {
+            let moves = divide(&position, Rules::Classic, 4, options);
+            assert_eq!(moves.len(), 21);
+            assert_eq!(moves.iter().map(|&(_, n)| n).sum::<u64>(), expected);
+            assert_eq!(perft(&position, Rules::Classic, 4, options), expected);
+        }
+    }
+
+    #[test]
+    fn depth_zero_is_one_leaf_and_finished_games_have_none_below() {
+        let finished: Position = "8/8/8/8/8/8/8/p7 w".parse().unwrap();
+        let options = PerftOptions::default();
+        assert_eq!(perft(&finished, Rules::CaptureOnly, 0, options), 1);
+        assert_eq!(perft(&finished, Rules::CaptureOnly, 3, options), 0);
+        assert!(divide(&finished, Rules::CaptureOnly, 3, options).is_empty());
+        let two = PerftOptions {
+            threads: 2,
+            hash_mb: 1,
+        };
+        assert_eq!(perft(&finished, Rules::Classic, 5, two), 0);
+    }
+
+    #[test]
+    fn zobrist_updates_match_a_fresh_hash() {
+        let mut position = Position::startpos();
+        let mut hash = zobrist(&position);
+        for _ in 0..12 {
+            let Some(mv) = position.legal_moves(Rules::Classic).iter().last() else {
+                break;
+            };
+            let capture = position.is_capture(mv);
+            hash ^= zobrist_delta(position.side_to_move(), mv.from.bit(), mv.to.bit(), capture);
+            position = position.play_unchecked(mv);
+            assert_eq!(hash, zobrist(&position));
+        }
+    }
+}

@@ -660,3 +660,311 @@ impl fmt::Display for MoveError {
 }
 
 impl std::error::Error for MoveError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pos(text: &str) -> Position {
+        text.parse().unwrap_or_else(|err| panic!("{text}: {err}"))
+    }
+
+    fn mv(text: &str) -> Move {
+        text.parse().unwrap()
+    }
+
+    #[test]
+    fn start_position_string_round_trips() {
+        let start = "pppppppp/pppppppp/8/8/8/8/PPPPPPPP/PPPPPPPP w";
+        assert_eq!(Position::startpos().to_string(), start);
+        assert_eq!(pos(start), Position::startpos());
+        assert_eq!(pos("startpos"), Position::startpos());
+        assert_eq!(pos(&format!("{start} - - 0 1")), Position::startpos());
+    }
+
+    #[test]
+    fn position_strings_round_trip() {
+        for text in [
+            "1p2pp1p/2p2ppp/2P5/8/8/3P2P1/1p1P2PP/1PP1PP1P w",
+            "8/8/8/1p6/P7/8/8/8 b",
+            "ppppppp1/p2p2pp/1pp1pp1p/8/2PP3P/5P2/PP2P1P1/PPPPPPPP b",
+        ] {
+            assert_eq!(pos(text).to_string(), text);
+        }
+    }
+
+    #[test]
+    fn every_malformed_position_is_refused_with_its_reason() {
+        let cases = [
+            ("", PositionError::Empty),
+            ("   ", PositionError::Empty),
+            ("8/8/8/8/8/8/8 w", PositionError::RankCount { found: 7 }),
+            ("8/8/8/8/8/8/8/8/8 w", PositionError::RankCount { found: 9 }),
+            (
+                "8/8/7/8/8/8/8/P7 w",
+                PositionError::RankLength {
+                    rank: 6,
+                    squares: 7,
+                },
+            ),
+            (
+                "8/8/8/8/8/8/8/P8 w",
+                PositionError::RankLength {
+                    rank: 1,
+                    squares: 9,
+                },
+            ),
+            (
+                "8/8/8/8/8/8/8/PPPPPPPPP w",
+                PositionError::RankLength {
+                    rank: 1,
+                    squares: 9,
+                },
+            ),
+            (
+                "8/8/8/8/8/8/8/K7 w",
+                PositionError::UnknownCharacter { ch: 'K', rank: 1 },
+            ),
+            (
+                "8/8/8/8/8/8/8/07P w",
+                PositionError::UnknownCharacter { ch: '0', rank: 1 },
+            ),
+            (
+                "9/8/8/8/8/8/8/P7 w",
+                PositionError::UnknownCharacter { ch: '9', rank: 8 },
+            ),
+            ("8/8/8/8/8/8/8/P7", PositionError::MissingSide),
+            ("8/8/8/8/8/8/8/P7 x", PositionError::BadSide("x".into())),
+            (
+                "8/8/8/8/8/8/8/P7 white",
+                PositionError::BadSide("white".into()),
+            ),
+            (
+                "8/8/8/8/8/PPP5/PPPPPPPP/PPPPPPPP w",
+                PositionError::TooManyPawns {
+                    color: Color::White,
+                    count: 19,
+                },
+            ),
+            (
+                "pppppppp/pppppppp/p7/8/8/8/8/P7 w",
+                PositionError::TooManyPawns {
+                    color: Color::Black,
+                    count: 17,
+                },
+            ),
+            ("P7/8/8/8/8/8/8/7p b", PositionError::BothOnGoal),
+            ("8/8/8/8/8/8/8/8 w", PositionError::NoPawns),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(text.parse::<Position>(), Err(expected), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn position_errors_name_the_offending_part() {
+        let message = |text: &str| text.parse::<Position>().unwrap_err().to_string();
+        assert!(message("8/8/8/8/8/8/8/K7 w").contains("'K' in rank 1"));
+        assert!(message("8/8/7/8/8/8/8/P7 w").contains("rank 6"));
+        assert!(message("8/8/8/8/8/8/8/P7 x").contains("'x'"));
+        assert!(message("8/8/8 w").contains("3 ranks"));
+    }
+
+    #[test]
+    fn bitboard_constructor_refuses_overlap() {
+        assert_eq!(
+            Position::new(1, 1, Color::White),
+            Err(PositionError::Overlap)
+        );
+    }
+
+    #[test]
+    fn start_moves_are_the_eight_straight_steps() {
+        let moves: Vec<String> = Position::startpos()
+            .legal_moves(Rules::CaptureOnly)
+            .iter()
+            .map(|m| m.to_string())
+            .collect();
+        assert_eq!(
+            moves,
+            [
+                "a2a3", "b2b3", "c2c3", "d2d3", "e2e3", "f2f3", "g2g3", "h2h3"
+            ]
+        );
+        assert_eq!(Position::startpos().legal_moves(Rules::Classic).len(), 22);
+    }
+
+    #[test]
+    fn illegal_moves_say_why() {
+        let start = Position::startpos();
+        let illegal =
+            |position: &Position, rules, text: &str| match position.parse_move(rules, text) {
+                Err(MoveError::Illegal(err)) => err.reason,
+                other => panic!("{text}: expected an illegal move, got {other:?}"),
+            };
+        let rules = Rules::CaptureOnly;
+        assert_eq!(
+            illegal(&start, rules, "a3a4"),
+            IllegalReason::NoPawn(Color::White, mv("a3a4").from)
+        );
+        assert_eq!(
+            illegal(&start, rules, "a7a6"),
+            IllegalReason::NoPawn(Color::White, mv("a7a6").from)
+        );
+        assert_eq!(
+            illegal(&start, rules, "a2a4"),
+            IllegalReason::NotForward(Color::White)
+        );
+        assert_eq!(
+            illegal(&start, rules, "b2a1"),
+            IllegalReason::NotForward(Color::White)
+        );
+        assert_eq!(
+            illegal(&start, rules, "a2c3"),
+            IllegalReason::NotForward(Color::White)
+        );
+        assert_eq!(
+            illegal(&start, rules, "h2a4"),
+            IllegalReason::NotForward(Color::White)
+        );
+        assert_eq!(
+            illegal(&start, rules, "a2b3"),
+            IllegalReason::DiagonalToEmpty
+        );
+        assert_eq!(
+            illegal(&start, Rules::Classic, "a1b2"),
+            IllegalReason::OntoOwnPawn(mv("a1b2").to)
+        );
+        assert_eq!(
+            illegal(&start, rules, "a1a2"),
+            IllegalReason::Blocked(mv("a1a2").to)
+        );
+        let facing = pos("8/8/8/p7/P7/8/8/8 w");
+        assert_eq!(
+            illegal(&facing, Rules::Classic, "a4a5"),
+            IllegalReason::Blocked(mv("a4a5").to)
+        );
+        assert_eq!(
+            start.parse_move(rules, "a2"),
+            Err(MoveError::Syntax(ParseMoveError::BadLength("a2".into())))
+        );
+        let message = start.parse_move(rules, "a2b3").unwrap_err().to_string();
+        assert_eq!(
+            message,
+            "illegal move a2b3: diagonal move to an empty square under capture-only rules"
+        );
+    }
+
+    #[test]
+    fn legal_moves_and_captures_are_accepted() {
+        let position = pos("8/8/8/1p6/P7/8/8/8 w");
+        assert_eq!(
+            position.parse_move(Rules::CaptureOnly, "a4b5"),
+            Ok(mv("a4b5"))
+        );
+        assert!(position.is_capture(mv("a4b5")));
+        assert!(!position.is_capture(mv("a4a5")));
+        assert_eq!(
+            Position::startpos().parse_move(Rules::Classic, "a2b3"),
+            Ok(mv("a2b3"))
+        );
+        let after = position.play(Rules::CaptureOnly, mv("a4b5")).unwrap();
+        assert_eq!(after.to_string(), "8/8/8/1P6/8/8/8/8 b");
+    }
+
+    #[test]
+    fn black_moves_down_the_board() {
+        let position = pos("8/8/8/1p6/P7/8/8/8 b");
+        let moves: Vec<String> = position
+            .legal_moves(Rules::CaptureOnly)
+            .iter()
+            .map(|m| m.to_string())
+            .collect();
+        assert_eq!(moves, ["b5b4", "b5a4"]);
+        assert_eq!(position.legal_moves(Rules::Classic).len(), 3);
+    }
+
+    #[test]
+    fn each_way_a_game_ends() {
+        let outcome = |text: &str, rules| pos(text).outcome(rules);
+        let won = |winner, reason| Some(Outcome { winner, reason });
+        // A pawn reached its far rank.
+        assert_eq!(
+            outcome("1P6/8/8/8/8/8/p7/8 b", Rules::CaptureOnly),
+            won(Color::White, Reason::GoalRank)
+        );
+        assert_eq!(
+            outcome("8/P7/8/8/8/8/8/1p6 w", Rules::Classic),
+            won(Color::Black, Reason::GoalRank)
+        );
+        // Black captured the last white pawn.
+        assert_eq!(
+            outcome("8/8/8/8/8/8/p7/8 w", Rules::CaptureOnly),
+            won(Color::Black, Reason::AllCaptured)
+        );
+        assert_eq!(
+            outcome("8/8/8/8/8/8/P7/8 b", Rules::CaptureOnly),
+            won(Color::White, Reason::AllCaptured)
+        );
+        // Pawns face each other on one file: blocked under capture-only, not under classic.
+        assert_eq!(
+            outcome("8/8/8/p7/P7/8/8/8 w", Rules::CaptureOnly),
+            won(Color::Black, Reason::NoMoves)
+        );
+        assert_eq!(outcome("8/8/8/p7/P7/8/8/8 w", Rules::Classic), None);
+        assert_eq!(outcome("startpos", Rules::CaptureOnly), None);
+    }
+
+    #[test]
+    fn a_finished_game_has_no_legal_moves() {
+        for text in [
+            "1P6/8/8/8/8/8/p7/8 b",
+            "8/8/8/8/8/8/P7/8 b",
+            "P7/8/8/8/8/8/8/8 w",
+        ] {
+            for rules in Rules::ALL {
+                let position = pos(text);
+                assert!(position.legal_moves(rules).is_empty(), "{text}");
+                let reason = position.check_move(rules, mv("a2a3")).unwrap_err().reason;
+                assert!(matches!(reason, IllegalReason::GameOver(_)), "{text}");
+            }
+        }
+        let over = pos("1P6/8/8/8/8/8/p7/8 b")
+            .parse_move(Rules::CaptureOnly, "a2a1")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            over,
+            "illegal move a2a1: the game is already over: White reached rank 8"
+        );
+    }
+
+    #[test]
+    fn generated_moves_pass_the_move_checker_and_nothing_else_does() {
+        // Every generated move is legal, and every from/to pair not generated is refused.
+        let positions = [
+            "startpos",
+            "1p2pp1p/2p2ppp/2P5/8/8/3P2P1/1p1P2PP/1PP1PP1P w",
+            "pppppppp/1p1p1p1p/2p1p3/p5p1/2P1P3/1P3P2/PP1P2PP/P1PPPPPP b",
+        ];
+        for text in positions {
+            for rules in Rules::ALL {
+                let position = pos(text);
+                let moves = position.legal_moves(rules);
+                for from in 0..64 {
+                    for to in 0..64 {
+                        let candidate = Move {
+                            from: Square::from_index(from).unwrap(),
+                            to: Square::from_index(to).unwrap(),
+                        };
+                        assert_eq!(
+                            position.check_move(rules, candidate).is_ok(),
+                            moves.contains(candidate),
+                            "{text} {rules} {candidate}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
