@@ -429,7 +429,10 @@ mod tests {
         let mut file = OpenOptions::new().append(true).open(&path).unwrap();
         writeln!(file, "{row}").unwrap();
         let err = read_games(&path).unwrap_err();
-        assert!(matches!(err, ResultsError::Malformed { line: 3, .. }), "{err:?}");
+        assert!(
+            matches!(err, ResultsError::Malformed { line: 3, .. }),
+            "{err:?}"
+        );
         let message = err.to_string();
         assert!(
             message.starts_with(&format!("{}, line 3: ", path.display())),
@@ -449,7 +452,10 @@ mod tests {
             "{message}"
         );
         let message = error_for_row(&good.replace(",3,", ",3x,"));
-        assert!(message.contains("column `plies`: bad value `3x`"), "{message}");
+        assert!(
+            message.contains("column `plies`: bad value `3x`"),
+            "{message}"
+        );
         let message = error_for_row(&good.replace("goal-rank", "resign"));
         assert!(message.contains("`resign`"), "{message}");
         let message = error_for_row("2,1,1");
@@ -465,7 +471,10 @@ mod tests {
         assert!(matches!(err, ResultsError::Malformed { line: 1, .. }));
         assert!(err.to_string().contains("game_id"), "{err}");
         let err = ResultsWriter::open(dir.path(), Rules::Classic).unwrap_err();
-        assert!(matches!(err, ResultsError::Malformed { line: 1, .. }), "{err:?}");
+        assert!(
+            matches!(err, ResultsError::Malformed { line: 1, .. }),
+            "{err:?}"
+        );
     }
 
     #[test]
@@ -480,7 +489,10 @@ mod tests {
         let mut game = sample_games().remove(0);
         game.black = "two\nlines".into();
         let err = writer.append(&game).unwrap_err();
-        assert_eq!(err.to_string(), "game 1: column `black` contains a line break");
+        assert_eq!(
+            err.to_string(),
+            "game 1: column `black` contains a line break"
+        );
         assert_eq!(read_games(writer.csv_path()).unwrap(), []);
         assert_eq!(fs::read_to_string(writer.pgn_path()).unwrap(), "");
     }

@@ -5,14 +5,17 @@
 //! * `games.csv`: one [`GameRecord`] per line, in the column order of [`COLUMNS`], under a
 //!   header line; written by [`ResultsWriter`], read back by [`read_games`].
 //! * `games.pgn`: the same games as PGN ([`pgn`]).
-//! * `summary.json`: the report (standings, per-pair results, faults, SPRT).
+//! * `summary.json`: the [`Summary`] (standings, per-pair results, faults, SPRT), written
+//!   atomically by [`write_summary`].
 //!
 //! Breakthrough has no draws: every game is `1-0` or `0-1`.
 
 mod files;
 pub mod pgn;
+mod summary;
 
 pub use files::{COLUMNS, ResultsWriter, read_games};
+pub use summary::{EloModel, EngineFaults, PairSummary, Standing, Summary, write_summary};
 
 use crate::rules::{Color, Reason};
 use serde::{Deserialize, Serialize};
@@ -326,14 +329,7 @@ pub(crate) mod tests {
         }
         assert_eq!(GameResult::WhiteWins.to_string(), "1-0");
         assert_eq!(GameResult::BlackWins.to_string(), "0-1");
-        let game = record(
-            1,
-            1,
-            "a",
-            "b",
-            GameResult::BlackWins,
-            Termination::GoalRank,
-        );
+        let game = record(1, 1, "a", "b", GameResult::BlackWins, Termination::GoalRank);
         assert_eq!((game.winner_name(), game.loser_name()), ("b", "a"));
     }
 
