@@ -282,14 +282,9 @@ impl fmt::Display for ResultsError {
     }
 }
 
-impl std::error::Error for ResultsError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            ResultsError::Io { source, .. } => Some(source),
-            _ => None,
-        }
-    }
-}
+/// The message of [`ResultsError::Io`] already ends with the operating system's reason, so no
+/// variant reports a `source` (a chain printer would repeat it).
+impl std::error::Error for ResultsError {}
 
 #[cfg(test)]
 pub(crate) mod tests {

@@ -579,6 +579,7 @@ impl fmt::Display for PairSummary {
         let [ll, ld, wl, wd, ww] = self.pentanomial;
         let pairs = ll + ld + wl + wd + ww;
         let note = match self.model {
+            EloModel::Pentanomial if pairs == 1 => "1 pair".to_string(),
             EloModel::Pentanomial => format!("{pairs} pairs"),
             EloModel::Trinomial => "no complete pairs: Elo from single games".to_string(),
         };
