@@ -3,5 +3,6 @@
 //! The library holds one module per concern; the `bt-arena` binary is a thin
 //! command line over it.
 
+pub mod results;
 pub mod rules;
 pub mod stats;

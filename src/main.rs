@@ -21,6 +21,8 @@ struct Cli {
 enum Command {
     /// Count leaf nodes of the move tree (perft), per depth, per root move, or over a suite.
     Perft(cli::perft::PerftArgs),
+    /// Recompute the report (standings, Elo, LOS, pentanomial counts, SPRT) from games.csv files.
+    Elo(cli::elo::EloArgs),
 }
 
 fn main() -> ExitCode {
@@ -38,6 +40,7 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Perft(args) => cli::perft::run(&args),
+        Command::Elo(args) => cli::elo::run(&args),
     };
     result.unwrap_or_else(|err| {
         eprintln!("error: {err:#}");

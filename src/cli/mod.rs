@@ -1,5 +1,6 @@
 //! The subcommands of the `bt-arena` binary: argument types and how results are printed.
 
+pub mod elo;
 pub mod perft;
 
 /// Exit code: a check failed (perft mismatch, SPRT accepted H0).

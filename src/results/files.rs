@@ -1,0 +1,506 @@
+//! The files of a run directory: appending to games.csv and games.pgn, repairing an entry cut
+//! off by a killed runner, and reading games.csv back.
+
+use super::{GameRecord, ResultsError, pgn};
+use crate::rules::Rules;
+use csv::StringRecord;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+/// The columns of games.csv, in order: the fields of [`GameRecord`].
+pub const COLUMNS: [&str; 14] = [
+    "game_id",
+    "round",
+    "pair",
+    "opening_id",
+    "opening",
+    "white",
+    "black",
+    "result",
+    "termination",
+    "plies",
+    "moves",
+    "white_ms",
+    "black_ms",
+    "started",
+];
+
+/// File name of the CSV inside a run directory.
+const CSV_FILE: &str = "games.csv";
+/// File name of the PGN inside a run directory.
+const PGN_FILE: &str = "games.pgn";
+/// What a complete games.csv ends with: the end of a row.
+const CSV_ENDS: &[&[u8]] = &[b"\n"];
+/// What a complete games.pgn ends with: a game's result token and the blank line after it.
+const PGN_ENDS: &[&[u8]] = &[b"1-0\n\n", b"0-1\n\n"];
+/// Longest terminator in [`CSV_ENDS`] and [`PGN_ENDS`]: how much of a file's tail to check.
+const LONGEST_END: u64 = 5;
+/// Default PGN `Event` tag.
+const DEFAULT_EVENT: &str = "bt-arena";
+
+/// Appends finished games to `games.csv` and `games.pgn` of one run directory.
+///
+/// Each [`append`](ResultsWriter::append) writes the PGN game and then the CSV row, each with
+/// one write, and returns only when both are handed to the operating system: a runner killed
+/// at any point loses no game already appended (a power cut may). The CSV row is written last,
+/// so games.csv is the authority on which games finished; a kill between the two writes can
+/// leave a game in games.pgn that games.csv lacks (and that a resumed run plays again).
+#[derive(Debug)]
+pub struct ResultsWriter {
+    csv_path: PathBuf,
+    csv: File,
+    pgn_path: PathBuf,
+    pgn: File,
+    rules: Rules,
+    event: String,
+}
+
+impl ResultsWriter {
+    /// Opens `dir/games.csv` and `dir/games.pgn` for appending, creating `dir` and the files
+    /// as needed and writing the CSV header when games.csv is new or empty. An entry cut off
+    /// by a killed runner is removed first: a CSV that does not end in a newline loses its
+    /// partial last row, a PGN that does not end with a result and a blank line loses its
+    /// partial last game. `rules` names the PGN `Variant`; the PGN `Event` is `bt-arena`
+    /// unless set with [`with_event`](ResultsWriter::with_event).
+    ///
+    /// # Errors
+    /// [`ResultsError::Io`] when the directory or a file cannot be created, read or cut;
+    /// [`ResultsError::Malformed`] (line 1) when an existing games.csv has another header.
+    pub fn open(dir: &Path, rules: Rules) -> Result<ResultsWriter, ResultsError> {
+        fs::create_dir_all(dir)
+            .map_err(|e| ResultsError::io(dir, "cannot create the directory", e))?;
+        let csv_path = dir.join(CSV_FILE);
+        let mut csv = open_for_append(&csv_path)?;
+        if cut_partial_entry(&csv_path, &mut csv, CSV_ENDS)? == 0 {
+            write_flushed(&csv_path, &mut csv, header_line().as_bytes())?;
+        } else {
+            check_header_line(&csv_path, &mut csv)?;
+        }
+        let pgn_path = dir.join(PGN_FILE);
+        let mut pgn = open_for_append(&pgn_path)?;
+        cut_partial_entry(&pgn_path, &mut pgn, PGN_ENDS)?;
+        Ok(ResultsWriter {
+            csv_path,
+            csv,
+            pgn_path,
+            pgn,
+            rules,
+            event: DEFAULT_EVENT.to_string(),
+        })
+    }
+
+    /// Sets the PGN `Event` tag of the games appended from now on.
+    pub fn with_event(mut self, event: impl Into<String>) -> ResultsWriter {
+        self.event = event.into();
+        self
+    }
+
+    /// The path of games.csv.
+    pub fn csv_path(&self) -> &Path {
+        &self.csv_path
+    }
+
+    /// The path of games.pgn.
+    pub fn pgn_path(&self) -> &Path {
+        &self.pgn_path
+    }
+
+    /// Appends the game to games.pgn and games.csv and flushes both before returning.
+    ///
+    /// # Errors
+    /// [`ResultsError::InvalidRecord`] when a text field holds a line break (nothing is
+    /// written); [`ResultsError::Io`] when a write fails.
+    pub fn append(&mut self, record: &GameRecord) -> Result<(), ResultsError> {
+        let row = csv_row(record)?;
+        let game = pgn::format_game(record, self.rules, &self.event);
+        write_flushed(&self.pgn_path, &mut self.pgn, game.as_bytes())?;
+        write_flushed(&self.csv_path, &mut self.csv, &row)
+    }
+}
+
+/// Reads the games of a games.csv, in file order.
+///
+/// Columns are matched by the header's names (extra columns are ignored). A last row without
+/// its newline (cut off by a killed runner) is skipped without error; an empty file, or one cut
+/// off inside the header, holds no games.
+///
+/// # Errors
+/// [`ResultsError::Io`] when the file cannot be read; [`ResultsError::Malformed`] with the
+/// 1-based line and the reason (naming the bad value, and its column where the
+/// parser tells it) for a header lacking a column, a
+/// row with the wrong number of fields or a value that does not parse.
+pub fn read_games(path: &Path) -> Result<Vec<GameRecord>, ResultsError> {
+    let bytes = fs::read(path).map_err(|e| ResultsError::io(path, "cannot read", e))?;
+    let complete = &bytes[..complete_len(&bytes, CSV_ENDS)];
+    if complete.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut reader = csv::Reader::from_reader(complete);
+    let headers = reader
+        .headers()
+        .map_err(|e| malformed(path, &e, None))?
+        .clone();
+    check_columns(path, &headers)?;
+    let mut games = Vec::new();
+    for row in reader.records() {
+        let row = row.map_err(|e| malformed(path, &e, None))?;
+        let game = row
+            .deserialize(Some(&headers))
+            .map_err(|e| malformed(path, &e, Some((&headers, &row))))?;
+        games.push(game);
+    }
+    Ok(games)
+}
+
+/// The header line of games.csv, newline included.
+fn header_line() -> String {
+    format!("{}\n", COLUMNS.join(","))
+}
+
+/// Opens (creating) `path` for reading and appending.
+fn open_for_append(path: &Path) -> Result<File, ResultsError> {
+    OpenOptions::new()
+        .read(true)
+        .append(true)
+        .create(true)
+        .open(path)
+        .map_err(|e| ResultsError::io(path, "cannot open", e))
+}
+
+/// Writes `bytes` in one call and flushes them to the operating system.
+fn write_flushed(path: &Path, file: &mut File, bytes: &[u8]) -> Result<(), ResultsError> {
+    file.write_all(bytes)
+        .and_then(|()| file.flush())
+        .map_err(|e| ResultsError::io(path, "cannot write", e))
+}
+
+/// Cuts `file` back to the end of its last complete entry, an entry being complete when it
+/// ends with one of `ends`; returns the file's length afterwards. Reads only the tail of a
+/// file that is already complete.
+fn cut_partial_entry(path: &Path, file: &mut File, ends: &[&[u8]]) -> Result<u64, ResultsError> {
+    let io_error = |e| ResultsError::io(path, "cannot repair", e);
+    let tail = read_tail(file, LONGEST_END).map_err(io_error)?;
+    let len = file.metadata().map_err(io_error)?.len();
+    if tail.is_empty() || ends.iter().any(|end| tail.ends_with(end)) {
+        return Ok(len);
+    }
+    let mut bytes = Vec::new();
+    file.seek(SeekFrom::Start(0))
+        .and_then(|_| file.read_to_end(&mut bytes))
+        .map_err(io_error)?;
+    let complete = complete_len(&bytes, ends) as u64;
+    file.set_len(complete).map_err(io_error)?;
+    Ok(complete)
+}
+
+/// The last `n` bytes of `file` (fewer when it is shorter).
+fn read_tail(file: &mut File, n: u64) -> io::Result<Vec<u8>> {
+    let len = file.metadata()?.len();
+    file.seek(SeekFrom::Start(len.saturating_sub(n)))?;
+    let mut tail = Vec::new();
+    file.take(n).read_to_end(&mut tail)?;
+    Ok(tail)
+}
+
+/// Length of the prefix of `bytes` that ends with the last occurrence of one of `ends` (0 when
+/// none occurs): the complete entries of a file.
+fn complete_len(bytes: &[u8], ends: &[&[u8]]) -> usize {
+    ends.iter()
+        .filter_map(|end| {
+            bytes
+                .windows(end.len())
+                .rposition(|window| window == *end)
+                .map(|start| start + end.len())
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+/// Checks that the first line of an existing games.csv is our header.
+fn check_header_line(path: &Path, file: &mut File) -> Result<(), ResultsError> {
+    let mut first = String::new();
+    file.seek(SeekFrom::Start(0))
+        .and_then(|_| BufReader::new(&mut *file).read_line(&mut first))
+        .map_err(|e| ResultsError::io(path, "cannot read", e))?;
+    if first == header_line() {
+        return Ok(());
+    }
+    Err(ResultsError::Malformed {
+        path: path.to_path_buf(),
+        line: 1,
+        reason: format!(
+            "the header is `{}`, expected `{}`",
+            first.trim_end(),
+            header_line().trim_end()
+        ),
+    })
+}
+
+/// Checks that a header read back names every column of [`COLUMNS`].
+fn check_columns(path: &Path, headers: &StringRecord) -> Result<(), ResultsError> {
+    let missing: Vec<&str> = COLUMNS
+        .into_iter()
+        .filter(|column| !headers.iter().any(|h| h == *column))
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(ResultsError::Malformed {
+        path: path.to_path_buf(),
+        line: 1,
+        reason: format!(
+            "the header lacks the column(s) {}: not a bt-arena games.csv",
+            missing.join(", ")
+        ),
+    })
+}
+
+/// One CSV row for `record`, newline included.
+///
+/// # Errors
+/// [`ResultsError::InvalidRecord`] when a text field holds a line break.
+fn csv_row(record: &GameRecord) -> Result<Vec<u8>, ResultsError> {
+    let text_fields = [
+        ("opening", &record.opening),
+        ("white", &record.white),
+        ("black", &record.black),
+        ("moves", &record.moves),
+        ("started", &record.started),
+    ];
+    if let Some((column, _)) = text_fields
+        .iter()
+        .find(|(_, text)| text.contains(['\n', '\r']))
+    {
+        return Err(ResultsError::InvalidRecord {
+            game_id: record.game_id,
+            reason: format!("column `{column}` contains a line break"),
+        });
+    }
+    let invalid = |reason: String| ResultsError::InvalidRecord {
+        game_id: record.game_id,
+        reason,
+    };
+    let mut writer = csv::WriterBuilder::new()
+        .has_headers(false)
+        .from_writer(Vec::new());
+    writer
+        .serialize(record)
+        .map_err(|e| invalid(e.to_string()))?;
+    writer.into_inner().map_err(|e| invalid(e.to_string()))
+}
+
+/// [`ResultsError::Malformed`] for a CSV error; `row` (the header and the row being
+/// deserialized) lets the reason name the column and its value.
+fn malformed(
+    path: &Path,
+    err: &csv::Error,
+    row: Option<(&StringRecord, &StringRecord)>,
+) -> ResultsError {
+    let line = err.position().map_or(1, |p| p.line());
+    let reason = match err.kind() {
+        csv::ErrorKind::UnequalLengths {
+            expected_len, len, ..
+        } => format!("{len} fields, expected {expected_len}"),
+        csv::ErrorKind::Utf8 { .. } => "not valid UTF-8".to_string(),
+        csv::ErrorKind::Deserialize { err, .. } => {
+            let field = err.field().and_then(|i| usize::try_from(i).ok());
+            match (field, row) {
+                (Some(i), Some((headers, row))) => format!(
+                    "column `{}`: bad value `{}`: {}",
+                    headers.get(i).unwrap_or("?"),
+                    row.get(i).unwrap_or(""),
+                    err.kind()
+                ),
+                _ => err.kind().to_string(),
+            }
+        }
+        _ => err.to_string(),
+    };
+    ResultsError::Malformed {
+        path: path.to_path_buf(),
+        line,
+        reason,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::tests::record;
+    use crate::results::{GameResult, Termination};
+
+    fn sample_games() -> Vec<GameRecord> {
+        let mut games = vec![
+            record(
+                1,
+                1,
+                "alpha",
+                "beta",
+                GameResult::WhiteWins,
+                Termination::GoalRank,
+            ),
+            record(
+                2,
+                1,
+                "beta",
+                "alpha",
+                GameResult::WhiteWins,
+                Termination::TimeForfeit,
+            ),
+        ];
+        // Text that needs quoting survives the round trip.
+        games[1].white = "beta, \"the second\"".into();
+        games[1].opening = "pppppppp/pppppppp/8/8/8/P7/1PPPPPPP/PPPPPPPP b".into();
+        games[1].moves = String::new();
+        games[1].plies = 0;
+        games
+    }
+
+    fn write(dir: &Path, games: &[GameRecord]) -> PathBuf {
+        let mut writer = ResultsWriter::open(dir, Rules::Classic).unwrap();
+        for game in games {
+            writer.append(game).unwrap();
+        }
+        writer.csv_path().to_path_buf()
+    }
+
+    #[test]
+    fn csv_round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let games = sample_games();
+        let path = write(dir.path(), &games);
+        assert_eq!(read_games(&path).unwrap(), games);
+        let text = fs::read_to_string(&path).unwrap();
+        assert!(text.starts_with(
+            "game_id,round,pair,opening_id,opening,white,black,result,termination,plies,moves,\
+             white_ms,black_ms,started\n1,1,1,1,startpos,alpha,beta,1-0,goal-rank,3,a2a3 a7a6 b2b3,\
+             1500,1200,2026-11-30T12:00:00Z\n"
+        ));
+        // Reopening appends without a second header.
+        let path = write(dir.path(), &games[..1]);
+        let again = read_games(&path).unwrap();
+        assert_eq!(again.len(), 3);
+        assert_eq!(again[2], games[0]);
+        let pgn = fs::read_to_string(dir.path().join("games.pgn")).unwrap();
+        assert_eq!(pgn.matches("[Event ").count(), 3);
+    }
+
+    #[test]
+    fn a_cut_off_row_is_removed_on_open_and_skipped_on_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let games = sample_games();
+        let path = write(dir.path(), &games);
+        let mut file = OpenOptions::new().append(true).open(&path).unwrap();
+        file.write_all(b"3,2,2,2,startpos,alpha,be").unwrap();
+        assert_eq!(read_games(&path).unwrap(), games);
+        let pgn_path = dir.path().join("games.pgn");
+        let pgn_before = fs::read_to_string(&pgn_path).unwrap();
+        let mut pgn = OpenOptions::new().append(true).open(&pgn_path).unwrap();
+        pgn.write_all(b"[Event \"bt-arena\"]\n[Site").unwrap();
+
+        let path = write(dir.path(), &games[..1]);
+        let mut expected = games.clone();
+        expected.push(games[0].clone());
+        assert_eq!(read_games(&path).unwrap(), expected);
+        let pgn_after = fs::read_to_string(&pgn_path).unwrap();
+        assert!(pgn_after.starts_with(&pgn_before));
+        assert_eq!(pgn_after.matches("[Site").count(), 3);
+        assert!(pgn_after.ends_with("1-0\n\n"));
+    }
+
+    #[test]
+    fn a_cut_off_header_is_rewritten_and_reads_as_no_games() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("games.csv");
+        fs::write(&path, "game_id,rou").unwrap();
+        assert_eq!(read_games(&path).unwrap(), []);
+        fs::write(&path, "").unwrap();
+        assert_eq!(read_games(&path).unwrap(), []);
+        let games = sample_games();
+        write(dir.path(), &games);
+        assert_eq!(read_games(&path).unwrap(), games);
+    }
+
+    /// The error of reading a games.csv whose second row is `row`.
+    fn error_for_row(row: &str) -> String {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(dir.path(), &sample_games()[..1]);
+        let mut file = OpenOptions::new().append(true).open(&path).unwrap();
+        writeln!(file, "{row}").unwrap();
+        let err = read_games(&path).unwrap_err();
+        assert!(
+            matches!(err, ResultsError::Malformed { line: 3, .. }),
+            "{err:?}"
+        );
+        let message = err.to_string();
+        assert!(
+            message.starts_with(&format!("{}, line 3: ", path.display())),
+            "{message}"
+        );
+        message
+    }
+
+    #[test]
+    fn malformed_rows_name_file_line_and_column() {
+        let good = "2,1,1,1,startpos,beta,alpha,1-0,goal-rank,3,a2a3,10,20,2026-11-30T12:00:00Z";
+        let message = error_for_row(&good.replace("1-0", "1/2-1/2"));
+        // serde reports an unknown word without its column, but with the word and the
+        // words expected.
+        assert!(
+            message.ends_with("unknown variant `1/2-1/2`, expected `1-0` or `0-1`"),
+            "{message}"
+        );
+        let message = error_for_row(&good.replace(",3,", ",3x,"));
+        assert!(
+            message.contains("column `plies`: bad value `3x`"),
+            "{message}"
+        );
+        let message = error_for_row(&good.replace("goal-rank", "resign"));
+        assert!(message.contains("`resign`"), "{message}");
+        let message = error_for_row("2,1,1");
+        assert!(message.contains("3 fields, expected 14"), "{message}");
+    }
+
+    #[test]
+    fn foreign_headers_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("games.csv");
+        fs::write(&path, "name,score\nalpha,1\n").unwrap();
+        let err = read_games(&path).unwrap_err();
+        assert!(matches!(err, ResultsError::Malformed { line: 1, .. }));
+        assert!(err.to_string().contains("game_id"), "{err}");
+        let err = ResultsWriter::open(dir.path(), Rules::Classic).unwrap_err();
+        assert!(
+            matches!(err, ResultsError::Malformed { line: 1, .. }),
+            "{err:?}"
+        );
+    }
+
+    #[test]
+    fn missing_files_and_line_breaks_are_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("nowhere.csv");
+        let err = read_games(&path).unwrap_err();
+        assert!(matches!(err, ResultsError::Io { .. }));
+        assert!(err.to_string().contains("nowhere.csv"), "{err}");
+
+        let mut writer = ResultsWriter::open(dir.path(), Rules::Classic).unwrap();
+        let mut game = sample_games().remove(0);
+        game.black = "two\nlines".into();
+        let err = writer.append(&game).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "game 1: column `black` contains a line break"
+        );
+        assert_eq!(read_games(writer.csv_path()).unwrap(), []);
+        assert_eq!(fs::read_to_string(writer.pgn_path()).unwrap(), "");
+    }
+
+    #[test]
+    fn complete_len_finds_the_last_terminator() {
+        assert_eq!(complete_len(b"ab\ncd", CSV_ENDS), 3);
+        assert_eq!(complete_len(b"abcd", CSV_ENDS), 0);
+        assert_eq!(complete_len(b"x 1-0\n\nab 0-1\n\n[Ev", PGN_ENDS), 15);
+    }
+}

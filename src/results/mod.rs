@@ -1,0 +1,371 @@
+//! Results of finished games: the records, the files of a run directory and the report.
+//!
+//! A run directory holds
+//!
+//! * `games.csv`: one [`GameRecord`] per line, in the column order of [`COLUMNS`], under a
+//!   header line; written by [`ResultsWriter`], read back by [`read_games`].
+//! * `games.pgn`: the same games as PGN ([`pgn`]).
+//! * `summary.json`: the [`Summary`] (standings, per-pair results, faults, SPRT), written
+//!   atomically by [`write_summary`].
+//!
+//! Breakthrough has no draws: every game is `1-0` or `0-1`.
+
+mod files;
+pub mod pgn;
+mod summary;
+
+pub use files::{COLUMNS, ResultsWriter, read_games};
+pub use summary::{EloModel, EngineFaults, PairSummary, Standing, Summary, write_summary};
+
+use crate::rules::{Color, Reason};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::path::PathBuf;
+use std::time::SystemTime;
+
+/// The result of a game: `1-0` or `0-1` (serde and [`Display`](fmt::Display) use those
+/// strings). No draws exist.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum GameResult {
+    /// `1-0`.
+    #[serde(rename = "1-0")]
+    WhiteWins,
+    /// `0-1`.
+    #[serde(rename = "0-1")]
+    BlackWins,
+}
+
+impl GameResult {
+    /// The side that won.
+    pub const fn winner(self) -> Color {
+        match self {
+            GameResult::WhiteWins => Color::White,
+            GameResult::BlackWins => Color::Black,
+        }
+    }
+
+    /// The result in which `winner` won.
+    pub const fn from_winner(winner: Color) -> GameResult {
+        match winner {
+            Color::White => GameResult::WhiteWins,
+            Color::Black => GameResult::BlackWins,
+        }
+    }
+
+    /// `1-0` or `0-1`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            GameResult::WhiteWins => "1-0",
+            GameResult::BlackWins => "0-1",
+        }
+    }
+}
+
+impl fmt::Display for GameResult {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Why a game ended. Serde and [`Display`](fmt::Display) use the kebab-case name
+/// ([`Termination::name`]).
+///
+/// The first three are the rules' own endings ([`Reason`]); the last four are faults: the loser
+/// misbehaved and lost by forfeit ([`Termination::is_fault`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Termination {
+    /// `goal-rank`: the winner moved a pawn onto its far rank.
+    GoalRank,
+    /// `all-captured`: the loser has no pawns left.
+    AllCaptured,
+    /// `no-moves`: the loser had no legal move on its turn.
+    NoMoves,
+    /// `illegal-move`: the loser sent an illegal or malformed move.
+    IllegalMove,
+    /// `time-forfeit`: the loser ran out of time.
+    TimeForfeit,
+    /// `crash`: the loser's engine process died or broke the protocol.
+    Crash,
+    /// `stall`: the loser's engine stopped answering.
+    Stall,
+}
+
+impl Termination {
+    /// Every termination, in the documented order.
+    pub const ALL: [Termination; 7] = [
+        Termination::GoalRank,
+        Termination::AllCaptured,
+        Termination::NoMoves,
+        Termination::IllegalMove,
+        Termination::TimeForfeit,
+        Termination::Crash,
+        Termination::Stall,
+    ];
+
+    /// The kebab-case name used in games.csv and the PGN `Termination` tag, e.g. `goal-rank`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Termination::GoalRank => "goal-rank",
+            Termination::AllCaptured => "all-captured",
+            Termination::NoMoves => "no-moves",
+            Termination::IllegalMove => "illegal-move",
+            Termination::TimeForfeit => "time-forfeit",
+            Termination::Crash => "crash",
+            Termination::Stall => "stall",
+        }
+    }
+
+    /// `true` for the four endings where the loser misbehaved: illegal move, time forfeit,
+    /// crash, stall.
+    pub const fn is_fault(self) -> bool {
+        matches!(
+            self,
+            Termination::IllegalMove
+                | Termination::TimeForfeit
+                | Termination::Crash
+                | Termination::Stall
+        )
+    }
+
+    /// A sentence for people (the PGN comment), e.g. `White reaches rank 8`,
+    /// `Black loses on time`.
+    pub fn describe(self, winner: Color) -> String {
+        let loser = winner.opponent();
+        match self {
+            Termination::GoalRank => format!("{winner} reaches rank {}", winner.goal_rank() + 1),
+            Termination::AllCaptured => format!("{winner} captures every {loser} pawn"),
+            Termination::NoMoves => format!("{loser} has no legal move"),
+            Termination::IllegalMove => format!("{loser} makes an illegal move"),
+            Termination::TimeForfeit => format!("{loser} loses on time"),
+            Termination::Crash => format!("{loser}'s engine crashes"),
+            Termination::Stall => format!("{loser}'s engine stalls"),
+        }
+    }
+}
+
+impl From<Reason> for Termination {
+    fn from(reason: Reason) -> Termination {
+        match reason {
+            Reason::GoalRank => Termination::GoalRank,
+            Reason::AllCaptured => Termination::AllCaptured,
+            Reason::NoMoves => Termination::NoMoves,
+        }
+    }
+}
+
+impl fmt::Display for Termination {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One finished game: one row of games.csv, fields in column order ([`COLUMNS`]).
+///
+/// Text fields must not contain line breaks ([`ResultsWriter::append`] refuses them), so every
+/// row is one line.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameRecord {
+    /// Number of the game in the run.
+    pub game_id: u64,
+    /// Tournament round.
+    pub round: u32,
+    /// Game-pair number: the two games of a pair share it, have the same engines with colours
+    /// swapped and the same opening.
+    pub pair: u64,
+    /// Number of the opening in the opening book.
+    pub opening_id: u64,
+    /// The position the game started from (a position string, or `startpos`).
+    pub opening: String,
+    /// Name of the engine playing White.
+    pub white: String,
+    /// Name of the engine playing Black.
+    pub black: String,
+    /// `1-0` or `0-1`.
+    pub result: GameResult,
+    /// Why the game ended.
+    pub termination: Termination,
+    /// Plies played from the opening position.
+    pub plies: u32,
+    /// The moves from the opening position, space-separated: `a2a3 a7a6 ...`.
+    pub moves: String,
+    /// Total thinking time used by White, in milliseconds.
+    pub white_ms: u64,
+    /// Total thinking time used by Black, in milliseconds.
+    pub black_ms: u64,
+    /// When the game started, RFC 3339 UTC, e.g. `2026-11-30T12:00:00Z` ([`now_rfc3339`]).
+    pub started: String,
+}
+
+impl GameRecord {
+    /// Name of the engine that won.
+    pub fn winner_name(&self) -> &str {
+        self.name_of(self.result.winner())
+    }
+
+    /// Name of the engine that lost.
+    pub fn loser_name(&self) -> &str {
+        self.name_of(self.result.winner().opponent())
+    }
+
+    /// Name of the engine playing `color`.
+    pub fn name_of(&self, color: Color) -> &str {
+        match color {
+            Color::White => &self.white,
+            Color::Black => &self.black,
+        }
+    }
+}
+
+/// The current time as RFC 3339 UTC to the second, e.g. `2026-11-30T12:00:00Z`: the format of
+/// [`GameRecord::started`].
+pub fn now_rfc3339() -> String {
+    humantime::format_rfc3339_seconds(SystemTime::now()).to_string()
+}
+
+/// An error reading or writing results files. Every variant names the file (or the game) and
+/// [`Display`](fmt::Display) gives a one-line message.
+#[derive(Debug)]
+pub enum ResultsError {
+    /// The operating system refused an operation on `path`.
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// What was being done, e.g. `cannot read`.
+        action: &'static str,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// A line of a games.csv is not a valid row (or header).
+    Malformed {
+        /// The file.
+        path: PathBuf,
+        /// The 1-based line number.
+        line: u64,
+        /// What is wrong, naming the column where one is at fault.
+        reason: String,
+    },
+    /// A record that cannot be written, e.g. a text field with a line break.
+    InvalidRecord {
+        /// [`GameRecord::game_id`] of the record.
+        game_id: u64,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+impl ResultsError {
+    fn io(path: impl Into<PathBuf>, action: &'static str, source: std::io::Error) -> Self {
+        ResultsError::Io {
+            path: path.into(),
+            action,
+            source,
+        }
+    }
+}
+
+impl fmt::Display for ResultsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ResultsError::Io {
+                path,
+                action,
+                source,
+            } => write!(f, "{}: {action}: {source}", path.display()),
+            ResultsError::Malformed { path, line, reason } => {
+                write!(f, "{}, line {line}: {reason}", path.display())
+            }
+            ResultsError::InvalidRecord { game_id, reason } => {
+                write!(f, "game {game_id}: {reason}")
+            }
+        }
+    }
+}
+
+/// The message of [`ResultsError::Io`] already ends with the operating system's reason, so no
+/// variant reports a `source` (a chain printer would repeat it).
+impl std::error::Error for ResultsError {}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// A record with the given engines and result; other fields plausible.
+    pub(crate) fn record(
+        game_id: u64,
+        pair: u64,
+        white: &str,
+        black: &str,
+        result: GameResult,
+        termination: Termination,
+    ) -> GameRecord {
+        GameRecord {
+            game_id,
+            round: 1,
+            pair,
+            opening_id: pair,
+            opening: "startpos".into(),
+            white: white.into(),
+            black: black.into(),
+            result,
+            termination,
+            plies: 3,
+            moves: "a2a3 a7a6 b2b3".into(),
+            white_ms: 1500,
+            black_ms: 1200,
+            started: "2026-11-30T12:00:00Z".into(),
+        }
+    }
+
+    #[test]
+    fn results_and_winners() {
+        for color in [Color::White, Color::Black] {
+            assert_eq!(GameResult::from_winner(color).winner(), color);
+        }
+        assert_eq!(GameResult::WhiteWins.to_string(), "1-0");
+        assert_eq!(GameResult::BlackWins.to_string(), "0-1");
+        let game = record(1, 1, "a", "b", GameResult::BlackWins, Termination::GoalRank);
+        assert_eq!((game.winner_name(), game.loser_name()), ("b", "a"));
+    }
+
+    #[test]
+    fn terminations_are_named_and_classified() {
+        let names: Vec<String> = Termination::ALL.iter().map(|t| t.to_string()).collect();
+        assert_eq!(
+            names,
+            [
+                "goal-rank",
+                "all-captured",
+                "no-moves",
+                "illegal-move",
+                "time-forfeit",
+                "crash",
+                "stall"
+            ]
+        );
+        let faults: Vec<bool> = Termination::ALL.iter().map(|t| t.is_fault()).collect();
+        assert_eq!(faults, [false, false, false, true, true, true, true]);
+        assert_eq!(Termination::from(Reason::NoMoves), Termination::NoMoves);
+        assert_eq!(Termination::from(Reason::GoalRank), Termination::GoalRank);
+        assert_eq!(
+            Termination::from(Reason::AllCaptured),
+            Termination::AllCaptured
+        );
+        assert_eq!(
+            Termination::GoalRank.describe(Color::Black),
+            "Black reaches rank 1"
+        );
+        assert_eq!(
+            Termination::TimeForfeit.describe(Color::White),
+            "Black loses on time"
+        );
+    }
+
+    #[test]
+    fn now_is_rfc3339_utc_seconds() {
+        let now = now_rfc3339();
+        assert_eq!(now.len(), "2026-11-30T12:00:00Z".len(), "{now}");
+        assert!(now.ends_with('Z'));
+        assert!(humantime::parse_rfc3339(&now).is_ok());
+    }
+}
