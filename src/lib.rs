@@ -3,5 +3,6 @@
 //! The library holds one module per concern; the `bt-arena` binary is a thin
 //! command line over it.
 
+pub mod engine;
 pub mod rules;
 pub mod stats;
