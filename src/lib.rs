@@ -3,6 +3,7 @@
 //! The library holds one module per concern; the `bt-arena` binary is a thin
 //! command line over it.
 
+pub mod engine;
 pub mod results;
 pub mod rules;
 pub mod stats;
