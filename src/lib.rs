@@ -4,6 +4,8 @@
 //! command line over it.
 
 pub mod engine;
+pub mod openings;
 pub mod results;
 pub mod rules;
 pub mod stats;
+pub mod tournament;

@@ -6,7 +6,7 @@
 
 mod cli;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::process::ExitCode;
 
 /// Engine tournaments and perft testing for Breakthrough.
@@ -21,13 +21,18 @@ struct Cli {
 enum Command {
     /// Count leaf nodes of the move tree (perft), per depth, per root move, or over a suite.
     Perft(cli::perft::PerftArgs),
+    /// Play a round-robin or gauntlet tournament between engines.
+    Tournament(cli::tournament::TournamentArgs),
     /// Recompute the report (standings, Elo, LOS, pentanomial counts, SPRT) from games.csv files.
     Elo(cli::elo::EloArgs),
 }
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
+    let parsed = Cli::command()
+        .try_get_matches()
+        .and_then(|matches| Cli::from_arg_matches(&matches).map(|cli| (cli, matches)));
+    let (cli, matches) = match parsed {
+        Ok(parsed) => parsed,
         Err(err) => {
             let usage_error = err.use_stderr();
             let _ = err.print();
@@ -40,10 +45,15 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Perft(args) => cli::perft::run(&args),
+        Command::Tournament(args) => cli::tournament::run(&args, &matches),
         Command::Elo(args) => cli::elo::run(&args),
     };
     result.unwrap_or_else(|err| {
         eprintln!("error: {err:#}");
-        cli::EXIT_ERROR.into()
+        if err.downcast_ref::<cli::UsageError>().is_some() {
+            cli::EXIT_USAGE.into()
+        } else {
+            cli::EXIT_ERROR.into()
+        }
     })
 }

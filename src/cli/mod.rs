@@ -2,6 +2,7 @@
 
 pub mod elo;
 pub mod perft;
+pub mod tournament;
 
 /// Exit code: a check failed (perft mismatch, SPRT accepted H0).
 pub const EXIT_FAILED: u8 = 1;
@@ -9,3 +10,16 @@ pub const EXIT_FAILED: u8 = 1;
 pub const EXIT_USAGE: u8 = 3;
 /// Exit code: any other error.
 pub const EXIT_ERROR: u8 = 4;
+
+/// A command line that parses but makes no sense (an unknown engine key, two engines with one
+/// name, a missing engine executable): reported like clap's own errors, with [`EXIT_USAGE`].
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}

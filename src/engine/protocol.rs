@@ -31,7 +31,10 @@ pub const fn variant_name(rules: Rules) -> Option<&'static str> {
 }
 
 /// Which dialect the runner speaks with an engine.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
 pub enum Protocol {
     /// UGI: `ugi`/`ugiok`, `uginewgame`, clocks as `p1time p2time p1inc p2inc` (p1 is White).
     #[default]

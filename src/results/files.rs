@@ -27,9 +27,9 @@ pub const COLUMNS: [&str; 14] = [
 ];
 
 /// File name of the CSV inside a run directory.
-const CSV_FILE: &str = "games.csv";
+pub const GAMES_CSV: &str = "games.csv";
 /// File name of the PGN inside a run directory.
-const PGN_FILE: &str = "games.pgn";
+pub const GAMES_PGN: &str = "games.pgn";
 /// What a complete games.csv ends with: the end of a row.
 const CSV_ENDS: &[&[u8]] = &[b"\n"];
 /// What a complete games.pgn ends with: a game's result token and the blank line after it.
@@ -70,14 +70,14 @@ impl ResultsWriter {
     pub fn open(dir: &Path, rules: Rules) -> Result<ResultsWriter, ResultsError> {
         fs::create_dir_all(dir)
             .map_err(|e| ResultsError::io(dir, "cannot create the directory", e))?;
-        let csv_path = dir.join(CSV_FILE);
+        let csv_path = dir.join(GAMES_CSV);
         let mut csv = open_for_append(&csv_path)?;
         if cut_partial_entry(&csv_path, &mut csv, CSV_ENDS)? == 0 {
             write_flushed(&csv_path, &mut csv, header_line().as_bytes())?;
         } else {
             check_header_line(&csv_path, &mut csv)?;
         }
-        let pgn_path = dir.join(PGN_FILE);
+        let pgn_path = dir.join(GAMES_PGN);
         let mut pgn = open_for_append(&pgn_path)?;
         cut_partial_entry(&pgn_path, &mut pgn, PGN_ENDS)?;
         Ok(ResultsWriter {

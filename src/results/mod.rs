@@ -14,7 +14,7 @@ mod files;
 pub mod pgn;
 mod summary;
 
-pub use files::{COLUMNS, ResultsWriter, read_games};
+pub use files::{COLUMNS, GAMES_CSV, GAMES_PGN, ResultsWriter, read_games};
 pub use summary::{EloModel, EngineFaults, PairSummary, Standing, Summary, write_summary};
 
 use crate::rules::{Color, Reason};

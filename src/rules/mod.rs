@@ -70,7 +70,9 @@ impl fmt::Display for Color {
 }
 
 /// The rule set in force. Named on the command line by `--rules capture-only|classic`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Rules {
     /// The project's default: a diagonal step must capture; a straight step must land on an

@@ -1,0 +1,298 @@
+//! `bt-arena tournament`: command-line flags (cutechess-cli / fastchess conventions) and the
+//! report.
+
+use anyhow::{Context, Result, anyhow, bail};
+use bt_arena::rules::Rules;
+use bt_arena::stats::SprtDecision;
+use bt_arena::tournament::{
+    self, EngineKeys, Finish, Format, OpeningsSpec, TimeControl, TournamentConfig,
+};
+use clap::{ArgAction, ArgMatches, Args};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
+
+/// Arguments of `bt-arena tournament`.
+#[derive(Args, Debug)]
+pub struct TournamentArgs {
+    /// An engine: cmd=PATH [name=N] [args="A B"] [dir=D] [proto=ugi|uci] [option.X=Y]
+    /// [tc=BASE+INC | st=S | depth=N | nodes=N] [timemargin=MS] [restart=on|off]. Repeat for each
+    /// engine. With none, the bundled engines play a short demonstration.
+    #[arg(long, num_args = 1.., action = ArgAction::Append, value_name = "KEY=VALUE")]
+    engine: Vec<String>,
+    /// Keys applied to every engine (an engine's own keys win).
+    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
+    each: Vec<String>,
+    /// roundrobin (everyone meets everyone) or gauntlet (the first engine meets each other one).
+    #[arg(long)]
+    format: Option<Format>,
+    /// Opening book: file=PATH [order=sequential|random]. Default: the shipped book of the rule
+    /// set when present (openings/<rules>.epd), else the start position.
+    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
+    openings: Vec<String>,
+    /// Rounds; each plays --games games per pairing.
+    #[arg(long)]
+    rounds: Option<u32>,
+    /// Games per pairing per round (2 = one game pair: same opening, colours swapped).
+    #[arg(long)]
+    games: Option<u32>,
+    /// Games played at the same time.
+    #[arg(long)]
+    concurrency: Option<usize>,
+    /// Rule set: capture-only or classic.
+    #[arg(long)]
+    rules: Option<Rules>,
+    /// Seed for every random choice (default: drawn at random and saved with the results).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// SPRT between the two engines, e.g. `--sprt elo0=0 elo1=5 alpha=0.05 beta=0.05`; the run
+    /// stops when a bound is crossed.
+    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
+    sprt: Vec<String>,
+    /// Results directory (default results/<event>-<date>).
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Continue the interrupted run in DIR (its saved config.json is used; other flags are not
+    /// allowed).
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["engine", "each", "format", "openings", "rounds", "games", "rules", "seed", "sprt", "out", "config"])]
+    resume: Option<PathBuf>,
+    /// Read the tournament from a TOML or JSON file (the fields of the saved config.json);
+    /// flags given too override it.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Event name (PGN Event tag, default results directory).
+    #[arg(long)]
+    event: Option<String>,
+    /// Log every engine's protocol traffic under <out>/logs/.
+    #[arg(long)]
+    log: bool,
+}
+
+/// The `--engine` flags, each with its own keys (clap's derive flattens them).
+fn engine_groups(matches: &ArgMatches) -> Vec<Vec<String>> {
+    let tournament = matches.subcommand_matches("tournament").unwrap_or(matches);
+    tournament
+        .get_occurrences::<String>("engine")
+        .map(|groups| groups.map(|group| group.cloned().collect()).collect())
+        .unwrap_or_default()
+}
+
+/// Exit codes of a tournament with --sprt (see README.md).
+const EXIT_H0: u8 = 1;
+const EXIT_INCONCLUSIVE: u8 = 2;
+/// Exit code of a run stopped by Ctrl-C (128 + SIGINT).
+const EXIT_INTERRUPTED: u8 = 130;
+
+/// Runs `bt-arena tournament`.
+///
+/// # Errors
+/// A bad flag or config, an unusable book or results directory.
+pub fn run(args: &TournamentArgs, matches: &ArgMatches) -> Result<ExitCode> {
+    let engines = engine_groups(matches);
+    let (config, resume) = match &args.resume {
+        Some(dir) => (tournament::saved_config(dir).map_err(|e| anyhow!(e))?, true),
+        None => (
+            build_config(args, &engines).map_err(|e| super::UsageError(format!("{e:#}")))?,
+            false,
+        ),
+    };
+    let stop = interrupt_flag()?;
+    println!(
+        "{} games: {} engines, {} rounds, {} rules; results in {}",
+        if resume { "Resuming" } else { "Playing" },
+        config.engines.len(),
+        config.rounds,
+        config.rules,
+        config.out.display()
+    );
+    let report = tournament::run(&config, resume, &stop)?;
+    println!("\n{}", report.summary);
+    if let Some((_, why)) = report.not_played.first() {
+        eprintln!(
+            "warning: {} games were not played (retried by --resume); the first because {why}",
+            report.not_played.len()
+        );
+    }
+    println!("Results: {}", config.out.display());
+    Ok(exit_code(&config, &report))
+}
+
+fn exit_code(config: &TournamentConfig, report: &tournament::RunReport) -> ExitCode {
+    match report.finish {
+        Finish::Interrupted => {
+            eprintln!(
+                "Interrupted: continue with `bt-arena tournament --resume {}`",
+                config.out.display()
+            );
+            EXIT_INTERRUPTED.into()
+        }
+        Finish::Sprt(SprtDecision::AcceptH1) => ExitCode::SUCCESS,
+        Finish::Sprt(SprtDecision::AcceptH0) => EXIT_H0.into(),
+        _ if !report.not_played.is_empty() => super::EXIT_ERROR.into(),
+        _ if config.sprt.is_some() => EXIT_INCONCLUSIVE.into(),
+        _ => ExitCode::SUCCESS,
+    }
+}
+
+/// The Ctrl-C flag: the first Ctrl-C sets it (no new games; games in flight are dropped), a
+/// second one exits at once (engine processes die with the runner).
+fn interrupt_flag() -> Result<Arc<AtomicBool>> {
+    static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+    if let Some(flag) = FLAG.get() {
+        return Ok(flag.clone());
+    }
+    let flag = Arc::new(AtomicBool::new(false));
+    let presses = AtomicUsize::new(0);
+    let handler_flag = flag.clone();
+    ctrlc::set_handler(move || {
+        if presses.fetch_add(1, Ordering::SeqCst) == 0 {
+            handler_flag.store(true, Ordering::SeqCst);
+            eprintln!("\nStopping: no new games start; press Ctrl-C again to exit at once.");
+        } else {
+            std::process::exit(i32::from(EXIT_INTERRUPTED));
+        }
+    })
+    .context("cannot install the Ctrl-C handler")?;
+    Ok(FLAG.get_or_init(|| flag).clone())
+}
+
+/// The default time control of the bundled demonstration and of engines given without one.
+const DEFAULT_LIMIT: TimeControl = TimeControl::Clock {
+    base_ms: 2_000,
+    increment_ms: 20,
+};
+
+/// The config from a config file (if any) overridden by the flags.
+fn build_config(args: &TournamentArgs, engines: &[Vec<String>]) -> Result<TournamentConfig> {
+    let mut config = match &args.config {
+        Some(path) => TournamentConfig::read(path).map_err(|e| anyhow!(e))?,
+        None => default_config()?,
+    };
+    let each = EngineKeys::parse(&args.each).map_err(|e| anyhow!("--each: {e}"))?;
+    if !engines.is_empty() {
+        config.engines = engines
+            .iter()
+            .enumerate()
+            .map(|(index, tokens)| {
+                EngineKeys::parse(tokens)
+                    .and_then(|keys| keys.with_defaults(&each).into_spec(DEFAULT_LIMIT))
+                    .map_err(|e| anyhow!("--engine #{}: {e}", index + 1))
+            })
+            .collect::<Result<_>>()?;
+        config.rounds = 1;
+    } else if !args.each.is_empty() {
+        bail!("--each needs engines given with --engine");
+    }
+    override_settings(&mut config, args)?;
+    config.validate().map_err(|e| anyhow!(e))?;
+    check_engine_commands(&config)?;
+    Ok(config)
+}
+
+fn override_settings(config: &mut TournamentConfig, args: &TournamentArgs) -> Result<()> {
+    if let Some(event) = &args.event {
+        config.event = event.clone();
+    }
+    config.format = args.format.unwrap_or(config.format);
+    config.rules = args.rules.unwrap_or(config.rules);
+    config.rounds = args.rounds.unwrap_or(config.rounds);
+    config.games = args.games.unwrap_or(config.games);
+    config.concurrency = args.concurrency.unwrap_or(config.concurrency);
+    config.seed = args.seed.unwrap_or(config.seed);
+    config.log |= args.log;
+    if !args.openings.is_empty() {
+        config.openings = OpeningsSpec::parse(&args.openings).map_err(|e| anyhow!(e))?;
+    } else if args.config.is_none() {
+        config.openings.file = shipped_book(config.rules);
+    }
+    if !args.sprt.is_empty() {
+        config.sprt = Some(args.sprt.join(" "));
+    }
+    config.out = match &args.out {
+        Some(out) => out.clone(),
+        None if args.config.is_some() && !config.out.as_os_str().is_empty() => config.out.clone(),
+        None => default_out(&config.event),
+    };
+    Ok(())
+}
+
+/// Fails early, naming the engine, when an engine's executable does not exist.
+fn check_engine_commands(config: &TournamentConfig) -> Result<()> {
+    for engine in &config.engines {
+        let cmd = match &engine.dir {
+            Some(dir) if engine.cmd.is_relative() && engine.cmd.components().count() > 1 => {
+                dir.join(&engine.cmd)
+            }
+            _ => engine.cmd.clone(),
+        };
+        let found = cmd.components().count() > 1 && cmd.exists() || which(&cmd);
+        if !found {
+            bail!(
+                "engine '{}': executable {} not found",
+                engine.name,
+                engine.cmd.display()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// True when a bare command name is found on PATH.
+fn which(cmd: &Path) -> bool {
+    cmd.components().count() == 1
+        && std::env::var_os("PATH")
+            .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(cmd).is_file()))
+}
+
+/// The shipped opening book of `rules`, when the working directory has it.
+fn shipped_book(rules: Rules) -> Option<PathBuf> {
+    let path = PathBuf::from(format!("openings/{}.epd", rules.name()));
+    path.exists().then_some(path)
+}
+
+/// `results/<event>-<YYYYMMDD-HHMMSS>`.
+fn default_out(event: &str) -> PathBuf {
+    let stamp: String = bt_arena::results::now_rfc3339()
+        .chars()
+        .filter(|c| c.is_ascii_digit() || *c == 'T')
+        .take(15)
+        .collect::<String>()
+        .replace('T', "-");
+    PathBuf::from("results").join(format!("{event}-{stamp}"))
+}
+
+/// The bundled demonstration: two settings of bt-search and bt-random, found beside this
+/// executable, at a short time control.
+fn default_config() -> Result<TournamentConfig> {
+    let exe = std::env::current_exe().context("cannot locate the bt-arena executable")?;
+    let dir = exe.parent().unwrap_or(Path::new("."));
+    let engine = |name: &str, cmd: &str, extra: &[&str]| -> Result<_> {
+        let mut tokens = vec![
+            format!("name={name}"),
+            format!("cmd={}", dir.join(cmd).display()),
+        ];
+        tokens.extend(extra.iter().map(|s| s.to_string()));
+        EngineKeys::parse(&tokens)
+            .and_then(|keys| keys.into_spec(DEFAULT_LIMIT))
+            .map_err(|e| anyhow!(e))
+    };
+    Ok(TournamentConfig {
+        event: "bt-arena-demo".to_string(),
+        engines: vec![
+            engine("bt-search", "bt-search", &[])?,
+            engine("bt-search-material", "bt-search", &["option.Eval=material"])?,
+            engine("bt-random", "bt-random", &[])?,
+        ],
+        format: Format::RoundRobin,
+        rules: Rules::CaptureOnly,
+        openings: OpeningsSpec::default(),
+        rounds: 8,
+        games: 2,
+        concurrency: 2,
+        seed: fastrand::u64(..),
+        sprt: None,
+        out: PathBuf::new(),
+        log: false,
+    })
+}

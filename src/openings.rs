@@ -1,0 +1,210 @@
+//! Opening books: the positions tournament games start from.
+//!
+//! A book (`.epd`) holds one position string per line (as [`Position`] parses it), optionally
+//! followed by `;` and a comment such as `id "name"`; blank lines and lines starting with `#`
+//! are ignored. Every line is validated on load under the rule set in force.
+
+use crate::rules::{Position, PositionError, Rules};
+use std::collections::HashMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// One opening of a book.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Opening {
+    /// 1-based index of the opening in its book (comment and blank lines not counted).
+    pub id: u64,
+    /// The 1-based line number in the book file.
+    pub line: usize,
+    /// The position games start from.
+    pub position: Position,
+    /// The text after `;` on its line, trimmed (e.g. `id "o12"; eval 14`); empty when none.
+    pub comment: String,
+}
+
+/// A loaded and validated opening book.
+#[derive(Clone, Debug)]
+pub struct Book {
+    /// The file it was read from.
+    pub path: PathBuf,
+    /// The openings in file order.
+    pub openings: Vec<Opening>,
+    /// Pairs of 1-based line numbers `(first, repeat)` holding the same position.
+    pub duplicates: Vec<(usize, usize)>,
+}
+
+/// Why a book cannot be used.
+#[derive(Debug)]
+pub enum BookError {
+    /// The file cannot be read.
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// A line is not a valid opening.
+    Line {
+        /// The file.
+        path: PathBuf,
+        /// The 1-based line number.
+        line: usize,
+        /// What is wrong with it.
+        reason: LineError,
+    },
+    /// The book holds no opening.
+    Empty(PathBuf),
+}
+
+/// What is wrong with a book line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LineError {
+    /// Not a valid position string.
+    Position(PositionError),
+    /// The game is already over in this position under the rule set in force.
+    GameOver(String),
+}
+
+impl fmt::Display for BookError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BookError::Read { path, source } => {
+                write!(f, "cannot read opening book {}: {source}", path.display())
+            }
+            BookError::Line { path, line, reason } => {
+                write!(f, "opening book {} line {line}: ", path.display())?;
+                match reason {
+                    LineError::Position(err) => write!(f, "bad position: {err}"),
+                    LineError::GameOver(outcome) => {
+                        write!(f, "the game is already over there: {outcome}")
+                    }
+                }
+            }
+            BookError::Empty(path) => {
+                write!(f, "opening book {} holds no position", path.display())
+            }
+        }
+    }
+}
+
+impl std::error::Error for BookError {}
+
+impl Book {
+    /// Reads and validates the book at `path` under `rules`.
+    ///
+    /// # Errors
+    /// [`BookError`] naming the file (and line) when it cannot be read, a line is not a
+    /// position, a position is already decided under `rules`, or the book is empty.
+    pub fn load(path: &Path, rules: Rules) -> Result<Book, BookError> {
+        let text = std::fs::read_to_string(path).map_err(|source| BookError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Book::parse(&text, path, rules)
+    }
+
+    /// Parses book text; `path` only names the source in errors.
+    ///
+    /// # Errors
+    /// As [`Book::load`].
+    pub fn parse(text: &str, path: &Path, rules: Rules) -> Result<Book, BookError> {
+        let mut openings = Vec::new();
+        let mut seen: HashMap<Position, usize> = HashMap::new();
+        let mut duplicates = Vec::new();
+        for (index, raw) in text.lines().enumerate() {
+            let line = index + 1;
+            let Some((position, comment)) =
+                parse_line(raw, rules).map_err(|reason| BookError::Line {
+                    path: path.to_path_buf(),
+                    line,
+                    reason,
+                })?
+            else {
+                continue;
+            };
+            if let Some(&first) = seen.get(&position) {
+                duplicates.push((first, line));
+            } else {
+                seen.insert(position, line);
+            }
+            openings.push(Opening {
+                id: openings.len() as u64 + 1,
+                line,
+                position,
+                comment,
+            });
+        }
+        if openings.is_empty() {
+            return Err(BookError::Empty(path.to_path_buf()));
+        }
+        Ok(Book {
+            path: path.to_path_buf(),
+            openings,
+            duplicates,
+        })
+    }
+}
+
+/// One book line: `None` for a blank or comment line, else the position and its comment.
+fn parse_line(raw: &str, rules: Rules) -> Result<Option<(Position, String)>, LineError> {
+    let text = raw.trim();
+    if text.is_empty() || text.starts_with('#') {
+        return Ok(None);
+    }
+    let (position, comment) = text.split_once(';').unwrap_or((text, ""));
+    let position: Position = position.parse().map_err(LineError::Position)?;
+    if let Some(outcome) = position.outcome(rules) {
+        return Err(LineError::GameOver(outcome.to_string()));
+    }
+    Ok(Some((position, comment.trim().to_string())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str, rules: Rules) -> Result<Book, BookError> {
+        Book::parse(text, Path::new("book.epd"), rules)
+    }
+
+    #[test]
+    fn books_skip_comments_and_keep_ids_lines_and_comments() {
+        let text = "# a book\n\nstartpos ; id \"s\"\n8/8/8/1p6/P7/8/8/8 w\nstartpos\n";
+        let book = parse(text, Rules::CaptureOnly).unwrap();
+        assert_eq!(book.openings.len(), 3);
+        assert_eq!(book.openings[0].id, 1);
+        assert_eq!(book.openings[0].line, 3);
+        assert_eq!(book.openings[0].comment, "id \"s\"");
+        assert_eq!(
+            book.openings[1].position.to_string(),
+            "8/8/8/1p6/P7/8/8/8 w"
+        );
+        assert_eq!(book.duplicates, vec![(3, 5)]);
+    }
+
+    #[test]
+    fn bad_lines_name_file_line_and_reason() {
+        let err = parse("startpos\n8/8/8 w\n", Rules::CaptureOnly).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "opening book book.epd line 2: bad position: the board has 3 ranks, expected 8 separated by '/'"
+        );
+        // Blocked under capture-only rules, playable under classic rules.
+        let blocked = "8/8/8/p7/P7/8/8/8 w";
+        let err = parse(blocked, Rules::CaptureOnly).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "opening book book.epd line 1: the game is already over there: White has no legal move"
+        );
+        assert!(parse(blocked, Rules::Classic).is_ok());
+        assert!(matches!(
+            parse("# nothing\n", Rules::Classic),
+            Err(BookError::Empty(_))
+        ));
+        let err = Book::load(Path::new("no/such.epd"), Rules::Classic).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("cannot read opening book no/such.epd")
+        );
+    }
+}

@@ -1,0 +1,14 @@
+//! Tournaments: configuration, the schedule of game pairs, the game loop with clocks and
+//! adjudication, and the runner that plays the schedule and keeps every result safe.
+//!
+//! Data flows one way: config → schedule → games → results (see [`crate::results`]) → report.
+
+pub mod config;
+pub mod game;
+pub mod runner;
+pub mod schedule;
+
+pub use config::{
+    EngineKeys, EngineSpec, Format, OpeningOrder, OpeningsSpec, TimeControl, TournamentConfig,
+};
+pub use runner::{Finish, RunError, RunReport, run, saved_config};

@@ -1,0 +1,153 @@
+//! The schedule: every game of a tournament, in order, fixed by the config and its seed.
+//!
+//! Each round plays `games` games for every pairing (round-robin: every two engines; gauntlet:
+//! the first engine against each other one). Games come in pairs: both games of a pair start
+//! from the same opening with colours swapped. The schedule depends only on the config, so a
+//! resumed run rebuilds it and skips the games already recorded.
+
+use super::config::{Format, OpeningOrder, TournamentConfig};
+
+/// One scheduled game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScheduledGame {
+    /// 1-based number of the game in the schedule.
+    pub game_id: u64,
+    /// 1-based round.
+    pub round: u32,
+    /// 1-based game-pair number; both games of a pair share it.
+    pub pair: u64,
+    /// Index (into the config's engines) of the engine playing White.
+    pub white: usize,
+    /// Index of the engine playing Black.
+    pub black: usize,
+    /// 0-based index of the opening in the book.
+    pub opening: usize,
+}
+
+/// The engine pairings of one round, as (first, second) engine indices.
+pub fn pairings(format: Format, engines: usize) -> Vec<(usize, usize)> {
+    match format {
+        Format::RoundRobin => (0..engines)
+            .flat_map(|i| (i + 1..engines).map(move |j| (i, j)))
+            .collect(),
+        Format::Gauntlet => (1..engines).map(|j| (0, j)).collect(),
+    }
+}
+
+/// Every game of the tournament in `config`, with a book of `book_len` openings (1 for the
+/// start position alone).
+pub fn schedule(config: &TournamentConfig, book_len: usize) -> Vec<ScheduledGame> {
+    let openings = opening_sequence(config.openings.order, book_len.max(1), config.seed);
+    let mut games = Vec::new();
+    let mut pair = 0u64;
+    for round in 1..=config.rounds {
+        for (first, second) in pairings(config.format, config.engines.len()) {
+            for game in 0..config.games {
+                if game % 2 == 0 {
+                    pair += 1;
+                }
+                let (white, black) = if game % 2 == 0 {
+                    (first, second)
+                } else {
+                    (second, first)
+                };
+                games.push(ScheduledGame {
+                    game_id: games.len() as u64 + 1,
+                    round,
+                    pair,
+                    white,
+                    black,
+                    opening: openings[(pair - 1) as usize % openings.len()],
+                });
+            }
+        }
+    }
+    games
+}
+
+/// The order in which pairs take openings: the book order, or a seeded shuffle of it.
+fn opening_sequence(order: OpeningOrder, book_len: usize, seed: u64) -> Vec<usize> {
+    let mut sequence: Vec<usize> = (0..book_len).collect();
+    if order == OpeningOrder::Random {
+        fastrand::Rng::with_seed(seed).shuffle(&mut sequence);
+    }
+    sequence
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tournament::config::{EngineKeys, OpeningsSpec, TimeControl};
+    use std::path::PathBuf;
+
+    fn config(engines: usize, format: Format, rounds: u32, games: u32) -> TournamentConfig {
+        TournamentConfig {
+            event: "t".into(),
+            engines: (0..engines)
+                .map(|i| {
+                    EngineKeys::parse(&["cmd=x", &format!("name=e{i}")])
+                        .unwrap()
+                        .into_spec(TimeControl::Depth(1))
+                        .unwrap()
+                })
+                .collect(),
+            format,
+            rules: Default::default(),
+            openings: OpeningsSpec::default(),
+            rounds,
+            games,
+            concurrency: 1,
+            seed: 1,
+            sprt: None,
+            out: PathBuf::new(),
+            log: false,
+        }
+    }
+
+    #[test]
+    fn round_robin_and_gauntlet_pairings() {
+        assert_eq!(
+            pairings(Format::RoundRobin, 3),
+            vec![(0, 1), (0, 2), (1, 2)]
+        );
+        assert_eq!(pairings(Format::Gauntlet, 4), vec![(0, 1), (0, 2), (0, 3)]);
+    }
+
+    #[test]
+    fn pairs_share_an_opening_and_swap_colours() {
+        let games = schedule(&config(3, Format::RoundRobin, 2, 2), 10);
+        assert_eq!(games.len(), 12);
+        for pair in games.chunks(2) {
+            assert_eq!(pair[0].pair, pair[1].pair);
+            assert_eq!(pair[0].opening, pair[1].opening);
+            assert_eq!(
+                (pair[0].white, pair[0].black),
+                (pair[1].black, pair[1].white)
+            );
+        }
+        let ids: Vec<u64> = games.iter().map(|g| g.game_id).collect();
+        assert_eq!(ids, (1..=12).collect::<Vec<_>>());
+        assert_eq!(games[6].round, 2);
+        let openings: Vec<usize> = games.iter().step_by(2).map(|g| g.opening).collect();
+        assert_eq!(openings, [0, 1, 2, 3, 4, 5]);
+    }
+
+    #[test]
+    fn random_order_is_a_seeded_permutation() {
+        let mut random = config(2, Format::Gauntlet, 5, 2);
+        random.openings.order = OpeningOrder::Random;
+        let first = schedule(&random, 5);
+        assert_eq!(first, schedule(&random, 5));
+        let mut used: Vec<usize> = first.iter().step_by(2).map(|g| g.opening).collect();
+        assert_ne!(used, [0, 1, 2, 3, 4]);
+        used.sort();
+        assert_eq!(used, [0, 1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn an_odd_number_of_games_leaves_a_half_pair() {
+        let games = schedule(&config(2, Format::RoundRobin, 1, 3), 1);
+        let pairs: Vec<u64> = games.iter().map(|g| g.pair).collect();
+        assert_eq!(pairs, [1, 1, 2]);
+    }
+}
