@@ -8,9 +8,10 @@
 //!   (see [`Engine::quit`]) nor the runner (see the process notes below).
 //!
 //! Process notes: engines are spawned without a shell, each in its own process group (a
-//! terminal Ctrl-C reaches the runner, not the engines); on Linux each gets
-//! `PR_SET_PDEATHSIG(SIGKILL)`, so it dies with the thread that started it, including when the
-//! runner is killed. Start and use an [`Engine`] on one thread, or on a thread that outlives it.
+//! terminal Ctrl-C reaches the runner, not the engines, which the runner then quits); on Linux
+//! each gets `PR_SET_PDEATHSIG(SIGKILL)`, so it dies with the runner even when the runner is
+//! killed. Spawning happens on one long-lived thread, so an [`Engine`] may be started and used
+//! on any thread.
 
 mod error;
 pub mod negotiate;
