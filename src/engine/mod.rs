@@ -73,7 +73,7 @@ pub struct EngineConfig {
     /// for error messages).
     pub stderr_log: Option<PathBuf>,
     /// A file every protocol line is appended to, both directions, as
-    /// `<seconds> <name> <'>' to engine | '<' from engine> <line>`.
+    /// `<seconds since the first logged line> <name> <'>' to engine | '<' from engine> <line>`.
     pub comm_log: Option<PathBuf>,
     /// Timeouts outside of searches.
     pub timeouts: Timeouts,

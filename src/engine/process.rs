@@ -50,7 +50,7 @@ enum Direction {
 }
 
 /// The communication log: every line both ways, one per log line, as
-/// `<seconds since the runner's first engine start> <engine name> <'>' to | '<' from> <line>`.
+/// `<seconds since the runner's first logged line> <engine name> <'>' to | '<' from> <line>`.
 #[derive(Clone)]
 struct CommLog {
     file: Arc<Mutex<File>>,

@@ -71,7 +71,7 @@ pub trait Brain: Send + 'static {
 /// Runs the command loop on stdin and stdout until `quit` or end of input.
 ///
 /// # Errors
-/// An I/O error writing to stdout (the runner has gone).
+/// An I/O error writing to stdout (the runner has gone), or a search that panicked.
 pub fn serve(brain: impl Brain) -> io::Result<()> {
     serve_with(brain, io::BufReader::new(io::stdin()), io::stdout())
 }
@@ -82,7 +82,7 @@ pub fn serve(brain: impl Brain) -> io::Result<()> {
 /// search is stopped, as no `stop` can come).
 ///
 /// # Errors
-/// An I/O error writing to `output`.
+/// An I/O error writing to `output`, or a search that panicked (after an `info string error`).
 pub fn serve_with<B, R, W>(brain: B, input: R, output: W) -> io::Result<()>
 where
     B: Brain,
@@ -117,6 +117,8 @@ enum Event<B> {
     Eof,
     /// A search finished: the brain comes back with its move.
     SearchDone(B, Option<Move>),
+    /// A search panicked: the brain is lost.
+    SearchPanicked,
     /// A perft finished (its lines are printed).
     PerftDone,
 }
@@ -262,9 +264,17 @@ impl<B: Brain> Server<B> {
                     self.job = None;
                     self.run_pending()?;
                 }
+                Event::SearchPanicked => return self.search_panicked(),
             }
         }
         Ok(())
+    }
+
+    /// Reports a search that panicked and ends the loop with an error: without its brain the
+    /// engine cannot go on, and exiting lets the runner see a crash at once.
+    fn search_panicked(&self) -> io::Result<()> {
+        self.out.error("the search panicked; the engine exits")?;
+        Err(io::Error::other("the search panicked"))
     }
 
     /// Answers `isready`, `stop` and `quit` at once; runs other commands now when idle, or
@@ -405,8 +415,13 @@ impl<B: Brain> Server<B> {
             let mut info = |info: Info| {
                 let _ = out.send(info);
             };
-            let best = brain.search(&thread_request, &thread_stop, &mut info);
-            let _ = events.send(Event::SearchDone(brain, best));
+            let search = std::panic::AssertUnwindSafe(|| {
+                brain.search(&thread_request, &thread_stop, &mut info)
+            });
+            let _ = events.send(match std::panic::catch_unwind(search) {
+                Ok(best) => Event::SearchDone(brain, best),
+                Err(_) => Event::SearchPanicked,
+            });
         });
         self.job = Some(Job {
             stop,
@@ -481,6 +496,7 @@ impl<B: Brain> Server<B> {
         while self.job.is_some() {
             match receiver.recv() {
                 Ok(Event::SearchDone(brain, best)) => self.finish_search(brain, best)?,
+                Ok(Event::SearchPanicked) => return self.search_panicked(),
                 Ok(_) => {}
                 Err(_) => break,
             }
@@ -533,5 +549,117 @@ fn best_move_reply(best: Option<Move>) -> Reply {
     Reply::BestMove {
         mv: best.map_or_else(|| NO_MOVE.to_string(), |mv| mv.to_string()),
         ponder: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A brain whose search answers with `reply`.
+    struct Scripted {
+        reply: fn(&SearchRequest) -> Option<Move>,
+    }
+
+    impl Brain for Scripted {
+        fn name(&self) -> &str {
+            "scripted"
+        }
+        fn author(&self) -> &str {
+            "tests"
+        }
+        fn options(&self) -> Vec<OptionDecl> {
+            Vec::new()
+        }
+        fn set_option(&mut self, _: &str, _: &str) -> Result<(), String> {
+            Ok(())
+        }
+        fn new_game(&mut self) {}
+        fn search(
+            &mut self,
+            request: &SearchRequest,
+            _: &AtomicBool,
+            _: &mut dyn FnMut(Info),
+        ) -> Option<Move> {
+            (self.reply)(request)
+        }
+    }
+
+    /// Output written by the server, readable by the test.
+    #[derive(Clone, Default)]
+    struct Captured(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Captured {
+        fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+            let mut buffer = self.0.lock().unwrap_or_else(|p| p.into_inner());
+            buffer.extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// Runs `input` through the server with a brain answering `reply`: the result and output.
+    fn run(reply: fn(&SearchRequest) -> Option<Move>, input: &str) -> (io::Result<()>, String) {
+        let output = Captured::default();
+        let input = io::Cursor::new(input.as_bytes().to_vec());
+        let result = serve_with(Scripted { reply }, input, output.clone());
+        let bytes = output.0.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        (result, String::from_utf8_lossy(&bytes).into_owned())
+    }
+
+    #[test]
+    fn illegal_or_missing_moves_are_replaced_by_a_legal_one() {
+        let illegal = |_: &SearchRequest| "a2a4".parse().ok();
+        let none = |_: &SearchRequest| None;
+        for reply in [illegal as fn(&SearchRequest) -> Option<Move>, none] {
+            let (result, output) = run(reply, "position startpos\ngo depth 1\n");
+            assert!(result.is_ok());
+            let lines: Vec<&str> = output.lines().collect();
+            assert_eq!(lines.len(), 2, "{output}");
+            assert!(lines[0].starts_with("info string error the search returned"));
+            let mv = lines[1].strip_prefix("bestmove ").unwrap_or_default();
+            assert!(
+                Position::startpos()
+                    .parse_move(Rules::default(), mv)
+                    .is_ok(),
+                "{output}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_search_sees_the_position_history_and_rules() {
+        let check = |request: &SearchRequest| {
+            let start = Position::startpos();
+            let ok = request.rules == Rules::Classic
+                && request.history.len() == 2
+                && request.history[0] == start
+                && request.limits == GoLimits::depth(3);
+            ok.then(|| request.position.legal_moves(request.rules).iter().last())
+                .flatten()
+        };
+        let (_, output) = run(
+            check,
+            "setoption name Rules value classic\nposition startpos moves a2b3 h7g6\ngo depth 3\n",
+        );
+        let moves: Result<Vec<Move>, _> = ["a2b3", "h7g6"].iter().map(|m| m.parse()).collect();
+        let game = moves
+            .ok()
+            .and_then(|moves| Game::replay(Position::startpos(), &moves, Rules::Classic).ok());
+        let last = game.and_then(|g| g.position.legal_moves(Rules::Classic).iter().last());
+        assert_eq!(Some(output), last.map(|mv| format!("bestmove {mv}\n")));
+    }
+
+    #[test]
+    fn a_panicking_search_ends_the_engine_with_an_error() {
+        let panics = |_: &SearchRequest| -> Option<Move> { panic!("a bug in the search") };
+        let (result, output) = run(panics, "position startpos\ngo depth 1\nisready\n");
+        assert!(result.is_err());
+        assert!(
+            output.contains("info string error the search panicked"),
+            "{output}"
+        );
     }
 }
