@@ -181,6 +181,7 @@ fn build_config(args: &TournamentArgs, engines: &[Vec<String>]) -> Result<Tourna
             })
             .collect::<Result<_>>()?;
         config.rounds = 1;
+        config.concurrency = 1;
     } else if !args.each.is_empty() {
         bail!("--each needs engines given with --engine");
     }
