@@ -4,4 +4,5 @@
 //! command line over it.
 
 pub mod rules;
+pub mod search;
 pub mod stats;
