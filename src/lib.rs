@@ -3,6 +3,7 @@
 //! The library holds one module per concern; the `bt-arena` binary is a thin
 //! command line over it.
 
+pub mod engine;
 pub mod rules;
 pub mod search;
 pub mod stats;

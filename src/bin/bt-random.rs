@@ -1,0 +1,68 @@
+//! bt-random: a Breakthrough engine that plays a uniformly random legal move.
+//!
+//! Speaks UGI and UCI through [`bt_arena::engine::server`]. Option `Seed` (spin, 0 = seed from
+//! the system's entropy) makes its choices reproducible; the seed is applied when set.
+
+use bt_arena::engine::protocol::{Info, OptionDecl};
+use bt_arena::engine::server::{Brain, SearchRequest, serve};
+use bt_arena::rules::Move;
+use std::sync::atomic::AtomicBool;
+
+/// The largest seed `Seed` accepts.
+const MAX_SEED: i64 = i64::MAX;
+
+/// The random mover: its generator.
+struct RandomBrain {
+    rng: fastrand::Rng,
+}
+
+impl Brain for RandomBrain {
+    fn name(&self) -> &str {
+        concat!("bt-random ", env!("CARGO_PKG_VERSION"))
+    }
+
+    fn author(&self) -> &str {
+        "the bt-arena developers"
+    }
+
+    fn options(&self) -> Vec<OptionDecl> {
+        vec![OptionDecl::spin("Seed", 0, 0, MAX_SEED)]
+    }
+
+    fn set_option(&mut self, _name: &str, value: &str) -> Result<(), String> {
+        let seed: u64 = value
+            .parse()
+            .map_err(|_| format!("'{value}' is not a seed"))?;
+        self.rng = if seed == 0 {
+            fastrand::Rng::new()
+        } else {
+            fastrand::Rng::with_seed(seed)
+        };
+        Ok(())
+    }
+
+    fn new_game(&mut self) {}
+
+    fn search(
+        &mut self,
+        request: &SearchRequest,
+        _stop: &AtomicBool,
+        info: &mut dyn FnMut(Info),
+    ) -> Option<Move> {
+        let moves: Vec<Move> = request.position.legal_moves(request.rules).iter().collect();
+        let best = moves.get(self.rng.usize(..moves.len().max(1))).copied();
+        info(Info {
+            depth: Some(1),
+            nodes: Some(moves.len() as u64),
+            pv: best.iter().map(Move::to_string).collect(),
+            ..Info::default()
+        });
+        best
+    }
+}
+
+fn main() -> std::io::Result<()> {
+    serve(RandomBrain {
+        rng: fastrand::Rng::new(),
+    })
+}
