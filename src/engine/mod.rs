@@ -1,8 +1,450 @@
 //! Engines: the protocol spoken with them, the engine-side command loop for bundled engines,
-//! and (for the runner) engine processes.
+//! and, for the runner, engines as processes.
 //!
 //! - [`protocol`]: every message of UGI and UCI as applied to Breakthrough, both directions.
 //! - [`server`]: the command loop a bundled engine runs ([`server::Brain`], [`server::serve`]).
+//! - [`Engine`]: a running engine process the runner talks to. Every wait has a deadline and
+//!   every misbehaviour ends in an [`EngineError`]; an engine never outlives its `Engine`
+//!   (see [`Engine::quit`]) nor the runner (see the process notes below).
+//!
+//! Process notes: engines are spawned without a shell, each in its own process group (a
+//! terminal Ctrl-C reaches the runner, not the engines); on Linux each gets
+//! `PR_SET_PDEATHSIG(SIGKILL)`, so it dies with the thread that started it, including when the
+//! runner is killed. Start and use an [`Engine`] on one thread, or on a thread that outlives it.
 
+mod error;
+pub mod negotiate;
+mod process;
 pub mod protocol;
 pub mod server;
+
+pub use error::EngineError;
+pub use process::MAX_LINE_BYTES;
+
+use crate::rules::{Move, Position, Rules};
+use negotiate::{Refusal, rule_settings};
+use process::{Output, Process};
+use protocol::{Command, GoLimits, Info, OptionDecl, Protocol, ProtocolError, Reply};
+use std::path::PathBuf;
+use std::process::ExitStatus;
+use std::time::{Duration, Instant};
+
+/// How long an engine may take outside of searches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Timeouts {
+    /// From `ugi`/`uci` to `ugiok`/`uciok` (default 10 s).
+    pub handshake: Duration,
+    /// From `isready` to `readyok` (default 10 s).
+    pub ready: Duration,
+    /// From `quit` until the engine is killed (default 1 s).
+    pub quit_grace: Duration,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Timeouts {
+            handshake: Duration::from_secs(10),
+            ready: Duration::from_secs(10),
+            quit_grace: Duration::from_secs(1),
+        }
+    }
+}
+
+/// How to run one engine.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EngineConfig {
+    /// The name used in messages, logs and results.
+    pub name: String,
+    /// The program, run directly (no shell); a bare name is looked up in `PATH`.
+    pub cmd: PathBuf,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// Its working directory; the runner's when `None`.
+    pub dir: Option<PathBuf>,
+    /// Environment variables set for it, besides the runner's own.
+    pub env: Vec<(String, String)>,
+    /// The protocol it speaks.
+    pub proto: Protocol,
+    /// Options set after the handshake, in order (name, value). Each must be declared by the
+    /// engine and its value allowed. `Rules` and `UCI_Variant` are then set from the rule set.
+    pub options: Vec<(String, String)>,
+    /// A file its stderr is appended to; discarded when `None` (the last 2 KiB are always kept
+    /// for error messages).
+    pub stderr_log: Option<PathBuf>,
+    /// A file every protocol line is appended to, both directions, as
+    /// `<seconds> <name> <'>' to engine | '<' from engine> <line>`.
+    pub comm_log: Option<PathBuf>,
+    /// Timeouts outside of searches.
+    pub timeouts: Timeouts,
+}
+
+/// The answer to [`Engine::go`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchReply {
+    /// The move as the engine wrote it, unchecked: the runner judges it (`(none)` when the
+    /// engine found no move).
+    pub bestmove: String,
+    /// The `ponder` move, if the engine named one.
+    pub ponder: Option<String>,
+    /// The search's `info` lines merged: the latest depth, score, nodes, pv, ... it reported.
+    pub info: Info,
+    /// From sending `go` to receiving `bestmove`, by the monotonic clock.
+    pub elapsed: Duration,
+}
+
+/// The answer to [`Engine::perft`]: perft's divide as the engine reports it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PerftReply {
+    /// Each root move as the engine wrote it, with its leaf count, in the engine's order.
+    pub moves: Vec<(String, u64)>,
+    /// The total the engine reported.
+    pub total: u64,
+    /// From sending `go perft` to receiving the total, by the monotonic clock.
+    pub elapsed: Duration,
+}
+
+/// An engine line as parsed.
+type ParsedReply = Result<Reply, ProtocolError>;
+
+/// What a wait handler decided about one engine reply.
+enum Step<T> {
+    /// The awaited answer.
+    Done(T),
+    /// Keep waiting.
+    Continue,
+}
+
+/// A running engine the runner talks to.
+#[derive(Debug)]
+pub struct Engine {
+    name: String,
+    protocol: Protocol,
+    timeouts: Timeouts,
+    process: Process,
+    id_name: Option<String>,
+    id_author: Option<String>,
+    options: Vec<OptionDecl>,
+    /// True once the handshake and the first `readyok` are done (errors say crashed, not
+    /// exited during startup).
+    started: bool,
+}
+
+impl Engine {
+    /// Spawns the engine, runs the handshake, sets the configured options and the rule set
+    /// (`Rules`, `UCI_Variant`; see [`negotiate::rule_settings`]), then waits for `readyok`.
+    ///
+    /// # Errors
+    /// [`EngineError::Spawn`], [`EngineError::NotExecutable`], [`EngineError::ExitedAtStart`],
+    /// [`EngineError::HandshakeTimeout`], [`EngineError::ReadyTimeout`],
+    /// [`EngineError::LineTooLong`], [`EngineError::RulesMismatch`],
+    /// [`EngineError::UnsupportedVariant`], [`EngineError::UnknownOption`],
+    /// [`EngineError::BadOptionValue`], [`EngineError::Io`] (log files). The process is ended
+    /// before the error is returned.
+    pub fn start(config: &EngineConfig, rules: Rules) -> Result<Engine, EngineError> {
+        let mut engine = Engine {
+            name: config.name.clone(),
+            protocol: config.proto,
+            timeouts: config.timeouts,
+            process: Process::spawn(config)?,
+            id_name: None,
+            id_author: None,
+            options: Vec::new(),
+            started: false,
+        };
+        engine.handshake()?;
+        for (name, value) in &config.options {
+            engine.set_option(name, value)?;
+        }
+        let settings = rule_settings(&engine.options, rules).map_err(|refusal| {
+            let engine = engine.name.clone();
+            match refusal {
+                Refusal::Rules { declared } => EngineError::RulesMismatch {
+                    engine,
+                    rules,
+                    declared,
+                },
+                Refusal::Variant { declared } => EngineError::UnsupportedVariant {
+                    engine,
+                    rules,
+                    declared,
+                },
+            }
+        })?;
+        for (name, value) in settings {
+            engine.send(&Command::SetOption {
+                name,
+                value: Some(value),
+            })?;
+        }
+        engine.is_ready()?;
+        engine.started = true;
+        Ok(engine)
+    }
+
+    /// The configured name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The name the engine gave (`id name`), if any.
+    pub fn id_name(&self) -> Option<&str> {
+        self.id_name.as_deref()
+    }
+
+    /// The author the engine gave (`id author`), if any.
+    pub fn id_author(&self) -> Option<&str> {
+        self.id_author.as_deref()
+    }
+
+    /// The options the engine declared.
+    pub fn options(&self) -> &[OptionDecl] {
+        &self.options
+    }
+
+    /// The protocol spoken with it.
+    pub fn protocol(&self) -> Protocol {
+        self.protocol
+    }
+
+    /// The engine's process id.
+    pub fn pid(&self) -> u32 {
+        self.process.pid()
+    }
+
+    /// Tells the engine a new game starts (`uginewgame`/`ucinewgame`) and waits for `readyok`.
+    ///
+    /// # Errors
+    /// As [`Engine::is_ready`].
+    pub fn new_game(&mut self) -> Result<(), EngineError> {
+        self.send(&Command::NewGame)?;
+        self.is_ready()
+    }
+
+    /// Sends `isready` and waits up to the ready timeout for `readyok`, skipping other lines.
+    ///
+    /// # Errors
+    /// [`EngineError::ReadyTimeout`], [`EngineError::Crashed`] (or
+    /// [`EngineError::ExitedAtStart`] during [`Engine::start`]), [`EngineError::LineTooLong`].
+    pub fn is_ready(&mut self) -> Result<(), EngineError> {
+        self.send(&Command::IsReady)?;
+        let after = self.timeouts.ready;
+        self.wait(
+            Instant::now() + after,
+            |engine| EngineError::ReadyTimeout { engine, after },
+            |_, _, reply, _| match reply {
+                Ok(Reply::ReadyOk) => Ok(Step::Done(())),
+                _ => Ok(Step::Continue),
+            },
+        )
+    }
+
+    /// Sends `position` (`start` and `moves`) and `go` with `limits`, then waits until
+    /// `deadline` for `bestmove`. The move is returned as written: the runner judges it.
+    ///
+    /// # Errors
+    /// [`EngineError::MoveTimeout`] when `deadline` passes, [`EngineError::Garbage`] for a line
+    /// other than `info`, `bestmove` or a blank line (or a malformed one),
+    /// [`EngineError::Crashed`], [`EngineError::LineTooLong`].
+    pub fn go(
+        &mut self,
+        start: &Position,
+        moves: &[Move],
+        limits: &GoLimits,
+        deadline: Instant,
+    ) -> Result<SearchReply, EngineError> {
+        self.send(&Command::Position {
+            start: *start,
+            moves: moves.to_vec(),
+        })?;
+        self.send(&Command::Go(limits.clone()))?;
+        let sent = Instant::now();
+        let after = deadline.saturating_duration_since(sent);
+        let mut info = Info::default();
+        self.wait(
+            deadline,
+            |engine| EngineError::MoveTimeout { engine, after },
+            |engine, line, reply, at| match reply {
+                Ok(Reply::Info(fields)) => {
+                    info.merge(&fields);
+                    Ok(Step::Continue)
+                }
+                Ok(Reply::BestMove { mv, ponder }) => Ok(Step::Done(SearchReply {
+                    bestmove: mv,
+                    ponder,
+                    info: info.clone(),
+                    elapsed: at.saturating_duration_since(sent),
+                })),
+                other => engine.unexpected(line, other, "expected info or bestmove"),
+            },
+        )
+    }
+
+    /// Sends `position` and `go perft <depth>`, then waits until `deadline` for the divide
+    /// lines (`<move>: <count>`) and the total (`nodes N` or `Nodes searched: N`); `info` and
+    /// blank lines are skipped.
+    ///
+    /// # Errors
+    /// [`EngineError::PerftTimeout`] when `deadline` passes, [`EngineError::Garbage`] for any
+    /// other line, [`EngineError::Crashed`], [`EngineError::LineTooLong`].
+    pub fn perft(
+        &mut self,
+        position: &Position,
+        depth: u32,
+        deadline: Instant,
+    ) -> Result<PerftReply, EngineError> {
+        self.send(&Command::Position {
+            start: *position,
+            moves: Vec::new(),
+        })?;
+        self.send(&Command::Perft { depth })?;
+        let sent = Instant::now();
+        let after = deadline.saturating_duration_since(sent);
+        let mut moves = Vec::new();
+        self.wait(
+            deadline,
+            |engine| EngineError::PerftTimeout { engine, after },
+            |engine, line, reply, at| match reply {
+                Ok(Reply::PerftMove { mv, nodes }) => {
+                    moves.push((mv, nodes));
+                    Ok(Step::Continue)
+                }
+                Ok(Reply::PerftTotal { nodes }) => Ok(Step::Done(PerftReply {
+                    moves: std::mem::take(&mut moves),
+                    total: nodes,
+                    elapsed: at.saturating_duration_since(sent),
+                })),
+                Ok(Reply::Info(_)) => Ok(Step::Continue),
+                other => engine.unexpected(line, other, "expected '<move>: <count>' or the total"),
+            },
+        )
+    }
+
+    /// Says `quit`, waits up to the quit grace, then kills the engine's process group and
+    /// reaps it. Returns how it ended (`None` if it could not be reaped). Dropping an
+    /// [`Engine`] does the same.
+    pub fn quit(mut self) -> Option<ExitStatus> {
+        self.process.quit()
+    }
+
+    /// Sends the first command of the protocol and reads `id`, `option` and the closing
+    /// `ugiok`/`uciok`, skipping other lines (banners, malformed options).
+    fn handshake(&mut self) -> Result<(), EngineError> {
+        self.send(&Command::Hello(self.protocol))?;
+        let after = self.timeouts.handshake;
+        let expected = self.protocol;
+        self.wait(
+            Instant::now() + after,
+            |engine| EngineError::HandshakeTimeout { engine, after },
+            |engine, _, reply, _| {
+                match reply {
+                    Ok(Reply::IdName(name)) => engine.id_name = Some(name),
+                    Ok(Reply::IdAuthor(author)) => engine.id_author = Some(author),
+                    Ok(Reply::Option(decl)) => engine.options.push(decl),
+                    Ok(Reply::HelloOk(protocol)) if protocol == expected => {
+                        return Ok(Step::Done(()));
+                    }
+                    _ => {}
+                }
+                Ok(Step::Continue)
+            },
+        )
+    }
+
+    /// Sends `setoption` for a configured option after checking it against the declaration.
+    fn set_option(&mut self, name: &str, value: &str) -> Result<(), EngineError> {
+        let Some(decl) = self.options.iter().find(|decl| decl.is_named(name)) else {
+            return Err(EngineError::UnknownOption {
+                engine: self.name.clone(),
+                option: name.to_string(),
+            });
+        };
+        decl.check_value(value)
+            .map_err(|problem| EngineError::BadOptionValue {
+                engine: self.name.clone(),
+                option: decl.name.clone(),
+                problem,
+            })?;
+        let command = Command::SetOption {
+            name: decl.name.clone(),
+            value: (!value.is_empty()).then(|| value.to_string()),
+        };
+        self.send(&command)
+    }
+
+    /// Writes `command` in this engine's protocol.
+    fn send(&mut self, command: &Command) -> Result<(), EngineError> {
+        if self.process.send(&command.to_line(self.protocol)) {
+            Ok(())
+        } else {
+            Err(self.died())
+        }
+    }
+
+    /// Feeds each engine line to `handle` (the text, its parse, when it arrived) until it is
+    /// done, the engine stops, or `deadline` passes (`timeout` builds that error from the
+    /// engine's name).
+    fn wait<T>(
+        &mut self,
+        deadline: Instant,
+        timeout: impl FnOnce(String) -> EngineError,
+        mut handle: impl FnMut(&mut Engine, &str, ParsedReply, Instant) -> Result<Step<T>, EngineError>,
+    ) -> Result<T, EngineError> {
+        loop {
+            match self.process.recv(deadline) {
+                None => return Err(timeout(self.name.clone())),
+                Some(Output::Closed) => return Err(self.died()),
+                Some(Output::TooLong) => {
+                    return Err(EngineError::LineTooLong {
+                        engine: self.name.clone(),
+                        limit_bytes: MAX_LINE_BYTES,
+                    });
+                }
+                Some(Output::Line(line, at)) => match handle(self, &line, line.parse(), at)? {
+                    Step::Done(value) => return Ok(value),
+                    Step::Continue => {}
+                },
+            }
+        }
+    }
+
+    /// The error for a reply that does not belong in a search or perft: blank lines are
+    /// skipped, anything else is [`EngineError::Garbage`].
+    fn unexpected<T>(
+        &self,
+        line: &str,
+        reply: ParsedReply,
+        expected: &str,
+    ) -> Result<Step<T>, EngineError> {
+        let problem = match reply {
+            _ if line.trim().is_empty() => return Ok(Step::Continue),
+            Ok(_) => expected.to_string(),
+            Err(err) => err.to_string(),
+        };
+        Err(EngineError::Garbage {
+            engine: self.name.clone(),
+            line: line.to_string(),
+            problem,
+        })
+    }
+
+    /// The error for an engine whose output or input has closed: it is ended and reaped, and
+    /// the error carries its exit status and stderr tail.
+    fn died(&mut self) -> EngineError {
+        let status = self.process.end();
+        let engine = self.name.clone();
+        let stderr_tail = self.process.stderr_tail();
+        if self.started {
+            EngineError::Crashed {
+                engine,
+                status,
+                stderr_tail,
+            }
+        } else {
+            EngineError::ExitedAtStart {
+                engine,
+                status,
+                stderr_tail,
+            }
+        }
+    }
+}

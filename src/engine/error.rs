@@ -1,0 +1,263 @@
+//! What can go wrong with an engine process, as one typed error.
+
+use crate::rules::Rules;
+use std::fmt;
+use std::io;
+use std::path::PathBuf;
+use std::process::ExitStatus;
+use std::time::Duration;
+
+/// An engine misbehaved or could not be run. Every variant names the engine (its configured
+/// name) so the message stands alone. After any of these the engine is in an unknown state:
+/// drop it (or [`super::Engine::quit`]) and start a new one.
+#[derive(Debug)]
+pub enum EngineError {
+    /// The command could not be started (not found, or another OS error).
+    Spawn {
+        /// The engine's configured name.
+        engine: String,
+        /// The command.
+        cmd: PathBuf,
+        /// The OS error.
+        source: io::Error,
+    },
+    /// The command exists but may not be executed (no execute permission, or a directory).
+    NotExecutable {
+        /// The engine's configured name.
+        engine: String,
+        /// The command.
+        cmd: PathBuf,
+    },
+    /// The engine exited (closed its output) before the handshake and first `readyok` ended.
+    ExitedAtStart {
+        /// The engine's configured name.
+        engine: String,
+        /// How it exited, if it did.
+        status: Option<ExitStatus>,
+        /// The last bytes it wrote to stderr.
+        stderr_tail: String,
+    },
+    /// No `ugiok`/`uciok` within the handshake timeout.
+    HandshakeTimeout {
+        /// The engine's configured name.
+        engine: String,
+        /// How long it was given.
+        after: Duration,
+    },
+    /// No `readyok` within the ready timeout: the engine stalls.
+    ReadyTimeout {
+        /// The engine's configured name.
+        engine: String,
+        /// How long it was given.
+        after: Duration,
+    },
+    /// The engine exited (closed its output) after a successful start.
+    Crashed {
+        /// The engine's configured name.
+        engine: String,
+        /// How it exited, if it did.
+        status: Option<ExitStatus>,
+        /// The last bytes it wrote to stderr.
+        stderr_tail: String,
+    },
+    /// No `bestmove` before the deadline.
+    MoveTimeout {
+        /// The engine's configured name.
+        engine: String,
+        /// How long it was given from `go`.
+        after: Duration,
+    },
+    /// No perft total before the deadline.
+    PerftTimeout {
+        /// The engine's configured name.
+        engine: String,
+        /// How long it was given from `go perft`.
+        after: Duration,
+    },
+    /// A line that is not a valid answer where it came (e.g. instead of `bestmove`).
+    Garbage {
+        /// The engine's configured name.
+        engine: String,
+        /// The line (cut to 200 characters in messages).
+        line: String,
+        /// What was wrong with it.
+        problem: String,
+    },
+    /// A line longer than the limit: the engine's output is no longer read.
+    LineTooLong {
+        /// The engine's configured name.
+        engine: String,
+        /// The limit in bytes.
+        limit_bytes: usize,
+    },
+    /// The engine declares a `Rules` option that cannot be set to the rule set in force.
+    RulesMismatch {
+        /// The engine's configured name.
+        engine: String,
+        /// The rule set in force.
+        rules: Rules,
+        /// The engine's declaration of the option.
+        declared: String,
+    },
+    /// The engine declares `UCI_Variant` without a variant for the rule set in force (and no
+    /// `Rules` option).
+    UnsupportedVariant {
+        /// The engine's configured name.
+        engine: String,
+        /// The rule set in force.
+        rules: Rules,
+        /// The engine's declaration of the option.
+        declared: String,
+    },
+    /// The configuration sets an option the engine does not declare.
+    UnknownOption {
+        /// The engine's configured name.
+        engine: String,
+        /// The option's name.
+        option: String,
+    },
+    /// The configuration gives an option a value its declaration does not allow.
+    BadOptionValue {
+        /// The engine's configured name.
+        engine: String,
+        /// The option's name.
+        option: String,
+        /// What is wrong with the value.
+        problem: String,
+    },
+    /// An I/O error talking to the engine or opening its log files.
+    Io {
+        /// The engine's configured name.
+        engine: String,
+        /// What was being done.
+        context: String,
+        /// The OS error.
+        source: io::Error,
+    },
+}
+
+impl EngineError {
+    /// The configured name of the engine concerned.
+    pub fn engine(&self) -> &str {
+        match self {
+            EngineError::Spawn { engine, .. }
+            | EngineError::NotExecutable { engine, .. }
+            | EngineError::ExitedAtStart { engine, .. }
+            | EngineError::HandshakeTimeout { engine, .. }
+            | EngineError::ReadyTimeout { engine, .. }
+            | EngineError::Crashed { engine, .. }
+            | EngineError::MoveTimeout { engine, .. }
+            | EngineError::PerftTimeout { engine, .. }
+            | EngineError::Garbage { engine, .. }
+            | EngineError::LineTooLong { engine, .. }
+            | EngineError::RulesMismatch { engine, .. }
+            | EngineError::UnsupportedVariant { engine, .. }
+            | EngineError::UnknownOption { engine, .. }
+            | EngineError::BadOptionValue { engine, .. }
+            | EngineError::Io { engine, .. } => engine,
+        }
+    }
+}
+
+/// Writes `exited with <status>` or `closed its output`, then the stderr tail if any.
+fn write_exit(f: &mut fmt::Formatter<'_>, status: &Option<ExitStatus>, tail: &str) -> fmt::Result {
+    match status {
+        Some(status) => write!(f, "exited ({status})")?,
+        None => write!(f, "closed its output")?,
+    }
+    if !tail.trim().is_empty() {
+        write!(f, "; its stderr ends with: {}", tail.trim())?;
+    }
+    Ok(())
+}
+
+/// At most the first 200 characters of `line`, marked when cut.
+fn shorten(line: &str) -> String {
+    const MAX_CHARS: usize = 200;
+    match line.char_indices().nth(MAX_CHARS) {
+        Some((at, _)) => format!("{}...", &line[..at]),
+        None => line.to_string(),
+    }
+}
+
+impl fmt::Display for EngineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "engine '{}': ", self.engine())?;
+        match self {
+            EngineError::Spawn { cmd, source, .. } => {
+                write!(f, "cannot start '{}': {source}", cmd.display())
+            }
+            EngineError::NotExecutable { cmd, .. } => {
+                write!(f, "'{}' is not an executable file", cmd.display())
+            }
+            EngineError::ExitedAtStart {
+                status,
+                stderr_tail,
+                ..
+            } => {
+                write!(f, "exited during startup: ")?;
+                write_exit(f, status, stderr_tail)
+            }
+            EngineError::HandshakeTimeout { after, .. } => write!(
+                f,
+                "no ugiok/uciok within {} ms of the handshake",
+                after.as_millis()
+            ),
+            EngineError::ReadyTimeout { after, .. } => write!(
+                f,
+                "no readyok within {} ms of isready (it stalls)",
+                after.as_millis()
+            ),
+            EngineError::Crashed {
+                status,
+                stderr_tail,
+                ..
+            } => {
+                write!(f, "crashed: ")?;
+                write_exit(f, status, stderr_tail)
+            }
+            EngineError::MoveTimeout { after, .. } => {
+                write!(f, "no bestmove within {} ms of go", after.as_millis())
+            }
+            EngineError::PerftTimeout { after, .. } => {
+                write!(f, "no perft total within {} ms", after.as_millis())
+            }
+            EngineError::Garbage { line, problem, .. } => {
+                write!(f, "sent '{}': {problem}", shorten(line))
+            }
+            EngineError::LineTooLong { limit_bytes, .. } => {
+                write!(f, "sent a line longer than {limit_bytes} bytes")
+            }
+            EngineError::RulesMismatch {
+                rules, declared, ..
+            } => write!(
+                f,
+                "its Rules option cannot be set to '{rules}' (it declares '{declared}')"
+            ),
+            EngineError::UnsupportedVariant {
+                rules, declared, ..
+            } => write!(
+                f,
+                "it offers no UCI_Variant for the rule set '{rules}' (it declares '{declared}')"
+            ),
+            EngineError::UnknownOption { option, .. } => {
+                write!(f, "it has no option named '{option}'")
+            }
+            EngineError::BadOptionValue {
+                option, problem, ..
+            } => write!(f, "bad value for option '{option}': {problem}"),
+            EngineError::Io {
+                context, source, ..
+            } => write!(f, "{context}: {source}"),
+        }
+    }
+}
+
+impl std::error::Error for EngineError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            EngineError::Spawn { source, .. } | EngineError::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}

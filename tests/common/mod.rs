@@ -1,0 +1,115 @@
+//! Helpers shared by the engine integration tests: configurations for the bundled binaries and
+//! process checks through the operating system.
+
+#![allow(dead_code)]
+
+use bt_arena::engine::protocol::Protocol;
+use bt_arena::engine::{EngineConfig, Timeouts};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// Timeouts roomy enough for a loaded 2-core machine.
+pub fn roomy() -> Timeouts {
+    Timeouts {
+        handshake: Duration::from_secs(10),
+        ready: Duration::from_secs(10),
+        quit_grace: Duration::from_secs(2),
+    }
+}
+
+/// Timeouts for tests that expect one to expire.
+pub fn short() -> Timeouts {
+    Timeouts {
+        handshake: Duration::from_millis(300),
+        ready: Duration::from_millis(300),
+        quit_grace: Duration::from_millis(300),
+    }
+}
+
+/// The configuration of bt-random speaking `proto`.
+pub fn random(proto: Protocol) -> EngineConfig {
+    EngineConfig {
+        name: "random".into(),
+        cmd: env!("CARGO_BIN_EXE_bt-random").into(),
+        proto,
+        timeouts: roomy(),
+        ..EngineConfig::default()
+    }
+}
+
+/// The configuration of bt-faulty with `--fault fault` and `extra` arguments.
+pub fn faulty(fault: &str, extra: &[&str]) -> EngineConfig {
+    let mut args = vec!["--fault".to_string(), fault.to_string()];
+    args.extend(extra.iter().map(|arg| arg.to_string()));
+    EngineConfig {
+        name: format!("faulty-{fault}"),
+        cmd: env!("CARGO_BIN_EXE_bt-faulty").into(),
+        args,
+        timeouts: roomy(),
+        ..EngineConfig::default()
+    }
+}
+
+/// `config` run through `/bin/sh`, which writes its pid (kept by `exec`) to a file in `dir`
+/// first: the way to learn the pid of an engine whose start fails. Returns the file.
+pub fn recording_pid(config: &mut EngineConfig, dir: &Path) -> PathBuf {
+    let pid_file = dir.join(format!("{}.pid", config.name));
+    let mut args = vec![
+        "-c".to_string(),
+        format!("echo $$ > '{}'; exec \"$0\" \"$@\"", pid_file.display()),
+        config.cmd.display().to_string(),
+    ];
+    args.append(&mut config.args);
+    config.args = args;
+    config.cmd = "/bin/sh".into();
+    pid_file
+}
+
+/// The pid written to `pid_file`.
+pub fn read_pid(pid_file: &Path) -> u32 {
+    let text = std::fs::read_to_string(pid_file).expect("the pid file is written");
+    text.trim().parse().expect("the pid file holds a pid")
+}
+
+/// True when no process `pid` exists, not even a zombie: it has exited and been reaped.
+pub fn is_reaped(pid: u32) -> bool {
+    let pid = libc::pid_t::try_from(pid).expect("a pid fits pid_t");
+    // SAFETY: signal 0 only checks for existence.
+    let rc = unsafe { libc::kill(pid, 0) };
+    rc == -1 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
+}
+
+/// True when process `pid` runs (exists and is not a zombie).
+pub fn is_running(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z')),
+        Err(_) => false,
+    }
+}
+
+/// Waits up to `limit` for `done` to hold; returns whether it did.
+pub fn eventually(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + limit;
+    while Instant::now() < deadline {
+        if done() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    done()
+}
+
+/// Asserts that process `pid` has been reaped.
+pub fn assert_reaped(pid: u32) {
+    assert!(
+        is_reaped(pid),
+        "process {pid} is still there (alive or a zombie)"
+    );
+}
+
+/// A deadline `ms` milliseconds from now.
+pub fn in_ms(ms: u64) -> Instant {
+    Instant::now() + Duration::from_millis(ms)
+}

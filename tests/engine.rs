@@ -1,0 +1,577 @@
+//! The engine process layer against real processes: bt-random for the normal paths, bt-faulty
+//! for every failure path, and the operating system for what is left behind.
+
+mod common;
+
+use bt_arena::engine::protocol::{GoLimits, Protocol, Score};
+use bt_arena::engine::{Engine, EngineConfig, EngineError, MAX_LINE_BYTES};
+use bt_arena::rules::perft::{PerftOptions, divide};
+use bt_arena::rules::{MoveError, Position, Rules};
+use common::*;
+use std::collections::BTreeMap;
+use std::os::unix::process::ExitStatusExt;
+use std::time::{Duration, Instant};
+
+/// Starts `config` under `rules`, failing the test with the error's message.
+fn start(config: &EngineConfig, rules: Rules) -> Engine {
+    Engine::start(config, rules).unwrap_or_else(|err| panic!("start failed: {err}"))
+}
+
+/// The error of starting `config` under `rules`, with the pid the engine had; the engine must
+/// be reaped by then.
+fn start_error(mut config: EngineConfig, rules: Rules) -> EngineError {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let pid_file = recording_pid(&mut config, dir.path());
+    let err = match Engine::start(&config, rules) {
+        Ok(engine) => panic!("{} started: {:?}", config.name, engine.id_name()),
+        Err(err) => err,
+    };
+    assert_reaped(read_pid(&pid_file));
+    err
+}
+
+/// Plays a whole game with the engine on both sides; checks every move with the rules and
+/// returns the number of plies.
+fn play_game(engine: &mut Engine, rules: Rules, limits: &GoLimits) -> usize {
+    engine.new_game().expect("new game");
+    let start = Position::startpos();
+    let (mut position, mut moves) = (start, Vec::new());
+    while position.outcome(rules).is_none() {
+        let reply = engine
+            .go(&start, &moves, limits, in_ms(10_000))
+            .expect("a move");
+        let mv = position
+            .parse_move(rules, &reply.bestmove)
+            .unwrap_or_else(|err| panic!("bad move after {moves:?}: {err}"));
+        assert_eq!(reply.info.depth, Some(1));
+        assert_eq!(reply.info.pv, std::slice::from_ref(&reply.bestmove));
+        position = position.play_unchecked(mv);
+        moves.push(mv);
+    }
+    let reply = engine
+        .go(&start, &moves, limits, in_ms(10_000))
+        .expect("an answer");
+    assert_eq!(reply.bestmove, "(none)");
+    moves.len()
+}
+
+#[test]
+fn bt_random_plays_whole_games_in_both_protocols_and_rule_sets() {
+    for proto in Protocol::ALL {
+        for rules in Rules::ALL {
+            let mut engine = start(&random(proto), rules);
+            assert!(engine.id_name().is_some_and(|n| n.starts_with("bt-random")));
+            assert_eq!(engine.id_author(), Some("the bt-arena developers"));
+            assert!(engine.options().iter().any(|o| o.is_named("Seed")));
+            let pid = engine.pid();
+            let plies = play_game(&mut engine, rules, &GoLimits::clock(1000, 1000, 10, 10));
+            assert!(plies > 10, "{plies} plies");
+            let status = engine.quit().expect("reaped");
+            assert!(status.success(), "{status}");
+            assert_reaped(pid);
+        }
+    }
+}
+
+#[test]
+fn seeded_engines_repeat_their_games() {
+    let game = |seed: &str| {
+        let mut config = random(Protocol::Ugi);
+        config.options = vec![("Seed".into(), seed.into())];
+        let mut engine = start(&config, Rules::CaptureOnly);
+        let start = Position::startpos();
+        let mut moves = Vec::new();
+        for _ in 0..8 {
+            let reply = engine
+                .go(&start, &moves, &GoLimits::depth(1), in_ms(10_000))
+                .expect("a move");
+            moves.push(reply.bestmove.parse().expect("a move"));
+        }
+        moves
+    };
+    assert_eq!(game("12345"), game("12345"));
+}
+
+#[test]
+fn the_rules_option_reaches_the_engine() {
+    // White's only pawn is blocked straight ahead: it can move only diagonally to empty squares.
+    let blocked: Position = "8/7p/8/8/8/p7/P7/8 w".parse().expect("a position");
+    let limits = GoLimits::movetime(10);
+    let mut classic = start_with(Rules::Classic);
+    let reply = classic
+        .go(&blocked, &[], &limits, in_ms(10_000))
+        .expect("a move");
+    assert_eq!(reply.bestmove, "a2b3");
+    let mut capture_only = start_with(Rules::CaptureOnly);
+    let reply = capture_only
+        .go(&blocked, &[], &limits, in_ms(10_000))
+        .expect("an answer");
+    assert_eq!(reply.bestmove, "(none)");
+
+    fn start_with(rules: Rules) -> Engine {
+        start(&random(Protocol::Uci), rules)
+    }
+}
+
+#[test]
+fn perft_extension_matches_the_reference() {
+    let positions = [
+        Position::startpos(),
+        "1p2pp1p/2p2ppp/2P5/8/8/3P2P1/1p1P2PP/1PP1PP1P w"
+            .parse()
+            .expect("a position"),
+    ];
+    for config in [random(Protocol::Ugi), faulty("none", &[])] {
+        for rules in Rules::ALL {
+            let mut engine = start(&config, rules);
+            for position in &positions {
+                let reply = engine.perft(position, 3, in_ms(30_000)).expect("perft");
+                let expected = divide(position, rules, 3, PerftOptions::default());
+                let expected: BTreeMap<String, u64> =
+                    expected.iter().map(|(m, n)| (m.to_string(), *n)).collect();
+                let got: BTreeMap<String, u64> = reply.moves.iter().cloned().collect();
+                assert_eq!(got, expected, "{} {rules} {position}", config.name);
+                assert_eq!(reply.total, expected.values().sum::<u64>());
+            }
+        }
+    }
+}
+
+/// The perft total bt-faulty with `fault` reports for `position`, and the reference's.
+fn faulty_perft(fault: &str, extra: &[&str], rules: Rules, fen: &str, depth: u32) -> (u64, u64) {
+    let position: Position = fen.parse().expect("a position");
+    let mut engine = start(&faulty(fault, extra), rules);
+    let reply = engine
+        .perft(&position, depth, in_ms(30_000))
+        .expect("perft");
+    let expected = bt_arena::rules::perft::perft(&position, rules, depth, PerftOptions::default());
+    (reply.total, expected)
+}
+
+#[test]
+fn faulty_perft_generators_miss_the_reference() {
+    let edge = "pppppppp/8/8/8/8/8/8/PPPPPPPP w";
+    assert_eq!(
+        faulty_perft("none", &[], Rules::CaptureOnly, edge, 2),
+        (64, 64)
+    );
+    let contact = "8/8/8/p6p/P6P/8/8/8 w";
+    let (got, expected) = faulty_perft("none", &[], Rules::CaptureOnly, contact, 1);
+    assert_eq!(got, expected);
+    let contact = "8/8/8/1p4p1/P6P/8/8/8 w";
+    let (got, expected) = faulty_perft(
+        "perft-missing-edge-capture",
+        &[],
+        Rules::CaptureOnly,
+        contact,
+        1,
+    );
+    assert_eq!((got, expected), (2, 4), "a4b5 and h4g5 are missed");
+    let (got, expected) = faulty_perft(
+        "perft-diagonal-empty",
+        &[],
+        Rules::CaptureOnly,
+        "startpos",
+        1,
+    );
+    assert_eq!((got, expected), (22, 8));
+    let (got, expected) = faulty_perft("perft-diagonal-empty", &[], Rules::Classic, "startpos", 2);
+    assert_eq!(got, expected, "classic rules are unaffected");
+    let over = "P7/8/8/8/8/8/p7/8 b";
+    let (got, expected) = faulty_perft("perft-after-game-over", &[], Rules::CaptureOnly, over, 1);
+    assert_eq!((got, expected), (1, 0));
+    // Black to move with 8 pawns; White has 7.
+    let black_eight = "pppppppp/8/8/8/8/8/PPPPPPP1/8 b";
+    let wrong = |pawns: &str| {
+        faulty_perft(
+            "perft-wrong-side",
+            &["--pawns", pawns],
+            Rules::CaptureOnly,
+            black_eight,
+            1,
+        )
+    };
+    assert_eq!(wrong("8"), (7, 8), "White's 7 steps in place of Black's 8");
+    assert_eq!(wrong("7"), (8, 8), "the bug needs exactly N black pawns");
+}
+
+#[test]
+fn missing_command_is_a_spawn_error() {
+    let mut config = random(Protocol::Ugi);
+    config.cmd = "/nonexistent/bt-engine".into();
+    let err = Engine::start(&config, Rules::CaptureOnly).expect_err("no such command");
+    assert!(matches!(err, EngineError::Spawn { .. }), "{err:?}");
+    assert!(err.to_string().contains("/nonexistent/bt-engine"), "{err}");
+}
+
+#[test]
+fn non_executable_files_are_refused() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let file = dir.path().join("engine.txt");
+    std::fs::write(&file, "not a program").expect("written");
+    for cmd in [file, dir.path().to_path_buf()] {
+        let mut config = random(Protocol::Ugi);
+        config.cmd = cmd;
+        let err = Engine::start(&config, Rules::CaptureOnly).expect_err("not executable");
+        assert!(matches!(err, EngineError::NotExecutable { .. }), "{err:?}");
+    }
+}
+
+#[test]
+fn exit_at_start_is_reported_with_status_and_stderr() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let mut config = faulty("exit-at-start", &[]);
+    config.stderr_log = Some(dir.path().join("stderr.log"));
+    let err = start_error(config.clone(), Rules::CaptureOnly);
+    let EngineError::ExitedAtStart {
+        status,
+        stderr_tail,
+        ..
+    } = &err
+    else {
+        panic!("{err:?}");
+    };
+    assert_eq!(status.and_then(|s| s.code()), Some(3));
+    assert!(stderr_tail.contains("exiting at start"), "{stderr_tail}");
+    assert!(err.to_string().contains("faulty-exit-at-start"), "{err}");
+    let log = std::fs::read_to_string(dir.path().join("stderr.log")).expect("a stderr log");
+    assert!(log.contains("exiting at start"), "{log}");
+}
+
+#[test]
+fn missing_ugiok_is_a_handshake_timeout() {
+    let mut config = faulty("no-ugiok", &[]);
+    config.timeouts = short();
+    let err = start_error(config, Rules::CaptureOnly);
+    assert!(
+        matches!(err, EngineError::HandshakeTimeout { .. }),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn missing_readyok_is_a_ready_timeout() {
+    let mut config = faulty("no-readyok", &[]);
+    config.timeouts = short();
+    let err = start_error(config, Rules::CaptureOnly);
+    assert!(matches!(err, EngineError::ReadyTimeout { .. }), "{err:?}");
+}
+
+#[test]
+fn a_fixed_rules_option_is_refused_and_a_matching_one_accepted() {
+    let err = start_error(faulty("fixed-rules", &[]), Rules::CaptureOnly);
+    let EngineError::RulesMismatch {
+        rules, declared, ..
+    } = &err
+    else {
+        panic!("{err:?}");
+    };
+    assert_eq!(*rules, Rules::CaptureOnly);
+    assert!(declared.contains("var classic"), "{declared}");
+    assert!(err.to_string().contains("capture-only"), "{err}");
+    start(&faulty("fixed-rules", &[]), Rules::Classic).quit();
+}
+
+#[test]
+fn configured_options_are_checked_against_the_declarations() {
+    let mut config = random(Protocol::Ugi);
+    config.options = vec![("Hash".into(), "16".into())];
+    let err = start_error(config.clone(), Rules::CaptureOnly);
+    assert!(matches!(&err, EngineError::UnknownOption { option, .. } if option == "Hash"));
+    config.options = vec![("seed".into(), "-5".into())];
+    let err = start_error(config, Rules::CaptureOnly);
+    assert!(matches!(&err, EngineError::BadOptionValue { option, .. } if option == "Seed"));
+}
+
+#[test]
+fn a_crash_mid_game_is_reported_with_its_status() {
+    let mut engine = start(
+        &faulty("crash-mid-game", &["--after", "2"]),
+        Rules::CaptureOnly,
+    );
+    let pid = engine.pid();
+    let start = Position::startpos();
+    let mut moves = Vec::new();
+    for _ in 0..2 {
+        let reply = engine
+            .go(&start, &moves, &GoLimits::movetime(10), in_ms(10_000))
+            .expect("a move");
+        moves.push(reply.bestmove.parse().expect("a move"));
+    }
+    let err = engine
+        .go(&start, &moves, &GoLimits::movetime(10), in_ms(10_000))
+        .expect_err("a crash");
+    let EngineError::Crashed {
+        status,
+        stderr_tail,
+        ..
+    } = &err
+    else {
+        panic!("{err:?}");
+    };
+    assert_eq!(status.and_then(|s| s.code()), Some(2));
+    assert!(
+        stderr_tail.contains("crashing after 2 moves"),
+        "{stderr_tail}"
+    );
+    assert_reaped(pid);
+    // Talking to a crashed engine keeps failing the same way.
+    assert!(matches!(
+        engine.is_ready(),
+        Err(EngineError::Crashed { .. })
+    ));
+}
+
+#[test]
+fn a_hung_engine_times_out_and_is_killed_on_quit() {
+    let mut config = faulty("no-bestmove", &[]);
+    config.timeouts.quit_grace = Duration::from_millis(300);
+    let mut engine = start(&config, Rules::CaptureOnly);
+    let pid = engine.pid();
+    let began = Instant::now();
+    let err = engine
+        .go(
+            &Position::startpos(),
+            &[],
+            &GoLimits::movetime(10),
+            in_ms(300),
+        )
+        .expect_err("no move");
+    assert!(matches!(err, EngineError::MoveTimeout { .. }), "{err:?}");
+    assert!(began.elapsed() >= Duration::from_millis(300));
+    assert!(is_running(pid));
+    let status = engine.quit().expect("reaped");
+    assert_eq!(status.signal(), Some(libc::SIGKILL), "{status}");
+    assert!(began.elapsed() < Duration::from_secs(5));
+    assert_reaped(pid);
+}
+
+#[test]
+fn dropping_an_engine_ends_it() {
+    let mut config = faulty("no-bestmove", &[]);
+    config.timeouts.quit_grace = Duration::from_millis(100);
+    let engine = start(&config, Rules::CaptureOnly);
+    let pid = engine.pid();
+    drop(engine);
+    assert_reaped(pid);
+    let engine = start(&random(Protocol::Ugi), Rules::CaptureOnly);
+    let pid = engine.pid();
+    drop(engine);
+    assert_reaped(pid);
+}
+
+#[test]
+fn slow_engines_answer_late_and_miss_short_deadlines() {
+    let mut engine = start(&faulty("slow", &["--delay-ms", "300"]), Rules::CaptureOnly);
+    let reply = engine
+        .go(
+            &Position::startpos(),
+            &[],
+            &GoLimits::movetime(10),
+            in_ms(10_000),
+        )
+        .expect("a move");
+    assert!(
+        reply.elapsed >= Duration::from_millis(300),
+        "{:?}",
+        reply.elapsed
+    );
+    assert!(
+        reply.elapsed < Duration::from_secs(5),
+        "{:?}",
+        reply.elapsed
+    );
+    let err = engine
+        .go(
+            &Position::startpos(),
+            &[],
+            &GoLimits::movetime(10),
+            in_ms(100),
+        )
+        .expect_err("too slow");
+    assert!(matches!(err, EngineError::MoveTimeout { .. }), "{err:?}");
+}
+
+#[test]
+fn garbage_instead_of_a_move_is_reported() {
+    let mut engine = start(&faulty("garbage", &[]), Rules::CaptureOnly);
+    let err = engine
+        .go(
+            &Position::startpos(),
+            &[],
+            &GoLimits::movetime(10),
+            in_ms(10_000),
+        )
+        .expect_err("garbage");
+    let EngineError::Garbage { line, .. } = &err else {
+        panic!("{err:?}");
+    };
+    assert!(line.contains("garbage instead of a move"), "{line}");
+}
+
+#[test]
+fn illegal_and_unparseable_moves_reach_the_runner_as_written() {
+    let start_pos = Position::startpos();
+    let mut engine = start(&faulty("illegal-move", &[]), Rules::CaptureOnly);
+    let reply = engine
+        .go(&start_pos, &[], &GoLimits::movetime(10), in_ms(10_000))
+        .expect("an answer");
+    let verdict = start_pos.parse_move(Rules::CaptureOnly, &reply.bestmove);
+    assert!(matches!(verdict, Err(MoveError::Illegal(_))), "{verdict:?}");
+    let mut engine = start(&faulty("unparseable-move", &[]), Rules::CaptureOnly);
+    let reply = engine
+        .go(&start_pos, &[], &GoLimits::movetime(10), in_ms(10_000))
+        .expect("an answer");
+    assert_eq!(reply.bestmove, "z9z0");
+    let verdict = start_pos.parse_move(Rules::CaptureOnly, &reply.bestmove);
+    assert!(matches!(verdict, Err(MoveError::Syntax(_))), "{verdict:?}");
+}
+
+#[test]
+fn a_huge_line_is_cut_off_and_the_engine_killed() {
+    let mut config = faulty("huge-line", &[]);
+    config.timeouts.quit_grace = Duration::from_millis(200);
+    let mut engine = start(&config, Rules::CaptureOnly);
+    let pid = engine.pid();
+    let err = engine
+        .go(
+            &Position::startpos(),
+            &[],
+            &GoLimits::movetime(10),
+            in_ms(10_000),
+        )
+        .expect_err("a huge line");
+    assert!(
+        matches!(err, EngineError::LineTooLong { limit_bytes, .. } if limit_bytes == MAX_LINE_BYTES),
+        "{err:?}"
+    );
+    engine.quit();
+    assert_reaped(pid);
+}
+
+#[test]
+fn engines_run_in_their_own_process_group() {
+    let engine = start(&random(Protocol::Ugi), Rules::CaptureOnly);
+    let pid = libc::pid_t::try_from(engine.pid()).expect("a pid");
+    // SAFETY: plain queries of process ids.
+    let (engine_group, own_group) = unsafe { (libc::getpgid(pid), libc::getpgid(0)) };
+    assert_eq!(engine_group, pid);
+    assert_ne!(engine_group, own_group);
+}
+
+#[test]
+fn the_comm_log_records_both_directions() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let log = dir.path().join("comm.log");
+    let mut config = random(Protocol::Ugi);
+    config.name = "logged".into();
+    config.comm_log = Some(log.clone());
+    let mut engine = start(&config, Rules::Classic);
+    let reply = engine
+        .go(
+            &Position::startpos(),
+            &[],
+            &GoLimits::depth(1),
+            in_ms(10_000),
+        )
+        .expect("a move");
+    engine.quit();
+    let text = std::fs::read_to_string(&log).expect("a log");
+    let records: Vec<(f64, &str, &str)> = text
+        .lines()
+        .map(|record| {
+            let mut fields = record.trim_start().splitn(4, ' ');
+            let seconds = fields.next().and_then(|s| s.parse().ok()).expect("a time");
+            assert_eq!(fields.next(), Some("logged"), "{record}");
+            let arrow = fields.next().expect("a direction");
+            (seconds, arrow, fields.next().unwrap_or_default())
+        })
+        .collect();
+    let expected = [
+        (">", "ugi"),
+        ("<", "ugiok"),
+        (">", "setoption name Rules value classic"),
+        (">", "isready"),
+        ("<", "readyok"),
+        (">", "position startpos"),
+        (">", "go depth 1"),
+        ("<", &format!("bestmove {}", reply.bestmove)),
+        (">", "quit"),
+    ];
+    let mut rest = records.iter();
+    for (arrow, line) in expected {
+        assert!(
+            rest.any(|&(_, a, l)| a == arrow && l == line),
+            "no '{arrow} {line}' in order in:\n{text}"
+        );
+    }
+    assert!(
+        records.windows(2).all(|w| w[0].0 <= w[1].0),
+        "times ascend:\n{text}"
+    );
+}
+
+#[test]
+fn search_info_is_parsed_into_fields() {
+    let mut engine = start(&random(Protocol::Uci), Rules::CaptureOnly);
+    let reply = engine
+        .go(
+            &Position::startpos(),
+            &[],
+            &GoLimits::nodes(100),
+            in_ms(10_000),
+        )
+        .expect("a move");
+    assert_eq!(reply.info.depth, Some(1));
+    assert_eq!(
+        reply.info.nodes,
+        Some(8),
+        "8 legal moves under capture-only"
+    );
+    assert_eq!(reply.info.score, None::<Score>);
+}
+
+/// Environment variable that makes [`helper_runner_that_gets_killed`] run.
+const HELPER_PID_FILE: &str = "BT_ARENA_TEST_ENGINE_PID_FILE";
+
+/// Not a test by itself: run by [`engines_die_with_a_killed_runner`] in a child process, it
+/// starts an engine, writes the engine's pid and waits to be killed.
+#[test]
+#[ignore = "a helper process for engines_die_with_a_killed_runner"]
+fn helper_runner_that_gets_killed() {
+    let Ok(pid_file) = std::env::var(HELPER_PID_FILE) else {
+        return;
+    };
+    let engine = start(&random(Protocol::Ugi), Rules::CaptureOnly);
+    std::fs::write(&pid_file, engine.pid().to_string()).expect("pid written");
+    std::thread::sleep(Duration::from_secs(60));
+}
+
+#[test]
+fn engines_die_with_a_killed_runner() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let pid_file = dir.path().join("engine.pid");
+    let mut runner = std::process::Command::new(std::env::current_exe().expect("the test binary"))
+        .args([
+            "--exact",
+            "helper_runner_that_gets_killed",
+            "--ignored",
+            "--nocapture",
+        ])
+        .env(HELPER_PID_FILE, &pid_file)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("the helper runs");
+    let written = eventually(Duration::from_secs(30), || {
+        std::fs::read_to_string(&pid_file).is_ok_and(|t| !t.trim().is_empty())
+    });
+    assert!(written, "the helper started no engine");
+    let engine_pid = read_pid(&pid_file);
+    assert!(is_running(engine_pid));
+    runner.kill().expect("the helper is killed");
+    runner.wait().expect("the helper is reaped");
+    assert!(
+        eventually(Duration::from_secs(5), || !is_running(engine_pid)),
+        "engine {engine_pid} outlived its killed runner"
+    );
+}
