@@ -67,9 +67,9 @@ pub struct Limits {
     pub movetime_ms: Option<u64>,
     /// Plan the time from the side to move's clock.
     pub clock: Option<Clock>,
-    /// Ignore the move time and clock, and once the search ends (at the depth limit, the node
-    /// limit or a proven result) wait for the stop flag before returning, as UCI's
-    /// `go infinite` requires.
+    /// Ignore the move time and clock: search until the stop flag (or the depth or node limit,
+    /// or a proven result). Holding the answer until `stop`, as UCI's `go infinite` requires,
+    /// is the protocol loop's business (`engine::server`).
     pub infinite: bool,
 }
 

@@ -57,6 +57,16 @@ impl Score {
         }
     }
 
+    /// A win or loss in moves of the side to move, as UCI's `score mate N` counts: a win in
+    /// `n` plies is `(n + 1) / 2` moves, a loss in `n` plies `-(n / 2)`; `None` for centipawns.
+    pub const fn mate_moves(self) -> Option<i32> {
+        match self {
+            Score::Cp(_) => None,
+            Score::Win(plies) => Some(plies.div_ceil(2) as i32),
+            Score::Loss(plies) => Some(-((plies / 2) as i32)),
+        }
+    }
+
     /// True for a proven win or loss.
     pub const fn is_decisive(self) -> bool {
         !matches!(self, Score::Cp(_))
@@ -67,10 +77,9 @@ impl fmt::Display for Score {
     /// The UCI form: `cp 35`, or `mate N` in moves of the side to move (`mate 2`: a win on its
     /// second move, 3 plies; `mate -1`: it loses to the opponent's next move, 2 plies).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            Score::Cp(cp) => write!(f, "cp {cp}"),
-            Score::Win(plies) => write!(f, "mate {}", plies.div_ceil(2)),
-            Score::Loss(plies) => write!(f, "mate -{}", plies / 2),
+        match self.mate_moves() {
+            Some(moves) => write!(f, "mate {moves}"),
+            None => write!(f, "cp {}", self.internal()),
         }
     }
 }

@@ -239,34 +239,6 @@ fn an_infinite_search_stops_promptly_on_the_stop_flag() {
 }
 
 #[test]
-fn an_infinite_search_waits_for_stop_even_when_it_is_done() {
-    let stop = Arc::new(AtomicBool::new(false));
-    let setter = {
-        let stop = Arc::clone(&stop);
-        std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_millis(50));
-            stop.store(true, Ordering::Release);
-        })
-    };
-    let started = Instant::now();
-    let limits = Limits {
-        infinite: true,
-        depth: Some(2),
-        ..Limits::default()
-    };
-    let result = Searcher::new(1).search(
-        &Position::startpos(),
-        Rules::CaptureOnly,
-        &limits,
-        &stop,
-        &mut |_| {},
-    );
-    setter.join().expect("setter thread");
-    assert!(started.elapsed() >= Duration::from_millis(50));
-    assert_eq!(result.depth, 2);
-}
-
-#[test]
 fn a_move_time_and_a_clock_are_kept() {
     let movetime = Limits {
         movetime_ms: Some(100),

@@ -11,7 +11,7 @@ use super::{Limits, MAX_DEPTH, Report, SearchResult};
 use crate::rules::perft::{zobrist, zobrist_delta};
 use crate::rules::{Move, Position, Rules};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// The deepest ply a line can reach (iterations, extensions and quiescence included).
 const MAX_PLY: usize = 128;
@@ -31,7 +31,6 @@ pub(crate) struct Search<'a> {
     eval: EvalKind,
     table: &'a mut TranspositionTable,
     stop: &'a AtomicBool,
-    infinite: bool,
     max_depth: u32,
     node_limit: u64,
     deadlines: Deadlines,
@@ -60,7 +59,6 @@ impl<'a> Search<'a> {
             eval,
             table,
             stop,
-            infinite: limits.infinite,
             max_depth: limits.depth.map_or(MAX_DEPTH, |d| d.clamp(1, MAX_DEPTH)),
             node_limit: limits.nodes.unwrap_or(u64::MAX),
             deadlines: deadlines(limits),
@@ -74,19 +72,9 @@ impl<'a> Search<'a> {
         }
     }
 
-    /// Searches `position`, reporting each completed iteration, and with `infinite` waits for
-    /// the stop flag before returning.
-    pub fn run(mut self, position: &Position, report: &mut dyn FnMut(&Report)) -> SearchResult {
-        let result = self.iterate(position, report);
-        while self.infinite && !self.stop.load(Ordering::Acquire) {
-            std::thread::sleep(Duration::from_millis(1));
-        }
-        result
-    }
-
     /// Iterative deepening from depth 1 until a limit, keeping the last completed iteration's
     /// result (or a better root move the aborted iteration proved).
-    fn iterate(&mut self, position: &Position, report: &mut dyn FnMut(&Report)) -> SearchResult {
+    pub fn run(mut self, position: &Position, report: &mut dyn FnMut(&Report)) -> SearchResult {
         let moves = position.legal_moves(self.rules);
         if moves.is_empty() {
             let over = evaluate(position, self.rules, self.eval);
