@@ -9,7 +9,8 @@
 //!   a side with no move has lost. When the opponent threatens to win at once, only the moves
 //!   that parry the threat are searched, and the node is extended by one ply (as chess engines
 //!   extend checks); with no parry it is a loss in 2 plies;
-//! * a quiescence search of captures at the horizon, which never stands pat against a threat;
+//! * a quiescence search of captures and steps onto the rank before the goal at the horizon,
+//!   which never stands pat against a threat;
 //! * a transposition table ([`Searcher::new`], replacement in the `tt` module);
 //! * move ordering: the table's move, captures, threats, killers, history (`ordering` module);
 //! * late move reductions of quiet moves and reverse futility pruning near the leaves;

@@ -24,15 +24,15 @@ pub(crate) struct MoveList {
 }
 
 impl MoveList {
-    /// The moves of `moves` in `position` scored for ordering at `ply`; with `captures_only`,
-    /// only the captures.
+    /// The moves of `moves` in `position` scored for ordering at `ply`; with `tactical_only`,
+    /// only the captures and the steps onto the rank before the goal (threats to win).
     pub fn new(
         position: &Position,
         moves: MoveSet,
         tt_move: Option<Move>,
         heuristics: &Heuristics,
         ply: usize,
-        captures_only: bool,
+        tactical_only: bool,
     ) -> MoveList {
         let mut list = MoveList {
             moves: [(None, 0); MAX_MOVES],
@@ -40,10 +40,10 @@ impl MoveList {
         };
         for mv in moves {
             let capture = position.is_capture(mv);
-            if captures_only && !capture {
+            let score = heuristics.score(position, mv, capture, tt_move, ply);
+            if tactical_only && score < THREAT {
                 continue;
             }
-            let score = heuristics.score(position, mv, capture, tt_move, ply);
             list.moves[list.len] = (Some(mv), score);
             list.len += 1;
         }
@@ -165,15 +165,10 @@ mod tests {
             .map(|(m, _)| m.to_string())
             .collect();
         assert_eq!(order, ["c3c4", "e3d4", "c3d4", "b7b8", "e3e4"]);
-        let mut captures = MoveList::new(&position, moves, None, &heuristics, 1, true);
-        assert_eq!(
-            captures.pick().map(|(m, _)| m.to_string()).as_deref(),
-            Some("e3d4")
-        );
-        assert_eq!(
-            captures.pick().map(|(m, _)| m.to_string()).as_deref(),
-            Some("c3d4")
-        );
-        assert!(captures.pick().is_none());
+        let mut tactical = MoveList::new(&position, moves, None, &heuristics, 1, true);
+        let tactical: Vec<String> = std::iter::from_fn(|| tactical.pick())
+            .map(|(m, _)| m.to_string())
+            .collect();
+        assert_eq!(tactical, ["e3d4", "c3d4", "b7b8"]);
     }
 }

@@ -306,8 +306,8 @@ impl<'a> Search<'a> {
     }
 
     /// Quiescence search at `ply` within `(alpha, beta)`: the static evaluation stands unless a
-    /// capture beats it; under a threat, every parrying move is searched instead and there is
-    /// no standing pat.
+    /// capture or a step onto the rank before the goal (a threat to win) beats it; under a
+    /// threat, every parrying move is searched instead and there is no standing pat.
     fn quiesce(&mut self, position: &Position, mut alpha: i32, beta: i32, ply: usize) -> i32 {
         if let Some(score) = self.enter(position, ply) {
             return score;
