@@ -575,3 +575,13 @@ fn engines_die_with_a_killed_runner() {
         "engine {engine_pid} outlived its killed runner"
     );
 }
+
+#[test]
+fn engines_outlive_the_thread_that_started_them() {
+    let mut engine = std::thread::spawn(|| start(&random(Protocol::Ugi), Rules::CaptureOnly))
+        .join()
+        .expect("the starting thread ends");
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(is_running(engine.pid()));
+    engine.is_ready().expect("still there");
+}

@@ -179,15 +179,52 @@ fn go_infinite_waits_for_stop_and_isready_is_answered_meanwhile() {
     raw.send("isready");
     assert_eq!(raw.next(), "readyok");
     raw.send("go depth 1");
-    assert!(raw.next().contains("go ignored while searching"));
+    raw.silent_for(100);
     raw.send("stop");
     let best = raw.next();
     assert!(
         best.starts_with("bestmove ") && best != "bestmove (none)",
         "{best}"
     );
+    let queued = raw.until("bestmove");
+    assert!(
+        queued[0].starts_with("info depth 1"),
+        "the queued go runs: {queued:?}"
+    );
     raw.send("stop");
     raw.silent_for(100);
+}
+
+#[test]
+fn piped_commands_run_in_order_until_end_of_input() {
+    let mut raw = Raw::start();
+    for line in [
+        "ugi",
+        "setoption name Rules value classic",
+        "position startpos moves a2a3",
+        "go movetime 50",
+        "go perft 1",
+        "position startpos",
+        "go infinite",
+    ] {
+        raw.send(line);
+    }
+    raw.stdin = None;
+    assert!(raw.until("ugiok").len() > 2);
+    let first = raw.until("bestmove");
+    assert!(
+        first.last().is_some_and(|l| l != "bestmove (none)"),
+        "{first:?}"
+    );
+    let divide = raw.until("nodes");
+    assert_eq!(divide.len(), 23, "22 moves under classic rules: {divide:?}");
+    assert_eq!(divide.last().map(String::as_str), Some("nodes 22"));
+    let infinite = raw.until("bestmove");
+    assert!(
+        infinite.last().is_some_and(|l| l != "bestmove (none)"),
+        "{infinite:?}"
+    );
+    assert!(raw.exits_cleanly());
 }
 
 #[test]

@@ -8,9 +8,10 @@
 //!   (see [`Engine::quit`]) nor the runner (see the process notes below).
 //!
 //! Process notes: engines are spawned without a shell, each in its own process group (a
-//! terminal Ctrl-C reaches the runner, not the engines); on Linux each gets
-//! `PR_SET_PDEATHSIG(SIGKILL)`, so it dies with the thread that started it, including when the
-//! runner is killed. Start and use an [`Engine`] on one thread, or on a thread that outlives it.
+//! terminal Ctrl-C reaches the runner, not the engines, which the runner then quits); on Linux
+//! each gets `PR_SET_PDEATHSIG(SIGKILL)`, so it dies with the runner even when the runner is
+//! killed. Spawning happens on one long-lived thread, so an [`Engine`] may be started and used
+//! on any thread.
 
 mod error;
 pub mod negotiate;
@@ -72,7 +73,7 @@ pub struct EngineConfig {
     /// for error messages).
     pub stderr_log: Option<PathBuf>,
     /// A file every protocol line is appended to, both directions, as
-    /// `<seconds> <name> <'>' to engine | '<' from engine> <line>`.
+    /// `<seconds since the first logged line> <name> <'>' to engine | '<' from engine> <line>`.
     pub comm_log: Option<PathBuf>,
     /// Timeouts outside of searches.
     pub timeouts: Timeouts,

@@ -4,9 +4,9 @@
 //!
 //! - Each engine runs in its own process group, so a Ctrl-C in the terminal reaches the runner
 //!   only; the runner decides when engines stop.
-//! - On Linux each engine gets `PR_SET_PDEATHSIG(SIGKILL)`: it is killed when the thread that
-//!   started it ends, which covers the runner being killed. Start an engine on a thread that
-//!   outlives it (the one that owns the [`super::Engine`]).
+//! - On Linux each engine gets `PR_SET_PDEATHSIG(SIGKILL)`, so it is killed when the runner
+//!   dies, even by SIGKILL. The signal follows the thread that forked, so every engine is
+//!   spawned from one long-lived spawner thread: engines may be started and used on any thread.
 //! - Ending an engine kills its whole process group (helpers it started too) before reaping it.
 
 use super::EngineConfig;
@@ -50,7 +50,7 @@ enum Direction {
 }
 
 /// The communication log: every line both ways, one per log line, as
-/// `<seconds since the runner's first engine start> <engine name> <'>' to | '<' from> <line>`.
+/// `<seconds since the runner's first logged line> <engine name> <'>' to | '<' from> <line>`.
 #[derive(Clone)]
 struct CommLog {
     file: Arc<Mutex<File>>,
@@ -129,9 +129,8 @@ impl Process {
             ),
             None => None,
         };
-        let mut child = command(config)
-            .spawn()
-            .map_err(|source| spawn_error(config, source))?;
+        let mut child =
+            spawn_child(command(config)).map_err(|source| spawn_error(config, source))?;
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
@@ -289,6 +288,33 @@ fn command(config: &EngineConfig) -> Command {
     }
     set_parent_death_signal(&mut command);
     command
+}
+
+/// A request to the spawner thread: the command, and where to send the child.
+type SpawnRequest = (Command, Sender<io::Result<Child>>);
+
+/// Spawns `command` on one thread that lives as long as the runner. The parent-death signal
+/// fires when the thread that spawned a child ends, so spawning from there makes it fire only
+/// when the runner ends, whichever threads start and use engines.
+fn spawn_child(command: Command) -> io::Result<Child> {
+    static SPAWNER: OnceLock<Sender<SpawnRequest>> = OnceLock::new();
+    let spawner = SPAWNER.get_or_init(|| {
+        let (requests, inbox) = channel::<SpawnRequest>();
+        spawn_thread("spawner", move || {
+            for (mut command, reply) in inbox {
+                let _ = reply.send(command.spawn());
+            }
+        });
+        requests
+    });
+    let (reply, answer) = channel();
+    match spawner.send((command, reply)) {
+        Ok(()) => answer
+            .recv()
+            .unwrap_or_else(|_| Err(io::Error::other("the engine spawner thread is gone"))),
+        // No spawner thread could be started: spawn here (the signal then follows this thread).
+        Err(std::sync::mpsc::SendError((mut command, _))) => command.spawn(),
+    }
 }
 
 /// Makes the child receive SIGKILL when the thread that spawned it ends (Linux only).

@@ -2,9 +2,11 @@
 //!
 //! An engine implements [`Brain`] (its name, options and search) and calls [`serve`]. The loop
 //! answers the handshake in either protocol, declares the `Rules` option besides the brain's
-//! own, answers `isready` at any time, validates every `position` with the rules, runs `go` on a
-//! worker thread (so `stop`, `isready` and `quit` are answered while it thinks), answers
-//! `go perft N` with the reference move generator, and quits on `quit` or end of input.
+//! own, validates every `position` with the rules, runs `go` on a worker thread, answers
+//! `go perft N` with the reference move generator (also on a worker thread), and quits on
+//! `quit` or end of input. `isready`, `stop` and `quit` are answered at once, also while a
+//! search runs; other commands that arrive meanwhile are queued and run in order after it (as
+//! Stockfish does), so piped input works as expected.
 //!
 //! Errors in commands are reported as `info string error <what>` and the command is ignored.
 //! The loop never prints an illegal `bestmove`: it checks the brain's move with the rules, falls
@@ -16,6 +18,7 @@ use super::protocol::{
 };
 use crate::rules::perft::{PerftOptions, divide};
 use crate::rules::{Move, Position, Rules};
+use std::collections::VecDeque;
 use std::io::{self, BufRead, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
@@ -68,16 +71,18 @@ pub trait Brain: Send + 'static {
 /// Runs the command loop on stdin and stdout until `quit` or end of input.
 ///
 /// # Errors
-/// An I/O error writing to stdout (the runner has gone).
+/// An I/O error writing to stdout (the runner has gone), or a search that panicked.
 pub fn serve(brain: impl Brain) -> io::Result<()> {
     serve_with(brain, io::BufReader::new(io::stdin()), io::stdout())
 }
 
-/// Runs the command loop on `input` and `output` until `quit` or end of input. A search or
-/// perft still running at `quit` is told to stop but not waited for.
+/// Runs the command loop on `input` and `output` until `quit` or end of input. At `quit` a
+/// running search is stopped and its `bestmove` printed, a running perft is abandoned and
+/// queued commands are dropped; at end of input queued commands are run first (an `infinite`
+/// search is stopped, as no `stop` can come).
 ///
 /// # Errors
-/// An I/O error writing to `output`.
+/// An I/O error writing to `output`, or a search that panicked (after an `info string error`).
 pub fn serve_with<B, R, W>(brain: B, input: R, output: W) -> io::Result<()>
 where
     B: Brain,
@@ -94,6 +99,8 @@ where
         out: Output(Arc::new(Mutex::new(Box::new(output)))),
         events,
         job: None,
+        pending: VecDeque::new(),
+        input_closed: false,
     };
     let result = server.run(&receiver);
     if let Some(job) = &server.job {
@@ -110,6 +117,8 @@ enum Event<B> {
     Eof,
     /// A search finished: the brain comes back with its move.
     SearchDone(B, Option<Move>),
+    /// A search panicked: the brain is lost.
+    SearchPanicked,
     /// A perft finished (its lines are printed).
     PerftDone,
 }
@@ -194,10 +203,18 @@ struct Job {
     stop: Arc<AtomicBool>,
     /// What the search was asked (`None` for perft): its move is checked against it.
     search: Option<SearchRequest>,
-    /// Whether `stop` (or `quit`) has been received: an `infinite` search's move waits for it.
+    /// Whether `stop` has been received (or no more input can come): an `infinite` search's
+    /// move waits for it.
     stopped: bool,
     /// The move of an `infinite` search that finished before `stop`.
     held: Option<Move>,
+}
+
+impl Job {
+    /// True for a search that runs until `stop`.
+    fn is_infinite(&self) -> bool {
+        self.search.as_ref().is_some_and(|s| s.limits.infinite)
+    }
 }
 
 /// Whether the loop goes on.
@@ -217,72 +234,118 @@ struct Server<B> {
     out: Output,
     events: Sender<Event<B>>,
     job: Option<Job>,
+    /// Commands that arrived while a job ran, to run in order once it ends.
+    pending: VecDeque<Command>,
+    /// True once the input has ended: the loop ends when the pending work is done.
+    input_closed: bool,
 }
 
 impl<B: Brain> Server<B> {
     fn run(&mut self, receiver: &Receiver<Event<B>>) -> io::Result<()> {
-        while let Ok(event) = receiver.recv() {
+        while !(self.input_closed && self.job.is_none() && self.pending.is_empty()) {
+            let Ok(event) = receiver.recv() else {
+                break;
+            };
             match event {
                 Event::Line(line) => {
                     if self.handle_line(&line)? == Flow::Quit {
-                        break;
+                        return self.quit(receiver);
                     }
                 }
-                Event::Eof => break,
-                Event::SearchDone(brain, best) => self.finish_search(brain, best)?,
-                Event::PerftDone => self.job = None,
+                Event::Eof => {
+                    self.input_closed = true;
+                    self.stop_infinite_without_input()?;
+                }
+                Event::SearchDone(brain, best) => {
+                    self.finish_search(brain, best)?;
+                    self.run_pending()?;
+                }
+                Event::PerftDone => {
+                    self.job = None;
+                    self.run_pending()?;
+                }
+                Event::SearchPanicked => return self.search_panicked(),
             }
         }
         Ok(())
     }
 
+    /// Reports a search that panicked and ends the loop with an error: without its brain the
+    /// engine cannot go on, and exiting lets the runner see a crash at once.
+    fn search_panicked(&self) -> io::Result<()> {
+        self.out.error("the search panicked; the engine exits")?;
+        Err(io::Error::other("the search panicked"))
+    }
+
+    /// Answers `isready`, `stop` and `quit` at once; runs other commands now when idle, or
+    /// queues them behind the running job and earlier queued commands.
     fn handle_line(&mut self, line: &str) -> io::Result<Flow> {
         if line.trim().is_empty() {
             return Ok(Flow::Continue);
         }
-        let command = match line.parse::<Command>() {
-            Ok(command) => command,
-            Err(err) => {
-                self.out.error(format_args!("in '{line}': {err}"))?;
-                return Ok(Flow::Continue);
+        match line.parse::<Command>() {
+            Err(err) => self.out.error(format_args!("in '{line}': {err}"))?,
+            Ok(Command::IsReady) => self.out.send(Reply::ReadyOk)?,
+            Ok(Command::Stop) => self.stop()?,
+            Ok(Command::Quit) => return Ok(Flow::Quit),
+            Ok(command) if self.job.is_some() || !self.pending.is_empty() => {
+                self.pending.push_back(command)
             }
-        };
-        match command {
-            Command::Hello(protocol) => self.hello(protocol)?,
-            Command::SetOption { name, value } => {
-                self.set_option(&name, value.as_deref().unwrap_or_default())?
-            }
-            Command::IsReady => self.out.send(Reply::ReadyOk)?,
-            Command::NewGame => self.new_game()?,
-            Command::Position { start, moves } => {
-                self.game = Game::replay(start, &moves, self.rules);
-                if let Err(err) = &self.game {
-                    self.out.error(err)?;
-                }
-            }
-            Command::Go(limits) => self.go(limits)?,
-            Command::Perft { depth } => self.perft(depth)?,
-            Command::Stop => self.stop()?,
-            Command::Quit => return Ok(Flow::Quit),
+            Ok(command) => self.execute(command)?,
         }
         Ok(Flow::Continue)
     }
 
-    /// The brain when no search holds it; otherwise reports that `what` must wait.
-    fn idle_brain(&mut self, what: &str) -> io::Result<Option<&mut B>> {
-        match self.brain.as_mut() {
-            Some(brain) => Ok(Some(brain)),
-            None => {
-                self.out
-                    .error(format_args!("{what} ignored while searching"))?;
-                Ok(None)
-            }
+    /// Runs queued commands until one starts a job or none is left.
+    fn run_pending(&mut self) -> io::Result<()> {
+        while self.job.is_none() {
+            let Some(command) = self.pending.pop_front() else {
+                break;
+            };
+            self.execute(command)?;
         }
+        Ok(())
+    }
+
+    /// Runs a command that needs the engine idle.
+    fn execute(&mut self, command: Command) -> io::Result<()> {
+        match command {
+            Command::Hello(protocol) => self.hello(protocol),
+            Command::SetOption { name, value } => {
+                self.set_option(&name, value.as_deref().unwrap_or_default())
+            }
+            Command::NewGame => {
+                if let Some(brain) = self.brain.as_mut() {
+                    brain.new_game();
+                }
+                Ok(())
+            }
+            Command::Position { start, moves } => {
+                self.game = Game::replay(start, &moves, self.rules);
+                match &self.game {
+                    Ok(_) => Ok(()),
+                    Err(err) => self.out.error(err),
+                }
+            }
+            Command::Go(limits) => self.go(limits),
+            Command::Perft { depth } => self.perft(depth),
+            Command::IsReady => self.out.send(Reply::ReadyOk),
+            Command::Stop => self.stop(),
+            Command::Quit => Ok(()),
+        }
+    }
+
+    /// The brain, which is home whenever no job runs; an internal error is reported if not.
+    fn brain(&mut self) -> io::Result<Option<&mut B>> {
+        if self.brain.is_none() {
+            self.out.error("internal: the engine is busy")?;
+        }
+        Ok(self.brain.as_mut())
     }
 
     fn hello(&mut self, protocol: Protocol) -> io::Result<()> {
         self.protocol = protocol;
-        let Some(brain) = self.idle_brain(protocol.name())? else {
+        let Some(brain) = self.brain()? else {
             return Ok(());
         };
         let mut replies = vec![
@@ -307,7 +370,7 @@ impl<B: Brain> Server<B> {
                 Err(err) => self.out.error(err),
             };
         }
-        let Some(brain) = self.idle_brain("setoption")? else {
+        let Some(brain) = self.brain()? else {
             return Ok(());
         };
         let Some(decl) = brain.options().into_iter().find(|d| d.is_named(name)) else {
@@ -322,36 +385,21 @@ impl<B: Brain> Server<B> {
         }
     }
 
-    fn new_game(&mut self) -> io::Result<()> {
-        if let Some(brain) = self.idle_brain(self.protocol.new_game())? {
-            brain.new_game();
-        }
-        Ok(())
-    }
-
-    /// The current game, or reports why there is none.
-    fn current_game(&self) -> io::Result<Option<Game>> {
-        match &self.game {
-            Ok(game) => Ok(Some(game.clone())),
+    /// Starts a search of the current position on a worker thread, or answers
+    /// `bestmove (none)` at once when there is no valid position or no legal move.
+    fn go(&mut self, limits: GoLimits) -> io::Result<()> {
+        let game = match &self.game {
+            Ok(game) => game.clone(),
             Err(err) => {
                 self.out.error(format_args!("no valid position: {err}"))?;
-                Ok(None)
+                return self.out.send(best_move_reply(None));
             }
-        }
-    }
-
-    fn go(&mut self, limits: GoLimits) -> io::Result<()> {
-        if self.job.is_some() {
-            return self.out.error("go ignored while searching");
-        }
-        let Some(game) = self.current_game()? else {
-            return self.out.send(best_move_reply(None));
         };
         if game.position.legal_moves(self.rules).is_empty() {
             return self.out.send(best_move_reply(None));
         }
         let Some(mut brain) = self.brain.take() else {
-            return self.out.error("go ignored: no engine available");
+            return self.out.error("internal: the engine is busy");
         };
         let request = SearchRequest {
             position: game.position,
@@ -367,8 +415,13 @@ impl<B: Brain> Server<B> {
             let mut info = |info: Info| {
                 let _ = out.send(info);
             };
-            let best = brain.search(&thread_request, &thread_stop, &mut info);
-            let _ = events.send(Event::SearchDone(brain, best));
+            let search = std::panic::AssertUnwindSafe(|| {
+                brain.search(&thread_request, &thread_stop, &mut info)
+            });
+            let _ = events.send(match std::panic::catch_unwind(search) {
+                Ok(best) => Event::SearchDone(brain, best),
+                Err(_) => Event::SearchPanicked,
+            });
         });
         self.job = Some(Job {
             stop,
@@ -376,7 +429,7 @@ impl<B: Brain> Server<B> {
             stopped: false,
             held: None,
         });
-        Ok(())
+        self.stop_infinite_without_input()
     }
 
     /// Checks the brain's move and prints it, or holds it until `stop` for `go infinite`.
@@ -392,12 +445,11 @@ impl<B: Brain> Server<B> {
         let checked = match best {
             Some(mv) if legal.contains(mv) => Some(mv),
             _ => {
-                let fallback = legal.iter().next();
                 let chosen = best.map_or_else(|| "no move".to_string(), |mv| mv.to_string());
                 self.out.error(format_args!(
                     "the search returned {chosen}, not a legal move; playing the first legal move"
                 ))?;
-                fallback
+                legal.iter().next()
             }
         };
         if request.limits.infinite && !job.stopped {
@@ -408,6 +460,8 @@ impl<B: Brain> Server<B> {
         self.out.send(best_move_reply(checked))
     }
 
+    /// Tells the running search to finish; prints the held move of an `infinite` search that
+    /// already finished.
     fn stop(&mut self) -> io::Result<()> {
         let Some(job) = self.job.as_mut() else {
             return Ok(());
@@ -417,18 +471,47 @@ impl<B: Brain> Server<B> {
         if self.brain.is_some() && job.search.is_some() {
             let held = job.held;
             self.job = None;
-            return self.out.send(best_move_reply(held));
+            self.out.send(best_move_reply(held))?;
+            return self.run_pending();
+        }
+        Ok(())
+    }
+
+    /// Stops an `infinite` search once the input has ended, as no `stop` can come.
+    fn stop_infinite_without_input(&mut self) -> io::Result<()> {
+        if self.input_closed && self.job.as_ref().is_some_and(Job::is_infinite) {
+            return self.stop();
+        }
+        Ok(())
+    }
+
+    /// Ends the loop on `quit`: a running search is stopped and its `bestmove` printed; a
+    /// running perft and queued commands are dropped.
+    fn quit(&mut self, receiver: &Receiver<Event<B>>) -> io::Result<()> {
+        self.pending.clear();
+        if self.job.as_ref().is_none_or(|job| job.search.is_none()) {
+            return Ok(());
+        }
+        self.stop()?;
+        while self.job.is_some() {
+            match receiver.recv() {
+                Ok(Event::SearchDone(brain, best)) => self.finish_search(brain, best)?,
+                Ok(Event::SearchPanicked) => return self.search_panicked(),
+                Ok(_) => {}
+                Err(_) => break,
+            }
         }
         Ok(())
     }
 
     /// Runs `go perft <depth>` on a worker thread with the reference move generator.
     fn perft(&mut self, depth: u32) -> io::Result<()> {
-        if self.job.is_some() {
-            return self.out.error("go perft ignored while searching");
-        }
-        let Some(game) = self.current_game()? else {
-            return self.out.send(Reply::PerftTotal { nodes: 0 });
+        let game = match &self.game {
+            Ok(game) => game.clone(),
+            Err(err) => {
+                self.out.error(format_args!("no valid position: {err}"))?;
+                return self.out.send(Reply::PerftTotal { nodes: 0 });
+            }
         };
         let (rules, events, out) = (self.rules, self.events.clone(), self.out.clone());
         std::thread::spawn(move || {
@@ -466,5 +549,117 @@ fn best_move_reply(best: Option<Move>) -> Reply {
     Reply::BestMove {
         mv: best.map_or_else(|| NO_MOVE.to_string(), |mv| mv.to_string()),
         ponder: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A brain whose search answers with `reply`.
+    struct Scripted {
+        reply: fn(&SearchRequest) -> Option<Move>,
+    }
+
+    impl Brain for Scripted {
+        fn name(&self) -> &str {
+            "scripted"
+        }
+        fn author(&self) -> &str {
+            "tests"
+        }
+        fn options(&self) -> Vec<OptionDecl> {
+            Vec::new()
+        }
+        fn set_option(&mut self, _: &str, _: &str) -> Result<(), String> {
+            Ok(())
+        }
+        fn new_game(&mut self) {}
+        fn search(
+            &mut self,
+            request: &SearchRequest,
+            _: &AtomicBool,
+            _: &mut dyn FnMut(Info),
+        ) -> Option<Move> {
+            (self.reply)(request)
+        }
+    }
+
+    /// Output written by the server, readable by the test.
+    #[derive(Clone, Default)]
+    struct Captured(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Captured {
+        fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+            let mut buffer = self.0.lock().unwrap_or_else(|p| p.into_inner());
+            buffer.extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// Runs `input` through the server with a brain answering `reply`: the result and output.
+    fn run(reply: fn(&SearchRequest) -> Option<Move>, input: &str) -> (io::Result<()>, String) {
+        let output = Captured::default();
+        let input = io::Cursor::new(input.as_bytes().to_vec());
+        let result = serve_with(Scripted { reply }, input, output.clone());
+        let bytes = output.0.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        (result, String::from_utf8_lossy(&bytes).into_owned())
+    }
+
+    #[test]
+    fn illegal_or_missing_moves_are_replaced_by_a_legal_one() {
+        let illegal = |_: &SearchRequest| "a2a4".parse().ok();
+        let none = |_: &SearchRequest| None;
+        for reply in [illegal as fn(&SearchRequest) -> Option<Move>, none] {
+            let (result, output) = run(reply, "position startpos\ngo depth 1\n");
+            assert!(result.is_ok());
+            let lines: Vec<&str> = output.lines().collect();
+            assert_eq!(lines.len(), 2, "{output}");
+            assert!(lines[0].starts_with("info string error the search returned"));
+            let mv = lines[1].strip_prefix("bestmove ").unwrap_or_default();
+            assert!(
+                Position::startpos()
+                    .parse_move(Rules::default(), mv)
+                    .is_ok(),
+                "{output}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_search_sees_the_position_history_and_rules() {
+        let check = |request: &SearchRequest| {
+            let start = Position::startpos();
+            let ok = request.rules == Rules::Classic
+                && request.history.len() == 2
+                && request.history[0] == start
+                && request.limits == GoLimits::depth(3);
+            ok.then(|| request.position.legal_moves(request.rules).iter().last())
+                .flatten()
+        };
+        let (_, output) = run(
+            check,
+            "setoption name Rules value classic\nposition startpos moves a2b3 h7g6\ngo depth 3\n",
+        );
+        let moves: Result<Vec<Move>, _> = ["a2b3", "h7g6"].iter().map(|m| m.parse()).collect();
+        let game = moves
+            .ok()
+            .and_then(|moves| Game::replay(Position::startpos(), &moves, Rules::Classic).ok());
+        let last = game.and_then(|g| g.position.legal_moves(Rules::Classic).iter().last());
+        assert_eq!(Some(output), last.map(|mv| format!("bestmove {mv}\n")));
+    }
+
+    #[test]
+    fn a_panicking_search_ends_the_engine_with_an_error() {
+        let panics = |_: &SearchRequest| -> Option<Move> { panic!("a bug in the search") };
+        let (result, output) = run(panics, "position startpos\ngo depth 1\nisready\n");
+        assert!(result.is_err());
+        assert!(
+            output.contains("info string error the search panicked"),
+            "{output}"
+        );
     }
 }
