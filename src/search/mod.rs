@@ -141,12 +141,10 @@ impl Searcher {
 
     /// Replaces the table by an empty one of `hash_mb` MiB (0: no table).
     pub fn set_hash_mb(&mut self, hash_mb: usize) {
-        if hash_mb != self.hash_mb {
-            // Free the old table before allocating the new one.
-            self.table = TranspositionTable::new(0);
-            self.table = TranspositionTable::new(hash_mb);
-            self.hash_mb = hash_mb;
-        }
+        // Free the old table before allocating the new one.
+        self.table = TranspositionTable::new(0);
+        self.table = TranspositionTable::new(hash_mb);
+        self.hash_mb = hash_mb;
     }
 
     /// The evaluation in use.
