@@ -7,5 +7,6 @@ pub mod engine;
 pub mod openings;
 pub mod results;
 pub mod rules;
+pub mod search;
 pub mod stats;
 pub mod tournament;

@@ -13,6 +13,7 @@
 pub mod perft;
 mod position;
 
+pub(crate) use position::{Black, Side, Step, White};
 pub use position::{
     IllegalMove, IllegalReason, MoveError, MoveSet, Moves, Position, PositionError,
 };

@@ -249,7 +249,7 @@ pub fn zobrist(position: &Position) -> u64 {
 /// What a move by `side` from the one-bit bitboard `from` to `to` (taking a pawn when
 /// `capture`) xors into the Zobrist hash.
 #[inline(always)]
-fn zobrist_delta(side: Color, from: u64, to: u64, capture: bool) -> u64 {
+pub(crate) fn zobrist_delta(side: Color, from: u64, to: u64, capture: bool) -> u64 {
     let (from, to) = (from.trailing_zeros() as usize, to.trailing_zeros() as usize);
     let own = &PAWN_KEYS[side.index()];
     let mut delta = own[from] ^ own[to] ^ BLACK_TO_MOVE_KEY;

@@ -1,0 +1,140 @@
+//! bt-search: the bundled alpha-beta engine, [`bt_arena::search`] behind the UGI/UCI loop of
+//! [`bt_arena::engine::server`].
+//!
+//! Options, besides the server's `Rules`:
+//!
+//! * `Hash` (spin, MiB, default 16, 0 = no transposition table): the table size; setting it
+//!   empties the table.
+//! * `Depth` (spin, plies, default 0 = no cap): the deepest iteration whatever `go` says, a way
+//!   to weaken the engine.
+//! * `Eval` (combo `full` / `material`, default `full`): the evaluation.
+//!
+//! `go` limits map to [`Limits`]: the clock of the side to move (`p1time`/`wtime` etc.),
+//! `movestogo`, `movetime`, `depth`, `nodes`, `infinite`. The time between `go` arriving and the
+//! search starting is taken off the move time and the clock.
+
+use bt_arena::engine::protocol::{self, Info, OptionDecl, OptionKind};
+use bt_arena::engine::server::{Brain, SearchRequest, serve};
+use bt_arena::rules::Move;
+use bt_arena::search::{Clock, EvalKind, Limits, MAX_DEPTH, Report, Score, Searcher};
+use std::sync::atomic::AtomicBool;
+
+/// The default `Hash` in MiB.
+const DEFAULT_HASH_MB: i64 = 16;
+/// The largest `Hash` in MiB.
+const MAX_HASH_MB: i64 = 4096;
+
+/// The searcher and the depth cap of option `Depth` (0: none).
+struct SearchBrain {
+    searcher: Searcher,
+    depth_cap: u32,
+}
+
+impl Brain for SearchBrain {
+    fn name(&self) -> &str {
+        concat!("bt-search ", env!("CARGO_PKG_VERSION"))
+    }
+
+    fn author(&self) -> &str {
+        "the bt-arena developers"
+    }
+
+    fn options(&self) -> Vec<OptionDecl> {
+        vec![
+            OptionDecl::spin("Hash", DEFAULT_HASH_MB, 0, MAX_HASH_MB),
+            OptionDecl::spin("Depth", 0, 0, i64::from(MAX_DEPTH)),
+            OptionDecl {
+                name: "Eval".to_string(),
+                kind: OptionKind::Combo {
+                    default: EvalKind::default().name().to_string(),
+                    choices: EvalKind::ALL.iter().map(|k| k.name().to_string()).collect(),
+                },
+            },
+        ]
+    }
+
+    fn set_option(&mut self, name: &str, value: &str) -> Result<(), String> {
+        let number = || {
+            value
+                .parse::<u32>()
+                .map_err(|_| format!("'{value}' is not a non-negative integer"))
+        };
+        match name {
+            "Hash" => self.searcher.set_hash_mb(number()? as usize),
+            "Depth" => self.depth_cap = number()?,
+            "Eval" => self
+                .searcher
+                .set_eval_kind(value.parse().map_err(|err| format!("{err}"))?),
+            _ => return Err(format!("no option named '{name}'")),
+        }
+        Ok(())
+    }
+
+    fn new_game(&mut self) {
+        self.searcher.clear();
+    }
+
+    fn search(
+        &mut self,
+        request: &SearchRequest,
+        stop: &AtomicBool,
+        info: &mut dyn FnMut(Info),
+    ) -> Option<Move> {
+        let limits = limits(request, self.depth_cap);
+        let mut report = |report: &Report| info(info_line(report));
+        self.searcher
+            .search(&request.position, request.rules, &limits, stop, &mut report)
+            .best
+    }
+}
+
+/// The search limits for `request`, with the depth capped at `depth_cap` plies (0: no cap).
+fn limits(request: &SearchRequest, depth_cap: u32) -> Limits {
+    let go = &request.limits;
+    let side = request.position.side_to_move();
+    let lag_ms = u64::try_from(request.started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    let cap = (depth_cap > 0).then_some(depth_cap);
+    Limits {
+        depth: match (go.depth, cap) {
+            (Some(depth), Some(cap)) => Some(depth.min(cap)),
+            (depth, cap) => depth.or(cap),
+        },
+        nodes: go.nodes,
+        movetime_ms: go.movetime_ms.map(|ms| ms.saturating_sub(lag_ms)),
+        clock: go.time_ms(side).map(|remaining_ms| Clock {
+            remaining_ms: remaining_ms.saturating_sub(lag_ms),
+            increment_ms: go.inc_ms(side).unwrap_or(0),
+            moves_to_go: go.moves_to_go,
+        }),
+        infinite: go.infinite,
+    }
+}
+
+/// The `info` line of an iteration's report.
+fn info_line(report: &Report) -> Info {
+    Info {
+        depth: Some(report.depth),
+        seldepth: Some(report.seldepth),
+        score: Some(protocol_score(report.score)),
+        nodes: Some(report.nodes),
+        nps: Some(report.nps),
+        time_ms: Some(report.time_ms),
+        pv: report.pv.iter().map(Move::to_string).collect(),
+        string: None,
+    }
+}
+
+/// A search score as the protocol writes it: centipawns or mate in moves.
+fn protocol_score(score: Score) -> protocol::Score {
+    match score.mate_moves() {
+        Some(moves) => protocol::Score::Mate(moves),
+        None => protocol::Score::Cp(score.internal()),
+    }
+}
+
+fn main() -> std::io::Result<()> {
+    serve(SearchBrain {
+        searcher: Searcher::new(DEFAULT_HASH_MB as usize),
+        depth_cap: 0,
+    })
+}
