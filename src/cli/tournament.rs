@@ -230,7 +230,7 @@ fn check_engine_commands(config: &TournamentConfig) -> Result<()> {
         let found = cmd.components().count() > 1 && cmd.exists() || which(&cmd);
         if !found {
             bail!(
-                "engine '{}': executable {} not found",
+                "engine '{}': executable {} not found (the bundled engines are built by `cargo build --release`)",
                 engine.name,
                 engine.cmd.display()
             );
