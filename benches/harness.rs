@@ -1,0 +1,156 @@
+//! Harness overhead and scaling: `cargo bench --bench harness [-- GAMES_FOR_MEMORY]`.
+//!
+//! 1. The floor: a bare pipe round trip to a child process (`isready` → `readyok` with a
+//!    running bt-random, and a line echoed by `cat`), timed over many round trips.
+//! 2. The harness cost per move: a tournament of bt-random vs bt-random at `depth=1` (an
+//!    instant engine), wall time divided by plies played, at concurrency 1 and 2.
+//! 3. Memory: the resident set size sampled while a long run plays (default 20,000 games; pass
+//!    100000 for the figure in the issue).
+//!
+//! Results go to stderr (the runner prints one line per game on stdout: send it to /dev/null).
+//! Figures to report, not tests: machines here are shared and noisy.
+
+use bt_arena::results::{GAMES_CSV, read_games};
+use bt_arena::tournament::{EngineKeys, Format, OpeningsSpec, TimeControl, TournamentConfig, run};
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+const RANDOM: &str = env!("CARGO_BIN_EXE_bt-random");
+
+/// Mean time of one line written to `cmd` and one line read back, over `trips` trips.
+fn round_trip(cmd: &str, args: &[&str], setup: &[&str], send: &str, trips: u32) -> Duration {
+    let mut child = Command::new(cmd)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut line = String::new();
+    for command in setup {
+        writeln!(stdin, "{command}").expect("write");
+    }
+    stdin.flush().expect("flush");
+    let start = Instant::now();
+    for _ in 0..trips {
+        writeln!(stdin, "{send}").expect("write");
+        stdin.flush().expect("flush");
+        loop {
+            line.clear();
+            stdout.read_line(&mut line).expect("read");
+            if line.trim() == "readyok" || send != "isready" {
+                break;
+            }
+        }
+    }
+    let elapsed = start.elapsed() / trips;
+    drop(stdin);
+    let _ = child.wait();
+    elapsed
+}
+
+fn config(
+    games_per_pair_round: u32,
+    rounds: u32,
+    concurrency: usize,
+    out: PathBuf,
+) -> TournamentConfig {
+    let engine = |name: &str| {
+        EngineKeys::parse(&[format!("cmd={RANDOM}"), format!("name={name}")])
+            .and_then(|keys| keys.into_spec(TimeControl::Depth(1)))
+            .expect("engine spec")
+    };
+    TournamentConfig {
+        event: "bench".into(),
+        engines: vec![engine("a"), engine("b")],
+        format: Format::RoundRobin,
+        rules: Default::default(),
+        openings: OpeningsSpec::default(),
+        rounds,
+        games: games_per_pair_round,
+        concurrency,
+        seed: 1,
+        sprt: None,
+        out,
+        log: false,
+    }
+}
+
+/// Plays `games` games and returns (seconds, plies).
+fn tournament(games: u32, concurrency: usize) -> (f64, u64) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = config(2, games / 2, concurrency, dir.path().join("run"));
+    let start = Instant::now();
+    run(&config, false, &AtomicBool::new(false)).expect("run");
+    let seconds = start.elapsed().as_secs_f64();
+    let games = read_games(&config.out.join(GAMES_CSV)).expect("games.csv");
+    (
+        seconds,
+        games.iter().map(|game| u64::from(game.plies)).sum(),
+    )
+}
+
+fn rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            status
+                .lines()
+                .find(|line| line.starts_with("VmRSS:"))
+                .and_then(|line| line.split_whitespace().nth(1)?.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+fn main() {
+    let trips = 20_000;
+    let isready = round_trip(RANDOM, &[], &["ugi"], "isready", trips);
+    let echo = round_trip("cat", &[], &[], "hello", trips);
+    eprintln!(
+        "floor: isready round trip to bt-random {:.1} µs, echo through cat {:.1} µs",
+        isready.as_secs_f64() * 1e6,
+        echo.as_secs_f64() * 1e6
+    );
+
+    for concurrency in [1, 2] {
+        let (seconds, plies) = tournament(1000, concurrency);
+        let per_move = seconds / plies as f64;
+        eprintln!(
+            "bt-random vs bt-random depth=1, concurrency {concurrency}: 1000 games, {plies} plies in {seconds:.2} s = {:.1} µs per move ({:.2}x the isready floor), {:.0} games/s",
+            per_move * 1e6,
+            per_move / isready.as_secs_f64(),
+            1000.0 / seconds
+        );
+    }
+
+    let games: u32 = std::env::args()
+        .nth(1)
+        .and_then(|arg| arg.parse().ok())
+        .unwrap_or(20_000);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = config(2, games / 2, 2, dir.path().join("run"));
+    let done = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            let start = Instant::now();
+            while !done.load(std::sync::atomic::Ordering::SeqCst) {
+                eprintln!(
+                    "memory: {:>6.1} s  RSS {} KiB",
+                    start.elapsed().as_secs_f64(),
+                    rss_kib()
+                );
+                std::thread::sleep(Duration::from_secs(5));
+            }
+        });
+        let _ = run(&config, false, &AtomicBool::new(false)).expect("run");
+        done.store(true, std::sync::atomic::Ordering::SeqCst);
+    });
+    eprintln!(
+        "memory: after {games} games and the final report, RSS {} KiB",
+        rss_kib()
+    );
+}
