@@ -308,3 +308,58 @@ fn processes_in(dir: &Path) -> Vec<u32> {
         .filter(|pid| std::fs::read_link(format!("/proc/{pid}/cwd")).is_ok_and(|cwd| cwd == dir))
         .collect()
 }
+
+#[test]
+fn a_config_file_describes_the_whole_tournament_and_flags_override_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("run.toml");
+    std::fs::write(
+        &config,
+        format!(
+            r#"event = "from-file"
+format = "gauntlet"
+rules = "classic"
+rounds = 1
+games = 2
+seed = 11
+
+[[engines]]
+name = "r1"
+cmd = "{RANDOM}"
+limit = {{ depth = 1 }}
+
+[[engines]]
+name = "r2"
+cmd = "{RANDOM}"
+limit = {{ move-time = 50 }}
+options = {{ Seed = "3" }}
+
+[[engines]]
+name = "r3"
+cmd = "{RANDOM}"
+limit = {{ clock = {{ base_ms = 5000, increment_ms = 50 }} }}
+"#
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("run");
+    let output = bt_arena(&args(&format!("tournament --config {} --rounds 2", config.display()), &out));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let games = read_games(&out.join("games.csv")).unwrap();
+    // Gauntlet: r1 meets r2 and r3, 2 games each per round, 2 rounds.
+    assert_eq!(games.len(), 8);
+    assert!(games.iter().all(|g| g.white == "r1" || g.black == "r1"));
+    for game in &games {
+        replay(game, Rules::Classic);
+    }
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("config.json")).unwrap()).unwrap();
+    assert_eq!(saved["event"], "from-file");
+    assert_eq!(saved["rounds"], 2);
+    assert_eq!(saved["rules"], "classic");
+
+    std::fs::write(&config, "rounds = 1\n[[engines]]\nname = \"x\"\n").unwrap();
+    let output = bt_arena(&args(&format!("tournament --config {}", config.display()), &out));
+    assert_eq!(output.status.code(), Some(3));
+    assert!(stderr(&output).contains("run.toml"), "{}", stderr(&output));
+}
