@@ -32,7 +32,9 @@ pub struct EloEstimate {
     pub los: f64,
     /// `true` when the mean score fell outside `[1e-3, 1 - 1e-3]` (e.g. 1000-0):
     /// `elo` is then the clamp value `±1199.83`, a bound the true estimate lies
-    /// beyond, and `error95` is 0 as in fishtest.
+    /// beyond. `error95` comes from the regularized counts (empty cells count
+    /// as 1e-3, as in fishtest): finite, shrinking towards 0 as the one-sided
+    /// sample grows (e.g. ±249.82 for 5 pairs all won, 0 for 1000-0 per game).
     pub bound: bool,
 }
 
