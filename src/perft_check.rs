@@ -427,7 +427,7 @@ pub enum CheckError {
         /// The target's position.
         position: Position,
         /// What the engine did.
-        error: EngineError,
+        error: Box<EngineError>,
     },
     /// A suite line lists a count the reference rules do not give (a wrong suite, or the
     /// wrong `--rules`).
@@ -468,14 +468,8 @@ impl fmt::Display for CheckError {
     }
 }
 
-impl std::error::Error for CheckError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            CheckError::Engine { error, .. } => Some(error),
-            CheckError::SuiteCount { .. } => None,
-        }
-    }
-}
+/// The message of [`CheckError::Engine`] includes the engine's error, so it has no `source`.
+impl std::error::Error for CheckError {}
 
 /// Checks every target with `engine`, which must have been started under `settings.rules`,
 /// calling `on_position` with each target's report as soon as it is done.
@@ -529,7 +523,7 @@ impl Checker<'_> {
         let engine_error = |error| CheckError::Engine {
             source: target.source.clone(),
             position: target.position,
-            error,
+            error: Box::new(error),
         };
         let reference = self.reference(&target.position, target.depth);
         let expected = reference.iter().map(|&(_, count)| count).sum();

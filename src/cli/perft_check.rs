@@ -2,7 +2,7 @@
 //! perft with the reference rules and walking down to the faulty position.
 
 use super::UsageError;
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, anyhow};
 use bt_arena::engine::Engine;
 use bt_arena::perft_check::{self, CheckSettings, Target};
 use bt_arena::rules::Rules;
@@ -63,7 +63,9 @@ pub fn run(args: &PerftCheckArgs) -> Result<ExitCode> {
         limits: spec.limit.go_limits(),
         timeout: Duration::from_secs(args.timeout),
     };
-    let mut engine = Engine::start(&spec.engine_config(), args.rules)?;
+    // An engine error's message includes its cause: no chain to print.
+    let mut engine =
+        Engine::start(&spec.engine_config(), args.rules).map_err(|e| anyhow!("{e}"))?;
     if !args.json {
         print_header(&engine, args, targets.len(), seed);
     }
