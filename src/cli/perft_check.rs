@@ -119,6 +119,8 @@ fn suite_targets(path: &Path, max_depth: u32) -> Result<Vec<Target>> {
     Ok(Target::from_suite(&entries, max_depth))
 }
 
+/// Prints the first line of the text report: the engine, the rules, the number of positions and
+/// the seed of the random games.
 fn print_header(engine: &Engine, args: &PerftCheckArgs, positions: usize, seed: Option<u64>) {
     let id = engine
         .id_name()
