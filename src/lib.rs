@@ -5,6 +5,7 @@
 
 pub mod engine;
 pub mod openings;
+pub mod perft_check;
 pub mod results;
 pub mod rules;
 pub mod search;

@@ -21,6 +21,9 @@ struct Cli {
 enum Command {
     /// Count leaf nodes of the move tree (perft), per depth, per root move, or over a suite.
     Perft(cli::perft::PerftArgs),
+    /// Find the exact bug in an engine's move generator: its perft against the rules, walked
+    /// down to the faulty position.
+    PerftCheck(cli::perft_check::PerftCheckArgs),
     /// Play a round-robin or gauntlet tournament between engines.
     Tournament(cli::tournament::TournamentArgs),
     /// Recompute the report (standings, Elo, LOS, pentanomial counts, SPRT) from games.csv files.
@@ -45,6 +48,7 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Perft(args) => cli::perft::run(&args),
+        Command::PerftCheck(args) => cli::perft_check::run(&args),
         Command::Tournament(args) => cli::tournament::run(&args, &matches),
         Command::Elo(args) => cli::elo::run(&args),
     };

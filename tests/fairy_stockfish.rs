@@ -7,32 +7,13 @@ use bt_arena::engine::{Engine, EngineConfig, EngineError, Timeouts};
 use bt_arena::rules::perft::{PerftOptions, divide};
 use bt_arena::rules::{Position, Rules};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-/// Where Debian's package puts the binary, then `PATH`.
-fn fairy_stockfish() -> Option<PathBuf> {
-    let debian = PathBuf::from("/usr/games/fairy-stockfish");
-    if debian.is_file() {
-        return Some(debian);
-    }
-    std::env::var_os("PATH").and_then(|path| {
-        std::env::split_paths(&path)
-            .map(|dir| dir.join("fairy-stockfish"))
-            .find(|candidate| candidate.is_file())
-    })
-}
+mod common;
 
-/// Its configuration, or `None` (after saying so) when it is missing outside CI.
+/// Its configuration, or `None` when it is missing outside CI.
 fn config() -> Option<EngineConfig> {
-    let Some(cmd) = fairy_stockfish() else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "fairy-stockfish is not installed but CI is set: .ci/run must install it"
-        );
-        eprintln!("fairy-stockfish is not installed (apt-get install fairy-stockfish): skipped");
-        return None;
-    };
+    let cmd = common::fairy_stockfish_or_skip()?;
     Some(EngineConfig {
         name: "fairy-stockfish".into(),
         cmd,

@@ -2,6 +2,7 @@
 
 pub mod elo;
 pub mod perft;
+pub mod perft_check;
 pub mod tournament;
 
 /// Exit code: a check failed (perft mismatch, SPRT accepted H0).

@@ -4,7 +4,8 @@
 //! (TOML or JSON, the same fields) both produce a [`TournamentConfig`], which is saved with the
 //! results as `config.json` so a run can be resumed exactly.
 
-use crate::engine::protocol::Protocol;
+use crate::engine::EngineConfig;
+use crate::engine::protocol::{GoLimits, Protocol};
 use crate::rules::Rules;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -43,6 +44,22 @@ impl TimeControl {
             base_ms: seconds_to_ms(base).map_err(|e| format!("bad tc '{text}': {e}"))?,
             increment_ms: seconds_to_ms(increment).map_err(|e| format!("bad tc '{text}': {e}"))?,
         })
+    }
+}
+
+impl TimeControl {
+    /// The `go` limits of this control for a position searched on its own: a clock as both
+    /// sides' full base time and increment, any other control as its fixed limit.
+    pub fn go_limits(self) -> GoLimits {
+        match self {
+            TimeControl::Clock {
+                base_ms,
+                increment_ms,
+            } => GoLimits::clock(base_ms, base_ms, increment_ms, increment_ms),
+            TimeControl::MoveTime(ms) => GoLimits::movetime(ms),
+            TimeControl::Depth(depth) => GoLimits::depth(depth),
+            TimeControl::Nodes(nodes) => GoLimits::nodes(nodes),
+        }
     }
 }
 
@@ -106,6 +123,30 @@ pub struct EngineSpec {
     /// the default). A crashed engine is always restarted.
     #[serde(default)]
     pub restart: bool,
+}
+
+impl EngineSpec {
+    /// How to run this engine: its command, arguments, directory, protocol and options (in
+    /// name order), default timeouts, and no log files (set `stderr_log` and `comm_log` on
+    /// the result to keep them).
+    pub fn engine_config(&self) -> EngineConfig {
+        EngineConfig {
+            name: self.name.clone(),
+            cmd: self.cmd.clone(),
+            args: self.args.clone(),
+            dir: self.dir.clone(),
+            env: Vec::new(),
+            proto: self.proto,
+            options: self
+                .options
+                .iter()
+                .map(|(name, value)| (name.clone(), value.clone()))
+                .collect(),
+            stderr_log: None,
+            comm_log: None,
+            timeouts: Default::default(),
+        }
+    }
 }
 
 /// Default tolerance for a late move, ms.

@@ -146,21 +146,19 @@ pub fn play(
 
 /// The `go` limits for the side to move: both clocks, or the fixed limit.
 fn go_limits(limit: TimeControl, clocks: &[Option<Clock>; 2]) -> GoLimits {
-    let mut limits = GoLimits::default();
     match limit {
         TimeControl::Clock { .. } => {
             let remaining = |c: Option<Clock>| c.map_or(0, |c| c.remaining_ms.max(0) as u64);
             let increment = |c: Option<Clock>| c.map_or(0, |c| c.increment_ms as u64);
-            limits.white_time_ms = Some(remaining(clocks[0]));
-            limits.black_time_ms = Some(remaining(clocks[1]));
-            limits.white_inc_ms = Some(increment(clocks[0]));
-            limits.black_inc_ms = Some(increment(clocks[1]));
+            GoLimits::clock(
+                remaining(clocks[0]),
+                remaining(clocks[1]),
+                increment(clocks[0]),
+                increment(clocks[1]),
+            )
         }
-        TimeControl::MoveTime(ms) => limits.movetime_ms = Some(ms),
-        TimeControl::Depth(depth) => limits.depth = Some(depth),
-        TimeControl::Nodes(nodes) => limits.nodes = Some(nodes),
+        fixed => fixed.go_limits(),
     }
-    limits
 }
 
 /// How long to wait for a move before the engine loses on time.

@@ -464,20 +464,9 @@ fn engine_config(config: &TournamentConfig, spec: &EngineSpec, worker: usize) ->
     let logs = config.out.join("logs");
     let file = |suffix: &str| logs.join(format!("{}-{worker}.{suffix}", spec.name));
     EngineConfig {
-        name: spec.name.clone(),
-        cmd: spec.cmd.clone(),
-        args: spec.args.clone(),
-        dir: spec.dir.clone(),
-        env: Vec::new(),
-        proto: spec.proto,
-        options: spec
-            .options
-            .iter()
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect(),
         stderr_log: Some(file("stderr.log")),
         comm_log: config.log.then(|| file("log")),
-        timeouts: Default::default(),
+        ..spec.engine_config()
     }
 }
 

@@ -113,3 +113,27 @@ pub fn assert_reaped(pid: u32) {
 pub fn in_ms(ms: u64) -> Instant {
     Instant::now() + Duration::from_millis(ms)
 }
+
+/// Fairy-Stockfish: where Debian's package puts the binary, then `PATH`. `None` (after saying
+/// so) when it is not installed, except under CI (env `CI` set), where its absence fails the
+/// test.
+pub fn fairy_stockfish_or_skip() -> Option<PathBuf> {
+    let debian = PathBuf::from("/usr/games/fairy-stockfish");
+    let found = if debian.is_file() {
+        Some(debian)
+    } else {
+        std::env::var_os("PATH").and_then(|path| {
+            std::env::split_paths(&path)
+                .map(|dir| dir.join("fairy-stockfish"))
+                .find(|candidate| candidate.is_file())
+        })
+    };
+    if found.is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "fairy-stockfish is not installed but CI is set: .ci/run must install it"
+        );
+        eprintln!("fairy-stockfish is not installed (apt-get install fairy-stockfish): skipped");
+    }
+    found
+}

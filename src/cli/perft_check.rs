@@ -1,0 +1,138 @@
+//! `bt-arena perft-check`: finds the exact bug in an engine's move generator by comparing its
+//! perft with the reference rules and walking down to the faulty position.
+
+use super::UsageError;
+use anyhow::{Context, Result, anyhow};
+use bt_arena::engine::Engine;
+use bt_arena::perft_check::{self, CheckSettings, Target};
+use bt_arena::rules::Rules;
+use bt_arena::rules::perft;
+use bt_arena::tournament::{EngineKeys, EngineSpec, TimeControl};
+use clap::{ArgAction, Args};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// Arguments of `bt-arena perft-check`.
+#[derive(Args, Debug)]
+pub struct PerftCheckArgs {
+    /// The engine: cmd=PATH [name=N] [args="A B"] [arg=A] [dir=D] [proto=ugi|uci]
+    /// [option.X=Y] and the search whose bestmove is judged in each position:
+    /// [depth=N | st=S | nodes=N | tc=BASE+INC] (default depth=1).
+    #[arg(long, required = true, num_args = 1.., action = ArgAction::Set, value_name = "KEY=VALUE")]
+    engine: Vec<String>,
+    /// Rule set: capture-only (diagonal steps must capture) or classic.
+    #[arg(long, default_value_t = Rules::CaptureOnly)]
+    rules: Rules,
+    /// Perft depth in plies of the start and random positions; caps the depth of suite lines.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=64))]
+    depth: u32,
+    /// Check every line of a perft suite (`<position> ;D1 n ;D2 n ...`) at its deepest listed
+    /// depth (capped by --depth) instead of the start position.
+    #[arg(long, value_name = "FILE")]
+    suite: Option<PathBuf>,
+    /// Check K positions, one from each of K games of random legal moves (instead of the start
+    /// position; besides a suite).
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
+    random: Option<u32>,
+    /// Seed of the random games (default: drawn at random and printed).
+    #[arg(long, requires = "random")]
+    seed: Option<u64>,
+    /// Seconds one perft or one search may take before the engine counts as failed.
+    #[arg(long, value_name = "SECONDS", default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..))]
+    timeout: u64,
+    /// Print the report as JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs `bt-arena perft-check`: exit 0 when the engine agrees with the rules everywhere, 1 on a
+/// mismatch or an illegal bestmove.
+///
+/// # Errors
+/// A bad `--engine` ([`UsageError`]); an unreadable or malformed suite, or a suite count the
+/// rules do not give; an engine that fails to start, crashes, stalls or sends garbage.
+pub fn run(args: &PerftCheckArgs) -> Result<ExitCode> {
+    let spec = engine_spec(&args.engine)?;
+    let seed = args
+        .random
+        .map(|_| args.seed.unwrap_or_else(|| fastrand::u64(..)));
+    let targets = targets(args, seed)?;
+    let settings = CheckSettings {
+        rules: args.rules,
+        limits: spec.limit.go_limits(),
+        timeout: Duration::from_secs(args.timeout),
+    };
+    // An engine error's message includes its cause: no chain to print.
+    let mut engine =
+        Engine::start(&spec.engine_config(), args.rules).map_err(|e| anyhow!("{e}"))?;
+    if !args.json {
+        print_header(&engine, args, targets.len(), seed);
+    }
+    let mut report = perft_check::check_all(&mut engine, &settings, &targets, |position| {
+        if !args.json {
+            print!("{position}");
+        }
+    })?;
+    engine.quit();
+    report.seed = seed;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{report}");
+    }
+    Ok(if report.failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        super::EXIT_FAILED.into()
+    })
+}
+
+/// The engine from its `key=value` tokens; its search limit defaults to depth 1.
+fn engine_spec(tokens: &[String]) -> Result<EngineSpec> {
+    EngineKeys::parse(tokens)
+        .and_then(|keys| keys.into_spec(TimeControl::Depth(1)))
+        .map_err(|e| UsageError(format!("--engine: {e}")).into())
+}
+
+/// The positions to check: the suite's lines and the random positions, or else the start.
+fn targets(args: &PerftCheckArgs, seed: Option<u64>) -> Result<Vec<Target>> {
+    let mut targets = match &args.suite {
+        Some(path) => suite_targets(path, args.depth)?,
+        None => Vec::new(),
+    };
+    if let (Some(count), Some(seed)) = (args.random, seed) {
+        targets.extend(Target::random(args.rules, count as usize, seed, args.depth));
+    }
+    if args.suite.is_none() && args.random.is_none() {
+        targets.push(Target::start(args.depth));
+    }
+    Ok(targets)
+}
+
+/// One target per line of the suite at `path`.
+fn suite_targets(path: &Path, max_depth: u32) -> Result<Vec<Target>> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read perft suite {}", path.display()))?;
+    let entries =
+        perft::parse_suite(&text).with_context(|| format!("bad perft suite {}", path.display()))?;
+    Ok(Target::from_suite(&entries, max_depth))
+}
+
+/// Prints the first line of the text report: the engine, the rules, the number of positions and
+/// the seed of the random games.
+fn print_header(engine: &Engine, args: &PerftCheckArgs, positions: usize, seed: Option<u64>) {
+    let id = engine
+        .id_name()
+        .map_or(String::new(), |id| format!(" ({id})"));
+    print!(
+        "perft-check of {}{id} under {} rules: {positions} position{}",
+        engine.name(),
+        args.rules,
+        if positions == 1 { "" } else { "s" }
+    );
+    match seed {
+        Some(seed) => println!(", random games seeded {seed}"),
+        None => println!(),
+    }
+}
