@@ -145,11 +145,13 @@ pub fn generate(options: &GenerateOptions) -> Result<Generated, TooFewOpenings> 
             continue;
         }
         match scorer.score(&position) {
-            Eval::Cp(cp) if cp.abs() <= options.max_eval_cp => openings.push(GeneratedOpening {
-                position,
-                eval_cp: cp,
-                plies: options.plies,
-            }),
+            eval @ Eval::Cp(cp) if eval.is_balanced(options.max_eval_cp) => {
+                openings.push(GeneratedOpening {
+                    position,
+                    eval_cp: cp,
+                    plies: options.plies,
+                })
+            }
             _ => tally.unbalanced += 1,
         }
     }

@@ -175,10 +175,11 @@ impl Book {
     /// `opening book b.epd repeats 2 positions (line 5 repeats line 3, line 9 repeats line 7)`.
     pub fn duplicates_warning(&self) -> Option<String> {
         (!self.duplicates.is_empty()).then(|| {
+            let count = self.duplicates.len();
             format!(
-                "opening book {} repeats {} positions ({})",
+                "opening book {} repeats {count} position{} ({})",
                 self.path.display(),
-                self.duplicates.len(),
+                if count == 1 { "" } else { "s" },
                 duplicate_lines(&self.duplicates)
             )
         })
@@ -231,7 +232,7 @@ mod tests {
         assert_eq!(book.duplicates, vec![(3, 5)]);
         assert_eq!(
             book.duplicates_warning().unwrap(),
-            "opening book book.epd repeats 1 positions (line 5 repeats line 3)"
+            "opening book book.epd repeats 1 position (line 5 repeats line 3)"
         );
         assert_eq!(
             parse("startpos\n", Rules::Classic)

@@ -2,7 +2,6 @@
 
 use crate::rules::{Color, Position, Rules};
 use crate::search::{Limits, Score, Searcher};
-use std::fmt;
 use std::sync::atomic::AtomicBool;
 
 /// The transposition table of the scoring search, in MiB. Fixed: a search's result may depend
@@ -47,16 +46,6 @@ impl Eval {
     }
 }
 
-impl fmt::Display for Eval {
-    /// Centipawns as a bare number (`14`, `-30`), a proven result as `White wins`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Eval::Cp(cp) => write!(f, "{cp}"),
-            Eval::Proven(winner) => write!(f, "{winner} wins"),
-        }
-    }
-}
-
 /// Scores positions by a fixed-depth search of the bundled searcher from an emptied table, so
 /// the same position, rules and depth always get the same [`Eval`].
 pub struct Scorer {
@@ -73,16 +62,6 @@ impl Scorer {
             rules,
             depth,
         }
-    }
-
-    /// The rule set the scorer searches under.
-    pub fn rules(&self) -> Rules {
-        self.rules
-    }
-
-    /// The search depth in plies.
-    pub fn depth(&self) -> u32 {
-        self.depth
     }
 
     /// The evaluation of `position` from White's point of view.
