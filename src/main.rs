@@ -28,6 +28,8 @@ enum Command {
     Tournament(cli::tournament::TournamentArgs),
     /// Recompute the report (standings, Elo, LOS, pentanomial counts, SPRT) from games.csv files.
     Elo(cli::elo::EloArgs),
+    /// Generate an opening book (random balanced positions), or check one.
+    Openings(cli::openings::OpeningsArgs),
 }
 
 fn main() -> ExitCode {
@@ -51,6 +53,7 @@ fn main() -> ExitCode {
         Command::PerftCheck(args) => cli::perft_check::run(&args),
         Command::Tournament(args) => cli::tournament::run(&args, &matches),
         Command::Elo(args) => cli::elo::run(&args),
+        Command::Openings(args) => cli::openings::run(&args),
     };
     result.unwrap_or_else(|err| {
         eprintln!("error: {err:#}");

@@ -1,6 +1,7 @@
 //! The subcommands of the `bt-arena` binary: argument types and how results are printed.
 
 pub mod elo;
+pub mod openings;
 pub mod perft;
 pub mod perft_check;
 pub mod tournament;

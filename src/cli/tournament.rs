@@ -5,7 +5,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use bt_arena::rules::Rules;
 use bt_arena::stats::SprtDecision;
 use bt_arena::tournament::{
-    self, EngineKeys, Finish, Format, OpeningsSpec, TimeControl, TournamentConfig,
+    self, EngineKeys, Finish, Format, OpeningOrder, OpeningsSpec, TimeControl, TournamentConfig,
 };
 use clap::{ArgAction, ArgMatches, Args};
 use std::path::{Path, PathBuf};
@@ -106,6 +106,7 @@ pub fn run(args: &TournamentArgs, matches: &ArgMatches) -> Result<ExitCode> {
         config.rules,
         config.out.display()
     );
+    print_openings(&config.openings);
     let report = tournament::run(&config, resume, &stop)?;
     println!("\n{}", report.summary);
     if let Some((_, why)) = report.not_played.first() {
@@ -116,6 +117,18 @@ pub fn run(args: &TournamentArgs, matches: &ArgMatches) -> Result<ExitCode> {
     }
     println!("Results: {}", config.out.display());
     Ok(exit_code(&config, &report))
+}
+
+/// Names the book the games start from, or the start position.
+fn print_openings(openings: &OpeningsSpec) {
+    let order = match openings.order {
+        OpeningOrder::Sequential => "sequential",
+        OpeningOrder::Random => "random",
+    };
+    match &openings.file {
+        Some(book) => println!("Openings: {} ({order} order)", book.display()),
+        None => println!("Openings: the start position"),
+    }
 }
 
 fn exit_code(config: &TournamentConfig, report: &tournament::RunReport) -> ExitCode {

@@ -174,12 +174,17 @@ pub fn run(
     })
 }
 
-/// The book's openings, or the start position alone when there is no book.
+/// The book's openings, or the start position alone when there is no book. Prints a warning
+/// when the book repeats positions.
 fn load_openings(config: &TournamentConfig) -> Result<Vec<Opening>, RunError> {
     match &config.openings.file {
-        Some(path) => Ok(Book::load(path, config.rules)
-            .map_err(RunError::Book)?
-            .openings),
+        Some(path) => {
+            let book = Book::load(path, config.rules).map_err(RunError::Book)?;
+            if let Some(warning) = book.duplicates_warning() {
+                eprintln!("warning: {warning}");
+            }
+            Ok(book.openings)
+        }
         None => Ok(vec![Opening {
             id: 1,
             line: 0,

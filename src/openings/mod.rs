@@ -3,6 +3,20 @@
 //! A book (`.epd`) holds one position string per line (as [`Position`] parses it), optionally
 //! followed by `;` and a comment such as `id "name"`; blank lines and lines starting with `#`
 //! are ignored. Every line is validated on load under the rule set in force.
+//!
+//! Books are made by [`generate()`] (random move sequences from the start, kept when balanced by
+//! a short search) and examined by [`check()`] (size, duplicates, eval and ply spread).
+
+mod check;
+mod generate;
+mod scorer;
+
+pub use check::{BookReport, EvalSpread, PlySpread, ProvenOpening, Spread, check, pawn_advances};
+pub use generate::{
+    DEFAULT_MAX_EVAL, GenerateOptions, Generated, GeneratedOpening, Tally, TooFewOpenings,
+    book_text, generate,
+};
+pub use scorer::{DEFAULT_DEPTH, Eval, Scorer};
 
 use crate::rules::{Position, PositionError, Rules};
 use std::collections::HashMap;
@@ -20,6 +34,17 @@ pub struct Opening {
     pub position: Position,
     /// The text after `;` on its line, trimmed (e.g. `id "o12"; eval 14`); empty when none.
     pub comment: String,
+}
+
+impl Opening {
+    /// The value of the field `key` in the comment, whose fields are separated by `;` and
+    /// written `key value`: for the comment `id "o12"; eval 14; plies 6`, `plies` gives `6`.
+    pub fn comment_field(&self, key: &str) -> Option<&str> {
+        self.comment.split(';').find_map(|field| {
+            let (name, value) = field.trim().split_once(char::is_whitespace)?;
+            (name == key).then(|| value.trim())
+        })
+    }
 }
 
 /// A loaded and validated opening book.
@@ -145,6 +170,31 @@ impl Book {
     }
 }
 
+impl Book {
+    /// A warning naming the repeated positions, `None` when every position is distinct: e.g.
+    /// `opening book b.epd repeats 2 positions (line 5 repeats line 3, line 9 repeats line 7)`.
+    pub fn duplicates_warning(&self) -> Option<String> {
+        (!self.duplicates.is_empty()).then(|| {
+            let count = self.duplicates.len();
+            format!(
+                "opening book {} repeats {count} position{} ({})",
+                self.path.display(),
+                if count == 1 { "" } else { "s" },
+                duplicate_lines(&self.duplicates)
+            )
+        })
+    }
+}
+
+/// Duplicate pairs `(first, repeat)` as text: `line 5 repeats line 3, line 9 repeats line 7`.
+pub fn duplicate_lines(duplicates: &[(usize, usize)]) -> String {
+    let pairs: Vec<String> = duplicates
+        .iter()
+        .map(|(first, repeat)| format!("line {repeat} repeats line {first}"))
+        .collect();
+    pairs.join(", ")
+}
+
 /// One book line: `None` for a blank or comment line, else the position and its comment.
 fn parse_line(raw: &str, rules: Rules) -> Result<Option<(Position, String)>, LineError> {
     let text = raw.trim();
@@ -180,6 +230,26 @@ mod tests {
             "8/8/8/1p6/P7/8/8/8 w"
         );
         assert_eq!(book.duplicates, vec![(3, 5)]);
+        assert_eq!(
+            book.duplicates_warning().unwrap(),
+            "opening book book.epd repeats 1 position (line 5 repeats line 3)"
+        );
+        assert_eq!(
+            parse("startpos\n", Rules::Classic)
+                .unwrap()
+                .duplicates_warning(),
+            None
+        );
+    }
+
+    #[test]
+    fn comment_fields_are_found_by_name() {
+        let book = parse("startpos ; id \"o12\"; eval -14;plies  6\n", Rules::Classic).unwrap();
+        let opening = &book.openings[0];
+        assert_eq!(opening.comment_field("id"), Some("\"o12\""));
+        assert_eq!(opening.comment_field("eval"), Some("-14"));
+        assert_eq!(opening.comment_field("plies"), Some("6"));
+        assert_eq!(opening.comment_field("ply"), None);
     }
 
     #[test]

@@ -1,0 +1,211 @@
+//! `bt-arena openings`: generate an opening book, or check one.
+
+use anyhow::{Context, Result, bail};
+use bt_arena::openings::{self, Book, GenerateOptions, Generated, Spread};
+use bt_arena::rules::Rules;
+use bt_arena::search::MAX_DEPTH;
+use clap::{Args, Subcommand};
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Arguments of `bt-arena openings`.
+#[derive(Args, Debug)]
+pub struct OpeningsArgs {
+    #[command(subcommand)]
+    command: OpeningsCommand,
+}
+
+#[derive(Subcommand, Debug)]
+enum OpeningsCommand {
+    /// Generate a book: random move sequences from the start, kept when distinct, not decided
+    /// and balanced by a short search. The same arguments give the same file.
+    Generate(GenerateArgs),
+    /// Print a book's statistics: count, duplicates, eval spread, ply spread, side to move.
+    Check(CheckArgs),
+}
+
+/// Arguments of `bt-arena openings generate`.
+#[derive(Args, Debug)]
+struct GenerateArgs {
+    /// Rule set: capture-only or classic.
+    #[arg(long, default_value_t = Rules::CaptureOnly)]
+    rules: Rules,
+    /// Length of every move sequence from the start position, in plies.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100))]
+    plies: u32,
+    /// How many distinct openings to write.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    count: u32,
+    /// Seed of the random move choices.
+    #[arg(long)]
+    seed: u64,
+    /// Keep positions the search scores within ±CP centipawns.
+    #[arg(long, value_name = "CP", default_value_t = openings::DEFAULT_MAX_EVAL,
+          value_parser = clap::value_parser!(i32).range(0..=10_000))]
+    max_eval: i32,
+    /// Depth of the scoring search in plies.
+    #[arg(long, default_value_t = openings::DEFAULT_DEPTH,
+          value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_DEPTH)))]
+    depth: u32,
+    /// The book file to write.
+    #[arg(long, value_name = "FILE")]
+    out: PathBuf,
+    /// Overwrite FILE when it exists.
+    #[arg(long)]
+    force: bool,
+}
+
+/// Arguments of `bt-arena openings check`.
+#[derive(Args, Debug)]
+struct CheckArgs {
+    /// The book file.
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
+    /// Rule set the book is loaded and searched under.
+    #[arg(long, default_value_t = Rules::CaptureOnly)]
+    rules: Rules,
+    /// Depth of the scoring search in plies.
+    #[arg(long, default_value_t = openings::DEFAULT_DEPTH,
+          value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_DEPTH)))]
+    depth: u32,
+    /// Print the statistics as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs `bt-arena openings generate` or `bt-arena openings check`.
+///
+/// # Errors
+/// generate: FILE exists (without --force) or cannot be written, or too few openings were
+/// found; check: the book cannot be read or has a bad line.
+pub fn run(args: &OpeningsArgs) -> Result<ExitCode> {
+    match &args.command {
+        OpeningsCommand::Generate(args) => {
+            run_generate(args, std::env::args_os().skip(1)).map(|()| ExitCode::SUCCESS)
+        }
+        OpeningsCommand::Check(args) => run_check(args),
+    }
+}
+
+fn run_generate(args: &GenerateArgs, command_line: impl Iterator<Item = OsString>) -> Result<()> {
+    if args.out.exists() && !args.force {
+        bail!(
+            "{} exists: pass --force to overwrite it",
+            args.out.display()
+        );
+    }
+    let options = GenerateOptions {
+        rules: args.rules,
+        plies: args.plies,
+        count: args.count as usize,
+        seed: args.seed,
+        max_eval_cp: args.max_eval,
+        depth: args.depth,
+    };
+    let generated = openings::generate(&options)
+        .with_context(|| format!("cannot generate {}", args.out.display()))?;
+    let header = [
+        format!("bt-arena {}", shell_words(command_line)),
+        describe(&options, &generated),
+        "<position> ; id \"o<n>\"; eval <centipawns for White>; plies <n>".to_string(),
+    ];
+    let text = openings::book_text(&header, &generated.openings);
+    write_book(&args.out, &text, args.force)?;
+    println!(
+        "Wrote {} openings to {}: {}",
+        generated.openings.len(),
+        args.out.display(),
+        generated.tally
+    );
+    let evals: Vec<i64> = generated
+        .openings
+        .iter()
+        .map(|o| i64::from(o.eval_cp))
+        .collect();
+    if let Some(spread) = Spread::of(&evals) {
+        println!(
+            "eval (centipawns for White, depth {}): {spread}",
+            args.depth
+        );
+    }
+    Ok(())
+}
+
+/// The second header line: what the book holds and how it was made.
+fn describe(options: &GenerateOptions, generated: &Generated) -> String {
+    format!(
+        "{} openings under {} rules: {} random plies from the start, kept within ±{} cp by a depth-{} search; {}",
+        generated.openings.len(),
+        options.rules,
+        options.plies,
+        options.max_eval_cp,
+        options.depth,
+        generated.tally
+    )
+}
+
+/// The arguments as one shell command line, quoting those that need it.
+fn shell_words(args: impl Iterator<Item = OsString>) -> String {
+    let quote = |arg: OsString| {
+        let arg = arg.to_string_lossy().into_owned();
+        let plain = !arg.is_empty()
+            && arg
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_./=+:,@%".contains(c));
+        if plain {
+            arg
+        } else {
+            format!("'{}'", arg.replace('\'', r"'\''"))
+        }
+    };
+    args.map(quote).collect::<Vec<_>>().join(" ")
+}
+
+/// Writes `text` to `path` through a temporary file in the same directory, so a failed run
+/// leaves no partial book; refuses to replace an existing file unless `force`.
+fn write_book(path: &Path, text: &str, force: bool) -> Result<()> {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let mut file = tempfile::NamedTempFile::new_in(dir)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    file.write_all(text.as_bytes())
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    let persisted = if force {
+        file.persist(path).map(drop)
+    } else {
+        file.persist_noclobber(path).map(drop)
+    };
+    persisted.with_context(|| format!("cannot write {}", path.display()))
+}
+
+fn run_check(args: &CheckArgs) -> Result<ExitCode> {
+    let book = Book::load(&args.file, args.rules)?;
+    let report = openings::check(&book, args.rules, args.depth);
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{report}");
+    }
+    if let Some(warning) = book.duplicates_warning() {
+        eprintln!("warning: {warning}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn command_lines_quote_only_what_needs_it() {
+        let args = ["openings", "--out", "my book.epd", "it's", "", "a=b,c"];
+        assert_eq!(
+            shell_words(args.iter().map(OsString::from)),
+            r"openings --out 'my book.epd' 'it'\''s' '' a=b,c"
+        );
+    }
+}

@@ -1,0 +1,243 @@
+//! `bt-arena openings generate|check` end to end with the real binary, the shipped books, and
+//! the tournament's warning about a book with repeated positions.
+
+use bt_arena::openings::Book;
+use bt_arena::rules::Rules;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+/// Runs bt-arena in `dir` with the whitespace-separated arguments of `command`.
+fn bt_arena(dir: &Path, command: &str) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_bt-arena"))
+        .args(command.split_whitespace())
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+/// A tournament in `dir` between two bt-random engines, one game pair, with `extra` flags.
+fn random_pair(dir: &Path, extra: &str) -> Output {
+    let random = env!("CARGO_BIN_EXE_bt-random");
+    bt_arena(
+        dir,
+        &format!(
+            "tournament --engine cmd={random} name=a --engine cmd={random} name=b \
+             --each tc=2+0.02 --rounds 1 --games 2 {extra}"
+        ),
+    )
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// A small, fast book: 20 openings of 4 plies under classic rules, scored at depth 2.
+fn generate(dir: &Path, seed: u64, extra: &str) -> Output {
+    bt_arena(
+        dir,
+        &format!(
+            "openings generate --rules classic --plies 4 --count 20 --seed {seed} --depth 2 \
+             --out book.epd {extra}"
+        ),
+    )
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap()
+}
+
+#[test]
+fn generation_repeats_from_the_seed_and_records_its_command() {
+    let [a, b, c] = [(); 3].map(|()| tempfile::tempdir().unwrap());
+    for (dir, seed) in [(&a, 5), (&b, 5), (&c, 6)] {
+        let output = generate(dir.path(), seed, "");
+        assert!(output.status.success(), "{}", stderr(&output));
+        assert!(stdout(&output).starts_with("Wrote 20 openings to book.epd: "));
+    }
+    let book = read(&a.path().join("book.epd"));
+    assert_eq!(book, read(&b.path().join("book.epd")));
+    assert_ne!(book, read(&c.path().join("book.epd")));
+    assert!(book.starts_with(
+        "# bt-arena openings generate --rules classic --plies 4 --count 20 --seed 5 --depth 2 --out book.epd\n"
+    ));
+    let loaded = Book::load(&a.path().join("book.epd"), Rules::Classic).unwrap();
+    assert_eq!(loaded.openings.len(), 20);
+    assert!(loaded.duplicates.is_empty());
+    for opening in &loaded.openings {
+        assert_eq!(opening.comment_field("plies"), Some("4"));
+        let eval: i32 = opening.comment_field("eval").unwrap().parse().unwrap();
+        assert!(eval.abs() <= bt_arena::openings::DEFAULT_MAX_EVAL);
+    }
+}
+
+#[test]
+fn check_reports_the_generated_book() {
+    let dir = tempfile::tempdir().unwrap();
+    assert!(generate(dir.path(), 1, "").status.success());
+    let check = "openings check book.epd --rules classic --depth 2";
+    let output = bt_arena(dir.path(), check);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stdout(&output);
+    for expected in [
+        "book.epd: 20 openings under classic rules\n",
+        "duplicates: none\n",
+        "eval (centipawns for White, depth 2): min ",
+        "within ±50: 100.0%",
+        "plies (from the plies comments): min 4, max 4, mean 4.0, stddev 0.0; openings per ply count 4: 20\n",
+        "side to move: White 20, Black 0\n",
+    ] {
+        assert!(text.contains(expected), "{expected:?} in {text}");
+    }
+    let output = bt_arena(dir.path(), &format!("{check} --json"));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(json["count"], 20);
+    assert_eq!(json["rules"], "classic");
+    assert_eq!(json["plies"]["histogram"]["4"], 20);
+    assert_eq!(json["eval"]["within_100"], 1.0);
+    assert_eq!(json["white_to_move"], 20);
+}
+
+#[test]
+fn check_lists_duplicates_and_counts_plies_without_comments() {
+    let dir = tempfile::tempdir().unwrap();
+    let book = "startpos\npppppppp/pppppppp/8/8/8/P7/1PPPPPPP/PPPPPPPP b\nstartpos ; id \"s\"\n";
+    std::fs::write(dir.path().join("dup.epd"), book).unwrap();
+    let output = bt_arena(dir.path(), "openings check dup.epd --depth 2");
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stdout(&output);
+    for expected in [
+        "duplicates: 1 (line 3 repeats line 1)\n",
+        "plies (counted from pawn advances, a lower bound where pawns were captured): min 0, max 1",
+        "side to move: White 2, Black 1\n",
+    ] {
+        assert!(text.contains(expected), "{expected:?} in {text}");
+    }
+    let warning = "warning: opening book dup.epd repeats 1 position (line 3 repeats line 1)";
+    assert!(stderr(&output).contains(warning));
+}
+
+#[test]
+fn bad_books_exit_4_naming_the_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "# header\nstartpos\npppppppp/8 w\n",
+            "opening book bad.epd line 3: bad position: the board has 2 ranks",
+        ),
+        (
+            "startpos\n\n8/8/8/p7/P7/8/8/8 w ; blocked\n",
+            "opening book bad.epd line 3: the game is already over there: White has no legal move",
+        ),
+        ("# nothing\n", "opening book bad.epd holds no position"),
+    ];
+    for (book, message) in cases {
+        std::fs::write(dir.path().join("bad.epd"), book).unwrap();
+        let output = bt_arena(dir.path(), "openings check bad.epd");
+        assert_eq!(output.status.code(), Some(4), "{book}");
+        assert!(stderr(&output).contains(message), "{}", stderr(&output));
+    }
+    let output = bt_arena(dir.path(), "openings check missing.epd");
+    assert_eq!(output.status.code(), Some(4));
+    assert!(stderr(&output).contains("cannot read opening book missing.epd"));
+}
+
+#[test]
+fn an_existing_book_is_only_replaced_with_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("book.epd");
+    std::fs::write(&path, "startpos\n").unwrap();
+    let output = generate(dir.path(), 1, "");
+    assert_eq!(output.status.code(), Some(4));
+    assert!(stderr(&output).contains("book.epd exists: pass --force to overwrite it"));
+    assert_eq!(read(&path), "startpos\n");
+    let output = generate(dir.path(), 1, "--force");
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(read(&path).starts_with("# bt-arena openings generate"));
+}
+
+#[test]
+fn generation_gives_up_saying_how_much_it_tried() {
+    let dir = tempfile::tempdir().unwrap();
+    // One ply from the start reaches only 8 positions under capture-only rules.
+    let output = bt_arena(
+        dir.path(),
+        "openings generate --plies 1 --count 9 --seed 1 --out book.epd",
+    );
+    assert_eq!(output.status.code(), Some(4));
+    let message = "cannot generate book.epd: found only 8 of 9 openings after 10000 random \
+                   sequences tried (9992 repeated a position";
+    assert!(stderr(&output).contains(message), "{}", stderr(&output));
+    assert!(!dir.path().join("book.epd").exists());
+}
+
+#[test]
+fn bad_flags_are_usage_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    for flags in [
+        "--plies 0 --out b.epd",
+        "--plies 4",
+        "--plies 4 --out b.epd --rules chess",
+        "--plies 4 --out b.epd --max-eval -5",
+        "--plies 4 --out b.epd --depth 0",
+    ] {
+        let command = format!("openings generate --count 5 --seed 1 {flags}");
+        assert_eq!(
+            bt_arena(dir.path(), &command).status.code(),
+            Some(3),
+            "{command}"
+        );
+    }
+    assert_eq!(
+        bt_arena(dir.path(), "openings check").status.code(),
+        Some(3)
+    );
+    assert!(!dir.path().join("b.epd").exists());
+}
+
+#[test]
+fn the_shipped_books_load_under_their_rules_without_duplicates() {
+    for rules in Rules::ALL {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("openings")
+            .join(format!("{rules}.epd"));
+        let book = Book::load(&path, rules).unwrap();
+        assert_eq!(book.openings.len(), 500, "{rules}");
+        assert!(book.duplicates.is_empty(), "{rules}");
+        let header = read(&path).lines().next().unwrap().to_string();
+        let command = format!("# bt-arena openings generate --rules {rules} ");
+        assert!(header.starts_with(&command), "{header}");
+        assert!(
+            header.ends_with(&format!("--out openings/{rules}.epd")),
+            "{header}"
+        );
+    }
+}
+
+#[test]
+fn a_tournament_warns_about_a_book_with_repeats() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("dup.epd"), "startpos\nstartpos\n").unwrap();
+    let output = random_pair(dir.path(), "--openings file=dup.epd --out run");
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(stdout(&output).contains("Openings: dup.epd (sequential order)"));
+    let warning = "warning: opening book dup.epd repeats 1 position (line 2 repeats line 1)";
+    assert!(stderr(&output).contains(warning));
+}
+
+#[test]
+fn tournaments_from_the_repository_root_start_from_the_shipped_book() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = tempfile::tempdir().unwrap();
+    let run = out.path().join("run");
+    let output = random_pair(root, &format!("--rules classic --out {}", run.display()));
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(stdout(&output).contains("Openings: openings/classic.epd (sequential order)"));
+    let games = bt_arena::results::read_games(&run.join("games.csv")).unwrap();
+    let book = Book::load(&root.join("openings/classic.epd"), Rules::Classic).unwrap();
+    assert_eq!(games[0].opening, book.openings[0].position.to_string());
+}
