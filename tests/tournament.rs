@@ -343,7 +343,10 @@ limit = {{ clock = {{ base_ms = 5000, increment_ms = 50 }} }}
     )
     .unwrap();
     let out = dir.path().join("run");
-    let output = bt_arena(&args(&format!("tournament --config {} --rounds 2", config.display()), &out));
+    let output = bt_arena(&args(
+        &format!("tournament --config {} --rounds 2", config.display()),
+        &out,
+    ));
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let games = read_games(&out.join("games.csv")).unwrap();
     // Gauntlet: r1 meets r2 and r3, 2 games each per round, 2 rounds.
@@ -359,7 +362,10 @@ limit = {{ clock = {{ base_ms = 5000, increment_ms = 50 }} }}
     assert_eq!(saved["rules"], "classic");
 
     std::fs::write(&config, "rounds = 1\n[[engines]]\nname = \"x\"\n").unwrap();
-    let output = bt_arena(&args(&format!("tournament --config {}", config.display()), &out));
+    let output = bt_arena(&args(
+        &format!("tournament --config {}", config.display()),
+        &out,
+    ));
     assert_eq!(output.status.code(), Some(3));
     assert!(stderr(&output).contains("run.toml"), "{}", stderr(&output));
 }
