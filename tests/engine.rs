@@ -531,51 +531,6 @@ fn search_info_is_parsed_into_fields() {
     assert_eq!(reply.info.score, None::<Score>);
 }
 
-/// Environment variable that makes [`helper_runner_that_gets_killed`] run.
-const HELPER_PID_FILE: &str = "BT_ARENA_TEST_ENGINE_PID_FILE";
-
-/// Not a test by itself: run by [`engines_die_with_a_killed_runner`] in a child process, it
-/// starts an engine, writes the engine's pid and waits to be killed.
-#[test]
-#[ignore = "a helper process for engines_die_with_a_killed_runner"]
-fn helper_runner_that_gets_killed() {
-    let Ok(pid_file) = std::env::var(HELPER_PID_FILE) else {
-        return;
-    };
-    let engine = start(&random(Protocol::Ugi), Rules::CaptureOnly);
-    std::fs::write(&pid_file, engine.pid().to_string()).expect("pid written");
-    std::thread::sleep(Duration::from_secs(60));
-}
-
-#[test]
-fn engines_die_with_a_killed_runner() {
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let pid_file = dir.path().join("engine.pid");
-    let mut runner = std::process::Command::new(std::env::current_exe().expect("the test binary"))
-        .args([
-            "--exact",
-            "helper_runner_that_gets_killed",
-            "--ignored",
-            "--nocapture",
-        ])
-        .env(HELPER_PID_FILE, &pid_file)
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .expect("the helper runs");
-    let written = eventually(Duration::from_secs(30), || {
-        std::fs::read_to_string(&pid_file).is_ok_and(|t| !t.trim().is_empty())
-    });
-    assert!(written, "the helper started no engine");
-    let engine_pid = read_pid(&pid_file);
-    assert!(is_running(engine_pid));
-    runner.kill().expect("the helper is killed");
-    runner.wait().expect("the helper is reaped");
-    assert!(
-        eventually(Duration::from_secs(5), || !is_running(engine_pid)),
-        "engine {engine_pid} outlived its killed runner"
-    );
-}
-
 #[test]
 fn engines_outlive_the_thread_that_started_them() {
     let mut engine = std::thread::spawn(|| start(&random(Protocol::Ugi), Rules::CaptureOnly))
