@@ -48,6 +48,9 @@ fn main() -> ExitCode {
             };
         }
     };
+    if !matches!(cli.command, Command::Tournament(_) | Command::PerftCheck(_)) {
+        die_quietly_on_closed_stdout();
+    }
     let result = match cli.command {
         Command::Perft(args) => cli::perft::run(&args),
         Command::PerftCheck(args) => cli::perft_check::run(&args),
@@ -63,4 +66,15 @@ fn main() -> ExitCode {
             cli::EXIT_ERROR.into()
         }
     })
+}
+
+/// Restores the default action of SIGPIPE, so `bt-arena perft 12 | head -1` ends quietly as Unix
+/// tools do instead of panicking on a closed stdout. Only for commands that talk to no engine:
+/// the others keep Rust's default (SIGPIPE ignored), so an engine that closed its input is an
+/// error to adjudicate, not the runner's death.
+fn die_quietly_on_closed_stdout() {
+    // SAFETY: called once at start-up, before any thread exists; SIG_DFL is a valid handler.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
 }

@@ -366,6 +366,78 @@ limit = {{ clock = {{ base_ms = 5000, increment_ms = 50 }} }}
         &format!("tournament --config {}", config.display()),
         &out,
     ));
-    assert_eq!(output.status.code(), Some(3));
+    assert_eq!(
+        output.status.code(),
+        Some(4),
+        "a malformed file is not a bad flag"
+    );
     assert!(stderr(&output).contains("run.toml"), "{}", stderr(&output));
+}
+
+#[test]
+fn resume_writes_where_it_is_told_and_checks_what_it_finds() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = dir.path().join("first");
+    let output = bt_arena(&args(
+        "tournament --engine cmd=RANDOM name=a --engine cmd=RANDOM name=b --each depth=1 --rounds 2 --event Weekly",
+        &first,
+    ));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(
+        std::fs::read_to_string(first.join("games.pgn"))
+            .unwrap()
+            .contains("[Event \"Weekly\"]")
+    );
+
+    // Moved elsewhere with its last game lost: the resume plays that game there.
+    let moved = dir.path().join("moved");
+    std::fs::rename(&first, &moved).unwrap();
+    let csv = moved.join("games.csv");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let kept: Vec<&str> = text.lines().take(4).collect();
+    std::fs::write(&csv, kept.join("\n") + "\n").unwrap();
+    let output = bt_arena(&[
+        "tournament".into(),
+        "--resume".into(),
+        moved.display().to_string(),
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(read_games(&csv).unwrap().len(), 4);
+    assert!(!first.exists(), "the resume wrote to the old directory");
+
+    // A repeated game is refused, not counted.
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let repeated = text.lines().nth(1).unwrap().to_string();
+    std::fs::write(&csv, format!("{text}{repeated}\n")).unwrap();
+    let output = bt_arena(&[
+        "tournament".into(),
+        "--resume".into(),
+        moved.display().to_string(),
+    ]);
+    assert_eq!(output.status.code(), Some(4));
+    assert!(
+        stderr(&output).contains("recorded twice"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn a_decided_sprt_run_plays_no_more_games_on_resume() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let output = bt_arena(&args(
+        "tournament --engine cmd=SEARCH name=s --engine cmd=RANDOM name=r --each depth=2 --rounds 200 \
+         --sprt elo0=0 elo1=200 alpha=0.05 beta=0.05",
+        &out,
+    ));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let played = read_games(&out.join("games.csv")).unwrap().len();
+    let output = bt_arena(&[
+        "tournament".into(),
+        "--resume".into(),
+        out.display().to_string(),
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(read_games(&out.join("games.csv")).unwrap().len(), played);
 }

@@ -28,8 +28,9 @@ pub struct PerftArgs {
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
     threads: u16,
     /// Transposition table size in MiB (0: none).
-    #[arg(long, value_name = "MB", default_value_t = 0)]
-    hash: usize,
+    #[arg(long, value_name = "MB", default_value_t = 0,
+          value_parser = clap::value_parser!(u32).range(0..=16384))]
+    hash: u32,
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
@@ -42,7 +43,7 @@ impl PerftArgs {
     fn options(&self) -> PerftOptions {
         PerftOptions {
             threads: usize::from(self.threads),
-            hash_mb: self.hash,
+            hash_mb: self.hash as usize,
         }
     }
 }
@@ -96,7 +97,8 @@ fn print_depths(args: &PerftArgs, max_depth: u32) -> Result<()> {
         );
     }
     let mut rows = Vec::new();
-    for depth in 1..=max_depth {
+    // Depth 0 has one leaf, the position itself.
+    for depth in max_depth.min(1)..=max_depth {
         let row = timed(&args.fen, args.rules, depth, args.options());
         if !args.json {
             let nps = row
@@ -133,7 +135,12 @@ fn print_divide(args: &PerftArgs, depth: u32) -> Result<()> {
     let start = Instant::now();
     let moves = perft::divide(&args.fen, args.rules, depth, args.options());
     let time_ms = start.elapsed().as_secs_f64() * 1e3;
-    let total: u64 = moves.iter().map(|&(_, count)| count).sum();
+    // Depth 0 has no moves below the root and one leaf, the position itself.
+    let total: u64 = if depth == 0 {
+        1
+    } else {
+        moves.iter().map(|&(_, count)| count).sum()
+    };
     if args.json {
         #[derive(Serialize)]
         struct MoveCount {

@@ -78,6 +78,14 @@ fn engine_groups(matches: &ArgMatches) -> Vec<Vec<String>> {
         .unwrap_or_default()
 }
 
+/// `println!` that ignores a closed stdout (`| head`): the results are in files anyway.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout().lock(), $($arg)*);
+    }};
+}
+
 /// Exit codes of a tournament with --sprt (see README.md).
 const EXIT_H0: u8 = 1;
 const EXIT_INCONCLUSIVE: u8 = 2;
@@ -91,14 +99,19 @@ const EXIT_INTERRUPTED: u8 = 130;
 pub fn run(args: &TournamentArgs, matches: &ArgMatches) -> Result<ExitCode> {
     let engines = engine_groups(matches);
     let (config, resume) = match &args.resume {
-        Some(dir) => (tournament::saved_config(dir).map_err(|e| anyhow!(e))?, true),
-        None => (
-            build_config(args, &engines).map_err(|e| super::UsageError(format!("{e:#}")))?,
-            false,
-        ),
+        Some(dir) => (resumed_config(dir)?, true),
+        None => {
+            let base = match &args.config {
+                Some(path) => TournamentConfig::read(path).map_err(|e| anyhow!(e))?,
+                None => default_config()?,
+            };
+            let config = build_config(base, args, &engines)
+                .map_err(|e| super::UsageError(format!("{e:#}")))?;
+            (config, false)
+        }
     };
     let stop = interrupt_flag()?;
-    println!(
+    say!(
         "{} games: {} engines, {} rounds, {} rules; results in {}",
         if resume { "Resuming" } else { "Playing" },
         config.engines.len(),
@@ -108,14 +121,14 @@ pub fn run(args: &TournamentArgs, matches: &ArgMatches) -> Result<ExitCode> {
     );
     print_openings(&config.openings);
     let report = tournament::run(&config, resume, &stop)?;
-    println!("\n{}", report.summary);
+    say!("\n{}", report.summary);
     if let Some((_, why)) = report.not_played.first() {
         eprintln!(
             "warning: {} games were not played (retried by --resume); the first because {why}",
             report.not_played.len()
         );
     }
-    println!("Results: {}", config.out.display());
+    say!("Results: {}", config.out.display());
     Ok(exit_code(&config, &report))
 }
 
@@ -126,8 +139,8 @@ fn print_openings(openings: &OpeningsSpec) {
         OpeningOrder::Random => "random",
     };
     match &openings.file {
-        Some(book) => println!("Openings: {} ({order} order)", book.display()),
-        None => println!("Openings: the start position"),
+        Some(book) => say!("Openings: {} ({order} order)", book.display()),
+        None => say!("Openings: the start position"),
     }
 }
 
@@ -177,11 +190,20 @@ const DEFAULT_LIMIT: TimeControl = TimeControl::Clock {
 };
 
 /// The config from a config file (if any) overridden by the flags.
-fn build_config(args: &TournamentArgs, engines: &[Vec<String>]) -> Result<TournamentConfig> {
-    let mut config = match &args.config {
-        Some(path) => TournamentConfig::read(path).map_err(|e| anyhow!(e))?,
-        None => default_config()?,
-    };
+/// The saved config of the run in `dir`, writing to `dir` wherever the run was first started.
+fn resumed_config(dir: &Path) -> Result<TournamentConfig> {
+    let mut config = tournament::saved_config(dir).map_err(|e| anyhow!(e))?;
+    config.out = dir.to_path_buf();
+    Ok(config)
+}
+
+/// `base` (a config file or the demonstration) overridden by the flags, with every path made
+/// absolute so that `--resume` works from any directory.
+fn build_config(
+    mut config: TournamentConfig,
+    args: &TournamentArgs,
+    engines: &[Vec<String>],
+) -> Result<TournamentConfig> {
     let each = EngineKeys::parse(&args.each).map_err(|e| anyhow!("--each: {e}"))?;
     if !engines.is_empty() {
         config.engines = engines
@@ -195,11 +217,13 @@ fn build_config(args: &TournamentArgs, engines: &[Vec<String>]) -> Result<Tourna
             .collect::<Result<_>>()?;
         config.rounds = 1;
         config.concurrency = 1;
+        config.event = "bt-arena".to_string();
     } else if !args.each.is_empty() {
         bail!("--each needs engines given with --engine");
     }
     override_settings(&mut config, args)?;
     config.validate().map_err(|e| anyhow!(e))?;
+    make_paths_absolute(&mut config)?;
     check_engine_commands(&config)?;
     Ok(config)
 }
@@ -231,21 +255,59 @@ fn override_settings(config: &mut TournamentConfig, args: &TournamentArgs) -> Re
     Ok(())
 }
 
-/// Fails early, naming the engine, when an engine's executable does not exist.
+/// Engine commands given as paths (not bare names looked up in PATH), engine directories, the
+/// book and the results directory, relative to the directory bt-arena runs in.
+fn make_paths_absolute(config: &mut TournamentConfig) -> Result<()> {
+    let absolute = |path: &Path| std::path::absolute(path).context("cannot resolve a path");
+    for engine in &mut config.engines {
+        if engine.cmd.components().count() > 1 {
+            engine.cmd = absolute(&engine.cmd)?;
+        }
+        if let Some(dir) = &engine.dir {
+            engine.dir = Some(absolute(dir)?);
+        }
+    }
+    if let Some(book) = &config.openings.file {
+        config.openings.file = Some(absolute(book)?);
+    }
+    config.out = absolute(&config.out)?;
+    Ok(())
+}
+
+/// Fails early, naming the engine, when its executable is missing, a directory or not
+/// executable, or its working directory does not exist.
 fn check_engine_commands(config: &TournamentConfig) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
     for engine in &config.engines {
-        let cmd = match &engine.dir {
-            Some(dir) if engine.cmd.is_relative() && engine.cmd.components().count() > 1 => {
-                dir.join(&engine.cmd)
+        let name = &engine.name;
+        let cmd = &engine.cmd;
+        if cmd.components().count() <= 1 {
+            if !which(cmd) {
+                bail!(
+                    "engine '{name}': executable '{}' not found in PATH",
+                    cmd.display()
+                );
             }
-            _ => engine.cmd.clone(),
-        };
-        let found = cmd.components().count() > 1 && cmd.exists() || which(&cmd);
-        if !found {
+        } else if !cmd.exists() {
             bail!(
-                "engine '{}': executable {} not found (the bundled engines are built by `cargo build --release`)",
-                engine.name,
-                engine.cmd.display()
+                "engine '{name}': executable {} not found (the bundled engines are built by `cargo build --release`)",
+                cmd.display()
+            );
+        } else if cmd.is_dir() {
+            bail!(
+                "engine '{name}': {} is a directory, not an executable",
+                cmd.display()
+            );
+        } else if std::fs::metadata(cmd).is_ok_and(|m| m.permissions().mode() & 0o111 == 0) {
+            bail!(
+                "engine '{name}': {} is not executable (chmod +x?)",
+                cmd.display()
+            );
+        }
+        if let Some(dir) = engine.dir.as_ref().filter(|dir| !dir.is_dir()) {
+            bail!(
+                "engine '{name}': working directory {} does not exist",
+                dir.display()
             );
         }
     }

@@ -192,6 +192,7 @@ impl EngineKeys {
             .ok_or_else(|| format!("'{token}' is not key=value"))?;
         let bad = |what: &str| format!("bad value in '{token}': {what}");
         match key {
+            "cmd" if value.is_empty() => return Err(bad("cmd cannot be empty")),
             "cmd" => self.cmd = Some(PathBuf::from(value)),
             "name" if value.is_empty() => return Err(bad("an engine name cannot be empty")),
             "name" => self.name = Some(value.to_string()),
@@ -446,6 +447,14 @@ impl TournamentConfig {
                 self.engines.len()
             ));
         }
+        for engine in &self.engines {
+            if engine.name.trim().is_empty() || engine.name.chars().any(char::is_control) {
+                return Err(format!(
+                    "bad engine name {:?}: names must be non-empty and free of control characters",
+                    engine.name
+                ));
+            }
+        }
         for (index, engine) in self.engines.iter().enumerate() {
             if self.engines[..index].iter().any(|e| e.name == engine.name) {
                 return Err(format!(
@@ -454,8 +463,14 @@ impl TournamentConfig {
                 ));
             }
         }
-        if self.rounds == 0 || self.games == 0 || self.concurrency == 0 {
-            return Err("rounds, games and concurrency must be at least 1".to_string());
+        for (what, value) in [
+            ("rounds", self.rounds as usize),
+            ("games", self.games as usize),
+            ("concurrency", self.concurrency),
+        ] {
+            if value == 0 {
+                return Err(format!("{what} must be at least 1"));
+            }
         }
         if let Some(spec) = &self.sprt {
             spec.parse::<crate::stats::Sprt>()

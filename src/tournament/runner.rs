@@ -18,6 +18,7 @@ use crate::rules::{Color, Position};
 use crate::stats::{Sprt, SprtDecision};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::collections::{HashMap, HashSet, VecDeque};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -55,8 +56,10 @@ pub enum RunError {
     Results(results::ResultsError),
     /// The results directory already holds games of another run.
     OutputExists(PathBuf),
-    /// The config cannot be saved.
+    /// The config cannot be saved, or the recorded games do not fit it.
     Config(String),
+    /// Another bt-arena is writing the results directory.
+    Busy(PathBuf),
 }
 
 impl std::fmt::Display for RunError {
@@ -70,6 +73,12 @@ impl std::fmt::Display for RunError {
                 dir.display()
             ),
             RunError::Config(err) => f.write_str(err),
+            RunError::Busy(dir) => write!(
+                f,
+                "another bt-arena is running on {} (it holds {}/.lock)",
+                dir.display(),
+                dir.display()
+            ),
         }
     }
 }
@@ -97,20 +106,14 @@ pub fn run(
 ) -> Result<RunReport, RunError> {
     let openings = load_openings(config)?;
     let games_csv = config.out.join(results::GAMES_CSV);
-    let done: HashSet<u64> = if games_csv.exists() {
-        if !resume {
-            return Err(RunError::OutputExists(config.out.clone()));
-        }
-        results::read_games(&games_csv)?
-            .iter()
-            .map(|game| game.game_id)
-            .collect()
-    } else {
-        HashSet::new()
-    };
+    if games_csv.exists() && !resume {
+        return Err(RunError::OutputExists(config.out.clone()));
+    }
+    let _lock = lock_directory(&config.out)?;
     save_config(config)?;
-    let writer = ResultsWriter::open(&config.out, config.rules)?;
     let scheduled = schedule(config, openings.len());
+    let done = recorded_games(config, &scheduled, &games_csv)?;
+    let writer = ResultsWriter::open(&config.out, config.rules)?.with_event(config.event.clone());
     let queue: VecDeque<ScheduledGame> = scheduled
         .iter()
         .filter(|game| !done.contains(&game.game_id))
@@ -136,8 +139,9 @@ pub fn run(
     if sprt.is_some() {
         shared.seed_tally(&games_csv)?;
     }
+    let workers = config.concurrency.min(lock(&shared.queue).len());
     std::thread::scope(|scope| {
-        for worker in 0..config.concurrency {
+        for worker in 0..workers {
             let shared = &shared;
             scope.spawn(move || Worker::new(shared, worker).run());
         }
@@ -172,6 +176,65 @@ pub fn run(
             .into_inner()
             .unwrap_or_else(|e| e.into_inner()),
     })
+}
+
+/// Holds an exclusive lock on `DIR/.lock` while the run lasts, so two runners never write
+/// one results directory.
+fn lock_directory(dir: &Path) -> Result<std::fs::File, RunError> {
+    let path = dir.join(".lock");
+    let file = std::fs::create_dir_all(dir)
+        .and_then(|()| std::fs::File::create(&path))
+        .map_err(|e| RunError::Config(format!("cannot create {}: {e}", path.display())))?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => Err(RunError::Busy(dir.to_path_buf())),
+        Err(std::fs::TryLockError::Error(e)) => Err(RunError::Config(format!(
+            "cannot lock {}: {e}",
+            path.display()
+        ))),
+    }
+}
+
+/// The ids of the games already in `games_csv` (none when it does not exist yet).
+///
+/// # Errors
+/// When the file holds a game twice, a game id outside the schedule, or a game whose engines
+/// are not the scheduled ones: a resume must not count foreign or repeated games.
+fn recorded_games(
+    config: &TournamentConfig,
+    scheduled: &[ScheduledGame],
+    games_csv: &Path,
+) -> Result<HashSet<u64>, RunError> {
+    if !games_csv.exists() {
+        return Ok(HashSet::new());
+    }
+    let mut done = HashSet::new();
+    for game in results::read_games(games_csv)? {
+        let bad = |why: String| {
+            RunError::Config(format!(
+                "cannot resume: {} game {}: {why}",
+                games_csv.display(),
+                game.game_id
+            ))
+        };
+        let Some(slot) = scheduled.iter().find(|s| s.game_id == game.game_id) else {
+            return Err(bad("not in this tournament's schedule".to_string()));
+        };
+        let expected = (
+            &config.engines[slot.white].name,
+            &config.engines[slot.black].name,
+        );
+        if (&game.white, &game.black) != expected {
+            return Err(bad(format!(
+                "played by {} vs {}, scheduled as {} vs {}",
+                game.white, game.black, expected.0, expected.1
+            )));
+        }
+        if !done.insert(game.game_id) {
+            return Err(bad("recorded twice".to_string()));
+        }
+    }
+    Ok(done)
 }
 
 /// The book's openings, or the start position alone when there is no book. Prints a warning
@@ -277,6 +340,7 @@ impl Shared<'_> {
                 tally.add(game.pair, winner, winner == 0);
             }
         }
+        self.check_sprt(&tally);
         Ok(())
     }
 
@@ -315,11 +379,17 @@ impl Shared<'_> {
         tally.add(record.pair, winner, winner == 0);
         self.progress.set_message(self.score_line(&tally));
         self.progress.inc(1);
+        self.check_sprt(&tally);
+    }
+
+    /// Stops the run once the SPRT decides (saying so once).
+    fn check_sprt(&self, tally: &Tally) {
         if let Some(sprt) = &self.sprt {
             let llr = sprt.llr_pentanomial(&tally.pentanomial);
-            if sprt.decision(llr) != SprtDecision::Continue {
+            if sprt.decision(llr) != SprtDecision::Continue
+                && !self.sprt_stop.swap(true, Ordering::SeqCst)
+            {
                 self.say(&format!("SPRT decided: {}", sprt.report(llr)));
-                self.sprt_stop.store(true, Ordering::SeqCst);
             }
         }
     }
@@ -337,7 +407,8 @@ impl Shared<'_> {
     /// Prints a line above the progress bar, or on stdout when there is no bar.
     fn say(&self, line: &str) {
         if self.progress.is_hidden() {
-            println!("{line}");
+            // A closed stdout (e.g. `| head`) must not stop the games: the results are on disk.
+            let _ = writeln!(std::io::stdout().lock(), "{line}");
         } else {
             self.progress.println(line);
         }
@@ -467,12 +538,29 @@ fn two_mut<T>(slots: &mut [T], a: usize, b: usize) -> (&mut T, &mut T) {
 /// The process settings of `spec` for worker `worker`: logs under `<out>/logs/`.
 fn engine_config(config: &TournamentConfig, spec: &EngineSpec, worker: usize) -> EngineConfig {
     let logs = config.out.join("logs");
-    let file = |suffix: &str| logs.join(format!("{}-{worker}.{suffix}", spec.name));
+    let file = |suffix: &str| logs.join(format!("{}-{worker}.{suffix}", file_safe(&spec.name)));
     EngineConfig {
         stderr_log: Some(file("stderr.log")),
         comm_log: config.log.then(|| file("log")),
         ..spec.engine_config()
     }
+}
+
+/// `name` with every character but ASCII letters, digits, `.`, `-` and `_` replaced by `_`,
+/// and at most 64 characters long: safe as part of a file name.
+pub fn file_safe(name: &str) -> String {
+    name.chars()
+        .take(64)
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect::<String>()
+        .trim_start_matches('.')
+        .to_string()
 }
 
 /// The games.csv row of a finished game.
