@@ -4,6 +4,7 @@
 use anyhow::{Context, Result};
 use bt_arena::results::{self, Summary};
 use bt_arena::stats::Sprt;
+use bt_arena::stats::SprtDecision;
 use clap::Args;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -33,7 +34,13 @@ pub fn run(args: &EloArgs) -> Result<ExitCode> {
     let shards = args
         .files
         .iter()
-        .map(|path| results::read_games(path).context("cannot read the games"))
+        .map(|path| {
+            let mut games = results::read_games(path).context("cannot read the games")?;
+            // Schedule order, not finishing order: game 1's White is the tournament's first
+            // engine (the one an SPRT tests), whichever game was written first.
+            games.sort_by_key(|game| game.game_id);
+            Ok(games)
+        })
         .collect::<Result<Vec<_>>>()?;
     let summary = Summary::compute_shards(&shards, &[], args.sprt.as_ref());
     if args.sprt.is_some() && summary.engines.len() != 2 {
@@ -47,5 +54,9 @@ pub fn run(args: &EloArgs) -> Result<ExitCode> {
     } else {
         print!("{summary}");
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(match summary.sprt_decision() {
+        Some(SprtDecision::AcceptH0) => super::EXIT_FAILED.into(),
+        Some(SprtDecision::Continue) => super::EXIT_INCONCLUSIVE.into(),
+        _ => ExitCode::SUCCESS,
+    })
 }

@@ -8,6 +8,8 @@ pub mod tournament;
 
 /// Exit code: a check failed (perft mismatch, SPRT accepted H0).
 pub const EXIT_FAILED: u8 = 1;
+/// Exit code: inconclusive (an SPRT with no decision).
+pub const EXIT_INCONCLUSIVE: u8 = 2;
 /// Exit code: a bad command line.
 pub const EXIT_USAGE: u8 = 3;
 /// Exit code: any other error.

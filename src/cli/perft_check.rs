@@ -13,6 +13,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
+/// Perft depth of the start and random positions when `--depth` is not given.
+const DEFAULT_DEPTH: u32 = 5;
+
 /// Arguments of `bt-arena perft-check`.
 #[derive(Args, Debug)]
 pub struct PerftCheckArgs {
@@ -24,9 +27,10 @@ pub struct PerftCheckArgs {
     /// Rule set: capture-only (diagonal steps must capture) or classic.
     #[arg(long, default_value_t = Rules::CaptureOnly)]
     rules: Rules,
-    /// Perft depth in plies of the start and random positions; caps the depth of suite lines.
-    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=64))]
-    depth: u32,
+    /// Perft depth in plies of the start and random positions (default 5); when given, also
+    /// caps the depth of suite lines, which are otherwise checked at their deepest listed depth.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
+    depth: Option<u32>,
     /// Check every line of a perft suite (`<position> ;D1 n ;D2 n ...`) at its deepest listed
     /// depth (capped by --depth) instead of the start position.
     #[arg(long, value_name = "FILE")]
@@ -98,14 +102,19 @@ fn engine_spec(tokens: &[String]) -> Result<EngineSpec> {
 /// The positions to check: the suite's lines and the random positions, or else the start.
 fn targets(args: &PerftCheckArgs, seed: Option<u64>) -> Result<Vec<Target>> {
     let mut targets = match &args.suite {
-        Some(path) => suite_targets(path, args.depth)?,
+        Some(path) => suite_targets(path, args.depth.unwrap_or(u32::MAX))?,
         None => Vec::new(),
     };
     if let (Some(count), Some(seed)) = (args.random, seed) {
-        targets.extend(Target::random(args.rules, count as usize, seed, args.depth));
+        targets.extend(Target::random(
+            args.rules,
+            count as usize,
+            seed,
+            args.depth.unwrap_or(DEFAULT_DEPTH),
+        ));
     }
     if args.suite.is_none() && args.random.is_none() {
-        targets.push(Target::start(args.depth));
+        targets.push(Target::start(args.depth.unwrap_or(DEFAULT_DEPTH)));
     }
     Ok(targets)
 }

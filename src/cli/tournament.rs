@@ -87,8 +87,6 @@ macro_rules! say {
 }
 
 /// Exit codes of a tournament with --sprt (see README.md).
-const EXIT_H0: u8 = 1;
-const EXIT_INCONCLUSIVE: u8 = 2;
 /// Exit code of a run stopped by Ctrl-C (128 + SIGINT).
 const EXIT_INTERRUPTED: u8 = 130;
 
@@ -154,9 +152,12 @@ fn exit_code(config: &TournamentConfig, report: &tournament::RunReport) -> ExitC
             EXIT_INTERRUPTED.into()
         }
         Finish::Sprt(SprtDecision::AcceptH1) => ExitCode::SUCCESS,
-        Finish::Sprt(SprtDecision::AcceptH0) => EXIT_H0.into(),
+        Finish::Sprt(SprtDecision::AcceptH0) => super::EXIT_FAILED.into(),
         _ if !report.not_played.is_empty() => super::EXIT_ERROR.into(),
-        _ if config.sprt.is_some() => EXIT_INCONCLUSIVE.into(),
+        _ if config.sprt.is_some() => {
+            eprintln!("SPRT: no decision within the game limit");
+            super::EXIT_INCONCLUSIVE.into()
+        }
         _ => ExitCode::SUCCESS,
     }
 }

@@ -176,6 +176,12 @@ pub fn write_summary(dir: &Path, summary: &Summary) -> Result<(), ResultsError> 
     serde_json::to_writer_pretty(&mut file, summary)
         .map_err(std::io::Error::from)
         .and_then(|()| file.write_all(b"\n"))
+        .and_then(|()| {
+            // Readable like the other result files (the temporary file starts as 0600).
+            use std::os::unix::fs::PermissionsExt;
+            file.as_file()
+                .set_permissions(std::fs::Permissions::from_mode(0o644))
+        })
         .and_then(|()| file.as_file().sync_all())
         .map_err(io_error)?;
     file.persist(&path).map_err(|e| io_error(e.error))?;

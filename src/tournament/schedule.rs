@@ -46,10 +46,13 @@ pub fn schedule(config: &TournamentConfig, book_len: usize) -> Vec<ScheduledGame
                 if game % 2 == 0 {
                     pair += 1;
                 }
-                let (white, black) = if game % 2 == 0 {
-                    (first, second)
-                } else {
+                // With an odd number of games, the game left without a partner alternates
+                // colours from round to round (all games of even rounds start swapped).
+                let swapped = (game % 2 == 1) != (config.games % 2 == 1 && round % 2 == 0);
+                let (white, black) = if swapped {
                     (second, first)
+                } else {
+                    (first, second)
                 };
                 games.push(ScheduledGame {
                     game_id: games.len() as u64 + 1,
@@ -145,9 +148,12 @@ mod tests {
     }
 
     #[test]
-    fn an_odd_number_of_games_leaves_a_half_pair() {
+    fn an_odd_number_of_games_leaves_a_half_pair_whose_colours_alternate() {
         let games = schedule(&config(2, Format::RoundRobin, 1, 3), 1);
         let pairs: Vec<u64> = games.iter().map(|g| g.pair).collect();
         assert_eq!(pairs, [1, 1, 2]);
+        let single = schedule(&config(2, Format::RoundRobin, 4, 1), 1);
+        let whites: Vec<usize> = single.iter().map(|g| g.white).collect();
+        assert_eq!(whites, [0, 1, 0, 1]);
     }
 }
