@@ -3,8 +3,9 @@
 //! An engine implements [`Brain`] (its name, options and search) and calls [`serve`]. The loop
 //! answers the handshake in either protocol, declares the `Rules` option besides the brain's
 //! own, validates every `position` with the rules, runs `go` on a worker thread, answers
-//! `go perft N` with the reference move generator (also on a worker thread), and quits on
-//! `quit` or end of input. `isready`, `stop` and `quit` are answered at once, also while a
+//! `go perft N` with the reference move generator (also on the worker thread), and quits on
+//! `quit` or end of input. The worker thread lives as long as the loop: starting a thread per
+//! search would cost more than a fast engine's whole move. `isready`, `stop` and `quit` are answered at once, also while a
 //! search runs; other commands that arrive meanwhile are queued and run in order after it (as
 //! Stockfish does), so piped input works as expected.
 //!
@@ -90,14 +91,18 @@ where
     W: Write + Send + 'static,
 {
     let (events, receiver) = channel();
+    let worker = spawn_worker(
+        events.clone(),
+        Output(Arc::new(Mutex::new(Box::new(output)))),
+    )?;
     spawn_reader(input, events.clone());
     let mut server = Server {
         brain: Some(brain),
         protocol: Protocol::default(),
         rules: Rules::default(),
         game: Ok(Game::new(Position::startpos())),
-        out: Output(Arc::new(Mutex::new(Box::new(output)))),
-        events,
+        out: worker.out.clone(),
+        worker,
         job: None,
         pending: VecDeque::new(),
         input_closed: false,
@@ -116,11 +121,125 @@ enum Event<B> {
     /// The input has ended.
     Eof,
     /// A search finished: the brain comes back with its move.
-    SearchDone(B, Option<Move>),
-    /// A search panicked: the brain is lost.
-    SearchPanicked,
+    SearchDone(B, Finished),
+    /// A search or perft panicked (`what` names it): the brain is lost.
+    Panicked(&'static str),
     /// A perft finished (its lines are printed).
     PerftDone,
+}
+
+/// How a search finished.
+enum Finished {
+    /// The brain's move, unchecked: an `infinite` search's move is checked and printed or held
+    /// by the loop.
+    Move(Option<Move>),
+    /// The worker checked the move and printed `bestmove` at once (so the runner is not kept
+    /// waiting for the loop thread); how the printing went.
+    Printed(io::Result<()>),
+}
+
+/// Work for the worker thread.
+enum Work<B> {
+    /// Run a search; the brain comes back with [`Event::SearchDone`].
+    Search {
+        brain: B,
+        request: SearchRequest,
+        stop: Arc<AtomicBool>,
+    },
+    /// Print perft's divide, then send [`Event::PerftDone`].
+    Perft {
+        position: Position,
+        rules: Rules,
+        depth: u32,
+    },
+}
+
+impl<B> Work<B> {
+    fn name(&self) -> &'static str {
+        match self {
+            Work::Search { .. } => "search",
+            Work::Perft { .. } => "perft",
+        }
+    }
+}
+
+/// The worker thread: where its work goes, and the output it shares with the loop.
+struct Worker<B> {
+    inbox: Sender<Work<B>>,
+    out: Output,
+}
+
+/// Starts the worker thread, which runs searches and perfts one at a time until the loop ends
+/// (its inbox closes) or a job panics; a panic is caught and reported as [`Event::Panicked`].
+fn spawn_worker<B: Brain>(events: Sender<Event<B>>, out: Output) -> io::Result<Worker<B>> {
+    let (inbox, work) = channel::<Work<B>>();
+    let thread_out = out.clone();
+    std::thread::Builder::new()
+        .name("search".into())
+        .spawn(move || {
+            for job in work {
+                let what = job.name();
+                let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    run_work(job, &thread_out)
+                }));
+                let event = done.unwrap_or(Event::Panicked(what));
+                let panicked = matches!(event, Event::Panicked(_));
+                if events.send(event).is_err() || panicked {
+                    return;
+                }
+            }
+        })?;
+    Ok(Worker { inbox, out })
+}
+
+/// Runs one job on the worker thread; the event to send when it is done.
+fn run_work<B: Brain>(work: Work<B>, out: &Output) -> Event<B> {
+    match work {
+        Work::Search {
+            mut brain,
+            request,
+            stop,
+        } => {
+            let mut info = |info: Info| {
+                let _ = out.send(info);
+            };
+            let best = brain.search(&request, &stop, &mut info);
+            if request.limits.infinite {
+                return Event::SearchDone(brain, Finished::Move(best));
+            }
+            let printed = checked_move(&request, best, out)
+                .and_then(|checked| out.send(best_move_reply(checked)));
+            Event::SearchDone(brain, Finished::Printed(printed))
+        }
+        Work::Perft {
+            position,
+            rules,
+            depth,
+        } => {
+            let _ = print_divide(out, &position, rules, depth);
+            Event::PerftDone
+        }
+    }
+}
+
+/// `best` if it is legal in the searched position; otherwise (after an `info string error`)
+/// the first legal move.
+fn checked_move(
+    request: &SearchRequest,
+    best: Option<Move>,
+    out: &Output,
+) -> io::Result<Option<Move>> {
+    let legal = request.position.legal_moves(request.rules);
+    match best {
+        Some(mv) if legal.contains(mv) => Ok(Some(mv)),
+        _ => {
+            let chosen = best.map_or_else(|| "no move".to_string(), |mv| mv.to_string());
+            out.error(format_args!(
+                "the search returned {chosen}, not a legal move; playing the first legal move"
+            ))?;
+            Ok(legal.iter().next())
+        }
+    }
 }
 
 /// Reads `input` line by line into `events` on its own thread.
@@ -225,14 +344,14 @@ enum Flow {
 }
 
 struct Server<B> {
-    /// The brain, or `None` while a search thread has it.
+    /// The brain, or `None` while the worker thread has it.
     brain: Option<B>,
     protocol: Protocol,
     rules: Rules,
     /// The game of the last `position`, or why it was refused.
     game: Result<Game, String>,
     out: Output,
-    events: Sender<Event<B>>,
+    worker: Worker<B>,
     job: Option<Job>,
     /// Commands that arrived while a job ran, to run in order once it ends.
     pending: VecDeque<Command>,
@@ -256,25 +375,39 @@ impl<B: Brain> Server<B> {
                     self.input_closed = true;
                     self.stop_infinite_without_input()?;
                 }
-                Event::SearchDone(brain, best) => {
-                    self.finish_search(brain, best)?;
+                Event::SearchDone(brain, finished) => {
+                    self.finish_search(brain, finished)?;
                     self.run_pending()?;
                 }
                 Event::PerftDone => {
                     self.job = None;
                     self.run_pending()?;
                 }
-                Event::SearchPanicked => return self.search_panicked(),
+                Event::Panicked(what) => return self.panicked(what),
             }
         }
         Ok(())
     }
 
-    /// Reports a search that panicked and ends the loop with an error: without its brain the
-    /// engine cannot go on, and exiting lets the runner see a crash at once.
-    fn search_panicked(&self) -> io::Result<()> {
-        self.out.error("the search panicked; the engine exits")?;
-        Err(io::Error::other("the search panicked"))
+    /// Reports a search (or perft) that panicked and ends the loop with an error: without its
+    /// brain and worker the engine cannot go on, and exiting lets the runner see a crash at once.
+    fn panicked(&self, what: &str) -> io::Result<()> {
+        self.out
+            .error(format_args!("the {what} panicked; the engine exits"))?;
+        Err(io::Error::other(format!("the {what} panicked")))
+    }
+
+    /// Hands `work` to the worker thread; false (after an `info string error`, with the brain
+    /// back home) if the worker is gone.
+    fn start_work(&mut self, work: Work<B>) -> io::Result<bool> {
+        let Err(std::sync::mpsc::SendError(work)) = self.worker.inbox.send(work) else {
+            return Ok(true);
+        };
+        if let Work::Search { brain, .. } = work {
+            self.brain = Some(brain);
+        }
+        self.out.error("internal: the worker thread is gone")?;
+        Ok(false)
     }
 
     /// Answers `isready`, `stop` and `quit` at once; runs other commands now when idle, or
@@ -398,7 +531,7 @@ impl<B: Brain> Server<B> {
         if game.position.legal_moves(self.rules).is_empty() {
             return self.out.send(best_move_reply(None));
         }
-        let Some(mut brain) = self.brain.take() else {
+        let Some(brain) = self.brain.take() else {
             return self.out.error("internal: the engine is busy");
         };
         let request = SearchRequest {
@@ -409,20 +542,14 @@ impl<B: Brain> Server<B> {
             started: Instant::now(),
         };
         let stop = Arc::new(AtomicBool::new(false));
-        let (thread_stop, thread_request) = (Arc::clone(&stop), request.clone());
-        let (events, out) = (self.events.clone(), self.out.clone());
-        std::thread::spawn(move || {
-            let mut info = |info: Info| {
-                let _ = out.send(info);
-            };
-            let search = std::panic::AssertUnwindSafe(|| {
-                brain.search(&thread_request, &thread_stop, &mut info)
-            });
-            let _ = events.send(match std::panic::catch_unwind(search) {
-                Ok(best) => Event::SearchDone(brain, best),
-                Err(_) => Event::SearchPanicked,
-            });
-        });
+        let work = Work::Search {
+            brain,
+            request: request.clone(),
+            stop: Arc::clone(&stop),
+        };
+        if !self.start_work(work)? {
+            return self.out.send(best_move_reply(None));
+        }
         self.job = Some(Job {
             stop,
             search: Some(request),
@@ -432,26 +559,24 @@ impl<B: Brain> Server<B> {
         self.stop_infinite_without_input()
     }
 
-    /// Checks the brain's move and prints it, or holds it until `stop` for `go infinite`.
-    fn finish_search(&mut self, brain: B, best: Option<Move>) -> io::Result<()> {
+    /// Takes the brain back. A move the worker printed ends the job; an `infinite` search's
+    /// move is checked and printed, or held until `stop`.
+    fn finish_search(&mut self, brain: B, finished: Finished) -> io::Result<()> {
         self.brain = Some(brain);
+        let best = match finished {
+            Finished::Printed(printed) => {
+                self.job = None;
+                return printed;
+            }
+            Finished::Move(best) => best,
+        };
         let Some(job) = self.job.as_mut() else {
             return Ok(());
         };
         let Some(request) = &job.search else {
             return Ok(());
         };
-        let legal = request.position.legal_moves(request.rules);
-        let checked = match best {
-            Some(mv) if legal.contains(mv) => Some(mv),
-            _ => {
-                let chosen = best.map_or_else(|| "no move".to_string(), |mv| mv.to_string());
-                self.out.error(format_args!(
-                    "the search returned {chosen}, not a legal move; playing the first legal move"
-                ))?;
-                legal.iter().next()
-            }
-        };
+        let checked = checked_move(request, best, &self.out)?;
         if request.limits.infinite && !job.stopped {
             job.held = checked;
             return Ok(());
@@ -495,8 +620,8 @@ impl<B: Brain> Server<B> {
         self.stop()?;
         while self.job.is_some() {
             match receiver.recv() {
-                Ok(Event::SearchDone(brain, best)) => self.finish_search(brain, best)?,
-                Ok(Event::SearchPanicked) => return self.search_panicked(),
+                Ok(Event::SearchDone(brain, finished)) => self.finish_search(brain, finished)?,
+                Ok(Event::Panicked(what)) => return self.panicked(what),
                 Ok(_) => {}
                 Err(_) => break,
             }
@@ -504,7 +629,7 @@ impl<B: Brain> Server<B> {
         Ok(())
     }
 
-    /// Runs `go perft <depth>` on a worker thread with the reference move generator.
+    /// Runs `go perft <depth>` on the worker thread with the reference move generator.
     fn perft(&mut self, depth: u32) -> io::Result<()> {
         let game = match &self.game {
             Ok(game) => game.clone(),
@@ -513,11 +638,14 @@ impl<B: Brain> Server<B> {
                 return self.out.send(Reply::PerftTotal { nodes: 0 });
             }
         };
-        let (rules, events, out) = (self.rules, self.events.clone(), self.out.clone());
-        std::thread::spawn(move || {
-            let _ = print_divide(&out, &game.position, rules, depth);
-            let _ = events.send(Event::PerftDone);
-        });
+        let work = Work::Perft {
+            position: game.position,
+            rules: self.rules,
+            depth,
+        };
+        if !self.start_work(work)? {
+            return self.out.send(Reply::PerftTotal { nodes: 0 });
+        }
         self.job = Some(Job {
             stop: Arc::new(AtomicBool::new(false)),
             search: None,
