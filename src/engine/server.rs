@@ -4,10 +4,16 @@
 //! answers the handshake in either protocol, declares the `Rules` option besides the brain's
 //! own, validates every `position` with the rules, runs `go` on a worker thread, answers
 //! `go perft N` with the reference move generator (also on the worker thread), and quits on
-//! `quit` or end of input. The worker thread lives as long as the loop: starting a thread per
-//! search would cost more than a fast engine's whole move. `isready`, `stop` and `quit` are answered at once, also while a
+//! `quit` or end of input. `isready`, `stop` and `quit` are answered at once, also while a
 //! search runs; other commands that arrive meanwhile are queued and run in order after it (as
 //! Stockfish does), so piped input works as expected.
+//!
+//! Threads: the input thread reads each line and acts on it at once; one worker thread, alive
+//! as long as the loop, runs searches and perfts, prints a search's `bestmove` itself, then
+//! takes up the queued commands. Both act on the loop's state under one lock, and the thread
+//! that called [`serve_with`] waits for the loop to end. So a move costs two thread wake-ups:
+//! starting a thread per search, or passing each line through one more thread, would cost more
+//! than a fast engine's whole move.
 //!
 //! Errors in commands are reported as `info string error <what>` and the command is ignored.
 //! The loop never prints an illegal `bestmove`: it checks the brain's move with the rules, falls
@@ -90,42 +96,93 @@ where
     R: BufRead + Send + 'static,
     W: Write + Send + 'static,
 {
-    let (events, receiver) = channel();
-    let worker = spawn_worker(
-        events.clone(),
-        Output(Arc::new(Mutex::new(Box::new(output)))),
-    )?;
-    spawn_reader(input, events.clone());
-    let mut server = Server {
+    let out = Output(Arc::new(Mutex::new(Box::new(output))));
+    let (inbox, work) = channel();
+    let server = Arc::new(Mutex::new(Server {
         brain: Some(brain),
         protocol: Protocol::default(),
         rules: Rules::default(),
         game: Ok(Game::new(Position::startpos())),
-        out: worker.out.clone(),
-        worker,
+        out: out.clone(),
+        inbox: Some(inbox),
         job: None,
         pending: VecDeque::new(),
         input_closed: false,
-    };
-    let result = server.run(&receiver);
+        quitting: false,
+        ended: false,
+    }));
+    let (ending, ended) = channel();
+    spawn_worker(work, out, Arc::clone(&server), ending.clone())?;
+    spawn_reader(input, Arc::clone(&server), ending)?;
+    // Both threads report the end (a panic in either too); all gone without a word cannot
+    // happen, but ends the loop as an error rather than a hang.
+    let result = ended
+        .recv()
+        .unwrap_or_else(|_| Err(io::Error::other("the engine's threads are gone")));
+    let mut server = lock(&server);
+    server.ended = true;
     if let Some(job) = &server.job {
         job.stop.store(true, Ordering::Relaxed);
     }
+    // Closing the inbox ends the worker once it is idle.
+    server.inbox = None;
     result
 }
 
-/// Something for the loop to act on.
-enum Event<B> {
-    /// A line of input, without its newline.
-    Line(String),
-    /// The input has ended.
-    Eof,
+/// Locks the loop's state (or the output), also after a panic elsewhere.
+fn lock<T: ?Sized>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// How the loop ends: `Some` with the result of [`serve_with`], or `None` to go on.
+type End = Option<io::Result<()>>;
+
+/// Runs `act` on the loop's state unless the loop has ended; false once it has (then or
+/// before), after reporting its end on `ending`.
+fn act_on<B>(
+    server: &Mutex<Server<B>>,
+    ending: &Sender<io::Result<()>>,
+    act: impl FnOnce(&mut Server<B>) -> End,
+) -> bool {
+    let mut server = lock(server);
+    if server.ended {
+        return false;
+    }
+    let Some(result) = act(&mut server) else {
+        return true;
+    };
+    server.ended = true;
+    let _ = ending.send(result);
+    false
+}
+
+/// Runs `body` on a new thread named `name`; a panic in it is reported as the loop's end.
+fn spawn_loop_thread(
+    name: &str,
+    ending: Sender<io::Result<()>>,
+    body: impl FnOnce(&Sender<io::Result<()>>) + Send + 'static,
+) -> io::Result<()> {
+    std::thread::Builder::new()
+        .name(name.into())
+        .spawn(move || {
+            let run = std::panic::AssertUnwindSafe(|| body(&ending));
+            if std::panic::catch_unwind(run).is_err() {
+                let _ = ending.send(Err(io::Error::other("internal: a thread panicked")));
+            }
+        })?;
+    Ok(())
+}
+
+/// What the worker thread reports when a job ends.
+enum Done<B> {
     /// A search finished: the brain comes back with its move.
-    SearchDone(B, Finished),
+    Search(B, Finished),
     /// A search or perft panicked (`what` names it): the brain is lost.
     Panicked(&'static str),
     /// A perft finished (its lines are printed).
-    PerftDone,
+    Perft,
 }
 
 /// How a search finished.
@@ -140,13 +197,13 @@ enum Finished {
 
 /// Work for the worker thread.
 enum Work<B> {
-    /// Run a search; the brain comes back with [`Event::SearchDone`].
+    /// Run a search; the brain comes back with [`Done::Search`].
     Search {
         brain: B,
         request: SearchRequest,
         stop: Arc<AtomicBool>,
     },
-    /// Print perft's divide, then send [`Event::PerftDone`].
+    /// Print perft's divide, then report [`Done::Perft`].
     Perft {
         position: Position,
         rules: Rules,
@@ -163,37 +220,29 @@ impl<B> Work<B> {
     }
 }
 
-/// The worker thread: where its work goes, and the output it shares with the loop.
-struct Worker<B> {
-    inbox: Sender<Work<B>>,
+/// Starts the worker thread, which runs the jobs from `work` one at a time, each followed by
+/// its end on the loop's state, until the loop ends, its inbox closes or a job panics (a panic
+/// is caught and reported as [`Done::Panicked`], which ends the loop).
+fn spawn_worker<B: Brain>(
+    work: Receiver<Work<B>>,
     out: Output,
-}
-
-/// Starts the worker thread, which runs searches and perfts one at a time until the loop ends
-/// (its inbox closes) or a job panics; a panic is caught and reported as [`Event::Panicked`].
-fn spawn_worker<B: Brain>(events: Sender<Event<B>>, out: Output) -> io::Result<Worker<B>> {
-    let (inbox, work) = channel::<Work<B>>();
-    let thread_out = out.clone();
-    std::thread::Builder::new()
-        .name("search".into())
-        .spawn(move || {
-            for job in work {
-                let what = job.name();
-                let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    run_work(job, &thread_out)
-                }));
-                let event = done.unwrap_or(Event::Panicked(what));
-                let panicked = matches!(event, Event::Panicked(_));
-                if events.send(event).is_err() || panicked {
-                    return;
-                }
+    server: Arc<Mutex<Server<B>>>,
+    ending: Sender<io::Result<()>>,
+) -> io::Result<()> {
+    spawn_loop_thread("search", ending, move |ending| {
+        for job in work {
+            let what = job.name();
+            let run = std::panic::AssertUnwindSafe(|| run_work(job, &out));
+            let done = std::panic::catch_unwind(run).unwrap_or(Done::Panicked(what));
+            if !act_on(&server, ending, |server| server.job_done(done)) {
+                return;
             }
-        })?;
-    Ok(Worker { inbox, out })
+        }
+    })
 }
 
-/// Runs one job on the worker thread; the event to send when it is done.
-fn run_work<B: Brain>(work: Work<B>, out: &Output) -> Event<B> {
+/// Runs one job on the worker thread; what to report when it is done.
+fn run_work<B: Brain>(work: Work<B>, out: &Output) -> Done<B> {
     match work {
         Work::Search {
             mut brain,
@@ -205,11 +254,11 @@ fn run_work<B: Brain>(work: Work<B>, out: &Output) -> Event<B> {
             };
             let best = brain.search(&request, &stop, &mut info);
             if request.limits.infinite {
-                return Event::SearchDone(brain, Finished::Move(best));
+                return Done::Search(brain, Finished::Move(best));
             }
             let printed = checked_move(&request, best, out)
                 .and_then(|checked| out.send(best_move_reply(checked)));
-            Event::SearchDone(brain, Finished::Printed(printed))
+            Done::Search(brain, Finished::Printed(printed))
         }
         Work::Perft {
             position,
@@ -217,7 +266,7 @@ fn run_work<B: Brain>(work: Work<B>, out: &Output) -> Event<B> {
             depth,
         } => {
             let _ = print_divide(out, &position, rules, depth);
-            Event::PerftDone
+            Done::Perft
         }
     }
 }
@@ -242,27 +291,29 @@ fn checked_move(
     }
 }
 
-/// Reads `input` line by line into `events` on its own thread.
-fn spawn_reader<B: Send + 'static, R: BufRead + Send + 'static>(
+/// Starts the input thread: it reads `input` line by line and acts on each line, then on the
+/// end of input, until the loop ends.
+fn spawn_reader<B: Brain, R: BufRead + Send + 'static>(
     mut input: R,
-    events: Sender<Event<B>>,
-) {
-    std::thread::spawn(move || {
+    server: Arc<Mutex<Server<B>>>,
+    ending: Sender<io::Result<()>>,
+) -> io::Result<()> {
+    spawn_loop_thread("input", ending, move |ending| {
         let mut buffer = Vec::new();
         loop {
             buffer.clear();
             match input.read_until(b'\n', &mut buffer) {
                 Ok(0) | Err(_) => break,
                 Ok(_) => {
-                    let line = String::from_utf8_lossy(&buffer).trim_end().to_string();
-                    if events.send(Event::Line(line)).is_err() {
+                    let line = String::from_utf8_lossy(&buffer);
+                    if !act_on(&server, ending, |server| server.line(line.trim_end())) {
                         return;
                     }
                 }
             }
         }
-        let _ = events.send(Event::Eof);
-    });
+        act_on(&server, ending, Server::input_ended);
+    })
 }
 
 /// The output, shared with the worker threads; each line is written whole and flushed.
@@ -351,42 +402,63 @@ struct Server<B> {
     /// The game of the last `position`, or why it was refused.
     game: Result<Game, String>,
     out: Output,
-    worker: Worker<B>,
+    /// The worker thread's inbox; `None` once the loop has ended.
+    inbox: Option<Sender<Work<B>>>,
     job: Option<Job>,
     /// Commands that arrived while a job ran, to run in order once it ends.
     pending: VecDeque<Command>,
     /// True once the input has ended: the loop ends when the pending work is done.
     input_closed: bool,
+    /// True after `quit` while a search finishes: the loop ends with its `bestmove`.
+    quitting: bool,
+    /// True once the loop has ended: nothing more is done.
+    ended: bool,
 }
 
 impl<B: Brain> Server<B> {
-    fn run(&mut self, receiver: &Receiver<Event<B>>) -> io::Result<()> {
-        while !(self.input_closed && self.job.is_none() && self.pending.is_empty()) {
-            let Ok(event) = receiver.recv() else {
-                break;
-            };
-            match event {
-                Event::Line(line) => {
-                    if self.handle_line(&line)? == Flow::Quit {
-                        return self.quit(receiver);
-                    }
-                }
-                Event::Eof => {
-                    self.input_closed = true;
-                    self.stop_infinite_without_input()?;
-                }
-                Event::SearchDone(brain, finished) => {
-                    self.finish_search(brain, finished)?;
-                    self.run_pending()?;
-                }
-                Event::PerftDone => {
-                    self.job = None;
-                    self.run_pending()?;
-                }
-                Event::Panicked(what) => return self.panicked(what),
-            }
+    /// Acts on a line of input (see [`Server::handle_line`]).
+    fn line(&mut self, line: &str) -> End {
+        match self.handle_line(line) {
+            Ok(Flow::Continue) => None,
+            Ok(Flow::Quit) => self.quit(),
+            Err(err) => Some(Err(err)),
         }
-        Ok(())
+    }
+
+    /// Acts on the end of input: queued commands still run, an `infinite` search is stopped.
+    fn input_ended(&mut self) -> End {
+        self.input_closed = true;
+        if let Err(err) = self.stop_infinite_without_input() {
+            return Some(Err(err));
+        }
+        self.end_when_idle()
+    }
+
+    /// Acts on the end of the worker's job: the brain comes home, queued commands run.
+    fn job_done(&mut self, done: Done<B>) -> End {
+        let finished = match done {
+            Done::Search(brain, finished) => self.finish_search(brain, finished),
+            Done::Perft => {
+                self.job = None;
+                Ok(())
+            }
+            Done::Panicked(what) => return Some(self.panicked(what)),
+        };
+        if let Err(err) = finished {
+            return Some(Err(err));
+        }
+        if self.quitting {
+            return self.job.is_none().then_some(Ok(()));
+        }
+        if let Err(err) = self.run_pending() {
+            return Some(Err(err));
+        }
+        self.end_when_idle()
+    }
+
+    /// Ends the loop once the input has ended and nothing is left to do.
+    fn end_when_idle(&self) -> End {
+        (self.input_closed && self.job.is_none() && self.pending.is_empty()).then_some(Ok(()))
     }
 
     /// Reports a search (or perft) that panicked and ends the loop with an error: without its
@@ -400,7 +472,10 @@ impl<B: Brain> Server<B> {
     /// Hands `work` to the worker thread; false (after an `info string error`, with the brain
     /// back home) if the worker is gone.
     fn start_work(&mut self, work: Work<B>) -> io::Result<bool> {
-        let Err(std::sync::mpsc::SendError(work)) = self.worker.inbox.send(work) else {
+        let Some(inbox) = &self.inbox else {
+            return Ok(false);
+        };
+        let Err(std::sync::mpsc::SendError(work)) = inbox.send(work) else {
             return Ok(true);
         };
         if let Work::Search { brain, .. } = work {
@@ -610,23 +685,18 @@ impl<B: Brain> Server<B> {
         Ok(())
     }
 
-    /// Ends the loop on `quit`: a running search is stopped and its `bestmove` printed; a
-    /// running perft and queued commands are dropped.
-    fn quit(&mut self, receiver: &Receiver<Event<B>>) -> io::Result<()> {
+    /// Ends the loop on `quit`: a running search is stopped and the loop ends once its
+    /// `bestmove` is printed; a running perft and queued commands are dropped.
+    fn quit(&mut self) -> End {
         self.pending.clear();
         if self.job.as_ref().is_none_or(|job| job.search.is_none()) {
-            return Ok(());
+            return Some(Ok(()));
         }
-        self.stop()?;
-        while self.job.is_some() {
-            match receiver.recv() {
-                Ok(Event::SearchDone(brain, finished)) => self.finish_search(brain, finished)?,
-                Ok(Event::Panicked(what)) => return self.panicked(what),
-                Ok(_) => {}
-                Err(_) => break,
-            }
+        self.quitting = true;
+        if let Err(err) = self.stop() {
+            return Some(Err(err));
         }
-        Ok(())
+        self.job.is_none().then_some(Ok(()))
     }
 
     /// Runs `go perft <depth>` on the worker thread with the reference move generator.
