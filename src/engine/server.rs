@@ -2,18 +2,19 @@
 //!
 //! An engine implements [`Brain`] (its name, options and search) and calls [`serve`]. The loop
 //! answers the handshake in either protocol, declares the `Rules` option besides the brain's
-//! own, validates every `position` with the rules, runs `go` on a worker thread, answers
-//! `go perft N` with the reference move generator (also on the worker thread), and quits on
-//! `quit` or end of input. `isready`, `stop` and `quit` are answered at once, also while a
-//! search runs; other commands that arrive meanwhile are queued and run in order after it (as
+//! own, validates every `position` with the rules, runs `go` while it goes on reading input,
+//! answers `go perft N` with the reference move generator (the same way), and quits on `quit`
+//! or end of input. `isready`, `stop` and `quit` are answered at once, also while a search
+//! runs; other commands that arrive meanwhile are queued and run in order after it (as
 //! Stockfish does), so piped input works as expected.
 //!
-//! Threads: the input thread reads each line and acts on it at once; one worker thread, alive
-//! as long as the loop, runs searches and perfts, prints a search's `bestmove` itself, then
-//! takes up the queued commands. Both act on the loop's state under one lock, and the thread
-//! that called [`serve_with`] waits for the loop to end. So a move costs two thread wake-ups:
-//! starting a thread per search, or passing each line through one more thread, would cost more
-//! than a fast engine's whole move.
+//! Threads: two threads share the work, acting on the loop's state under one lock. The one
+//! holding the input reads lines and acts on each at once; when a line starts a search (or
+//! perft) it leaves the input to the other thread, runs the search itself, prints its
+//! `bestmove`, takes up the queued commands, and then waits for the input in turn. The thread
+//! that called [`serve_with`] waits for the loop to end. So a move costs one thread wake-up,
+//! as `isready` does: a thread started per search, or each line passed on to another thread,
+//! would cost more than a fast engine's whole move.
 //!
 //! Errors in commands are reported as `info string error <what>` and the command is ignored.
 //! The loop never prints an illegal `bestmove`: it checks the brain's move with the rules, falls
@@ -28,7 +29,7 @@ use crate::rules::{Move, Position, Rules};
 use std::collections::VecDeque;
 use std::io::{self, BufRead, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::mpsc::{Sender, channel};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -97,39 +98,54 @@ where
     W: Write + Send + 'static,
 {
     let out = Output(Arc::new(Mutex::new(Box::new(output))));
-    let (inbox, work) = channel();
-    let server = Arc::new(Mutex::new(Server {
-        brain: Some(brain),
-        protocol: Protocol::default(),
-        rules: Rules::default(),
-        game: Ok(Game::new(Position::startpos())),
-        out: out.clone(),
-        inbox: Some(inbox),
-        job: None,
-        pending: VecDeque::new(),
-        input_closed: false,
-        quitting: false,
-        ended: false,
-    }));
+    let shared = Arc::new(Shared {
+        server: Mutex::new(Server {
+            brain: Some(brain),
+            protocol: Protocol::default(),
+            rules: Rules::default(),
+            game: Ok(Game::new(Position::startpos())),
+            out: out.clone(),
+            work: None,
+            job: None,
+            pending: VecDeque::new(),
+            input_closed: false,
+            quitting: false,
+            ended: false,
+        }),
+        input: Mutex::new(Input {
+            reader: input,
+            buffer: Vec::new(),
+            ended: false,
+        }),
+        out,
+    });
     let (ending, ended) = channel();
-    spawn_worker(work, out, Arc::clone(&server), ending.clone())?;
-    spawn_reader(input, Arc::clone(&server), ending)?;
-    // Both threads report the end (a panic in either too); all gone without a word cannot
-    // happen, but ends the loop as an error rather than a hang.
+    for name in ["commands-1", "commands-2"] {
+        let (shared, ending) = (Arc::clone(&shared), ending.clone());
+        std::thread::Builder::new()
+            .name(name.into())
+            .spawn(move || {
+                let run = std::panic::AssertUnwindSafe(|| shared.run_thread(&ending));
+                if std::panic::catch_unwind(run).is_err() {
+                    let _ = ending.send(Err(io::Error::other("internal: a thread panicked")));
+                }
+            })?;
+    }
+    drop(ending);
+    // The threads report the end (a panic too); all gone without a word cannot happen, but
+    // ends the loop as an error rather than a hang.
     let result = ended
         .recv()
         .unwrap_or_else(|_| Err(io::Error::other("the engine's threads are gone")));
-    let mut server = lock(&server);
+    let mut server = lock(&shared.server);
     server.ended = true;
     if let Some(job) = &server.job {
         job.stop.store(true, Ordering::Relaxed);
     }
-    // Closing the inbox ends the worker once it is idle.
-    server.inbox = None;
     result
 }
 
-/// Locks the loop's state (or the output), also after a panic elsewhere.
+/// Locks the loop's state, the input or the output, also after a panic elsewhere.
 fn lock<T: ?Sized>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex
         .lock()
@@ -139,43 +155,107 @@ fn lock<T: ?Sized>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// How the loop ends: `Some` with the result of [`serve_with`], or `None` to go on.
 type End = Option<io::Result<()>>;
 
-/// Runs `act` on the loop's state unless the loop has ended; false once it has (then or
-/// before), after reporting its end on `ending`.
-fn act_on<B>(
-    server: &Mutex<Server<B>>,
-    ending: &Sender<io::Result<()>>,
-    act: impl FnOnce(&mut Server<B>) -> End,
-) -> bool {
-    let mut server = lock(server);
-    if server.ended {
-        return false;
-    }
-    let Some(result) = act(&mut server) else {
-        return true;
-    };
-    server.ended = true;
-    let _ = ending.send(result);
-    false
+/// What a thread does after acting on the loop's state.
+enum Next<B> {
+    /// Run this job (a search or perft the action started).
+    Run(Work<B>),
+    /// Go on.
+    Continue,
+    /// The loop has ended.
+    Ended,
 }
 
-/// Runs `body` on a new thread named `name`; a panic in it is reported as the loop's end.
-fn spawn_loop_thread(
-    name: &str,
-    ending: Sender<io::Result<()>>,
-    body: impl FnOnce(&Sender<io::Result<()>>) + Send + 'static,
-) -> io::Result<()> {
-    std::thread::Builder::new()
-        .name(name.into())
-        .spawn(move || {
-            let run = std::panic::AssertUnwindSafe(|| body(&ending));
-            if std::panic::catch_unwind(run).is_err() {
-                let _ = ending.send(Err(io::Error::other("internal: a thread panicked")));
+/// The input, read by one thread at a time.
+struct Input<R> {
+    reader: R,
+    /// The line being read, reused.
+    buffer: Vec<u8>,
+    /// True once the input has ended (or failed): nothing more is read.
+    ended: bool,
+}
+
+/// What the loop's two threads share. Each thread reads input and acts on it until a line
+/// starts a job; it then leaves the input to the other thread (so `isready`, `stop` and `quit`
+/// are still answered at once), runs the job itself, and goes back to reading when no queued
+/// job follows. A move thus costs one thread wake-up in the engine, as `isready` does.
+struct Shared<B, R> {
+    server: Mutex<Server<B>>,
+    input: Mutex<Input<R>>,
+    out: Output,
+}
+
+impl<B: Brain, R: BufRead> Shared<B, R> {
+    fn run_thread(&self, ending: &Sender<io::Result<()>>) {
+        while let Some(work) = self.read_until_work(ending) {
+            if !self.run_jobs(work, ending) {
+                return;
             }
-        })?;
-    Ok(())
+        }
+    }
+
+    /// Runs `act` on the loop's state unless the loop has ended, and takes the job it started;
+    /// reports the loop's end on `ending` when `act` ends it.
+    fn act_on(
+        &self,
+        ending: &Sender<io::Result<()>>,
+        act: impl FnOnce(&mut Server<B>) -> End,
+    ) -> Next<B> {
+        let mut server = lock(&self.server);
+        if server.ended {
+            return Next::Ended;
+        }
+        if let Some(result) = act(&mut server) {
+            server.ended = true;
+            let _ = ending.send(result);
+            return Next::Ended;
+        }
+        server.work.take().map_or(Next::Continue, Next::Run)
+    }
+
+    /// Reads lines and acts on them, holding the input, until one starts a job (returned: the
+    /// input is then free for the other thread); `None` when the input or the loop ends.
+    fn read_until_work(&self, ending: &Sender<io::Result<()>>) -> Option<Work<B>> {
+        let mut input = lock(&self.input);
+        loop {
+            if input.ended {
+                return None;
+            }
+            let Input { reader, buffer, .. } = &mut *input;
+            buffer.clear();
+            let next = match reader.read_until(b'\n', buffer) {
+                Ok(0) | Err(_) => {
+                    input.ended = true;
+                    self.act_on(ending, Server::input_ended)
+                }
+                Ok(_) => {
+                    let line = String::from_utf8_lossy(buffer);
+                    self.act_on(ending, |server| server.line(line.trim_end()))
+                }
+            };
+            match next {
+                Next::Run(work) => return Some(work),
+                Next::Continue => {}
+                Next::Ended => return None,
+            }
+        }
+    }
+
+    /// Runs `work`, then the jobs that queued commands start; false once the loop has ended.
+    fn run_jobs(&self, mut work: Work<B>, ending: &Sender<io::Result<()>>) -> bool {
+        loop {
+            let what = work.name();
+            let run = std::panic::AssertUnwindSafe(|| run_work(work, &self.out));
+            let done = std::panic::catch_unwind(run).unwrap_or(Done::Panicked(what));
+            match self.act_on(ending, |server| server.job_done(done)) {
+                Next::Run(next) => work = next,
+                Next::Continue => return true,
+                Next::Ended => return false,
+            }
+        }
+    }
 }
 
-/// What the worker thread reports when a job ends.
+/// How a job ended.
 enum Done<B> {
     /// A search finished: the brain comes back with its move.
     Search(B, Finished),
@@ -190,12 +270,11 @@ enum Finished {
     /// The brain's move, unchecked: an `infinite` search's move is checked and printed or held
     /// by the loop.
     Move(Option<Move>),
-    /// The worker checked the move and printed `bestmove` at once (so the runner is not kept
-    /// waiting for the loop thread); how the printing went.
+    /// The searching thread checked the move and printed `bestmove` at once; how that went.
     Printed(io::Result<()>),
 }
 
-/// Work for the worker thread.
+/// A job for a thread to run outside the lock.
 enum Work<B> {
     /// Run a search; the brain comes back with [`Done::Search`].
     Search {
@@ -220,28 +299,7 @@ impl<B> Work<B> {
     }
 }
 
-/// Starts the worker thread, which runs the jobs from `work` one at a time, each followed by
-/// its end on the loop's state, until the loop ends, its inbox closes or a job panics (a panic
-/// is caught and reported as [`Done::Panicked`], which ends the loop).
-fn spawn_worker<B: Brain>(
-    work: Receiver<Work<B>>,
-    out: Output,
-    server: Arc<Mutex<Server<B>>>,
-    ending: Sender<io::Result<()>>,
-) -> io::Result<()> {
-    spawn_loop_thread("search", ending, move |ending| {
-        for job in work {
-            let what = job.name();
-            let run = std::panic::AssertUnwindSafe(|| run_work(job, &out));
-            let done = std::panic::catch_unwind(run).unwrap_or(Done::Panicked(what));
-            if !act_on(&server, ending, |server| server.job_done(done)) {
-                return;
-            }
-        }
-    })
-}
-
-/// Runs one job on the worker thread; what to report when it is done.
+/// Runs one job; what to report when it is done.
 fn run_work<B: Brain>(work: Work<B>, out: &Output) -> Done<B> {
     match work {
         Work::Search {
@@ -291,32 +349,7 @@ fn checked_move(
     }
 }
 
-/// Starts the input thread: it reads `input` line by line and acts on each line, then on the
-/// end of input, until the loop ends.
-fn spawn_reader<B: Brain, R: BufRead + Send + 'static>(
-    mut input: R,
-    server: Arc<Mutex<Server<B>>>,
-    ending: Sender<io::Result<()>>,
-) -> io::Result<()> {
-    spawn_loop_thread("input", ending, move |ending| {
-        let mut buffer = Vec::new();
-        loop {
-            buffer.clear();
-            match input.read_until(b'\n', &mut buffer) {
-                Ok(0) | Err(_) => break,
-                Ok(_) => {
-                    let line = String::from_utf8_lossy(&buffer);
-                    if !act_on(&server, ending, |server| server.line(line.trim_end())) {
-                        return;
-                    }
-                }
-            }
-        }
-        act_on(&server, ending, Server::input_ended);
-    })
-}
-
-/// The output, shared with the worker threads; each line is written whole and flushed.
+/// The output, shared by the threads; each line is written whole and flushed.
 #[derive(Clone)]
 struct Output(Arc<Mutex<Box<dyn Write + Send>>>);
 
@@ -367,7 +400,7 @@ impl Game {
     }
 }
 
-/// A search or perft running on a worker thread.
+/// A search or perft being run (by the thread that does not hold the input).
 struct Job {
     /// Tells the search to finish.
     stop: Arc<AtomicBool>,
@@ -395,15 +428,15 @@ enum Flow {
 }
 
 struct Server<B> {
-    /// The brain, or `None` while the worker thread has it.
+    /// The brain, or `None` while a search has it.
     brain: Option<B>,
     protocol: Protocol,
     rules: Rules,
     /// The game of the last `position`, or why it was refused.
     game: Result<Game, String>,
     out: Output,
-    /// The worker thread's inbox; `None` once the loop has ended.
-    inbox: Option<Sender<Work<B>>>,
+    /// A job just started, for the acting thread to run once it leaves the lock.
+    work: Option<Work<B>>,
     job: Option<Job>,
     /// Commands that arrived while a job ran, to run in order once it ends.
     pending: VecDeque<Command>,
@@ -416,8 +449,11 @@ struct Server<B> {
 }
 
 impl<B: Brain> Server<B> {
-    /// Acts on a line of input (see [`Server::handle_line`]).
+    /// Acts on a line of input (see [`Server::handle_line`]); after `quit`, input is ignored.
     fn line(&mut self, line: &str) -> End {
+        if self.quitting {
+            return None;
+        }
         match self.handle_line(line) {
             Ok(Flow::Continue) => None,
             Ok(Flow::Quit) => self.quit(),
@@ -427,6 +463,9 @@ impl<B: Brain> Server<B> {
 
     /// Acts on the end of input: queued commands still run, an `infinite` search is stopped.
     fn input_ended(&mut self) -> End {
+        if self.quitting {
+            return None;
+        }
         self.input_closed = true;
         if let Err(err) = self.stop_infinite_without_input() {
             return Some(Err(err));
@@ -434,7 +473,7 @@ impl<B: Brain> Server<B> {
         self.end_when_idle()
     }
 
-    /// Acts on the end of the worker's job: the brain comes home, queued commands run.
+    /// Acts on the end of a job: the brain comes home, queued commands run.
     fn job_done(&mut self, done: Done<B>) -> End {
         let finished = match done {
             Done::Search(brain, finished) => self.finish_search(brain, finished),
@@ -462,27 +501,11 @@ impl<B: Brain> Server<B> {
     }
 
     /// Reports a search (or perft) that panicked and ends the loop with an error: without its
-    /// brain and worker the engine cannot go on, and exiting lets the runner see a crash at once.
+    /// brain the engine cannot go on, and exiting lets the runner see a crash at once.
     fn panicked(&self, what: &str) -> io::Result<()> {
         self.out
             .error(format_args!("the {what} panicked; the engine exits"))?;
         Err(io::Error::other(format!("the {what} panicked")))
-    }
-
-    /// Hands `work` to the worker thread; false (after an `info string error`, with the brain
-    /// back home) if the worker is gone.
-    fn start_work(&mut self, work: Work<B>) -> io::Result<bool> {
-        let Some(inbox) = &self.inbox else {
-            return Ok(false);
-        };
-        let Err(std::sync::mpsc::SendError(work)) = inbox.send(work) else {
-            return Ok(true);
-        };
-        if let Work::Search { brain, .. } = work {
-            self.brain = Some(brain);
-        }
-        self.out.error("internal: the worker thread is gone")?;
-        Ok(false)
     }
 
     /// Answers `isready`, `stop` and `quit` at once; runs other commands now when idle, or
@@ -593,7 +616,7 @@ impl<B: Brain> Server<B> {
         }
     }
 
-    /// Starts a search of the current position on a worker thread, or answers
+    /// Starts a search of the current position (run once the lock is left), or answers
     /// `bestmove (none)` at once when there is no valid position or no legal move.
     fn go(&mut self, limits: GoLimits) -> io::Result<()> {
         let game = match &self.game {
@@ -622,9 +645,7 @@ impl<B: Brain> Server<B> {
             request: request.clone(),
             stop: Arc::clone(&stop),
         };
-        if !self.start_work(work)? {
-            return self.out.send(best_move_reply(None));
-        }
+        self.work = Some(work);
         self.job = Some(Job {
             stop,
             search: Some(request),
@@ -634,7 +655,7 @@ impl<B: Brain> Server<B> {
         self.stop_infinite_without_input()
     }
 
-    /// Takes the brain back. A move the worker printed ends the job; an `infinite` search's
+    /// Takes the brain back. A move already printed ends the job; an `infinite` search's
     /// move is checked and printed, or held until `stop`.
     fn finish_search(&mut self, brain: B, finished: Finished) -> io::Result<()> {
         self.brain = Some(brain);
@@ -699,7 +720,7 @@ impl<B: Brain> Server<B> {
         self.job.is_none().then_some(Ok(()))
     }
 
-    /// Runs `go perft <depth>` on the worker thread with the reference move generator.
+    /// Starts `go perft <depth>` with the reference move generator (run once the lock is left).
     fn perft(&mut self, depth: u32) -> io::Result<()> {
         let game = match &self.game {
             Ok(game) => game.clone(),
@@ -713,9 +734,7 @@ impl<B: Brain> Server<B> {
             rules: self.rules,
             depth,
         };
-        if !self.start_work(work)? {
-            return self.out.send(Reply::PerftTotal { nodes: 0 });
-        }
+        self.work = Some(work);
         self.job = Some(Job {
             stop: Arc::new(AtomicBool::new(false)),
             search: None,
@@ -776,9 +795,16 @@ mod tests {
         fn search(
             &mut self,
             request: &SearchRequest,
-            _: &AtomicBool,
+            stop: &AtomicBool,
             _: &mut dyn FnMut(Info),
         ) -> Option<Move> {
+            // An `infinite` search runs until `stop` (10 s at most, so a broken test ends).
+            if request.limits.infinite {
+                let until = Instant::now() + std::time::Duration::from_secs(10);
+                while !stop.load(Ordering::Relaxed) && Instant::now() < until {
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                }
+            }
             (self.reply)(request)
         }
     }
@@ -848,6 +874,43 @@ mod tests {
             .and_then(|moves| Game::replay(Position::startpos(), &moves, Rules::Classic).ok());
         let last = game.and_then(|g| g.position.legal_moves(Rules::Classic).iter().last());
         assert_eq!(Some(output), last.map(|mv| format!("bestmove {mv}\n")));
+    }
+
+    #[test]
+    fn while_a_search_runs_isready_is_answered_and_other_commands_wait_for_it() {
+        let input = "go infinite\nisready\nposition startpos moves a2a3\ngo depth 1\nstop\n";
+        let (result, output) = run(first_legal, input);
+        assert!(result.is_ok());
+        let start = Position::startpos();
+        let after = "a2a3"
+            .parse()
+            .ok()
+            .and_then(|mv| start.play(Rules::default(), mv).ok());
+        let expected = [
+            "readyok".to_string(),
+            format!("bestmove {}", first_move(Some(start))),
+            format!("bestmove {}", first_move(after)),
+        ];
+        assert_eq!(output.lines().collect::<Vec<_>>(), expected, "{output}");
+    }
+
+    #[test]
+    fn quit_stops_a_running_search_and_prints_its_move() {
+        let (result, output) = run(first_legal, "go infinite\nquit\nisready\n");
+        assert!(result.is_ok());
+        let expected = format!("bestmove {}\n", first_move(Some(Position::startpos())));
+        assert_eq!(output, expected);
+    }
+
+    fn first_legal(request: &SearchRequest) -> Option<Move> {
+        request.position.legal_moves(request.rules).iter().next()
+    }
+
+    /// The first legal move in `position` under the default rules, as text.
+    fn first_move(position: Option<Position>) -> String {
+        position
+            .and_then(|p| p.legal_moves(Rules::default()).iter().next())
+            .map_or_else(String::new, |mv| mv.to_string())
     }
 
     #[test]
