@@ -12,9 +12,11 @@
 //! holding the input reads lines and acts on each at once; when a line starts a search (or
 //! perft) it leaves the input to the other thread, runs the search itself, prints its
 //! `bestmove`, takes up the queued commands, and then waits for the input in turn. The thread
-//! that called [`serve_with`] waits for the loop to end. So a move costs one thread wake-up,
-//! as `isready` does: a thread started per search, or each line passed on to another thread,
-//! would cost more than a fast engine's whole move.
+//! that called [`serve_with`] waits for the loop to end. So a move costs one thread wake-up
+//! in the engine, as `isready` does, plus waking the other thread to take the input: a thread
+//! started per search, or each line passed on to another thread, would cost more than a fast
+//! engine's whole move. A brain whose searches return at once ([`Brain::searches_at_once`])
+//! has them run without handing over the input at all.
 //!
 //! Errors in commands are reported as `info string error <what>` and the command is ignored.
 //! The loop never prints an illegal `bestmove`: it checks the brain's move with the rules, falls
@@ -74,6 +76,14 @@ pub trait Brain: Send + 'static {
         stop: &AtomicBool,
         info: &mut dyn FnMut(Info),
     ) -> Option<Move>;
+    /// True when every search returns at once, whatever its limits (it never waits for the
+    /// clock or for `stop`). The server then runs searches on the thread that reads the input,
+    /// without handing the input to the other thread first, which makes a move cost about as
+    /// much as `isready`; a command sent during such a search is read right after it. False
+    /// by default.
+    fn searches_at_once(&self) -> bool {
+        false
+    }
 }
 
 /// Runs the command loop on stdin and stdout until `quit` or end of input.
@@ -187,7 +197,11 @@ struct Shared<B, R> {
 impl<B: Brain, R: BufRead> Shared<B, R> {
     fn run_thread(&self, ending: &Sender<io::Result<()>>) {
         while let Some(work) = self.read_until_work(ending) {
-            if !self.run_jobs(work, ending) {
+            let mut next = Next::Run(work);
+            while let Next::Run(work) = next {
+                next = self.run_job(work, ending);
+            }
+            if let Next::Ended = next {
                 return;
             }
         }
@@ -213,7 +227,8 @@ impl<B: Brain, R: BufRead> Shared<B, R> {
     }
 
     /// Reads lines and acts on them, holding the input, until one starts a job (returned: the
-    /// input is then free for the other thread); `None` when the input or the loop ends.
+    /// input is then free for the other thread); `None` when the input or the loop ends. A job
+    /// that ends at once (see [`Brain::searches_at_once`]) is run here, holding the input.
     fn read_until_work(&self, ending: &Sender<io::Result<()>>) -> Option<Work<B>> {
         let mut input = lock(&self.input);
         loop {
@@ -232,26 +247,24 @@ impl<B: Brain, R: BufRead> Shared<B, R> {
                     self.act_on(ending, |server| server.line(line.trim_end()))
                 }
             };
-            match next {
-                Next::Run(work) => return Some(work),
-                Next::Continue => {}
-                Next::Ended => return None,
+            let mut next = next;
+            loop {
+                match next {
+                    Next::Run(work) if work.at_once() => next = self.run_job(work, ending),
+                    Next::Run(work) => return Some(work),
+                    Next::Continue => break,
+                    Next::Ended => return None,
+                }
             }
         }
     }
 
-    /// Runs `work`, then the jobs that queued commands start; false once the loop has ended.
-    fn run_jobs(&self, mut work: Work<B>, ending: &Sender<io::Result<()>>) -> bool {
-        loop {
-            let what = work.name();
-            let run = std::panic::AssertUnwindSafe(|| run_work(work, &self.out));
-            let done = std::panic::catch_unwind(run).unwrap_or(Done::Panicked(what));
-            match self.act_on(ending, |server| server.job_done(done)) {
-                Next::Run(next) => work = next,
-                Next::Continue => return true,
-                Next::Ended => return false,
-            }
-        }
+    /// Runs `work` and acts on its end; what to do next (a job a queued command started).
+    fn run_job(&self, work: Work<B>, ending: &Sender<io::Result<()>>) -> Next<B> {
+        let what = work.name();
+        let run = std::panic::AssertUnwindSafe(|| run_work(work, &self.out));
+        let done = std::panic::catch_unwind(run).unwrap_or(Done::Panicked(what));
+        self.act_on(ending, |server| server.job_done(done))
     }
 }
 
@@ -281,6 +294,8 @@ enum Work<B> {
         brain: B,
         request: SearchRequest,
         stop: Arc<AtomicBool>,
+        /// The brain's [`Brain::searches_at_once`].
+        at_once: bool,
     },
     /// Print perft's divide, then report [`Done::Perft`].
     Perft {
@@ -291,6 +306,11 @@ enum Work<B> {
 }
 
 impl<B> Work<B> {
+    /// True for a job that ends at once: it may run while the input waits.
+    fn at_once(&self) -> bool {
+        matches!(self, Work::Search { at_once: true, .. })
+    }
+
     fn name(&self) -> &'static str {
         match self {
             Work::Search { .. } => "search",
@@ -306,6 +326,7 @@ fn run_work<B: Brain>(work: Work<B>, out: &Output) -> Done<B> {
             mut brain,
             request,
             stop,
+            ..
         } => {
             let mut info = |info: Info| {
                 let _ = out.send(info);
@@ -641,6 +662,7 @@ impl<B: Brain> Server<B> {
         };
         let stop = Arc::new(AtomicBool::new(false));
         let work = Work::Search {
+            at_once: brain.searches_at_once(),
             brain,
             request: request.clone(),
             stop: Arc::clone(&stop),
@@ -776,6 +798,7 @@ mod tests {
     /// A brain whose search answers with `reply`.
     struct Scripted {
         reply: fn(&SearchRequest) -> Option<Move>,
+        at_once: bool,
     }
 
     impl Brain for Scripted {
@@ -798,14 +821,18 @@ mod tests {
             stop: &AtomicBool,
             _: &mut dyn FnMut(Info),
         ) -> Option<Move> {
-            // An `infinite` search runs until `stop` (10 s at most, so a broken test ends).
-            if request.limits.infinite {
+            // An `infinite` search runs until `stop` (10 s at most, so a broken test ends),
+            // unless the brain answers at once.
+            if request.limits.infinite && !self.at_once {
                 let until = Instant::now() + std::time::Duration::from_secs(10);
                 while !stop.load(Ordering::Relaxed) && Instant::now() < until {
                     std::thread::sleep(std::time::Duration::from_millis(1));
                 }
             }
             (self.reply)(request)
+        }
+        fn searches_at_once(&self) -> bool {
+            self.at_once
         }
     }
 
@@ -826,9 +853,20 @@ mod tests {
 
     /// Runs `input` through the server with a brain answering `reply`: the result and output.
     fn run(reply: fn(&SearchRequest) -> Option<Move>, input: &str) -> (io::Result<()>, String) {
+        run_brain(
+            Scripted {
+                reply,
+                at_once: false,
+            },
+            input,
+        )
+    }
+
+    /// Runs `input` through the server with `brain`: the result and output.
+    fn run_brain(brain: Scripted, input: &str) -> (io::Result<()>, String) {
         let output = Captured::default();
         let input = io::Cursor::new(input.as_bytes().to_vec());
-        let result = serve_with(Scripted { reply }, input, output.clone());
+        let result = serve_with(brain, input, output.clone());
         let bytes = output.0.lock().unwrap_or_else(|p| p.into_inner()).clone();
         (result, String::from_utf8_lossy(&bytes).into_owned())
     }
@@ -891,6 +929,20 @@ mod tests {
             format!("bestmove {}", first_move(Some(start))),
             format!("bestmove {}", first_move(after)),
         ];
+        assert_eq!(output.lines().collect::<Vec<_>>(), expected, "{output}");
+    }
+
+    #[test]
+    fn searches_at_once_run_in_input_order() {
+        let brain = Scripted {
+            reply: first_legal,
+            at_once: true,
+        };
+        let input = "go depth 1\nisready\ngo infinite\nisready\nstop\n";
+        let (result, output) = run_brain(brain, input);
+        assert!(result.is_ok());
+        let best = format!("bestmove {}", first_move(Some(Position::startpos())));
+        let expected = [best.as_str(), "readyok", "readyok", best.as_str()];
         assert_eq!(output.lines().collect::<Vec<_>>(), expected, "{output}");
     }
 
