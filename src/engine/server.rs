@@ -168,7 +168,7 @@ type End = Option<io::Result<()>>;
 /// What a thread does after acting on the loop's state.
 enum Next<B> {
     /// Run this job (a search or perft the action started).
-    Run(Work<B>),
+    Run(Box<Work<B>>),
     /// Go on.
     Continue,
     /// The loop has ended.
@@ -229,7 +229,7 @@ impl<B: Brain, R: BufRead> Shared<B, R> {
     /// Reads lines and acts on them, holding the input, until one starts a job (returned: the
     /// input is then free for the other thread); `None` when the input or the loop ends. A job
     /// that ends at once (see [`Brain::searches_at_once`]) is run here, holding the input.
-    fn read_until_work(&self, ending: &Sender<io::Result<()>>) -> Option<Work<B>> {
+    fn read_until_work(&self, ending: &Sender<io::Result<()>>) -> Option<Box<Work<B>>> {
         let mut input = lock(&self.input);
         loop {
             if input.ended {
@@ -260,9 +260,9 @@ impl<B: Brain, R: BufRead> Shared<B, R> {
     }
 
     /// Runs `work` and acts on its end; what to do next (a job a queued command started).
-    fn run_job(&self, work: Work<B>, ending: &Sender<io::Result<()>>) -> Next<B> {
+    fn run_job(&self, work: Box<Work<B>>, ending: &Sender<io::Result<()>>) -> Next<B> {
         let what = work.name();
-        let run = std::panic::AssertUnwindSafe(|| run_work(work, &self.out));
+        let run = std::panic::AssertUnwindSafe(|| run_work(*work, &self.out));
         let done = std::panic::catch_unwind(run).unwrap_or(Done::Panicked(what));
         self.act_on(ending, |server| server.job_done(done))
     }
@@ -457,7 +457,7 @@ struct Server<B> {
     game: Result<Game, String>,
     out: Output,
     /// A job just started, for the acting thread to run once it leaves the lock.
-    work: Option<Work<B>>,
+    work: Option<Box<Work<B>>>,
     job: Option<Job>,
     /// Commands that arrived while a job ran, to run in order once it ends.
     pending: VecDeque<Command>,
@@ -667,7 +667,7 @@ impl<B: Brain> Server<B> {
             request: request.clone(),
             stop: Arc::clone(&stop),
         };
-        self.work = Some(work);
+        self.work = Some(Box::new(work));
         self.job = Some(Job {
             stop,
             search: Some(request),
@@ -756,7 +756,7 @@ impl<B: Brain> Server<B> {
             rules: self.rules,
             depth,
         };
-        self.work = Some(work);
+        self.work = Some(Box::new(work));
         self.job = Some(Job {
             stop: Arc::new(AtomicBool::new(false)),
             search: None,
