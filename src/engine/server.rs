@@ -237,7 +237,7 @@ impl<B: Brain, R: BufRead> Shared<B, R> {
             }
             let Input { reader, buffer, .. } = &mut *input;
             buffer.clear();
-            let next = match reader.read_until(b'\n', buffer) {
+            let mut next = match reader.read_until(b'\n', buffer) {
                 Ok(0) | Err(_) => {
                     input.ended = true;
                     self.act_on(ending, Server::input_ended)
@@ -247,7 +247,6 @@ impl<B: Brain, R: BufRead> Shared<B, R> {
                     self.act_on(ending, |server| server.line(line.trim_end()))
                 }
             };
-            let mut next = next;
             loop {
                 match next {
                     Next::Run(work) if work.at_once() => next = self.run_job(work, ending),
