@@ -59,6 +59,11 @@ impl Brain for RandomBrain {
         });
         best
     }
+
+    /// The move is chosen at once, whatever the limits.
+    fn searches_at_once(&self) -> bool {
+        true
+    }
 }
 
 fn main() -> std::io::Result<()> {

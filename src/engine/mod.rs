@@ -24,7 +24,7 @@ pub use process::MAX_LINE_BYTES;
 
 use crate::rules::{Move, Position, Rules};
 use negotiate::{Refusal, rule_settings};
-use process::{Output, Process};
+use process::{Output, Process, SendError};
 use protocol::{Command, GoLimits, Info, OptionDecl, Protocol, ProtocolError, Reply};
 use std::path::PathBuf;
 use std::process::ExitStatus;
@@ -172,7 +172,7 @@ impl Engine {
             }
         })?;
         for (name, value) in settings {
-            engine.send(&Command::SetOption {
+            engine.send_setup(&Command::SetOption {
                 name,
                 value: Some(value),
             })?;
@@ -217,8 +217,7 @@ impl Engine {
     /// # Errors
     /// As [`Engine::is_ready`].
     pub fn new_game(&mut self) -> Result<(), EngineError> {
-        self.send(&Command::NewGame)?;
-        self.is_ready()
+        self.ready_after(Some(Command::NewGame))
     }
 
     /// Sends `isready` and waits up to the ready timeout for `readyok`, skipping other lines.
@@ -227,20 +226,26 @@ impl Engine {
     /// [`EngineError::ReadyTimeout`], [`EngineError::Crashed`] (or
     /// [`EngineError::ExitedAtStart`] during [`Engine::start`]), [`EngineError::LineTooLong`].
     pub fn is_ready(&mut self) -> Result<(), EngineError> {
-        self.send(&Command::IsReady)?;
-        let after = self.timeouts.ready;
-        self.wait(
-            Instant::now() + after,
-            |engine| EngineError::ReadyTimeout { engine, after },
-            |_, _, reply, _| match reply {
-                Ok(Reply::ReadyOk) => Ok(Step::Done(())),
-                _ => Ok(Step::Continue),
-            },
-        )
+        self.ready_after(None)
     }
 
-    /// Sends `position` (`start` and `moves`) and `go` with `limits`, then waits until
-    /// `deadline` for `bestmove`. The move is returned as written: the runner judges it.
+    /// Sends `first` (if any) and `isready` in one write, then waits for `readyok` as
+    /// [`Engine::is_ready`] does; writing counts against the ready timeout.
+    fn ready_after(&mut self, first: Option<Command>) -> Result<(), EngineError> {
+        let after = self.timeouts.ready;
+        let deadline = Instant::now() + after;
+        let timeout = |engine| EngineError::ReadyTimeout { engine, after };
+        let commands: Vec<Command> = first.into_iter().chain([Command::IsReady]).collect();
+        self.send(&commands, deadline, timeout)?;
+        self.wait(deadline, timeout, |_, _, reply, _| match reply {
+            Ok(Reply::ReadyOk) => Ok(Step::Done(())),
+            _ => Ok(Step::Continue),
+        })
+    }
+
+    /// Sends `position` (`start` and `moves`) and `go` with `limits` (in one write), then waits
+    /// until `deadline` for `bestmove`. The move is returned as written: the runner judges it.
+    /// An engine that does not take the commands by `deadline` also times out.
     ///
     /// # Errors
     /// [`EngineError::MoveTimeout`] when `deadline` passes, [`EngineError::Garbage`] for a line
@@ -253,31 +258,31 @@ impl Engine {
         limits: &GoLimits,
         deadline: Instant,
     ) -> Result<SearchReply, EngineError> {
-        self.send(&Command::Position {
-            start: *start,
-            moves: moves.to_vec(),
-        })?;
-        self.send(&Command::Go(limits.clone()))?;
-        let sent = Instant::now();
-        let after = deadline.saturating_duration_since(sent);
-        let mut info = Info::default();
-        self.wait(
-            deadline,
-            |engine| EngineError::MoveTimeout { engine, after },
-            |engine, line, reply, at| match reply {
-                Ok(Reply::Info(fields)) => {
-                    info.merge(&fields);
-                    Ok(Step::Continue)
-                }
-                Ok(Reply::BestMove { mv, ponder }) => Ok(Step::Done(SearchReply {
-                    bestmove: mv,
-                    ponder,
-                    info: info.clone(),
-                    elapsed: at.saturating_duration_since(sent),
-                })),
-                other => engine.unexpected(line, other, "expected info or bestmove"),
+        let after = deadline.saturating_duration_since(Instant::now());
+        let timeout = |engine| EngineError::MoveTimeout { engine, after };
+        let commands = [
+            Command::Position {
+                start: *start,
+                moves: moves.to_vec(),
             },
-        )
+            Command::Go(limits.clone()),
+        ];
+        self.send(&commands, deadline, timeout)?;
+        let sent = Instant::now();
+        let mut info = Info::default();
+        self.wait(deadline, timeout, |engine, line, reply, at| match reply {
+            Ok(Reply::Info(fields)) => {
+                info.merge(&fields);
+                Ok(Step::Continue)
+            }
+            Ok(Reply::BestMove { mv, ponder }) => Ok(Step::Done(SearchReply {
+                bestmove: mv,
+                ponder,
+                info: info.clone(),
+                elapsed: at.saturating_duration_since(sent),
+            })),
+            other => engine.unexpected(line, other, "expected info or bestmove"),
+        })
     }
 
     /// Sends `position` and `go perft <depth>`, then waits until `deadline` for the divide
@@ -293,31 +298,31 @@ impl Engine {
         depth: u32,
         deadline: Instant,
     ) -> Result<PerftReply, EngineError> {
-        self.send(&Command::Position {
-            start: *position,
-            moves: Vec::new(),
-        })?;
-        self.send(&Command::Perft { depth })?;
-        let sent = Instant::now();
-        let after = deadline.saturating_duration_since(sent);
-        let mut moves = Vec::new();
-        self.wait(
-            deadline,
-            |engine| EngineError::PerftTimeout { engine, after },
-            |engine, line, reply, at| match reply {
-                Ok(Reply::PerftMove { mv, nodes }) => {
-                    moves.push((mv, nodes));
-                    Ok(Step::Continue)
-                }
-                Ok(Reply::PerftTotal { nodes }) => Ok(Step::Done(PerftReply {
-                    moves: std::mem::take(&mut moves),
-                    total: nodes,
-                    elapsed: at.saturating_duration_since(sent),
-                })),
-                Ok(Reply::Info(_)) => Ok(Step::Continue),
-                other => engine.unexpected(line, other, "expected '<move>: <count>' or the total"),
+        let after = deadline.saturating_duration_since(Instant::now());
+        let timeout = |engine| EngineError::PerftTimeout { engine, after };
+        let commands = [
+            Command::Position {
+                start: *position,
+                moves: Vec::new(),
             },
-        )
+            Command::Perft { depth },
+        ];
+        self.send(&commands, deadline, timeout)?;
+        let sent = Instant::now();
+        let mut moves = Vec::new();
+        self.wait(deadline, timeout, |engine, line, reply, at| match reply {
+            Ok(Reply::PerftMove { mv, nodes }) => {
+                moves.push((mv, nodes));
+                Ok(Step::Continue)
+            }
+            Ok(Reply::PerftTotal { nodes }) => Ok(Step::Done(PerftReply {
+                moves: std::mem::take(&mut moves),
+                total: nodes,
+                elapsed: at.saturating_duration_since(sent),
+            })),
+            Ok(Reply::Info(_)) => Ok(Step::Continue),
+            other => engine.unexpected(line, other, "expected '<move>: <count>' or the total"),
+        })
     }
 
     /// Says `quit`, waits up to the quit grace, then kills the engine's process group and
@@ -330,25 +335,23 @@ impl Engine {
     /// Sends the first command of the protocol and reads `id`, `option` and the closing
     /// `ugiok`/`uciok`, skipping other lines (banners, malformed options).
     fn handshake(&mut self) -> Result<(), EngineError> {
-        self.send(&Command::Hello(self.protocol))?;
         let after = self.timeouts.handshake;
+        let deadline = Instant::now() + after;
+        let timeout = |engine| EngineError::HandshakeTimeout { engine, after };
+        self.send(&[Command::Hello(self.protocol)], deadline, timeout)?;
         let expected = self.protocol;
-        self.wait(
-            Instant::now() + after,
-            |engine| EngineError::HandshakeTimeout { engine, after },
-            |engine, _, reply, _| {
-                match reply {
-                    Ok(Reply::IdName(name)) => engine.id_name = Some(name),
-                    Ok(Reply::IdAuthor(author)) => engine.id_author = Some(author),
-                    Ok(Reply::Option(decl)) => engine.options.push(decl),
-                    Ok(Reply::HelloOk(protocol)) if protocol == expected => {
-                        return Ok(Step::Done(()));
-                    }
-                    _ => {}
+        self.wait(deadline, timeout, |engine, _, reply, _| {
+            match reply {
+                Ok(Reply::IdName(name)) => engine.id_name = Some(name),
+                Ok(Reply::IdAuthor(author)) => engine.id_author = Some(author),
+                Ok(Reply::Option(decl)) => engine.options.push(decl),
+                Ok(Reply::HelloOk(protocol)) if protocol == expected => {
+                    return Ok(Step::Done(()));
                 }
-                Ok(Step::Continue)
-            },
-        )
+                _ => {}
+            }
+            Ok(Step::Continue)
+        })
     }
 
     /// Sends `setoption` for a configured option after checking it against the declaration.
@@ -369,15 +372,38 @@ impl Engine {
             name: decl.name.clone(),
             value: (!value.is_empty()).then(|| value.to_string()),
         };
-        self.send(&command)
+        self.send_setup(&command)
     }
 
-    /// Writes `command` in this engine's protocol.
-    fn send(&mut self, command: &Command) -> Result<(), EngineError> {
-        if self.process.send(&command.to_line(self.protocol)) {
-            Ok(())
-        } else {
-            Err(self.died())
+    /// Writes a setup command (`setoption`), which the engine must take within the ready
+    /// timeout.
+    fn send_setup(&mut self, command: &Command) -> Result<(), EngineError> {
+        let after = self.timeouts.ready;
+        self.send(
+            std::slice::from_ref(command),
+            Instant::now() + after,
+            |engine| EngineError::ReadyTimeout { engine, after },
+        )
+    }
+
+    /// Writes `commands` in this engine's protocol, in one write when the pipe has room. An
+    /// engine that does not take them by `deadline` gets the error `timeout` builds from its
+    /// name; one whose stdin is closed has crashed.
+    fn send(
+        &mut self,
+        commands: &[Command],
+        deadline: Instant,
+        timeout: impl FnOnce(String) -> EngineError,
+    ) -> Result<(), EngineError> {
+        let lines: Vec<String> = commands
+            .iter()
+            .map(|command| command.to_line(self.protocol))
+            .collect();
+        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        match self.process.send(&lines, deadline) {
+            Ok(()) => Ok(()),
+            Err(SendError::Closed) => Err(self.died()),
+            Err(SendError::Stalled) => Err(timeout(self.name.clone())),
         }
     }
 

@@ -1,7 +1,11 @@
-//! An engine as an operating-system process: spawning without a shell, the threads that carry
-//! its stdin, stdout and stderr, the communication log, and ending it without leaving a zombie
-//! or an orphan.
+//! An engine as an operating-system process: spawning without a shell, talking to it through
+//! its stdin and stdout, the thread that keeps its stderr, the communication log, and ending it
+//! without leaving a zombie or an orphan.
 //!
+//! - Lines are written to stdin and read from stdout by the calling thread, with no thread in
+//!   between (a thread hop costs more than a fast engine's whole move). Both pipes are
+//!   non-blocking on the runner's side and every wait for them is a `poll` bounded by a
+//!   deadline, so an engine that stops reading or writing never blocks the runner.
 //! - Each engine runs in its own process group, so a Ctrl-C in the terminal reaches the runner
 //!   only; the runner decides when engines stop.
 //! - On Linux each engine gets `PR_SET_PDEATHSIG(SIGKILL)`, so it is killed when the runner
@@ -12,11 +16,12 @@
 use super::EngineConfig;
 use super::error::EngineError;
 use std::fs::{File, OpenOptions};
-use std::io::{self, BufRead, BufReader, Read, Write};
+use std::io::{self, Read, Write};
+use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, SyncSender, channel, sync_channel};
+use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -24,14 +29,14 @@ use std::time::{Duration, Instant};
 pub const MAX_LINE_BYTES: usize = 64 * 1024;
 /// How many bytes of an engine's stderr are kept for error messages.
 const STDERR_TAIL_BYTES: usize = 2048;
-/// How many unread stdout lines are buffered before the engine's writes block.
-const LINE_QUEUE: usize = 4096;
+/// How many bytes are read from stdout at a time.
+const READ_CHUNK: usize = 8192;
 /// How long to wait for the end of an ended engine's stderr.
 const STDERR_DRAIN: Duration = Duration::from_millis(200);
 /// How often the exit of an engine is polled while waiting for it.
 const EXIT_POLL: Duration = Duration::from_millis(5);
 
-/// What the stdout thread reports.
+/// What the engine's stdout gave.
 #[derive(Debug)]
 pub(crate) enum Output {
     /// A line, without its line ending, and when it arrived.
@@ -40,6 +45,16 @@ pub(crate) enum Output {
     TooLong,
     /// The engine closed its stdout (it has usually exited).
     Closed,
+}
+
+/// Why lines could not be written to the engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SendError {
+    /// Its stdin is closed: it has exited (or been told to quit).
+    Closed,
+    /// It did not take the bytes before the deadline (its stdin pipe stayed full); nothing
+    /// more is written to it.
+    Stalled,
 }
 
 /// Which way a logged line went.
@@ -80,14 +95,17 @@ impl CommLog {
     }
 }
 
-/// A running engine process and the threads around it.
+/// A running engine process, its pipes and the stderr thread.
 pub(crate) struct Process {
     engine: String,
     child: Child,
-    /// Lines to write to the engine's stdin (by the writer thread, so a stuck engine never
-    /// blocks the runner); `None` once closed.
-    stdin: Option<Sender<String>>,
-    lines: Receiver<Output>,
+    /// The engine's stdin, non-blocking; `None` once closed.
+    stdin: Option<ChildStdin>,
+    /// True once a write missed its deadline: nothing more is written.
+    stalled: bool,
+    stdout: LineReader,
+    /// The bytes of the lines being sent, reused.
+    send_buffer: Vec<u8>,
     stderr_tail: Arc<Mutex<Vec<u8>>>,
     /// Disconnects when the stderr thread has copied everything.
     stderr_done: Receiver<()>,
@@ -140,11 +158,13 @@ impl Process {
                 "a pipe is missing",
             )));
         };
-        let (line_sender, lines) = sync_channel(LINE_QUEUE);
-        spawn_thread("stdout", {
-            let log = log.clone();
-            move || read_lines(stdout, &line_sender, log.as_ref())
-        });
+        if let Err(source) =
+            set_nonblocking(stdin.as_raw_fd()).and_then(|()| set_nonblocking(stdout.as_raw_fd()))
+        {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(io_error("making the pipes non-blocking".into())(source));
+        }
         let stderr_tail = Arc::new(Mutex::new(Vec::new()));
         let (stderr_alive, stderr_done) = channel::<()>();
         spawn_thread("stderr", {
@@ -154,13 +174,13 @@ impl Process {
                 drop(stderr_alive);
             }
         });
-        let (stdin_sender, stdin_lines) = channel();
-        spawn_thread("stdin", move || write_lines(stdin, &stdin_lines));
         Ok(Process {
             engine: config.name.clone(),
             child,
-            stdin: Some(stdin_sender),
-            lines,
+            stdin: Some(stdin),
+            stalled: false,
+            stdout: LineReader::new(stdout, log.clone()),
+            send_buffer: Vec::new(),
             stderr_tail,
             stderr_done,
             log,
@@ -174,25 +194,33 @@ impl Process {
         self.child.id()
     }
 
-    /// Queues `line` for the engine's stdin and logs it. False when the engine's stdin is
-    /// closed (it has exited or been told to quit).
-    pub(crate) fn send(&self, line: &str) -> bool {
+    /// Writes `lines` to the engine's stdin, each with a newline, in one write when the pipe
+    /// has room, and logs them; waits for room until `deadline` at the latest.
+    pub(crate) fn send(&mut self, lines: &[&str], deadline: Instant) -> Result<(), SendError> {
         if let Some(log) = &self.log {
-            log.record(Direction::ToEngine, line);
+            for line in lines {
+                log.record(Direction::ToEngine, line);
+            }
         }
-        self.stdin
-            .as_ref()
-            .is_some_and(|stdin| stdin.send(line.to_string()).is_ok())
+        if self.stalled {
+            return Err(SendError::Stalled);
+        }
+        let Some(stdin) = self.stdin.as_mut() else {
+            return Err(SendError::Closed);
+        };
+        self.send_buffer.clear();
+        for line in lines {
+            self.send_buffer.extend_from_slice(line.as_bytes());
+            self.send_buffer.push(b'\n');
+        }
+        let written = write_all_by(stdin, &self.send_buffer, deadline);
+        self.stalled = written == Err(SendError::Stalled);
+        written
     }
 
     /// The next output of the engine, waiting until `deadline`; `None` when it passes first.
-    pub(crate) fn recv(&self, deadline: Instant) -> Option<Output> {
-        let timeout = deadline.saturating_duration_since(Instant::now());
-        match self.lines.recv_timeout(timeout) {
-            Ok(output) => Some(output),
-            Err(RecvTimeoutError::Timeout) => None,
-            Err(RecvTimeoutError::Disconnected) => Some(Output::Closed),
-        }
+    pub(crate) fn recv(&mut self, deadline: Instant) -> Option<Output> {
+        self.stdout.next(deadline)
     }
 
     /// The last bytes the engine wrote to stderr, as text; once the engine has ended, after
@@ -208,19 +236,27 @@ impl Process {
     /// Closes stdin, waits up to the quit grace for the engine to exit by itself, then kills
     /// its process group and reaps it. Returns how it ended (`None` if it could not be reaped).
     pub(crate) fn end(&mut self) -> Option<ExitStatus> {
+        self.end_by(Instant::now() + self.quit_grace)
+    }
+
+    /// [`Process::end`], waiting for the engine to exit by itself until `deadline`.
+    fn end_by(&mut self, deadline: Instant) -> Option<ExitStatus> {
         self.stdin = None;
         if self.reaped.is_none() {
-            self.wait_unreaped(Instant::now() + self.quit_grace);
+            self.wait_unreaped(deadline);
             self.kill_group();
             self.reaped = self.child.wait().ok();
         }
         self.reaped
     }
 
-    /// Says `quit`, then ends the engine as [`Process::end`] does.
+    /// Says `quit`, then ends the engine as [`Process::end`] does (writing `quit` counts
+    /// against the quit grace).
     pub(crate) fn quit(&mut self) -> Option<ExitStatus> {
         if self.reaped.is_none() {
-            self.send("quit");
+            let deadline = Instant::now() + self.quit_grace;
+            let _ = self.send(&["quit"], deadline);
+            return self.end_by(deadline);
         }
         self.end()
     }
@@ -370,76 +406,198 @@ fn spawn_thread(role: &str, work: impl FnOnce() + Send + 'static) {
         .spawn(work);
 }
 
-/// Writes each queued line and a newline to the engine until the queue closes or a write
-/// fails; closing stdin on return tells the engine its input ended.
-fn write_lines(mut stdin: ChildStdin, lines: &Receiver<String>) {
-    for line in lines {
-        let written = stdin
-            .write_all(line.as_bytes())
-            .and_then(|()| stdin.write_all(b"\n"))
-            .and_then(|()| stdin.flush());
-        if written.is_err() {
-            return;
+/// Sets `O_NONBLOCK` on the runner's end of a pipe (the engine's end is another open file
+/// and stays blocking).
+fn set_nonblocking(fd: RawFd) -> io::Result<()> {
+    // SAFETY: fcntl on a descriptor owned by a live `ChildStdin`/`ChildStdout`.
+    unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        if flags < 0 || libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) < 0 {
+            return Err(io::Error::last_os_error());
         }
     }
+    Ok(())
 }
 
-/// Reads stdout into `lines`, line by line, logging each; stops at end of output, at a read
-/// error (reported as closed) or at a line longer than [`MAX_LINE_BYTES`].
-fn read_lines(stdout: impl Read, lines: &SyncSender<Output>, log: Option<&CommLog>) {
-    let mut reader = BufReader::new(stdout);
-    let mut line = Vec::new();
+/// Waits until `fd` is ready for `events` (`POLLIN`, `POLLOUT`) or `deadline` passes; false
+/// when it passes. Readiness includes errors and hang-ups, which the next read or write
+/// reports.
+fn wait_ready(fd: RawFd, events: libc::c_short, deadline: Instant) -> bool {
     loop {
-        let (complete, used) = match reader.fill_buf() {
-            Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
-            Err(_) => break,
-            Ok([]) => {
-                if !line.is_empty() {
-                    let _ = emit_line(&line, lines, log);
-                }
-                break;
-            }
-            Ok(buffer) => match buffer.iter().position(|&b| b == b'\n') {
-                Some(end) => {
-                    line.extend_from_slice(&buffer[..end]);
-                    (true, end + 1)
-                }
-                None => {
-                    line.extend_from_slice(buffer);
-                    (false, buffer.len())
-                }
-            },
-        };
-        reader.consume(used);
-        if line.len() > MAX_LINE_BYTES {
-            if let Some(log) = log {
-                log.record(Direction::FromEngine, "<a line too long: reading stopped>");
-            }
-            let _ = lines.send(Output::TooLong);
-            return;
+        let remaining = deadline.saturating_duration_since(Instant::now());
+        if remaining.is_zero() {
+            return false;
         }
-        if complete {
-            if emit_line(&line, lines, log).is_err() {
-                return;
+        // Rounded up, so the wait never ends before the deadline.
+        let ms = remaining.as_micros().div_ceil(1000);
+        let timeout = libc::c_int::try_from(ms).unwrap_or(libc::c_int::MAX);
+        let mut poll_fd = libc::pollfd {
+            fd,
+            events,
+            revents: 0,
+        };
+        // SAFETY: `poll_fd` is one valid pollfd owned by this frame.
+        let ready = unsafe { libc::poll(&mut poll_fd, 1, timeout) };
+        match ready {
+            0 => {}
+            1.. => return true,
+            _ if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted => {}
+            // Unexpected: wait a little and let the caller retry, still within the deadline.
+            _ => {
+                std::thread::sleep(EXIT_POLL.min(remaining));
+                return true;
             }
-            line.clear();
         }
     }
-    let _ = lines.send(Output::Closed);
 }
 
-/// Sends one line (lossy UTF-8, line ending trimmed) and logs it.
-fn emit_line(
-    bytes: &[u8],
-    lines: &SyncSender<Output>,
-    log: Option<&CommLog>,
-) -> Result<(), std::sync::mpsc::SendError<Output>> {
-    let text = String::from_utf8_lossy(bytes);
-    let text = text.trim_end_matches('\r').to_string();
-    if let Some(log) = log {
-        log.record(Direction::FromEngine, &text);
+/// Writes all of `bytes` to the non-blocking `stdin`, waiting for room until `deadline`.
+fn write_all_by(
+    stdin: &mut ChildStdin,
+    mut bytes: &[u8],
+    deadline: Instant,
+) -> Result<(), SendError> {
+    while !bytes.is_empty() {
+        match stdin.write(bytes) {
+            Ok(0) => return Err(SendError::Closed),
+            Ok(n) => bytes = &bytes[n..],
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+            Err(err) if err.kind() == io::ErrorKind::WouldBlock => {
+                if !wait_ready(stdin.as_raw_fd(), libc::POLLOUT, deadline) {
+                    return Err(SendError::Stalled);
+                }
+            }
+            // EPIPE (the engine closed its stdin or exited) or another error.
+            Err(_) => return Err(SendError::Closed),
+        }
     }
-    lines.send(Output::Line(text, Instant::now()))
+    Ok(())
+}
+
+/// Whether the engine's stdout can still give lines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ReadState {
+    Open,
+    /// End of output (or a read error): what is buffered is given, then `Closed`.
+    Ended,
+    /// A line was too long: nothing more is read or given.
+    Stopped,
+}
+
+/// The engine's stdout, split into lines on the calling thread.
+struct LineReader {
+    stdout: ChildStdout,
+    /// Bytes read and not yet given, from `start`.
+    buffer: Vec<u8>,
+    start: usize,
+    /// Where to look for the next newline (the bytes before it have none).
+    scanned: usize,
+    state: ReadState,
+    log: Option<CommLog>,
+}
+
+impl LineReader {
+    fn new(stdout: ChildStdout, log: Option<CommLog>) -> LineReader {
+        LineReader {
+            stdout,
+            buffer: Vec::with_capacity(READ_CHUNK),
+            start: 0,
+            scanned: 0,
+            state: ReadState::Open,
+            log,
+        }
+    }
+
+    /// The next line, or how the output ended; `None` when `deadline` passes first. What has
+    /// already arrived is given even after the deadline.
+    fn next(&mut self, deadline: Instant) -> Option<Output> {
+        loop {
+            if self.state == ReadState::Stopped {
+                return Some(Output::Closed);
+            }
+            let newline = self.buffer[self.scanned..].iter().position(|&b| b == b'\n');
+            if let Some(at) = newline {
+                let end = self.scanned + at;
+                self.scanned = end + 1;
+                return Some(self.give(end, end + 1));
+            }
+            self.scanned = self.buffer.len();
+            if self.buffer.len() - self.start > MAX_LINE_BYTES {
+                return Some(self.too_long());
+            }
+            if self.state == ReadState::Ended {
+                let end = self.buffer.len();
+                return Some(if end > self.start {
+                    self.give(end, end)
+                } else {
+                    Output::Closed
+                });
+            }
+            if !self.fill(deadline) {
+                return None;
+            }
+        }
+    }
+
+    /// The line in `start..end` (lossy UTF-8, a trailing CR removed), logged; the next line
+    /// starts at `next`.
+    fn give(&mut self, end: usize, next: usize) -> Output {
+        if end - self.start > MAX_LINE_BYTES {
+            return self.too_long();
+        }
+        let text = String::from_utf8_lossy(&self.buffer[self.start..end]);
+        let text = text.trim_end_matches('\r').to_string();
+        self.start = next;
+        if let Some(log) = &self.log {
+            log.record(Direction::FromEngine, &text);
+        }
+        Output::Line(text, Instant::now())
+    }
+
+    fn too_long(&mut self) -> Output {
+        if let Some(log) = &self.log {
+            log.record(Direction::FromEngine, "<a line too long: reading stopped>");
+        }
+        self.state = ReadState::Stopped;
+        self.buffer = Vec::new();
+        (self.start, self.scanned) = (0, 0);
+        Output::TooLong
+    }
+
+    /// Reads what the engine wrote, waiting until `deadline` for something to come; false
+    /// when the deadline passes first. Sets `Ended` at end of output or on a read error.
+    fn fill(&mut self, deadline: Instant) -> bool {
+        if self.start > 0 {
+            self.buffer.drain(..self.start);
+            self.scanned -= self.start;
+            self.start = 0;
+        }
+        let filled = self.buffer.len();
+        self.buffer.resize(filled + READ_CHUNK, 0);
+        loop {
+            match self.stdout.read(&mut self.buffer[filled..]) {
+                Ok(n) => {
+                    self.buffer.truncate(filled + n);
+                    if n == 0 {
+                        self.state = ReadState::Ended;
+                    }
+                    return true;
+                }
+                Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+                Err(err) if err.kind() == io::ErrorKind::WouldBlock => {
+                    if !wait_ready(self.stdout.as_raw_fd(), libc::POLLIN, deadline) {
+                        self.buffer.truncate(filled);
+                        return false;
+                    }
+                }
+                Err(_) => {
+                    self.buffer.truncate(filled);
+                    self.state = ReadState::Ended;
+                    return true;
+                }
+            }
+        }
+    }
 }
 
 /// Copies stderr to `log` (if any), keeping the last [`STDERR_TAIL_BYTES`] in `tail`.
@@ -459,5 +617,100 @@ fn copy_stderr(mut stderr: impl Read, mut log: Option<File>, tail: &Mutex<Vec<u8
         tail.extend_from_slice(&buffer[..n]);
         let excess = tail.len().saturating_sub(STDERR_TAIL_BYTES);
         tail.drain(..excess);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A process running `script` under `sh`, quit briefly.
+    fn spawn_sh(script: &str) -> Process {
+        let config = EngineConfig {
+            name: "sh".into(),
+            cmd: "sh".into(),
+            args: vec!["-c".into(), script.into()],
+            timeouts: super::super::Timeouts {
+                quit_grace: Duration::from_millis(100),
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        match Process::spawn(&config) {
+            Ok(process) => process,
+            Err(err) => panic!("sh runs: {err}"),
+        }
+    }
+
+    fn line(output: Option<Output>) -> Option<String> {
+        match output {
+            Some(Output::Line(text, _)) => Some(text),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn lines_are_split_without_line_endings_and_a_last_partial_line_is_kept() {
+        let mut process = spawn_sh("printf 'a\\r\\nb\\n\\nc'");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let lines: Vec<Option<String>> = (0..4).map(|_| line(process.recv(deadline))).collect();
+        let expected = ["a", "b", "", "c"].map(|s| Some(s.to_string()));
+        assert_eq!(lines, expected);
+        assert!(matches!(process.recv(deadline), Some(Output::Closed)));
+        assert!(matches!(process.recv(deadline), Some(Output::Closed)));
+    }
+
+    #[test]
+    fn reading_a_silent_engine_times_out_at_the_deadline() {
+        let mut process = spawn_sh("sleep 10");
+        let started = Instant::now();
+        assert!(process.recv(started + Duration::from_millis(100)).is_none());
+        let waited = started.elapsed();
+        assert!(waited >= Duration::from_millis(100), "{waited:?}");
+        assert!(waited < Duration::from_secs(5), "{waited:?}");
+    }
+
+    #[test]
+    fn a_line_too_long_stops_the_reading() {
+        let mut process = spawn_sh("head -c 100000 /dev/zero | tr '\\0' x; echo; echo after");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        assert!(matches!(process.recv(deadline), Some(Output::TooLong)));
+        assert!(matches!(process.recv(deadline), Some(Output::Closed)));
+    }
+
+    #[test]
+    fn writes_to_an_engine_that_does_not_read_stall_at_the_deadline() {
+        let mut process = spawn_sh("sleep 10");
+        let huge = "x".repeat(1 << 20);
+        let started = Instant::now();
+        let sent = process.send(&[&huge], started + Duration::from_millis(200));
+        assert_eq!(sent, Err(SendError::Stalled));
+        let waited = started.elapsed();
+        assert!(waited >= Duration::from_millis(200), "{waited:?}");
+        assert!(waited < Duration::from_secs(5), "{waited:?}");
+        // Nothing more is written, and quitting does not wait for the pipe.
+        assert_eq!(
+            process.send(&["isready"], Instant::now() + Duration::from_secs(10)),
+            Err(SendError::Stalled)
+        );
+        let quitting = Instant::now();
+        assert!(process.quit().is_some());
+        assert!(quitting.elapsed() < Duration::from_secs(5));
+    }
+
+    #[test]
+    fn writes_to_an_exited_engine_report_it_closed() {
+        let mut process = spawn_sh("exec 0<&-; sleep 10");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let mut sent = Ok(());
+        for _ in 0..100 {
+            sent = process.send(&["isready"], deadline);
+            if sent.is_err() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert_eq!(sent, Err(SendError::Closed));
+        assert_eq!(process.send(&["isready"], deadline), Err(SendError::Closed));
     }
 }

@@ -374,7 +374,8 @@ impl Command {
                 if !moves.is_empty() {
                     line.push_str(" moves");
                     for mv in moves {
-                        let _ = write!(line, " {mv}");
+                        line.push(' ');
+                        let _ = write!(line, "{mv}");
                     }
                 }
             }

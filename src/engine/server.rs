@@ -2,11 +2,21 @@
 //!
 //! An engine implements [`Brain`] (its name, options and search) and calls [`serve`]. The loop
 //! answers the handshake in either protocol, declares the `Rules` option besides the brain's
-//! own, validates every `position` with the rules, runs `go` on a worker thread, answers
-//! `go perft N` with the reference move generator (also on a worker thread), and quits on
-//! `quit` or end of input. `isready`, `stop` and `quit` are answered at once, also while a
-//! search runs; other commands that arrive meanwhile are queued and run in order after it (as
+//! own, validates every `position` with the rules, runs `go` while it goes on reading input,
+//! answers `go perft N` with the reference move generator (the same way), and quits on `quit`
+//! or end of input. `isready`, `stop` and `quit` are answered at once, also while a search
+//! runs; other commands that arrive meanwhile are queued and run in order after it (as
 //! Stockfish does), so piped input works as expected.
+//!
+//! Threads: two threads share the work, acting on the loop's state under one lock. The one
+//! holding the input reads lines and acts on each at once; when a line starts a search (or
+//! perft) it leaves the input to the other thread, runs the search itself, prints its
+//! `bestmove`, takes up the queued commands, and then waits for the input in turn. The thread
+//! that called [`serve_with`] waits for the loop to end. So a move costs one thread wake-up
+//! in the engine, as `isready` does, plus waking the other thread to take the input: a thread
+//! started per search, or each line passed on to another thread, would cost more than a fast
+//! engine's whole move. A brain whose searches return at once ([`Brain::searches_at_once`])
+//! has them run without handing over the input at all.
 //!
 //! Errors in commands are reported as `info string error <what>` and the command is ignored.
 //! The loop never prints an illegal `bestmove`: it checks the brain's move with the rules, falls
@@ -21,7 +31,7 @@ use crate::rules::{Move, Position, Rules};
 use std::collections::VecDeque;
 use std::io::{self, BufRead, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::mpsc::{Sender, channel};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -66,6 +76,14 @@ pub trait Brain: Send + 'static {
         stop: &AtomicBool,
         info: &mut dyn FnMut(Info),
     ) -> Option<Move>;
+    /// True when every search returns at once, whatever its limits (it never waits for the
+    /// clock or for `stop`). The server then runs searches on the thread that reads the input,
+    /// without handing the input to the other thread first, which makes a move cost about as
+    /// much as `isready`; a command sent during such a search is read right after it. False
+    /// by default.
+    fn searches_at_once(&self) -> bool {
+        false
+    }
 }
 
 /// Runs the command loop on stdin and stdout until `quit` or end of input.
@@ -89,64 +107,269 @@ where
     R: BufRead + Send + 'static,
     W: Write + Send + 'static,
 {
-    let (events, receiver) = channel();
-    spawn_reader(input, events.clone());
-    let mut server = Server {
-        brain: Some(brain),
-        protocol: Protocol::default(),
-        rules: Rules::default(),
-        game: Ok(Game::new(Position::startpos())),
-        out: Output(Arc::new(Mutex::new(Box::new(output)))),
-        events,
-        job: None,
-        pending: VecDeque::new(),
-        input_closed: false,
-    };
-    let result = server.run(&receiver);
+    let out = Output(Arc::new(Mutex::new(Box::new(output))));
+    let shared = Arc::new(Shared {
+        server: Mutex::new(Server {
+            brain: Some(brain),
+            protocol: Protocol::default(),
+            rules: Rules::default(),
+            game: Ok(Game::new(Position::startpos())),
+            out: out.clone(),
+            work: None,
+            job: None,
+            pending: VecDeque::new(),
+            input_closed: false,
+            quitting: false,
+            ended: false,
+        }),
+        input: Mutex::new(Input {
+            reader: input,
+            buffer: Vec::new(),
+            ended: false,
+        }),
+        out,
+    });
+    let (ending, ended) = channel();
+    for name in ["commands-1", "commands-2"] {
+        let (shared, ending) = (Arc::clone(&shared), ending.clone());
+        std::thread::Builder::new()
+            .name(name.into())
+            .spawn(move || {
+                let run = std::panic::AssertUnwindSafe(|| shared.run_thread(&ending));
+                if std::panic::catch_unwind(run).is_err() {
+                    let _ = ending.send(Err(io::Error::other("internal: a thread panicked")));
+                }
+            })?;
+    }
+    drop(ending);
+    // The threads report the end (a panic too); all gone without a word cannot happen, but
+    // ends the loop as an error rather than a hang.
+    let result = ended
+        .recv()
+        .unwrap_or_else(|_| Err(io::Error::other("the engine's threads are gone")));
+    let mut server = lock(&shared.server);
+    server.ended = true;
     if let Some(job) = &server.job {
         job.stop.store(true, Ordering::Relaxed);
     }
     result
 }
 
-/// Something for the loop to act on.
-enum Event<B> {
-    /// A line of input, without its newline.
-    Line(String),
-    /// The input has ended.
-    Eof,
-    /// A search finished: the brain comes back with its move.
-    SearchDone(B, Option<Move>),
-    /// A search panicked: the brain is lost.
-    SearchPanicked,
-    /// A perft finished (its lines are printed).
-    PerftDone,
+/// Locks the loop's state, the input or the output, also after a panic elsewhere.
+fn lock<T: ?Sized>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// Reads `input` line by line into `events` on its own thread.
-fn spawn_reader<B: Send + 'static, R: BufRead + Send + 'static>(
-    mut input: R,
-    events: Sender<Event<B>>,
-) {
-    std::thread::spawn(move || {
-        let mut buffer = Vec::new();
+/// How the loop ends: `Some` with the result of [`serve_with`], or `None` to go on.
+type End = Option<io::Result<()>>;
+
+/// What a thread does after acting on the loop's state.
+enum Next<B> {
+    /// Run this job (a search or perft the action started).
+    Run(Box<Work<B>>),
+    /// Go on.
+    Continue,
+    /// The loop has ended.
+    Ended,
+}
+
+/// The input, read by one thread at a time.
+struct Input<R> {
+    reader: R,
+    /// The line being read, reused.
+    buffer: Vec<u8>,
+    /// True once the input has ended (or failed): nothing more is read.
+    ended: bool,
+}
+
+/// What the loop's two threads share. Each thread reads input and acts on it until a line
+/// starts a job; it then leaves the input to the other thread (so `isready`, `stop` and `quit`
+/// are still answered at once), runs the job itself, and goes back to reading when no queued
+/// job follows. A move thus costs one thread wake-up in the engine, as `isready` does.
+struct Shared<B, R> {
+    server: Mutex<Server<B>>,
+    input: Mutex<Input<R>>,
+    out: Output,
+}
+
+impl<B: Brain, R: BufRead> Shared<B, R> {
+    fn run_thread(&self, ending: &Sender<io::Result<()>>) {
+        while let Some(work) = self.read_until_work(ending) {
+            let mut next = Next::Run(work);
+            while let Next::Run(work) = next {
+                next = self.run_job(work, ending);
+            }
+            if let Next::Ended = next {
+                return;
+            }
+        }
+    }
+
+    /// Runs `act` on the loop's state unless the loop has ended, and takes the job it started;
+    /// reports the loop's end on `ending` when `act` ends it.
+    fn act_on(
+        &self,
+        ending: &Sender<io::Result<()>>,
+        act: impl FnOnce(&mut Server<B>) -> End,
+    ) -> Next<B> {
+        let mut server = lock(&self.server);
+        if server.ended {
+            return Next::Ended;
+        }
+        if let Some(result) = act(&mut server) {
+            server.ended = true;
+            let _ = ending.send(result);
+            return Next::Ended;
+        }
+        server.work.take().map_or(Next::Continue, Next::Run)
+    }
+
+    /// Reads lines and acts on them, holding the input, until one starts a job (returned: the
+    /// input is then free for the other thread); `None` when the input or the loop ends. A job
+    /// that ends at once (see [`Brain::searches_at_once`]) is run here, holding the input.
+    fn read_until_work(&self, ending: &Sender<io::Result<()>>) -> Option<Box<Work<B>>> {
+        let mut input = lock(&self.input);
         loop {
+            if input.ended {
+                return None;
+            }
+            let Input { reader, buffer, .. } = &mut *input;
             buffer.clear();
-            match input.read_until(b'\n', &mut buffer) {
-                Ok(0) | Err(_) => break,
+            let mut next = match reader.read_until(b'\n', buffer) {
+                Ok(0) | Err(_) => {
+                    input.ended = true;
+                    self.act_on(ending, Server::input_ended)
+                }
                 Ok(_) => {
-                    let line = String::from_utf8_lossy(&buffer).trim_end().to_string();
-                    if events.send(Event::Line(line)).is_err() {
-                        return;
-                    }
+                    let line = String::from_utf8_lossy(buffer);
+                    self.act_on(ending, |server| server.line(line.trim_end()))
+                }
+            };
+            loop {
+                match next {
+                    Next::Run(work) if work.at_once() => next = self.run_job(work, ending),
+                    Next::Run(work) => return Some(work),
+                    Next::Continue => break,
+                    Next::Ended => return None,
                 }
             }
         }
-        let _ = events.send(Event::Eof);
-    });
+    }
+
+    /// Runs `work` and acts on its end; what to do next (a job a queued command started).
+    fn run_job(&self, work: Box<Work<B>>, ending: &Sender<io::Result<()>>) -> Next<B> {
+        let what = work.name();
+        let run = std::panic::AssertUnwindSafe(|| run_work(*work, &self.out));
+        let done = std::panic::catch_unwind(run).unwrap_or(Done::Panicked(what));
+        self.act_on(ending, |server| server.job_done(done))
+    }
 }
 
-/// The output, shared with the worker threads; each line is written whole and flushed.
+/// How a job ended.
+enum Done<B> {
+    /// A search finished: the brain comes back with its move.
+    Search(B, Finished),
+    /// A search or perft panicked (`what` names it): the brain is lost.
+    Panicked(&'static str),
+    /// A perft finished (its lines are printed).
+    Perft,
+}
+
+/// How a search finished.
+enum Finished {
+    /// The brain's move, unchecked: an `infinite` search's move is checked and printed or held
+    /// by the loop.
+    Move(Option<Move>),
+    /// The searching thread checked the move and printed `bestmove` at once; how that went.
+    Printed(io::Result<()>),
+}
+
+/// A job for a thread to run outside the lock.
+enum Work<B> {
+    /// Run a search; the brain comes back with [`Done::Search`].
+    Search {
+        brain: B,
+        request: SearchRequest,
+        stop: Arc<AtomicBool>,
+        /// The brain's [`Brain::searches_at_once`].
+        at_once: bool,
+    },
+    /// Print perft's divide, then report [`Done::Perft`].
+    Perft {
+        position: Position,
+        rules: Rules,
+        depth: u32,
+    },
+}
+
+impl<B> Work<B> {
+    /// True for a job that ends at once: it may run while the input waits.
+    fn at_once(&self) -> bool {
+        matches!(self, Work::Search { at_once: true, .. })
+    }
+
+    fn name(&self) -> &'static str {
+        match self {
+            Work::Search { .. } => "search",
+            Work::Perft { .. } => "perft",
+        }
+    }
+}
+
+/// Runs one job; what to report when it is done.
+fn run_work<B: Brain>(work: Work<B>, out: &Output) -> Done<B> {
+    match work {
+        Work::Search {
+            mut brain,
+            request,
+            stop,
+            ..
+        } => {
+            let mut info = |info: Info| {
+                let _ = out.send(info);
+            };
+            let best = brain.search(&request, &stop, &mut info);
+            if request.limits.infinite {
+                return Done::Search(brain, Finished::Move(best));
+            }
+            let printed = checked_move(&request, best, out)
+                .and_then(|checked| out.send(best_move_reply(checked)));
+            Done::Search(brain, Finished::Printed(printed))
+        }
+        Work::Perft {
+            position,
+            rules,
+            depth,
+        } => {
+            let _ = print_divide(out, &position, rules, depth);
+            Done::Perft
+        }
+    }
+}
+
+/// `best` if it is legal in the searched position; otherwise (after an `info string error`)
+/// the first legal move.
+fn checked_move(
+    request: &SearchRequest,
+    best: Option<Move>,
+    out: &Output,
+) -> io::Result<Option<Move>> {
+    let legal = request.position.legal_moves(request.rules);
+    match best {
+        Some(mv) if legal.contains(mv) => Ok(Some(mv)),
+        _ => {
+            let chosen = best.map_or_else(|| "no move".to_string(), |mv| mv.to_string());
+            out.error(format_args!(
+                "the search returned {chosen}, not a legal move; playing the first legal move"
+            ))?;
+            Ok(legal.iter().next())
+        }
+    }
+}
+
+/// The output, shared by the threads; each line is written whole and flushed.
 #[derive(Clone)]
 struct Output(Arc<Mutex<Box<dyn Write + Send>>>);
 
@@ -197,7 +420,7 @@ impl Game {
     }
 }
 
-/// A search or perft running on a worker thread.
+/// A search or perft being run (by the thread that does not hold the input).
 struct Job {
     /// Tells the search to finish.
     stop: Arc<AtomicBool>,
@@ -225,56 +448,84 @@ enum Flow {
 }
 
 struct Server<B> {
-    /// The brain, or `None` while a search thread has it.
+    /// The brain, or `None` while a search has it.
     brain: Option<B>,
     protocol: Protocol,
     rules: Rules,
     /// The game of the last `position`, or why it was refused.
     game: Result<Game, String>,
     out: Output,
-    events: Sender<Event<B>>,
+    /// A job just started, for the acting thread to run once it leaves the lock.
+    work: Option<Box<Work<B>>>,
     job: Option<Job>,
     /// Commands that arrived while a job ran, to run in order once it ends.
     pending: VecDeque<Command>,
     /// True once the input has ended: the loop ends when the pending work is done.
     input_closed: bool,
+    /// True after `quit` while a search finishes: the loop ends with its `bestmove`.
+    quitting: bool,
+    /// True once the loop has ended: nothing more is done.
+    ended: bool,
 }
 
 impl<B: Brain> Server<B> {
-    fn run(&mut self, receiver: &Receiver<Event<B>>) -> io::Result<()> {
-        while !(self.input_closed && self.job.is_none() && self.pending.is_empty()) {
-            let Ok(event) = receiver.recv() else {
-                break;
-            };
-            match event {
-                Event::Line(line) => {
-                    if self.handle_line(&line)? == Flow::Quit {
-                        return self.quit(receiver);
-                    }
-                }
-                Event::Eof => {
-                    self.input_closed = true;
-                    self.stop_infinite_without_input()?;
-                }
-                Event::SearchDone(brain, best) => {
-                    self.finish_search(brain, best)?;
-                    self.run_pending()?;
-                }
-                Event::PerftDone => {
-                    self.job = None;
-                    self.run_pending()?;
-                }
-                Event::SearchPanicked => return self.search_panicked(),
-            }
+    /// Acts on a line of input (see [`Server::handle_line`]); after `quit`, input is ignored.
+    fn line(&mut self, line: &str) -> End {
+        if self.quitting {
+            return None;
         }
-        Ok(())
+        match self.handle_line(line) {
+            Ok(Flow::Continue) => None,
+            Ok(Flow::Quit) => self.quit(),
+            Err(err) => Some(Err(err)),
+        }
     }
 
-    /// Reports a search that panicked and ends the loop with an error: without its brain the
-    /// engine cannot go on, and exiting lets the runner see a crash at once.
-    fn search_panicked(&self) -> io::Result<()> {
-        self.out.error("the search panicked; the engine exits")?;
-        Err(io::Error::other("the search panicked"))
+    /// Acts on the end of input: queued commands still run, an `infinite` search is stopped.
+    fn input_ended(&mut self) -> End {
+        if self.quitting {
+            return None;
+        }
+        self.input_closed = true;
+        if let Err(err) = self.stop_infinite_without_input() {
+            return Some(Err(err));
+        }
+        self.end_when_idle()
+    }
+
+    /// Acts on the end of a job: the brain comes home, queued commands run.
+    fn job_done(&mut self, done: Done<B>) -> End {
+        let finished = match done {
+            Done::Search(brain, finished) => self.finish_search(brain, finished),
+            Done::Perft => {
+                self.job = None;
+                Ok(())
+            }
+            Done::Panicked(what) => return Some(self.panicked(what)),
+        };
+        if let Err(err) = finished {
+            return Some(Err(err));
+        }
+        if self.quitting {
+            return self.job.is_none().then_some(Ok(()));
+        }
+        if let Err(err) = self.run_pending() {
+            return Some(Err(err));
+        }
+        self.end_when_idle()
+    }
+
+    /// Ends the loop once the input has ended and nothing is left to do.
+    fn end_when_idle(&self) -> End {
+        (self.input_closed && self.job.is_none() && self.pending.is_empty()).then_some(Ok(()))
+    }
+
+    /// Reports a search (or perft) that panicked and ends the loop with an error: without its
+    /// brain the engine cannot go on, and exiting lets the runner see a crash at once.
+    fn panicked(&self, what: &str) -> io::Result<()> {
+        self.out
+            .error(format_args!("the {what} panicked; the engine exits"))?;
+        Err(io::Error::other(format!("the {what} panicked")))
     }
 
     /// Answers `isready`, `stop` and `quit` at once; runs other commands now when idle, or
@@ -385,7 +636,7 @@ impl<B: Brain> Server<B> {
         }
     }
 
-    /// Starts a search of the current position on a worker thread, or answers
+    /// Starts a search of the current position (run once the lock is left), or answers
     /// `bestmove (none)` at once when there is no valid position or no legal move.
     fn go(&mut self, limits: GoLimits) -> io::Result<()> {
         let game = match &self.game {
@@ -398,7 +649,7 @@ impl<B: Brain> Server<B> {
         if game.position.legal_moves(self.rules).is_empty() {
             return self.out.send(best_move_reply(None));
         }
-        let Some(mut brain) = self.brain.take() else {
+        let Some(brain) = self.brain.take() else {
             return self.out.error("internal: the engine is busy");
         };
         let request = SearchRequest {
@@ -409,20 +660,13 @@ impl<B: Brain> Server<B> {
             started: Instant::now(),
         };
         let stop = Arc::new(AtomicBool::new(false));
-        let (thread_stop, thread_request) = (Arc::clone(&stop), request.clone());
-        let (events, out) = (self.events.clone(), self.out.clone());
-        std::thread::spawn(move || {
-            let mut info = |info: Info| {
-                let _ = out.send(info);
-            };
-            let search = std::panic::AssertUnwindSafe(|| {
-                brain.search(&thread_request, &thread_stop, &mut info)
-            });
-            let _ = events.send(match std::panic::catch_unwind(search) {
-                Ok(best) => Event::SearchDone(brain, best),
-                Err(_) => Event::SearchPanicked,
-            });
-        });
+        let work = Work::Search {
+            at_once: brain.searches_at_once(),
+            brain,
+            request: request.clone(),
+            stop: Arc::clone(&stop),
+        };
+        self.work = Some(Box::new(work));
         self.job = Some(Job {
             stop,
             search: Some(request),
@@ -432,26 +676,24 @@ impl<B: Brain> Server<B> {
         self.stop_infinite_without_input()
     }
 
-    /// Checks the brain's move and prints it, or holds it until `stop` for `go infinite`.
-    fn finish_search(&mut self, brain: B, best: Option<Move>) -> io::Result<()> {
+    /// Takes the brain back. A move already printed ends the job; an `infinite` search's
+    /// move is checked and printed, or held until `stop`.
+    fn finish_search(&mut self, brain: B, finished: Finished) -> io::Result<()> {
         self.brain = Some(brain);
+        let best = match finished {
+            Finished::Printed(printed) => {
+                self.job = None;
+                return printed;
+            }
+            Finished::Move(best) => best,
+        };
         let Some(job) = self.job.as_mut() else {
             return Ok(());
         };
         let Some(request) = &job.search else {
             return Ok(());
         };
-        let legal = request.position.legal_moves(request.rules);
-        let checked = match best {
-            Some(mv) if legal.contains(mv) => Some(mv),
-            _ => {
-                let chosen = best.map_or_else(|| "no move".to_string(), |mv| mv.to_string());
-                self.out.error(format_args!(
-                    "the search returned {chosen}, not a legal move; playing the first legal move"
-                ))?;
-                legal.iter().next()
-            }
-        };
+        let checked = checked_move(request, best, &self.out)?;
         if request.limits.infinite && !job.stopped {
             job.held = checked;
             return Ok(());
@@ -485,26 +727,21 @@ impl<B: Brain> Server<B> {
         Ok(())
     }
 
-    /// Ends the loop on `quit`: a running search is stopped and its `bestmove` printed; a
-    /// running perft and queued commands are dropped.
-    fn quit(&mut self, receiver: &Receiver<Event<B>>) -> io::Result<()> {
+    /// Ends the loop on `quit`: a running search is stopped and the loop ends once its
+    /// `bestmove` is printed; a running perft and queued commands are dropped.
+    fn quit(&mut self) -> End {
         self.pending.clear();
         if self.job.as_ref().is_none_or(|job| job.search.is_none()) {
-            return Ok(());
+            return Some(Ok(()));
         }
-        self.stop()?;
-        while self.job.is_some() {
-            match receiver.recv() {
-                Ok(Event::SearchDone(brain, best)) => self.finish_search(brain, best)?,
-                Ok(Event::SearchPanicked) => return self.search_panicked(),
-                Ok(_) => {}
-                Err(_) => break,
-            }
+        self.quitting = true;
+        if let Err(err) = self.stop() {
+            return Some(Err(err));
         }
-        Ok(())
+        self.job.is_none().then_some(Ok(()))
     }
 
-    /// Runs `go perft <depth>` on a worker thread with the reference move generator.
+    /// Starts `go perft <depth>` with the reference move generator (run once the lock is left).
     fn perft(&mut self, depth: u32) -> io::Result<()> {
         let game = match &self.game {
             Ok(game) => game.clone(),
@@ -513,11 +750,12 @@ impl<B: Brain> Server<B> {
                 return self.out.send(Reply::PerftTotal { nodes: 0 });
             }
         };
-        let (rules, events, out) = (self.rules, self.events.clone(), self.out.clone());
-        std::thread::spawn(move || {
-            let _ = print_divide(&out, &game.position, rules, depth);
-            let _ = events.send(Event::PerftDone);
-        });
+        let work = Work::Perft {
+            position: game.position,
+            rules: self.rules,
+            depth,
+        };
+        self.work = Some(Box::new(work));
         self.job = Some(Job {
             stop: Arc::new(AtomicBool::new(false)),
             search: None,
@@ -559,6 +797,7 @@ mod tests {
     /// A brain whose search answers with `reply`.
     struct Scripted {
         reply: fn(&SearchRequest) -> Option<Move>,
+        at_once: bool,
     }
 
     impl Brain for Scripted {
@@ -578,10 +817,21 @@ mod tests {
         fn search(
             &mut self,
             request: &SearchRequest,
-            _: &AtomicBool,
+            stop: &AtomicBool,
             _: &mut dyn FnMut(Info),
         ) -> Option<Move> {
+            // An `infinite` search runs until `stop` (10 s at most, so a broken test ends),
+            // unless the brain answers at once.
+            if request.limits.infinite && !self.at_once {
+                let until = Instant::now() + std::time::Duration::from_secs(10);
+                while !stop.load(Ordering::Relaxed) && Instant::now() < until {
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                }
+            }
             (self.reply)(request)
+        }
+        fn searches_at_once(&self) -> bool {
+            self.at_once
         }
     }
 
@@ -602,9 +852,20 @@ mod tests {
 
     /// Runs `input` through the server with a brain answering `reply`: the result and output.
     fn run(reply: fn(&SearchRequest) -> Option<Move>, input: &str) -> (io::Result<()>, String) {
+        run_brain(
+            Scripted {
+                reply,
+                at_once: false,
+            },
+            input,
+        )
+    }
+
+    /// Runs `input` through the server with `brain`: the result and output.
+    fn run_brain(brain: Scripted, input: &str) -> (io::Result<()>, String) {
         let output = Captured::default();
         let input = io::Cursor::new(input.as_bytes().to_vec());
-        let result = serve_with(Scripted { reply }, input, output.clone());
+        let result = serve_with(brain, input, output.clone());
         let bytes = output.0.lock().unwrap_or_else(|p| p.into_inner()).clone();
         (result, String::from_utf8_lossy(&bytes).into_owned())
     }
@@ -650,6 +911,57 @@ mod tests {
             .and_then(|moves| Game::replay(Position::startpos(), &moves, Rules::Classic).ok());
         let last = game.and_then(|g| g.position.legal_moves(Rules::Classic).iter().last());
         assert_eq!(Some(output), last.map(|mv| format!("bestmove {mv}\n")));
+    }
+
+    #[test]
+    fn while_a_search_runs_isready_is_answered_and_other_commands_wait_for_it() {
+        let input = "go infinite\nisready\nposition startpos moves a2a3\ngo depth 1\nstop\n";
+        let (result, output) = run(first_legal, input);
+        assert!(result.is_ok());
+        let start = Position::startpos();
+        let after = "a2a3"
+            .parse()
+            .ok()
+            .and_then(|mv| start.play(Rules::default(), mv).ok());
+        let expected = [
+            "readyok".to_string(),
+            format!("bestmove {}", first_move(Some(start))),
+            format!("bestmove {}", first_move(after)),
+        ];
+        assert_eq!(output.lines().collect::<Vec<_>>(), expected, "{output}");
+    }
+
+    #[test]
+    fn searches_at_once_run_in_input_order() {
+        let brain = Scripted {
+            reply: first_legal,
+            at_once: true,
+        };
+        let input = "go depth 1\nisready\ngo infinite\nisready\nstop\n";
+        let (result, output) = run_brain(brain, input);
+        assert!(result.is_ok());
+        let best = format!("bestmove {}", first_move(Some(Position::startpos())));
+        let expected = [best.as_str(), "readyok", "readyok", best.as_str()];
+        assert_eq!(output.lines().collect::<Vec<_>>(), expected, "{output}");
+    }
+
+    #[test]
+    fn quit_stops_a_running_search_and_prints_its_move() {
+        let (result, output) = run(first_legal, "go infinite\nquit\nisready\n");
+        assert!(result.is_ok());
+        let expected = format!("bestmove {}\n", first_move(Some(Position::startpos())));
+        assert_eq!(output, expected);
+    }
+
+    fn first_legal(request: &SearchRequest) -> Option<Move> {
+        request.position.legal_moves(request.rules).iter().next()
+    }
+
+    /// The first legal move in `position` under the default rules, as text.
+    fn first_move(position: Option<Position>) -> String {
+        position
+            .and_then(|p| p.legal_moves(Rules::default()).iter().next())
+            .map_or_else(String::new, |mv| mv.to_string())
     }
 
     #[test]

@@ -174,14 +174,22 @@ impl Square {
     }
 }
 
+impl Square {
+    /// The name, e.g. `b"e4"`, as ASCII bytes.
+    const fn name(self) -> [u8; 2] {
+        [b'a' + self.file(), b'1' + self.rank()]
+    }
+}
+
+/// Writes ASCII `bytes` through `f` (with its width and alignment), without the formatting
+/// machinery per character: moves are written many times per game.
+fn write_ascii(f: &mut fmt::Formatter<'_>, bytes: &[u8]) -> fmt::Result {
+    f.pad(std::str::from_utf8(bytes).map_err(|_| fmt::Error)?)
+}
+
 impl fmt::Display for Square {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}{}",
-            (b'a' + self.file()) as char,
-            (b'1' + self.rank()) as char
-        )
+        write_ascii(f, &self.name())
     }
 }
 
@@ -213,7 +221,8 @@ pub struct Move {
 
 impl fmt::Display for Move {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}{}", self.from, self.to)
+        let ([a, b], [c, d]) = (self.from.name(), self.to.name());
+        write_ascii(f, &[a, b, c, d])
     }
 }
 
