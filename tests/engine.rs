@@ -540,3 +540,42 @@ fn engines_outlive_the_thread_that_started_them() {
     assert!(is_running(engine.pid()));
     engine.is_ready().expect("still there");
 }
+
+/// An engine that writes malformed `info` lines before a legal `bestmove`: the lines are
+/// skipped, the move is taken.
+#[test]
+fn malformed_info_lines_are_skipped() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let script = dir.path().join("chatty.sh");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\nwhile read -r line; do case \"$line\" in\n\
+         ugi) echo 'id name chatty'; echo ugiok;;\n\
+         isready) echo readyok;;\n\
+         go*) echo 'info score cp 12.5'; echo 'info nodes -1'; echo 'info depth 99999999999999999999999'; echo 'bestmove a2a3';;\n\
+         quit) exit 0;;\n\
+         esac; done\n",
+    )
+    .expect("script written");
+    std::process::Command::new("chmod")
+        .arg("+x")
+        .arg(&script)
+        .status()
+        .expect("chmod");
+    let config = bt_arena::engine::EngineConfig {
+        name: "chatty".into(),
+        cmd: script,
+        ..Default::default()
+    };
+    let mut engine = bt_arena::engine::Engine::start(&config, Rules::CaptureOnly).expect("starts");
+    let reply = engine
+        .go(
+            &bt_arena::rules::Position::startpos(),
+            &[],
+            &bt_arena::engine::protocol::GoLimits::depth(1),
+            std::time::Instant::now() + Duration::from_secs(10),
+        )
+        .expect("a move despite the bad info lines");
+    assert_eq!(reply.bestmove, "a2a3");
+    engine.quit();
+}

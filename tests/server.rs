@@ -151,6 +151,17 @@ fn bad_commands_and_positions_are_reported_as_info_strings() {
         "{lines:?}"
     );
     assert_eq!(lines.last().map(String::as_str), Some("bestmove (none)"));
+
+    // A malformed position command does not leave the previous position in force.
+    raw.send("position startpos");
+    raw.send("position startpos moves a2a3 a7a6 zz");
+    raw.send("go movetime 10");
+    let lines = raw.until("bestmove");
+    assert_eq!(
+        lines.last().map(String::as_str),
+        Some("bestmove (none)"),
+        "{lines:?}"
+    );
 }
 
 #[test]

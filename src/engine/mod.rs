@@ -434,8 +434,9 @@ impl Engine {
         }
     }
 
-    /// The error for a reply that does not belong in a search or perft: blank lines are
-    /// skipped, anything else is [`EngineError::Garbage`].
+    /// The error for a reply that does not belong in a search or perft: blank lines and `info`
+    /// lines the parser cannot read (e.g. `info score cp 12.5`; as cutechess, the runner does not
+    /// judge an engine by its info) are skipped, anything else is [`EngineError::Garbage`].
     fn unexpected<T>(
         &self,
         line: &str,
@@ -444,6 +445,7 @@ impl Engine {
     ) -> Result<Step<T>, EngineError> {
         let problem = match reply {
             _ if line.trim().is_empty() => return Ok(Step::Continue),
+            Err(_) if line.split_whitespace().next() == Some("info") => return Ok(Step::Continue),
             Ok(_) => expected.to_string(),
             Err(err) => err.to_string(),
         };

@@ -535,7 +535,13 @@ impl<B: Brain> Server<B> {
             return Ok(Flow::Continue);
         }
         match line.parse::<Command>() {
-            Err(err) => self.out.error(format_args!("in '{line}': {err}"))?,
+            Err(err) => {
+                if line.split_whitespace().next() == Some("position") {
+                    // A `go` after a broken `position` must not search the previous one.
+                    self.game = Err(format!("the last position command was malformed: {err}"));
+                }
+                self.out.error(format_args!("in '{line}': {err}"))?
+            }
             Ok(Command::IsReady) => self.out.send(Reply::ReadyOk)?,
             Ok(Command::Stop) => self.stop()?,
             Ok(Command::Quit) => return Ok(Flow::Quit),
