@@ -378,7 +378,7 @@ fn bad_command_lines_suites_and_engines_get_their_exit_codes() {
         (
             &["--engine", &random, "--suite", "tests/perft/classic.epd"],
             4,
-            "suite line 6: D5 lists 6182818, but the capture-only rules count 50118",
+            "suite line 6: D6 lists 149264638, but the capture-only rules count 484684",
         ),
         (
             &["--engine", &random, "--suite", "no/such.epd"],

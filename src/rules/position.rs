@@ -447,6 +447,8 @@ pub enum PositionError {
     NoPawns,
     /// A square holds a pawn of each side.
     Overlap,
+    /// Something follows `startpos` (moves are not part of a position string).
+    AfterStartpos(String),
 }
 
 impl fmt::Display for PositionError {
@@ -482,6 +484,10 @@ impl fmt::Display for PositionError {
             ),
             PositionError::NoPawns => write!(f, "the board has no pawns"),
             PositionError::Overlap => write!(f, "a square holds a pawn of each side"),
+            PositionError::AfterStartpos(extra) => write!(
+                f,
+                "unexpected '{extra}' after startpos (a position string holds no moves)"
+            ),
         }
     }
 }
@@ -498,7 +504,10 @@ impl FromStr for Position {
         let mut fields = text.split_whitespace();
         let board = fields.next().ok_or(PositionError::Empty)?;
         if board == "startpos" {
-            return Ok(Position::startpos());
+            return match fields.next() {
+                None => Ok(Position::startpos()),
+                Some(extra) => Err(PositionError::AfterStartpos(extra.to_string())),
+            };
         }
         let (white, black) = parse_board(board)?;
         let side = match fields.next() {
@@ -755,6 +764,10 @@ mod tests {
             ),
             ("P7/8/8/8/8/8/8/7p b", PositionError::BothOnGoal),
             ("8/8/8/8/8/8/8/8 w", PositionError::NoPawns),
+            (
+                "startpos moves a2a3",
+                PositionError::AfterStartpos("moves".into()),
+            ),
         ];
         for (text, expected) in cases {
             assert_eq!(text.parse::<Position>(), Err(expected), "{text:?}");
