@@ -76,7 +76,11 @@ fn text_report_of_one_file() {
     let csv = write_run(dir.path(), &pairs());
     let sprt = "elo0=0 elo1=5 alpha=0.05 beta=0.05";
     let output = bt_arena(&["elo", "--sprt", sprt, csv.to_str().unwrap()]);
-    assert_eq!(output.status.code(), Some(2), "no SPRT decision: inconclusive");
+    assert_eq!(
+        output.status.code(),
+        Some(2),
+        "no SPRT decision: inconclusive"
+    );
     let text = String::from_utf8(output.stdout).unwrap();
     let elo = elo_pentanomial(&[1, 0, 2, 0, 3]);
     assert!(text.starts_with("Games: 12\n"), "{text}");
