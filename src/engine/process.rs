@@ -600,9 +600,15 @@ impl LineReader {
     }
 }
 
-/// Copies stderr to `log` (if any), keeping the last [`STDERR_TAIL_BYTES`] in `tail`.
+/// The most bytes of one engine process's stderr written to its log; the rest is read (so the
+/// engine never blocks on a full pipe) but dropped, after a note in the log.
+pub const MAX_STDERR_LOG_BYTES: u64 = 16 << 20;
+
+/// Copies stderr to `log` (if any, up to [`MAX_STDERR_LOG_BYTES`]), keeping the last
+/// [`STDERR_TAIL_BYTES`] in `tail`.
 fn copy_stderr(mut stderr: impl Read, mut log: Option<File>, tail: &Mutex<Vec<u8>>) {
     let mut buffer = [0u8; 4096];
+    let mut logged = 0u64;
     loop {
         let n = match stderr.read(&mut buffer) {
             Ok(0) => return,
@@ -611,7 +617,16 @@ fn copy_stderr(mut stderr: impl Read, mut log: Option<File>, tail: &Mutex<Vec<u8
             Err(_) => return,
         };
         if let Some(file) = log.as_mut() {
-            let _ = file.write_all(&buffer[..n]);
+            if logged + n as u64 > MAX_STDERR_LOG_BYTES {
+                let _ = writeln!(
+                    file,
+                    "\n[bt-arena: stderr log cut at {MAX_STDERR_LOG_BYTES} bytes]"
+                );
+                log = None;
+            } else {
+                let _ = file.write_all(&buffer[..n]);
+                logged += n as u64;
+            }
         }
         let mut tail = tail.lock().unwrap_or_else(|p| p.into_inner());
         tail.extend_from_slice(&buffer[..n]);
@@ -623,6 +638,20 @@ fn copy_stderr(mut stderr: impl Read, mut log: Option<File>, tail: &Mutex<Vec<u8
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_stderr_log_is_cut_at_its_cap_and_the_tail_kept() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let path = dir.path().join("stderr.log");
+        let log = File::create(&path).expect("log created");
+        let flood = vec![b'x'; (MAX_STDERR_LOG_BYTES + 100_000) as usize];
+        let tail = Mutex::new(Vec::new());
+        copy_stderr(&flood[..], Some(log), &tail);
+        let written = std::fs::read(&path).expect("log read");
+        assert!(written.len() as u64 <= MAX_STDERR_LOG_BYTES + 100);
+        assert!(written.ends_with(b"bytes]\n"));
+        assert_eq!(tail.lock().expect("tail").len(), STDERR_TAIL_BYTES);
+    }
 
     /// A process running `script` under `sh`, quit briefly.
     fn spawn_sh(script: &str) -> Process {
