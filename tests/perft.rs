@@ -150,6 +150,16 @@ fn bad_input_gets_a_clear_error_and_exit_code() {
     let text = String::from_utf8(output.stderr).unwrap();
     assert!(text.contains("line 2: bad field 'D2 sixty-four'"), "{text}");
 
+    let empty = dir.path().join("empty.epd");
+    std::fs::write(&empty, "# nothing\n").unwrap();
+    let output = bt_arena(&["perft", "--suite", empty.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(4));
+    assert!(
+        String::from_utf8(output.stderr)
+            .unwrap()
+            .contains("holds no position")
+    );
+
     let output = bt_arena(&["perft"]);
     assert_eq!(output.status.code(), Some(4));
     let output = bt_arena(&["perft", "--rules", "chess", "2"]);

@@ -199,6 +199,9 @@ fn run_suite(args: &PerftArgs, path: &PathBuf) -> Result<ExitCode> {
         .with_context(|| format!("cannot read perft suite {}", path.display()))?;
     let entries =
         perft::parse_suite(&text).with_context(|| format!("bad perft suite {}", path.display()))?;
+    if entries.is_empty() {
+        bail!("perft suite {} holds no position", path.display());
+    }
     let mut checks = Vec::new();
     for entry in &entries {
         let line_checks = check_entry(args, entry);
@@ -206,6 +209,13 @@ fn run_suite(args: &PerftArgs, path: &PathBuf) -> Result<ExitCode> {
             print_entry(entry, &line_checks);
         }
         checks.extend(line_checks);
+    }
+    if checks.is_empty() {
+        bail!(
+            "nothing checked: every depth in {} is deeper than {}",
+            path.display(),
+            args.depth.unwrap_or_default()
+        );
     }
     let failed = checks.iter().filter(|check| !check.pass).count();
     if args.json {
