@@ -263,7 +263,7 @@ impl Tally {
             .iter()
             .filter(|g| index[g.winner_name()] == first)
             .count();
-        self.pentanomial[first][second][2 * first_wins] += 1;
+        self.pentanomial[first][second][crate::stats::pentanomial_cell(first_wins)] += 1;
     }
 
     /// Games between `i` and `j`.

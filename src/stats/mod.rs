@@ -42,6 +42,16 @@ use statrs::distribution::{ContinuousCDF, Normal};
 /// [`elo_from_score`] converts; fishtest's `stat_util.elo` uses the same `1e-3`.
 pub const SCORE_CLAMP: f64 = 1e-3;
 
+/// The pentanomial cell `[LL, LD, WL+DD, WD, WW]` of a game pair in which the counted side
+/// won `wins` of the two games (0, 1 or 2; Breakthrough has no draws): `2 * wins`.
+///
+/// # Panics
+/// When `wins > 2` (a pair has two games).
+pub const fn pentanomial_cell(wins: usize) -> usize {
+    assert!(wins <= 2, "a game pair has two games");
+    2 * wins
+}
+
 /// Expected score (probability, in `(0, 1)`) of a player `elo` Elo stronger than
 /// its opponent: `1 / (1 + 10^(-elo/400))` (fishtest `L`, the logistic model).
 ///

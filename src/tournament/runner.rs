@@ -307,7 +307,8 @@ impl Tally {
                 self.open_pairs.insert(pair, engine0_won);
             }
             Some(first) => {
-                self.pentanomial[2 * (usize::from(first) + usize::from(engine0_won))] += 1
+                let wins = usize::from(first) + usize::from(engine0_won);
+                self.pentanomial[crate::stats::pentanomial_cell(wins)] += 1
             }
         }
     }
