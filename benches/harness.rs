@@ -85,7 +85,7 @@ fn tournament(games: u32, concurrency: usize) -> (f64, u64) {
     let dir = tempfile::tempdir().expect("tempdir");
     let config = config(2, games / 2, concurrency, dir.path().join("run"));
     let start = Instant::now();
-    run(&config, false, &AtomicBool::new(false)).expect("run");
+    run(&config, false, &AtomicBool::new(false), |_| {}).expect("run");
     let seconds = start.elapsed().as_secs_f64();
     let games = read_games(&config.out.join(GAMES_CSV)).expect("games.csv");
     (
@@ -146,7 +146,7 @@ fn main() {
                 std::thread::sleep(Duration::from_secs(5));
             }
         });
-        let _ = run(&config, false, &AtomicBool::new(false)).expect("run");
+        let _ = run(&config, false, &AtomicBool::new(false), |_| {}).expect("run");
         done.store(true, std::sync::atomic::Ordering::SeqCst);
     });
     eprintln!(

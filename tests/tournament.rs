@@ -12,12 +12,29 @@ const SEARCH: &str = env!("CARGO_BIN_EXE_bt-search");
 const FAULTY: &str = env!("CARGO_BIN_EXE_bt-faulty");
 
 fn bt_arena(args: &[String]) -> Output {
+    bt_arena_with_env(args, &[])
+}
+
+/// bt-arena with environment variables set (its engines inherit them).
+fn bt_arena_with_env(args: &[String], env: &[(&str, &str)]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_bt-arena"))
         .args(args)
+        .envs(env.iter().copied())
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .stdin(Stdio::null())
         .output()
         .unwrap()
+}
+
+/// `bt-arena tournament --resume DIR` followed by `flags`.
+fn resume(dir: &Path, flags: &str) -> Output {
+    let mut args = vec![
+        "tournament".to_string(),
+        "--resume".to_string(),
+        dir.display().to_string(),
+    ];
+    args.extend(flags.split_whitespace().map(String::from));
+    bt_arena(&args)
 }
 
 fn args(text: &str, out: &Path) -> Vec<String> {
@@ -158,13 +175,124 @@ fn a_silent_engine_loses_on_time() {
     assert!(start.elapsed() < Duration::from_secs(30));
 }
 
+/// The lines of stderr that report an error.
+fn error_lines(output: &Output) -> Vec<String> {
+    stderr(output)
+        .lines()
+        .filter(|l| l.starts_with("error:"))
+        .map(String::from)
+        .collect()
+}
+
+/// The lines of `text` that report a game not played.
+fn not_played_lines(text: &str) -> usize {
+    text.lines().filter(|l| l.contains(" not played: ")).count()
+}
+
 #[test]
-fn an_engine_that_cannot_start_leaves_its_games_unplayed() {
-    let (games, output) = faulty_run("exit-at-start", "tc=5+0.05");
-    assert_eq!(output.status.code(), Some(4), "{}", stdout(&output));
-    assert!(games.is_empty());
+fn an_engine_that_cannot_start_is_given_up_and_resume_retries_its_games() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    // bt-faulty takes its fault from the environment: the resume runs without it.
+    let output = bt_arena_with_env(
+        &args(
+            "tournament --engine cmd=FAULTY name=faulty --engine cmd=RANDOM name=random \
+             --each depth=1 --rounds 20",
+            &out,
+        ),
+        &[("BT_FAULTY_FAULT", "exit-at-start")],
+    );
+    assert_eq!(output.status.code(), Some(4), "{}", stderr(&output));
+    let text = stdout(&output);
+    // An exit during start-up may pass: three tries, then the other 37 games are dropped.
+    assert_eq!(not_played_lines(&text), 3, "{text}");
     assert!(
-        stderr(&output).contains("not played"),
+        text.contains("Giving up engine 'faulty' after 3 failed starts: its 37 other queued games are not played"),
+        "{text}"
+    );
+    let errors = error_lines(&output);
+    assert_eq!(errors.len(), 1, "{}", stderr(&output));
+    assert!(
+        errors[0]
+            .starts_with("error: engine 'faulty': exited during startup: exited (exit status: 3)"),
+        "{}",
+        errors[0]
+    );
+    assert!(
+        errors[0].contains(&format!(
+            ". 3 failed starts in a row, so its 40 games were not played: fix it, then continue with `bt-arena tournament --resume {}`",
+            out.display()
+        )),
+        "{}",
+        errors[0]
+    );
+    assert_eq!(read_games(&out.join("games.csv")).unwrap().len(), 0);
+
+    let output = resume(&out, "");
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let games = read_games(&out.join("games.csv")).unwrap();
+    let ids: HashSet<u64> = games.iter().map(|g| g.game_id).collect();
+    assert_eq!(ids, (1..=40).collect());
+}
+
+#[test]
+fn a_start_failure_that_recurs_stops_after_one_game_and_timeouts_after_three() {
+    let dir = tempfile::tempdir().unwrap();
+    // (engine keys, not-played lines, the start error)
+    let cases = [
+        (
+            "cmd=SEARCH name=x option.Evall=material",
+            1,
+            "error: engine 'x': it has no option named 'Evall'. This fails at every start, so its 400 games were not played:",
+        ),
+        (
+            "cmd=SEARCH name=x option.Eval=materialistic",
+            1,
+            "error: engine 'x': bad value for option 'Eval'",
+        ),
+        (
+            "cmd=FAULTY name=x arg=--fault arg=no-ugiok handshake=0.2",
+            3,
+            "error: engine 'x': no ugiok/uciok within 200 ms of the handshake. 3 failed starts in a row, so its 400 games were not played:",
+        ),
+        (
+            "cmd=FAULTY name=x arg=--fault arg=no-readyok isready=0.2",
+            3,
+            "error: engine 'x': no readyok within 200 ms of isready (it stalls). 3 failed starts in a row, so its 400 games were not played:",
+        ),
+    ];
+    for (index, (keys, lines, error)) in cases.into_iter().enumerate() {
+        let out = dir.path().join(format!("run{index}"));
+        let output = bt_arena(&args(
+            &format!(
+                "tournament --engine {keys} --engine cmd=RANDOM name=random --each depth=1 --rounds 200"
+            ),
+            &out,
+        ));
+        assert_eq!(output.status.code(), Some(4), "{keys}: {}", stderr(&output));
+        assert_eq!(not_played_lines(&stdout(&output)), lines, "{keys}");
+        let errors = error_lines(&output);
+        assert_eq!(errors.len(), 1, "{keys}: {}", stderr(&output));
+        assert!(errors[0].starts_with(error), "{keys}: {}", errors[0]);
+    }
+}
+
+#[test]
+fn other_engines_play_on_when_one_is_given_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let output = bt_arena(&args(
+        "tournament --engine cmd=SEARCH name=bad option.Evall=1 --engine cmd=RANDOM name=r1 \
+         --engine cmd=RANDOM name=r2 --each depth=1 --rounds 2 --concurrency 2",
+        &out,
+    ));
+    assert_eq!(output.status.code(), Some(4), "{}", stderr(&output));
+    let games = read_games(&out.join("games.csv")).unwrap();
+    // r1 and r2 meet in 2 of the 6 games a round.
+    assert_eq!(games.len(), 4);
+    assert!(games.iter().all(|g| g.white != "bad" && g.black != "bad"));
+    assert!(
+        stderr(&output).contains("so its 8 games were not played"),
         "{}",
         stderr(&output)
     );
@@ -285,11 +413,7 @@ fn a_killed_run_resumes_without_losing_or_repeating_games() {
     let before = read_games(&csv).unwrap().len();
     assert!((5..60).contains(&before), "{before} games before the kill");
 
-    let output = bt_arena(&[
-        "tournament".into(),
-        "--resume".into(),
-        out.display().to_string(),
-    ]);
+    let output = resume(&out, "");
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let games = read_games(&csv).unwrap();
     assert_eq!(games.len(), 60);
@@ -396,11 +520,7 @@ fn resume_writes_where_it_is_told_and_checks_what_it_finds() {
     let text = std::fs::read_to_string(&csv).unwrap();
     let kept: Vec<&str> = text.lines().take(4).collect();
     std::fs::write(&csv, kept.join("\n") + "\n").unwrap();
-    let output = bt_arena(&[
-        "tournament".into(),
-        "--resume".into(),
-        moved.display().to_string(),
-    ]);
+    let output = resume(&moved, "");
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert_eq!(read_games(&csv).unwrap().len(), 4);
     assert!(!first.exists(), "the resume wrote to the old directory");
@@ -409,11 +529,7 @@ fn resume_writes_where_it_is_told_and_checks_what_it_finds() {
     let text = std::fs::read_to_string(&csv).unwrap();
     let repeated = text.lines().nth(1).unwrap().to_string();
     std::fs::write(&csv, format!("{text}{repeated}\n")).unwrap();
-    let output = bt_arena(&[
-        "tournament".into(),
-        "--resume".into(),
-        moved.display().to_string(),
-    ]);
+    let output = resume(&moved, "");
     assert_eq!(output.status.code(), Some(4));
     assert!(
         stderr(&output).contains("recorded twice"),
@@ -433,11 +549,165 @@ fn a_decided_sprt_run_plays_no_more_games_on_resume() {
     ));
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let played = read_games(&out.join("games.csv")).unwrap().len();
-    let output = bt_arena(&[
-        "tournament".into(),
-        "--resume".into(),
-        out.display().to_string(),
-    ]);
+    let output = resume(&out, "");
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert_eq!(read_games(&out.join("games.csv")).unwrap().len(), played);
+}
+
+#[test]
+fn resume_takes_only_the_flags_that_cannot_change_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let output = bt_arena(&args(
+        "tournament --engine cmd=RANDOM name=a --engine cmd=RANDOM name=b --each depth=1 --rounds 2 --event Weekly",
+        &out,
+    ));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let csv = out.join("games.csv");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let kept: Vec<&str> = text.lines().take(3).collect();
+    std::fs::write(&csv, kept.join("\n") + "\n").unwrap();
+    let config = std::fs::read_to_string(out.join("config.json")).unwrap();
+
+    for flags in [
+        "--event Other",
+        "--rounds 5",
+        "--seed 1",
+        "--engine cmd=RANDOM",
+        "--concurrency 2 --rules classic",
+    ] {
+        let output = resume(&out, flags);
+        assert_eq!(output.status.code(), Some(3), "{flags}");
+        let flag = flags
+            .split_whitespace()
+            .rfind(|w| w.starts_with("--"))
+            .unwrap();
+        assert!(
+            stderr(&output).contains(&format!(
+                "error: {flag} cannot be given with --resume: the run continues exactly as saved in {}",
+                out.join("config.json").display()
+            )),
+            "{flags}: {}",
+            stderr(&output)
+        );
+        assert!(stdout(&output).is_empty(), "{flags}: {}", stdout(&output));
+    }
+    assert_eq!(
+        read_games(&csv).unwrap().len(),
+        2,
+        "a refused resume played"
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("config.json")).unwrap(),
+        config
+    );
+
+    let output = resume(&out, "--concurrency 0");
+    assert_eq!(output.status.code(), Some(3));
+    assert!(
+        stderr(&output).contains("concurrency must be at least 1"),
+        "{}",
+        stderr(&output)
+    );
+
+    let output = resume(&out, "--concurrency 2 --log");
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(
+        stdout(&output).starts_with(&format!(
+            "Resuming 2 of 4 games (2 recorded): 2 engines, 2 rounds, capture-only rules, 2 at a time; results in {}\n",
+            out.display()
+        )),
+        "{}",
+        stdout(&output)
+    );
+    assert_eq!(read_games(&csv).unwrap().len(), 4);
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("config.json")).unwrap()).unwrap();
+    assert_eq!(
+        (saved["concurrency"].clone(), saved["log"].clone()),
+        (2.into(), true.into())
+    );
+    assert_eq!(saved["event"], "Weekly");
+    let logs: Vec<String> = std::fs::read_dir(out.join("logs"))
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".log") && !name.ends_with("stderr.log"))
+        .collect();
+    assert!(!logs.is_empty(), "--log on resume wrote no protocol log");
+}
+
+#[test]
+fn a_resume_whose_engine_can_no_longer_run_stops_at_once() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let engine = dir.path().join("engine");
+    std::fs::copy(RANDOM, &engine).unwrap();
+    let out = dir.path().join("run");
+    let output = bt_arena(&args(
+        &format!(
+            "tournament --engine cmd={} name=gone --engine cmd=RANDOM name=b --each depth=1 --rounds 10",
+            engine.display()
+        ),
+        &out,
+    ));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let csv = out.join("games.csv");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    std::fs::write(&csv, text.lines().next().unwrap().to_string() + "\n").unwrap();
+    std::fs::set_permissions(&engine, std::fs::Permissions::from_mode(0o644)).unwrap();
+
+    let output = resume(&out, "");
+    assert_eq!(output.status.code(), Some(4), "{}", stderr(&output));
+    assert_eq!(not_played_lines(&stdout(&output)), 1, "{}", stdout(&output));
+    assert!(
+        stderr(&output).contains(&format!(
+            "error: engine 'gone': '{}' is not an executable file. This fails at every start, so its 20 games were not played:",
+            engine.display()
+        )),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn fatal_errors_come_before_any_start_up_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let engines = "tournament --engine cmd=RANDOM name=a --engine cmd=RANDOM name=b --each depth=1";
+    let assert_silent_failure = |output: &Output, message: &str| {
+        assert_eq!(output.status.code(), Some(4), "{}", stderr(output));
+        assert!(stderr(output).contains(message), "{}", stderr(output));
+        assert!(
+            stdout(output).is_empty(),
+            "start-up lines before a fatal error: {}",
+            stdout(output)
+        );
+    };
+
+    // A missing book.
+    let output = bt_arena(&args(
+        &format!("{engines} --openings file=/no/book.epd"),
+        &out,
+    ));
+    assert_silent_failure(&output, "cannot read opening book /no/book.epd");
+
+    // Another runner holds the lock.
+    std::fs::create_dir_all(&out).unwrap();
+    let lock = std::fs::File::create(out.join(".lock")).unwrap();
+    lock.try_lock().unwrap();
+    let output = bt_arena(&args(engines, &out));
+    assert_silent_failure(&output, "another bt-arena is running on");
+    drop(lock);
+
+    // A directory that already holds games.
+    let output = bt_arena(&args(engines, &out));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(
+        stdout(&output)
+            .starts_with("Playing 2 games: 2 engines, 1 rounds, capture-only rules, 1 at a time;"),
+        "{}",
+        stdout(&output)
+    );
+    let output = bt_arena(&args(engines, &out));
+    assert_silent_failure(&output, "already holds games: continue it with --resume");
 }

@@ -5,7 +5,8 @@ use anyhow::{Context, Result, anyhow, bail};
 use bt_arena::rules::Rules;
 use bt_arena::stats::SprtDecision;
 use bt_arena::tournament::{
-    self, EngineKeys, Finish, Format, OpeningOrder, OpeningsSpec, TimeControl, TournamentConfig,
+    self, EngineKeys, Finish, Format, OpeningOrder, OpeningsSpec, Plan, TimeControl,
+    TournamentConfig,
 };
 use clap::{ArgAction, ArgMatches, Args};
 use std::path::{Path, PathBuf};
@@ -17,8 +18,9 @@ use std::sync::{Arc, OnceLock};
 #[derive(Args, Debug)]
 pub struct TournamentArgs {
     /// An engine: cmd=PATH [name=N] [args="A B"] [dir=D] [proto=ugi|uci] [option.X=Y]
-    /// [tc=BASE+INC | st=S | depth=N | nodes=N] [timemargin=MS] [restart=on|off]. Repeat for each
-    /// engine. With none, the bundled engines play a short demonstration.
+    /// [tc=BASE+INC | st=S | depth=N | nodes=N] [timemargin=MS] [handshake=S] [isready=S]
+    /// [restart=on|off]. Repeat for each engine. With none, the bundled engines play a short
+    /// demonstration.
     #[arg(long, num_args = 1.., action = ArgAction::Append, value_name = "KEY=VALUE")]
     engine: Vec<String>,
     /// Keys applied to every engine (an engine's own keys win).
@@ -53,9 +55,9 @@ pub struct TournamentArgs {
     /// Results directory (default results/<event>-<date>).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
-    /// Continue the interrupted run in DIR (its saved config.json is used; other flags are not
-    /// allowed).
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["engine", "each", "format", "openings", "rounds", "games", "rules", "seed", "sprt", "out", "config"])]
+    /// Continue the interrupted run in DIR as saved in its config.json; only --concurrency and
+    /// --log may be given with it (they cannot change the games).
+    #[arg(long, value_name = "DIR")]
     resume: Option<PathBuf>,
     /// Read the tournament from a TOML or JSON file (the fields of the saved config.json);
     /// flags given too override it.
@@ -69,10 +71,14 @@ pub struct TournamentArgs {
     log: bool,
 }
 
+/// The matches of the `tournament` subcommand.
+fn tournament_matches(matches: &ArgMatches) -> &ArgMatches {
+    matches.subcommand_matches("tournament").unwrap_or(matches)
+}
+
 /// The `--engine` flags, each with its own keys (clap's derive flattens them).
 fn engine_groups(matches: &ArgMatches) -> Vec<Vec<String>> {
-    let tournament = matches.subcommand_matches("tournament").unwrap_or(matches);
-    tournament
+    tournament_matches(matches)
         .get_occurrences::<String>("engine")
         .map(|groups| groups.map(|group| group.cloned().collect()).collect())
         .unwrap_or_default()
@@ -97,7 +103,7 @@ const EXIT_INTERRUPTED: u8 = 130;
 pub fn run(args: &TournamentArgs, matches: &ArgMatches) -> Result<ExitCode> {
     let engines = engine_groups(matches);
     let (config, resume) = match &args.resume {
-        Some(dir) => (resumed_config(dir)?, true),
+        Some(dir) => (resumed_config(dir, args, matches)?, true),
         None => {
             let base = match &args.config {
                 Some(path) => TournamentConfig::read(path).map_err(|e| anyhow!(e))?,
@@ -109,25 +115,66 @@ pub fn run(args: &TournamentArgs, matches: &ArgMatches) -> Result<ExitCode> {
         }
     };
     let stop = interrupt_flag()?;
+    let report = tournament::run(&config, resume, &stop, |plan| announce(&config, plan))?;
+    say!("\n{}", report.summary);
+    report_unplayed(&config, &report);
+    say!("Results: {}", config.out.display());
+    Ok(exit_code(&config, &report))
+}
+
+/// The start-up lines: what is played, where the results go, and the openings.
+fn announce(config: &TournamentConfig, plan: Plan) {
+    let games = match plan.recorded {
+        0 => format!("Playing {} games", plan.scheduled),
+        recorded => format!(
+            "Resuming {} of {} games ({recorded} recorded)",
+            plan.scheduled - recorded,
+            plan.scheduled
+        ),
+    };
     say!(
-        "{} games: {} engines, {} rounds, {} rules; results in {}",
-        if resume { "Resuming" } else { "Playing" },
+        "{games}: {} engines, {} rounds, {} rules, {} at a time; results in {}",
         config.engines.len(),
         config.rounds,
         config.rules,
+        config.concurrency,
         config.out.display()
     );
     print_openings(&config.openings);
-    let report = tournament::run(&config, resume, &stop)?;
-    say!("\n{}", report.summary);
-    if let Some((_, why)) = report.not_played.first() {
+}
+
+/// Says on stderr which games were not played: one error per engine given up, and a warning
+/// for games left by start failures that passed.
+fn report_unplayed(config: &TournamentConfig, report: &tournament::RunReport) {
+    let resume = format!("bt-arena tournament --resume {}", config.out.display());
+    for given_up in &report.given_up {
+        let games = report
+            .not_played
+            .iter()
+            .filter(|game| game.engine == given_up.engine)
+            .count();
+        let because = if given_up.recurs {
+            "This fails at every start".to_string()
+        } else {
+            format!("{} failed starts in a row", given_up.failures)
+        };
         eprintln!(
-            "warning: {} games were not played (retried by --resume); the first because {why}",
-            report.not_played.len()
+            "error: {}. {because}, so its {games} games were not played: fix it, then continue with `{resume}`",
+            given_up.error
         );
     }
-    say!("Results: {}", config.out.display());
-    Ok(exit_code(&config, &report))
+    let others: Vec<&tournament::NotPlayed> = report
+        .not_played
+        .iter()
+        .filter(|game| report.given_up.iter().all(|g| g.engine != game.engine))
+        .collect();
+    if let Some(first) = others.first() {
+        eprintln!(
+            "warning: {} games were not played (`{resume}` plays them); the first because {}",
+            others.len(),
+            first.why
+        );
+    }
 }
 
 /// Names the book the games start from, or the start position.
@@ -190,11 +237,44 @@ const DEFAULT_LIMIT: TimeControl = TimeControl::Clock {
     increment_ms: 20,
 };
 
-/// The config from a config file (if any) overridden by the flags.
-/// The saved config of the run in `dir`, writing to `dir` wherever the run was first started.
-fn resumed_config(dir: &Path) -> Result<TournamentConfig> {
+/// Flags `--resume` takes: they cannot change the games or their records.
+const RESUME_FLAGS: [&str; 3] = ["resume", "concurrency", "log"];
+
+/// The saved config of the run in `dir`, writing to `dir` wherever the run was first started,
+/// with `--concurrency` and `--log` applied (and saved with it by the run).
+///
+/// # Errors
+/// A [`super::UsageError`] naming any other flag given, or a bad `--concurrency`; an error
+/// naming `dir` when its config cannot be read.
+fn resumed_config(
+    dir: &Path,
+    args: &TournamentArgs,
+    matches: &ArgMatches,
+) -> Result<TournamentConfig> {
+    let given = tournament_matches(matches);
+    let command = TournamentArgs::augment_args(clap::Command::new("tournament"));
+    if let Some(flag) = command
+        .get_arguments()
+        .filter_map(|arg| arg.get_long())
+        .find(|&flag| {
+            !RESUME_FLAGS.contains(&flag)
+                && given.value_source(flag) == Some(clap::parser::ValueSource::CommandLine)
+        })
+    {
+        return Err(super::UsageError(format!(
+            "--{flag} cannot be given with --resume: the run continues exactly as saved in {}, \
+             so that every game belongs to one tournament (only --concurrency and --log may change)",
+            dir.join(tournament::runner::CONFIG_FILE).display()
+        ))
+        .into());
+    }
     let mut config = tournament::saved_config(dir).map_err(|e| anyhow!(e))?;
     config.out = dir.to_path_buf();
+    config.concurrency = args.concurrency.unwrap_or(config.concurrency);
+    config.log |= args.log;
+    config
+        .validate()
+        .map_err(|e| super::UsageError(format!("--resume {}: {e}", dir.display())))?;
     Ok(config)
 }
 

@@ -159,6 +159,36 @@ impl EngineError {
     }
 }
 
+impl EngineError {
+    /// True when starting the engine again would fail the same way, so a runner should stop
+    /// trying: the command cannot be run ([`EngineError::NotExecutable`], or
+    /// [`EngineError::Spawn`] for any reason but a passing lack of resources: out of memory,
+    /// too many processes, the executable being written), or the engine refuses the
+    /// configuration ([`EngineError::UnknownOption`], [`EngineError::BadOptionValue`],
+    /// [`EngineError::RulesMismatch`], [`EngineError::UnsupportedVariant`]).
+    ///
+    /// False for failures that may pass (a handshake or `isready` timeout on a loaded machine,
+    /// an exit during start-up, an I/O error on a log file) and for errors of a started engine.
+    pub fn recurs_at_start(&self) -> bool {
+        match self {
+            EngineError::Spawn { source, .. } => !matches!(
+                source.kind(),
+                io::ErrorKind::OutOfMemory
+                    | io::ErrorKind::WouldBlock
+                    | io::ErrorKind::Interrupted
+                    | io::ErrorKind::ResourceBusy
+                    | io::ErrorKind::ExecutableFileBusy
+            ),
+            EngineError::NotExecutable { .. }
+            | EngineError::UnknownOption { .. }
+            | EngineError::BadOptionValue { .. }
+            | EngineError::RulesMismatch { .. }
+            | EngineError::UnsupportedVariant { .. } => true,
+            _ => false,
+        }
+    }
+}
+
 /// Writes `exited with <status>` or `closed its output`, then the stderr tail if any.
 fn write_exit(f: &mut fmt::Formatter<'_>, status: &Option<ExitStatus>, tail: &str) -> fmt::Result {
     match status {
@@ -258,6 +288,67 @@ impl std::error::Error for EngineError {
         match self {
             EngineError::Spawn { source, .. } | EngineError::Io { source, .. } => Some(source),
             _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spawn(kind: io::ErrorKind) -> EngineError {
+        EngineError::Spawn {
+            engine: "e".into(),
+            cmd: "x".into(),
+            source: io::Error::from(kind),
+        }
+    }
+
+    #[test]
+    fn configuration_failures_recur_and_passing_ones_do_not() {
+        let engine = || "e".to_string();
+        let recurring = [
+            spawn(io::ErrorKind::NotFound),
+            EngineError::NotExecutable {
+                engine: engine(),
+                cmd: "x".into(),
+            },
+            EngineError::UnknownOption {
+                engine: engine(),
+                option: "Evall".into(),
+            },
+            EngineError::BadOptionValue {
+                engine: engine(),
+                option: "Eval".into(),
+                problem: "not a choice".into(),
+            },
+        ];
+        for err in &recurring {
+            assert!(err.recurs_at_start(), "{err}");
+        }
+        let passing = [
+            spawn(io::ErrorKind::OutOfMemory),
+            spawn(io::ErrorKind::ExecutableFileBusy),
+            EngineError::HandshakeTimeout {
+                engine: engine(),
+                after: Duration::from_secs(10),
+            },
+            EngineError::ReadyTimeout {
+                engine: engine(),
+                after: Duration::from_secs(10),
+            },
+            EngineError::ExitedAtStart {
+                engine: engine(),
+                status: None,
+                stderr_tail: String::new(),
+            },
+            EngineError::MoveTimeout {
+                engine: engine(),
+                after: Duration::from_secs(1),
+            },
+        ];
+        for err in &passing {
+            assert!(!err.recurs_at_start(), "{err}");
         }
     }
 }

@@ -4,14 +4,15 @@
 //! (TOML or JSON, the same fields) both produce a [`TournamentConfig`], which is saved with the
 //! results as `config.json` so a run can be resumed exactly.
 
-use crate::engine::EngineConfig;
 use crate::engine::protocol::{GoLimits, Protocol};
+use crate::engine::{EngineConfig, Timeouts};
 use crate::rules::Rules;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
+use std::time::Duration;
 
 /// How long an engine may think: the search limit sent with every `go`.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -119,6 +120,14 @@ pub struct EngineSpec {
     /// Tolerance in ms before a late move loses on time (`timemargin=`).
     #[serde(default = "default_time_margin_ms")]
     pub time_margin_ms: u64,
+    /// How long the engine may take to answer the handshake (`ugi` → `ugiok`), ms
+    /// (`handshake=SECONDS`).
+    #[serde(default = "default_handshake_ms")]
+    pub handshake_timeout_ms: u64,
+    /// How long the engine may take to answer each `isready` (at start and before each game),
+    /// ms (`isready=SECONDS`).
+    #[serde(default = "default_ready_ms")]
+    pub ready_timeout_ms: u64,
     /// Start a fresh process for every game (`restart=on`) or keep it between games (`off`,
     /// the default). A crashed engine is always restarted.
     #[serde(default)]
@@ -126,8 +135,8 @@ pub struct EngineSpec {
 }
 
 impl EngineSpec {
-    /// How to run this engine: its command, arguments, directory, protocol and options (in
-    /// name order), default timeouts, and no log files (set `stderr_log` and `comm_log` on
+    /// How to run this engine: its command, arguments, directory, protocol, options (in name
+    /// order) and handshake and `isready` timeouts (the default quit grace), and no log files (set `stderr_log` and `comm_log` on
     /// the result to keep them).
     pub fn engine_config(&self) -> EngineConfig {
         EngineConfig {
@@ -144,7 +153,11 @@ impl EngineSpec {
                 .collect(),
             stderr_log: None,
             comm_log: None,
-            timeouts: Default::default(),
+            timeouts: Timeouts {
+                handshake: Duration::from_millis(self.handshake_timeout_ms),
+                ready: Duration::from_millis(self.ready_timeout_ms),
+                ..Timeouts::default()
+            },
         }
     }
 }
@@ -154,6 +167,14 @@ pub const DEFAULT_TIME_MARGIN_MS: u64 = 100;
 
 fn default_time_margin_ms() -> u64 {
     DEFAULT_TIME_MARGIN_MS
+}
+
+fn default_handshake_ms() -> u64 {
+    Timeouts::default().handshake.as_millis() as u64
+}
+
+fn default_ready_ms() -> u64 {
+    Timeouts::default().ready.as_millis() as u64
 }
 
 /// `key=value` settings of one `--engine` (or `--each`) before they become an [`EngineSpec`].
@@ -167,13 +188,16 @@ pub struct EngineKeys {
     options: BTreeMap<String, String>,
     limit: Option<TimeControl>,
     time_margin_ms: Option<u64>,
+    handshake_timeout_ms: Option<u64>,
+    ready_timeout_ms: Option<u64>,
     restart: Option<bool>,
 }
 
 impl EngineKeys {
     /// Parses `key=value` tokens: `cmd`, `name`, `args` (split at white space), `arg` (one
     /// argument, repeatable), `dir`, `proto=ugi|uci`, `option.NAME=VALUE`, `tc=BASE+INC`
-    /// (seconds), `st=SECONDS`, `depth=N`, `nodes=N`, `timemargin=MS`, `restart=on|off`.
+    /// (seconds), `st=SECONDS`, `depth=N`, `nodes=N`, `timemargin=MS`, `handshake=SECONDS`,
+    /// `isready=SECONDS` (positive), `restart=on|off`.
     ///
     /// # Errors
     /// A message naming the bad token: not `key=value`, an unknown key, a bad value, or two
@@ -226,6 +250,13 @@ impl EngineKeys {
                         .map_err(|_| bad("expected whole milliseconds"))?,
                 )
             }
+            "handshake" => {
+                self.handshake_timeout_ms =
+                    Some(positive_seconds_to_ms(value).map_err(|e| bad(&e))?)
+            }
+            "isready" => {
+                self.ready_timeout_ms = Some(positive_seconds_to_ms(value).map_err(|e| bad(&e))?)
+            }
             "restart" => {
                 self.restart = Some(match value {
                     "on" => true,
@@ -269,6 +300,8 @@ impl EngineKeys {
         }
         self.limit = self.limit.or(each.limit);
         self.time_margin_ms = self.time_margin_ms.or(each.time_margin_ms);
+        self.handshake_timeout_ms = self.handshake_timeout_ms.or(each.handshake_timeout_ms);
+        self.ready_timeout_ms = self.ready_timeout_ms.or(each.ready_timeout_ms);
         self.restart = self.restart.or(each.restart);
         self
     }
@@ -294,8 +327,20 @@ impl EngineKeys {
             options: self.options,
             limit: self.limit.unwrap_or(default_limit),
             time_margin_ms: self.time_margin_ms.unwrap_or(DEFAULT_TIME_MARGIN_MS),
+            handshake_timeout_ms: self
+                .handshake_timeout_ms
+                .unwrap_or_else(default_handshake_ms),
+            ready_timeout_ms: self.ready_timeout_ms.unwrap_or_else(default_ready_ms),
             restart: self.restart.unwrap_or(false),
         })
+    }
+}
+
+/// Seconds (a positive decimal) to whole milliseconds, at least 1.
+fn positive_seconds_to_ms(text: &str) -> Result<u64, String> {
+    match seconds_to_ms(text)? {
+        0 => Err(format!("'{text}' is not a positive number of seconds")),
+        ms => Ok(ms),
     }
 }
 
@@ -535,7 +580,26 @@ mod tests {
             }
         );
         assert_eq!(spec.time_margin_ms, DEFAULT_TIME_MARGIN_MS);
+        assert_eq!(spec.engine_config().timeouts, Timeouts::default());
         assert!(!spec.restart);
+    }
+
+    #[test]
+    fn handshake_and_isready_timeouts_are_set_in_seconds() {
+        let each = EngineKeys::parse(&["handshake=30", "isready=2"]).unwrap();
+        let spec = EngineKeys::parse(&["cmd=x", "isready=0.25"])
+            .unwrap()
+            .with_defaults(&each)
+            .into_spec(DEFAULT)
+            .unwrap();
+        assert_eq!(
+            (spec.handshake_timeout_ms, spec.ready_timeout_ms),
+            (30_000, 250)
+        );
+        let timeouts = spec.engine_config().timeouts;
+        assert_eq!(timeouts.handshake, Duration::from_secs(30));
+        assert_eq!(timeouts.ready, Duration::from_millis(250));
+        assert_eq!(timeouts.quit_grace, Timeouts::default().quit_grace);
     }
 
     #[test]
@@ -572,6 +636,11 @@ mod tests {
         assert!(err(&["depth=0"]).contains("positive"));
         assert!(err(&["proto=xboard"]).contains("xboard"));
         assert!(err(&["restart=maybe"]).contains("on or off"));
+        assert_eq!(
+            err(&["handshake=0"]),
+            "bad value in 'handshake=0': '0' is not a positive number of seconds"
+        );
+        assert!(err(&["isready=soon"]).contains("'soon' is not a number of seconds"));
         assert!(err(&["tc=1+0", "depth=3"]).contains("second search limit"));
         let missing = EngineKeys::parse(&["name=a"]).unwrap().into_spec(DEFAULT);
         assert!(missing.unwrap_err().contains("cmd="));

@@ -11,4 +11,4 @@ pub mod schedule;
 pub use config::{
     EngineKeys, EngineSpec, Format, OpeningOrder, OpeningsSpec, TimeControl, TournamentConfig,
 };
-pub use runner::{Finish, RunError, RunReport, run, saved_config};
+pub use runner::{Finish, GivenUp, NotPlayed, Plan, RunError, RunReport, run, saved_config};

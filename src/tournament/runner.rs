@@ -7,21 +7,26 @@
 //! before the next one starts, so an interrupted run loses at most the games in flight, and
 //! `--resume` plays exactly the games missing from `games.csv` (the schedule is rebuilt from the
 //! saved config and its seed).
+//!
+//! An engine that cannot start is given up (its games are no longer scheduled) after a failure
+//! that will recur ([`EngineError::recurs_at_start`]) or [`MAX_START_FAILURES`] failures in a
+//! row; its games are reported as not played and `--resume` tries them again.
 
 use super::config::{EngineSpec, TournamentConfig};
 use super::game::{self, Players, Unfinished};
 use super::schedule::{ScheduledGame, schedule};
-use crate::engine::{Engine, EngineConfig};
+use crate::engine::{Engine, EngineConfig, EngineError};
 use crate::openings::{Book, Opening};
 use crate::results::{self, GameRecord, GameResult, ResultsWriter, Summary};
 use crate::rules::{Color, Position};
 use crate::stats::{Sprt, SprtDecision};
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{HumanDuration, ProgressBar, ProgressState, ProgressStyle};
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 /// Why the run stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,9 +46,48 @@ pub struct RunReport {
     pub finish: Finish,
     /// The report over every game in the results directory (including earlier sessions).
     pub summary: Summary,
-    /// Games no engine could start: (game id, why). They are not recorded and are retried by
-    /// `--resume`.
-    pub not_played: Vec<(u64, String)>,
+    /// Games not played because an engine could not start, in the order they were dropped.
+    /// They are not recorded and are retried by `--resume`.
+    pub not_played: Vec<NotPlayed>,
+    /// Engines given up after start failures, in the order they were given up.
+    pub given_up: Vec<GivenUp>,
+}
+
+/// A scheduled game left unplayed because one of its engines could not start.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NotPlayed {
+    /// The game.
+    pub game_id: u64,
+    /// The configured name of the engine that could not start.
+    pub engine: String,
+    /// Why: the start error, or that the engine was given up.
+    pub why: String,
+}
+
+/// An engine whose games were no longer scheduled after it failed to start.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GivenUp {
+    /// Its configured name.
+    pub engine: String,
+    /// The last start error.
+    pub error: String,
+    /// Failed starts in a row, the last included.
+    pub failures: u32,
+    /// Whether the last error recurs at every start ([`EngineError::recurs_at_start`]).
+    pub recurs: bool,
+}
+
+/// Failed starts in a row after which an engine is given up even though its failure may pass
+/// (a timeout, an exit during start-up); a failure that recurs gives it up at once.
+pub const MAX_START_FAILURES: u32 = 3;
+
+/// What a run is about to do, known once everything is checked and before any game starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Plan {
+    /// Games in the schedule.
+    pub scheduled: usize,
+    /// Games of the schedule already recorded (by an earlier session).
+    pub recorded: usize,
 }
 
 /// Errors that stop a run before or after its games (engine failures during games are
@@ -95,7 +139,10 @@ impl From<results::ResultsError> for RunError {
 pub const CONFIG_FILE: &str = "config.json";
 
 /// Runs (or, with `resume`, continues) the tournament of `config`. `stop` is the Ctrl-C flag:
-/// once set, no game starts and games in flight are dropped at their next move.
+/// once set, no game starts and games in flight are dropped at their next move. `announce` is
+/// called once with the [`Plan`] after every check has passed (book, results directory, lock,
+/// recorded games) and before any game starts, so start-up messages never precede a fatal
+/// error.
 ///
 /// # Errors
 /// [`RunError`] when the book, the results directory or the config file cannot be used.
@@ -103,6 +150,7 @@ pub fn run(
     config: &TournamentConfig,
     resume: bool,
     stop: &AtomicBool,
+    announce: impl FnOnce(Plan),
 ) -> Result<RunReport, RunError> {
     let openings = load_openings(config)?;
     let games_csv = config.out.join(results::GAMES_CSV);
@@ -119,26 +167,12 @@ pub fn run(
         .filter(|game| !done.contains(&game.game_id))
         .copied()
         .collect();
-    let sprt = config
-        .sprt
-        .as_deref()
-        .and_then(|spec| spec.parse::<Sprt>().ok());
-    let shared = Shared {
-        config,
-        openings: &openings,
-        queue: Mutex::new(queue),
-        writer: Mutex::new(writer),
-        tally: Mutex::new(Tally::default()),
-        not_played: Mutex::new(Vec::new()),
-        sprt_stop: AtomicBool::new(false),
-        progress: progress_bar(scheduled.len() as u64, done.len() as u64),
-        stop,
-        sprt,
-        write_error: Mutex::new(None),
-    };
-    if sprt.is_some() {
-        shared.seed_tally(&games_csv)?;
-    }
+    announce(Plan {
+        scheduled: scheduled.len(),
+        recorded: done.len(),
+    });
+    let shared = Shared::new(config, &openings, queue, writer, scheduled.len(), stop);
+    shared.seed_tally(&games_csv)?;
     let workers = config.concurrency.min(lock(&shared.queue).len());
     std::thread::scope(|scope| {
         for worker in 0..workers {
@@ -156,7 +190,7 @@ pub fn run(
     }
     let names: Vec<String> = config.engines.iter().map(|e| e.name.clone()).collect();
     let all_games = results::read_games(&games_csv)?;
-    let summary = Summary::compute(&all_games, &names, sprt.as_ref());
+    let summary = Summary::compute(&all_games, &names, shared.sprt.as_ref());
     results::write_summary(&config.out, &summary)?;
     let finish = if let Some(decision) = summary
         .sprt_decision()
@@ -168,13 +202,19 @@ pub fn run(
     } else {
         Finish::Completed
     };
+    let starts = shared
+        .starts
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner());
     Ok(RunReport {
         finish,
         summary,
-        not_played: shared
-            .not_played
-            .into_inner()
-            .unwrap_or_else(|e| e.into_inner()),
+        not_played: starts.not_played,
+        given_up: starts
+            .engines
+            .into_iter()
+            .filter_map(|engine| engine.given_up)
+            .collect(),
     })
 }
 
@@ -277,14 +317,31 @@ pub fn saved_config(dir: &Path) -> Result<TournamentConfig, String> {
         .map_err(|e| format!("cannot resume {}: {e}", dir.display()))
 }
 
-/// A progress bar on a terminal (hidden otherwise): games done of all, ETA, running score.
-fn progress_bar(total: u64, done: u64) -> ProgressBar {
-    let bar = ProgressBar::new(total).with_position(done);
+/// A progress bar on a terminal (hidden otherwise) over `total` games of which `recorded` are
+/// already in the results: games done of all, the time left at this session's pace (see
+/// [`time_left`]), and the running score (the message, set by the caller).
+fn progress_bar(total: u64, recorded: u64) -> ProgressBar {
+    let bar = ProgressBar::new(total).with_position(recorded);
+    // indicatif's own {eta} counts the recorded games as played in the first instant.
+    let eta = move |state: &ProgressState, out: &mut dyn std::fmt::Write| {
+        let remaining = state.len().unwrap_or(0).saturating_sub(state.pos());
+        let played = state.pos().saturating_sub(recorded);
+        let _ = match time_left(remaining, played, state.elapsed()) {
+            Some(left) => write!(out, "{:#}", HumanDuration(left)),
+            None => out.write_str("?"),
+        };
+    };
     if let Ok(style) = ProgressStyle::with_template("{bar:30} {pos}/{len} games  ETA {eta}  {msg}")
     {
-        bar.set_style(style);
+        bar.set_style(style.with_key("eta", eta));
     }
     bar
+}
+
+/// The time `remaining` games take at the pace of `played` games in `elapsed` (this session's
+/// games only: games recorded earlier took no time now); `None` before the first one ends.
+fn time_left(remaining: u64, played: u64, elapsed: Duration) -> Option<Duration> {
+    (played > 0).then(|| elapsed.mul_f64(remaining as f64 / played as f64))
 }
 
 /// Running counts for the progress line and the SPRT (first engine's view): memory stays flat
@@ -314,6 +371,23 @@ impl Tally {
     }
 }
 
+/// Start failures of every engine and the games they left unplayed.
+struct Starts {
+    /// By engine index.
+    engines: Vec<EngineStarts>,
+    /// Every game not played, in order.
+    not_played: Vec<NotPlayed>,
+}
+
+/// Start failures of one engine.
+#[derive(Default)]
+struct EngineStarts {
+    /// Failed starts since its last successful one (by any worker).
+    failures: u32,
+    /// Set once it is given up: its games are no longer played.
+    given_up: Option<GivenUp>,
+}
+
 /// State the workers share.
 struct Shared<'a> {
     config: &'a TournamentConfig,
@@ -321,7 +395,7 @@ struct Shared<'a> {
     queue: Mutex<VecDeque<ScheduledGame>>,
     writer: Mutex<ResultsWriter>,
     tally: Mutex<Tally>,
-    not_played: Mutex<Vec<(u64, String)>>,
+    starts: Mutex<Starts>,
     sprt_stop: AtomicBool,
     progress: ProgressBar,
     stop: &'a AtomicBool,
@@ -329,8 +403,46 @@ struct Shared<'a> {
     write_error: Mutex<Option<results::ResultsError>>,
 }
 
-impl Shared<'_> {
-    /// Counts the games of an earlier session into the tally, so a resumed SPRT continues.
+impl<'a> Shared<'a> {
+    /// The state of a run that plays `queue` (the games of a schedule of `scheduled` not yet
+    /// recorded) and saves them with `writer`; the progress bar starts at the recorded games.
+    fn new(
+        config: &'a TournamentConfig,
+        openings: &'a [Opening],
+        queue: VecDeque<ScheduledGame>,
+        writer: ResultsWriter,
+        scheduled: usize,
+        stop: &'a AtomicBool,
+    ) -> Shared<'a> {
+        let total = scheduled as u64;
+        let recorded = total.saturating_sub(queue.len() as u64);
+        Shared {
+            config,
+            openings,
+            queue: Mutex::new(queue),
+            writer: Mutex::new(writer),
+            tally: Mutex::new(Tally::default()),
+            starts: Mutex::new(Starts {
+                engines: config
+                    .engines
+                    .iter()
+                    .map(|_| EngineStarts::default())
+                    .collect(),
+                not_played: Vec::new(),
+            }),
+            sprt_stop: AtomicBool::new(false),
+            progress: progress_bar(total, recorded),
+            stop,
+            sprt: config
+                .sprt
+                .as_deref()
+                .and_then(|spec| spec.parse::<Sprt>().ok()),
+            write_error: Mutex::new(None),
+        }
+    }
+
+    /// Counts the games of an earlier session into the tally, so the progress bar's score
+    /// and a resumed SPRT continue from them.
     fn seed_tally(&self, games_csv: &Path) -> Result<(), RunError> {
         if !games_csv.exists() {
             return Ok(());
@@ -341,6 +453,7 @@ impl Shared<'_> {
                 tally.add(game.pair, winner, winner == 0);
             }
         }
+        self.progress.set_message(self.score_line(&tally));
         self.check_sprt(&tally);
         Ok(())
     }
@@ -362,6 +475,80 @@ impl Shared<'_> {
             return None;
         }
         lock(&self.queue).pop_front()
+    }
+
+    /// True, noting `game` as not played, when one of its engines was given up (after `game`
+    /// was taken from the queue).
+    fn skip_if_given_up(&self, game: &ScheduledGame) -> bool {
+        let mut starts = lock(&self.starts);
+        let Some(index) = [game.white, game.black]
+            .into_iter()
+            .find(|&index| starts.engines[index].given_up.is_some())
+        else {
+            return false;
+        };
+        let why = given_up_reason(&self.config.engines[index].name);
+        self.not_played(&mut starts, game.game_id, index, &why);
+        true
+    }
+
+    /// Notes that engine `index` started: its failures in a row start again from zero.
+    fn started(&self, index: usize) {
+        lock(&self.starts).engines[index].failures = 0;
+    }
+
+    /// Leaves `game` unplayed because engine `index` could not start (saying so), and gives
+    /// the engine up after a failure that recurs or [`MAX_START_FAILURES`] in a row: its games
+    /// still queued are dropped.
+    fn start_failed(&self, game: &ScheduledGame, index: usize, error: &EngineError) {
+        let why = error.to_string();
+        self.say(&format!("Game {} not played: {why}", game.game_id));
+        let mut starts = lock(&self.starts);
+        self.not_played(&mut starts, game.game_id, index, &why);
+        let engine = &mut starts.engines[index];
+        if engine.given_up.is_some() {
+            return;
+        }
+        engine.failures += 1;
+        let recurs = error.recurs_at_start();
+        if !recurs && engine.failures < MAX_START_FAILURES {
+            return;
+        }
+        let failures = engine.failures;
+        let name = &self.config.engines[index].name;
+        engine.given_up = Some(GivenUp {
+            engine: name.clone(),
+            error: why,
+            failures,
+            recurs,
+        });
+        let involves = |queued: &ScheduledGame| queued.white == index || queued.black == index;
+        let dropped: Vec<ScheduledGame> = {
+            let mut queue = lock(&self.queue);
+            let dropped = queue.iter().copied().filter(involves).collect();
+            queue.retain(|queued| !involves(queued));
+            dropped
+        };
+        let why = given_up_reason(name);
+        for queued in &dropped {
+            self.not_played(&mut starts, queued.game_id, index, &why);
+        }
+        self.say(&format!(
+            "Giving up engine '{name}' after {failures} failed start{}: its {} other queued games are not played",
+            if failures == 1 { "" } else { "s" },
+            dropped.len()
+        ));
+    }
+
+    /// Records `game_id` as not played because of engine `index`; the progress bar no longer
+    /// counts it.
+    fn not_played(&self, starts: &mut Starts, game_id: u64, index: usize, why: &str) {
+        starts.not_played.push(NotPlayed {
+            game_id,
+            engine: self.config.engines[index].name.clone(),
+            why: why.to_string(),
+        });
+        self.progress.dec_length(1);
     }
 
     /// Saves a finished game, prints its line, and checks the SPRT.
@@ -416,6 +603,11 @@ impl Shared<'_> {
     }
 }
 
+/// Why a game of an engine given up is not played.
+fn given_up_reason(engine: &str) -> String {
+    format!("engine '{engine}' was given up after failing to start")
+}
+
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex
         .lock()
@@ -449,12 +641,12 @@ impl<'a> Worker<'a> {
 
     fn play(&mut self, game: ScheduledGame) {
         let config = self.shared.config;
+        if self.shared.skip_if_given_up(&game) {
+            return;
+        }
         for index in [game.white, game.black] {
-            if let Err(why) = self.ensure_started(index) {
-                let reason = format!("{} could not start: {why}", config.engines[index].name);
-                self.shared
-                    .say(&format!("Game {} not played: {reason}", game.game_id));
-                lock(&self.shared.not_played).push((game.game_id, reason));
+            if let Err(error) = self.ensure_started(index) {
+                self.shared.start_failed(&game, index, &error);
                 return;
             }
         }
@@ -502,15 +694,15 @@ impl<'a> Worker<'a> {
     }
 
     /// Starts engine `index` for this worker unless a process is already running.
-    fn ensure_started(&mut self, index: usize) -> Result<(), String> {
+    fn ensure_started(&mut self, index: usize) -> Result<(), EngineError> {
         if self.engines[index].is_none() {
             let engine_config = engine_config(
                 self.shared.config,
                 &self.shared.config.engines[index],
                 self.id,
             );
-            let engine = Engine::start(&engine_config, self.shared.config.rules)
-                .map_err(|e| e.to_string())?;
+            let engine = Engine::start(&engine_config, self.shared.config.rules)?;
+            self.shared.started(index);
             self.engines[index] = Some(engine);
         }
         Ok(())
@@ -592,5 +784,79 @@ fn game_record(
         white_ms: played.used_ms[0],
         black_ms: played.used_ms[1],
         started,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::tests::record;
+    use crate::results::{GameResult::*, Termination};
+    use crate::tournament::config::{EngineKeys, Format, OpeningsSpec, TimeControl};
+
+    fn two_engines(out: &Path) -> TournamentConfig {
+        let engine = |name: &str| {
+            EngineKeys::parse(&["cmd=unused", &format!("name={name}")])
+                .and_then(|keys| keys.into_spec(TimeControl::Depth(1)))
+                .unwrap()
+        };
+        TournamentConfig {
+            event: "test".into(),
+            engines: vec![engine("a"), engine("b")],
+            format: Format::RoundRobin,
+            rules: crate::rules::Rules::CaptureOnly,
+            openings: OpeningsSpec::default(),
+            rounds: 3,
+            games: 2,
+            concurrency: 1,
+            seed: 1,
+            sprt: None,
+            out: out.to_path_buf(),
+            log: false,
+        }
+    }
+
+    #[test]
+    fn a_resumed_bar_starts_at_the_recorded_games_and_their_score() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = two_engines(dir.path());
+        let mut writer = ResultsWriter::open(dir.path(), config.rules).unwrap();
+        for game in [
+            record(1, 1, "a", "b", WhiteWins, Termination::GoalRank),
+            record(2, 1, "b", "a", BlackWins, Termination::GoalRank),
+            record(3, 2, "a", "b", BlackWins, Termination::AllCaptured),
+            record(4, 2, "b", "a", BlackWins, Termination::GoalRank),
+        ] {
+            writer.append(&game).unwrap();
+        }
+        let openings = load_openings(&config).unwrap();
+        let scheduled = schedule(&config, openings.len());
+        assert_eq!(scheduled.len(), 6);
+        let queue = scheduled
+            .iter()
+            .filter(|g| g.game_id > 4)
+            .copied()
+            .collect();
+        let stop = AtomicBool::new(false);
+        let shared = Shared::new(&config, &openings, queue, writer, scheduled.len(), &stop);
+        shared
+            .seed_tally(&dir.path().join(results::GAMES_CSV))
+            .unwrap();
+        assert_eq!(shared.progress.position(), 4);
+        assert_eq!(shared.progress.length(), Some(6));
+        assert_eq!(shared.progress.message(), "a 3, b 1");
+    }
+
+    #[test]
+    fn time_left_counts_only_this_sessions_games() {
+        assert_eq!(time_left(60, 0, Duration::from_secs(6)), None);
+        assert_eq!(
+            time_left(60, 10, Duration::from_secs(20)),
+            Some(Duration::from_secs(120))
+        );
+        assert_eq!(
+            time_left(0, 10, Duration::from_secs(20)),
+            Some(Duration::ZERO)
+        );
     }
 }
