@@ -80,14 +80,15 @@ pub fn run(args: &EloArgs) -> Result<ExitCode> {
 
 /// The `--sprt` specification and the files. `--sprt` takes several values, so in
 /// `--sprt elo0=0 elo1=5 games.csv` it also swallows the files: its values are the SPRT's
-/// while they are `key=value` tokens (a key of letters and digits) or quoted strings holding
-/// several tokens; the first other value and the rest are files, before `files`.
+/// while they are `key=value` tokens (a key of letters and digits, a value without `/`) or
+/// quoted strings holding several tokens; the first other value and the rest are files, before
+/// `files`. (A file named like `key=value` is written `./key=value`.)
 fn split_sprt_values(values: &[String], files: &[PathBuf]) -> (Option<String>, Vec<PathBuf>) {
     let is_spec = |value: &String| {
         value.contains(char::is_whitespace)
-            || value
-                .split_once('=')
-                .is_some_and(|(key, _)| !key.is_empty() && key.chars().all(char::is_alphanumeric))
+            || value.split_once('=').is_some_and(|(key, value)| {
+                !key.is_empty() && key.chars().all(char::is_alphanumeric) && !value.contains('/')
+            })
     };
     let spec_len = values.iter().take_while(|v| is_spec(v)).count();
     let spec = (!values.is_empty()).then(|| values[..spec_len].join(" "));
