@@ -191,3 +191,160 @@ fn bad_command_lines_exit_3() {
         assert_eq!(output.status.code(), Some(3), "{args:?}");
     }
 }
+
+/// The run: `--sprt elo0=0 elo1=20 --concurrency 2` crossed the lower bound, then a game
+/// in flight completed a pair that pulled the LLR back inside the bounds. games.csv is in
+/// completion order, so the pair won twice (pair 1, game ids 1 and 2) comes last. The replay
+/// reaches the run's verdict and exit code and counts the 2 games after it.
+#[test]
+fn the_sprt_verdict_is_the_first_crossing_in_file_order() {
+    let spec = "elo0=0 elo1=20";
+    let sprt: Sprt = spec.parse().unwrap();
+    let (lower, upper) = sprt.bounds();
+    let lost = (1..)
+        .find(|&n| sprt.llr_pentanomial(&[n, 0, 0, 0, 0]) <= lower)
+        .unwrap();
+    let pulled_back = sprt.llr_pentanomial(&[lost, 0, 0, 0, 1]);
+    assert!(lower < pulled_back && pulled_back < upper, "{pulled_back}");
+    let mut games: Vec<GameRecord> = (2..=lost + 1)
+        .flat_map(|pair| {
+            [
+                game(2 * pair - 1, pair, "new", "base", false),
+                game(2 * pair, pair, "base", "new", true),
+            ]
+        })
+        .collect();
+    games.push(game(2, 1, "base", "new", false));
+    games.push(game(1, 1, "new", "base", true));
+    let dir = tempfile::tempdir().unwrap();
+    let csv = write_run(dir.path(), &games);
+    let csv = csv.to_str().unwrap();
+
+    let output = bt_arena(&["elo", "--sprt", spec, csv]);
+    assert_eq!(output.status.code(), Some(1), "H0 accepted");
+    let text = String::from_utf8(output.stdout).unwrap();
+    let llr = sprt.llr_pentanomial(&[lost, 0, 0, 0, 0]);
+    let expected = format!(
+        "Ptnml(0-2): [{lost}, 0, 0, 0, 1], {} pairs\n{}\nSPRT: H0 accepted at game {}; 2 games after the decision (not in the LLR)\n",
+        lost + 1,
+        sprt.report(llr),
+        2 * lost
+    );
+    assert!(text.contains(&expected), "{text}");
+    assert!(text.contains(" new "), "{text}");
+
+    let output = bt_arena(&["elo", "--json", "--sprt", spec, csv]);
+    assert_eq!(output.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let status = &json["pairs"][0]["sprt"];
+    assert_eq!(status["llr"].as_f64(), Some(llr));
+    assert_eq!(status["decision"], "AcceptH0");
+    assert_eq!(status["games"], 2 * lost);
+    assert_eq!(status["games_after"], 2);
+    assert_eq!(status["model"], "pentanomial");
+    assert_eq!(json["pairs"][0]["first"], "new");
+}
+
+/// `--games 1`: no pair is ever complete, so every game counts alone; the first crossing is
+/// the verdict.
+#[test]
+fn single_games_replay_to_a_trinomial_verdict() {
+    let spec = "elo0=0 elo1=200";
+    let sprt: Sprt = spec.parse().unwrap();
+    let (_, upper) = sprt.bounds();
+    let won = (1..)
+        .find(|&n| sprt.llr_trinomial(&[0, 0, n]) >= upper)
+        .unwrap();
+    let games: Vec<GameRecord> = (1..=won + 1)
+        .map(|id| {
+            let new_white = id % 2 == 1;
+            let (white, black) = if new_white {
+                ("new", "base")
+            } else {
+                ("base", "new")
+            };
+            game(id, id, white, black, new_white)
+        })
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let csv = write_run(dir.path(), &games);
+    let output = bt_arena(&["elo", "--sprt", spec, csv.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "H1 accepted");
+    let text = String::from_utf8(output.stdout).unwrap();
+    let expected = format!(
+        "no complete pairs: Elo from single games\n{}\nSPRT: H1 accepted at game {won}; 1 game after the decision (not in the LLR)\n",
+        sprt.report(sprt.llr_trinomial(&[0, 0, won]))
+    );
+    assert!(text.contains(&expected), "{text}");
+}
+
+/// No SPRT can be computed without exactly two engines: a usage error, never 0 (H1 accepted).
+#[test]
+fn sprt_without_two_engines_exits_3_saying_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: [(&str, Vec<GameRecord>, &str); 3] = [
+        ("none", vec![], "the file holds no games"),
+        (
+            "one",
+            vec![game(1, 1, "solo", "solo", true)],
+            "the file holds games of one engine (solo)",
+        ),
+        (
+            "three",
+            vec![
+                game(1, 1, "a", "b", true),
+                game(2, 2, "a", "c", true),
+                game(3, 3, "b", "c", false),
+            ],
+            "the file holds games of 3 engines (a, b, c)",
+        ),
+    ];
+    for (name, games, why) in cases {
+        let csv = write_run(&dir.path().join(name), &games);
+        let output = bt_arena(&["elo", "--sprt", "elo0=0 elo1=5", csv.to_str().unwrap()]);
+        assert_eq!(output.status.code(), Some(3), "{name}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains(&format!(
+                "--sprt needs the games of exactly two engines; {why}"
+            )),
+            "{name}: {stderr}"
+        );
+        assert!(output.stdout.is_empty(), "{name}");
+    }
+}
+
+/// `--sprt` takes separate tokens (as `tournament --sprt`) or one quoted string, before or
+/// after the files.
+#[test]
+fn sprt_takes_tokens_or_one_string() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = write_run(dir.path(), &pairs());
+    let csv = csv.to_str().unwrap();
+    let reference = bt_arena(&["elo", "--sprt", "elo0=0 elo1=5 alpha=0.1", csv]);
+    assert_eq!(reference.status.code(), Some(2));
+    let sprt: Sprt = "elo0=0 elo1=5 alpha=0.1".parse().unwrap();
+    let line = sprt.report(sprt.llr_pentanomial(&[1, 0, 2, 0, 3]));
+    assert!(
+        String::from_utf8_lossy(&reference.stdout).contains(&format!("{line}\n")),
+        "{}",
+        String::from_utf8_lossy(&reference.stdout)
+    );
+    for args in [
+        vec!["elo", "--sprt", "elo0=0", "elo1=5", "alpha=0.1", csv],
+        vec!["elo", csv, "--sprt", "elo0=0", "elo1=5", "alpha=0.1"],
+        vec!["elo", "--sprt", "elo0=0 elo1=5", "alpha=0.1", csv, "--json"],
+    ] {
+        let output = bt_arena(&args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        if args.last() != Some(&"--json") {
+            assert_eq!(output.stdout, reference.stdout, "{args:?}");
+        }
+    }
+    // The files are still required, and a bad token is named.
+    let output = bt_arena(&["elo", "--sprt", "elo0=0", "elo1=5"]);
+    assert_eq!(output.status.code(), Some(3));
+    let output = bt_arena(&["elo", "--sprt", "elo0=0", "gamma=1", csv]);
+    assert_eq!(output.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("`gamma=1`"));
+}

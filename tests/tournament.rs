@@ -2,7 +2,8 @@
 
 use bt_arena::results::{GameRecord, GameResult, Termination, read_games};
 use bt_arena::rules::{Color, Position, Rules};
-use std::collections::HashSet;
+use bt_arena::stats::Sprt;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -371,6 +372,117 @@ fn sprt_stops_the_run_and_sets_the_exit_code() {
         games.len() < 400,
         "the SPRT should stop long before the game limit"
     );
+}
+
+/// The first crossing of `sprt`'s bounds over `games` in file order, for engine `tested`,
+/// computed here from the rule README.md gives: single games (trinomial) until a game pair is
+/// complete, complete pairs (pentanomial) from then on. `(games counted, LLR)`.
+fn first_crossing(games: &[GameRecord], tested: &str, sprt: &Sprt) -> Option<(usize, f64)> {
+    let (lower, upper) = sprt.bounds();
+    let mut open: HashMap<u64, bool> = HashMap::new();
+    let (mut pentanomial, mut trinomial) = ([0u64; 5], [0u64; 3]);
+    for (index, game) in games.iter().enumerate() {
+        let won = game.winner_name() == tested;
+        trinomial[2 * usize::from(won)] += 1;
+        match open.remove(&game.pair) {
+            Some(first) => pentanomial[2 * (usize::from(first) + usize::from(won))] += 1,
+            None => {
+                open.insert(game.pair, won);
+            }
+        }
+        let llr = if pentanomial.iter().any(|&c| c > 0) {
+            sprt.llr_pentanomial(&pentanomial)
+        } else {
+            sprt.llr_trinomial(&trinomial)
+        };
+        if llr <= lower || llr >= upper {
+            return Some((index + 1, llr));
+        }
+    }
+    None
+}
+
+/// The issue's run: with `--games 1` no pair is ever complete. The running test and the report
+/// both count single games, so the run stops at the first crossing.
+#[test]
+fn an_sprt_over_single_games_stops_at_the_first_crossing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let spec = "elo0=0 elo1=200 alpha=0.05 beta=0.05";
+    let output = bt_arena(&args(
+        &format!(
+            "tournament --engine cmd=SEARCH name=s --engine cmd=RANDOM name=r --each depth=2 \
+             --games 1 --rounds 100 --sprt {spec}"
+        ),
+        &out,
+    ));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let games = read_games(&out.join("games.csv")).unwrap();
+    assert!(games.len() < 100, "the run went on: {} games", games.len());
+    let sprt: Sprt = spec.parse().unwrap();
+    let (at, llr) = first_crossing(&games, "s", &sprt).expect("a crossing");
+    assert_eq!(
+        at,
+        games.len(),
+        "one game at a time: none after the decision"
+    );
+    let text = stdout(&output);
+    let line = sprt.report(llr);
+    assert!(
+        text.contains(&format!("SPRT decided at game {at}: {line};")),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "no complete pairs: Elo from single games\n{line}\nSPRT: H1 accepted at game {at}\n"
+        )),
+        "{text}"
+    );
+}
+
+/// With two games at a time, games still in flight at the decision are recorded after it.
+/// The running test, the report, the exit code and `elo --sprt` on games.csv agree on the
+/// verdict: the first crossing in file order. `--sprt` takes one quoted string too.
+#[test]
+fn the_running_verdict_is_the_reports_and_the_replays() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let spec = "elo0=0 elo1=20";
+    let mut command = args(
+        "tournament --engine cmd=RANDOM name=r --engine cmd=SEARCH name=s --each depth=2 \
+         --rounds 200 --concurrency 2",
+        &out,
+    );
+    command.extend(["--sprt".to_string(), spec.to_string()]);
+    let output = bt_arena(&command);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let games = read_games(&out.join("games.csv")).unwrap();
+    let sprt: Sprt = spec.parse().unwrap();
+    let (at, llr) = first_crossing(&games, "r", &sprt).expect("a crossing");
+    assert!(games.len() - at <= 1, "at most one game in flight");
+    let line = sprt.report(llr);
+    let text = stdout(&output);
+    assert!(
+        text.contains(&format!("SPRT decided at game {at}: {line};")),
+        "{text}"
+    );
+    let verdict = match games.len() - at {
+        0 => format!("{line}\nSPRT: H0 accepted at game {at}\n"),
+        _ => format!(
+            "{line}\nSPRT: H0 accepted at game {at}; 1 game after the decision (not in the LLR)\n"
+        ),
+    };
+    assert!(text.contains(&verdict), "{text}");
+    let csv = out.join("games.csv").display().to_string();
+    let replay = bt_arena(&[
+        "elo".into(),
+        "--sprt".into(),
+        "elo0=0".into(),
+        "elo1=20".into(),
+        csv,
+    ]);
+    assert_eq!(replay.status.code(), Some(1), "{}", stderr(&replay));
+    assert!(stdout(&replay).contains(&verdict), "{}", stdout(&replay));
 }
 
 #[test]

@@ -1,10 +1,10 @@
 //! `bt-arena elo`: the report (standings, Elo, LOS, pentanomial counts, SPRT, faults)
 //! recomputed from games.csv files.
 
+use super::UsageError;
 use anyhow::{Context, Result};
-use bt_arena::results::{self, Summary};
-use bt_arena::stats::Sprt;
-use bt_arena::stats::SprtDecision;
+use bt_arena::results::{self, GameRecord, Summary};
+use bt_arena::stats::{Sprt, SprtDecision};
 use clap::Args;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -14,12 +14,14 @@ use std::process::ExitCode;
 pub struct EloArgs {
     /// games.csv files, e.g. the shards of one run. Game pairs are matched within a file;
     /// engines are listed in order of first appearance.
-    #[arg(required = true, value_name = "FILE")]
+    #[arg(value_name = "FILE")]
     files: Vec<PathBuf>,
-    /// SPRT of the first engine against the second (needs exactly two engines), e.g.
-    /// "elo0=0 elo1=5 alpha=0.05 beta=0.05"; alpha and beta default to 0.05.
-    #[arg(long, value_name = "SPEC")]
-    sprt: Option<Sprt>,
+    /// SPRT of the first engine against the second (needs exactly two engines), as separate
+    /// tokens or one quoted string: elo0=0 elo1=5 alpha=0.05 beta=0.05 (alpha and beta
+    /// default to 0.05). The games are replayed in file order: the verdict is the first
+    /// crossing of a bound.
+    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
+    sprt: Vec<String>,
     /// Print the summary as JSON (the format of summary.json) instead of text.
     #[arg(long)]
     json: bool,
@@ -28,26 +30,41 @@ pub struct EloArgs {
 /// Runs `bt-arena elo`: reads every file, then prints the report.
 ///
 /// # Errors
-/// A missing, unreadable or malformed games file (the message names it, with the line for a
-/// malformed row).
+/// [`UsageError`] for a bad SPRT specification, no file, or `--sprt` with games of other than
+/// two engines; a missing, unreadable or malformed games file (the message names it, with the
+/// line for a malformed row).
 pub fn run(args: &EloArgs) -> Result<ExitCode> {
-    let shards = args
-        .files
+    let (spec, files) = split_sprt_values(&args.sprt, &args.files);
+    let sprt = spec
+        .map(|spec| spec.parse::<Sprt>())
+        .transpose()
+        .map_err(|e| UsageError(format!("invalid value for '--sprt': {e}")))?;
+    if files.is_empty() {
+        return Err(UsageError("bt-arena elo needs at least one games.csv FILE".into()).into());
+    }
+    let shards = files
         .iter()
-        .map(|path| {
-            let mut games = results::read_games(path).context("cannot read the games")?;
-            // Schedule order, not finishing order: game 1's White is the tournament's first
-            // engine (the one an SPRT tests), whichever game was written first.
-            games.sort_by_key(|game| game.game_id);
-            Ok(games)
-        })
+        .map(|path| results::read_games(path).context("cannot read the games"))
         .collect::<Result<Vec<_>>>()?;
-    let summary = Summary::compute_shards(&shards, &[], args.sprt.as_ref());
-    if args.sprt.is_some() && summary.engines.len() != 2 {
-        eprintln!(
-            "warning: --sprt needs exactly two engines; the files name {}: no SPRT",
-            summary.engines.len()
-        );
+    // The games stay in file order (the order they finished in, which the SPRT replays), but
+    // engines are named in schedule order: game 1's White is the tournament's first engine
+    // (the one an SPRT tests), whichever game was written first.
+    let summary = Summary::compute_shards(&shards, &schedule_order(&shards), sprt.as_ref());
+    if sprt.is_some() && summary.engines.len() != 2 {
+        return Err(UsageError(format!(
+            "--sprt needs the games of exactly two engines; {} {}",
+            if files.len() == 1 {
+                "the file holds"
+            } else {
+                "the files hold"
+            },
+            match summary.engines.len() {
+                0 => "no games".to_string(),
+                1 => format!("games of one engine ({})", summary.engines[0]),
+                n => format!("games of {n} engines ({})", summary.engines.join(", ")),
+            }
+        ))
+        .into());
     }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&summary)?);
@@ -57,6 +74,77 @@ pub fn run(args: &EloArgs) -> Result<ExitCode> {
     Ok(match summary.sprt_decision() {
         Some(SprtDecision::AcceptH0) => super::EXIT_FAILED.into(),
         Some(SprtDecision::Continue) => super::EXIT_INCONCLUSIVE.into(),
-        _ => ExitCode::SUCCESS,
+        Some(SprtDecision::AcceptH1) | None => ExitCode::SUCCESS,
     })
+}
+
+/// The `--sprt` specification and the files. `--sprt` takes several values, so in
+/// `--sprt elo0=0 elo1=5 games.csv` it also swallows the files: its values are the SPRT's
+/// while they are `key=value` tokens (a key of letters and digits, a value without `/`) or
+/// quoted strings holding several tokens; the first other value and the rest are files, before
+/// `files`. (A file named like `key=value` is written `./key=value`.)
+fn split_sprt_values(values: &[String], files: &[PathBuf]) -> (Option<String>, Vec<PathBuf>) {
+    let is_spec = |value: &String| {
+        value.contains(char::is_whitespace)
+            || value.split_once('=').is_some_and(|(key, value)| {
+                !key.is_empty() && key.chars().all(char::is_alphanumeric) && !value.contains('/')
+            })
+    };
+    let spec_len = values.iter().take_while(|v| is_spec(v)).count();
+    let spec = (!values.is_empty()).then(|| values[..spec_len].join(" "));
+    let mut all_files: Vec<PathBuf> = values[spec_len..].iter().map(PathBuf::from).collect();
+    all_files.extend(files.iter().cloned());
+    (spec, all_files)
+}
+
+/// Engine names in schedule order: by game id within the first file, then the other files.
+fn schedule_order(shards: &[Vec<GameRecord>]) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for shard in shards {
+        let mut by_id: Vec<&GameRecord> = shard.iter().collect();
+        by_id.sort_by_key(|game| game.game_id);
+        for name in by_id.iter().flat_map(|g| [&g.white, &g.black]) {
+            if !names.contains(name) {
+                names.push(name.clone());
+            }
+        }
+    }
+    names
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn split(values: &[&str], files: &[&str]) -> (Option<String>, Vec<PathBuf>) {
+        let values: Vec<String> = values.iter().map(|v| v.to_string()).collect();
+        let files: Vec<PathBuf> = files.iter().map(PathBuf::from).collect();
+        split_sprt_values(&values, &files)
+    }
+
+    #[test]
+    fn sprt_tokens_and_files_are_told_apart() {
+        let paths = |list: &[&str]| list.iter().map(PathBuf::from).collect::<Vec<_>>();
+        assert_eq!(
+            split(&["elo0=0", "elo1=5", "a.csv", "b.csv"], &["c.csv"]),
+            (
+                Some("elo0=0 elo1=5".into()),
+                paths(&["a.csv", "b.csv", "c.csv"])
+            )
+        );
+        assert_eq!(
+            split(&["elo0=0 elo1=5 alpha=0.1"], &["a.csv"]),
+            (Some("elo0=0 elo1=5 alpha=0.1".into()), paths(&["a.csv"]))
+        );
+        // A bad token stays in the specification, to be reported as such.
+        assert_eq!(
+            split(&["elo0=0", "gamma=1", "run=1/games.csv"], &[]),
+            (Some("elo0=0 gamma=1".into()), paths(&["run=1/games.csv"]))
+        );
+        assert_eq!(split(&[], &["a.csv"]), (None, paths(&["a.csv"])));
+        assert_eq!(
+            split(&["a.csv"], &[]),
+            (Some(String::new()), paths(&["a.csv"]))
+        );
+    }
 }

@@ -48,8 +48,9 @@ pub struct TournamentArgs {
     /// Seed for every random choice (default: drawn at random and saved with the results).
     #[arg(long)]
     seed: Option<u64>,
-    /// SPRT between the two engines, e.g. `--sprt elo0=0 elo1=5 alpha=0.05 beta=0.05`; the run
-    /// stops when a bound is crossed.
+    /// SPRT between the two engines, e.g. `--sprt elo0=0 elo1=5 alpha=0.05 beta=0.05` (or one
+    /// quoted string); the run stops at the first crossing of a bound (games in flight are
+    /// finished and recorded, but do not change the verdict).
     #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
     sprt: Vec<String>,
     /// Results directory (default results/<event>-<date>).

@@ -3,8 +3,8 @@
 
 use super::{GameRecord, ResultsError, Termination};
 use crate::stats::{
-    self, Bound, EloEstimate, PairResult, RatingOptions, Ratings, Sprt, SprtDecision, SprtReport,
-    elo_pentanomial, elo_trinomial,
+    self, Bound, EloEstimate, MatchCounts, Outcome, PairResult, RatingOptions, Ratings,
+    SequentialTest, Sprt, SprtDecision, SprtStatus,
 };
 use serde::Serialize;
 use std::collections::HashMap;
@@ -65,15 +65,7 @@ pub struct Standing {
     pub los_next: Option<f64>,
 }
 
-/// How the Elo of a pair was estimated.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum EloModel {
-    /// From the complete game pairs' counts ([`elo_pentanomial`]).
-    Pentanomial,
-    /// From the single games' counts ([`elo_trinomial`]): there is no complete pair.
-    Trinomial,
-}
+pub use crate::stats::EloModel;
 
 /// The games between two engines, from the point of view of `first` (the earlier in
 /// tournament order).
@@ -91,15 +83,18 @@ pub struct PairSummary {
     pub losses: u64,
     /// Complete game pairs by `first`'s points, `[LL, LD, WL, WD, WW]` (the middle cells
     /// without draws: `LD` and `WD` stay 0). A complete pair is two games with the same pair
-    /// number in the same file, the engines swapping colours; a game whose pair is incomplete
-    /// counts in `wins` and `losses` only.
+    /// number in the same file, the engines swapping colours (see [`MatchCounts`]).
     pub pentanomial: [u64; 5],
-    /// Which counts `elo` comes from.
+    /// Games in no complete pair: under [`EloModel::Pentanomial`] they count in `wins` and
+    /// `losses` only, not in `elo` nor in the SPRT.
+    pub unpaired: u64,
+    /// Which counts `elo` (and the SPRT) come from: pentanomial once a pair is complete.
     pub model: EloModel,
     /// Elo of `first` minus `second`, its 95% error and LOS.
     pub elo: EloEstimate,
-    /// The SPRT status (`first` the engine tested), when one was asked for.
-    pub sprt: Option<SprtReport>,
+    /// The SPRT status (`first` the engine tested), when one was asked for: the verdict (the
+    /// first crossing of a bound, games replayed in file order) and the games after it.
+    pub sprt: Option<SprtStatus>,
 }
 
 /// Losses by fault of one engine: how many games it lost by each of the four fault
@@ -124,7 +119,8 @@ impl Summary {
     /// `engines`: names in the tournament's order (engines with no finished games still
     /// listed; engines found in the games but not here are appended in order of first
     /// appearance, White before Black). `sprt`: when set and there are exactly two engines,
-    /// the pair's SPRT status (pentanomial LLR when complete pairs exist, else trinomial).
+    /// the [`SequentialTest`] of the first against the second over the games in the order
+    /// given (the order they were recorded, for its verdict to be the run's).
     /// Never panics: no games or a disconnected pool give standings without ratings and a
     /// note in [`unrated`](Summary::unrated).
     pub fn compute(games: &[GameRecord], engines: &[String], sprt: Option<&Sprt>) -> Summary {
@@ -133,34 +129,35 @@ impl Summary {
 
     /// [`compute`](Summary::compute) over several files' games (e.g. shards of one run).
     /// Game pairs are matched within a file only, so pair numbers repeated across files do
-    /// not join games of different files.
+    /// not join games of different files; the SPRT takes the files one after the other.
     pub fn compute_shards<S: AsRef<[GameRecord]>>(
         shards: &[S],
         engines: &[String],
         sprt: Option<&Sprt>,
     ) -> Summary {
         let engines = merged_engines(engines, shards);
-        let tally = Tally::new(&engines, shards);
+        let sprt = sprt.filter(|_| engines.len() == 2);
+        let tally = Tally::new(&engines, shards, sprt);
         let (pool, unrated) = match rate_pool(&engines, &tally) {
             Ok(pool) => (Some(pool), None),
             Err(note) => (None, Some(note)),
         };
-        let sprt = sprt.filter(|_| engines.len() == 2);
         Summary {
             games: shards.iter().map(|s| s.as_ref().len() as u64).sum(),
             standings: standings(&engines, &tally, pool.as_ref()),
             unrated,
-            pairs: pair_summaries(&engines, &tally, sprt),
+            pairs: pair_summaries(&engines, &tally),
             faults: engine_faults(&engines, &tally),
             engines,
         }
     }
 
-    /// The SPRT decision, when the summary was computed with an SPRT (and two engines).
+    /// The SPRT decision, when the summary was computed with an SPRT (and two engines): the
+    /// verdict's, or [`SprtDecision::Continue`] when no bound was crossed.
     pub fn sprt_decision(&self) -> Option<SprtDecision> {
         self.pairs
             .iter()
-            .find_map(|pair| pair.sprt.map(|report| report.decision))
+            .find_map(|pair| pair.sprt.map(|status| status.report.decision))
     }
 }
 
@@ -203,18 +200,24 @@ fn merged_engines<S: AsRef<[GameRecord]>>(given: &[String], shards: &[S]) -> Vec
     engines
 }
 
+/// A game pair's key: the file's index among the shards and the pair number.
+type PairKey = (usize, u64);
+
 /// Counts of the games, by engine index (tournament order).
 struct Tally {
     /// `wins[i][j]`: games `i` won against `j` (self-play excluded).
     wins: Vec<Vec<u64>>,
-    /// `pentanomial[i][j]` for `i < j`: complete pairs by `i`'s points.
-    pentanomial: Vec<Vec<[u64; 5]>>,
+    /// `matches[(i, j)]` for `i < j`: the games of `i` against `j`, from `i`'s side, except
+    /// those of the SPRT pair.
+    matches: HashMap<(usize, usize), MatchCounts<PairKey>>,
+    /// The SPRT of engine 0 against engine 1, fed their games in order.
+    sprt: Option<SequentialTest<PairKey>>,
     /// Losses by fault per engine: `[time-forfeit, illegal-move, crash, stall]`.
     faults: Vec<[u64; 4]>,
 }
 
 impl Tally {
-    fn new<S: AsRef<[GameRecord]>>(engines: &[String], shards: &[S]) -> Tally {
+    fn new<S: AsRef<[GameRecord]>>(engines: &[String], shards: &[S], sprt: Option<&Sprt>) -> Tally {
         let n = engines.len();
         let index: HashMap<&str, usize> = engines
             .iter()
@@ -223,18 +226,15 @@ impl Tally {
             .collect();
         let mut tally = Tally {
             wins: vec![vec![0; n]; n],
-            pentanomial: vec![vec![[0; 5]; n]; n],
+            matches: HashMap::new(),
+            sprt: sprt.map(|&sprt| SequentialTest::new(sprt)),
             faults: vec![[0; 4]; n],
         };
-        let mut pairs: HashMap<(usize, u64), Vec<&GameRecord>> = HashMap::new();
         for (shard, games) in shards.iter().enumerate() {
             for game in games.as_ref() {
                 tally.count_game(&index, game);
-                pairs.entry((shard, game.pair)).or_default().push(game);
+                tally.count_match(&index, (shard, game.pair), game);
             }
-        }
-        for games in pairs.values() {
-            tally.count_pair(&index, games);
         }
         tally
     }
@@ -250,20 +250,37 @@ impl Tally {
         }
     }
 
-    /// Counts a game pair in the pentanomial when it is complete: two games of two distinct
-    /// engines with colours swapped.
-    fn count_pair(&mut self, index: &HashMap<&str, usize>, games: &[&GameRecord]) {
-        let [one, two] = games else { return };
-        if one.white == one.black || one.white != two.black || one.black != two.white {
+    /// Counts a game of two distinct engines in their match (or the SPRT), from the side of
+    /// the earlier in tournament order.
+    fn count_match(&mut self, index: &HashMap<&str, usize>, pair: PairKey, game: &GameRecord) {
+        let (white, black) = (index[game.white.as_str()], index[game.black.as_str()]);
+        if white == black {
             return;
         }
-        let (a, b) = (index[one.white.as_str()], index[one.black.as_str()]);
-        let (first, second) = (a.min(b), a.max(b));
-        let first_wins = games
-            .iter()
-            .filter(|g| index[g.winner_name()] == first)
-            .count();
-        self.pentanomial[first][second][crate::stats::pentanomial_cell(first_wins)] += 1;
+        let first = white.min(black);
+        let outcome = Outcome {
+            white: white == first,
+            won: index[game.winner_name()] == first,
+        };
+        match &mut self.sprt {
+            Some(test) if (first, white.max(black)) == (0, 1) => {
+                test.add(pair, outcome);
+            }
+            _ => {
+                self.matches
+                    .entry((first, white.max(black)))
+                    .or_default()
+                    .add(pair, outcome);
+            }
+        }
+    }
+
+    /// The games of engines `i < j`.
+    fn match_counts(&self, i: usize, j: usize) -> Option<&MatchCounts<PairKey>> {
+        match &self.sprt {
+            Some(test) if (i, j) == (0, 1) => Some(test.counts()),
+            _ => self.matches.get(&(i, j)),
+        }
     }
 
     /// Games between `i` and `j`.
@@ -384,57 +401,32 @@ fn standings(engines: &[String], tally: &Tally, pool: Option<&Pool>) -> Vec<Stan
         .collect()
 }
 
-/// The pairs that met, plus the SPRT pair (engines 0 and 1) when `sprt` is set.
-fn pair_summaries(engines: &[String], tally: &Tally, sprt: Option<&Sprt>) -> Vec<PairSummary> {
+/// The pairs that met, plus the SPRT pair (engines 0 and 1) when there is an SPRT.
+fn pair_summaries(engines: &[String], tally: &Tally) -> Vec<PairSummary> {
     let n = engines.len();
     let mut pairs = Vec::new();
     for i in 0..n {
         for j in i + 1..n {
-            let sprt = sprt.filter(|_| (i, j) == (0, 1));
+            let sprt = tally.sprt.as_ref().filter(|_| (i, j) == (0, 1));
             if tally.games_between(i, j) > 0 || sprt.is_some() {
-                pairs.push(pair_summary(engines, tally, (i, j), sprt));
+                let empty = MatchCounts::default();
+                let counts = tally.match_counts(i, j).unwrap_or(&empty);
+                pairs.push(PairSummary {
+                    first: engines[i].clone(),
+                    second: engines[j].clone(),
+                    games: counts.games(),
+                    wins: counts.wins(),
+                    losses: counts.losses(),
+                    pentanomial: counts.pentanomial(),
+                    unpaired: counts.unpaired(),
+                    model: counts.model(),
+                    elo: counts.elo(),
+                    sprt: sprt.map(SequentialTest::status),
+                });
             }
         }
     }
     pairs
-}
-
-/// The games of engines `i < j`, from `i`'s point of view.
-fn pair_summary(
-    engines: &[String],
-    tally: &Tally,
-    (i, j): (usize, usize),
-    sprt: Option<&Sprt>,
-) -> PairSummary {
-    let (wins, losses) = (tally.wins[i][j], tally.wins[j][i]);
-    let pentanomial = tally.pentanomial[i][j];
-    let trinomial = [losses, 0, wins];
-    let model = if pentanomial.iter().sum::<u64>() > 0 {
-        EloModel::Pentanomial
-    } else {
-        EloModel::Trinomial
-    };
-    let (elo, llr) = match model {
-        EloModel::Pentanomial => (
-            elo_pentanomial(&pentanomial),
-            sprt.map(|s| (s, s.llr_pentanomial(&pentanomial))),
-        ),
-        EloModel::Trinomial => (
-            elo_trinomial(&trinomial),
-            sprt.map(|s| (s, s.llr_trinomial(&trinomial))),
-        ),
-    };
-    PairSummary {
-        first: engines[i].clone(),
-        second: engines[j].clone(),
-        games: wins + losses,
-        wins,
-        losses,
-        pentanomial,
-        model,
-        elo,
-        sprt: llr.map(|(s, llr)| s.report(llr)),
-    }
 }
 
 /// Losses by fault of every engine.
@@ -470,6 +462,14 @@ fn format_elo(elo: f64, bound: Option<Bound>) -> String {
 /// A probability as a percentage with two decimals, e.g. `97.72%`.
 fn format_percent(probability: f64) -> String {
     format!("{:.2}%", 100.0 * probability)
+}
+
+/// `1 game`, `2 games`.
+fn plural(count: u64, noun: &str) -> String {
+    match count {
+        1 => format!("1 {noun}"),
+        _ => format!("{count} {noun}s"),
+    }
 }
 
 /// `-` for a missing value.
@@ -558,6 +558,9 @@ impl fmt::Display for PairSummary {
     /// Ptnml(0-2): [100, 0, 250, 0, 150], 500 pairs
     /// LLR: 1.34 (-2.94, 2.94) [0.00, 5.00]
     /// ```
+    ///
+    /// The Ptnml line names the games in no complete pair (`; 1 unpaired game, in the score
+    /// only`); after a verdict, `SPRT: H1 accepted at game 480; 2 games after the decision`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let elo = &self.elo;
         let bound = elo.bound.then_some(if elo.elo > 0.0 {
@@ -584,18 +587,34 @@ impl fmt::Display for PairSummary {
         )?;
         let [ll, ld, wl, wd, ww] = self.pentanomial;
         let pairs = ll + ld + wl + wd + ww;
-        let note = match self.model {
-            EloModel::Pentanomial if pairs == 1 => "1 pair".to_string(),
-            EloModel::Pentanomial => format!("{pairs} pairs"),
-            EloModel::Trinomial => "no complete pairs: Elo from single games".to_string(),
+        let note = match (self.model, self.unpaired) {
+            (EloModel::Trinomial, _) => "no complete pairs: Elo from single games".to_string(),
+            (EloModel::Pentanomial, 0) => plural(pairs, "pair"),
+            (EloModel::Pentanomial, unpaired) => format!(
+                "{}; {}, in the score only",
+                plural(pairs, "pair"),
+                plural(unpaired, "unpaired game")
+            ),
         };
         writeln!(f, "Ptnml(0-2): [{ll}, {ld}, {wl}, {wd}, {ww}], {note}")?;
-        if let Some(report) = &self.sprt {
-            writeln!(f, "{report}")?;
-            match report.decision {
-                SprtDecision::AcceptH1 => writeln!(f, "SPRT: H1 accepted")?,
-                SprtDecision::AcceptH0 => writeln!(f, "SPRT: H0 accepted")?,
-                SprtDecision::Continue => {}
+        if let Some(status) = &self.sprt {
+            writeln!(f, "{}", status.report)?;
+            let accepted = match status.report.decision {
+                SprtDecision::AcceptH1 => "H1",
+                SprtDecision::AcceptH0 => "H0",
+                SprtDecision::Continue => return Ok(()),
+            };
+            write!(f, "SPRT: {accepted} accepted at game {}", status.games)?;
+            if status.model != self.model {
+                write!(f, " (LLR of single games, before the first complete pair)")?;
+            }
+            match status.games_after {
+                0 => writeln!(f)?,
+                after => writeln!(
+                    f,
+                    "; {} after the decision (not in the LLR)",
+                    plural(after, "game")
+                )?,
             }
         }
         Ok(())
@@ -611,7 +630,7 @@ mod tests {
     };
     use crate::results::tests::record;
     use crate::results::{GameResult, Termination};
-    use crate::stats::assert_close;
+    use crate::stats::{assert_close, elo_pentanomial, elo_trinomial};
 
     type Game = (u64, &'static str, &'static str, GameResult, Termination);
 
@@ -663,8 +682,11 @@ mod tests {
         assert_eq!(pair.pentanomial, [1, 0, 1, 0, 2]);
         assert_eq!(pair.model, EloModel::Pentanomial);
         assert_eq!(pair.elo, elo_pentanomial(&[1, 0, 1, 0, 2]));
+        assert_eq!(pair.unpaired, 1);
         let llr = sprt().llr_pentanomial(&[1, 0, 1, 0, 2]);
-        assert_eq!(pair.sprt, Some(sprt().report(llr)));
+        let status = pair.sprt.unwrap();
+        assert_eq!(status.report, sprt().report(llr));
+        assert_eq!((status.games, status.games_after), (9, 0));
         assert_eq!(summary.sprt_decision(), Some(SprtDecision::Continue));
         let text = summary.to_string();
         assert!(
@@ -727,7 +749,81 @@ mod tests {
         let trinomial = [pair.losses, 0, pair.wins];
         assert_eq!(pair.elo, elo_trinomial(&trinomial));
         let llr = sprt().llr_trinomial(&trinomial);
-        assert_eq!(pair.sprt, Some(sprt().report(llr)));
+        assert_eq!(pair.sprt.unwrap().report, sprt().report(llr));
+    }
+
+    /// `--games 3`: per round a pair and an unpaired game. The Elo is the pairs' (+0.00 beside
+    /// a 4-2 score), and the report says the unpaired games are in the score only.
+    #[test]
+    fn unpaired_games_are_named_beside_the_pair_elo() {
+        let list = games(&[
+            (1, "alpha", "beta", WhiteWins, GoalRank),
+            (1, "beta", "alpha", WhiteWins, GoalRank),
+            (2, "alpha", "beta", WhiteWins, GoalRank),
+            (3, "beta", "alpha", BlackWins, GoalRank),
+            (3, "alpha", "beta", BlackWins, GoalRank),
+            (4, "beta", "alpha", BlackWins, GoalRank),
+        ]);
+        let summary = Summary::compute(&list, &[], Some(&sprt()));
+        let pair = &summary.pairs[0];
+        assert_eq!((pair.wins, pair.losses, pair.unpaired), (4, 2, 2));
+        assert_eq!(pair.pentanomial, [0, 0, 2, 0, 0]);
+        assert_eq!(pair.elo, elo_pentanomial(&[0, 0, 2, 0, 0]));
+        assert_eq!(
+            pair.sprt.unwrap().report.llr,
+            sprt().llr_pentanomial(&[0, 0, 2, 0, 0])
+        );
+        let text = summary.to_string();
+        assert!(text.contains("Elo: +0.00 +/- "), "{text}");
+        assert!(
+            text.contains(
+                "Ptnml(0-2): [0, 0, 2, 0, 0], 2 pairs; 2 unpaired games, in the score only\n"
+            ),
+            "{text}"
+        );
+    }
+
+    /// The SPRT verdict is the first crossing in the order the games are given; a later pair
+    /// that pulls the LLR back inside the bounds is counted in the report but not the verdict.
+    #[test]
+    fn the_sprt_verdict_is_the_first_crossing_in_file_order() {
+        let sprt: Sprt = "elo0=0 elo1=20".parse().unwrap();
+        let (lower, _) = sprt.bounds();
+        let lost = (1..)
+            .find(|&n| sprt.llr_pentanomial(&[n, 0, 0, 0, 0]) <= lower)
+            .unwrap();
+        assert!(sprt.llr_pentanomial(&[lost, 0, 0, 0, 1]) > lower);
+        // Pair 1, recorded last, is won twice; pairs 2..=lost+1 are lost twice.
+        let mut list: Vec<GameRecord> = (2..=lost + 1)
+            .flat_map(|pair| {
+                [
+                    record(2 * pair - 1, pair, "new", "base", BlackWins, GoalRank),
+                    record(2 * pair, pair, "base", "new", WhiteWins, GoalRank),
+                ]
+            })
+            .collect();
+        list.push(record(2, 1, "base", "new", BlackWins, GoalRank));
+        list.push(record(1, 1, "new", "base", WhiteWins, GoalRank));
+        let summary = Summary::compute(&list, &names(&["new", "base"]), Some(&sprt));
+        let pair = &summary.pairs[0];
+        assert_eq!(pair.pentanomial, [lost, 0, 0, 0, 1]);
+        let status = pair.sprt.unwrap();
+        let llr = sprt.llr_pentanomial(&[lost, 0, 0, 0, 0]);
+        assert_eq!(status.report, sprt.report(llr));
+        assert_eq!(status.report.decision, SprtDecision::AcceptH0);
+        assert_eq!((status.games, status.games_after), (2 * lost, 2));
+        assert_eq!(summary.sprt_decision(), Some(SprtDecision::AcceptH0));
+        let text = summary.to_string();
+        let expected = format!(
+            "{}\nSPRT: H0 accepted at game {}; 2 games after the decision (not in the LLR)\n",
+            sprt.report(llr),
+            2 * lost
+        );
+        assert!(text.contains(&expected), "{text}");
+        // In game-id order the pair that was won comes first: no game after the decision.
+        list.sort_by_key(|g| g.game_id);
+        let sorted = Summary::compute(&list, &names(&["new", "base"]), Some(&sprt));
+        assert_eq!(sorted.pairs[0].sprt.unwrap().games_after, 0);
     }
 
     #[test]
@@ -798,7 +894,7 @@ mod tests {
                 .all(|s| s.elo.is_none() && s.score_percent.is_none())
         );
         assert_eq!(summary.pairs.len(), 1);
-        assert_eq!(summary.pairs[0].sprt.unwrap().llr, 0.0);
+        assert_eq!(summary.pairs[0].sprt.unwrap().report.llr, 0.0);
         let text = summary.to_string();
         assert!(text.contains("No ratings: no finished games.\n"), "{text}");
         assert!(
@@ -917,7 +1013,12 @@ mod tests {
             text.contains("   1 alpha    +19.38  114.20      9  55.56%      5      4  63.03%\n")
         );
         assert!(text.contains("Games: 9, Wins: 5, Losses: 4, Score: 55.56%\n"));
-        assert!(text.contains("Ptnml(0-2): [1, 0, 1, 0, 2], 4 pairs\n"));
+        assert!(
+            text.contains(
+                "Ptnml(0-2): [1, 0, 1, 0, 2], 4 pairs; 1 unpaired game, in the score only\n"
+            ),
+            "{text}"
+        );
         assert!(
             text.contains("alpha               1       0     1     1\n"),
             "{text}"

@@ -5,6 +5,8 @@
 //!   `stat_util.get_elo` computes them, and normalized Elo as fastchess does.
 //! * [`sprt`]: the generalized sequential probability ratio test of fishtest's
 //!   `LLRcalc` with logistic Elo bounds.
+//! * [`sequential`]: the games of two engines counted in recorded order (game pairs or
+//!   single games) and the SPRT's verdict on them: the first crossing of a bound.
 //! * [`ratings`]: Bradley–Terry maximum-likelihood ratings of a pool of engines
 //!   (the no-draw model of Ordo and BayesElo) with Hessian error bars.
 //!
@@ -21,6 +23,7 @@
 
 pub mod elo;
 pub mod ratings;
+pub mod sequential;
 pub mod sprt;
 
 mod linalg;
@@ -34,6 +37,7 @@ pub use ratings::{
     Anchor, Bound, EngineRating, PairResult, RatingOptions, Ratings, RatingsError, Scale, rate,
     rate_matrix,
 };
+pub use sequential::{EloModel, MatchCounts, Outcome, SequentialTest, SprtStatus, Verdict};
 pub use sprt::{Sprt, SprtDecision, SprtReport, SprtSpecError};
 
 use statrs::distribution::{ContinuousCDF, Normal};

@@ -19,7 +19,7 @@ use crate::engine::{Engine, EngineConfig, EngineError};
 use crate::openings::{Book, Opening};
 use crate::results::{self, GameRecord, GameResult, ResultsWriter, Summary};
 use crate::rules::{Color, Position};
-use crate::stats::{Sprt, SprtDecision};
+use crate::stats::{Outcome, SequentialTest, Sprt, SprtDecision, Verdict};
 use indicatif::{HumanDuration, ProgressBar, ProgressState, ProgressStyle};
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::io::Write;
@@ -189,6 +189,8 @@ pub fn run(
         return Err(err.into());
     }
     let names: Vec<String> = config.engines.iter().map(|e| e.name.clone()).collect();
+    // The report replays games.csv in its order, the order the running test was fed: its
+    // verdict is the one that stopped the run, whatever games in flight added after it.
     let all_games = results::read_games(&games_csv)?;
     let summary = Summary::compute(&all_games, &names, shared.sprt.as_ref());
     results::write_summary(&config.out, &summary)?;
@@ -344,30 +346,24 @@ fn time_left(remaining: u64, played: u64, elapsed: Duration) -> Option<Duration>
     (played > 0).then(|| elapsed.mul_f64(remaining as f64 / played as f64))
 }
 
-/// Running counts for the progress line and the SPRT (first engine's view): memory stays flat
-/// however many games are played.
-#[derive(Default)]
+/// Running counts for the progress line and the SPRT, fed in the order games are recorded:
+/// memory holds the open game pairs only, however many games are played.
 struct Tally {
     /// Wins of each engine, by index.
     wins: HashMap<usize, u64>,
-    /// First game of each pair still waiting for its partner: pair → did engine 0 win.
-    open_pairs: HashMap<u64, bool>,
-    /// Pentanomial counts [LL, LD, WL, WD, WW] of engine 0 over complete pairs.
-    pentanomial: [u64; 5],
+    /// The SPRT of engine 0 against engine 1 (the only two), when one was asked for.
+    sprt: Option<SequentialTest<u64>>,
 }
 
 impl Tally {
-    fn add(&mut self, pair: u64, winner: usize, engine0_won: bool) {
+    /// Counts a game of pair `pair`; returns the SPRT's verdict when this game reaches it.
+    fn add(&mut self, pair: u64, white: usize, winner: usize) -> Option<Verdict> {
         *self.wins.entry(winner).or_default() += 1;
-        match self.open_pairs.remove(&pair) {
-            None => {
-                self.open_pairs.insert(pair, engine0_won);
-            }
-            Some(first) => {
-                let wins = usize::from(first) + usize::from(engine0_won);
-                self.pentanomial[crate::stats::pentanomial_cell(wins)] += 1
-            }
-        }
+        let outcome = Outcome {
+            white: white == 0,
+            won: winner == 0,
+        };
+        self.sprt.as_mut()?.add(pair, outcome)
     }
 }
 
@@ -416,12 +412,19 @@ impl<'a> Shared<'a> {
     ) -> Shared<'a> {
         let total = scheduled as u64;
         let recorded = total.saturating_sub(queue.len() as u64);
+        let sprt = config
+            .sprt
+            .as_deref()
+            .and_then(|spec| spec.parse::<Sprt>().ok());
         Shared {
             config,
             openings,
             queue: Mutex::new(queue),
             writer: Mutex::new(writer),
-            tally: Mutex::new(Tally::default()),
+            tally: Mutex::new(Tally {
+                wins: HashMap::new(),
+                sprt: sprt.map(SequentialTest::new),
+            }),
             starts: Mutex::new(Starts {
                 engines: config
                     .engines
@@ -433,37 +436,37 @@ impl<'a> Shared<'a> {
             sprt_stop: AtomicBool::new(false),
             progress: progress_bar(total, recorded),
             stop,
-            sprt: config
-                .sprt
-                .as_deref()
-                .and_then(|spec| spec.parse::<Sprt>().ok()),
+            sprt,
             write_error: Mutex::new(None),
         }
     }
 
-    /// Counts the games of an earlier session into the tally, so the progress bar's score
-    /// and a resumed SPRT continue from them.
+    /// Counts the games of an earlier session into the tally, in file order, so the progress
+    /// bar's score and a resumed SPRT continue from them (a decided SPRT plays no game).
     fn seed_tally(&self, games_csv: &Path) -> Result<(), RunError> {
         if !games_csv.exists() {
             return Ok(());
         }
         let mut tally = lock(&self.tally);
         for game in results::read_games(games_csv)? {
-            if let Some(winner) = self.engine_index(&game) {
-                tally.add(game.pair, winner, winner == 0);
+            let white = self.engine_index(&game.white);
+            if let (Some(white), Some(winner)) = (white, self.engine_index(game.winner_name())) {
+                tally.add(game.pair, white, winner);
             }
         }
         self.progress.set_message(self.score_line(&tally));
-        self.check_sprt(&tally);
+        if tally
+            .sprt
+            .as_ref()
+            .is_some_and(|test| test.verdict().is_some())
+        {
+            self.sprt_stop.store(true, Ordering::SeqCst);
+        }
         Ok(())
     }
 
-    fn engine_index(&self, game: &GameRecord) -> Option<usize> {
-        let name = match game.result.winner() {
-            Color::White => &game.white,
-            Color::Black => &game.black,
-        };
-        self.config.engines.iter().position(|e| &e.name == name)
+    fn engine_index(&self, name: &str) -> Option<usize> {
+        self.config.engines.iter().position(|e| e.name == name)
     }
 
     fn stopping(&self) -> bool {
@@ -551,34 +554,33 @@ impl<'a> Shared<'a> {
         self.progress.dec_length(1);
     }
 
-    /// Saves a finished game, prints its line, and checks the SPRT.
-    fn record(&self, record: &GameRecord, winner: usize, detail: &str) {
-        if let Err(err) = lock(&self.writer).append(record) {
+    /// Saves a finished game, prints its line, and feeds the SPRT: once it reaches its
+    /// verdict no game starts (games in flight are finished and recorded).
+    fn record(&self, record: &GameRecord, game: &ScheduledGame, winner: usize, detail: &str) {
+        let mut writer = lock(&self.writer);
+        if let Err(err) = writer.append(record) {
             *lock(&self.write_error) = Some(err);
             self.sprt_stop.store(true, Ordering::SeqCst);
             return;
         }
+        // Taken before the writer is released, so the test sees the games in file order.
+        let mut tally = lock(&self.tally);
+        drop(writer);
         let line = format!(
             "Finished game {} ({} vs {}): {} {{{detail}}}",
             record.game_id, record.white, record.black, record.result
         );
         self.say(&line);
-        let mut tally = lock(&self.tally);
-        tally.add(record.pair, winner, winner == 0);
+        let verdict = tally.add(record.pair, game.white, winner);
         self.progress.set_message(self.score_line(&tally));
         self.progress.inc(1);
-        self.check_sprt(&tally);
-    }
-
-    /// Stops the run once the SPRT decides (saying so once).
-    fn check_sprt(&self, tally: &Tally) {
-        if let Some(sprt) = &self.sprt {
-            let llr = sprt.llr_pentanomial(&tally.pentanomial);
-            if sprt.decision(llr) != SprtDecision::Continue
-                && !self.sprt_stop.swap(true, Ordering::SeqCst)
-            {
-                self.say(&format!("SPRT decided: {}", sprt.report(llr)));
-            }
+        if let (Some(verdict), Some(sprt)) = (verdict, &self.sprt) {
+            self.sprt_stop.store(true, Ordering::SeqCst);
+            self.say(&format!(
+                "SPRT decided at game {}: {}; games in flight are finished and recorded",
+                verdict.games,
+                sprt.report(verdict.llr)
+            ));
         }
     }
 
@@ -674,7 +676,7 @@ impl<'a> Worker<'a> {
                 } else {
                     game.black
                 };
-                self.shared.record(&record, winner, &played.detail);
+                self.shared.record(&record, &game, winner, &played.detail);
                 if let Some(side) = played.faulty {
                     let index = if side == Color::White {
                         game.white

@@ -1,0 +1,401 @@
+//! The games of two engines counted one by one in the order they were recorded, and the
+//! sequential test (SPRT) on them: its verdict is the first crossing of a bound.
+//!
+//! One rule chooses the counts the Elo and the LLR come from ([`EloModel`]): game pairs
+//! (pentanomial) as soon as one pair is complete, single games (trinomial) before that. So
+//! with one game per pairing (`--games 1`) every game counts alone; with game pairs the pairs
+//! count from the first complete one on, and a game whose partner is missing (in flight, not
+//! played, or the odd game of an odd `--games`) counts in the wins and losses only. The rule
+//! reads nothing but the games, in order, so a runner feeding games as they finish and a
+//! replay of its games.csv (appended in that same order) count, and decide, alike.
+
+use std::collections::HashMap;
+use std::hash::Hash;
+
+use serde::Serialize;
+
+use super::elo::{EloEstimate, elo_pentanomial, elo_trinomial};
+use super::pentanomial_cell;
+use super::sprt::{Sprt, SprtDecision, SprtReport};
+
+/// Which counts the Elo and the LLR of two engines' games come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EloModel {
+    /// The complete game pairs' counts ([`elo_pentanomial`], [`Sprt::llr_pentanomial`]).
+    Pentanomial,
+    /// The single games' counts ([`elo_trinomial`], [`Sprt::llr_trinomial`]): no game pair
+    /// is complete.
+    Trinomial,
+}
+
+/// One game from the side of the counted engine (the first of the two).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Outcome {
+    /// The counted engine had White.
+    pub white: bool,
+    /// The counted engine won (Breakthrough has no draws).
+    pub won: bool,
+}
+
+/// Counts of the games between two engines, from the first engine's side, fed game by game.
+///
+/// Two games form a pair when they carry the same pair key (e.g. the pair number of one file)
+/// and the counted engine has White in one and Black in the other: a game completes the open
+/// game of its key played with the other colours. Memory: one entry per open (incomplete)
+/// pair; complete pairs and games are only counted.
+#[derive(Debug, Clone)]
+pub struct MatchCounts<K> {
+    games: u64,
+    wins: u64,
+    pentanomial: [u64; 5],
+    open: HashMap<K, Outcome>,
+}
+
+impl<K> Default for MatchCounts<K> {
+    fn default() -> Self {
+        MatchCounts {
+            games: 0,
+            wins: 0,
+            pentanomial: [0; 5],
+            open: HashMap::new(),
+        }
+    }
+}
+
+impl<K: Eq + Hash> MatchCounts<K> {
+    /// Counts one game of pair `pair`; returns `true` when it completes the pair.
+    pub fn add(&mut self, pair: K, game: Outcome) -> bool {
+        self.games += 1;
+        self.wins += u64::from(game.won);
+        match self.open.get(&pair) {
+            Some(first) if first.white != game.white => {
+                let wins = usize::from(first.won) + usize::from(game.won);
+                self.pentanomial[pentanomial_cell(wins)] += 1;
+                self.open.remove(&pair);
+                true
+            }
+            Some(_) => false,
+            None => {
+                self.open.insert(pair, game);
+                false
+            }
+        }
+    }
+}
+
+impl<K> MatchCounts<K> {
+    /// Games counted.
+    pub fn games(&self) -> u64 {
+        self.games
+    }
+
+    /// Games the first engine won.
+    pub fn wins(&self) -> u64 {
+        self.wins
+    }
+
+    /// Games the first engine lost.
+    pub fn losses(&self) -> u64 {
+        self.games - self.wins
+    }
+
+    /// Complete game pairs by the first engine's points, `[LL, LD, WL, WD, WW]` (without
+    /// draws `LD` and `WD` stay 0).
+    pub fn pentanomial(&self) -> [u64; 5] {
+        self.pentanomial
+    }
+
+    /// Every game by the first engine's result, `[losses, draws, wins]` (draws stay 0).
+    pub fn trinomial(&self) -> [u64; 3] {
+        [self.losses(), 0, self.wins]
+    }
+
+    /// Games in no complete pair: counted in [`wins`](Self::wins) and
+    /// [`losses`](Self::losses), and under [`EloModel::Pentanomial`] nowhere else.
+    pub fn unpaired(&self) -> u64 {
+        self.games - 2 * self.pentanomial.iter().sum::<u64>()
+    }
+
+    /// Pentanomial once a pair is complete, trinomial before.
+    pub fn model(&self) -> EloModel {
+        if self.pentanomial.iter().any(|&c| c > 0) {
+            EloModel::Pentanomial
+        } else {
+            EloModel::Trinomial
+        }
+    }
+
+    /// Elo of the first engine minus the second from the counts of [`model`](Self::model).
+    pub fn elo(&self) -> EloEstimate {
+        match self.model() {
+            EloModel::Pentanomial => elo_pentanomial(&self.pentanomial),
+            EloModel::Trinomial => elo_trinomial(&self.trinomial()),
+        }
+    }
+
+    /// LLR of `sprt` from the counts of [`model`](Self::model) (0 without games).
+    pub fn llr(&self, sprt: &Sprt) -> f64 {
+        match self.model() {
+            EloModel::Pentanomial => sprt.llr_pentanomial(&self.pentanomial),
+            EloModel::Trinomial => sprt.llr_trinomial(&self.trinomial()),
+        }
+    }
+}
+
+/// The first crossing of an SPRT bound.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Verdict {
+    /// [`SprtDecision::AcceptH0`] or [`SprtDecision::AcceptH1`].
+    pub decision: SprtDecision,
+    /// The LLR that crossed the bound.
+    pub llr: f64,
+    /// Games counted when it crossed, the deciding game included.
+    pub games: u64,
+    /// The counts the LLR came from.
+    pub model: EloModel,
+}
+
+/// The SPRT's state for a report: the status line at the verdict (or now, without one).
+/// Serializes flat: the [`SprtReport`] fields, then `games`, `games_after`, `model`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct SprtStatus {
+    /// LLR, bounds, hypotheses and decision: at the verdict when there is one, else over
+    /// every game counted (decision [`SprtDecision::Continue`]).
+    #[serde(flatten)]
+    pub report: SprtReport,
+    /// Games counted at the verdict; without one, every game counted.
+    pub games: u64,
+    /// Games counted after the verdict (they do not change it); 0 without one.
+    pub games_after: u64,
+    /// The counts `report.llr` came from.
+    pub model: EloModel,
+}
+
+/// A sequential probability ratio test fed the games of two engines in the order they were
+/// recorded. After each game that changes the counts of the [`EloModel`] it compares the LLR
+/// with the bounds; the first crossing is the verdict, final: later games are still counted
+/// (they are real games) but do not change it.
+#[derive(Debug, Clone)]
+pub struct SequentialTest<K> {
+    sprt: Sprt,
+    counts: MatchCounts<K>,
+    verdict: Option<Verdict>,
+}
+
+impl<K: Eq + Hash> SequentialTest<K> {
+    /// A test with no games.
+    pub fn new(sprt: Sprt) -> Self {
+        SequentialTest {
+            sprt,
+            counts: MatchCounts::default(),
+            verdict: None,
+        }
+    }
+
+    /// Counts one game of pair `pair` (see [`MatchCounts::add`]); returns the verdict when
+    /// this game reaches it, `None` otherwise (also for every game after it).
+    pub fn add(&mut self, pair: K, game: Outcome) -> Option<Verdict> {
+        let completed = self.counts.add(pair, game);
+        let changed = completed || self.counts.model() == EloModel::Trinomial;
+        if self.verdict.is_some() || !changed {
+            return None;
+        }
+        let llr = self.counts.llr(&self.sprt);
+        let decision = self.sprt.decision(llr);
+        if decision == SprtDecision::Continue {
+            return None;
+        }
+        self.verdict = Some(Verdict {
+            decision,
+            llr,
+            games: self.counts.games(),
+            model: self.counts.model(),
+        });
+        self.verdict
+    }
+}
+
+impl<K> SequentialTest<K> {
+    /// The test's parameters.
+    pub fn sprt(&self) -> &Sprt {
+        &self.sprt
+    }
+
+    /// Every game counted so far, the games after the verdict included.
+    pub fn counts(&self) -> &MatchCounts<K> {
+        &self.counts
+    }
+
+    /// The first crossing of a bound, once reached.
+    pub fn verdict(&self) -> Option<Verdict> {
+        self.verdict
+    }
+
+    /// The verdict's decision, or [`SprtDecision::Continue`] without one.
+    pub fn decision(&self) -> SprtDecision {
+        self.verdict
+            .map_or(SprtDecision::Continue, |verdict| verdict.decision)
+    }
+
+    /// The status to report (see [`SprtStatus`]).
+    pub fn status(&self) -> SprtStatus {
+        let status = match self.verdict {
+            Some(verdict) => SprtStatus {
+                report: self.sprt.report(verdict.llr),
+                games: verdict.games,
+                games_after: self.counts.games() - verdict.games,
+                model: verdict.model,
+            },
+            // Every change of the counts was tested, so the LLR is within the bounds.
+            None => SprtStatus {
+                report: self.sprt.report(self.counts.llr(&self.sprt)),
+                games: self.counts.games(),
+                games_after: 0,
+                model: self.counts.model(),
+            },
+        };
+        debug_assert_eq!(status.report.decision, self.decision());
+        status
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const WIN_WHITE: Outcome = Outcome {
+        white: true,
+        won: true,
+    };
+    const WIN_BLACK: Outcome = Outcome {
+        white: false,
+        won: true,
+    };
+    const LOSS_WHITE: Outcome = Outcome {
+        white: true,
+        won: false,
+    };
+    const LOSS_BLACK: Outcome = Outcome {
+        white: false,
+        won: false,
+    };
+
+    fn sprt(spec: &str) -> Sprt {
+        spec.parse().unwrap()
+    }
+
+    #[test]
+    fn pairs_join_by_key_and_swapped_colours() {
+        let mut counts = MatchCounts::default();
+        assert!(!counts.add(1, WIN_WHITE));
+        assert!(!counts.add(2, LOSS_WHITE));
+        // Same key, same colours: not a partner; the open game stays open.
+        assert!(!counts.add(2, WIN_WHITE));
+        assert!(counts.add(1, WIN_BLACK));
+        assert!(counts.add(2, LOSS_BLACK));
+        assert_eq!(counts.pentanomial(), [1, 0, 0, 0, 1]);
+        assert_eq!((counts.games(), counts.wins(), counts.losses()), (5, 3, 2));
+        assert_eq!(counts.trinomial(), [2, 0, 3]);
+        assert_eq!(counts.unpaired(), 1);
+        assert_eq!(counts.model(), EloModel::Pentanomial);
+        assert_eq!(counts.elo(), elo_pentanomial(&[1, 0, 0, 0, 1]));
+    }
+
+    #[test]
+    fn single_games_count_alone_until_a_pair_is_complete() {
+        let s = sprt("elo0=0 elo1=20");
+        let mut counts = MatchCounts::default();
+        assert_eq!(counts.model(), EloModel::Trinomial);
+        assert_eq!(counts.llr(&s), 0.0);
+        for pair in 1..=3 {
+            counts.add(pair, WIN_WHITE);
+        }
+        assert_eq!(counts.model(), EloModel::Trinomial);
+        assert_eq!(counts.llr(&s), s.llr_trinomial(&[0, 0, 3]));
+        assert_eq!(counts.elo(), elo_trinomial(&[0, 0, 3]));
+        counts.add(3, LOSS_BLACK);
+        assert_eq!(counts.model(), EloModel::Pentanomial);
+        assert_eq!(counts.llr(&s), s.llr_pentanomial(&[0, 0, 1, 0, 0]));
+        assert_eq!(counts.unpaired(), 2);
+    }
+
+    /// The verdict is the first crossing; a later pair that pulls the LLR back inside the
+    /// bounds is counted but does not change it.
+    #[test]
+    fn the_first_crossing_is_final() {
+        let s = sprt("elo0=0 elo1=20");
+        let (lower, _) = s.bounds();
+        let crossing = (1..)
+            .find(|&n| s.llr_pentanomial(&[n, 0, 0, 0, 0]) <= lower)
+            .unwrap();
+        assert!(s.llr_pentanomial(&[crossing, 0, 0, 0, 1]) > lower);
+        let mut test = SequentialTest::new(s);
+        let mut reached = Vec::new();
+        for pair in 1..=crossing {
+            assert_eq!(test.add(pair, LOSS_WHITE), None);
+            reached.extend(test.add(pair, LOSS_BLACK));
+        }
+        let llr = s.llr_pentanomial(&[crossing, 0, 0, 0, 0]);
+        let verdict = Verdict {
+            decision: SprtDecision::AcceptH0,
+            llr,
+            games: 2 * crossing,
+            model: EloModel::Pentanomial,
+        };
+        assert_eq!(reached, [verdict]);
+        assert_eq!(test.add(0, WIN_WHITE), None);
+        assert_eq!(test.add(0, WIN_BLACK), None);
+        assert_eq!(test.verdict(), Some(verdict));
+        assert_eq!(test.decision(), SprtDecision::AcceptH0);
+        assert_eq!(test.counts().pentanomial(), [crossing, 0, 0, 0, 1]);
+        let status = test.status();
+        assert_eq!(status.report, s.report(llr));
+        assert_eq!((status.games, status.games_after), (2 * crossing, 2));
+    }
+
+    #[test]
+    fn single_games_reach_a_verdict() {
+        let s = sprt("elo0=0 elo1=200");
+        let (_, upper) = s.bounds();
+        let crossing = (1..)
+            .find(|&n| s.llr_trinomial(&[0, 0, n]) >= upper)
+            .unwrap();
+        let mut test = SequentialTest::new(s);
+        let verdicts: Vec<(u64, Verdict)> = (1..=crossing + 1)
+            .filter_map(|pair| test.add(pair, WIN_WHITE).map(|v| (pair, v)))
+            .collect();
+        let llr = s.llr_trinomial(&[0, 0, crossing]);
+        assert_eq!(
+            verdicts,
+            [(
+                crossing,
+                Verdict {
+                    decision: SprtDecision::AcceptH1,
+                    llr,
+                    games: crossing,
+                    model: EloModel::Trinomial,
+                }
+            )]
+        );
+        let status = test.status();
+        assert_eq!((status.games, status.games_after), (crossing, 1));
+        assert_eq!(status.report.llr, llr);
+        assert_eq!(status.model, EloModel::Trinomial);
+    }
+
+    #[test]
+    fn without_a_verdict_the_status_is_the_current_llr() {
+        let s = sprt("elo0=0 elo1=5");
+        let mut test = SequentialTest::new(s);
+        assert_eq!(test.status().report, s.report(0.0));
+        test.add(7, WIN_WHITE);
+        test.add(7, LOSS_BLACK);
+        test.add(8, WIN_BLACK);
+        let status = test.status();
+        assert_eq!(status.report, s.report(s.llr_pentanomial(&[0, 0, 1, 0, 0])));
+        assert_eq!(status.report.decision, SprtDecision::Continue);
+        assert_eq!((status.games, status.games_after), (3, 0));
+        assert_eq!(test.verdict(), None);
+    }
+}
