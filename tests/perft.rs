@@ -128,6 +128,20 @@ fn the_command_checks_suites_and_fails_on_a_mismatch() {
 }
 
 #[test]
+fn a_suite_saved_with_a_byte_order_mark_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = dir.path().join("bom.epd");
+    std::fs::write(&suite, "\u{feff}startpos ;D1 8 ;D2 64\n").unwrap();
+    let output = bt_arena(&["perft", "--suite", suite.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        text.ends_with("1 lines, 2 checks: 2 passed, 0 failed\n"),
+        "{text}"
+    );
+}
+
+#[test]
 fn bad_input_gets_a_clear_error_and_exit_code() {
     let output = bt_arena(&["perft", "--fen", "8/8/8/8/8/8/8/K7 w", "3"]);
     assert_eq!(output.status.code(), Some(3));

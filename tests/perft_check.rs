@@ -314,6 +314,17 @@ fn bt_random_passes_the_start_suites_and_random_positions() {
 }
 
 #[test]
+fn a_suite_saved_with_a_byte_order_mark_is_read() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().join("bom.epd");
+    std::fs::write(&path, "\u{feff}startpos ;D1 8 ;D2 64\n").expect("the suite is written");
+    let engine = [format!("cmd={RANDOM}")];
+    let report = json_check(&engine, &["--suite", path.to_str().unwrap()], 0);
+    assert_eq!(report["positions"][0]["source"], "suite line 1");
+    assert_eq!(report["positions"][0]["reported"], 64);
+}
+
+#[test]
 fn fairy_stockfish_passes_under_classic_rules() {
     let Some(cmd) = common::fairy_stockfish_or_skip() else {
         return;
@@ -392,4 +403,13 @@ fn bad_command_lines_suites_and_engines_get_their_exit_codes() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(stderr.contains(message), "{args:?}: {stderr}");
     }
+
+    // A suite with no position checks nothing: an error, not a pass.
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let empty = dir.path().join("empty.epd");
+    std::fs::write(&empty, "# nothing here\n").expect("the suite is written");
+    let output = perft_check(&["--engine", &random, "--suite", empty.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(4), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("holds no position"), "{stderr}");
 }

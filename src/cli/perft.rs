@@ -3,9 +3,10 @@
 use anyhow::{Context, Result, bail};
 use bt_arena::rules::perft::{self, PerftOptions, SuiteEntry};
 use bt_arena::rules::{Position, Rules};
+use bt_arena::textfile;
 use clap::Args;
 use serde::Serialize;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -194,14 +195,24 @@ struct SuiteCheck {
     pass: bool,
 }
 
-fn run_suite(args: &PerftArgs, path: &PathBuf) -> Result<ExitCode> {
-    let text = std::fs::read_to_string(path)
+/// Reads the perft suite at `path` (a byte-order mark at its start is skipped), for
+/// `perft --suite` and `perft-check --suite`.
+///
+/// # Errors
+/// The file cannot be read, a line is malformed, or the suite holds no position.
+pub fn read_suite(path: &Path) -> Result<Vec<SuiteEntry>> {
+    let text = textfile::read_to_string(path)
         .with_context(|| format!("cannot read perft suite {}", path.display()))?;
     let entries =
         perft::parse_suite(&text).with_context(|| format!("bad perft suite {}", path.display()))?;
     if entries.is_empty() {
         bail!("perft suite {} holds no position", path.display());
     }
+    Ok(entries)
+}
+
+fn run_suite(args: &PerftArgs, path: &Path) -> Result<ExitCode> {
+    let entries = read_suite(path)?;
     let mut checks = Vec::new();
     for entry in &entries {
         let line_checks = check_entry(args, entry);
