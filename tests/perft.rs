@@ -175,7 +175,16 @@ fn bad_input_gets_a_clear_error_and_exit_code() {
     );
 
     let output = bt_arena(&["perft"]);
-    assert_eq!(output.status.code(), Some(4));
+    assert_eq!(
+        output.status.code(),
+        Some(3),
+        "a missing depth is a bad command line"
+    );
+    assert!(
+        String::from_utf8(output.stderr)
+            .unwrap()
+            .contains("the following required arguments were not provided:\n  <DEPTH>")
+    );
     let output = bt_arena(&["perft", "--rules", "chess", "2"]);
     assert_eq!(output.status.code(), Some(3));
     assert!(

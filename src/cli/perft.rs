@@ -15,6 +15,7 @@ use std::time::Instant;
 pub struct PerftArgs {
     /// Deepest depth in plies. Required unless --suite is given; with --suite, the deepest depth
     /// checked (default: every depth the suite lists).
+    #[arg(required_unless_present = "suite")]
     depth: Option<u32>,
     /// Rule set: capture-only (diagonal steps must capture) or classic.
     #[arg(long, default_value_t = Rules::CaptureOnly)]
@@ -52,13 +53,13 @@ impl PerftArgs {
 /// Runs `bt-arena perft`.
 ///
 /// # Errors
-/// A missing depth, an unreadable or malformed suite file.
+/// An unreadable or malformed suite file.
 pub fn run(args: &PerftArgs) -> Result<ExitCode> {
     if let Some(path) = &args.suite {
         return run_suite(args, path);
     }
     let Some(depth) = args.depth else {
-        bail!("perft needs a DEPTH (e.g. `bt-arena perft 7`) or --suite FILE");
+        unreachable!("clap requires a DEPTH without --suite");
     };
     if args.divide {
         print_divide(args, depth)?;
