@@ -16,7 +16,7 @@
 
 use crate::engine::protocol::{GoLimits, NO_MOVE};
 use crate::engine::{Engine, EngineError, PerftReply};
-use crate::rules::perft::{self, PerftOptions, SuiteEntry};
+use crate::rules::perft::{self, OtherRulesHint, PerftOptions, SuiteEntry};
 use crate::rules::{Move, MoveError, Position, Rules};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -442,6 +442,8 @@ pub enum CheckError {
         reference: u64,
         /// The rule set.
         rules: Rules,
+        /// The other rule set that gives the listed count, if one does.
+        hint: Option<OtherRulesHint>,
     },
 }
 
@@ -459,11 +461,17 @@ impl fmt::Display for CheckError {
                 listed,
                 reference,
                 rules,
-            } => write!(
-                f,
-                "{source}: D{depth} lists {listed}, but the {rules} rules count {reference} \
-                 (a suite for other rules?)"
-            ),
+                hint,
+            } => {
+                write!(
+                    f,
+                    "{source}: D{depth} lists {listed}, but the {rules} rules count {reference}"
+                )?;
+                match hint {
+                    Some(hint) => write!(f, "; {hint}"),
+                    None => Ok(()),
+                }
+            }
         }
     }
 }
@@ -566,6 +574,12 @@ impl Checker<'_> {
                 listed,
                 reference,
                 rules: self.settings.rules,
+                hint: OtherRulesHint::find(
+                    &target.position,
+                    self.settings.rules,
+                    target.depth,
+                    listed,
+                ),
             }),
             _ => Ok(()),
         }

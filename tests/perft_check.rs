@@ -389,7 +389,8 @@ fn bad_command_lines_suites_and_engines_get_their_exit_codes() {
         (
             &["--engine", &random, "--suite", "tests/perft/classic.epd"],
             4,
-            "suite line 6: D6 lists 149264638, but the capture-only rules count 484684",
+            "suite line 6: D6 lists 149264638, but the capture-only rules count 484684; \
+             the classic rules give that count: a suite for classic rules? (try --rules classic)\n",
         ),
         (
             &["--engine", &random, "--suite", "no/such.epd"],
@@ -412,4 +413,14 @@ fn bad_command_lines_suites_and_engines_get_their_exit_codes() {
     assert_eq!(output.status.code(), Some(4), "{output:?}");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("holds no position"), "{stderr}");
+
+    // A count no rule set gives gets no hint about rule sets.
+    let wrong = suite(dir.path(), "startpos ;D2 65");
+    let output = perft_check(&["--engine", &random, "--suite", &wrong]);
+    assert_eq!(output.status.code(), Some(4), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.ends_with("suite line 2: D2 lists 65, but the capture-only rules count 64\n"),
+        "{stderr}"
+    );
 }

@@ -1,7 +1,7 @@
 //! `bt-arena perft`: counts per depth, divide, and perft suites.
 
 use anyhow::{Context, Result, bail};
-use bt_arena::rules::perft::{self, PerftOptions, SuiteEntry};
+use bt_arena::rules::perft::{self, OtherRulesHint, PerftOptions, SuiteEntry};
 use bt_arena::rules::{Position, Rules};
 use bt_arena::textfile;
 use clap::Args;
@@ -215,11 +215,13 @@ pub fn read_suite(path: &Path) -> Result<Vec<SuiteEntry>> {
 fn run_suite(args: &PerftArgs, path: &Path) -> Result<ExitCode> {
     let entries = read_suite(path)?;
     let mut checks = Vec::new();
+    let mut hint = None;
     for entry in &entries {
         let line_checks = check_entry(args, entry);
         if !args.json {
             print_entry(entry, &line_checks);
         }
+        hint = hint.or_else(|| other_rules_hint(args.rules, entry, &line_checks));
         checks.extend(line_checks);
     }
     if checks.is_empty() {
@@ -238,6 +240,8 @@ fn run_suite(args: &PerftArgs, path: &Path) -> Result<ExitCode> {
             checks: Vec<SuiteCheck>,
             passed: usize,
             failed: usize,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            hint: Option<String>,
         }
         let report = Report {
             suite: path.display().to_string(),
@@ -245,6 +249,7 @@ fn run_suite(args: &PerftArgs, path: &Path) -> Result<ExitCode> {
             passed: checks.len() - failed,
             failed,
             checks,
+            hint,
         };
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
@@ -254,6 +259,9 @@ fn run_suite(args: &PerftArgs, path: &Path) -> Result<ExitCode> {
             checks.len(),
             checks.len() - failed
         );
+        if let Some(hint) = hint {
+            println!("hint: {hint}");
+        }
     }
     Ok(if failed == 0 {
         ExitCode::SUCCESS
@@ -279,6 +287,17 @@ fn check_entry(args: &PerftArgs, entry: &SuiteEntry) -> Vec<SuiteCheck> {
             }
         })
         .collect()
+}
+
+/// The hint for the first (shallowest) failed check of `entry`, when another rule set gives
+/// its expected count: `line 7 D1: the classic rules give that count: ...`.
+fn other_rules_hint(rules: Rules, entry: &SuiteEntry, checks: &[SuiteCheck]) -> Option<String> {
+    let failed = checks
+        .iter()
+        .filter(|check| !check.pass)
+        .min_by_key(|check| check.depth)?;
+    let hint = OtherRulesHint::find(&entry.position, rules, failed.depth, failed.expected)?;
+    Some(format!("line {} D{}: {hint}", entry.line, failed.depth))
 }
 
 fn print_entry(entry: &SuiteEntry, checks: &[SuiteCheck]) {
