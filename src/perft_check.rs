@@ -597,8 +597,7 @@ impl Checker<'_> {
 
     /// The engine's divide.
     fn perft(&mut self, position: &Position, depth: u32) -> Result<PerftReply, EngineError> {
-        let deadline = Instant::now() + self.settings.timeout;
-        self.engine.perft(position, depth, deadline)
+        self.engine.perft(position, depth, self.settings.timeout)
     }
 
     /// The engine's divide compared with the reference.
@@ -649,10 +648,9 @@ impl Checker<'_> {
 
     /// Runs a short search in `position` and judges its `bestmove`.
     fn bestmove(&mut self, position: &Position) -> Result<BestMove, EngineError> {
-        let deadline = Instant::now() + self.settings.timeout;
         let reply = self
             .engine
-            .go(position, &[], &self.settings.limits, deadline)?;
+            .go(position, &[], &self.settings.limits, self.settings.timeout)?;
         let problem = judge_bestmove(position, self.settings.rules, &reply.bestmove);
         Ok(BestMove {
             mv: reply.bestmove,

@@ -155,6 +155,14 @@ fn a_silent_engine_loses_on_time() {
     let (games, output) = faulty_run("no-bestmove", "st=0.2 timemargin=100");
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert_all_lost_by_faulty(&games, Termination::TimeForfeit);
+    // The limit is the move time plus the margin, printed as given (not one below).
+    let detail = "{engine 'faulty': no bestmove within 300 ms of go}\n";
+    assert_eq!(
+        stdout(&output).matches(detail).count(),
+        4,
+        "{}",
+        stdout(&output)
+    );
     assert!(start.elapsed() < Duration::from_secs(30));
 }
 
