@@ -420,12 +420,15 @@ impl fmt::Display for Report {
 /// Why the check could not be finished.
 #[derive(Debug)]
 pub enum CheckError {
-    /// The engine failed (crashed, timed out, sent garbage) while a target was checked.
+    /// The engine failed (crashed, timed out, sent garbage) while a target was checked. A perft
+    /// that timed out gets the hint to lower `--depth` or raise `--timeout`.
     Engine {
         /// The target's source.
         source: String,
         /// The target's position.
         position: Position,
+        /// The target's perft depth in plies.
+        depth: u32,
         /// What the engine did.
         error: Box<EngineError>,
     },
@@ -453,8 +456,22 @@ impl fmt::Display for CheckError {
             CheckError::Engine {
                 source,
                 position,
+                depth,
                 error,
-            } => write!(f, "while checking {source} ({position}): {error}"),
+            } => {
+                write!(
+                    f,
+                    "while checking {source} ({position}) at depth {depth}: {error}"
+                )?;
+                if matches!(**error, EngineError::PerftTimeout { .. }) {
+                    write!(
+                        f,
+                        "; perft counts grow about tenfold with each ply: try a lower --depth \
+                         (or a longer --timeout)"
+                    )?;
+                }
+                Ok(())
+            }
             CheckError::SuiteCount {
                 source,
                 depth,
@@ -531,6 +548,7 @@ impl Checker<'_> {
         let engine_error = |error| CheckError::Engine {
             source: target.source.clone(),
             position: target.position,
+            depth: target.depth,
             error: Box::new(error),
         };
         let reference = self.reference(&target.position, target.depth);

@@ -371,6 +371,30 @@ fn an_engine_that_crashes_mid_check_is_an_error() {
 }
 
 #[test]
+fn a_perft_that_takes_too_long_suggests_a_lower_depth() {
+    // bt-faulty's naive generator needs about a minute for depth 9; the reference, a fraction
+    // of a second.
+    let output = perft_check(&[
+        "--engine",
+        &format!("cmd={FAULTY}"),
+        "--depth",
+        "9",
+        "--timeout",
+        "1",
+    ]);
+    assert_eq!(output.status.code(), Some(4), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.ends_with(
+            "error: while checking start position (pppppppp/pppppppp/8/8/8/8/PPPPPPPP/PPPPPPPP w) \
+             at depth 9: engine 'bt-faulty': no perft total within 1000 ms; perft counts grow \
+             about tenfold with each ply: try a lower --depth (or a longer --timeout)\n"
+        ),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn bad_command_lines_suites_and_engines_get_their_exit_codes() {
     let random = format!("cmd={RANDOM}");
     let cases: [(&[&str], i32, &str); 6] = [
