@@ -10,4 +10,5 @@ pub mod results;
 pub mod rules;
 pub mod search;
 pub mod stats;
+pub mod textfile;
 pub mod tournament;

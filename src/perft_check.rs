@@ -16,7 +16,7 @@
 
 use crate::engine::protocol::{GoLimits, NO_MOVE};
 use crate::engine::{Engine, EngineError, PerftReply};
-use crate::rules::perft::{self, PerftOptions, SuiteEntry};
+use crate::rules::perft::{self, OtherRulesHint, PerftOptions, SuiteEntry};
 use crate::rules::{Move, MoveError, Position, Rules};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -420,12 +420,15 @@ impl fmt::Display for Report {
 /// Why the check could not be finished.
 #[derive(Debug)]
 pub enum CheckError {
-    /// The engine failed (crashed, timed out, sent garbage) while a target was checked.
+    /// The engine failed (crashed, timed out, sent garbage) while a target was checked. A perft
+    /// that timed out gets the hint to lower `--depth` or raise `--timeout`.
     Engine {
         /// The target's source.
         source: String,
         /// The target's position.
         position: Position,
+        /// The target's perft depth in plies.
+        depth: u32,
         /// What the engine did.
         error: Box<EngineError>,
     },
@@ -442,6 +445,8 @@ pub enum CheckError {
         reference: u64,
         /// The rule set.
         rules: Rules,
+        /// The other rule set that gives the listed count, if one does.
+        hint: Option<OtherRulesHint>,
     },
 }
 
@@ -451,19 +456,39 @@ impl fmt::Display for CheckError {
             CheckError::Engine {
                 source,
                 position,
+                depth,
                 error,
-            } => write!(f, "while checking {source} ({position}): {error}"),
+            } => {
+                write!(
+                    f,
+                    "while checking {source} ({position}) at depth {depth}: {error}"
+                )?;
+                if matches!(**error, EngineError::PerftTimeout { .. }) {
+                    write!(
+                        f,
+                        "; perft counts grow about tenfold with each ply: try a lower --depth \
+                         (or a longer --timeout)"
+                    )?;
+                }
+                Ok(())
+            }
             CheckError::SuiteCount {
                 source,
                 depth,
                 listed,
                 reference,
                 rules,
-            } => write!(
-                f,
-                "{source}: D{depth} lists {listed}, but the {rules} rules count {reference} \
-                 (a suite for other rules?)"
-            ),
+                hint,
+            } => {
+                write!(
+                    f,
+                    "{source}: D{depth} lists {listed}, but the {rules} rules count {reference}"
+                )?;
+                match hint {
+                    Some(hint) => write!(f, "; {hint}"),
+                    None => Ok(()),
+                }
+            }
         }
     }
 }
@@ -523,6 +548,7 @@ impl Checker<'_> {
         let engine_error = |error| CheckError::Engine {
             source: target.source.clone(),
             position: target.position,
+            depth: target.depth,
             error: Box::new(error),
         };
         let reference = self.reference(&target.position, target.depth);
@@ -566,6 +592,12 @@ impl Checker<'_> {
                 listed,
                 reference,
                 rules: self.settings.rules,
+                hint: OtherRulesHint::find(
+                    &target.position,
+                    self.settings.rules,
+                    target.depth,
+                    listed,
+                ),
             }),
             _ => Ok(()),
         }
@@ -583,8 +615,7 @@ impl Checker<'_> {
 
     /// The engine's divide.
     fn perft(&mut self, position: &Position, depth: u32) -> Result<PerftReply, EngineError> {
-        let deadline = Instant::now() + self.settings.timeout;
-        self.engine.perft(position, depth, deadline)
+        self.engine.perft(position, depth, self.settings.timeout)
     }
 
     /// The engine's divide compared with the reference.
@@ -635,10 +666,9 @@ impl Checker<'_> {
 
     /// Runs a short search in `position` and judges its `bestmove`.
     fn bestmove(&mut self, position: &Position) -> Result<BestMove, EngineError> {
-        let deadline = Instant::now() + self.settings.timeout;
         let reply = self
             .engine
-            .go(position, &[], &self.settings.limits, deadline)?;
+            .go(position, &[], &self.settings.limits, self.settings.timeout)?;
         let problem = judge_bestmove(position, self.settings.rules, &reply.bestmove);
         Ok(BestMove {
             mv: reply.bestmove,

@@ -151,6 +151,27 @@ fn json_report_of_two_shards() {
 }
 
 #[test]
+fn a_games_csv_saved_with_a_byte_order_mark_reads_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = write_run(dir.path(), &pairs());
+    let plain = stdout(&bt_arena(&["elo", "--json", csv.to_str().unwrap()]));
+    let text = std::fs::read_to_string(&csv).unwrap();
+    std::fs::write(&csv, format!("\u{feff}{text}")).unwrap();
+    let output = bt_arena(&["elo", "--json", csv.to_str().unwrap()]);
+    assert_eq!(stdout(&output), plain);
+
+    // Line numbers in errors still count from the header.
+    std::fs::write(&csv, format!("\u{feff}{text}1,2,3\n")).unwrap();
+    let output = bt_arena(&["elo", csv.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(4));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(&format!("{}, line 14: ", csv.display())),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn a_missing_file_exits_4_naming_it() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("no-such-games.csv");

@@ -7,7 +7,7 @@ use bt_arena::engine::{Engine, EngineConfig, EngineError, Timeouts};
 use bt_arena::rules::perft::{PerftOptions, divide};
 use bt_arena::rules::{Position, Rules};
 use std::collections::BTreeMap;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 mod common;
 
@@ -27,8 +27,9 @@ fn config() -> Option<EngineConfig> {
     })
 }
 
-fn deadline(seconds: u64) -> Instant {
-    Instant::now() + Duration::from_secs(seconds)
+/// The time allowed for a `go` or `go perft`.
+fn seconds(seconds: u64) -> Duration {
+    Duration::from_secs(seconds)
 }
 
 #[test]
@@ -51,7 +52,7 @@ fn fairy_stockfish_plays_legal_classic_moves() {
             break;
         }
         let reply = engine
-            .go(&start, &moves, &GoLimits::movetime(50), deadline(10))
+            .go(&start, &moves, &GoLimits::movetime(50), seconds(10))
             .expect("a move");
         let mv = position
             .parse_move(Rules::Classic, &reply.bestmove)
@@ -78,7 +79,7 @@ fn fairy_stockfish_perft_matches_ours() {
             .expect("a position"),
     ];
     for position in positions {
-        let reply = engine.perft(&position, 3, deadline(60)).expect("perft");
+        let reply = engine.perft(&position, 3, seconds(60)).expect("perft");
         let ours: BTreeMap<String, u64> =
             divide(&position, Rules::Classic, 3, PerftOptions::default())
                 .into_iter()

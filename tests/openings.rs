@@ -147,6 +147,23 @@ fn bad_books_exit_4_naming_the_file_and_line() {
 }
 
 #[test]
+fn a_book_saved_with_a_byte_order_mark_loads_from_the_command_and_in_a_tournament() {
+    let dir = tempfile::tempdir().unwrap();
+    let book = "\u{feff}startpos\npppppppp/pppppppp/8/8/8/P7/1PPPPPPP/PPPPPPPP b\n";
+    std::fs::write(dir.path().join("bom.epd"), book).unwrap();
+    let output = bt_arena(dir.path(), "openings check bom.epd --depth 1");
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(stdout(&output).starts_with("bom.epd: 2 openings under capture-only rules\n"));
+    let output = random_pair(dir.path(), "--openings file=bom.epd --out run");
+    assert!(output.status.success(), "{}", stderr(&output));
+    let games = bt_arena::results::read_games(&dir.path().join("run/games.csv")).unwrap();
+    assert_eq!(
+        games[0].opening,
+        "pppppppp/pppppppp/8/8/8/8/PPPPPPPP/PPPPPPPP w"
+    );
+}
+
+#[test]
 fn an_existing_book_is_only_replaced_with_force() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("book.epd");

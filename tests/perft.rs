@@ -125,6 +125,53 @@ fn the_command_checks_suites_and_fails_on_a_mismatch() {
     assert_eq!(output.status.code(), Some(1));
     let text = String::from_utf8(output.stdout).unwrap();
     assert!(text.contains("FAIL: D1 expected 8 got 22"), "{text}");
+    // ... with the hint perft-check gives for a suite of the other rule set.
+    let hint = "line 7 D1: the capture-only rules give that count: \
+                a suite for capture-only rules? (try --rules capture-only)";
+    assert!(
+        text.ends_with(&format!(" failed\nhint: {hint}\n")),
+        "{text}"
+    );
+    let output = bt_arena(&[
+        "perft",
+        "--json",
+        "--rules",
+        "classic",
+        "--suite",
+        "tests/perft/capture-only.epd",
+        "1",
+    ]);
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["hint"], hint);
+
+    // A count no rule set gives is a plain failure.
+    let dir = tempfile::tempdir().unwrap();
+    let wrong = dir.path().join("wrong.epd");
+    std::fs::write(&wrong, "startpos ;D1 8 ;D2 65\n").unwrap();
+    let output = bt_arena(&["perft", "--suite", wrong.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(1));
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        text.ends_with("FAIL: D2 expected 65 got 64\n1 lines, 2 checks: 1 passed, 1 failed\n"),
+        "{text}"
+    );
+    let output = bt_arena(&["perft", "--json", "--suite", wrong.to_str().unwrap()]);
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report.get("hint"), None);
+}
+
+#[test]
+fn a_suite_saved_with_a_byte_order_mark_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = dir.path().join("bom.epd");
+    std::fs::write(&suite, "\u{feff}startpos ;D1 8 ;D2 64\n").unwrap();
+    let output = bt_arena(&["perft", "--suite", suite.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        text.ends_with("1 lines, 2 checks: 2 passed, 0 failed\n"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -161,7 +208,16 @@ fn bad_input_gets_a_clear_error_and_exit_code() {
     );
 
     let output = bt_arena(&["perft"]);
-    assert_eq!(output.status.code(), Some(4));
+    assert_eq!(
+        output.status.code(),
+        Some(3),
+        "a missing depth is a bad command line"
+    );
+    assert!(
+        String::from_utf8(output.stderr)
+            .unwrap()
+            .contains("the following required arguments were not provided:\n  <DEPTH>")
+    );
     let output = bt_arena(&["perft", "--rules", "chess", "2"]);
     assert_eq!(output.status.code(), Some(3));
     assert!(

@@ -314,6 +314,17 @@ fn bt_random_passes_the_start_suites_and_random_positions() {
 }
 
 #[test]
+fn a_suite_saved_with_a_byte_order_mark_is_read() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().join("bom.epd");
+    std::fs::write(&path, "\u{feff}startpos ;D1 8 ;D2 64\n").expect("the suite is written");
+    let engine = [format!("cmd={RANDOM}")];
+    let report = json_check(&engine, &["--suite", path.to_str().unwrap()], 0);
+    assert_eq!(report["positions"][0]["source"], "suite line 1");
+    assert_eq!(report["positions"][0]["reported"], 64);
+}
+
+#[test]
 fn fairy_stockfish_passes_under_classic_rules() {
     let Some(cmd) = common::fairy_stockfish_or_skip() else {
         return;
@@ -360,6 +371,30 @@ fn an_engine_that_crashes_mid_check_is_an_error() {
 }
 
 #[test]
+fn a_perft_that_takes_too_long_suggests_a_lower_depth() {
+    // bt-faulty's naive generator needs about a minute for depth 9; the reference, a fraction
+    // of a second.
+    let output = perft_check(&[
+        "--engine",
+        &format!("cmd={FAULTY}"),
+        "--depth",
+        "9",
+        "--timeout",
+        "1",
+    ]);
+    assert_eq!(output.status.code(), Some(4), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.ends_with(
+            "error: while checking start position (pppppppp/pppppppp/8/8/8/8/PPPPPPPP/PPPPPPPP w) \
+             at depth 9: engine 'bt-faulty': no perft total within 1000 ms; perft counts grow \
+             about tenfold with each ply: try a lower --depth (or a longer --timeout)\n"
+        ),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn bad_command_lines_suites_and_engines_get_their_exit_codes() {
     let random = format!("cmd={RANDOM}");
     let cases: [(&[&str], i32, &str); 6] = [
@@ -378,7 +413,8 @@ fn bad_command_lines_suites_and_engines_get_their_exit_codes() {
         (
             &["--engine", &random, "--suite", "tests/perft/classic.epd"],
             4,
-            "suite line 6: D6 lists 149264638, but the capture-only rules count 484684",
+            "suite line 6: D6 lists 149264638, but the capture-only rules count 484684; \
+             the classic rules give that count: a suite for classic rules? (try --rules classic)\n",
         ),
         (
             &["--engine", &random, "--suite", "no/such.epd"],
@@ -392,4 +428,23 @@ fn bad_command_lines_suites_and_engines_get_their_exit_codes() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(stderr.contains(message), "{args:?}: {stderr}");
     }
+
+    // A suite with no position checks nothing: an error, not a pass.
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let empty = dir.path().join("empty.epd");
+    std::fs::write(&empty, "# nothing here\n").expect("the suite is written");
+    let output = perft_check(&["--engine", &random, "--suite", empty.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(4), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("holds no position"), "{stderr}");
+
+    // A count no rule set gives gets no hint about rule sets.
+    let wrong = suite(dir.path(), "startpos ;D2 65");
+    let output = perft_check(&["--engine", &random, "--suite", &wrong]);
+    assert_eq!(output.status.code(), Some(4), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.ends_with("suite line 2: D2 lists 65, but the capture-only rules count 64\n"),
+        "{stderr}"
+    );
 }

@@ -173,6 +173,14 @@ fn a_silent_engine_loses_on_time() {
     let (games, output) = faulty_run("no-bestmove", "st=0.2 timemargin=100");
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert_all_lost_by_faulty(&games, Termination::TimeForfeit);
+    // The limit is the move time plus the margin, printed as given (not one below).
+    let detail = "{engine 'faulty': no bestmove within 300 ms of go}\n";
+    assert_eq!(
+        stdout(&output).matches(detail).count(),
+        4,
+        "{}",
+        stdout(&output)
+    );
     assert!(start.elapsed() < Duration::from_secs(30));
 }
 
@@ -608,6 +616,51 @@ limit = {{ clock = {{ base_ms = 5000, increment_ms = 50 }} }}
         "a malformed file is not a bad flag"
     );
     assert!(stderr(&output).contains("run.toml"), "{}", stderr(&output));
+}
+
+#[test]
+fn configs_and_games_csv_saved_with_a_byte_order_mark_are_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let toml = dir.path().join("run.toml");
+    let engines = format!(
+        "[[engines]]\nname = \"a\"\ncmd = \"{RANDOM}\"\nlimit = {{ depth = 1 }}\n\
+         [[engines]]\nname = \"b\"\ncmd = \"{RANDOM}\"\nlimit = {{ depth = 1 }}\n"
+    );
+    std::fs::write(&toml, format!("\u{feff}rounds = 1\ngames = 2\n{engines}")).unwrap();
+    let json = dir.path().join("run.json");
+    let engine =
+        |name: &str| format!(r#"{{"name": "{name}", "cmd": "{RANDOM}", "limit": {{"depth": 1}}}}"#);
+    std::fs::write(
+        &json,
+        format!(
+            "\u{feff}{{\"rounds\": 1, \"games\": 2, \"engines\": [{}, {}]}}",
+            engine("a"),
+            engine("b")
+        ),
+    )
+    .unwrap();
+    for (config, run) in [(&toml, "toml-run"), (&json, "json-run")] {
+        let out = dir.path().join(run);
+        let output = bt_arena(&args(
+            &format!("tournament --config {}", config.display()),
+            &out,
+        ));
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        assert_eq!(read_games(&out.join("games.csv")).unwrap().len(), 2);
+    }
+
+    // A games.csv saved again with a mark (as spreadsheet programs do) resumes.
+    let csv = dir.path().join("json-run/games.csv");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let kept: Vec<&str> = text.lines().take(2).collect();
+    std::fs::write(&csv, format!("\u{feff}{}\n", kept.join("\n"))).unwrap();
+    let output = bt_arena(&[
+        "tournament".into(),
+        "--resume".into(),
+        dir.path().join("json-run").display().to_string(),
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(read_games(&csv).unwrap().len(), 2);
 }
 
 #[test]

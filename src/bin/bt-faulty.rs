@@ -2,125 +2,89 @@
 //! the runner's error handling and the perft checker.
 //!
 //! Usage: `bt-faulty [--fault NAME] [--after N] [--delay-ms MS] [--pawns N]`; the fault may
-//! also come from the environment variable `BT_FAULTY_FAULT` (the flag wins). Faults:
-//!
-//! | fault | behaviour |
-//! |---|---|
-//! | `none` | none: a random mover (the default) |
-//! | `exit-at-start` | writes to stderr and exits with status 3 before reading anything |
-//! | `no-ugiok` | answers the handshake without `ugiok`/`uciok` |
-//! | `no-readyok` | never answers `isready` |
-//! | `crash-mid-game` | exits with status 2 on the `go` after `--after N` moves (default 3) |
-//! | `no-bestmove` | hangs on `go`, reading nothing more (not even `quit`) |
-//! | `slow` | answers `go` after `--delay-ms MS` (default 1000) |
-//! | `garbage` | prints garbage instead of `bestmove` |
-//! | `illegal-move` | plays a well-formed illegal move (one of the opponent's) |
-//! | `unparseable-move` | plays `z9z0` |
-//! | `huge-line` | prints a 4 MiB `info string` line without pause, then the move |
-//! | `fixed-rules` | declares `Rules` as a combo offering only `classic` |
-//! | `perft-missing-edge-capture` | its perft misses captures from or onto the a- and h-files |
-//! | `perft-diagonal-empty` | its perft allows diagonal steps to empty squares under capture-only |
-//! | `perft-after-game-over` | its perft generates moves in finished positions |
-//! | `perft-wrong-side` | its perft generates White's moves when Black is to move with exactly `--pawns N` pawns (default 8) |
+//! also come from the environment variable `BT_FAULTY_FAULT` (the flag wins). The faults are
+//! the variants of [`Fault`]; `bt-faulty --help` lists them with what each does.
 //!
 //! `go perft` uses the binary's own naive move generator (correct unless a perft fault is
 //! chosen); moves in games come from the reference rules.
 
 use bt_arena::engine::protocol::{Command, NO_MOVE, OptionDecl, OptionKind, Protocol, Reply};
 use bt_arena::rules::{Color, Move, Position, Rules, Square};
+use clap::{Parser, ValueEnum};
 use std::io::{self, BufRead, Write};
 use std::process::ExitCode;
 use std::time::Duration;
 
-/// A way to misbehave.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A way to misbehave; named on the command line in kebab-case (`crash-mid-game`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum Fault {
+    /// Plays a random legal move, like bt-random (the default).
     None,
+    /// Writes to stderr and exits with status 3 before reading anything.
     ExitAtStart,
+    /// Answers the handshake without `ugiok`/`uciok`.
     NoUgiok,
+    /// Never answers `isready`.
     NoReadyok,
+    /// Exits with status 2 on the `go` after `--after N` moves.
     CrashMidGame,
+    /// Hangs on `go`, reading nothing more (not even `quit`).
     NoBestmove,
+    /// Answers `go` after `--delay-ms MS`.
     Slow,
+    /// Prints garbage instead of `bestmove`.
     Garbage,
+    /// Plays a well-formed illegal move (one of the opponent's).
     IllegalMove,
+    /// Plays `z9z0`.
     UnparseableMove,
+    /// Prints a 4 MiB `info string` line without pause, then the move.
     HugeLine,
+    /// Declares `Rules` as a combo offering only `classic`.
     FixedRules,
+    /// Its perft misses captures from or onto the a- and h-files.
     PerftMissingEdgeCapture,
+    /// Its perft allows diagonal steps to empty squares under capture-only.
     PerftDiagonalEmpty,
+    /// Its perft generates moves in finished positions.
     PerftAfterGameOver,
+    /// Its perft generates White's moves when Black is to move with exactly `--pawns N` pawns.
     PerftWrongSide,
 }
 
-/// Every fault with its name on the command line.
-const FAULTS: [(&str, Fault); 16] = [
-    ("none", Fault::None),
-    ("exit-at-start", Fault::ExitAtStart),
-    ("no-ugiok", Fault::NoUgiok),
-    ("no-readyok", Fault::NoReadyok),
-    ("crash-mid-game", Fault::CrashMidGame),
-    ("no-bestmove", Fault::NoBestmove),
-    ("slow", Fault::Slow),
-    ("garbage", Fault::Garbage),
-    ("illegal-move", Fault::IllegalMove),
-    ("unparseable-move", Fault::UnparseableMove),
-    ("huge-line", Fault::HugeLine),
-    ("fixed-rules", Fault::FixedRules),
-    ("perft-missing-edge-capture", Fault::PerftMissingEdgeCapture),
-    ("perft-diagonal-empty", Fault::PerftDiagonalEmpty),
-    ("perft-after-game-over", Fault::PerftAfterGameOver),
-    ("perft-wrong-side", Fault::PerftWrongSide),
-];
+impl Fault {
+    /// The fault's name on the command line.
+    fn name(self) -> String {
+        self.to_possible_value()
+            .map_or_else(|| "?".to_string(), |value| value.get_name().to_string())
+    }
+}
 
 /// The size of the `huge-line` line in bytes.
 const HUGE_LINE_BYTES: usize = 4 << 20;
 
-/// The command line.
-#[derive(Debug)]
+/// A test engine (UGI/UCI) that plays like bt-random but misbehaves on purpose, to exercise
+/// bt-arena's error handling and its perft checker.
+#[derive(Debug, Parser)]
+#[command(name = "bt-faulty", version)]
 struct Settings {
+    /// How to misbehave.
+    #[arg(long, value_enum, env = "BT_FAULTY_FAULT", default_value_t = Fault::None)]
     fault: Fault,
-    /// `crash-mid-game`: moves played before the crash.
+    /// crash-mid-game: moves played before the crash.
+    #[arg(long = "after", value_name = "N", default_value_t = 3)]
     after_moves: u32,
-    /// `slow`: the delay before each move.
+    /// slow: the delay before each move, in milliseconds.
+    #[arg(long = "delay-ms", value_name = "MS", default_value = "1000", value_parser = parse_ms)]
     delay: Duration,
-    /// `perft-wrong-side`: the Black pawn count that triggers the bug.
+    /// perft-wrong-side: the Black pawn count that triggers the bug.
+    #[arg(long = "pawns", value_name = "N", default_value_t = 8)]
     wrong_side_pawns: u32,
 }
 
-impl Settings {
-    fn parse(mut args: impl Iterator<Item = String>) -> Result<Settings, String> {
-        let mut fault_name = std::env::var("BT_FAULTY_FAULT").ok();
-        let mut settings = Settings {
-            fault: Fault::None,
-            after_moves: 3,
-            delay: Duration::from_millis(1000),
-            wrong_side_pawns: 8,
-        };
-        while let Some(flag) = args.next() {
-            let value = args.next().ok_or_else(|| format!("{flag} needs a value"))?;
-            let number = || {
-                value
-                    .parse::<u32>()
-                    .map_err(|_| format!("{flag} needs a number, got '{value}'"))
-            };
-            match flag.as_str() {
-                "--fault" => fault_name = Some(value.clone()),
-                "--after" => settings.after_moves = number()?,
-                "--delay-ms" => settings.delay = Duration::from_millis(number()?.into()),
-                "--pawns" => settings.wrong_side_pawns = number()?,
-                _ => return Err(format!("unknown flag '{flag}'")),
-            }
-        }
-        if let Some(name) = fault_name {
-            settings.fault = FAULTS
-                .iter()
-                .find(|(known, _)| *known == name)
-                .map(|&(_, fault)| fault)
-                .ok_or_else(|| format!("unknown fault '{name}'"))?;
-        }
-        Ok(settings)
-    }
+/// A whole number of milliseconds.
+fn parse_ms(text: &str) -> Result<Duration, std::num::ParseIntError> {
+    text.parse().map(Duration::from_millis)
 }
 
 /// Writes one line to stdout; exits quietly when the runner has gone.
@@ -156,11 +120,10 @@ impl Faulty {
     }
 
     fn hello(&self, protocol: Protocol) {
-        let fault = FAULTS
-            .iter()
-            .find(|&&(_, f)| f == self.settings.fault)
-            .map_or("?", |(name, _)| name);
-        say(Reply::IdName(format!("bt-faulty ({fault})")));
+        say(Reply::IdName(format!(
+            "bt-faulty ({})",
+            self.settings.fault.name()
+        )));
         say(Reply::IdAuthor("the bt-arena developers".into()));
         let rules = if self.settings.fault == Fault::FixedRules {
             OptionDecl {
@@ -382,13 +345,7 @@ impl Generator {
 }
 
 fn main() -> ExitCode {
-    let settings = match Settings::parse(std::env::args().skip(1)) {
-        Ok(settings) => settings,
-        Err(err) => {
-            eprintln!("bt-faulty: {err}");
-            return ExitCode::from(64);
-        }
-    };
+    let settings = Settings::parse();
     if settings.fault == Fault::ExitAtStart {
         eprintln!("bt-faulty: exiting at start as asked");
         return ExitCode::from(3);

@@ -1,11 +1,12 @@
 //! `bt-arena perft`: counts per depth, divide, and perft suites.
 
 use anyhow::{Context, Result, bail};
-use bt_arena::rules::perft::{self, PerftOptions, SuiteEntry};
+use bt_arena::rules::perft::{self, OtherRulesHint, PerftOptions, SuiteEntry};
 use bt_arena::rules::{Position, Rules};
+use bt_arena::textfile;
 use clap::Args;
 use serde::Serialize;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -14,6 +15,7 @@ use std::time::Instant;
 pub struct PerftArgs {
     /// Deepest depth in plies. Required unless --suite is given; with --suite, the deepest depth
     /// checked (default: every depth the suite lists).
+    #[arg(required_unless_present = "suite")]
     depth: Option<u32>,
     /// Rule set: capture-only (diagonal steps must capture) or classic.
     #[arg(long, default_value_t = Rules::CaptureOnly)]
@@ -51,13 +53,13 @@ impl PerftArgs {
 /// Runs `bt-arena perft`.
 ///
 /// # Errors
-/// A missing depth, an unreadable or malformed suite file.
+/// An unreadable or malformed suite file.
 pub fn run(args: &PerftArgs) -> Result<ExitCode> {
     if let Some(path) = &args.suite {
         return run_suite(args, path);
     }
     let Some(depth) = args.depth else {
-        bail!("perft needs a DEPTH (e.g. `bt-arena perft 7`) or --suite FILE");
+        unreachable!("clap requires a DEPTH without --suite");
     };
     if args.divide {
         print_divide(args, depth)?;
@@ -194,20 +196,32 @@ struct SuiteCheck {
     pass: bool,
 }
 
-fn run_suite(args: &PerftArgs, path: &PathBuf) -> Result<ExitCode> {
-    let text = std::fs::read_to_string(path)
+/// Reads the perft suite at `path` (a byte-order mark at its start is skipped), for
+/// `perft --suite` and `perft-check --suite`.
+///
+/// # Errors
+/// The file cannot be read, a line is malformed, or the suite holds no position.
+pub fn read_suite(path: &Path) -> Result<Vec<SuiteEntry>> {
+    let text = textfile::read_to_string(path)
         .with_context(|| format!("cannot read perft suite {}", path.display()))?;
     let entries =
         perft::parse_suite(&text).with_context(|| format!("bad perft suite {}", path.display()))?;
     if entries.is_empty() {
         bail!("perft suite {} holds no position", path.display());
     }
+    Ok(entries)
+}
+
+fn run_suite(args: &PerftArgs, path: &Path) -> Result<ExitCode> {
+    let entries = read_suite(path)?;
     let mut checks = Vec::new();
+    let mut hint = None;
     for entry in &entries {
         let line_checks = check_entry(args, entry);
         if !args.json {
             print_entry(entry, &line_checks);
         }
+        hint = hint.or_else(|| other_rules_hint(args.rules, entry, &line_checks));
         checks.extend(line_checks);
     }
     if checks.is_empty() {
@@ -226,6 +240,8 @@ fn run_suite(args: &PerftArgs, path: &PathBuf) -> Result<ExitCode> {
             checks: Vec<SuiteCheck>,
             passed: usize,
             failed: usize,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            hint: Option<String>,
         }
         let report = Report {
             suite: path.display().to_string(),
@@ -233,6 +249,7 @@ fn run_suite(args: &PerftArgs, path: &PathBuf) -> Result<ExitCode> {
             passed: checks.len() - failed,
             failed,
             checks,
+            hint,
         };
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
@@ -242,6 +259,9 @@ fn run_suite(args: &PerftArgs, path: &PathBuf) -> Result<ExitCode> {
             checks.len(),
             checks.len() - failed
         );
+        if let Some(hint) = hint {
+            println!("hint: {hint}");
+        }
     }
     Ok(if failed == 0 {
         ExitCode::SUCCESS
@@ -267,6 +287,17 @@ fn check_entry(args: &PerftArgs, entry: &SuiteEntry) -> Vec<SuiteCheck> {
             }
         })
         .collect()
+}
+
+/// The hint for the first (shallowest) failed check of `entry`, when another rule set gives
+/// its expected count: `line 7 D1: the classic rules give that count: ...`.
+fn other_rules_hint(rules: Rules, entry: &SuiteEntry, checks: &[SuiteCheck]) -> Option<String> {
+    let failed = checks
+        .iter()
+        .filter(|check| !check.pass)
+        .min_by_key(|check| check.depth)?;
+    let hint = OtherRulesHint::find(&entry.position, rules, failed.depth, failed.expected)?;
+    Some(format!("line {} D{}: {hint}", entry.line, failed.depth))
 }
 
 fn print_entry(entry: &SuiteEntry, checks: &[SuiteCheck]) {

@@ -2,11 +2,10 @@
 //! perft with the reference rules and walking down to the faulty position.
 
 use super::UsageError;
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Result, anyhow};
 use bt_arena::engine::Engine;
 use bt_arena::perft_check::{self, CheckSettings, Target};
 use bt_arena::rules::Rules;
-use bt_arena::rules::perft;
 use bt_arena::tournament::{EngineKeys, EngineSpec, TimeControl};
 use clap::{ArgAction, Args};
 use std::path::{Path, PathBuf};
@@ -121,10 +120,7 @@ fn targets(args: &PerftCheckArgs, seed: Option<u64>) -> Result<Vec<Target>> {
 
 /// One target per line of the suite at `path`.
 fn suite_targets(path: &Path, max_depth: u32) -> Result<Vec<Target>> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read perft suite {}", path.display()))?;
-    let entries =
-        perft::parse_suite(&text).with_context(|| format!("bad perft suite {}", path.display()))?;
+    let entries = super::perft::read_suite(path)?;
     Ok(Target::from_suite(&entries, max_depth))
 }
 

@@ -244,11 +244,12 @@ impl Engine {
     }
 
     /// Sends `position` (`start` and `moves`) and `go` with `limits` (in one write), then waits
-    /// until `deadline` for `bestmove`. The move is returned as written: the runner judges it.
-    /// An engine that does not take the commands by `deadline` also times out.
+    /// up to `allowed` from now for `bestmove`. The move is returned as written: the runner
+    /// judges it. An engine that does not take the commands in that time also times out.
     ///
     /// # Errors
-    /// [`EngineError::MoveTimeout`] when `deadline` passes, [`EngineError::Garbage`] for a line
+    /// [`EngineError::MoveTimeout`] (its `after` is `allowed`, exactly) when the time runs out,
+    /// [`EngineError::Garbage`] for a line
     /// other than `info`, `bestmove` or a blank line (or a malformed one),
     /// [`EngineError::Crashed`], [`EngineError::LineTooLong`].
     pub fn go(
@@ -256,9 +257,9 @@ impl Engine {
         start: &Position,
         moves: &[Move],
         limits: &GoLimits,
-        deadline: Instant,
+        allowed: Duration,
     ) -> Result<SearchReply, EngineError> {
-        let after = deadline.saturating_duration_since(Instant::now());
+        let (after, deadline) = (allowed, Instant::now() + allowed);
         let timeout = |engine| EngineError::MoveTimeout { engine, after };
         let commands = [
             Command::Position {
@@ -285,20 +286,21 @@ impl Engine {
         })
     }
 
-    /// Sends `position` and `go perft <depth>`, then waits until `deadline` for the divide
-    /// lines (`<move>: <count>`) and the total (`nodes N` or `Nodes searched: N`); `info` and
-    /// blank lines are skipped.
+    /// Sends `position` and `go perft <depth>`, then waits up to `allowed` from now for the
+    /// divide lines (`<move>: <count>`) and the total (`nodes N` or `Nodes searched: N`); `info`
+    /// and blank lines are skipped.
     ///
     /// # Errors
-    /// [`EngineError::PerftTimeout`] when `deadline` passes, [`EngineError::Garbage`] for any
+    /// [`EngineError::PerftTimeout`] (its `after` is `allowed`, exactly) when the time runs
+    /// out, [`EngineError::Garbage`] for any
     /// other line, [`EngineError::Crashed`], [`EngineError::LineTooLong`].
     pub fn perft(
         &mut self,
         position: &Position,
         depth: u32,
-        deadline: Instant,
+        allowed: Duration,
     ) -> Result<PerftReply, EngineError> {
-        let after = deadline.saturating_duration_since(Instant::now());
+        let (after, deadline) = (allowed, Instant::now() + allowed);
         let timeout = |engine| EngineError::PerftTimeout { engine, after };
         let commands = [
             Command::Position {

@@ -115,13 +115,14 @@ impl fmt::Display for BookError {
 impl std::error::Error for BookError {}
 
 impl Book {
-    /// Reads and validates the book at `path` under `rules`.
+    /// Reads and validates the book at `path` under `rules`; a byte-order mark at its start is
+    /// skipped.
     ///
     /// # Errors
     /// [`BookError`] naming the file (and line) when it cannot be read, a line is not a
     /// position, a position is already decided under `rules`, or the book is empty.
     pub fn load(path: &Path, rules: Rules) -> Result<Book, BookError> {
-        let text = std::fs::read_to_string(path).map_err(|source| BookError::Read {
+        let text = crate::textfile::read_to_string(path).map_err(|source| BookError::Read {
             path: path.to_path_buf(),
             source,
         })?;

@@ -123,7 +123,8 @@ impl ResultsWriter {
 ///
 /// Columns are matched by the header's names (extra columns are ignored). A last row without
 /// its newline (cut off by a killed runner) is skipped without error; an empty file, or one cut
-/// off inside the header, holds no games.
+/// off inside the header, holds no games. A byte-order mark at the start is skipped (by the csv
+/// reader).
 ///
 /// # Errors
 /// [`ResultsError::Io`] when the file cannot be read; [`ResultsError::Malformed`] with the
@@ -217,13 +218,14 @@ fn complete_len(bytes: &[u8], ends: &[&[u8]]) -> usize {
         .unwrap_or(0)
 }
 
-/// Checks that the first line of an existing games.csv is our header.
+/// Checks that the first line of an existing games.csv is our header (after a byte-order mark,
+/// if the file was saved with one).
 fn check_header_line(path: &Path, file: &mut File) -> Result<(), ResultsError> {
     let mut first = String::new();
     file.seek(SeekFrom::Start(0))
         .and_then(|_| BufReader::new(&mut *file).read_line(&mut first))
         .map_err(|e| ResultsError::io(path, "cannot read", e))?;
-    if first == header_line() {
+    if crate::textfile::strip_bom(&first) == header_line() {
         return Ok(());
     }
     Err(ResultsError::Malformed {

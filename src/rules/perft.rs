@@ -365,6 +365,36 @@ pub fn parse_suite(text: &str) -> Result<Vec<SuiteEntry>, SuiteError> {
         .collect()
 }
 
+/// The hint for a suite count that the rule set in force does not give but another rule set
+/// does: the suite was most likely written for that rule set. Its text, `the classic rules give
+/// that count: a suite for classic rules? (try --rules classic)`, is shared by `perft --suite`
+/// and `perft-check --suite`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OtherRulesHint(pub Rules);
+
+impl OtherRulesHint {
+    /// The hint for a suite that lists `listed` leaves `depth` plies below `position`, a count
+    /// `rules` do not give: the first other rule set that gives it, or `None` when none does
+    /// (the count is wrong, or the generator is). Costs one perft per other rule set.
+    pub fn find(position: &Position, rules: Rules, depth: u32, listed: u64) -> Option<Self> {
+        Rules::ALL
+            .into_iter()
+            .filter(|&other| other != rules)
+            .find(|&other| perft(position, other, depth, PerftOptions::default()) == listed)
+            .map(OtherRulesHint)
+    }
+}
+
+impl fmt::Display for OtherRulesHint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let rules = self.0;
+        write!(
+            f,
+            "the {rules} rules give that count: a suite for {rules} rules? (try --rules {rules})"
+        )
+    }
+}
+
 fn parse_suite_line(text: &str) -> Result<(Position, Vec<(u32, u64)>), SuiteErrorReason> {
     let mut fields = text.split(';');
     let position = fields
@@ -491,5 +521,21 @@ mod tests {
             position = position.play_unchecked(mv);
             assert_eq!(hash, zobrist(&position));
         }
+    }
+
+    #[test]
+    fn a_count_of_the_other_rule_set_names_it() {
+        let start = Position::startpos();
+        let hint = OtherRulesHint::find(&start, Rules::CaptureOnly, 2, 484);
+        assert_eq!(hint, Some(OtherRulesHint(Rules::Classic)));
+        assert_eq!(
+            hint.unwrap().to_string(),
+            "the classic rules give that count: a suite for classic rules? (try --rules classic)"
+        );
+        assert_eq!(
+            OtherRulesHint::find(&start, Rules::Classic, 2, 64),
+            Some(OtherRulesHint(Rules::CaptureOnly))
+        );
+        assert_eq!(OtherRulesHint::find(&start, Rules::Classic, 2, 65), None);
     }
 }

@@ -527,12 +527,13 @@ impl TournamentConfig {
         Ok(())
     }
 
-    /// Reads a config file: TOML, or JSON when the name ends in `.json`.
+    /// Reads a config file: TOML, or JSON when the name ends in `.json`; a byte-order mark at
+    /// its start is skipped.
     ///
     /// # Errors
     /// A message naming the file and what is wrong.
     pub fn read(path: &Path) -> Result<TournamentConfig, String> {
-        let text = std::fs::read_to_string(path)
+        let text = crate::textfile::read_to_string(path)
             .map_err(|e| format!("cannot read config {}: {e}", path.display()))?;
         let is_json = path.extension().is_some_and(|ext| ext == "json");
         let config: TournamentConfig = if is_json {

@@ -104,8 +104,8 @@ pub fn play(
         let spec = players.specs[us];
         let limits = go_limits(spec.limit, &clocks);
         let started = Instant::now();
-        let deadline = started + move_allowance(spec, clocks[us]);
-        let reply = players.engines[us].go(opening, &moves, &limits, deadline);
+        let allowed = move_allowance(spec, clocks[us]);
+        let reply = players.engines[us].go(opening, &moves, &limits, allowed);
         let elapsed = started.elapsed();
         used_ms[us] += elapsed.as_millis() as u64;
         let bestmove = match reply {

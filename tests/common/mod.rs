@@ -109,9 +109,9 @@ pub fn assert_reaped(pid: u32) {
     );
 }
 
-/// A deadline `ms` milliseconds from now.
-pub fn in_ms(ms: u64) -> Instant {
-    Instant::now() + Duration::from_millis(ms)
+/// The time allowed for a `go` or `go perft`: `ms` milliseconds.
+pub fn in_ms(ms: u64) -> Duration {
+    Duration::from_millis(ms)
 }
 
 /// Fairy-Stockfish: where Debian's package puts the binary, then `PATH`. `None` (after saying
