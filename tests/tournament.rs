@@ -7,18 +7,13 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+mod common;
+
+use common::bt_arena;
+
 const RANDOM: &str = env!("CARGO_BIN_EXE_bt-random");
 const SEARCH: &str = env!("CARGO_BIN_EXE_bt-search");
 const FAULTY: &str = env!("CARGO_BIN_EXE_bt-faulty");
-
-fn bt_arena(args: &[String]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bt-arena"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
-}
 
 fn args(text: &str, out: &Path) -> Vec<String> {
     let mut args: Vec<String> = text
