@@ -268,8 +268,56 @@ fn a_fixed_rules_option_is_refused_and_a_matching_one_accepted() {
     };
     assert_eq!(*rules, Rules::CaptureOnly);
     assert!(declared.contains("var classic"), "{declared}");
-    assert!(err.to_string().contains("capture-only"), "{err}");
+    assert!(
+        err.to_string().ends_with(
+            "(it declares 'option name Rules type combo default classic var classic'): use \
+             --rules classic, or set option.Rules=VALUE to choose its value yourself (the runner \
+             judges every move by 'capture-only' rules)"
+        ),
+        "{err}"
+    );
     start(&faulty("fixed-rules", &[]), Rules::Classic).quit();
+}
+
+#[test]
+fn a_rules_option_the_user_sets_overrides_the_rule_set() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let mut config = faulty("fixed-rules", &[]);
+    config.options = vec![("rules".into(), "classic".into())];
+    config.comm_log = Some(dir.path().join("comm.log"));
+    let engine = start(&config, Rules::CaptureOnly);
+    assert!(engine.warnings().is_empty(), "{:?}", engine.warnings());
+    engine.quit();
+    let log = std::fs::read_to_string(dir.path().join("comm.log")).expect("a log");
+    let setoptions: Vec<&str> = log
+        .lines()
+        .filter_map(|record| record.split_once(" > setoption ").map(|(_, rest)| rest))
+        .collect();
+    assert_eq!(setoptions, ["name Rules value classic"], "{log}");
+}
+
+#[test]
+fn an_undeclared_combo_value_is_sent_with_a_warning() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let mut config = random(Protocol::Ugi);
+    config.name = "search".into();
+    config.cmd = env!("CARGO_BIN_EXE_bt-search").into();
+    config.options = vec![("eval".into(), "neural".into())];
+    config.comm_log = Some(dir.path().join("comm.log"));
+    let engine = start(&config, Rules::CaptureOnly);
+    let expected = "engine 'search': option 'Eval': value 'neural' is not among the values it \
+                    declared; sent anyway (an engine may add values at run time, as \
+                    Fairy-Stockfish does for UCI_Variant after VariantPath)";
+    assert_eq!(engine.warnings(), [expected]);
+    engine.quit();
+    let log = std::fs::read_to_string(dir.path().join("comm.log")).expect("a log");
+    let at = |text: &str| {
+        log.find(text)
+            .unwrap_or_else(|| panic!("no '{text}' in {log}"))
+    };
+    assert!(
+        at(&format!("search ! warning: {expected}")) < at("> setoption name Eval value neural")
+    );
 }
 
 #[test]

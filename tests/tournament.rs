@@ -8,24 +8,13 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+mod common;
+
+use common::{bt_arena, bt_arena_with_env};
+
 const RANDOM: &str = env!("CARGO_BIN_EXE_bt-random");
 const SEARCH: &str = env!("CARGO_BIN_EXE_bt-search");
 const FAULTY: &str = env!("CARGO_BIN_EXE_bt-faulty");
-
-fn bt_arena(args: &[String]) -> Output {
-    bt_arena_with_env(args, &[])
-}
-
-/// bt-arena with environment variables set (its engines inherit them).
-fn bt_arena_with_env(args: &[String], env: &[(&str, &str)]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bt-arena"))
-        .args(args)
-        .envs(env.iter().copied())
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
-}
 
 /// `bt-arena tournament --resume DIR` followed by `flags`.
 fn resume(dir: &Path, flags: &str) -> Output {

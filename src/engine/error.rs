@@ -90,7 +90,8 @@ pub enum EngineError {
         /// The limit in bytes.
         limit_bytes: usize,
     },
-    /// The engine declares a `Rules` option that cannot be set to the rule set in force.
+    /// The engine declares a `Rules` option that cannot be set to the rule set in force (and
+    /// the user did not set it).
     RulesMismatch {
         /// The engine's configured name.
         engine: String,
@@ -98,9 +99,11 @@ pub enum EngineError {
         rules: Rules,
         /// The engine's declaration of the option.
         declared: String,
+        /// The rule sets the option does list.
+        offered: Vec<Rules>,
     },
     /// The engine declares `UCI_Variant` without a variant for the rule set in force (and no
-    /// `Rules` option).
+    /// `Rules` option; the user set neither).
     UnsupportedVariant {
         /// The engine's configured name.
         engine: String,
@@ -108,6 +111,10 @@ pub enum EngineError {
         rules: Rules,
         /// The engine's declaration of the option.
         declared: String,
+        /// The rule sets whose variant it does offer.
+        offered: Vec<Rules>,
+        /// True when it declares `VariantPath`: a variants file can define the variant.
+        variants_file: bool,
     },
     /// The configuration sets an option the engine does not declare.
     UnknownOption {
@@ -201,6 +208,15 @@ fn write_exit(f: &mut fmt::Formatter<'_>, status: &Option<ExitStatus>, tail: &st
     Ok(())
 }
 
+/// `use --rules A or B, or ` naming the rule sets in `offered`; nothing when there are none.
+fn write_other_rules(f: &mut fmt::Formatter<'_>, offered: &[Rules]) -> fmt::Result {
+    if offered.is_empty() {
+        return Ok(());
+    }
+    let choices: Vec<String> = offered.iter().map(|r| format!("--rules {r}")).collect();
+    write!(f, "use {}, or ", choices.join(" or "))
+}
+
 /// At most the first 200 characters of `line`, marked when cut.
 fn shorten(line: &str) -> String {
     const MAX_CHARS: usize = 200;
@@ -259,17 +275,54 @@ impl fmt::Display for EngineError {
                 write!(f, "sent a line longer than {limit_bytes} bytes")
             }
             EngineError::RulesMismatch {
-                rules, declared, ..
-            } => write!(
-                f,
-                "its Rules option cannot be set to '{rules}' (it declares '{declared}')"
-            ),
+                rules,
+                declared,
+                offered,
+                ..
+            } => {
+                write!(
+                    f,
+                    "its Rules option cannot be set to '{rules}' (it declares '{}'): ",
+                    shorten(declared)
+                )?;
+                write_other_rules(f, offered)?;
+                write!(
+                    f,
+                    "set option.Rules=VALUE to choose its value yourself (the runner judges \
+                     every move by '{rules}' rules)"
+                )
+            }
             EngineError::UnsupportedVariant {
-                rules, declared, ..
-            } => write!(
-                f,
-                "it offers no UCI_Variant for the rule set '{rules}' (it declares '{declared}')"
-            ),
+                rules,
+                offered,
+                variants_file,
+                ..
+            } => {
+                write!(
+                    f,
+                    "its UCI_Variant option offers no variant for '{rules}' rules"
+                )?;
+                if !offered.is_empty() {
+                    let names: Vec<&str> = offered.iter().map(|r| r.name()).collect();
+                    write!(f, " (it knows {} Breakthrough only)", names.join(" and "))?;
+                }
+                write!(f, ": ")?;
+                write_other_rules(f, offered)?;
+                if *variants_file {
+                    write!(
+                        f,
+                        "give it a variants file defining {rules}: option.VariantPath=FILE \
+                         option.UCI_Variant=NAME (bt-arena ships \
+                         engines/fairy-stockfish/variants.ini, variant \
+                         breakthrough-capture-only)"
+                    )
+                } else {
+                    write!(
+                        f,
+                        "name a variant of it that plays {rules} rules: option.UCI_Variant=NAME"
+                    )
+                }
+            }
             EngineError::UnknownOption { option, .. } => {
                 write!(f, "it has no option named '{option}'")
             }

@@ -25,9 +25,11 @@ pub use process::MAX_LINE_BYTES;
 use crate::rules::{Move, Position, Rules};
 use negotiate::{Refusal, rule_settings};
 use process::{Output, Process, SendError};
-use protocol::{Command, GoLimits, Info, OptionDecl, Protocol, ProtocolError, Reply};
+use protocol::{Command, GoLimits, Info, OptionDecl, OptionKind, Protocol, ProtocolError, Reply};
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::process::ExitStatus;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// How long an engine may take outside of searches.
@@ -66,8 +68,11 @@ pub struct EngineConfig {
     pub env: Vec<(String, String)>,
     /// The protocol it speaks.
     pub proto: Protocol,
-    /// Options set after the handshake, in order (name, value). Each must be declared by the
-    /// engine and its value allowed. `Rules` and `UCI_Variant` are then set from the rule set.
+    /// Options set after the handshake, in this order (name, value). Each must be declared by
+    /// the engine and its value allowed, except that a combo value the engine did not list is
+    /// sent with a warning (engines extend combos at run time: Fairy-Stockfish's `UCI_Variant`
+    /// after `VariantPath`). `Rules` and `UCI_Variant` are then set from the rule set unless
+    /// given here.
     pub options: Vec<(String, String)>,
     /// A file its stderr is appended to; discarded when `None` (the last 2 KiB are always kept
     /// for error messages).
@@ -125,14 +130,18 @@ pub struct Engine {
     id_name: Option<String>,
     id_author: Option<String>,
     options: Vec<OptionDecl>,
+    /// Warnings about its configuration (see [`Engine::warnings`]).
+    warnings: Vec<String>,
     /// True once the handshake and the first `readyok` are done (errors say crashed, not
     /// exited during startup).
     started: bool,
 }
 
 impl Engine {
-    /// Spawns the engine, runs the handshake, sets the configured options and the rule set
-    /// (`Rules`, `UCI_Variant`; see [`negotiate::rule_settings`]), then waits for `readyok`.
+    /// Spawns the engine, runs the handshake, sets the configured options in order and the
+    /// rule set (`Rules`, `UCI_Variant`, unless configured; see [`negotiate::rule_settings`]),
+    /// then waits for `readyok`. A configured combo value the engine did not declare is sent
+    /// anyway, with a warning (see [`Engine::warnings`]).
     ///
     /// # Errors
     /// [`EngineError::Spawn`], [`EngineError::NotExecutable`], [`EngineError::ExitedAtStart`],
@@ -150,27 +159,36 @@ impl Engine {
             id_name: None,
             id_author: None,
             options: Vec::new(),
+            warnings: Vec::new(),
             started: false,
         };
         engine.handshake()?;
         for (name, value) in &config.options {
             engine.set_option(name, value)?;
         }
-        let settings = rule_settings(&engine.options, rules).map_err(|refusal| {
-            let engine = engine.name.clone();
-            match refusal {
-                Refusal::Rules { declared } => EngineError::RulesMismatch {
-                    engine,
-                    rules,
-                    declared,
-                },
-                Refusal::Variant { declared } => EngineError::UnsupportedVariant {
-                    engine,
-                    rules,
-                    declared,
-                },
-            }
-        })?;
+        let settings =
+            rule_settings(&engine.options, rules, &config.options).map_err(|refusal| {
+                let engine = engine.name.clone();
+                match refusal {
+                    Refusal::Rules { declared, offered } => EngineError::RulesMismatch {
+                        engine,
+                        rules,
+                        declared,
+                        offered,
+                    },
+                    Refusal::Variant {
+                        declared,
+                        offered,
+                        variants_file,
+                    } => EngineError::UnsupportedVariant {
+                        engine,
+                        rules,
+                        declared,
+                        offered,
+                        variants_file,
+                    },
+                }
+            })?;
         for (name, value) in settings {
             engine.send_setup(&Command::SetOption {
                 name,
@@ -200,6 +218,13 @@ impl Engine {
     /// The options the engine declared.
     pub fn options(&self) -> &[OptionDecl] {
         &self.options
+    }
+
+    /// The warnings about its configuration, each naming the engine, option and value: a
+    /// configured combo value it did not declare. Each was also printed to stderr (once per
+    /// runner process) and written to the communication log, if there is one.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
     }
 
     /// The protocol spoken with it.
@@ -356,7 +381,8 @@ impl Engine {
         })
     }
 
-    /// Sends `setoption` for a configured option after checking it against the declaration.
+    /// Sends `setoption` for a configured option after checking it against the declaration;
+    /// a combo value it did not declare is sent with a warning.
     fn set_option(&mut self, name: &str, value: &str) -> Result<(), EngineError> {
         let Some(decl) = self.options.iter().find(|decl| decl.is_named(name)) else {
             return Err(EngineError::UnknownOption {
@@ -364,17 +390,40 @@ impl Engine {
                 option: name.to_string(),
             });
         };
-        decl.check_value(value)
-            .map_err(|problem| EngineError::BadOptionValue {
-                engine: self.name.clone(),
-                option: decl.name.clone(),
-                problem,
-            })?;
+        let decl = decl.clone();
+        match decl.check_value(value) {
+            Ok(()) => {}
+            Err(_) if matches!(decl.kind, OptionKind::Combo { .. }) => self.warn(format!(
+                "engine '{}': option '{}': value '{value}' is not among the values it declared; \
+                 sent anyway (an engine may add values at run time, as Fairy-Stockfish does \
+                 for UCI_Variant after VariantPath)",
+                self.name, decl.name
+            )),
+            Err(problem) => {
+                return Err(EngineError::BadOptionValue {
+                    engine: self.name.clone(),
+                    option: decl.name,
+                    problem,
+                });
+            }
+        }
         let command = Command::SetOption {
-            name: decl.name.clone(),
+            name: decl.name,
             value: (!value.is_empty()).then(|| value.to_string()),
         };
         self.send_setup(&command)
+    }
+
+    /// Keeps `warning`, writes it to the communication log and prints it to stderr unless
+    /// this process printed it before (engines restarted for each game would repeat it).
+    fn warn(&mut self, warning: String) {
+        static PRINTED: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
+        self.process.note(&format!("warning: {warning}"));
+        let mut printed = PRINTED.lock().unwrap_or_else(|p| p.into_inner());
+        if printed.insert(warning.clone()) {
+            eprintln!("warning: {warning}");
+        }
+        self.warnings.push(warning);
     }
 
     /// Writes a setup command (`setoption`), which the engine must take within the ready

@@ -62,10 +62,13 @@ pub(crate) enum SendError {
 enum Direction {
     ToEngine,
     FromEngine,
+    /// A note of the runner's about the engine (a warning), not a protocol line.
+    Note,
 }
 
 /// The communication log: every line both ways, one per log line, as
-/// `<seconds since the runner's first logged line> <engine name> <'>' to | '<' from> <line>`.
+/// `<seconds since the runner's first logged line> <engine name> <'>' to | '<' from> <line>`,
+/// and the runner's notes about the engine as `... <engine name> ! <text>`.
 #[derive(Clone)]
 struct CommLog {
     file: Arc<Mutex<File>>,
@@ -88,6 +91,7 @@ impl CommLog {
         let arrow = match direction {
             Direction::ToEngine => '>',
             Direction::FromEngine => '<',
+            Direction::Note => '!',
         };
         let record = format!("{seconds:10.3} {} {arrow} {line}\n", self.engine);
         let mut file = self.file.lock().unwrap_or_else(|p| p.into_inner());
@@ -216,6 +220,13 @@ impl Process {
         let written = write_all_by(stdin, &self.send_buffer, deadline);
         self.stalled = written == Err(SendError::Stalled);
         written
+    }
+
+    /// Writes a note of the runner's (a warning) to the communication log, if there is one.
+    pub(crate) fn note(&self, text: &str) {
+        if let Some(log) = &self.log {
+            log.record(Direction::Note, text);
+        }
     }
 
     /// The next output of the engine, waiting until `deadline`; `None` when it passes first.

@@ -7,8 +7,9 @@
 use crate::engine::protocol::{GoLimits, Protocol};
 use crate::engine::{EngineConfig, Timeouts};
 use crate::rules::Rules;
-use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use serde::de::{MapAccess, Visitor};
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -112,9 +113,9 @@ pub struct EngineSpec {
     /// Protocol: `ugi` (default) or `uci`.
     #[serde(default)]
     pub proto: Protocol,
-    /// Engine options sent with `setoption` (`option.Hash=64`).
+    /// Engine options sent with `setoption` (`option.Hash=64`), in the order given.
     #[serde(default)]
-    pub options: BTreeMap<String, String>,
+    pub options: EngineOptions,
     /// The search limit.
     pub limit: TimeControl,
     /// Tolerance in ms before a late move loses on time (`timemargin=`).
@@ -135,9 +136,9 @@ pub struct EngineSpec {
 }
 
 impl EngineSpec {
-    /// How to run this engine: its command, arguments, directory, protocol, options (in name
-    /// order) and handshake and `isready` timeouts (the default quit grace), and no log files (set `stderr_log` and `comm_log` on
-    /// the result to keep them).
+    /// How to run this engine: its command, arguments, directory, protocol, options (in the
+    /// order given) and handshake and `isready` timeouts (the default quit grace), and no log
+    /// files (set `stderr_log` and `comm_log` on the result to keep them).
     pub fn engine_config(&self) -> EngineConfig {
         EngineConfig {
             name: self.name.clone(),
@@ -146,11 +147,7 @@ impl EngineSpec {
             dir: self.dir.clone(),
             env: Vec::new(),
             proto: self.proto,
-            options: self
-                .options
-                .iter()
-                .map(|(name, value)| (name.clone(), value.clone()))
-                .collect(),
+            options: self.options.pairs().to_vec(),
             stderr_log: None,
             comm_log: None,
             timeouts: Timeouts {
@@ -159,6 +156,78 @@ impl EngineSpec {
                 ..Timeouts::default()
             },
         }
+    }
+}
+
+/// Engine options (`setoption` name and value) in the order the user gave them: engines may
+/// depend on it (Fairy-Stockfish takes `UCI_Variant` values only after `VariantPath` has
+/// loaded them). Written as a map in config files (`options = { Hash = "64" }`), read back
+/// in file order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EngineOptions(Vec<(String, String)>);
+
+impl EngineOptions {
+    /// Sets option `name` to `value`. A name given before (compared case-insensitively, as
+    /// engines compare option names) is dropped from its place: the last value given wins,
+    /// sent where it was given last.
+    pub fn set(&mut self, name: &str, value: &str) {
+        self.0
+            .retain(|(given, _)| !given.eq_ignore_ascii_case(name));
+        self.0.push((name.to_string(), value.to_string()));
+    }
+
+    /// The value given for `name` (case-insensitively), if any.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(given, _)| given.eq_ignore_ascii_case(name))
+            .map(|(_, value)| value.as_str())
+    }
+
+    /// The (name, value) pairs in order.
+    pub fn pairs(&self) -> &[(String, String)] {
+        &self.0
+    }
+}
+
+impl<N: AsRef<str>, V: AsRef<str>> FromIterator<(N, V)> for EngineOptions {
+    /// Options set in iteration order, as by [`EngineOptions::set`].
+    fn from_iter<I: IntoIterator<Item = (N, V)>>(pairs: I) -> Self {
+        let mut options = EngineOptions::default();
+        for (name, value) in pairs {
+            options.set(name.as_ref(), value.as_ref());
+        }
+        options
+    }
+}
+
+impl Serialize for EngineOptions {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (name, value) in &self.0 {
+            map.serialize_entry(name, value)?;
+        }
+        map.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for EngineOptions {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct InOrder;
+        impl<'de> Visitor<'de> for InOrder {
+            type Value = EngineOptions;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a table of option names and string values")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<EngineOptions, A::Error> {
+                let mut options = EngineOptions::default();
+                while let Some((name, value)) = map.next_entry::<String, String>()? {
+                    options.set(&name, &value);
+                }
+                Ok(options)
+            }
+        }
+        deserializer.deserialize_map(InOrder)
     }
 }
 
@@ -185,7 +254,7 @@ pub struct EngineKeys {
     args: Vec<String>,
     dir: Option<PathBuf>,
     proto: Option<Protocol>,
-    options: BTreeMap<String, String>,
+    options: EngineOptions,
     limit: Option<TimeControl>,
     time_margin_ms: Option<u64>,
     handshake_timeout_ms: Option<u64>,
@@ -265,9 +334,7 @@ impl EngineKeys {
                 })
             }
             _ => match key.strip_prefix("option.") {
-                Some(option) if !option.is_empty() => {
-                    self.options.insert(option.to_string(), value.to_string());
-                }
+                Some(option) if !option.is_empty() => self.options.set(option, value),
                 _ => return Err(format!("unknown engine key '{key}' in '{token}'")),
             },
         }
@@ -284,7 +351,9 @@ impl EngineKeys {
         Ok(())
     }
 
-    /// These keys with `each` filling what they leave unset (options are merged, own first).
+    /// These keys with `each` filling what they leave unset. Options are merged: those of
+    /// `each` first, then these keys' own (see [`EngineOptions::set`]: an option both give
+    /// takes its own value, in its own place).
     pub fn with_defaults(mut self, each: &EngineKeys) -> EngineKeys {
         self.cmd = self.cmd.or_else(|| each.cmd.clone());
         self.name = self.name.or_else(|| each.name.clone());
@@ -293,11 +362,11 @@ impl EngineKeys {
         }
         self.dir = self.dir.or_else(|| each.dir.clone());
         self.proto = self.proto.or(each.proto);
-        for (name, value) in &each.options {
-            self.options
-                .entry(name.clone())
-                .or_insert_with(|| value.clone());
+        let mut options = each.options.clone();
+        for (name, value) in self.options.pairs() {
+            options.set(name, value);
         }
+        self.options = options;
         self.limit = self.limit.or(each.limit);
         self.time_margin_ms = self.time_margin_ms.or(each.time_margin_ms);
         self.handshake_timeout_ms = self.handshake_timeout_ms.or(each.handshake_timeout_ms);
@@ -571,8 +640,8 @@ mod tests {
         assert_eq!(spec.name, "a");
         assert_eq!(spec.args, ["--x", "1"]);
         assert_eq!(spec.proto, Protocol::Uci);
-        assert_eq!(spec.options["Hash"], "64");
-        assert_eq!(spec.options["Eval"], "material");
+        assert_eq!(spec.options.get("Hash"), Some("64"));
+        assert_eq!(spec.options.get("eval"), Some("material"));
         assert_eq!(
             spec.limit,
             TimeControl::Clock {
@@ -583,6 +652,74 @@ mod tests {
         assert_eq!(spec.time_margin_ms, DEFAULT_TIME_MARGIN_MS);
         assert_eq!(spec.engine_config().timeouts, Timeouts::default());
         assert!(!spec.restart);
+    }
+
+    fn names(options: &EngineOptions) -> Vec<(&str, &str)> {
+        options
+            .pairs()
+            .iter()
+            .map(|(name, value)| (name.as_str(), value.as_str()))
+            .collect()
+    }
+
+    #[test]
+    fn options_keep_the_order_given() {
+        let each = EngineKeys::parse(&["option.VariantPath=v.ini", "option.Hash=16"]).unwrap();
+        let spec = EngineKeys::parse(&[
+            "cmd=x",
+            "option.Threads=1",
+            "option.UCI_Variant=breakthrough-capture-only",
+            "option.hash=64",
+            "option.Threads=2",
+        ])
+        .unwrap()
+        .with_defaults(&each)
+        .into_spec(DEFAULT)
+        .unwrap();
+        assert_eq!(
+            names(&spec.options),
+            [
+                ("VariantPath", "v.ini"),
+                ("UCI_Variant", "breakthrough-capture-only"),
+                ("hash", "64"),
+                ("Threads", "2"),
+            ]
+        );
+        assert_eq!(spec.engine_config().options, spec.options.pairs().to_vec());
+    }
+
+    #[test]
+    fn config_files_keep_the_order_of_options() {
+        let toml_text = r#"
+            name = "fsf"
+            cmd = "fairy-stockfish"
+            options = { VariantPath = "v.ini", UCI_Variant = "breakthrough-capture-only", Hash = "64" }
+            limit = { depth = 3 }
+        "#;
+        let expected = [
+            ("VariantPath", "v.ini"),
+            ("UCI_Variant", "breakthrough-capture-only"),
+            ("Hash", "64"),
+        ];
+        let spec: EngineSpec = toml::from_str(toml_text).unwrap();
+        assert_eq!(names(&spec.options), expected);
+        let json = serde_json::to_string(&spec).unwrap();
+        assert!(
+            json.contains(
+                r#""options":{"VariantPath":"v.ini","UCI_Variant":"breakthrough-capture-only","Hash":"64"}"#
+            ),
+            "{json}"
+        );
+        let back: EngineSpec = serde_json::from_str(&json).unwrap();
+        assert_eq!(names(&back.options), expected);
+        let sorted = r#"{"name":"a","cmd":"a","options":{"Hash":"64","Eval":"material"},"limit":{"depth":3}}"#;
+        let old: EngineSpec = serde_json::from_str(sorted).unwrap();
+        assert_eq!(names(&old.options), [("Hash", "64"), ("Eval", "material")]);
+        let twice = r#"{"name":"a","cmd":"a","options":{"Hash":"1","Eval":"x","Hash":"2"},"limit":{"depth":3}}"#;
+        let last: EngineSpec = serde_json::from_str(twice).unwrap();
+        assert_eq!(names(&last.options), [("Eval", "x"), ("Hash", "2")]);
+        let not_text = r#"{"name":"a","cmd":"a","options":{"Hash":64},"limit":{"depth":3}}"#;
+        assert!(serde_json::from_str::<EngineSpec>(not_text).is_err());
     }
 
     #[test]

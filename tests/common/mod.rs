@@ -6,6 +6,7 @@
 use bt_arena::engine::protocol::Protocol;
 use bt_arena::engine::{EngineConfig, Timeouts};
 use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 /// Timeouts roomy enough for a loaded 2-core machine.
@@ -136,4 +137,21 @@ pub fn fairy_stockfish_or_skip() -> Option<PathBuf> {
         eprintln!("fairy-stockfish is not installed (apt-get install fairy-stockfish): skipped");
     }
     found
+}
+
+/// Runs bt-arena with `args` from the crate's directory, without input, and waits for it.
+pub fn bt_arena(args: &[String]) -> Output {
+    bt_arena_with_env(args, &[])
+}
+
+/// bt-arena with environment variables set (its engines inherit them).
+#[allow(dead_code)]
+pub fn bt_arena_with_env(args: &[String], env: &[(&str, &str)]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_bt-arena"))
+        .args(args)
+        .envs(env.iter().copied())
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::null())
+        .output()
+        .expect("bt-arena runs")
 }
