@@ -23,10 +23,35 @@
 //! | `perft-after-game-over` | its perft generates moves in finished positions |
 //! | `perft-wrong-side` | its perft generates White's moves when Black is to move with exactly `--pawns N` pawns (default 8) |
 //!
+//! Faults planted for `bt-arena check-engine`, each caught by the check named:
+//!
+//! | fault | behaviour | check |
+//! |---|---|---|
+//! | `bad-option-line` | declares a malformed option (`option name Hash type spin default 16 min 1`, no `max`) | `handshake.options-parse` |
+//! | `option-crash` | exits with status 2 when `Seed` is set to anything but 0 | `handshake.options-settable` |
+//! | `moves-cap` | plays only the first 50 moves of a `position ... moves` list | `positions.startpos-moves`, `positions.fen-moves` |
+//! | `black-plays-white` | as Black, plays one of White's moves | `positions.black-to-move` |
+//! | `move-after-game-over` | in a finished position, moves a pawn instead of `bestmove (none)` | `positions.finished` |
+//! | `clock-overrun` | with a clock, thinks for its whole remaining time plus 300 ms | `limits.clock` |
+//! | `ignore-depth` | ignores `go depth N` above 1 and searches until `stop` | `limits.depth` |
+//! | `ignore-nodes` | ignores `go nodes N` and searches until `stop` | `limits.nodes` |
+//! | `infinite-returns` | answers `go infinite` at once instead of waiting for `stop` | `limits.infinite` |
+//! | `isready-ends-search` | ends a running search on `isready` (its `bestmove` before `readyok`) | `limits.isready-searching` |
+//! | `double-bestmove` | answers every `go` with two `bestmove` lines | `output.bestmove-count` |
+//! | `bad-info` | prints `info depth one nodes 20` before its move | `output.info-parse` |
+//! | `illegal-pv` | prints a pv that plays its move twice | `output.pv-legal` |
+//! | `nodes-decrease` | prints a second `info` with fewer nodes and less time than the first | `output.info-monotone` |
+//! | `no-perft` | has no `go perft`: answers it as a plain `go`, with a `bestmove` | `movegen.perft` (skipped) |
+//!
+//! Without a fault it is a random mover that waits for `stop` after `go infinite` and answers
+//! `isready` meanwhile; it prints no `info` lines and is not deterministic.
+//!
 //! `go perft` uses the binary's own naive move generator (correct unless a perft fault is
 //! chosen); moves in games come from the reference rules.
 
-use bt_arena::engine::protocol::{Command, NO_MOVE, OptionDecl, OptionKind, Protocol, Reply};
+use bt_arena::engine::protocol::{
+    Command, GoLimits, Info, NO_MOVE, OptionDecl, OptionKind, Protocol, Reply,
+};
 use bt_arena::rules::{Color, Move, Position, Rules, Square};
 use std::io::{self, BufRead, Write};
 use std::process::ExitCode;
@@ -51,10 +76,26 @@ enum Fault {
     PerftDiagonalEmpty,
     PerftAfterGameOver,
     PerftWrongSide,
+    // Faults planted for `bt-arena check-engine` (see the second table above).
+    BadOptionLine,
+    OptionCrash,
+    MovesCap,
+    BlackPlaysWhite,
+    MoveAfterGameOver,
+    ClockOverrun,
+    IgnoreDepth,
+    IgnoreNodes,
+    InfiniteReturns,
+    IsreadyEndsSearch,
+    DoubleBestmove,
+    BadInfo,
+    IllegalPv,
+    NodesDecrease,
+    NoPerft,
 }
 
 /// Every fault with its name on the command line.
-const FAULTS: [(&str, Fault); 16] = [
+const FAULTS: [(&str, Fault); 31] = [
     ("none", Fault::None),
     ("exit-at-start", Fault::ExitAtStart),
     ("no-ugiok", Fault::NoUgiok),
@@ -71,7 +112,27 @@ const FAULTS: [(&str, Fault); 16] = [
     ("perft-diagonal-empty", Fault::PerftDiagonalEmpty),
     ("perft-after-game-over", Fault::PerftAfterGameOver),
     ("perft-wrong-side", Fault::PerftWrongSide),
+    ("bad-option-line", Fault::BadOptionLine),
+    ("option-crash", Fault::OptionCrash),
+    ("moves-cap", Fault::MovesCap),
+    ("black-plays-white", Fault::BlackPlaysWhite),
+    ("move-after-game-over", Fault::MoveAfterGameOver),
+    ("clock-overrun", Fault::ClockOverrun),
+    ("ignore-depth", Fault::IgnoreDepth),
+    ("ignore-nodes", Fault::IgnoreNodes),
+    ("infinite-returns", Fault::InfiniteReturns),
+    ("isready-ends-search", Fault::IsreadyEndsSearch),
+    ("double-bestmove", Fault::DoubleBestmove),
+    ("bad-info", Fault::BadInfo),
+    ("illegal-pv", Fault::IllegalPv),
+    ("nodes-decrease", Fault::NodesDecrease),
+    ("no-perft", Fault::NoPerft),
 ];
+
+/// `moves-cap`: how many moves of a `position ... moves` list are played.
+const MOVES_CAP: usize = 50;
+/// `clock-overrun`: how far past its remaining time it answers.
+const CLOCK_OVERRUN: Duration = Duration::from_millis(300);
 
 /// The size of the `huge-line` line in bytes.
 const HUGE_LINE_BYTES: usize = 4 << 20;
@@ -138,6 +199,8 @@ struct Faulty {
     position: Position,
     moves_played: u32,
     rng: fastrand::Rng,
+    /// A search that waits for `stop` (`go infinite`, or a limit a fault ignores).
+    searching: bool,
 }
 
 impl Faulty {
@@ -146,10 +209,20 @@ impl Faulty {
             Command::Hello(protocol) => self.hello(protocol),
             Command::SetOption { name, value } => self.set_option(&name, value.as_deref()),
             Command::IsReady if self.settings.fault == Fault::NoReadyok => {}
-            Command::IsReady => say(Reply::ReadyOk),
-            Command::NewGame | Command::Stop => {}
+            Command::IsReady => {
+                if self.searching && self.settings.fault == Fault::IsreadyEndsSearch {
+                    self.stop();
+                }
+                say(Reply::ReadyOk);
+            }
+            Command::NewGame => {}
+            Command::Stop => self.stop(),
             Command::Position { start, moves } => self.set_position(start, &moves),
-            Command::Go(_) => self.go(),
+            Command::Go(limits) if self.waits_for_stop(&limits) => self.searching = true,
+            Command::Go(limits) => self.go(&limits),
+            Command::Perft { .. } if self.settings.fault == Fault::NoPerft => {
+                self.go(&GoLimits::default())
+            }
             Command::Perft { depth } => self.perft(depth),
             Command::Quit => std::process::exit(0),
         }
@@ -175,6 +248,9 @@ impl Faulty {
         };
         say(Reply::Option(rules));
         say(Reply::Option(OptionDecl::spin("Seed", 0, 0, i64::MAX)));
+        if self.settings.fault == Fault::BadOptionLine {
+            say("option name Hash type spin default 16 min 1");
+        }
         if self.settings.fault != Fault::NoUgiok {
             say(Reply::HelloOk(protocol));
         }
@@ -187,6 +263,10 @@ impl Faulty {
                     self.rules = rules;
                 }
             }
+            ("Seed", Some(Ok(seed))) if seed != 0 && self.settings.fault == Fault::OptionCrash => {
+                eprintln!("bt-faulty: crashing on Seed {seed} as asked");
+                std::process::exit(2);
+            }
             ("Seed", Some(Ok(seed))) => self.rng = fastrand::Rng::with_seed(seed),
             _ => {}
         }
@@ -194,7 +274,11 @@ impl Faulty {
 
     fn set_position(&mut self, start: Position, moves: &[Move]) {
         let mut position = start;
-        for &mv in moves {
+        let kept = match self.settings.fault {
+            Fault::MovesCap => MOVES_CAP,
+            _ => usize::MAX,
+        };
+        for &mv in moves.iter().take(kept) {
             match position.play(self.rules, mv) {
                 Ok(next) => position = next,
                 Err(err) => return say(format!("info string error {err}")),
@@ -203,7 +287,27 @@ impl Faulty {
         self.position = position;
     }
 
-    fn go(&mut self) {
+    /// True when `go` with `limits` waits for `stop`: `infinite` (unless the fault answers it
+    /// at once), or a limit the fault ignores.
+    fn waits_for_stop(&self, limits: &GoLimits) -> bool {
+        match self.settings.fault {
+            Fault::InfiniteReturns => false,
+            Fault::IgnoreDepth => limits.infinite || limits.depth.is_some_and(|d| d > 1),
+            Fault::IgnoreNodes => limits.infinite || limits.nodes.is_some(),
+            _ => limits.infinite,
+        }
+    }
+
+    /// Ends a search waiting for `stop` with its move.
+    fn stop(&mut self) {
+        if self.searching {
+            self.searching = false;
+            self.go(&GoLimits::default());
+        }
+    }
+
+    /// Answers `go` with `limits` now.
+    fn go(&mut self, limits: &GoLimits) {
         match self.settings.fault {
             Fault::CrashMidGame if self.moves_played >= self.settings.after_moves => {
                 eprintln!(
@@ -218,20 +322,42 @@ impl Faulty {
             Fault::Slow => std::thread::sleep(self.settings.delay),
             Fault::Garbage => return say("#@!%& garbage instead of a move"),
             Fault::HugeLine => say(format!("info string {}", "x".repeat(HUGE_LINE_BYTES))),
+            Fault::ClockOverrun => {
+                if let Some(ms) = limits.time_ms(self.position.side_to_move()) {
+                    std::thread::sleep(Duration::from_millis(ms) + CLOCK_OVERRUN);
+                }
+            }
             _ => {}
         }
+        let side = self.position.side_to_move();
         let best = match self.settings.fault {
             Fault::IllegalMove => {
                 opponent_move(&self.position).map_or("a1a1".into(), |m| m.to_string())
+            }
+            Fault::BlackPlaysWhite if side == Color::Black => {
+                opponent_move(&self.position).map_or("a1a1".into(), |m| m.to_string())
+            }
+            Fault::MoveAfterGameOver if self.position.is_decided() => {
+                move_after_game_over(&self.position, self.rules)
             }
             Fault::UnparseableMove => "z9z0".into(),
             _ => self.random_move(),
         };
         self.moves_played += 1;
-        say(Reply::BestMove {
-            mv: best,
-            ponder: None,
-        });
+        for line in bad_info(self.settings.fault, &best) {
+            say(line);
+        }
+        let times = if self.settings.fault == Fault::DoubleBestmove {
+            2
+        } else {
+            1
+        };
+        for _ in 0..times {
+            say(Reply::BestMove {
+                mv: best.clone(),
+                ponder: None,
+            });
+        }
     }
 
     fn random_move(&mut self) -> String {
@@ -262,6 +388,44 @@ impl Faulty {
         }
         say(Reply::PerftTotal { nodes: total });
     }
+}
+
+/// The `info` lines of the info faults before the move `best`: unparseable, an illegal pv,
+/// counters going backwards; none for other faults.
+fn bad_info(fault: Fault, best: &str) -> Vec<String> {
+    let info = |depth, nodes, time_ms, pv: Vec<String>| {
+        Reply::Info(Info {
+            depth: Some(depth),
+            nodes,
+            time_ms,
+            pv,
+            ..Info::default()
+        })
+        .to_string()
+    };
+    match fault {
+        Fault::BadInfo => vec![format!("info depth one nodes 20 pv {best}")],
+        Fault::IllegalPv => vec![info(2, None, None, vec![best.into(), best.into()])],
+        Fault::NodesDecrease => vec![
+            info(1, Some(200), Some(5), vec![best.into()]),
+            info(2, Some(100), Some(3), vec![best.into()]),
+        ],
+        _ => Vec::new(),
+    }
+}
+
+/// `move-after-game-over`: the first move a generator that ignores the end of the game finds
+/// in `position` (the side to move's own pawns), or `(none)` when even that finds none.
+fn move_after_game_over(position: &Position, rules: Rules) -> String {
+    let generator = Generator {
+        rules,
+        fault: Fault::PerftAfterGameOver,
+        wrong_side_pawns: 0,
+    };
+    generator
+        .moves(&Board::from(position))
+        .first()
+        .map_or(NO_MOVE.into(), |(_, mv)| mv.to_string())
 }
 
 /// A legal move of the side not to move: always illegal for the side to move.
@@ -399,6 +563,7 @@ fn main() -> ExitCode {
         position: Position::startpos(),
         moves_played: 0,
         rng: fastrand::Rng::new(),
+        searching: false,
     };
     for line in io::stdin().lock().lines() {
         let Ok(line) = line else { break };
