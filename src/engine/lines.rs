@@ -51,7 +51,10 @@ impl Engine {
     /// # Errors
     /// [`EngineError::Crashed`] (or [`EngineError::ExitedAtStart`]) when its output has
     /// closed, [`EngineError::LineTooLong`] for a line over [`MAX_LINE_BYTES`].
-    pub fn next_line(&mut self, deadline: Instant) -> Result<Option<(String, Instant)>, EngineError> {
+    pub fn next_line(
+        &mut self,
+        deadline: Instant,
+    ) -> Result<Option<(String, Instant)>, EngineError> {
         match self.process.recv(deadline) {
             None => Ok(None),
             Some(Output::Line(line, at)) => Ok(Some((line, at))),
