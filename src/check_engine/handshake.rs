@@ -4,7 +4,7 @@
 //! their own, line by line, as the trial values are not the configured ones.
 
 use super::talk::{is, read_until, send};
-use super::{CheckResult, Ctx, Evidence, Failure, Finding, RunError};
+use super::{CheckResult, Ctx, Evidence, Failure, Finding, RunError, Verdict};
 use crate::engine::negotiate::{Refusal, rule_settings};
 use crate::engine::protocol::{Command, OptionDecl, OptionKind, Reply};
 use crate::engine::{Engine, EngineConfig};
@@ -57,53 +57,48 @@ pub(super) fn probe(config: &EngineConfig, ctx: &Ctx) -> Result<Probe, RunError>
     let hello_finding = hello_check(&hello, probe.id_name.as_deref(), ctx);
     probe.push("handshake.hello", hello_finding);
     if !probe.complete {
-        probe.blocked = Some(format!(
-            "the handshake did not end (no {})",
-            ctx.protocol.ok()
-        ));
+        let ok = ctx.protocol.ok();
+        probe.blocked = Some(format!("the handshake did not end (no {ok})"));
+        for id in AFTER_HELLO {
+            probe.push(id, Finding::skip(format!("not checked: no {ok}")));
+        }
+        engine.quit();
+        return Ok(probe);
     }
     let parse = options_parse(&bad_lines, probe.declared.len(), &hello.evidence);
-    probe.push_unless_blocked("handshake.options-parse", || parse);
+    probe.push(AFTER_HELLO[0], parse);
     let rules = rules_option(&probe.declared, ctx.rules);
-    let rules_failed = rules.verdict == super::Verdict::Fail;
-    probe.push_unless_blocked("handshake.rules-option", || rules);
-    if rules_failed {
+    if rules.verdict == Verdict::Fail {
         probe.blocked = Some(format!("its options cannot select the {} rules", ctx.rules));
     }
+    probe.push(AFTER_HELLO[1], rules);
     let idle = idle_ready(&mut engine, ctx);
-    let ready = idle.verdict != super::Verdict::Fail;
-    probe.push_unless_blocked("handshake.isready", || idle);
+    let ready = idle.verdict != Verdict::Fail;
     if !ready && probe.blocked.is_none() {
         probe.blocked = Some("no readyok when idle".to_string());
     }
-    let declared = probe.declared.clone();
+    probe.push(AFTER_HELLO[2], idle);
     let settable = if ready {
-        options_settable(&mut engine, ctx, &declared)
+        options_settable(&mut engine, ctx, &probe.declared)
     } else {
         Finding::skip("not checked: no readyok when idle")
     };
-    probe.push_if_complete("handshake.options-settable", settable);
+    probe.push(AFTER_HELLO[3], settable);
     engine.quit();
     Ok(probe)
 }
 
+/// The handshake checks after `handshake.hello`, in order.
+const AFTER_HELLO: [&str; 4] = [
+    "handshake.options-parse",
+    "handshake.rules-option",
+    "handshake.isready",
+    "handshake.options-settable",
+];
+
 impl Probe {
     fn push(&mut self, id: &str, finding: Finding) {
         self.results.push(finding.named(id));
-    }
-
-    /// Pushes `finding()`, or a skip when the handshake did not end.
-    fn push_unless_blocked(&mut self, id: &str, finding: impl FnOnce() -> Finding) {
-        let finding = if self.complete {
-            finding()
-        } else {
-            Finding::skip("not checked: no ugiok/uciok")
-        };
-        self.push(id, finding);
-    }
-
-    fn push_if_complete(&mut self, id: &str, finding: Finding) {
-        self.push_unless_blocked(id, || finding);
     }
 }
 

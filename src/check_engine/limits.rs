@@ -30,8 +30,11 @@ pub const STOP_ALLOWANCE: Duration = Duration::from_millis(1000);
 /// How long a search runs before `isready` is sent, and goes on after `readyok` before `stop`.
 pub const ISREADY_HOLD: Duration = Duration::from_millis(200);
 
+/// A position to search: a start and the moves played since.
+type Case = (Position, Vec<Move>);
+
 /// Positions of a real game to search: the start, then every 7th ply (both sides to move).
-fn tries(ctx: &Ctx, count: usize) -> Vec<(Position, Vec<Move>)> {
+fn tries(ctx: &Ctx, count: usize) -> Vec<Case> {
     let game = long_game(ctx.rules);
     (0..count)
         .map(|i| {
@@ -73,7 +76,7 @@ struct Timed {
 fn slowest(
     engine: &mut Engine,
     ctx: &Ctx,
-    cases: &[(Position, Vec<Move>)],
+    cases: &[Case],
     limits: impl Fn(&Position) -> GoLimits,
     allowed: Duration,
 ) -> Result<Result<Timed, Finding>, Failure> {
@@ -146,12 +149,7 @@ fn verdict(ok: bool, summary: String) -> Finding {
 
 /// `limits.depth` and `limits.nodes`: the search returns a legal move within the search
 /// timeout.
-fn fixed(
-    engine: &mut Engine,
-    ctx: &Ctx,
-    case: &(Position, Vec<Move>),
-    limits: &GoLimits,
-) -> Outcome {
+fn fixed(engine: &mut Engine, ctx: &Ctx, case: &Case, limits: &GoLimits) -> Outcome {
     let (start, moves) = case;
     let (reply, evidence) = go(engine, start, moves, limits, ctx.search_deadline())?;
     let position = after(start, moves);
@@ -177,7 +175,7 @@ fn fixed(
 fn start_infinite(
     engine: &mut Engine,
     ctx: &Ctx,
-    case: &(Position, Vec<Move>),
+    case: &Case,
 ) -> Result<(Vec<String>, Instant), Failure> {
     let limits = GoLimits {
         infinite: true,
@@ -221,7 +219,7 @@ fn stop(
 
 /// `limits.infinite`: no `bestmove` for [`INFINITE_HOLD`], then a legal one within
 /// [`STOP_ALLOWANCE`] of `stop`.
-fn infinite(engine: &mut Engine, ctx: &Ctx, case: &(Position, Vec<Move>)) -> Outcome {
+fn infinite(engine: &mut Engine, ctx: &Ctx, case: &Case) -> Outcome {
     let (sent, at) = start_infinite(engine, ctx, case)?;
     if let Some((line, after_go)) = bestmove_within(engine, at, INFINITE_HOLD)? {
         return Ok(Finding::fail(format!(
@@ -250,7 +248,7 @@ fn infinite(engine: &mut Engine, ctx: &Ctx, case: &(Position, Vec<Move>)) -> Out
 
 /// `limits.isready-searching`: during `go infinite`, `isready` gets `readyok` with no
 /// `bestmove` before it nor for [`ISREADY_HOLD`] after it.
-fn isready_searching(engine: &mut Engine, ctx: &Ctx, case: &(Position, Vec<Move>)) -> Outcome {
+fn isready_searching(engine: &mut Engine, ctx: &Ctx, case: &Case) -> Outcome {
     let (sent, at) = start_infinite(engine, ctx, case)?;
     if bestmove_within(engine, at, ISREADY_HOLD)?.is_some() {
         return Ok(Finding::skip(
