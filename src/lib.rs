@@ -3,6 +3,7 @@
 //! The library holds one module per concern; the `bt-arena` binary is a thin
 //! command line over it.
 
+pub mod check_engine;
 pub mod engine;
 pub mod openings;
 pub mod perft_check;

@@ -24,6 +24,9 @@ enum Command {
     /// Find the exact bug in an engine's move generator: its perft against the rules, walked
     /// down to the faulty position.
     PerftCheck(cli::perft_check::PerftCheckArgs),
+    /// Check that an engine follows the protocol and the rules: handshake, positions, limits,
+    /// output, determinism, move generation and a mini-match, one line per check.
+    CheckEngine(cli::check_engine::CheckEngineArgs),
     /// Play a round-robin or gauntlet tournament between engines.
     Tournament(cli::tournament::TournamentArgs),
     /// Recompute the report (standings, Elo, LOS, pentanomial counts, SPRT) from games.csv files.
@@ -48,12 +51,16 @@ fn main() -> ExitCode {
             };
         }
     };
-    if !matches!(cli.command, Command::Tournament(_) | Command::PerftCheck(_)) {
+    if !matches!(
+        cli.command,
+        Command::Tournament(_) | Command::PerftCheck(_) | Command::CheckEngine(_)
+    ) {
         die_quietly_on_closed_stdout();
     }
     let result = match cli.command {
         Command::Perft(args) => cli::perft::run(&args),
         Command::PerftCheck(args) => cli::perft_check::run(&args),
+        Command::CheckEngine(args) => cli::check_engine::run(&args),
         Command::Tournament(args) => cli::tournament::run(&args, &matches),
         Command::Elo(args) => cli::elo::run(&args),
         Command::Openings(args) => cli::openings::run(&args),

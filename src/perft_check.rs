@@ -679,7 +679,7 @@ impl Checker<'_> {
 
 /// Why `text` is not an acceptable `bestmove` in `position`; `None` when it is a legal move,
 /// or `(none)` in a finished game.
-fn judge_bestmove(position: &Position, rules: Rules, text: &str) -> Option<String> {
+pub fn judge_bestmove(position: &Position, rules: Rules, text: &str) -> Option<String> {
     if text == NO_MOVE {
         let count = position.legal_moves(rules).len();
         return (count > 0).then(|| format!("no move, but the position has {count} legal moves"));

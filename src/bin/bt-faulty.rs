@@ -5,10 +5,35 @@
 //! also come from the environment variable `BT_FAULTY_FAULT` (the flag wins). The faults are
 //! the variants of [`Fault`]; `bt-faulty --help` lists them with what each does.
 //!
+//! Faults planted for `bt-arena check-engine`, each caught by the check named:
+//!
+//! | fault | behaviour | check |
+//! |---|---|---|
+//! | `bad-option-line` | declares a malformed option (`option name Hash type spin default 16 min 1`, no `max`) | `handshake.options-parse` |
+//! | `option-crash` | exits with status 2 when `Seed` is set to anything but 0 | `handshake.options-settable` |
+//! | `moves-cap` | plays only the first 50 moves of a `position ... moves` list | `positions.startpos-moves`, `positions.fen-moves` |
+//! | `black-plays-white` | as Black, plays one of White's moves | `positions.black-to-move` |
+//! | `move-after-game-over` | in a finished position, moves a pawn instead of `bestmove (none)` | `positions.finished` |
+//! | `clock-overrun` | with a clock, thinks for its whole remaining time plus 300 ms | `limits.clock` |
+//! | `ignore-depth` | ignores `go depth N` above 1 and searches until `stop` | `limits.depth` |
+//! | `ignore-nodes` | ignores `go nodes N` and searches until `stop` | `limits.nodes` |
+//! | `infinite-returns` | answers `go infinite` at once instead of waiting for `stop` | `limits.infinite` |
+//! | `isready-ends-search` | ends a running search on `isready` (its `bestmove` before `readyok`) | `limits.isready-searching` |
+//! | `double-bestmove` | answers every `go` with two `bestmove` lines | `output.bestmove-count` |
+//! | `bad-info` | prints `info depth one nodes 20` before its move | `output.info-parse` |
+//! | `illegal-pv` | prints a pv that plays its move twice | `output.pv-legal` |
+//! | `nodes-decrease` | prints a second `info` with fewer nodes and less time than the first | `output.info-monotone` |
+//! | `no-perft` | has no `go perft`: answers it as a plain `go`, with a `bestmove` | `movegen.perft` (skipped) |
+//!
+//! Without a fault it is a random mover that waits for `stop` after `go infinite` and answers
+//! `isready` meanwhile; it prints no `info` lines and is not deterministic.
+//!
 //! `go perft` uses the binary's own naive move generator (correct unless a perft fault is
 //! chosen); moves in games come from the reference rules.
 
-use bt_arena::engine::protocol::{Command, NO_MOVE, OptionDecl, OptionKind, Protocol, Reply};
+use bt_arena::engine::protocol::{
+    Command, GoLimits, Info, NO_MOVE, OptionDecl, OptionKind, Protocol, Reply,
+};
 use bt_arena::rules::{Color, Move, Position, Rules, Square};
 use clap::{Parser, ValueEnum};
 use std::io::{self, BufRead, Write};
@@ -50,6 +75,37 @@ enum Fault {
     PerftAfterGameOver,
     /// Its perft generates White's moves when Black is to move with exactly `--pawns N` pawns.
     PerftWrongSide,
+    // Faults planted for `bt-arena check-engine` (see the table above).
+    /// Declares a malformed option line (a spin without `max`).
+    BadOptionLine,
+    /// Exits with status 2 when `Seed` is set to anything but 0.
+    OptionCrash,
+    /// Plays only the first 50 moves of a `position ... moves` list.
+    MovesCap,
+    /// As Black, plays one of White's moves.
+    BlackPlaysWhite,
+    /// In a finished position, moves a pawn instead of `bestmove (none)`.
+    MoveAfterGameOver,
+    /// With a clock, thinks for its whole remaining time plus 300 ms.
+    ClockOverrun,
+    /// Ignores `go depth N` above 1 and searches until `stop`.
+    IgnoreDepth,
+    /// Ignores `go nodes N` and searches until `stop`.
+    IgnoreNodes,
+    /// Answers `go infinite` at once instead of waiting for `stop`.
+    InfiniteReturns,
+    /// Ends a running search on `isready` (its `bestmove` before `readyok`).
+    IsreadyEndsSearch,
+    /// Answers every `go` with two `bestmove` lines.
+    DoubleBestmove,
+    /// Prints `info depth one nodes 20` before its move.
+    BadInfo,
+    /// Prints a pv that plays its move twice.
+    IllegalPv,
+    /// Prints a second `info` with fewer nodes and less time than the first.
+    NodesDecrease,
+    /// Has no `go perft`: answers it as a plain `go`, with a `bestmove`.
+    NoPerft,
 }
 
 impl Fault {
@@ -59,6 +115,11 @@ impl Fault {
             .map_or_else(|| "?".to_string(), |value| value.get_name().to_string())
     }
 }
+
+/// `moves-cap`: how many moves of a `position ... moves` list are played.
+const MOVES_CAP: usize = 50;
+/// `clock-overrun`: how far past its remaining time it answers.
+const CLOCK_OVERRUN: Duration = Duration::from_millis(300);
 
 /// The size of the `huge-line` line in bytes.
 const HUGE_LINE_BYTES: usize = 4 << 20;
@@ -102,6 +163,8 @@ struct Faulty {
     position: Position,
     moves_played: u32,
     rng: fastrand::Rng,
+    /// A search that waits for `stop` (`go infinite`, or a limit a fault ignores).
+    searching: bool,
 }
 
 impl Faulty {
@@ -110,10 +173,20 @@ impl Faulty {
             Command::Hello(protocol) => self.hello(protocol),
             Command::SetOption { name, value } => self.set_option(&name, value.as_deref()),
             Command::IsReady if self.settings.fault == Fault::NoReadyok => {}
-            Command::IsReady => say(Reply::ReadyOk),
-            Command::NewGame | Command::Stop => {}
+            Command::IsReady => {
+                if self.searching && self.settings.fault == Fault::IsreadyEndsSearch {
+                    self.stop();
+                }
+                say(Reply::ReadyOk);
+            }
+            Command::NewGame => {}
+            Command::Stop => self.stop(),
             Command::Position { start, moves } => self.set_position(start, &moves),
-            Command::Go(_) => self.go(),
+            Command::Go(limits) if self.waits_for_stop(&limits) => self.searching = true,
+            Command::Go(limits) => self.go(&limits),
+            Command::Perft { .. } if self.settings.fault == Fault::NoPerft => {
+                self.go(&GoLimits::default())
+            }
             Command::Perft { depth } => self.perft(depth),
             Command::Quit => std::process::exit(0),
         }
@@ -138,6 +211,9 @@ impl Faulty {
         };
         say(Reply::Option(rules));
         say(Reply::Option(OptionDecl::spin("Seed", 0, 0, i64::MAX)));
+        if self.settings.fault == Fault::BadOptionLine {
+            say("option name Hash type spin default 16 min 1");
+        }
         if self.settings.fault != Fault::NoUgiok {
             say(Reply::HelloOk(protocol));
         }
@@ -150,6 +226,10 @@ impl Faulty {
                     self.rules = rules;
                 }
             }
+            ("Seed", Some(Ok(seed))) if seed != 0 && self.settings.fault == Fault::OptionCrash => {
+                eprintln!("bt-faulty: crashing on Seed {seed} as asked");
+                std::process::exit(2);
+            }
             ("Seed", Some(Ok(seed))) => self.rng = fastrand::Rng::with_seed(seed),
             _ => {}
         }
@@ -157,7 +237,11 @@ impl Faulty {
 
     fn set_position(&mut self, start: Position, moves: &[Move]) {
         let mut position = start;
-        for &mv in moves {
+        let kept = match self.settings.fault {
+            Fault::MovesCap => MOVES_CAP,
+            _ => usize::MAX,
+        };
+        for &mv in moves.iter().take(kept) {
             match position.play(self.rules, mv) {
                 Ok(next) => position = next,
                 Err(err) => return say(format!("info string error {err}")),
@@ -166,7 +250,27 @@ impl Faulty {
         self.position = position;
     }
 
-    fn go(&mut self) {
+    /// True when `go` with `limits` waits for `stop`: `infinite` (unless the fault answers it
+    /// at once), or a limit the fault ignores.
+    fn waits_for_stop(&self, limits: &GoLimits) -> bool {
+        match self.settings.fault {
+            Fault::InfiniteReturns => false,
+            Fault::IgnoreDepth => limits.infinite || limits.depth.is_some_and(|d| d > 1),
+            Fault::IgnoreNodes => limits.infinite || limits.nodes.is_some(),
+            _ => limits.infinite,
+        }
+    }
+
+    /// Ends a search waiting for `stop` with its move.
+    fn stop(&mut self) {
+        if self.searching {
+            self.searching = false;
+            self.go(&GoLimits::default());
+        }
+    }
+
+    /// Answers `go` with `limits` now.
+    fn go(&mut self, limits: &GoLimits) {
         match self.settings.fault {
             Fault::CrashMidGame if self.moves_played >= self.settings.after_moves => {
                 eprintln!(
@@ -181,20 +285,42 @@ impl Faulty {
             Fault::Slow => std::thread::sleep(self.settings.delay),
             Fault::Garbage => return say("#@!%& garbage instead of a move"),
             Fault::HugeLine => say(format!("info string {}", "x".repeat(HUGE_LINE_BYTES))),
+            Fault::ClockOverrun => {
+                if let Some(ms) = limits.time_ms(self.position.side_to_move()) {
+                    std::thread::sleep(Duration::from_millis(ms) + CLOCK_OVERRUN);
+                }
+            }
             _ => {}
         }
+        let side = self.position.side_to_move();
         let best = match self.settings.fault {
             Fault::IllegalMove => {
                 opponent_move(&self.position).map_or("a1a1".into(), |m| m.to_string())
+            }
+            Fault::BlackPlaysWhite if side == Color::Black => {
+                opponent_move(&self.position).map_or("a1a1".into(), |m| m.to_string())
+            }
+            Fault::MoveAfterGameOver if self.position.is_decided() => {
+                move_after_game_over(&self.position, self.rules)
             }
             Fault::UnparseableMove => "z9z0".into(),
             _ => self.random_move(),
         };
         self.moves_played += 1;
-        say(Reply::BestMove {
-            mv: best,
-            ponder: None,
-        });
+        for line in bad_info(self.settings.fault, &best) {
+            say(line);
+        }
+        let times = if self.settings.fault == Fault::DoubleBestmove {
+            2
+        } else {
+            1
+        };
+        for _ in 0..times {
+            say(Reply::BestMove {
+                mv: best.clone(),
+                ponder: None,
+            });
+        }
     }
 
     fn random_move(&mut self) -> String {
@@ -225,6 +351,44 @@ impl Faulty {
         }
         say(Reply::PerftTotal { nodes: total });
     }
+}
+
+/// The `info` lines of the info faults before the move `best`: unparseable, an illegal pv,
+/// counters going backwards; none for other faults.
+fn bad_info(fault: Fault, best: &str) -> Vec<String> {
+    let info = |depth, nodes, time_ms, pv: Vec<String>| {
+        Reply::Info(Info {
+            depth: Some(depth),
+            nodes,
+            time_ms,
+            pv,
+            ..Info::default()
+        })
+        .to_string()
+    };
+    match fault {
+        Fault::BadInfo => vec![format!("info depth one nodes 20 pv {best}")],
+        Fault::IllegalPv => vec![info(2, None, None, vec![best.into(), best.into()])],
+        Fault::NodesDecrease => vec![
+            info(1, Some(200), Some(5), vec![best.into()]),
+            info(2, Some(100), Some(3), vec![best.into()]),
+        ],
+        _ => Vec::new(),
+    }
+}
+
+/// `move-after-game-over`: the first move a generator that ignores the end of the game finds
+/// in `position` (the side to move's own pawns), or `(none)` when even that finds none.
+fn move_after_game_over(position: &Position, rules: Rules) -> String {
+    let generator = Generator {
+        rules,
+        fault: Fault::PerftAfterGameOver,
+        wrong_side_pawns: 0,
+    };
+    generator
+        .moves(&Board::from(position))
+        .first()
+        .map_or(NO_MOVE.into(), |(_, mv)| mv.to_string())
 }
 
 /// A legal move of the side not to move: always illegal for the side to move.
@@ -356,6 +520,7 @@ fn main() -> ExitCode {
         position: Position::startpos(),
         moves_played: 0,
         rng: fastrand::Rng::new(),
+        searching: false,
     };
     for line in io::stdin().lock().lines() {
         let Ok(line) = line else { break };

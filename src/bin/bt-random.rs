@@ -1,7 +1,8 @@
 //! bt-random: a Breakthrough engine that plays a uniformly random legal move.
 //!
 //! Speaks UGI and UCI through [`bt_arena::engine::server`]. Option `Seed` (spin, 0 = seed from
-//! the system's entropy) makes its choices reproducible; the seed is applied when set.
+//! the system's entropy) makes its choices reproducible; the seed is applied when set and again
+//! at every new game, so the same game gets the same moves.
 
 use bt_arena::engine::protocol::{Info, OptionDecl};
 use bt_arena::engine::server::{Brain, SearchRequest, serve};
@@ -11,9 +12,21 @@ use std::sync::atomic::AtomicBool;
 /// The largest seed `Seed` accepts.
 const MAX_SEED: i64 = i64::MAX;
 
-/// The random mover: its generator.
+/// The random mover: its generator and the `Seed` it restarts from at each new game.
 struct RandomBrain {
     rng: fastrand::Rng,
+    seed: u64,
+}
+
+impl RandomBrain {
+    /// A generator from `seed`, or from the system's entropy when it is 0.
+    fn generator(seed: u64) -> fastrand::Rng {
+        if seed == 0 {
+            fastrand::Rng::new()
+        } else {
+            fastrand::Rng::with_seed(seed)
+        }
+    }
 }
 
 impl Brain for RandomBrain {
@@ -33,15 +46,16 @@ impl Brain for RandomBrain {
         let seed: u64 = value
             .parse()
             .map_err(|_| format!("'{value}' is not a seed"))?;
-        self.rng = if seed == 0 {
-            fastrand::Rng::new()
-        } else {
-            fastrand::Rng::with_seed(seed)
-        };
+        self.seed = seed;
+        self.rng = RandomBrain::generator(seed);
         Ok(())
     }
 
-    fn new_game(&mut self) {}
+    fn new_game(&mut self) {
+        if self.seed != 0 {
+            self.rng = RandomBrain::generator(self.seed);
+        }
+    }
 
     fn search(
         &mut self,
@@ -69,5 +83,6 @@ impl Brain for RandomBrain {
 fn main() -> std::io::Result<()> {
     serve(RandomBrain {
         rng: fastrand::Rng::new(),
+        seed: 0,
     })
 }

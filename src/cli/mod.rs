@@ -1,5 +1,6 @@
 //! The subcommands of the `bt-arena` binary: argument types and how results are printed.
 
+pub mod check_engine;
 pub mod elo;
 pub mod openings;
 pub mod perft;

@@ -14,6 +14,7 @@
 //! on any thread.
 
 mod error;
+mod lines;
 pub mod negotiate;
 mod process;
 pub mod protocol;
@@ -23,8 +24,8 @@ pub use error::EngineError;
 pub use process::MAX_LINE_BYTES;
 
 use crate::rules::{Move, Position, Rules};
-use negotiate::{Refusal, rule_settings};
-use process::{Output, Process, SendError};
+use negotiate::rule_settings;
+use process::Process;
 use protocol::{Command, GoLimits, Info, OptionDecl, OptionKind, Protocol, ProtocolError, Reply};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -151,44 +152,13 @@ impl Engine {
     /// [`EngineError::BadOptionValue`], [`EngineError::Io`] (log files). The process is ended
     /// before the error is returned.
     pub fn start(config: &EngineConfig, rules: Rules) -> Result<Engine, EngineError> {
-        let mut engine = Engine {
-            name: config.name.clone(),
-            protocol: config.proto,
-            timeouts: config.timeouts,
-            process: Process::spawn(config)?,
-            id_name: None,
-            id_author: None,
-            options: Vec::new(),
-            warnings: Vec::new(),
-            started: false,
-        };
+        let mut engine = Engine::spawn_silent(config)?;
         engine.handshake()?;
         for (name, value) in &config.options {
             engine.set_option(name, value)?;
         }
-        let settings =
-            rule_settings(&engine.options, rules, &config.options).map_err(|refusal| {
-                let engine = engine.name.clone();
-                match refusal {
-                    Refusal::Rules { declared, offered } => EngineError::RulesMismatch {
-                        engine,
-                        rules,
-                        declared,
-                        offered,
-                    },
-                    Refusal::Variant {
-                        declared,
-                        offered,
-                        variants_file,
-                    } => EngineError::UnsupportedVariant {
-                        engine,
-                        rules,
-                        declared,
-                        offered,
-                        variants_file,
-                    },
-                }
-            })?;
+        let settings = rule_settings(&engine.options, rules, &config.options)
+            .map_err(|refusal| refusal.into_error(engine.name.clone(), rules))?;
         for (name, value) in settings {
             engine.send_setup(&Command::SetOption {
                 name,
@@ -451,11 +421,7 @@ impl Engine {
             .map(|command| command.to_line(self.protocol))
             .collect();
         let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
-        match self.process.send(&lines, deadline) {
-            Ok(()) => Ok(()),
-            Err(SendError::Closed) => Err(self.died()),
-            Err(SendError::Stalled) => Err(timeout(self.name.clone())),
-        }
+        self.write_lines(&lines, deadline, timeout)
     }
 
     /// Feeds each engine line to `handle` (the text, its parse, when it arrived) until it is
@@ -468,19 +434,11 @@ impl Engine {
         mut handle: impl FnMut(&mut Engine, &str, ParsedReply, Instant) -> Result<Step<T>, EngineError>,
     ) -> Result<T, EngineError> {
         loop {
-            match self.process.recv(deadline) {
-                None => return Err(timeout(self.name.clone())),
-                Some(Output::Closed) => return Err(self.died()),
-                Some(Output::TooLong) => {
-                    return Err(EngineError::LineTooLong {
-                        engine: self.name.clone(),
-                        limit_bytes: MAX_LINE_BYTES,
-                    });
-                }
-                Some(Output::Line(line, at)) => match handle(self, &line, line.parse(), at)? {
-                    Step::Done(value) => return Ok(value),
-                    Step::Continue => {}
-                },
+            let Some((line, at)) = self.next_line(deadline)? else {
+                return Err(timeout(self.name.clone()));
+            };
+            if let Step::Done(value) = handle(self, &line, line.parse(), at)? {
+                return Ok(value);
             }
         }
     }

@@ -3,6 +3,7 @@
 //! An option the user sets (`option.Rules=`, `option.UCI_Variant=`) overrides the automatic
 //! choice.
 
+use super::EngineError;
 use super::protocol::{OptionDecl, OptionKind, RULES_OPTION, VARIANT_OPTION, variant_name};
 use crate::rules::Rules;
 
@@ -30,6 +31,33 @@ pub enum Refusal {
         /// True when it declares [`VARIANT_PATH_OPTION`], so a variants file can add one.
         variants_file: bool,
     },
+}
+
+impl Refusal {
+    /// The error that starting the engine named `engine` under `rules` ends with: an
+    /// [`EngineError::RulesMismatch`] or an [`EngineError::UnsupportedVariant`], whose message
+    /// names the fix.
+    pub fn into_error(self, engine: String, rules: Rules) -> EngineError {
+        match self {
+            Refusal::Rules { declared, offered } => EngineError::RulesMismatch {
+                engine,
+                rules,
+                declared,
+                offered,
+            },
+            Refusal::Variant {
+                declared,
+                offered,
+                variants_file,
+            } => EngineError::UnsupportedVariant {
+                engine,
+                rules,
+                declared,
+                offered,
+                variants_file,
+            },
+        }
+    }
 }
 
 /// The `setoption` name/value pairs that put an engine declaring `options` under `rules`,

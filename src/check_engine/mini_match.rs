@@ -1,0 +1,139 @@
+//! `match.*`: a few game pairs at a fast clock against a reference opponent (bt-random), played
+//! by the tournament's own game loop ([`crate::tournament::game::play`]): the engine must not
+//! lose a game by time forfeit, illegal move, crash or stall.
+
+use super::{CheckResult, Ctx, Evidence, Finding, Outcome, Session};
+use crate::engine::Engine;
+use crate::engine::protocol::Command;
+use crate::rules::{Color, Position, Rules};
+use crate::tournament::game::{Players, play};
+use crate::tournament::{EngineSpec, TimeControl};
+use std::sync::atomic::AtomicBool;
+
+/// How many game pairs are played (each opening once with each colour).
+pub const MATCH_PAIRS: usize = 2;
+/// The clock of every game: 2 s plus 20 ms a move.
+pub const MATCH_TC: TimeControl = TimeControl::Clock {
+    base_ms: 2000,
+    increment_ms: 20,
+};
+/// The random plies of the openings after the first pair (which starts from the start).
+pub const OPENING_PLIES: usize = 4;
+
+/// Runs `match.mini-match`, or skips it with `--quick` or without an opponent.
+pub(super) fn run(
+    session: &mut Session,
+    ctx: &Ctx,
+    spec: &EngineSpec,
+    opponent: Option<&EngineSpec>,
+    quick: bool,
+) -> CheckResult {
+    const ID: &str = "match.mini-match";
+    if quick {
+        return Session::result(ID, Finding::skip("skipped (--quick)"));
+    }
+    let Some(opponent) = opponent else {
+        return Session::result(ID, Finding::skip("skipped: no opponent engine was found"));
+    };
+    session.check(ID, |engine| mini_match(engine, ctx, spec, opponent))
+}
+
+/// The game pairs; fails at the first game the engine loses by its own fault.
+fn mini_match(engine: &mut Engine, ctx: &Ctx, spec: &EngineSpec, opponent: &EngineSpec) -> Outcome {
+    let mut rival = match Engine::start(&opponent.engine_config(), ctx.rules) {
+        Ok(rival) => rival,
+        Err(error) => {
+            return Ok(Finding::skip(format!(
+                "the opponent could not be started: {error}"
+            )));
+        }
+    };
+    let ours = EngineSpec {
+        limit: MATCH_TC,
+        ..spec.clone()
+    };
+    let theirs = EngineSpec {
+        limit: MATCH_TC,
+        ..opponent.clone()
+    };
+    let stop = AtomicBool::new(false);
+    let mut rng = fastrand::Rng::with_seed(ctx.seed);
+    let (mut won, mut plies, mut games) = (0, 0, 0);
+    for pair in 0..MATCH_PAIRS {
+        let opening = match pair {
+            0 => Position::startpos(),
+            _ => random_opening(ctx.rules, &mut rng),
+        };
+        for side in [Color::White, Color::Black] {
+            games += 1;
+            let mut players = match side {
+                Color::White => Players {
+                    engines: [&mut *engine, &mut rival],
+                    specs: [&ours, &theirs],
+                },
+                Color::Black => Players {
+                    engines: [&mut rival, &mut *engine],
+                    specs: [&theirs, &ours],
+                },
+            };
+            let Ok(game) = play(&mut players, &opening, ctx.rules, &stop) else {
+                return Ok(Finding::skip("the match was interrupted"));
+            };
+            let where_ = format!("game {games} ({} as {side}, from {opening})", spec.name);
+            let evidence = || {
+                let line = Command::Position {
+                    start: opening,
+                    moves: game.moves.clone(),
+                }
+                .to_line(ctx.protocol);
+                Evidence::sent([line])
+            };
+            match game.faulty {
+                Some(faulty) if faulty == side => {
+                    return Ok(Finding::fail(format!(
+                        "{where_}: lost by {} after {} plies: {}",
+                        game.termination,
+                        game.moves.len(),
+                        game.detail
+                    ))
+                    .with(evidence()));
+                }
+                Some(_) => {
+                    return Ok(Finding::warn(format!(
+                        "{where_}: the opponent failed: {}",
+                        game.detail
+                    ))
+                    .with(evidence()));
+                }
+                None => {}
+            }
+            won += usize::from(game.winner == side);
+            plies += game.moves.len();
+        }
+    }
+    rival.quit();
+    Ok(Finding::pass(format!(
+        "{games} games at {MATCH_TC} against {}: {won} won, {} lost, {plies} plies; no time \
+         forfeit, illegal move, crash or stall",
+        opponent.name,
+        games - won
+    )))
+}
+
+/// The position after [`OPENING_PLIES`] random legal moves from the start (fewer if the game
+/// would end).
+fn random_opening(rules: Rules, rng: &mut fastrand::Rng) -> Position {
+    let mut position = Position::startpos();
+    for _ in 0..OPENING_PLIES {
+        let moves = position.legal_moves(rules);
+        let Some(mv) = moves.iter().nth(rng.usize(..moves.len().max(1))) else {
+            break;
+        };
+        let next = position.play_unchecked(mv);
+        if next.outcome(rules).is_some() {
+            break;
+        }
+        position = next;
+    }
+    position
+}

@@ -1,0 +1,497 @@
+//! check-engine: one run that tells an engine author everything their engine does wrong
+//! before any match: the handshake and options, positions, search limits, output hygiene,
+//! determinism after a new game, the move generator (through [`crate::perft_check`]) and a
+//! mini-match under the tournament's own game loop ([`crate::tournament::game::play`]).
+//!
+//! Each check is a small function that returns a [`Finding`]: a [`Verdict`] with a one-line
+//! summary and the [`Evidence`] (the lines sent, the line received, the time). [`run`] runs the
+//! checks in order and collects a [`Report`]; rendering it as text ([`Report`]'s `Display`) or
+//! JSON (serde) is separate from computing it.
+//!
+//! Processes: the handshake checks run on a process of their own, spoken to line by line
+//! ([`Engine::spawn_silent`]), since they set every option to trial values. The other checks
+//! share one process started as the runner starts engines ([`Engine::start`], with the rule set
+//! and the configured options). A check that fails leaves that process in an unknown state, so
+//! it is ended and the next check starts a fresh one.
+
+mod handshake;
+mod limits;
+mod mini_match;
+mod movegen;
+mod newgame;
+mod output;
+mod positions;
+mod render;
+mod talk;
+
+pub use render::{CheckLines, header};
+
+use crate::engine::protocol::Protocol;
+use crate::engine::{Engine, EngineConfig, EngineError};
+use crate::rules::Rules;
+use crate::tournament::EngineSpec;
+use serde::Serialize;
+use std::fmt;
+use std::str::FromStr;
+use std::time::{Duration, Instant};
+
+/// The groups of checks, in the order they run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Group {
+    /// `handshake.*`: `id name`, `ugiok`/`uciok`, option lines, the rule set, `isready`, options.
+    Handshake,
+    /// `positions.*`: `go depth 1` in positions of every kind, and finished positions.
+    Positions,
+    /// `limits.*`: `movetime`, `depth`, `nodes`, the clock, `infinite` and `stop`, `isready`
+    /// during a search.
+    Limits,
+    /// `output.*`: `bestmove` counts, `info` lines, principal variations, monotone counters.
+    Output,
+    /// `newgame.*`: the same fixed-depth search twice after a new game.
+    Newgame,
+    /// `movegen.*`: perft-check of the start position and of random positions.
+    Movegen,
+    /// `match.*`: game pairs against a reference opponent under the real game loop.
+    Match,
+}
+
+impl Group {
+    /// Every group, in running order.
+    pub const ALL: [Group; 7] = [
+        Group::Handshake,
+        Group::Positions,
+        Group::Limits,
+        Group::Output,
+        Group::Newgame,
+        Group::Movegen,
+        Group::Match,
+    ];
+
+    /// The group's name, the prefix of its checks' ids.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Group::Handshake => "handshake",
+            Group::Positions => "positions",
+            Group::Limits => "limits",
+            Group::Output => "output",
+            Group::Newgame => "newgame",
+            Group::Movegen => "movegen",
+            Group::Match => "match",
+        }
+    }
+}
+
+impl fmt::Display for Group {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Group {
+    type Err = String;
+
+    /// Parses a group's name.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Group::ALL
+            .into_iter()
+            .find(|group| group.name() == s)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Group::ALL.iter().map(|g| g.name()).collect();
+                format!(
+                    "unknown check group '{s}' (expected one of {})",
+                    names.join(", ")
+                )
+            })
+    }
+}
+
+/// How a check came out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// The engine does what the protocol and the rules ask.
+    Pass,
+    /// It does not: a tournament would forfeit it, or the protocol document says otherwise.
+    Fail,
+    /// Allowed, but worth knowing (e.g. a search that is not reproducible).
+    Warn,
+    /// Not checked: the engine lacks the feature (no `go perft`), or an earlier failure made
+    /// the check impossible; the summary says which.
+    Skip,
+}
+
+impl Verdict {
+    /// `PASS`, `FAIL`, `WARN` or `SKIP`.
+    pub const fn label(self) -> &'static str {
+        match self {
+            Verdict::Pass => "PASS",
+            Verdict::Fail => "FAIL",
+            Verdict::Warn => "WARN",
+            Verdict::Skip => "SKIP",
+        }
+    }
+}
+
+/// What a verdict rests on: the lines sent, the line received, and the time between.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Evidence {
+    /// The lines sent to the engine, in order (the ones the verdict is about).
+    pub sent: Vec<String>,
+    /// The line received that decided the verdict; `None` when nothing came.
+    pub received: Option<String>,
+    /// Milliseconds from the last line sent to `received` (or until the wait ended).
+    pub ms: Option<u64>,
+}
+
+impl Evidence {
+    /// Evidence of `sent` lines, nothing received yet.
+    pub fn sent<S: Into<String>>(lines: impl IntoIterator<Item = S>) -> Evidence {
+        Evidence {
+            sent: lines.into_iter().map(Into::into).collect(),
+            ..Evidence::default()
+        }
+    }
+
+    /// With `line` received after `elapsed`.
+    pub fn received(mut self, line: impl Into<String>, elapsed: Duration) -> Evidence {
+        self.received = Some(line.into());
+        self.ms = Some(elapsed.as_millis() as u64);
+        self
+    }
+
+    /// With nothing received after waiting `waited`.
+    pub fn nothing_after(mut self, waited: Duration) -> Evidence {
+        self.received = None;
+        self.ms = Some(waited.as_millis() as u64);
+        self
+    }
+}
+
+/// The outcome of one check before it is named: verdict, summary, evidence.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    /// The verdict.
+    pub verdict: Verdict,
+    /// One line for people: what was seen (a measurement for a pass, the fault otherwise).
+    pub summary: String,
+    /// The exchange the verdict rests on, if one does.
+    pub evidence: Option<Evidence>,
+}
+
+impl Finding {
+    /// A finding with `verdict` and `summary`, without evidence.
+    pub fn new(verdict: Verdict, summary: impl Into<String>) -> Finding {
+        Finding {
+            verdict,
+            summary: summary.into(),
+            evidence: None,
+        }
+    }
+
+    /// A pass.
+    pub fn pass(summary: impl Into<String>) -> Finding {
+        Finding::new(Verdict::Pass, summary)
+    }
+
+    /// A failure.
+    pub fn fail(summary: impl Into<String>) -> Finding {
+        Finding::new(Verdict::Fail, summary)
+    }
+
+    /// A warning.
+    pub fn warn(summary: impl Into<String>) -> Finding {
+        Finding::new(Verdict::Warn, summary)
+    }
+
+    /// A skipped check.
+    pub fn skip(summary: impl Into<String>) -> Finding {
+        Finding::new(Verdict::Skip, summary)
+    }
+
+    /// With `evidence`.
+    pub fn with(mut self, evidence: Evidence) -> Finding {
+        self.evidence = Some(evidence);
+        self
+    }
+
+    /// The result of check `id`.
+    fn named(self, id: &str) -> CheckResult {
+        CheckResult {
+            id: id.to_string(),
+            verdict: self.verdict,
+            summary: self.summary,
+            evidence: self.evidence,
+        }
+    }
+}
+
+/// An engine error inside a check, with what had been sent: the check fails with it and the
+/// engine process is replaced.
+#[derive(Debug)]
+pub(crate) struct Failure {
+    error: Box<EngineError>,
+    evidence: Option<Evidence>,
+}
+
+impl From<EngineError> for Failure {
+    fn from(error: EngineError) -> Failure {
+        Failure {
+            error: Box::new(error),
+            evidence: None,
+        }
+    }
+}
+
+impl Failure {
+    /// `error` with `evidence`.
+    fn with(error: EngineError, evidence: Evidence) -> Failure {
+        Failure {
+            error: Box::new(error),
+            evidence: Some(evidence),
+        }
+    }
+
+    /// The failing finding.
+    fn finding(self) -> Finding {
+        Finding {
+            verdict: Verdict::Fail,
+            summary: self.error.to_string(),
+            evidence: self.evidence,
+        }
+    }
+}
+
+/// What a check function returns: a finding, or an engine error that ends the check.
+type Outcome = Result<Finding, Failure>;
+
+/// One check's result.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CheckResult {
+    /// `<group>.<check>`, e.g. `limits.movetime`.
+    pub id: String,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// One line for people.
+    pub summary: String,
+    /// The exchange the verdict rests on, if one does.
+    pub evidence: Option<Evidence>,
+}
+
+/// The whole check of one engine.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Report {
+    /// The engine's configured name.
+    pub engine: String,
+    /// The name the engine gave (`id name`), if any.
+    pub engine_id: Option<String>,
+    /// The protocol spoken.
+    pub protocol: Protocol,
+    /// The rule set checked.
+    pub rules: Rules,
+    /// True when the mini-match was skipped (`--quick`).
+    pub quick: bool,
+    /// The seed of the random positions and openings.
+    pub seed: u64,
+    /// Every check, in running order.
+    pub checks: Vec<CheckResult>,
+    /// How many checks passed.
+    pub passed: usize,
+    /// How many failed.
+    pub failed: usize,
+    /// How many warned.
+    pub warned: usize,
+    /// How many were skipped.
+    pub skipped: usize,
+    /// The time of the whole run, ms.
+    pub total_ms: u64,
+}
+
+/// How the checks are run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Settings {
+    /// The rule set the engine is checked under.
+    pub rules: Rules,
+    /// Skip the mini-match.
+    pub quick: bool,
+    /// The groups to run; all when empty. Handshake failures are reported even when the
+    /// handshake group is not asked for, as they explain why the rest is skipped.
+    pub only: Vec<Group>,
+    /// How long one search to a fixed depth or node count, or one perft, may take.
+    pub search_timeout: Duration,
+    /// The seed of the random perft positions and match openings.
+    pub seed: u64,
+}
+
+/// Why the checks could not run at all.
+#[derive(Debug)]
+pub enum RunError {
+    /// The engine cannot be started: it cannot be spawned, or it exits before answering the
+    /// handshake.
+    CannotStart(EngineError),
+    /// A configured option (`option.X=Y`) that the engine does not declare, or a value its
+    /// declaration does not allow.
+    BadOption(String),
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunError::CannotStart(error) => write!(f, "the engine cannot be started: {error}"),
+            RunError::BadOption(problem) => f.write_str(problem),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
+/// What the checks share: the settings and the engine's limits.
+pub(crate) struct Ctx {
+    rules: Rules,
+    protocol: Protocol,
+    /// How far past a move's time a move may come before a tournament forfeits it, ms.
+    margin_ms: u64,
+    /// The handshake and `isready` timeout.
+    ready_timeout: Duration,
+    search_timeout: Duration,
+    seed: u64,
+}
+
+impl Ctx {
+    /// The deadline of a search to a fixed depth or node count, or of a perft.
+    fn search_deadline(&self) -> Instant {
+        Instant::now() + self.search_timeout
+    }
+}
+
+/// Runs the checks on the engine of `spec` (its command, protocol, options and time margin;
+/// its search limit is ignored) with the handshake and `isready` timeouts of `timeouts`, and
+/// the mini-match against `opponent` (none: the match is skipped with a notice). `on_check` is
+/// called with each result as soon as its group is done.
+///
+/// # Errors
+/// [`RunError::CannotStart`] when the engine cannot be spawned or exits before answering the
+/// handshake; [`RunError::BadOption`] for a configured option it does not declare or allow.
+pub fn run(
+    spec: &EngineSpec,
+    timeouts: crate::engine::Timeouts,
+    opponent: Option<&EngineSpec>,
+    settings: &Settings,
+    mut on_check: impl FnMut(&CheckResult),
+) -> Result<Report, RunError> {
+    let started = Instant::now();
+    let mut config = spec.engine_config();
+    config.timeouts = timeouts;
+    let ctx = Ctx {
+        rules: settings.rules,
+        protocol: spec.proto,
+        margin_ms: spec.time_margin_ms,
+        ready_timeout: timeouts.ready,
+        search_timeout: settings.search_timeout,
+        seed: settings.seed,
+    };
+    let wanted = |group: Group| settings.only.is_empty() || settings.only.contains(&group);
+    let probe = handshake::probe(&config, &ctx)?;
+    handshake::check_configured(&probe, &config.options)?;
+    let mut checks: Vec<CheckResult> = Vec::new();
+    let mut record = |results: Vec<CheckResult>| {
+        results.iter().for_each(&mut on_check);
+        checks.extend(results);
+    };
+    if wanted(Group::Handshake) || probe.results.iter().any(|r| r.verdict == Verdict::Fail) {
+        record(probe.results);
+    }
+    let mut session = Session {
+        config,
+        rules: settings.rules,
+        engine: None,
+        blocked: probe.blocked,
+    };
+    let groups: [(Group, GroupRun); 5] = [
+        (Group::Positions, positions::run),
+        (Group::Limits, limits::run),
+        (Group::Output, output::run),
+        (Group::Newgame, newgame::run),
+        (Group::Movegen, movegen::run),
+    ];
+    for (group, run_group) in groups {
+        if wanted(group) {
+            record(run_group(&mut session, &ctx));
+        }
+    }
+    if wanted(Group::Match) {
+        let result = mini_match::run(&mut session, &ctx, spec, opponent, settings.quick);
+        record(vec![result]);
+    }
+    let count = |verdict| checks.iter().filter(|c| c.verdict == verdict).count();
+    Ok(Report {
+        engine: spec.name.clone(),
+        engine_id: probe.id_name,
+        protocol: spec.proto,
+        rules: settings.rules,
+        quick: settings.quick,
+        seed: settings.seed,
+        passed: count(Verdict::Pass),
+        failed: count(Verdict::Fail),
+        warned: count(Verdict::Warn),
+        skipped: count(Verdict::Skip),
+        total_ms: started.elapsed().as_millis() as u64,
+        checks,
+    })
+}
+
+/// A group's checks run on the session.
+type GroupRun = fn(&mut Session, &Ctx) -> Vec<CheckResult>;
+
+/// The engine process the checks after the handshake share, started as the runner starts it
+/// and replaced after a failed check.
+pub(crate) struct Session {
+    config: EngineConfig,
+    rules: Rules,
+    engine: Option<Engine>,
+    /// Why no engine can be had (the handshake failed, or a start failed): checks are skipped.
+    blocked: Option<String>,
+}
+
+impl Session {
+    /// Runs check `id` with the session's engine (started if needed). A failed check ends the
+    /// process; a start that fails fails this check and skips the following ones.
+    fn check(&mut self, id: &str, check: impl FnOnce(&mut Engine) -> Outcome) -> CheckResult {
+        let engine = match self.engine() {
+            Ok(engine) => engine,
+            Err(finding) => return finding.named(id),
+        };
+        let finding = check(engine).unwrap_or_else(Failure::finding);
+        if finding.verdict == Verdict::Fail {
+            self.engine = None;
+        }
+        finding.named(id)
+    }
+
+    /// The running engine, started if needed; otherwise the finding of the check that needed
+    /// it (a failure to start, or a skip once blocked).
+    fn engine(&mut self) -> Result<&mut Engine, Finding> {
+        if let Some(why) = &self.blocked {
+            return Err(Finding::skip(format!("not checked: {why}")));
+        }
+        if self.engine.is_none() {
+            match Engine::start(&self.config, self.rules) {
+                Ok(engine) => self.engine = Some(engine),
+                Err(error) => {
+                    self.blocked = Some("the engine could not be started (see above)".into());
+                    return Err(Finding::fail(format!(
+                        "the engine could not be started: {error}"
+                    )));
+                }
+            }
+        }
+        self.engine
+            .as_mut()
+            .ok_or_else(|| Finding::skip("no engine"))
+    }
+
+    /// Names `finding` `id` (for checks computed without the engine).
+    fn result(id: &str, finding: Finding) -> CheckResult {
+        finding.named(id)
+    }
+}
