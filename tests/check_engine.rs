@@ -185,7 +185,7 @@ fn fairy_stockfish_has_no_capture_only_variant() {
     let run = check_engine(&["--engine", &cmd, "proto=uci", "--quick"]);
     run.assert_fails(
         "handshake.rules-option",
-        "no Rules option, and its UCI_Variant offers no variant for capture-only rules",
+        "use --rules classic, or give it a variants file defining capture-only",
     );
     assert_eq!(run.with_verdict("fail"), ["handshake.rules-option"]);
     assert_eq!(run.verdict("positions.startpos"), "skip");
@@ -221,7 +221,7 @@ fn a_rules_option_without_the_rule_set_fails_rules_option() {
     let run = faulty("fixed-rules", &[], "handshake,positions");
     run.assert_fails(
         "handshake.rules-option",
-        "its Rules option cannot be set to capture-only",
+        "its Rules option cannot be set to 'capture-only'",
     );
     let evidence = &run.check("handshake.rules-option")["evidence"];
     assert_eq!(
