@@ -22,6 +22,9 @@
 //! | `perft-diagonal-empty` | its perft allows diagonal steps to empty squares under capture-only |
 //! | `perft-after-game-over` | its perft generates moves in finished positions |
 //! | `perft-wrong-side` | its perft generates White's moves when Black is to move with exactly `--pawns N` pawns (default 8) |
+//! | `bestmove-before-go` | after the `readyok` that follows each `uginewgame`/`ucinewgame`, prints `bestmove a2a3` before any `go` |
+//! | `double-bestmove` | answers each `go` with its `bestmove` line twice |
+//! | `bestmove-on-isready` | prints `bestmove a2a3` before each `readyok` |
 //!
 //! `go perft` uses the binary's own naive move generator (correct unless a perft fault is
 //! chosen); moves in games come from the reference rules.
@@ -51,10 +54,13 @@ enum Fault {
     PerftDiagonalEmpty,
     PerftAfterGameOver,
     PerftWrongSide,
+    BestmoveBeforeGo,
+    DoubleBestmove,
+    BestmoveOnIsready,
 }
 
 /// Every fault with its name on the command line.
-const FAULTS: [(&str, Fault); 16] = [
+const FAULTS: [(&str, Fault); 19] = [
     ("none", Fault::None),
     ("exit-at-start", Fault::ExitAtStart),
     ("no-ugiok", Fault::NoUgiok),
@@ -71,7 +77,13 @@ const FAULTS: [(&str, Fault); 16] = [
     ("perft-diagonal-empty", Fault::PerftDiagonalEmpty),
     ("perft-after-game-over", Fault::PerftAfterGameOver),
     ("perft-wrong-side", Fault::PerftWrongSide),
+    ("bestmove-before-go", Fault::BestmoveBeforeGo),
+    ("double-bestmove", Fault::DoubleBestmove),
+    ("bestmove-on-isready", Fault::BestmoveOnIsready),
 ];
+
+/// The move of the stray `bestmove` lines of `bestmove-before-go` and `bestmove-on-isready`.
+const STRAY_MOVE: &str = "a2a3";
 
 /// The size of the `huge-line` line in bytes.
 const HUGE_LINE_BYTES: usize = 4 << 20;
@@ -138,6 +150,8 @@ struct Faulty {
     position: Position,
     moves_played: u32,
     rng: fastrand::Rng,
+    /// `bestmove-before-go`: a new game began and its stray line is not written yet.
+    new_game: bool,
 }
 
 impl Faulty {
@@ -145,9 +159,9 @@ impl Faulty {
         match command {
             Command::Hello(protocol) => self.hello(protocol),
             Command::SetOption { name, value } => self.set_option(&name, value.as_deref()),
-            Command::IsReady if self.settings.fault == Fault::NoReadyok => {}
-            Command::IsReady => say(Reply::ReadyOk),
-            Command::NewGame | Command::Stop => {}
+            Command::IsReady => self.is_ready(),
+            Command::NewGame => self.new_game = true,
+            Command::Stop => {}
             Command::Position { start, moves } => self.set_position(start, &moves),
             Command::Go(_) => self.go(),
             Command::Perft { depth } => self.perft(depth),
@@ -177,6 +191,24 @@ impl Faulty {
         say(Reply::Option(OptionDecl::spin("Seed", 0, 0, i64::MAX)));
         if self.settings.fault != Fault::NoUgiok {
             say(Reply::HelloOk(protocol));
+        }
+    }
+
+    fn is_ready(&mut self) {
+        let stray = || {
+            say(Reply::BestMove {
+                mv: STRAY_MOVE.into(),
+                ponder: None,
+            })
+        };
+        match self.settings.fault {
+            Fault::NoReadyok => return,
+            Fault::BestmoveOnIsready => stray(),
+            _ => {}
+        }
+        say(Reply::ReadyOk);
+        if self.settings.fault == Fault::BestmoveBeforeGo && std::mem::take(&mut self.new_game) {
+            stray();
         }
     }
 
@@ -228,10 +260,14 @@ impl Faulty {
             _ => self.random_move(),
         };
         self.moves_played += 1;
-        say(Reply::BestMove {
+        let answer = Reply::BestMove {
             mv: best,
             ponder: None,
-        });
+        };
+        if self.settings.fault == Fault::DoubleBestmove {
+            say(&answer);
+        }
+        say(answer);
     }
 
     fn random_move(&mut self) -> String {
@@ -399,6 +435,7 @@ fn main() -> ExitCode {
         position: Position::startpos(),
         moves_played: 0,
         rng: fastrand::Rng::new(),
+        new_game: false,
     };
     for line in io::stdin().lock().lines() {
         let Ok(line) = line else { break };
