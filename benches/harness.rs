@@ -1,7 +1,9 @@
 //! Harness overhead and scaling: `cargo bench --bench harness [-- GAMES_FOR_MEMORY]`.
 //!
 //! 1. The floor: a bare pipe round trip to a child process (`isready` → `readyok` with a
-//!    running bt-random, and a line echoed by `cat`), timed over many round trips.
+//!    running bt-random, and a line echoed by `cat`), timed over many round trips; against it,
+//!    one `Engine::go` to bt-random at `depth=1` (the fenced `isready` + `position` + `go`
+//!    write, `readyok`, `bestmove`). Five interleaved trials each, medians reported.
 //! 2. The harness cost per move: a tournament of bt-random vs bt-random at `depth=1` (an
 //!    instant engine), wall time divided by plies played, at concurrency 1 and 2.
 //! 3. Memory: the resident set size sampled while a long run plays (default 20,000 games; pass
@@ -10,7 +12,10 @@
 //! Results go to stderr (the runner prints one line per game on stdout: send it to /dev/null).
 //! Figures to report, not tests: machines here are shared and noisy.
 
+use bt_arena::engine::protocol::GoLimits;
+use bt_arena::engine::{Engine, EngineConfig};
 use bt_arena::results::{GAMES_CSV, read_games};
+use bt_arena::rules::{Position, Rules};
 use bt_arena::tournament::{EngineKeys, Format, OpeningsSpec, TimeControl, TournamentConfig, run};
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
@@ -51,6 +56,33 @@ fn round_trip(cmd: &str, args: &[&str], setup: &[&str], send: &str, trips: u32) 
     drop(stdin);
     let _ = child.wait();
     elapsed
+}
+
+/// Mean time of one `Engine::go` to bt-random at `depth=1` from the start position, over
+/// `trips` moves.
+fn go_round_trip(trips: u32) -> Duration {
+    let config = EngineConfig {
+        name: "bt-random".into(),
+        cmd: RANDOM.into(),
+        ..EngineConfig::default()
+    };
+    let mut engine = Engine::start(&config, Rules::default()).expect("bt-random starts");
+    let (start, limits) = (Position::startpos(), GoLimits::depth(1));
+    let began = Instant::now();
+    for _ in 0..trips {
+        engine
+            .go(&start, &[], &limits, Duration::from_secs(10))
+            .expect("a move");
+    }
+    let elapsed = began.elapsed() / trips;
+    engine.quit();
+    elapsed
+}
+
+/// The median of `samples`.
+fn median(mut samples: Vec<Duration>) -> Duration {
+    samples.sort();
+    samples[samples.len() / 2]
 }
 
 fn config(
@@ -107,13 +139,23 @@ fn rss_kib() -> u64 {
 }
 
 fn main() {
-    let trips = 20_000;
-    let isready = round_trip(RANDOM, &[], &["ugi"], "isready", trips);
-    let echo = round_trip("cat", &[], &[], "hello", trips);
+    let trips = 4_000;
+    let (mut floors, mut echoes, mut goes) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..5 {
+        floors.push(round_trip(RANDOM, &[], &["ugi"], "isready", trips));
+        echoes.push(round_trip("cat", &[], &[], "hello", trips));
+        goes.push(go_round_trip(trips));
+    }
+    let (isready, echo, go) = (median(floors), median(echoes), median(goes));
     eprintln!(
         "floor: isready round trip to bt-random {:.1} µs, echo through cat {:.1} µs",
         isready.as_secs_f64() * 1e6,
         echo.as_secs_f64() * 1e6
+    );
+    eprintln!(
+        "engine: Engine::go to bt-random depth=1 {:.1} µs per move ({:.2}x the isready floor)",
+        go.as_secs_f64() * 1e6,
+        go.as_secs_f64() / isready.as_secs_f64()
     );
 
     for concurrency in [1, 2] {

@@ -4,7 +4,7 @@
 mod common;
 
 use bt_arena::engine::protocol::{GoLimits, Protocol, Score};
-use bt_arena::engine::{Engine, EngineConfig, EngineError, MAX_LINE_BYTES};
+use bt_arena::engine::{Engine, EngineConfig, EngineError, MAX_LINE_BYTES, StrayOutput};
 use bt_arena::rules::perft::{PerftOptions, divide};
 use bt_arena::rules::{MoveError, Position, Rules};
 use common::*;
@@ -457,6 +457,100 @@ fn garbage_instead_of_a_move_is_reported() {
     assert!(line.contains("garbage instead of a move"), "{line}");
 }
 
+/// The position after `moves` from the start position, and those moves.
+fn after(moves: &[&str]) -> (Position, Vec<bt_arena::rules::Move>) {
+    let mut position = Position::startpos();
+    let mut played = Vec::new();
+    for mv in moves {
+        let mv = mv.parse().expect("a move");
+        position = position.play(Rules::CaptureOnly, mv).expect("a legal move");
+        played.push(mv);
+    }
+    (position, played)
+}
+
+/// The answer of `engine` to `go` after `moves` from the start position, which must be a legal
+/// move there (a stale answer to an earlier position is not).
+fn legal_answer(
+    engine: &mut Engine,
+    moves: &[&str],
+    allowed: Duration,
+) -> Result<String, EngineError> {
+    let (position, played) = after(moves);
+    let reply = engine.go(&Position::startpos(), &played, &GoLimits::depth(1), allowed)?;
+    let verdict = position.parse_move(Rules::CaptureOnly, &reply.bestmove);
+    assert!(
+        verdict.is_ok(),
+        "after {moves:?}: '{}' {verdict:?}",
+        reply.bestmove
+    );
+    Ok(reply.bestmove)
+}
+
+/// `lines` stray lines, the first `first`.
+fn stray(lines: u64, first: &str) -> StrayOutput {
+    StrayOutput {
+        lines,
+        first: Some(first.to_string()),
+    }
+}
+
+#[test]
+fn a_bestmove_before_any_go_is_never_played() {
+    let mut engine = start(&faulty("bestmove-before-go", &[]), Rules::CaptureOnly);
+    engine.new_game().expect("new game");
+    assert_eq!(engine.take_stray(), StrayOutput::default());
+    // `bestmove a2a3` came after the readyok: a White move, while Black is to move.
+    let reply = legal_answer(&mut engine, &["a2a3"], in_ms(10_000)).expect("a move");
+    assert_eq!(engine.take_stray(), stray(1, "bestmove a2a3"));
+    legal_answer(&mut engine, &["a2a3", &reply], in_ms(10_000)).expect("a move");
+    assert_eq!(engine.take_stray(), StrayOutput::default());
+}
+
+#[test]
+fn a_second_bestmove_for_one_go_is_never_played_nor_read_as_perft() {
+    let mut engine = start(&faulty("double-bestmove", &[]), Rules::CaptureOnly);
+    let white = legal_answer(&mut engine, &[], in_ms(10_000)).expect("a move");
+    assert_eq!(engine.take_stray(), StrayOutput::default());
+    // The repeated White move must not answer a position where Black is to move.
+    let black = legal_answer(&mut engine, &["a2a3"], in_ms(10_000)).expect("a move");
+    assert_eq!(engine.take_stray(), stray(1, &format!("bestmove {white}")));
+    let perft = engine
+        .perft(&Position::startpos(), 1, in_ms(10_000))
+        .expect("perft");
+    assert_eq!((perft.moves.len(), perft.total), (8, 8));
+    assert_eq!(engine.take_stray(), stray(1, &format!("bestmove {black}")));
+}
+
+#[test]
+fn a_bestmove_while_the_runner_waits_for_readyok_is_counted_and_never_played() {
+    let mut engine = start(&faulty("bestmove-on-isready", &[]), Rules::CaptureOnly);
+    assert_eq!(engine.take_stray(), stray(1, "bestmove a2a3"));
+    engine.is_ready().expect("readyok");
+    engine.new_game().expect("new game");
+    legal_answer(&mut engine, &["a2a3"], in_ms(10_000)).expect("a move");
+    assert_eq!(engine.take_stray(), stray(3, "bestmove a2a3"));
+}
+
+#[test]
+fn late_answers_to_timed_out_requests_are_never_played() {
+    let mut engine = start(&faulty("slow", &["--delay-ms", "500"]), Rules::CaptureOnly);
+    // It sleeps 500 ms on each go, reading nothing meanwhile.
+    let err = legal_answer(&mut engine, &[], in_ms(100)).expect_err("too slow");
+    assert!(
+        matches!(
+            err,
+            EngineError::MoveTimeout { .. } | EngineError::ReadyTimeout { .. }
+        ),
+        "{err:?}"
+    );
+    let err = legal_answer(&mut engine, &["a2a3"], in_ms(100)).expect_err("asleep");
+    assert!(matches!(err, EngineError::ReadyTimeout { .. }), "{err:?}");
+    // The answers to both (a White and a Black move) come first: neither answers this go.
+    legal_answer(&mut engine, &["a2a3", "h7h6"], in_ms(10_000)).expect("a move");
+    assert_eq!(engine.take_stray().lines, 2);
+}
+
 #[test]
 fn illegal_and_unparseable_moves_reach_the_runner_as_written() {
     let start_pos = Position::startpos();
@@ -541,8 +635,10 @@ fn the_comm_log_records_both_directions() {
         (">", "setoption name Rules value classic"),
         (">", "isready"),
         ("<", "readyok"),
+        (">", "isready"),
         (">", "position startpos"),
         (">", "go depth 1"),
+        ("<", "readyok"),
         ("<", &format!("bestmove {}", reply.bestmove)),
         (">", "quit"),
     ];

@@ -187,6 +187,102 @@ fn not_played_lines(text: &str) -> usize {
     text.lines().filter(|l| l.contains(" not played: ")).count()
 }
 
+/// The stray lines the faulty engine's games must record, in game order, given the moves it
+/// made in each: what `fault` prints (see bt-faulty) and when the runner reads it (at its next
+/// request to the process: one worker, one process for all games).
+fn expected_stray(fault: &str, moves: &[u64]) -> Vec<u64> {
+    let first = |k: usize, first_game: u64, later: u64| if k == 0 { first_game } else { later };
+    moves
+        .iter()
+        .enumerate()
+        .map(|(k, &moved)| match fault {
+            // Once per game, after the readyok of the new game.
+            "bestmove-before-go" => 1,
+            // Each answer twice: the repeat of a game's last move is read in the next game.
+            "double-bestmove" => moved - first(k, 1, 0),
+            // Before every readyok: the start, the new game and the fence of each move.
+            "bestmove-on-isready" => first(k, 2, 1) + moved,
+            _ => unreachable!("{fault}"),
+        })
+        .collect()
+}
+
+#[test]
+fn stray_bestmoves_are_never_played_and_counted_per_engine() {
+    for fault in [
+        "bestmove-before-go",
+        "double-bestmove",
+        "bestmove-on-isready",
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("run");
+        let output = bt_arena(&args(
+            &format!(
+                "tournament --engine cmd=FAULTY name=faulty arg=--fault arg={fault} \
+                 --engine cmd=RANDOM name=random --each tc=5+0.05 --rounds 2"
+            ),
+            &out,
+        ));
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{fault}: {}",
+            stderr(&output)
+        );
+        let games = read_games(&out.join("games.csv")).unwrap();
+        assert_eq!(games.len(), 4, "{fault}");
+        let mut moves = Vec::new();
+        let mut recorded = Vec::new();
+        for game in &games {
+            // Every move legal in its position, every game decided on the board.
+            replay(game, Rules::CaptureOnly);
+            assert!(!game.termination.is_fault(), "{fault}: {game:?}");
+            let plies = u64::from(game.plies);
+            let (faulty_moves, faulty, random) = if game.white == "faulty" {
+                (plies.div_ceil(2), game.white_stray, game.black_stray)
+            } else {
+                (plies / 2, game.black_stray, game.white_stray)
+            };
+            assert_eq!(random, 0, "{fault}: {game:?}");
+            moves.push(faulty_moves);
+            recorded.push(faulty);
+        }
+        let expected = expected_stray(fault, &moves);
+        assert_eq!(recorded, expected, "{fault}: moves {moves:?}");
+        let text = stdout(&output);
+        let counted = match expected[0] {
+            1 => "1 line answering no request ('".to_string(),
+            n => format!("{n} lines answering no request (the first '"),
+        };
+        let line = match fault {
+            "double-bestmove" => "bestmove ",
+            _ => "bestmove a2a3'",
+        };
+        let warning = format!("warning: game 1: faulty wrote {counted}{line}");
+        assert!(
+            text.contains(&warning),
+            "{fault}: no '{warning}' in:\n{text}"
+        );
+        assert_eq!(
+            text.matches(" answering no request ").count(),
+            expected.iter().filter(|&&n| n > 0).count(),
+            "{fault}: {text}"
+        );
+        let summary: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap())
+                .unwrap();
+        let faults = &summary["faults"];
+        assert_eq!(faults[0]["name"], "faulty");
+        assert_eq!(
+            faults[0]["stray_answers"],
+            expected.iter().sum::<u64>(),
+            "{fault}"
+        );
+        assert_eq!(faults[0]["illegal_moves"], 0, "{fault}");
+        assert_eq!(faults[1]["stray_answers"], 0, "{fault}");
+    }
+}
+
 #[test]
 fn an_engine_that_cannot_start_is_given_up_and_resume_retries_its_games() {
     let dir = tempfile::tempdir().unwrap();

@@ -28,6 +28,11 @@
 //! Without a fault it is a random mover that waits for `stop` after `go infinite` and answers
 //! `isready` meanwhile; it prints no `info` lines and is not deterministic.
 //!
+//! Faults whose output answers no request (the runner must never play it; see
+//! docs/PROTOCOL.md): `bestmove-before-go` (after the `readyok` that follows each
+//! `uginewgame`/`ucinewgame`, prints `bestmove a2a3` before any `go`), `double-bestmove` (above)
+//! and `bestmove-on-isready` (prints `bestmove a2a3` before each `readyok`).
+//!
 //! `go perft` uses the binary's own naive move generator (correct unless a perft fault is
 //! chosen); moves in games come from the reference rules.
 
@@ -106,6 +111,10 @@ enum Fault {
     NodesDecrease,
     /// Has no `go perft`: answers it as a plain `go`, with a `bestmove`.
     NoPerft,
+    /// After the `readyok` that follows each new game, prints `bestmove a2a3` before any `go`.
+    BestmoveBeforeGo,
+    /// Prints `bestmove a2a3` before each `readyok`.
+    BestmoveOnIsready,
 }
 
 impl Fault {
@@ -120,6 +129,9 @@ impl Fault {
 const MOVES_CAP: usize = 50;
 /// `clock-overrun`: how far past its remaining time it answers.
 const CLOCK_OVERRUN: Duration = Duration::from_millis(300);
+
+/// The move of the stray `bestmove` lines of `bestmove-before-go` and `bestmove-on-isready`.
+const STRAY_MOVE: &str = "a2a3";
 
 /// The size of the `huge-line` line in bytes.
 const HUGE_LINE_BYTES: usize = 4 << 20;
@@ -165,6 +177,8 @@ struct Faulty {
     rng: fastrand::Rng,
     /// A search that waits for `stop` (`go infinite`, or a limit a fault ignores).
     searching: bool,
+    /// `bestmove-before-go`: a new game began and its stray line is not written yet.
+    new_game: bool,
 }
 
 impl Faulty {
@@ -172,14 +186,8 @@ impl Faulty {
         match command {
             Command::Hello(protocol) => self.hello(protocol),
             Command::SetOption { name, value } => self.set_option(&name, value.as_deref()),
-            Command::IsReady if self.settings.fault == Fault::NoReadyok => {}
-            Command::IsReady => {
-                if self.searching && self.settings.fault == Fault::IsreadyEndsSearch {
-                    self.stop();
-                }
-                say(Reply::ReadyOk);
-            }
-            Command::NewGame => {}
+            Command::IsReady => self.is_ready(),
+            Command::NewGame => self.new_game = true,
             Command::Stop => self.stop(),
             Command::Position { start, moves } => self.set_position(start, &moves),
             Command::Go(limits) if self.waits_for_stop(&limits) => self.searching = true,
@@ -216,6 +224,25 @@ impl Faulty {
         }
         if self.settings.fault != Fault::NoUgiok {
             say(Reply::HelloOk(protocol));
+        }
+    }
+
+    fn is_ready(&mut self) {
+        let stray = || {
+            say(Reply::BestMove {
+                mv: STRAY_MOVE.into(),
+                ponder: None,
+            })
+        };
+        match self.settings.fault {
+            Fault::NoReadyok => return,
+            Fault::BestmoveOnIsready => stray(),
+            Fault::IsreadyEndsSearch if self.searching => self.stop(),
+            _ => {}
+        }
+        say(Reply::ReadyOk);
+        if self.settings.fault == Fault::BestmoveBeforeGo && std::mem::take(&mut self.new_game) {
+            stray();
         }
     }
 
@@ -521,6 +548,7 @@ fn main() -> ExitCode {
         moves_played: 0,
         rng: fastrand::Rng::new(),
         searching: false,
+        new_game: false,
     };
     for line in io::stdin().lock().lines() {
         let Ok(line) = line else { break };

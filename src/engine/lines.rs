@@ -8,7 +8,7 @@
 //! its own answers.
 
 use super::process::{Output, Process, SendError};
-use super::{Engine, EngineConfig, EngineError, MAX_LINE_BYTES};
+use super::{Engine, EngineConfig, EngineError, MAX_LINE_BYTES, StrayOutput};
 use std::time::Instant;
 
 impl Engine {
@@ -29,6 +29,8 @@ impl Engine {
             options: Vec::new(),
             warnings: Vec::new(),
             started: false,
+            stray: StrayOutput::default(),
+            unanswered_isready: 0,
         })
     }
 

@@ -7,6 +7,12 @@
 //!   every misbehaviour ends in an [`EngineError`]; an engine never outlives its `Engine`
 //!   (see [`Engine::quit`]) nor the runner (see the process notes below).
 //!
+//! Attribution: `go` and `go perft` go out behind an `isready` in the same write (the fence),
+//! and nothing the engine writes before the matching `readyok` is taken as the answer. A
+//! `bestmove` (or `readyok`) that answers no pending request is never played: it is counted as
+//! [`StrayOutput`] (see [`Engine::take_stray`] and docs/PROTOCOL.md, "Output that answers no
+//! request").
+//!
 //! Process notes: engines are spawned without a shell, each in its own process group (a
 //! terminal Ctrl-C reaches the runner, not the engines, which the runner then quits); on Linux
 //! each gets `PR_SET_PDEATHSIG(SIGKILL)`, so it dies with the runner even when the runner is
@@ -110,6 +116,37 @@ pub struct PerftReply {
     pub elapsed: Duration,
 }
 
+/// Answer lines an engine wrote that answered no pending request: a `bestmove` read before
+/// the `readyok` that fences a request (before any `go`, a second `bestmove` for one `go`, a
+/// `bestmove` while the runner waits for `readyok`), or a `readyok` while none is pending.
+/// None of them is ever played or charged as a move.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StrayOutput {
+    /// How many such lines.
+    pub lines: u64,
+    /// The first of them, as written.
+    pub first: Option<String>,
+}
+
+impl StrayOutput {
+    /// Counts `line`, keeping it if it is the first.
+    fn note(&mut self, line: &str) {
+        self.lines += 1;
+        self.first.get_or_insert_with(|| line.to_string());
+    }
+}
+
+impl std::fmt::Display for StrayOutput {
+    /// `1 line answering no request ('bestmove a2a3')`, `3 lines ... (the first 'bestmove a2a3')`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let first = self.first.as_deref().unwrap_or_default();
+        match self.lines {
+            1 => write!(f, "1 line answering no request ('{first}')"),
+            n => write!(f, "{n} lines answering no request (the first '{first}')"),
+        }
+    }
+}
+
 /// An engine line as parsed.
 type ParsedReply = Result<Reply, ProtocolError>;
 
@@ -136,6 +173,12 @@ pub struct Engine {
     /// True once the handshake and the first `readyok` are done (errors say crashed, not
     /// exited during startup).
     started: bool,
+    /// Stray answers read since the last [`Engine::take_stray`].
+    stray: StrayOutput,
+    /// `isready` commands sent and not yet answered: a fence is passed at the `readyok` that
+    /// brings this to 0, so a late `readyok` of an earlier fence that timed out never passes a
+    /// later one.
+    unanswered_isready: u64,
 }
 
 impl Engine {
@@ -207,6 +250,14 @@ impl Engine {
         self.process.pid()
     }
 
+    /// The stray answers read since the last call (or the start), which are then forgotten.
+    /// Output is read only while the runner waits for an answer, so a stray line is counted
+    /// by the next request to this engine (one after the last request of a process is never
+    /// read).
+    pub fn take_stray(&mut self) -> StrayOutput {
+        std::mem::take(&mut self.stray)
+    }
+
     /// Tells the engine a new game starts (`uginewgame`/`ucinewgame`) and waits for `readyok`.
     ///
     /// # Errors
@@ -215,7 +266,8 @@ impl Engine {
         self.ready_after(Some(Command::NewGame))
     }
 
-    /// Sends `isready` and waits up to the ready timeout for `readyok`, skipping other lines.
+    /// Sends `isready` and waits up to the ready timeout for `readyok`, skipping other lines;
+    /// a `bestmove` meanwhile answers no request and is counted as stray.
     ///
     /// # Errors
     /// [`EngineError::ReadyTimeout`], [`EngineError::Crashed`] (or
@@ -232,21 +284,47 @@ impl Engine {
         let timeout = |engine| EngineError::ReadyTimeout { engine, after };
         let commands: Vec<Command> = first.into_iter().chain([Command::IsReady]).collect();
         self.send(&commands, deadline, timeout)?;
-        self.wait(deadline, timeout, |_, _, reply, _| match reply {
-            Ok(Reply::ReadyOk) => Ok(Step::Done(())),
+        self.await_fence(deadline, after)
+    }
+
+    /// Waits until `deadline` for the `readyok` that answers the `isready` just sent, and
+    /// those of earlier ones that timed out (a stall, [`EngineError::ReadyTimeout`] naming
+    /// `after`, when they do not come). The engine wrote everything read before it before
+    /// answering that `isready`, so none of it answers a request sent with or after it:
+    /// `bestmove` lines are counted as stray, others skipped.
+    fn await_fence(&mut self, deadline: Instant, after: Duration) -> Result<(), EngineError> {
+        let timeout = |engine| EngineError::ReadyTimeout { engine, after };
+        self.wait(deadline, timeout, |engine, line, reply, _| match reply {
+            Ok(Reply::ReadyOk) => {
+                engine.unanswered_isready = engine.unanswered_isready.saturating_sub(1);
+                match engine.unanswered_isready {
+                    0 => Ok(Step::Done(())),
+                    _ => Ok(Step::Continue),
+                }
+            }
+            Ok(Reply::BestMove { .. }) => engine.stray_line(line),
             _ => Ok(Step::Continue),
         })
     }
 
-    /// Sends `position` (`start` and `moves`) and `go` with `limits` (in one write), then waits
-    /// up to `allowed` from now for `bestmove`. The move is returned as written: the runner
-    /// judges it. An engine that does not take the commands in that time also times out.
+    /// Counts `line` as stray output and keeps waiting.
+    fn stray_line<T>(&mut self, line: &str) -> Result<Step<T>, EngineError> {
+        self.stray.note(line);
+        Ok(Step::Continue)
+    }
+
+    /// Sends `isready`, `position` (`start` and `moves`) and `go` with `limits` in one write,
+    /// then waits up to `allowed` from now for the `readyok` (the fence: what comes before it
+    /// answers no request and is never taken as the move, see [`Engine::take_stray`]) and then
+    /// for the first `bestmove` after it. The move is returned as written: the runner judges
+    /// it. An engine that does not take the commands in that time also times out.
     ///
     /// # Errors
-    /// [`EngineError::MoveTimeout`] (its `after` is `allowed`, exactly) when the time runs out,
-    /// [`EngineError::Garbage`] for a line
-    /// other than `info`, `bestmove` or a blank line (or a malformed one),
-    /// [`EngineError::Crashed`], [`EngineError::LineTooLong`].
+    /// [`EngineError::ReadyTimeout`] when the time runs out before `readyok`,
+    /// [`EngineError::MoveTimeout`] (its `after` is `allowed`, exactly) when it runs out before
+    /// `bestmove`, [`EngineError::Garbage`] for a line after `readyok` other than `info`,
+    /// `bestmove`, `readyok` or a blank line (or a malformed one), [`EngineError::Crashed`],
+    /// [`EngineError::LineTooLong`].
     pub fn go(
         &mut self,
         start: &Position,
@@ -257,6 +335,7 @@ impl Engine {
         let (after, deadline) = (allowed, Instant::now() + allowed);
         let timeout = |engine| EngineError::MoveTimeout { engine, after };
         let commands = [
+            Command::IsReady,
             Command::Position {
                 start: *start,
                 moves: moves.to_vec(),
@@ -265,6 +344,7 @@ impl Engine {
         ];
         self.send(&commands, deadline, timeout)?;
         let sent = Instant::now();
+        self.await_fence(deadline, after)?;
         let mut info = Info::default();
         self.wait(deadline, timeout, |engine, line, reply, at| match reply {
             Ok(Reply::Info(fields)) => {
@@ -277,18 +357,21 @@ impl Engine {
                 info: info.clone(),
                 elapsed: at.saturating_duration_since(sent),
             })),
+            Ok(Reply::ReadyOk) => engine.stray_line(line),
             other => engine.unexpected(line, other, "expected info or bestmove"),
         })
     }
 
-    /// Sends `position` and `go perft <depth>`, then waits up to `allowed` from now for the
+    /// Sends `isready`, `position` and `go perft <depth>` in one write, then waits up to
+    /// `allowed` from now for the `readyok` (the fence, as in [`Engine::go`]), then for the
     /// divide lines (`<move>: <count>`) and the total (`nodes N` or `Nodes searched: N`); `info`
     /// and blank lines are skipped.
     ///
     /// # Errors
-    /// [`EngineError::PerftTimeout`] (its `after` is `allowed`, exactly) when the time runs
-    /// out, [`EngineError::Garbage`] for any
-    /// other line, [`EngineError::Crashed`], [`EngineError::LineTooLong`].
+    /// [`EngineError::ReadyTimeout`] when the time runs out before `readyok`,
+    /// [`EngineError::PerftTimeout`] (its `after` is `allowed`, exactly) when it runs out
+    /// before the total, [`EngineError::Garbage`] for any other line after `readyok`,
+    /// [`EngineError::Crashed`], [`EngineError::LineTooLong`].
     pub fn perft(
         &mut self,
         position: &Position,
@@ -298,6 +381,7 @@ impl Engine {
         let (after, deadline) = (allowed, Instant::now() + allowed);
         let timeout = |engine| EngineError::PerftTimeout { engine, after };
         let commands = [
+            Command::IsReady,
             Command::Position {
                 start: *position,
                 moves: Vec::new(),
@@ -306,6 +390,7 @@ impl Engine {
         ];
         self.send(&commands, deadline, timeout)?;
         let sent = Instant::now();
+        self.await_fence(deadline, after)?;
         let mut moves = Vec::new();
         self.wait(deadline, timeout, |engine, line, reply, at| match reply {
             Ok(Reply::PerftMove { mv, nodes }) => {
@@ -318,6 +403,7 @@ impl Engine {
                 elapsed: at.saturating_duration_since(sent),
             })),
             Ok(Reply::Info(_)) => Ok(Step::Continue),
+            Ok(Reply::ReadyOk) => engine.stray_line(line),
             other => engine.unexpected(line, other, "expected '<move>: <count>' or the total"),
         })
     }
@@ -330,14 +416,15 @@ impl Engine {
     }
 
     /// Sends the first command of the protocol and reads `id`, `option` and the closing
-    /// `ugiok`/`uciok`, skipping other lines (banners, malformed options).
+    /// `ugiok`/`uciok`, skipping other lines (banners, malformed options) and counting a
+    /// `bestmove` as stray.
     fn handshake(&mut self) -> Result<(), EngineError> {
         let after = self.timeouts.handshake;
         let deadline = Instant::now() + after;
         let timeout = |engine| EngineError::HandshakeTimeout { engine, after };
         self.send(&[Command::Hello(self.protocol)], deadline, timeout)?;
         let expected = self.protocol;
-        self.wait(deadline, timeout, |engine, _, reply, _| {
+        self.wait(deadline, timeout, |engine, line, reply, _| {
             match reply {
                 Ok(Reply::IdName(name)) => engine.id_name = Some(name),
                 Ok(Reply::IdAuthor(author)) => engine.id_author = Some(author),
@@ -345,6 +432,7 @@ impl Engine {
                 Ok(Reply::HelloOk(protocol)) if protocol == expected => {
                     return Ok(Step::Done(()));
                 }
+                Ok(Reply::BestMove { .. }) => engine.stray.note(line),
                 _ => {}
             }
             Ok(Step::Continue)
@@ -407,9 +495,10 @@ impl Engine {
         )
     }
 
-    /// Writes `commands` in this engine's protocol, in one write when the pipe has room. An
-    /// engine that does not take them by `deadline` gets the error `timeout` builds from its
-    /// name; one whose stdin is closed has crashed.
+    /// Writes `commands` in this engine's protocol, in one write when the pipe has room, and
+    /// counts the `isready` among them as unanswered. An engine that does not take them by
+    /// `deadline` gets the error `timeout` builds from its name; one whose stdin is closed has
+    /// crashed.
     fn send(
         &mut self,
         commands: &[Command],
@@ -421,7 +510,10 @@ impl Engine {
             .map(|command| command.to_line(self.protocol))
             .collect();
         let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
-        self.write_lines(&lines, deadline, timeout)
+        self.write_lines(&lines, deadline, timeout)?;
+        let fences = commands.iter().filter(|c| **c == Command::IsReady).count();
+        self.unanswered_isready += fences as u64;
+        Ok(())
     }
 
     /// Feeds each engine line to `handle` (the text, its parse, when it arrived) until it is

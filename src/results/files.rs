@@ -8,8 +8,10 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-/// The columns of games.csv, in order: the fields of [`GameRecord`].
-pub const COLUMNS: [&str; 14] = [
+/// The columns of games.csv, in order: the fields of [`GameRecord`]. The last
+/// [`LATER_COLUMNS`] were added later: a file without them still reads (as 0) and a run
+/// directory begun without them keeps its columns when resumed.
+pub const COLUMNS: [&str; 16] = [
     "game_id",
     "round",
     "pair",
@@ -24,7 +26,13 @@ pub const COLUMNS: [&str; 14] = [
     "white_ms",
     "black_ms",
     "started",
+    "white_stray",
+    "black_stray",
 ];
+
+/// How many of the trailing [`COLUMNS`] a games.csv may lack: `white_stray` and `black_stray`,
+/// added after the first release. They hold unsigned integers (no comma, no quote).
+const LATER_COLUMNS: usize = 2;
 
 /// File name of the CSV inside a run directory.
 pub const GAMES_CSV: &str = "games.csv";
@@ -54,6 +62,9 @@ pub struct ResultsWriter {
     pgn: File,
     rules: Rules,
     event: String,
+    /// True when games.csv has the header of a file begun without the [`LATER_COLUMNS`]: its
+    /// rows are written without them.
+    legacy: bool,
 }
 
 impl ResultsWriter {
@@ -62,7 +73,8 @@ impl ResultsWriter {
     /// by a killed runner is removed first: a CSV that does not end in a newline loses its
     /// partial last row, a PGN that does not end with a result and a blank line loses its
     /// partial last game. `rules` names the PGN `Variant`; the PGN `Event` is `bt-arena`
-    /// unless set with [`with_event`](ResultsWriter::with_event).
+    /// unless set with [`with_event`](ResultsWriter::with_event). A games.csv whose header
+    /// lacks the [`LATER_COLUMNS`] gets rows without them too.
     ///
     /// # Errors
     /// [`ResultsError::Io`] when the directory or a file cannot be created, read or cut;
@@ -72,11 +84,12 @@ impl ResultsWriter {
             .map_err(|e| ResultsError::io(dir, "cannot create the directory", e))?;
         let csv_path = dir.join(GAMES_CSV);
         let mut csv = open_for_append(&csv_path)?;
-        if cut_partial_entry(&csv_path, &mut csv, CSV_ENDS)? == 0 {
-            write_flushed(&csv_path, &mut csv, header_line().as_bytes())?;
+        let legacy = if cut_partial_entry(&csv_path, &mut csv, CSV_ENDS)? == 0 {
+            write_flushed(&csv_path, &mut csv, header_line(&COLUMNS).as_bytes())?;
+            false
         } else {
-            check_header_line(&csv_path, &mut csv)?;
-        }
+            check_header_line(&csv_path, &mut csv)?
+        };
         let pgn_path = dir.join(GAMES_PGN);
         let mut pgn = open_for_append(&pgn_path)?;
         cut_partial_entry(&pgn_path, &mut pgn, PGN_ENDS)?;
@@ -87,6 +100,7 @@ impl ResultsWriter {
             pgn,
             rules,
             event: DEFAULT_EVENT.to_string(),
+            legacy,
         })
     }
 
@@ -112,7 +126,10 @@ impl ResultsWriter {
     /// [`ResultsError::InvalidRecord`] when a text field holds a line break (nothing is
     /// written); [`ResultsError::Io`] when a write fails.
     pub fn append(&mut self, record: &GameRecord) -> Result<(), ResultsError> {
-        let row = csv_row(record)?;
+        let mut row = csv_row(record)?;
+        if self.legacy {
+            drop_later_columns(&mut row);
+        }
         let game = pgn::format_game(record, self.rules, &self.event);
         write_flushed(&self.pgn_path, &mut self.pgn, game.as_bytes())?;
         write_flushed(&self.csv_path, &mut self.csv, &row)
@@ -121,7 +138,8 @@ impl ResultsWriter {
 
 /// Reads the games of a games.csv, in file order.
 ///
-/// Columns are matched by the header's names (extra columns are ignored). A last row without
+/// Columns are matched by the header's names (extra columns are ignored; the
+/// [`LATER_COLUMNS`] may be missing and then read as 0). A last row without
 /// its newline (cut off by a killed runner) is skipped without error; an empty file, or one cut
 /// off inside the header, holds no games. A byte-order mark at the start is skipped (by the csv
 /// reader).
@@ -154,9 +172,25 @@ pub fn read_games(path: &Path) -> Result<Vec<GameRecord>, ResultsError> {
     Ok(games)
 }
 
-/// The header line of games.csv, newline included.
-fn header_line() -> String {
-    format!("{}\n", COLUMNS.join(","))
+/// The header line of a games.csv with `columns`, newline included.
+fn header_line(columns: &[&str]) -> String {
+    format!("{}\n", columns.join(","))
+}
+
+/// The columns of a games.csv begun without the [`LATER_COLUMNS`].
+fn legacy_columns() -> &'static [&'static str] {
+    &COLUMNS[..COLUMNS.len() - LATER_COLUMNS]
+}
+
+/// Cuts the [`LATER_COLUMNS`] off a CSV row (newline included), for a legacy games.csv. They
+/// are unsigned integers, so the row's last commas are theirs.
+fn drop_later_columns(row: &mut Vec<u8>) {
+    let mut cut = row.len();
+    for _ in 0..LATER_COLUMNS {
+        cut = row[..cut].iter().rposition(|&b| b == b',').unwrap_or(0);
+    }
+    row.truncate(cut);
+    row.push(b'\n');
 }
 
 /// Opens (creating) `path` for reading and appending.
@@ -219,14 +253,19 @@ fn complete_len(bytes: &[u8], ends: &[&[u8]]) -> usize {
 }
 
 /// Checks that the first line of an existing games.csv is our header (after a byte-order mark,
-/// if the file was saved with one).
-fn check_header_line(path: &Path, file: &mut File) -> Result<(), ResultsError> {
+/// if the file was saved with one); true when it is the header of a file begun without the
+/// [`LATER_COLUMNS`].
+fn check_header_line(path: &Path, file: &mut File) -> Result<bool, ResultsError> {
     let mut first = String::new();
     file.seek(SeekFrom::Start(0))
         .and_then(|_| BufReader::new(&mut *file).read_line(&mut first))
         .map_err(|e| ResultsError::io(path, "cannot read", e))?;
-    if crate::textfile::strip_bom(&first) == header_line() {
-        return Ok(());
+    let first = crate::textfile::strip_bom(&first);
+    if first == header_line(&COLUMNS) {
+        return Ok(false);
+    }
+    if first == header_line(legacy_columns()) {
+        return Ok(true);
     }
     Err(ResultsError::Malformed {
         path: path.to_path_buf(),
@@ -234,15 +273,17 @@ fn check_header_line(path: &Path, file: &mut File) -> Result<(), ResultsError> {
         reason: format!(
             "the header is `{}`, expected `{}`",
             first.trim_end(),
-            header_line().trim_end()
+            header_line(&COLUMNS).trim_end()
         ),
     })
 }
 
-/// Checks that a header read back names every column of [`COLUMNS`].
+/// Checks that a header read back names every column of [`COLUMNS`] but the
+/// [`LATER_COLUMNS`].
 fn check_columns(path: &Path, headers: &StringRecord) -> Result<(), ResultsError> {
-    let missing: Vec<&str> = COLUMNS
-        .into_iter()
+    let missing: Vec<&str> = legacy_columns()
+        .iter()
+        .copied()
         .filter(|column| !headers.iter().any(|h| h == *column))
         .collect();
     if missing.is_empty() {
@@ -356,6 +397,8 @@ mod tests {
         games[1].opening = "pppppppp/pppppppp/8/8/8/P7/1PPPPPPP/PPPPPPPP b".into();
         games[1].moves = String::new();
         games[1].plies = 0;
+        games[0].black_stray = 2;
+        games[1].white_stray = 7;
         games
     }
 
@@ -376,8 +419,8 @@ mod tests {
         let text = fs::read_to_string(&path).unwrap();
         assert!(text.starts_with(
             "game_id,round,pair,opening_id,opening,white,black,result,termination,plies,moves,\
-             white_ms,black_ms,started\n1,1,1,1,startpos,alpha,beta,1-0,goal-rank,3,a2a3 a7a6 b2b3,\
-             1500,1200,2026-11-30T12:00:00Z\n"
+             white_ms,black_ms,started,white_stray,black_stray\n1,1,1,1,startpos,alpha,beta,1-0,\
+             goal-rank,3,a2a3 a7a6 b2b3,1500,1200,2026-11-30T12:00:00Z,0,2\n"
         ));
         // Reopening appends without a second header.
         let path = write(dir.path(), &games[..1]);
@@ -445,7 +488,8 @@ mod tests {
 
     #[test]
     fn malformed_rows_name_file_line_and_column() {
-        let good = "2,1,1,1,startpos,beta,alpha,1-0,goal-rank,3,a2a3,10,20,2026-11-30T12:00:00Z";
+        let good =
+            "2,1,1,1,startpos,beta,alpha,1-0,goal-rank,3,a2a3,10,20,2026-11-30T12:00:00Z,0,0";
         let message = error_for_row(&good.replace("1-0", "1/2-1/2"));
         // serde reports an unknown word without its column, but with the word and the
         // words expected.
@@ -461,7 +505,32 @@ mod tests {
         let message = error_for_row(&good.replace("goal-rank", "resign"));
         assert!(message.contains("`resign`"), "{message}");
         let message = error_for_row("2,1,1");
-        assert!(message.contains("3 fields, expected 14"), "{message}");
+        assert!(message.contains("3 fields, expected 16"), "{message}");
+    }
+
+    #[test]
+    fn a_games_csv_without_the_stray_columns_reads_as_0_and_keeps_its_columns() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(GAMES_CSV);
+        let old_header = COLUMNS[..14].join(",");
+        let old_row = "1,1,1,1,startpos,alpha,beta,1-0,goal-rank,3,a2a3 a7a6 b2b3,1500,1200,\
+                       2026-11-30T12:00:00Z";
+        fs::write(&path, format!("{old_header}\n{old_row}\n")).unwrap();
+        let mut expected = sample_games();
+        expected[0].black_stray = 0;
+        assert_eq!(read_games(&path).unwrap(), expected[..1]);
+        // Resumed: the new row has the file's 14 columns (its stray counts are not recorded).
+        write(dir.path(), &sample_games()[1..]);
+        let text = fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[..2], [old_header.as_str(), old_row]);
+        assert_eq!(
+            lines[2],
+            "2,1,1,1,pppppppp/pppppppp/8/8/8/P7/1PPPPPPP/PPPPPPPP b,\"beta, \"\"the second\"\"\",\
+             alpha,1-0,time-forfeit,0,,1500,1200,2026-11-30T12:00:00Z"
+        );
+        expected[1].white_stray = 0;
+        assert_eq!(read_games(&path).unwrap(), expected);
     }
 
     #[test]

@@ -195,6 +195,13 @@ pub struct GameRecord {
     pub black_ms: u64,
     /// When the game started, RFC 3339 UTC, e.g. `2026-11-30T12:00:00Z` ([`now_rfc3339`]).
     pub started: String,
+    /// Lines White's engine wrote that answered no request (a stray `bestmove` or `readyok`),
+    /// read during this game; never played. 0 when the file predates the column.
+    #[serde(default)]
+    pub white_stray: u64,
+    /// The same for Black's engine.
+    #[serde(default)]
+    pub black_stray: u64,
 }
 
 impl GameRecord {
@@ -314,6 +321,8 @@ pub(crate) mod tests {
             white_ms: 1500,
             black_ms: 1200,
             started: "2026-11-30T12:00:00Z".into(),
+            white_stray: 0,
+            black_stray: 0,
         }
     }
 

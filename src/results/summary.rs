@@ -31,7 +31,7 @@ pub struct Summary {
     /// One entry per pair of engines that met (and, with an SPRT, the pair of the two engines
     /// even before they met), in tournament order.
     pub pairs: Vec<PairSummary>,
-    /// Losses by fault of each engine, in tournament order.
+    /// Losses by fault (and stray answers) of each engine, in tournament order.
     pub faults: Vec<EngineFaults>,
 }
 
@@ -98,7 +98,7 @@ pub struct PairSummary {
 }
 
 /// Losses by fault of one engine: how many games it lost by each of the four fault
-/// terminations ([`Termination::is_fault`]).
+/// terminations ([`Termination::is_fault`]); and its stray answers, which lose nothing.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct EngineFaults {
     /// Engine name.
@@ -111,6 +111,9 @@ pub struct EngineFaults {
     pub crashes: u64,
     /// Losses by a stall (`stall`).
     pub stalls: u64,
+    /// Lines it wrote that answered no request (games.csv `white_stray`/`black_stray`): warned
+    /// about and never played, not losses.
+    pub stray_answers: u64,
 }
 
 impl Summary {
@@ -214,6 +217,8 @@ struct Tally {
     sprt: Option<SequentialTest<PairKey>>,
     /// Losses by fault per engine: `[time-forfeit, illegal-move, crash, stall]`.
     faults: Vec<[u64; 4]>,
+    /// Stray answers per engine.
+    stray: Vec<u64>,
 }
 
 impl Tally {
@@ -229,6 +234,7 @@ impl Tally {
             matches: HashMap::new(),
             sprt: sprt.map(|&sprt| SequentialTest::new(sprt)),
             faults: vec![[0; 4]; n],
+            stray: vec![0; n],
         };
         for (shard, games) in shards.iter().enumerate() {
             for game in games.as_ref() {
@@ -239,8 +245,10 @@ impl Tally {
         tally
     }
 
-    /// Counts one game's win and fault.
+    /// Counts one game's win, fault and stray answers.
     fn count_game(&mut self, index: &HashMap<&str, usize>, game: &GameRecord) {
+        self.stray[index[game.white.as_str()]] += game.white_stray;
+        self.stray[index[game.black.as_str()]] += game.black_stray;
         let (winner, loser) = (index[game.winner_name()], index[game.loser_name()]);
         if winner != loser {
             self.wins[winner][loser] += 1;
@@ -429,18 +437,21 @@ fn pair_summaries(engines: &[String], tally: &Tally) -> Vec<PairSummary> {
     pairs
 }
 
-/// Losses by fault of every engine.
+/// Losses by fault and stray answers of every engine.
 fn engine_faults(engines: &[String], tally: &Tally) -> Vec<EngineFaults> {
     engines
         .iter()
-        .zip(&tally.faults)
+        .zip(tally.faults.iter().zip(&tally.stray))
         .map(
-            |(name, &[time_forfeits, illegal_moves, crashes, stalls])| EngineFaults {
-                name: name.clone(),
-                time_forfeits,
-                illegal_moves,
-                crashes,
-                stalls,
+            |(name, (&[time_forfeits, illegal_moves, crashes, stalls], &stray_answers))| {
+                EngineFaults {
+                    name: name.clone(),
+                    time_forfeits,
+                    illegal_moves,
+                    crashes,
+                    stalls,
+                    stray_answers,
+                }
             },
         )
         .collect()
@@ -534,17 +545,25 @@ impl Summary {
         let w = self.name_width("Losses by fault".len());
         writeln!(
             f,
-            "{:<w$} {:>5} {:>7} {:>5} {:>5}",
-            "Losses by fault", "time", "illegal", "crash", "stall"
+            "{:<w$} {:>5} {:>7} {:>5} {:>5} {:>6}",
+            "Losses by fault", "time", "illegal", "crash", "stall", "stray"
         )?;
         for row in &self.faults {
             writeln!(
                 f,
-                "{:<w$} {:>5} {:>7} {:>5} {:>5}",
-                row.name, row.time_forfeits, row.illegal_moves, row.crashes, row.stalls
+                "{:<w$} {:>5} {:>7} {:>5} {:>5} {:>6}",
+                row.name,
+                row.time_forfeits,
+                row.illegal_moves,
+                row.crashes,
+                row.stalls,
+                row.stray_answers
             )?;
         }
-        Ok(())
+        writeln!(
+            f,
+            "(stray: lines answering no request, never played; not losses)"
+        )
     }
 }
 
@@ -988,6 +1007,31 @@ mod tests {
     }
 
     #[test]
+    fn stray_answers_are_summed_per_engine_and_lose_nothing() {
+        let mut list = games(&[
+            (1, "a", "b", WhiteWins, GoalRank),
+            (1, "b", "a", WhiteWins, GoalRank),
+        ]);
+        (list[0].white_stray, list[0].black_stray) = (3, 0);
+        (list[1].white_stray, list[1].black_stray) = (1, 4);
+        let summary = Summary::compute(&list, &names(&["a", "b"]), None);
+        let stray: Vec<(&str, u64, u64)> = summary
+            .faults
+            .iter()
+            .map(|f| (f.name.as_str(), f.stray_answers, f.illegal_moves))
+            .collect();
+        assert_eq!(stray, [("a", 7, 0), ("b", 1, 0)]);
+        let json = serde_json::to_value(&summary).unwrap();
+        assert_eq!(json["faults"][0]["stray_answers"], 7);
+        let text = summary.to_string();
+        assert!(text.contains("stall  stray\n"), "{text}");
+        assert!(
+            text.contains("\na                   0       0     0     0      7\n"),
+            "{text}"
+        );
+    }
+
+    #[test]
     fn the_report_reads_like_fastchess() {
         let summary = Summary::compute(&alpha_beta(), &names(&["alpha", "beta"]), Some(&sprt()));
         let text = summary.to_string();
@@ -1020,7 +1064,7 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.contains("alpha               1       0     1     1\n"),
+            text.contains("alpha               1       0     1     1      0\n"),
             "{text}"
         );
     }

@@ -4,11 +4,13 @@
 //! reference rules before it is applied: a move that is not a move or is illegal loses
 //! (`illegal-move`), as do a late move (`time-forfeit`), an engine that dies (`crash`) or stops
 //! answering `isready` (`stall`). Otherwise the rules end the game (`goal-rank`,
-//! `all-captured`, `no-moves`).
+//! `all-captured`, `no-moves`). A `bestmove` that answers no request is never played (the
+//! engine fences each `go`, see [`Engine::go`]); the stray lines each engine wrote during the
+//! game are reported with it ([`PlayedGame::stray`]) and do not decide it.
 
 use super::config::{EngineSpec, TimeControl};
 use crate::engine::protocol::GoLimits;
-use crate::engine::{Engine, EngineError};
+use crate::engine::{Engine, EngineError, StrayOutput};
 use crate::results::Termination;
 use crate::rules::{Color, Move, MoveError, Position, Rules};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -33,6 +35,9 @@ pub struct PlayedGame {
     pub faulty: Option<Color>,
     /// What happened, for people: `White reached rank 8`, `Black's move a7a5 is illegal: ...`.
     pub detail: String,
+    /// Output of White's and Black's engine that answered no request, read during the game
+    /// (including what the previous game of the same process left unread): never played.
+    pub stray: [StrayOutput; 2],
 }
 
 /// Why a game was not finished.
@@ -57,11 +62,24 @@ pub struct Players<'a> {
     pub specs: [&'a EngineSpec; 2],
 }
 
-/// Plays one game from `opening` under `rules`, checking `stop` between moves.
+/// Plays one game from `opening` under `rules`, checking `stop` between moves, and collects
+/// the engines' stray output ([`PlayedGame::stray`]).
 ///
 /// # Errors
 /// [`Unfinished::Interrupted`] when `stop` is set before the game ends.
 pub fn play(
+    players: &mut Players<'_>,
+    opening: &Position,
+    rules: Rules,
+    stop: &AtomicBool,
+) -> Result<PlayedGame, Unfinished> {
+    let played = play_moves(players, opening, rules, stop);
+    let stray = [0, 1].map(|side| players.engines[side].take_stray());
+    played.map(|game| PlayedGame { stray, ..game })
+}
+
+/// The game itself, as [`play`] describes it, with no stray output recorded yet.
+fn play_moves(
     players: &mut Players<'_>,
     opening: &Position,
     rules: Rules,
@@ -94,6 +112,7 @@ pub fn play(
                 used_ms,
                 faulty: None,
                 detail: outcome.to_string(),
+                stray: Default::default(),
             });
         }
         if stop.load(Ordering::SeqCst) {
@@ -229,5 +248,6 @@ fn forfeit(
         used_ms,
         faulty: Some(side),
         detail,
+        stray: Default::default(),
     }
 }

@@ -677,6 +677,15 @@ impl<'a> Worker<'a> {
                     game.black
                 };
                 self.shared.record(&record, &game, winner, &played.detail);
+                for (index, stray) in [game.white, game.black].iter().zip(&played.stray) {
+                    if stray.lines > 0 {
+                        let name = &config.engines[*index].name;
+                        self.shared.say(&format!(
+                            "warning: game {}: {name} wrote {stray}; none was played",
+                            game.game_id
+                        ));
+                    }
+                }
                 if let Some(side) = played.faulty {
                     let index = if side == Color::White {
                         game.white
@@ -786,6 +795,8 @@ fn game_record(
         white_ms: played.used_ms[0],
         black_ms: played.used_ms[1],
         started,
+        white_stray: played.stray[0].lines,
+        black_stray: played.stray[1].lines,
     }
 }
 
