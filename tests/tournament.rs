@@ -340,9 +340,9 @@ fn a_start_failure_that_recurs_stops_after_one_game_and_timeouts_after_three() {
             "error: engine 'x': it has no option named 'Evall'. This fails at every start, so its 400 games were not played:",
         ),
         (
-            "cmd=SEARCH name=x option.Eval=materialistic",
+            "cmd=SEARCH name=x option.Hash=99999",
             1,
-            "error: engine 'x': bad value for option 'Eval'",
+            "error: engine 'x': bad value for option 'Hash'",
         ),
         (
             "cmd=FAULTY name=x arg=--fault arg=no-ugiok handshake=0.2",
