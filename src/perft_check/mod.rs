@@ -25,7 +25,7 @@ mod report;
 mod targets;
 mod walk;
 
-pub use report::{BestMove, Fault, PositionReport, Problem, Report, Step};
+pub use report::{BestMove, Fault, PerftCheckReport, PositionReport, Problem, WalkStep};
 pub use targets::Target;
 
 /// How the check is run.
@@ -54,20 +54,20 @@ pub enum CheckError {
         /// What the engine did.
         error: Box<EngineError>,
     },
-    /// A suite line lists a count the reference rules do not give (a wrong suite, or the
-    /// wrong `--rules`).
+    /// A suite line's expected count is not what the reference rules give (a wrong suite, or
+    /// the wrong `--rules`).
     SuiteCount {
         /// The target's source (`suite line N`).
         source: String,
         /// The depth.
         depth: u32,
-        /// The count the line lists.
-        listed: u64,
+        /// The suite's expected count.
+        expected: u64,
         /// The reference count.
         reference: u64,
         /// The rule set.
         rules: Rules,
-        /// The other rule set that gives the listed count, if one does.
+        /// The other rule set that gives the expected count, if one does.
         hint: Option<OtherRulesHint>,
     },
 }
@@ -97,14 +97,14 @@ impl fmt::Display for CheckError {
             CheckError::SuiteCount {
                 source,
                 depth,
-                listed,
+                expected,
                 reference,
                 rules,
                 hint,
             } => {
                 write!(
                     f,
-                    "{source}: D{depth} lists {listed}, but the {rules} rules count {reference}"
+                    "{source}: D{depth} lists {expected}, but the {rules} rules count {reference}"
                 )?;
                 match hint {
                     Some(hint) => write!(f, "; {hint}"),
@@ -128,7 +128,7 @@ pub fn check_all(
     settings: &CheckSettings,
     targets: &[Target],
     mut on_position: impl FnMut(&PositionReport),
-) -> Result<Report, CheckError> {
+) -> Result<PerftCheckReport, CheckError> {
     let started = Instant::now();
     let mut checker = Checker { engine, settings };
     let mut positions = Vec::with_capacity(targets.len());
@@ -138,7 +138,7 @@ pub fn check_all(
         positions.push(report);
     }
     let failed = positions.iter().filter(|report| !report.passed()).count();
-    Ok(Report {
+    Ok(PerftCheckReport {
         engine: checker.engine.name().to_string(),
         engine_id: checker.engine.id_name().map(str::to_string),
         rules: settings.rules,
@@ -174,8 +174,8 @@ impl Checker<'_> {
             error: Box::new(error),
         };
         let reference = self.reference(&target.position, target.depth);
-        let expected = reference.iter().map(|&(_, count)| count).sum();
-        self.check_listed(target, expected)?;
+        let reference_total = reference.iter().map(|&(_, count)| count).sum();
+        self.check_suite_count(target, reference_total)?;
         self.engine.new_game().map_err(engine_error)?;
         let reply = self
             .perft(&target.position, target.depth)
@@ -195,7 +195,7 @@ impl Checker<'_> {
             source: target.source.clone(),
             position: target.position.to_string(),
             depth: target.depth,
-            expected,
+            expected: reference_total,
             reported: reply.total,
             first_perft_ms: millis(reply.elapsed),
             walk_ms,
@@ -205,20 +205,20 @@ impl Checker<'_> {
         })
     }
 
-    /// Fails when the target's suite line lists a count other than the reference's.
-    fn check_listed(&self, target: &Target, reference: u64) -> Result<(), CheckError> {
-        match target.listed {
-            Some(listed) if listed != reference => Err(CheckError::SuiteCount {
+    /// Fails when the suite's expected count of the target is not the reference count.
+    fn check_suite_count(&self, target: &Target, reference: u64) -> Result<(), CheckError> {
+        match target.expected {
+            Some(expected) if expected != reference => Err(CheckError::SuiteCount {
                 source: target.source.clone(),
                 depth: target.depth,
-                listed,
+                expected,
                 reference,
                 rules: self.settings.rules,
                 hint: OtherRulesHint::find(
                     &target.position,
                     self.settings.rules,
                     target.depth,
-                    listed,
+                    expected,
                 ),
             }),
             _ => Ok(()),

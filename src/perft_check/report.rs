@@ -122,7 +122,7 @@ impl fmt::Display for Problem {
 
 /// One move of the walk-down: the move played and the counts under it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Step {
+pub struct WalkStep {
     /// The move.
     #[serde(rename = "move")]
     pub mv: String,
@@ -139,10 +139,10 @@ pub struct Step {
 /// Where the walk-down ended: the exact fault.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Fault {
-    /// The position string of the position whose divide shows the fault.
+    /// The FEN of the position whose divide shows the fault.
     pub position: String,
     /// The moves from the checked position to it, with their counts.
-    pub path: Vec<Step>,
+    pub path: Vec<WalkStep>,
     /// The perft depth asked there, in plies.
     pub depth: u32,
     /// What is wrong there; never empty.
@@ -172,7 +172,7 @@ pub struct BestMove {
 pub struct PositionReport {
     /// Where the position comes from (see [`super::Target::source`]).
     pub source: String,
-    /// The position string.
+    /// The FEN of the position.
     pub position: String,
     /// The perft depth checked, in plies.
     pub depth: u32,
@@ -259,7 +259,7 @@ fn write_fault(f: &mut fmt::Formatter<'_>, fault: &Fault) -> fmt::Result {
 
 /// The check of every target.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Report {
+pub struct PerftCheckReport {
     /// The engine's configured name.
     pub engine: String,
     /// The name the engine gave (`id name`), if any.
@@ -282,7 +282,7 @@ pub struct Report {
     pub total_ms: f64,
 }
 
-impl fmt::Display for Report {
+impl fmt::Display for PerftCheckReport {
     /// Writes the closing summary line (the positions are printed as they are checked).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let count = self.positions.len();

@@ -14,8 +14,9 @@ pub struct Target {
     pub position: Position,
     /// The perft depth in plies, at least 1.
     pub depth: u32,
-    /// The count a suite lists for this depth, if any: it must equal the reference count.
-    pub listed: Option<u64>,
+    /// The suite's expected count at this depth, if the target is a suite line that lists one:
+    /// it must equal the reference count.
+    pub expected: Option<u64>,
 }
 
 impl Target {
@@ -25,12 +26,12 @@ impl Target {
             source: "start position".to_string(),
             position: Position::startpos(),
             depth: depth.max(1),
-            listed: None,
+            expected: None,
         }
     }
 
     /// One target per suite line: its deepest listed depth capped at `max_depth` (at least 1),
-    /// with the count the line lists for that depth, if it lists one.
+    /// with the line's expected count at that depth, if it lists one.
     pub fn from_suite(entries: &[SuiteEntry], max_depth: u32) -> Vec<Target> {
         entries
             .iter()
@@ -41,7 +42,7 @@ impl Target {
                     source: format!("suite line {}", entry.line),
                     position: entry.position,
                     depth,
-                    listed: entry
+                    expected: entry
                         .expected
                         .iter()
                         .find(|&&(listed_depth, _)| listed_depth == depth)
@@ -69,7 +70,7 @@ impl Target {
                     source: format!("random game {game}, ply {ply}"),
                     position: line[ply],
                     depth: depth.max(1),
-                    listed: None,
+                    expected: None,
                 }
             })
             .collect()
@@ -106,7 +107,7 @@ mod tests {
         assert_eq!(
             targets
                 .iter()
-                .map(|t| (t.source.as_str(), t.depth, t.listed))
+                .map(|t| (t.source.as_str(), t.depth, t.expected))
                 .collect::<Vec<_>>(),
             [("suite line 1", 2, Some(64)), ("suite line 2", 2, None)]
         );

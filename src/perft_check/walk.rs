@@ -1,7 +1,7 @@
 //! The walk-down: from a position whose perft the engine miscounts, follow a miscounted move one
 //! ply down at a time until the engine's divide itself shows the fault ([`Fault`]).
 
-use super::{Checker, Fault, Problem, Step, Target};
+use super::{Checker, Fault, Problem, Target, WalkStep};
 use crate::engine::{EngineError, PerftReply};
 use crate::rules::perft::{self, PerftOptions};
 use crate::rules::{Move, Position, Rules};
@@ -44,7 +44,7 @@ impl Checker<'_> {
         first: Comparison,
     ) -> Result<Fault, EngineError> {
         let (mut position, mut depth, mut comparison) = (target.position, target.depth, first);
-        let mut path: Vec<Step> = Vec::new();
+        let mut path: Vec<WalkStep> = Vec::new();
         loop {
             let Some((mv, step)) = comparison.next_step(depth) else {
                 return Ok(Fault {
@@ -85,7 +85,7 @@ pub(super) struct Comparison {
     direct: Vec<Problem>,
     /// Legal moves the engine lists with a count other than the reference's, in reference
     /// order.
-    miscounted: Vec<(Move, Step)>,
+    miscounted: Vec<(Move, WalkStep)>,
     /// A total that is not the sum of the lines.
     bad_total: Option<Problem>,
 }
@@ -133,7 +133,7 @@ impl Comparison {
                 }),
                 Some(entry) if entry.count != expected => miscounted.push((
                     mv,
-                    Step {
+                    WalkStep {
                         mv: entry.text.to_string(),
                         expected,
                         reported: entry.count,
@@ -166,7 +166,7 @@ impl Comparison {
     /// The move to walk down next: when nothing here shows the fault directly and `depth` is
     /// above 1, the miscounted move the engine gave the smallest count (the cheapest subtree
     /// for it; the first in reference order among equals), with this divide's bad total.
-    fn next_step(&self, depth: u32) -> Option<(Move, Step)> {
+    fn next_step(&self, depth: u32) -> Option<(Move, WalkStep)> {
         if !self.direct.is_empty() || depth <= 1 {
             return None;
         }
@@ -177,7 +177,7 @@ impl Comparison {
         let bad_total = self.bad_total.clone();
         Some((
             *mv,
-            Step {
+            WalkStep {
                 bad_total,
                 ..step.clone()
             },
