@@ -21,6 +21,7 @@ use crate::rules::{MoveError, Position, Rules};
 use std::fmt;
 use std::time::{Duration, Instant};
 
+pub mod render;
 mod report;
 mod targets;
 mod walk;

@@ -1,9 +1,9 @@
 //! The computed report of a perft-check: per position the counts, the walk-down's fault with
-//! its [`Problem`]s, and the judged `bestmove`; for the whole check the totals.
+//! its [`Problem`]s, and the judged `bestmove`; for the whole check the totals. Rendered as
+//! text or JSON by [`super::render`].
 
 use crate::rules::Rules;
 use serde::Serialize;
-use std::fmt;
 
 /// Something wrong with the engine's divide in one position, found by comparing it with the
 /// reference rules. Moves are written as the engine wrote them.
@@ -80,44 +80,6 @@ pub enum Problem {
         /// The sum of its divide lines (saturating at `u64::MAX`).
         sum: u64,
     },
-}
-
-impl fmt::Display for Problem {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Problem::Illegal { mv, count, reason } => {
-                write!(f, "lists {mv} ({count}), which is illegal: {reason}")
-            }
-            Problem::Missed {
-                mv,
-                expected,
-                reason,
-            } => write!(f, "misses {mv} (expected {expected}), {reason}"),
-            Problem::Unparseable { text, count, error } => {
-                write!(f, "lists '{text}' ({count}), which is not a move: {error}")
-            }
-            Problem::Duplicate { mv, times } => write!(f, "lists {mv} {times} times"),
-            Problem::WrongCount {
-                mv,
-                expected,
-                reported,
-            } => write!(f, "counts {reported} under {mv}, expected {expected}"),
-            Problem::Inconsistent {
-                mv,
-                listed,
-                own_perft,
-                expected,
-            } => write!(
-                f,
-                "counts {listed} under {mv} (expected {expected}), but its own perft after \
-                 {mv} totals {own_perft}: the engine contradicts itself"
-            ),
-            Problem::BadTotal { total, sum } => write!(
-                f,
-                "reports a total of {total}, but its divide lines sum to {sum}"
-            ),
-        }
-    }
 }
 
 /// One move of the walk-down: the move played and the counts under it.
@@ -199,64 +161,6 @@ impl PositionReport {
     }
 }
 
-impl fmt::Display for PositionReport {
-    /// Writes a line with the verdict and counts, then (on a failure) the walk-down, the fault
-    /// and the bestmove, indented; every line ends in a newline.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let verdict = if self.passed() { "ok  " } else { "FAIL" };
-        write!(
-            f,
-            "{verdict} {}: {} depth {}: expected {}, engine {} (first perft {:.3} s",
-            self.source,
-            self.position,
-            self.depth,
-            self.expected,
-            self.reported,
-            self.first_perft_ms / 1e3
-        )?;
-        if self.fault.is_some() {
-            write!(f, ", walk-down {:.3} s", self.walk_ms / 1e3)?;
-        }
-        writeln!(f, ")")?;
-        if let Some(fault) = &self.fault {
-            write_fault(f, fault)?;
-        }
-        match &self.bestmove.problem {
-            Some(problem) => writeln!(f, "  bestmove {}: {problem}", self.bestmove.mv),
-            None if self.fault.is_some() => writeln!(f, "  bestmove {}: ok", self.bestmove.mv),
-            None => Ok(()),
-        }
-    }
-}
-
-/// Writes the walk-down and the problems of `fault`, indented.
-fn write_fault(f: &mut fmt::Formatter<'_>, fault: &Fault) -> fmt::Result {
-    for step in &fault.path {
-        writeln!(
-            f,
-            "  walk-down {}: expected {}, engine {}",
-            step.mv, step.expected, step.reported
-        )?;
-        if let Some(problem) = &step.bad_total {
-            writeln!(f, "    and the engine {problem}")?;
-        }
-    }
-    let after = if fault.path.is_empty() {
-        "in the checked position".to_string()
-    } else {
-        format!("after {}", fault.path_moves())
-    };
-    writeln!(
-        f,
-        "  fault {after}: {} depth {}",
-        fault.position, fault.depth
-    )?;
-    for problem in &fault.problems {
-        writeln!(f, "    the engine {problem}")?;
-    }
-    Ok(())
-}
-
 /// The check of every target.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct PerftCheckReport {
@@ -280,22 +184,4 @@ pub struct PerftCheckReport {
     pub walk_ms: f64,
     /// The time of the whole check, ms.
     pub total_ms: f64,
-}
-
-impl fmt::Display for PerftCheckReport {
-    /// Writes the closing summary line (the positions are printed as they are checked).
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let count = self.positions.len();
-        writeln!(
-            f,
-            "{count} position{} checked: {} passed, {} failed; first perfts {:.3} s, \
-             walk-downs {:.3} s, total {:.3} s",
-            if count == 1 { "" } else { "s" },
-            self.passed,
-            self.failed,
-            self.first_perft_ms / 1e3,
-            self.walk_ms / 1e3,
-            self.total_ms / 1e3
-        )
-    }
 }
