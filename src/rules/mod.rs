@@ -12,6 +12,7 @@
 
 pub mod perft;
 mod position;
+pub mod suite;
 
 pub(crate) use position::{Black, Side, Step, White};
 pub use position::{
