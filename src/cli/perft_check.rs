@@ -7,6 +7,7 @@ use bt_arena::engine::Engine;
 use bt_arena::perft_check::render::{Header, Json, Render, Text};
 use bt_arena::perft_check::{self, CheckSettings, Target};
 use bt_arena::rules::Rules;
+use bt_arena::rules::suite;
 use bt_arena::tournament::{EngineKeys, EngineSpec, TimeControl};
 use clap::{ArgAction, Args};
 use std::path::{Path, PathBuf};
@@ -123,6 +124,6 @@ fn targets(args: &PerftCheckArgs, seed: Option<u64>) -> Result<Vec<Target>> {
 
 /// One target per line of the suite at `path`.
 fn suite_targets(path: &Path, max_depth: u32) -> Result<Vec<Target>> {
-    let entries = super::perft::read_suite(path)?;
+    let entries = suite::read_suite(path)?;
     Ok(Target::from_suite(&entries, max_depth))
 }

@@ -16,7 +16,7 @@
 
 use crate::engine::protocol::{GoLimits, NO_MOVE};
 use crate::engine::{Engine, EngineError};
-use crate::rules::perft::OtherRulesHint;
+use crate::rules::suite::OtherRulesHint;
 use crate::rules::{MoveError, Position, Rules};
 use std::fmt;
 use std::time::{Duration, Instant};

@@ -1,7 +1,7 @@
 //! The positions perft-check checks ([`Target`]): the start position, the lines of a perft
 //! suite, and positions of random games.
 
-use crate::rules::perft::SuiteEntry;
+use crate::rules::suite::SuiteEntry;
 use crate::rules::{Position, Rules};
 
 /// A position to check and the perft depth to check it at.
@@ -96,12 +96,12 @@ fn random_game(rules: Rules, rng: &mut fastrand::Rng) -> Vec<Position> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::perft;
+    use crate::rules::suite;
 
     #[test]
     fn suite_lines_are_checked_at_their_deepest_depth_up_to_the_cap() {
         let entries =
-            perft::parse_suite("startpos ;D1 8 ;D2 64 ;D3 576\n8/8/8/1p6/P7/8/8/8 w ;D7 1")
+            suite::parse_suite("startpos ;D1 8 ;D2 64 ;D3 576\n8/8/8/1p6/P7/8/8/8 w ;D7 1")
                 .expect("a suite");
         let targets = Target::from_suite(&entries, 2);
         assert_eq!(

@@ -588,6 +588,14 @@ impl fmt::Display for Position {
     }
 }
 
+impl serde::Serialize for Position {
+    /// Serializes the position as its string, e.g.
+    /// `"pppppppp/pppppppp/8/8/8/8/PPPPPPPP/PPPPPPPP w"`.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
 /// Why a move is illegal in a position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum IllegalReason {
