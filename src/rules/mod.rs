@@ -10,14 +10,18 @@
 //! by reaching the far rank, by capturing every enemy pawn, or when the opponent has no legal
 //! move on its turn. There are no draws.
 
+mod fen;
+mod legality;
+mod movegen;
 pub mod perft;
 mod position;
 pub mod suite;
 
-pub(crate) use position::{Black, Side, Step, White};
-pub use position::{
-    IllegalMove, IllegalReason, MoveError, MoveSet, Moves, Position, PositionError,
-};
+pub use fen::PositionError;
+pub use legality::{IllegalMove, IllegalReason, MoveError};
+pub(crate) use movegen::{Black, Side, Step, White};
+pub use movegen::{MoveSet, Moves};
+pub use position::Position;
 
 use std::fmt;
 use std::str::FromStr;

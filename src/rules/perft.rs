@@ -10,7 +10,7 @@
 //! The perft-suite format (`<position> ;D1 n ;D2 n ...`, as chess perft suites) is in
 //! [`super::suite`]; its items are re-exported here, where they were first.
 
-use super::position::{Black, Side, White};
+use super::movegen::{Black, Side, White};
 use super::{Color, Move, Position, Rules};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
