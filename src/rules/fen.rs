@@ -1,10 +1,15 @@
-//! The string form of a position: parsing and writing it.
+//! The FEN of a position: parsing and writing it.
+//!
+//! Breakthrough's FEN is chess's first two fields: the board, ranks 8 to 1 separated by `/`
+//! (`P` a white pawn, `p` a black pawn, a digit a run of empty squares), then the side to move,
+//! `w` or `b`; e.g. `pppppppp/pppppppp/8/8/8/8/PPPPPPPP/PPPPPPPP w`. `startpos` stands for the
+//! start position.
 
 use super::{Color, Position, Square};
 use std::fmt;
 use std::str::FromStr;
 
-/// Why a position string or a set of bitboards is not a valid position.
+/// Why a FEN or a set of bitboards is not a valid position.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PositionError {
     /// Nothing to parse.
@@ -45,10 +50,11 @@ pub enum PositionError {
     NoPawns,
     /// A square holds a pawn of each side.
     Overlap,
-    /// Something follows `startpos` (moves are not part of a position string).
+    /// Something follows `startpos` (moves are not part of a FEN).
     AfterStartpos(String),
 }
 
+// The messages say "position string", the words users have seen so far.
 impl fmt::Display for PositionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -157,7 +163,7 @@ fn parse_board(board: &str) -> Result<(u64, u64), PositionError> {
 }
 
 impl fmt::Display for Position {
-    /// Writes the position string: ranks 8 to 1, then `w` or `b`, e.g.
+    /// Writes the FEN: ranks 8 to 1, then `w` or `b`, e.g.
     /// `pppppppp/pppppppp/8/8/8/8/PPPPPPPP/PPPPPPPP w`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for rank in (0..8).rev() {
@@ -187,7 +193,7 @@ impl fmt::Display for Position {
 }
 
 impl serde::Serialize for Position {
-    /// Serializes the position as its string, e.g.
+    /// Serializes the position as its FEN, e.g.
     /// `"pppppppp/pppppppp/8/8/8/8/PPPPPPPP/PPPPPPPP w"`.
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.collect_str(self)
@@ -200,7 +206,7 @@ mod tests {
     use crate::rules::position::tests::pos;
 
     #[test]
-    fn start_position_string_round_trips() {
+    fn the_start_fen_round_trips() {
         let start = "pppppppp/pppppppp/8/8/8/8/PPPPPPPP/PPPPPPPP w";
         assert_eq!(Position::startpos().to_string(), start);
         assert_eq!(pos(start), Position::startpos());
@@ -209,7 +215,7 @@ mod tests {
     }
 
     #[test]
-    fn position_strings_round_trip() {
+    fn fens_round_trip() {
         for text in [
             "1p2pp1p/2p2ppp/2P5/8/8/3P2P1/1p1P2PP/1PP1PP1P w",
             "8/8/8/1p6/P7/8/8/8 b",

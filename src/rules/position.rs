@@ -1,6 +1,6 @@
 //! Positions: where the pawns stand, whose turn it is, playing a move and the end of a game.
-//! Their string form is in [`super::fen`], their moves in [`super::movegen`] and the checking
-//! of a move in [`super::legality`].
+//! Their FEN is in [`super::fen`], their moves in [`super::movegen`] and the checking of a move
+//! in [`super::legality`].
 
 use super::fen::PositionError;
 use super::legality::IllegalMove;
@@ -12,7 +12,7 @@ const MAX_PAWNS: u32 = 16;
 
 /// A Breakthrough position: where each side's pawns stand and whose turn it is.
 ///
-/// Build one with [`Position::startpos`], [`Position::new`] or by parsing a position string
+/// Build one with [`Position::startpos`], [`Position::new`] or by parsing a FEN
 /// (`"pppppppp/pppppppp/8/8/8/8/PPPPPPPP/PPPPPPPP w"`, or `"startpos"`). Every `Position`
 /// satisfies: no square holds two pawns, at most 16 pawns a side, not both sides on their goal
 /// ranks, and at least one pawn on the board.
