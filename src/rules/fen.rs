@@ -131,8 +131,8 @@ fn parse_board(board: &str) -> Result<(u64, u64), PositionError> {
         return Err(PositionError::RankCount { found: ranks.len() });
     }
     let mut pawns = [0u64; 2];
-    for (row, text) in ranks.into_iter().enumerate() {
-        let rank = 7 - row as u8;
+    // The ranks are written from rank 8 (index 7) down.
+    for (rank, text) in (0..8u8).rev().zip(ranks) {
         let mut file = 0usize;
         for ch in text.chars() {
             let unknown = PositionError::UnknownCharacter { ch, rank: rank + 1 };

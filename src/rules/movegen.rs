@@ -214,6 +214,10 @@ impl Iterator for Moves {
     type Item = Move;
 
     #[inline(always)]
+    #[allow(
+        clippy::cast_possible_truncation,
+        reason = "the trailing zeros of a non-zero u64 are fewer than 64"
+    )]
     fn next(&mut self) -> Option<Move> {
         while self.step < 3 {
             let targets = &mut self.targets[self.step];

@@ -283,14 +283,23 @@ impl PerftTable {
         }
     }
 
+    /// The entry of `key`: its low bits.
+    #[allow(
+        clippy::cast_possible_truncation,
+        reason = "the key is cut to its low bits on purpose, as the mask does"
+    )]
+    fn entry(&self, key: u64) -> &(AtomicU64, AtomicU64) {
+        &self.entries[key as usize & self.mask]
+    }
+
     fn probe(&self, key: u64) -> Option<u64> {
-        let (check, count) = &self.entries[key as usize & self.mask];
+        let (check, count) = self.entry(key);
         let count = count.load(Ordering::Relaxed);
         (check.load(Ordering::Relaxed) ^ count == key && count != 0).then_some(count)
     }
 
     fn store(&self, key: u64, count: u64) {
-        let (check, stored) = &self.entries[key as usize & self.mask];
+        let (check, stored) = self.entry(key);
         check.store(key ^ count, Ordering::Relaxed);
         stored.store(count, Ordering::Relaxed);
     }
