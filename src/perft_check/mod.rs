@@ -1,18 +1,22 @@
 //! perft-check: finds the exact bug in an engine's move generator.
 //!
-//! For each [`Target`] (a position and a depth) the engine's perft divide (`go perft N`, through
-//! [`Engine::perft`]) is compared with the reference [`crate::rules::perft::divide`]. On a mismatch the check
-//! walks down: it plays a root move whose count differs and asks for the divide one ply
-//! shallower, until the divide itself shows the fault: moves the engine lists that the rules
-//! forbid (each with its [`crate::rules::IllegalReason`]), legal moves it misses, move strings
-//! that are not moves, a move listed twice, a wrong count at depth 1, or a count the engine
-//! contradicts with its own perft one ply down. A total that is not the sum of the divide lines
-//! is reported wherever it shows.
+//! For each [`Target`] (a position and a depth) the engine's perft divide (`go perft N`,
+//! through [`Engine::perft`]) is compared with the reference [`crate::rules::perft::divide`].
+//! On a mismatch the check walks down: it plays a root move whose count differs and asks for
+//! the divide one ply shallower, until the divide itself shows the fault: moves the engine lists
+//! that the rules forbid (each with its [`crate::rules::IllegalReason`]), legal moves it misses,
+//! move strings that are not moves, a move listed twice, a wrong count at depth 1, or a count
+//! the engine contradicts with its own perft one ply down. A total that is not the sum of the
+//! divide lines is reported wherever it shows.
 //!
 //! Each step is one ply shallower and follows the miscounted move with the smallest count the
 //! engine reported, so the walk-down costs about as much as the first perft at most. The
 //! engine's `bestmove` in each target position is judged too (engines whose perft and search
 //! disagree).
+//!
+//! Here: the entry [`check_all`], its settings and errors. The positions to check are in
+//! `targets.rs`, the walk-down in `walk.rs`, the computed report ([`PerftCheckReport`]) in
+//! `report.rs`, and its text and JSON renderings in [`render`].
 
 use crate::engine::protocol::{GoLimits, NO_MOVE};
 use crate::engine::{Engine, EngineError};
@@ -123,7 +127,8 @@ impl std::error::Error for CheckError {}
 /// calling `on_position` with each target's report as soon as it is done.
 ///
 /// # Errors
-/// The first [`CheckError`]: the engine failed, or a suite count disagrees with the rules.
+/// The first [`CheckError`]: the engine failed, or a suite's expected count disagrees with the
+/// rules.
 pub fn check_all(
     engine: &mut Engine,
     settings: &CheckSettings,
