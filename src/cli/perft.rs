@@ -1,9 +1,13 @@
 //! `bt-arena perft`: counts per depth, divide, and perft suites.
+//!
+//! Each mode computes one report ([`PerftReport`]), which is rendered as text (a line as soon
+//! as each depth or suite line is counted, then the rest) or as JSON (the whole report at the
+//! end) by one [`Render`] chosen once.
 
-use anyhow::{Context, Result, bail};
-use bt_arena::rules::perft::{self, OtherRulesHint, PerftOptions, SuiteEntry};
+use anyhow::{Result, bail};
+use bt_arena::rules::perft::{self, PerftOptions};
+use bt_arena::rules::suite::{self, DepthCheck, SuiteCheck, SuiteEntry};
 use bt_arena::rules::{Position, Rules};
-use bt_arena::textfile;
 use clap::Args;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -20,7 +24,7 @@ pub struct PerftArgs {
     /// Rule set: capture-only (diagonal steps must capture) or classic.
     #[arg(long, default_value_t = Rules::CaptureOnly)]
     rules: Rules,
-    /// Position string (ranks 8 to 1, then w or b), or "startpos".
+    /// The position as a FEN (ranks 8 to 1, then w or b), or "startpos".
     #[arg(long, value_name = "POSITION", default_value = "startpos")]
     fen: Position,
     /// Print the count under each root move (`a2a3: N`), then the total.
@@ -53,36 +57,124 @@ impl PerftArgs {
 /// Runs `bt-arena perft`.
 ///
 /// # Errors
-/// An unreadable or malformed suite file.
+/// An unreadable or malformed suite file, or a suite none of whose depths is within `DEPTH`.
 pub fn run(args: &PerftArgs) -> Result<ExitCode> {
-    if let Some(path) = &args.suite {
-        return run_suite(args, path);
-    }
-    let Some(depth) = args.depth else {
-        unreachable!("clap requires a DEPTH without --suite");
+    let render: &dyn Render = if args.json { &Json } else { &Text };
+    let report = match (&args.suite, args.depth) {
+        (Some(path), _) => PerftReport::Suite(check_suite(args, path, |entry, checks| {
+            print!("{}", render.suite_line(entry, checks));
+        })?),
+        (None, Some(depth)) if args.divide => PerftReport::Divide(divide(args, depth)),
+        (None, Some(depth)) => {
+            print!("{}", render.depths_header(&args.fen, args.rules));
+            PerftReport::Depths(count_depths(args, depth, |count| {
+                print!("{}", render.depth(count));
+            }))
+        }
+        (None, None) => unreachable!("clap requires a DEPTH without --suite"),
     };
-    if args.divide {
-        print_divide(args, depth)?;
-    } else {
-        print_depths(args, depth)?;
-    }
-    Ok(ExitCode::SUCCESS)
+    print!("{}", render.report(&report));
+    Ok(match &report {
+        PerftReport::Suite(suite) if suite.check.failed > 0 => super::EXIT_FAILED.into(),
+        _ => ExitCode::SUCCESS,
+    })
+}
+
+/// What `bt-arena perft` computed, in one of its modes. Its JSON is the mode's report.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum PerftReport {
+    /// `perft DEPTH`: the count at each depth.
+    Depths(DepthsReport),
+    /// `perft --divide DEPTH`: the count under each root move.
+    Divide(DivideReport),
+    /// `perft --suite FILE`: the suite's expected counts checked.
+    Suite(SuiteReport),
+}
+
+/// The counts of one position at each depth up to the deepest.
+#[derive(Serialize)]
+struct DepthsReport {
+    /// The position (serialized as its FEN).
+    position: Position,
+    rules: Rules,
+    depths: Vec<DepthCount>,
 }
 
 /// One timed perft count.
 #[derive(Serialize)]
-struct Timed {
+struct DepthCount {
+    /// Plies.
     depth: u32,
+    /// Leaf nodes.
     nodes: u64,
+    /// Wall-clock time of the count, ms.
     time_ms: f64,
+    /// Leaf nodes per second; `None` when the count took no measurable time.
     nodes_per_second: Option<f64>,
 }
 
-fn timed(position: &Position, rules: Rules, depth: u32, options: PerftOptions) -> Timed {
+/// The divide of one position: the count under each root move, in move-generation order.
+#[derive(Serialize)]
+struct DivideReport {
+    /// The position (serialized as its FEN).
+    position: Position,
+    rules: Rules,
+    /// Plies.
+    depth: u32,
+    moves: Vec<MoveCount>,
+    /// The sum of the moves' counts (1 at depth 0: the position itself).
+    total: u64,
+    /// Wall-clock time of the divide, ms.
+    time_ms: f64,
+}
+
+/// One line of a divide.
+#[derive(Serialize)]
+struct MoveCount {
+    #[serde(rename = "move")]
+    mv: String,
+    /// Leaf nodes under the move.
+    nodes: u64,
+}
+
+/// A suite checked, with the file it came from.
+#[derive(Serialize)]
+struct SuiteReport {
+    /// The suite file, as given.
+    suite: String,
+    #[serde(flatten)]
+    check: SuiteCheck,
+}
+
+/// Counts `args.fen` at each depth up to `max_depth` (only depth 0 when it is 0), calling
+/// `on_depth` with each count as soon as it is known.
+fn count_depths(
+    args: &PerftArgs,
+    max_depth: u32,
+    mut on_depth: impl FnMut(&DepthCount),
+) -> DepthsReport {
+    // Depth 0 has one leaf, the position itself.
+    let depths = (max_depth.min(1)..=max_depth)
+        .map(|depth| {
+            let count = timed(&args.fen, args.rules, depth, args.options());
+            on_depth(&count);
+            count
+        })
+        .collect();
+    DepthsReport {
+        position: args.fen,
+        rules: args.rules,
+        depths,
+    }
+}
+
+/// The perft count of `position` at `depth`, timed.
+fn timed(position: &Position, rules: Rules, depth: u32, options: PerftOptions) -> DepthCount {
     let start = Instant::now();
     let nodes = perft::perft(position, rules, depth, options);
     let seconds = start.elapsed().as_secs_f64();
-    Timed {
+    DepthCount {
         depth,
         nodes,
         time_ms: seconds * 1e3,
@@ -90,50 +182,8 @@ fn timed(position: &Position, rules: Rules, depth: u32, options: PerftOptions) -
     }
 }
 
-fn print_depths(args: &PerftArgs, max_depth: u32) -> Result<()> {
-    if !args.json {
-        println!("perft of {} under {} rules", args.fen, args.rules);
-        println!(
-            "{:>5} {:>16} {:>12} {:>14}",
-            "depth", "nodes", "time (s)", "nodes/s"
-        );
-    }
-    let mut rows = Vec::new();
-    // Depth 0 has one leaf, the position itself.
-    for depth in max_depth.min(1)..=max_depth {
-        let row = timed(&args.fen, args.rules, depth, args.options());
-        if !args.json {
-            let nps = row
-                .nodes_per_second
-                .map_or("-".to_string(), |nps| format!("{nps:.3e}"));
-            println!(
-                "{:>5} {:>16} {:>12.3} {:>14}",
-                row.depth,
-                row.nodes,
-                row.time_ms / 1e3,
-                nps
-            );
-        }
-        rows.push(row);
-    }
-    if args.json {
-        #[derive(Serialize)]
-        struct Report<'a> {
-            position: String,
-            rules: &'a str,
-            depths: Vec<Timed>,
-        }
-        let report = Report {
-            position: args.fen.to_string(),
-            rules: args.rules.name(),
-            depths: rows,
-        };
-        println!("{}", serde_json::to_string_pretty(&report)?);
-    }
-    Ok(())
-}
-
-fn print_divide(args: &PerftArgs, depth: u32) -> Result<()> {
+/// The divide of `args.fen` at `depth`.
+fn divide(args: &PerftArgs, depth: u32) -> DivideReport {
     let start = Instant::now();
     let moves = perft::divide(&args.fen, args.rules, depth, args.options());
     let time_ms = start.elapsed().as_secs_f64() * 1e3;
@@ -143,178 +193,230 @@ fn print_divide(args: &PerftArgs, depth: u32) -> Result<()> {
     } else {
         moves.iter().map(|&(_, count)| count).sum()
     };
-    if args.json {
-        #[derive(Serialize)]
-        struct MoveCount {
-            #[serde(rename = "move")]
-            mv: String,
-            nodes: u64,
-        }
-        #[derive(Serialize)]
-        struct Report<'a> {
-            position: String,
-            rules: &'a str,
-            depth: u32,
-            moves: Vec<MoveCount>,
-            total: u64,
-            time_ms: f64,
-        }
-        let report = Report {
-            position: args.fen.to_string(),
-            rules: args.rules.name(),
-            depth,
-            moves: moves
-                .iter()
-                .map(|&(mv, nodes)| MoveCount {
-                    mv: mv.to_string(),
-                    nodes,
-                })
-                .collect(),
-            total,
-            time_ms,
-        };
-        println!("{}", serde_json::to_string_pretty(&report)?);
-    } else {
-        for (mv, count) in &moves {
-            println!("{mv}: {count}");
-        }
-        println!();
-        println!("total: {total}");
-        println!("time: {:.3} s", time_ms / 1e3);
+    DivideReport {
+        position: args.fen,
+        rules: args.rules,
+        depth,
+        moves: moves
+            .iter()
+            .map(|&(mv, nodes)| MoveCount {
+                mv: mv.to_string(),
+                nodes,
+            })
+            .collect(),
+        total,
+        time_ms,
     }
-    Ok(())
 }
 
-/// The check of one depth of one suite line.
-#[derive(Serialize)]
-struct SuiteCheck {
-    line: usize,
-    position: String,
-    depth: u32,
-    expected: u64,
-    actual: u64,
-    pass: bool,
-}
-
-/// Reads the perft suite at `path` (a byte-order mark at its start is skipped), for
-/// `perft --suite` and `perft-check --suite`.
-///
-/// # Errors
-/// The file cannot be read, a line is malformed, or the suite holds no position.
-pub fn read_suite(path: &Path) -> Result<Vec<SuiteEntry>> {
-    let text = textfile::read_to_string(path)
-        .with_context(|| format!("cannot read perft suite {}", path.display()))?;
-    let entries =
-        perft::parse_suite(&text).with_context(|| format!("bad perft suite {}", path.display()))?;
-    if entries.is_empty() {
-        bail!("perft suite {} holds no position", path.display());
-    }
-    Ok(entries)
-}
-
-fn run_suite(args: &PerftArgs, path: &Path) -> Result<ExitCode> {
-    let entries = read_suite(path)?;
-    let mut checks = Vec::new();
-    let mut hint = None;
-    for entry in &entries {
-        let line_checks = check_entry(args, entry);
-        if !args.json {
-            print_entry(entry, &line_checks);
-        }
-        hint = hint.or_else(|| other_rules_hint(args.rules, entry, &line_checks));
-        checks.extend(line_checks);
-    }
-    if checks.is_empty() {
+/// Checks the suite at `path` up to `args.depth`, calling `on_line` with each line as soon as
+/// it is checked.
+fn check_suite(
+    args: &PerftArgs,
+    path: &Path,
+    on_line: impl FnMut(&SuiteEntry, &[DepthCheck]),
+) -> Result<SuiteReport> {
+    let entries = suite::read_suite(path)?;
+    let check = suite::check_suite(&entries, args.rules, args.depth, args.options(), on_line);
+    if check.checks.is_empty() {
         bail!(
             "nothing checked: every depth in {} is deeper than {}",
             path.display(),
             args.depth.unwrap_or_default()
         );
     }
-    let failed = checks.iter().filter(|check| !check.pass).count();
-    if args.json {
-        #[derive(Serialize)]
-        struct Report<'a> {
-            suite: String,
-            rules: &'a str,
-            checks: Vec<SuiteCheck>,
-            passed: usize,
-            failed: usize,
-            #[serde(skip_serializing_if = "Option::is_none")]
-            hint: Option<String>,
-        }
-        let report = Report {
-            suite: path.display().to_string(),
-            rules: args.rules.name(),
-            passed: checks.len() - failed,
-            failed,
-            checks,
-            hint,
-        };
-        println!("{}", serde_json::to_string_pretty(&report)?);
-    } else {
-        println!(
-            "{} lines, {} checks: {} passed, {failed} failed",
-            entries.len(),
-            checks.len(),
-            checks.len() - failed
-        );
-        if let Some(hint) = hint {
-            println!("hint: {hint}");
-        }
-    }
-    Ok(if failed == 0 {
-        ExitCode::SUCCESS
-    } else {
-        super::EXIT_FAILED.into()
+    Ok(SuiteReport {
+        suite: path.display().to_string(),
+        check,
     })
 }
 
-fn check_entry(args: &PerftArgs, entry: &SuiteEntry) -> Vec<SuiteCheck> {
-    entry
-        .expected
-        .iter()
-        .filter(|&&(depth, _)| args.depth.is_none_or(|max| depth <= max))
-        .map(|&(depth, expected)| {
-            let actual = perft::perft(&entry.position, args.rules, depth, args.options());
-            SuiteCheck {
-                line: entry.line,
-                position: entry.position.to_string(),
-                depth,
-                expected,
-                actual,
-                pass: actual == expected,
+/// A rendering of what `bt-arena perft` computes, in parts so that text can be written while
+/// the counts go on. Each part is the exact text to write (possibly empty).
+trait Render {
+    /// What is written before the first count of `perft DEPTH`.
+    fn depths_header(&self, position: &Position, rules: Rules) -> String;
+    /// What is written as soon as one depth of `perft DEPTH` is counted.
+    fn depth(&self, count: &DepthCount) -> String;
+    /// What is written as soon as one suite line is checked.
+    fn suite_line(&self, entry: &SuiteEntry, checks: &[DepthCheck]) -> String;
+    /// What is written when the report is complete.
+    fn report(&self, report: &PerftReport) -> String;
+}
+
+/// Text for people: a table row per depth, the divide lines and total, a line per suite line
+/// and a summary.
+struct Text;
+
+/// JSON: the whole report at the end; nothing before.
+struct Json;
+
+impl Render for Text {
+    fn depths_header(&self, position: &Position, rules: Rules) -> String {
+        format!(
+            "perft of {position} under {rules} rules\n{:>5} {:>16} {:>12} {:>14}\n",
+            "depth", "nodes", "time (s)", "nodes/s"
+        )
+    }
+
+    fn depth(&self, count: &DepthCount) -> String {
+        let nps = count
+            .nodes_per_second
+            .map_or("-".to_string(), |nps| format!("{nps:.3e}"));
+        format!(
+            "{:>5} {:>16} {:>12.3} {:>14}\n",
+            count.depth,
+            count.nodes,
+            count.time_ms / 1e3,
+            nps
+        )
+    }
+
+    fn suite_line(&self, entry: &SuiteEntry, checks: &[DepthCheck]) -> String {
+        let failures: Vec<String> = checks
+            .iter()
+            .filter(|check| !check.pass)
+            .map(|check| {
+                format!(
+                    "D{} expected {} got {}",
+                    check.depth, check.expected, check.actual
+                )
+            })
+            .collect();
+        let verdict = if failures.is_empty() {
+            format!("ok ({} depths)", checks.len())
+        } else {
+            format!("FAIL: {}", failures.join(", "))
+        };
+        format!("line {}: {}  {verdict}\n", entry.line, entry.position)
+    }
+
+    fn report(&self, report: &PerftReport) -> String {
+        match report {
+            // Every depth is written as it is counted.
+            PerftReport::Depths(_) => String::new(),
+            PerftReport::Divide(divide) => {
+                let lines: String = divide
+                    .moves
+                    .iter()
+                    .map(|count| format!("{}: {}\n", count.mv, count.nodes))
+                    .collect();
+                format!(
+                    "{lines}\ntotal: {}\ntime: {:.3} s\n",
+                    divide.total,
+                    divide.time_ms / 1e3
+                )
             }
-        })
-        .collect()
+            PerftReport::Suite(suite) => {
+                let check = &suite.check;
+                let summary = format!(
+                    "{} lines, {} checks: {} passed, {} failed\n",
+                    check.lines,
+                    check.checks.len(),
+                    check.passed,
+                    check.failed
+                );
+                match &check.hint {
+                    Some(hint) => format!("{summary}hint: {hint}\n"),
+                    None => summary,
+                }
+            }
+        }
+    }
 }
 
-/// The hint for the first (shallowest) failed check of `entry`, when another rule set gives
-/// its expected count: `line 7 D1: the classic rules give that count: ...`.
-fn other_rules_hint(rules: Rules, entry: &SuiteEntry, checks: &[SuiteCheck]) -> Option<String> {
-    let failed = checks
-        .iter()
-        .filter(|check| !check.pass)
-        .min_by_key(|check| check.depth)?;
-    let hint = OtherRulesHint::find(&entry.position, rules, failed.depth, failed.expected)?;
-    Some(format!("line {} D{}: {hint}", entry.line, failed.depth))
+impl Render for Json {
+    fn depths_header(&self, _: &Position, _: Rules) -> String {
+        String::new()
+    }
+
+    fn depth(&self, _: &DepthCount) -> String {
+        String::new()
+    }
+
+    fn suite_line(&self, _: &SuiteEntry, _: &[DepthCheck]) -> String {
+        String::new()
+    }
+
+    fn report(&self, report: &PerftReport) -> String {
+        // Strings, numbers, bools, options and lists of them: serde_json cannot fail on these.
+        serde_json::to_string_pretty(report).expect("a perft report serializes to JSON") + "\n"
+    }
 }
 
-fn print_entry(entry: &SuiteEntry, checks: &[SuiteCheck]) {
-    let failures: Vec<String> = checks
-        .iter()
-        .filter(|check| !check.pass)
-        .map(|check| {
-            format!(
-                "D{} expected {} got {}",
-                check.depth, check.expected, check.actual
-            )
-        })
-        .collect();
-    let verdict = if failures.is_empty() {
-        format!("ok ({} depths)", checks.len())
-    } else {
-        format!("FAIL: {}", failures.join(", "))
-    };
-    println!("line {}: {}  {verdict}", entry.line, entry.position);
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry() -> SuiteEntry {
+        suite::parse_suite("\n8/8/8/1p6/P7/8/8/8 w ;D1 2 ;D2 3").unwrap()[0].clone()
+    }
+
+    #[test]
+    fn text_names_each_failed_depth_of_a_suite_line() {
+        let entry = entry();
+        let check = |depth, expected, actual| DepthCheck {
+            line: 2,
+            position: entry.position,
+            depth,
+            expected,
+            actual,
+            pass: expected == actual,
+        };
+        assert_eq!(
+            Text.suite_line(&entry, &[check(1, 2, 2), check(2, 3, 3)]),
+            "line 2: 8/8/8/1p6/P7/8/8/8 w  ok (2 depths)\n"
+        );
+        assert_eq!(
+            Text.suite_line(&entry, &[check(1, 2, 2), check(2, 3, 4)]),
+            "line 2: 8/8/8/1p6/P7/8/8/8 w  FAIL: D2 expected 3 got 4\n"
+        );
+        assert_eq!(Json.suite_line(&entry, &[check(1, 2, 2)]), "");
+    }
+
+    #[test]
+    fn text_and_json_render_one_divide_report() {
+        let report = PerftReport::Divide(DivideReport {
+            position: entry().position,
+            rules: Rules::CaptureOnly,
+            depth: 1,
+            moves: vec![
+                MoveCount {
+                    mv: "a4a5".into(),
+                    nodes: 1,
+                },
+                MoveCount {
+                    mv: "a4b5".into(),
+                    nodes: 1,
+                },
+            ],
+            total: 2,
+            time_ms: 1250.0,
+        });
+        assert_eq!(
+            Text.report(&report),
+            "a4a5: 1\na4b5: 1\n\ntotal: 2\ntime: 1.250 s\n"
+        );
+        assert_eq!(
+            Json.report(&report),
+            r#"{
+  "position": "8/8/8/1p6/P7/8/8/8 w",
+  "rules": "capture-only",
+  "depth": 1,
+  "moves": [
+    {
+      "move": "a4a5",
+      "nodes": 1
+    },
+    {
+      "move": "a4b5",
+      "nodes": 1
+    }
+  ],
+  "total": 2,
+  "time_ms": 1250.0
+}
+"#
+        );
+    }
 }

@@ -4,8 +4,10 @@
 use super::UsageError;
 use anyhow::{Result, anyhow};
 use bt_arena::engine::Engine;
+use bt_arena::perft_check::render::{Header, Json, Render, Text};
 use bt_arena::perft_check::{self, CheckSettings, Target};
 use bt_arena::rules::Rules;
+use bt_arena::rules::suite;
 use bt_arena::tournament::{EngineKeys, EngineSpec, TimeControl};
 use clap::{ArgAction, Args};
 use std::path::{Path, PathBuf};
@@ -69,21 +71,23 @@ pub fn run(args: &PerftCheckArgs) -> Result<ExitCode> {
     // An engine error's message includes its cause: no chain to print.
     let mut engine =
         Engine::start(&spec.engine_config(), args.rules).map_err(|e| anyhow!("{e}"))?;
-    if !args.json {
-        print_header(&engine, args, targets.len(), seed);
-    }
+    let render: &dyn Render = if args.json { &Json } else { &Text };
+    print!(
+        "{}",
+        render.header(&Header {
+            engine: engine.name(),
+            engine_id: engine.id_name(),
+            rules: args.rules,
+            positions: targets.len(),
+            seed,
+        })
+    );
     let mut report = perft_check::check_all(&mut engine, &settings, &targets, |position| {
-        if !args.json {
-            print!("{position}");
-        }
+        print!("{}", render.position(position));
     })?;
     engine.quit();
     report.seed = seed;
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
-    } else {
-        print!("{report}");
-    }
+    print!("{}", render.report(&report));
     Ok(if report.failed == 0 {
         ExitCode::SUCCESS
     } else {
@@ -120,24 +124,6 @@ fn targets(args: &PerftCheckArgs, seed: Option<u64>) -> Result<Vec<Target>> {
 
 /// One target per line of the suite at `path`.
 fn suite_targets(path: &Path, max_depth: u32) -> Result<Vec<Target>> {
-    let entries = super::perft::read_suite(path)?;
+    let entries = suite::read_suite(path)?;
     Ok(Target::from_suite(&entries, max_depth))
-}
-
-/// Prints the first line of the text report: the engine, the rules, the number of positions and
-/// the seed of the random games.
-fn print_header(engine: &Engine, args: &PerftCheckArgs, positions: usize, seed: Option<u64>) {
-    let id = engine
-        .id_name()
-        .map_or(String::new(), |id| format!(" ({id})"));
-    print!(
-        "perft-check of {}{id} under {} rules: {positions} position{}",
-        engine.name(),
-        args.rules,
-        if positions == 1 { "" } else { "s" }
-    );
-    match seed {
-        Some(seed) => println!(", random games seeded {seed}"),
-        None => println!(),
-    }
 }

@@ -1,4 +1,5 @@
-//! The reference rules of Breakthrough: squares, moves, positions, move generation and perft.
+//! The reference rules of Breakthrough: squares, moves, positions and their FEN, move
+//! generation, move checking, perft and perft suites.
 //!
 //! The harness judges every engine move with this module, so it is exact first and fast second.
 //! Positions are two bitboards (`u64`, bit `8 * rank + file`, a1 = bit 0, h8 = bit 63) and a side
@@ -10,13 +11,18 @@
 //! by reaching the far rank, by capturing every enemy pawn, or when the opponent has no legal
 //! move on its turn. There are no draws.
 
+mod fen;
+mod legality;
+mod movegen;
 pub mod perft;
 mod position;
+pub mod suite;
 
-pub(crate) use position::{Black, Side, Step, White};
-pub use position::{
-    IllegalMove, IllegalReason, MoveError, MoveSet, Moves, Position, PositionError,
-};
+pub use fen::PositionError;
+pub use legality::{IllegalMove, IllegalReason, MoveError};
+pub(crate) use movegen::{Black, Side, Step, White};
+pub use movegen::{MoveSet, Moves};
+pub use position::Position;
 
 use std::fmt;
 use std::str::FromStr;
@@ -52,7 +58,7 @@ impl Color {
         }
     }
 
-    /// The letter of this side in a position string: `w` or `b`.
+    /// The letter of this side in a FEN: `w` or `b`.
     pub const fn letter(self) -> char {
         match self {
             Color::White => 'w',
