@@ -1,12 +1,12 @@
 //! `match.*`: a few game pairs at a fast clock against a reference opponent (bt-random), played
-//! by the tournament's own game loop ([`crate::tournament::game::play`]): the engine must not
+//! by the tournament's own game loop ([`crate::game::play`]): the engine must not
 //! lose a game by time forfeit, illegal move, crash or stall.
 
 use super::{CheckResult, Ctx, Evidence, Finding, Outcome, Session};
 use crate::engine::Engine;
 use crate::engine::protocol::Command;
 use crate::rules::{Color, Position, Rules};
-use crate::tournament::game::{Players, play};
+use crate::game::{Players, play};
 use crate::tournament::{EngineSpec, TimeControl};
 use std::sync::atomic::AtomicBool;
 

@@ -1,10 +1,9 @@
-//! Tournaments: configuration, the schedule of game pairs, the game loop with clocks and
-//! adjudication, and the runner that plays the schedule and keeps every result safe.
+//! Tournaments: configuration, the schedule of game pairs, and the runner that plays the
+//! schedule (each game by [`crate::game`]) and keeps every result safe.
 //!
 //! Data flows one way: config → schedule → games → results (see [`crate::results`]) → report.
 
 pub mod config;
-pub mod game;
 pub mod runner;
 pub mod schedule;
 

@@ -13,7 +13,7 @@
 //! row; its games are reported as not played and `--resume` tries them again.
 
 use super::config::{EngineSpec, TournamentConfig};
-use super::game::{self, Players, Unfinished};
+use crate::game::{self, Players, Unfinished};
 use super::schedule::{ScheduledGame, schedule};
 use crate::engine::{Engine, EngineConfig, EngineError};
 use crate::openings::{Book, Opening};

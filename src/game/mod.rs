@@ -8,7 +8,7 @@
 //! engine fences each `go`, see [`Engine::go`]); the stray lines each engine wrote during the
 //! game are reported with it ([`PlayedGame::stray`]) and do not decide it.
 
-use super::config::{EngineSpec, TimeControl};
+use crate::tournament::config::{EngineSpec, TimeControl};
 use crate::engine::protocol::GoLimits;
 use crate::engine::{Engine, EngineError, StrayOutput};
 use crate::results::Termination;
