@@ -5,9 +5,10 @@
 use super::{CheckResult, Ctx, Evidence, Finding, Outcome, Session};
 use crate::engine::Engine;
 use crate::engine::protocol::Command;
-use crate::rules::{Color, Position, Rules};
+use crate::game::TimeControl;
 use crate::game::{Players, play};
-use crate::tournament::{EngineSpec, TimeControl};
+use crate::rules::{Color, Position, Rules};
+use crate::tournament::EngineSpec;
 use std::sync::atomic::AtomicBool;
 
 /// How many game pairs are played (each opening once with each colour).

@@ -8,13 +8,17 @@
 //! engine fences each `go`, see [`Engine::go`]); the stray lines each engine wrote during the
 //! game are reported with it ([`PlayedGame::stray`]) and do not decide it.
 
-use crate::tournament::config::{EngineSpec, TimeControl};
 use crate::engine::protocol::GoLimits;
 use crate::engine::{Engine, EngineError, StrayOutput};
 use crate::results::Termination;
 use crate::rules::{Color, Move, MoveError, Position, Rules};
+use crate::tournament::config::EngineSpec;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
+
+pub mod time_control;
+
+pub use time_control::TimeControl;
 
 /// How long an engine searching to a fixed depth or node count may take for one move before it
 /// loses on time.

@@ -8,7 +8,6 @@ pub mod runner;
 pub mod schedule;
 
 pub use config::{
-    EngineKeys, EngineOptions, EngineSpec, Format, OpeningOrder, OpeningsSpec, TimeControl,
-    TournamentConfig,
+    EngineKeys, EngineOptions, EngineSpec, Format, OpeningOrder, OpeningsSpec, TournamentConfig,
 };
 pub use runner::{Finish, GivenUp, NotPlayed, Plan, RunError, RunReport, run, saved_config};

@@ -13,9 +13,9 @@
 //! row; its games are reported as not played and `--resume` tries them again.
 
 use super::config::{EngineSpec, TournamentConfig};
-use crate::game::{self, Players, Unfinished};
 use super::schedule::{ScheduledGame, schedule};
 use crate::engine::{Engine, EngineConfig, EngineError};
+use crate::game::{self, Players, Unfinished};
 use crate::openings::{Book, Opening};
 use crate::results::{self, GameRecord, GameResult, ResultsWriter, Summary};
 use crate::rules::{Color, Position};
@@ -803,9 +803,10 @@ fn game_record(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::TimeControl;
     use crate::results::tests::record;
     use crate::results::{GameResult::*, Termination};
-    use crate::tournament::config::{EngineKeys, Format, OpeningsSpec, TimeControl};
+    use crate::tournament::config::{EngineKeys, Format, OpeningsSpec};
 
     fn two_engines(out: &Path) -> TournamentConfig {
         let engine = |name: &str| {
