@@ -7,7 +7,7 @@ use crate::engine::Engine;
 use crate::engine::protocol::Command;
 use crate::game::TimeControl;
 use crate::game::{Players, play};
-use crate::rules::{Color, Position, Rules};
+use crate::rules::{ByColor, Color, Position, Rules};
 use crate::tournament::EngineSpec;
 use std::sync::atomic::AtomicBool;
 
@@ -69,12 +69,24 @@ fn mini_match(engine: &mut Engine, ctx: &Ctx, spec: &EngineSpec, opponent: &Engi
             games += 1;
             let mut players = match side {
                 Color::White => Players {
-                    engines: [&mut *engine, &mut rival],
-                    specs: [&ours, &theirs],
+                    engines: ByColor {
+                        white: &mut *engine,
+                        black: &mut rival,
+                    },
+                    specs: ByColor {
+                        white: &ours,
+                        black: &theirs,
+                    },
                 },
                 Color::Black => Players {
-                    engines: [&mut rival, &mut *engine],
-                    specs: [&theirs, &ours],
+                    engines: ByColor {
+                        white: &mut rival,
+                        black: &mut *engine,
+                    },
+                    specs: ByColor {
+                        white: &theirs,
+                        black: &ours,
+                    },
                 },
             };
             let Ok(game) = play(&mut players, &opening, ctx.rules, &stop) else {

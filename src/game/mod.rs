@@ -11,7 +11,7 @@
 use crate::engine::protocol::GoLimits;
 use crate::engine::{Engine, EngineError, StrayOutput};
 use crate::results::Termination;
-use crate::rules::{Color, Move, MoveError, Position, Rules};
+use crate::rules::{ByColor, Color, Move, MoveError, Position, Rules};
 use crate::tournament::config::EngineSpec;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -34,14 +34,14 @@ pub struct PlayedGame {
     /// The moves played, from the opening.
     pub moves: Vec<Move>,
     /// Thinking time used by White and Black, ms.
-    pub used_ms: [u64; 2],
+    pub used_ms: ByColor<u64>,
     /// The side whose engine misbehaved (its process should not be reused), if any.
     pub faulty: Option<Color>,
     /// What happened, for people: `White reached rank 8`, `Black's move a7a5 is illegal: ...`.
     pub detail: String,
     /// Output of White's and Black's engine that answered no request, read during the game
     /// (including what the previous game of the same process left unread): never played.
-    pub stray: [StrayOutput; 2],
+    pub stray: ByColor<StrayOutput>,
 }
 
 /// Why a game was not finished.
@@ -58,12 +58,12 @@ struct Clock {
     increment_ms: i64,
 }
 
-/// The two players of a game: engines and their specs, indexed by [`Color::index`].
+/// The two players of a game: engines and their specs.
 pub struct Players<'a> {
-    /// The running engines, White first.
-    pub engines: [&'a mut Engine; 2],
-    /// Their specs, White first.
-    pub specs: [&'a EngineSpec; 2],
+    /// The running engines.
+    pub engines: ByColor<&'a mut Engine>,
+    /// Their specs.
+    pub specs: ByColor<&'a EngineSpec>,
 }
 
 /// Plays one game from `opening` under `rules`, checking `stop` between moves, and collects
@@ -78,7 +78,7 @@ pub fn play(
     stop: &AtomicBool,
 ) -> Result<PlayedGame, Unfinished> {
     let played = play_moves(players, opening, rules, stop);
-    let stray = [0, 1].map(|side| players.engines[side].take_stray());
+    let stray = ByColor::from_fn(|side| players.engines[side].take_stray());
     played.map(|game| PlayedGame { stray, ..game })
 }
 
@@ -99,11 +99,11 @@ fn play_moves(
         }),
         _ => None,
     });
-    let mut used_ms = [0u64; 2];
+    let mut used_ms = ByColor::<u64>::default();
     let mut moves = Vec::new();
     let mut position = *opening;
     for side in [Color::White, Color::Black] {
-        if let Err(error) = players.engines[side.index()].new_game() {
+        if let Err(error) = players.engines[side].new_game() {
             return Ok(fault(side, &error, moves, used_ms));
         }
     }
@@ -123,19 +123,18 @@ fn play_moves(
             return Err(Unfinished::Interrupted);
         }
         let side = position.side_to_move();
-        let us = side.index();
-        let spec = players.specs[us];
+        let spec = players.specs[side];
         let limits = go_limits(spec.limit, &clocks);
         let started = Instant::now();
-        let allowed = move_allowance(spec, clocks[us]);
-        let reply = players.engines[us].go(opening, &moves, &limits, allowed);
+        let allowed = move_allowance(spec, clocks[side]);
+        let reply = players.engines[side].go(opening, &moves, &limits, allowed);
         let elapsed = started.elapsed();
-        used_ms[us] += elapsed.as_millis() as u64;
+        used_ms[side] += elapsed.as_millis() as u64;
         let bestmove = match reply {
             Ok(reply) => reply.bestmove,
             Err(error) => return Ok(fault(side, &error, moves, used_ms)),
         };
-        if let Some(late) = overstep(spec, &mut clocks[us], elapsed) {
+        if let Some(late) = overstep(spec, &mut clocks[side], elapsed) {
             return Ok(forfeit(
                 side,
                 Termination::TimeForfeit,
@@ -168,16 +167,16 @@ fn play_moves(
 }
 
 /// The `go` limits for the side to move: both clocks, or the fixed limit.
-fn go_limits(limit: TimeControl, clocks: &[Option<Clock>; 2]) -> GoLimits {
+fn go_limits(limit: TimeControl, clocks: &ByColor<Option<Clock>>) -> GoLimits {
     match limit {
         TimeControl::Clock { .. } => {
             let remaining = |c: Option<Clock>| c.map_or(0, |c| c.remaining_ms.max(0) as u64);
             let increment = |c: Option<Clock>| c.map_or(0, |c| c.increment_ms as u64);
             GoLimits::clock(
-                remaining(clocks[0]),
-                remaining(clocks[1]),
-                increment(clocks[0]),
-                increment(clocks[1]),
+                remaining(clocks.white),
+                remaining(clocks.black),
+                increment(clocks.white),
+                increment(clocks.black),
             )
         }
         fixed => fixed.go_limits(),
@@ -222,7 +221,7 @@ fn overstep(spec: &EngineSpec, clock: &mut Option<Clock>, elapsed: Duration) -> 
 }
 
 /// The game lost by `side` because its engine failed with `error`.
-fn fault(side: Color, error: &EngineError, moves: Vec<Move>, used_ms: [u64; 2]) -> PlayedGame {
+fn fault(side: Color, error: &EngineError, moves: Vec<Move>, used_ms: ByColor<u64>) -> PlayedGame {
     let termination = termination_of(error);
     forfeit(side, termination, error.to_string(), moves, used_ms)
 }
@@ -243,7 +242,7 @@ fn forfeit(
     termination: Termination,
     detail: String,
     moves: Vec<Move>,
-    used_ms: [u64; 2],
+    used_ms: ByColor<u64>,
 ) -> PlayedGame {
     PlayedGame {
         winner: side.opponent(),

@@ -10,9 +10,11 @@
 //! by reaching the far rank, by capturing every enemy pawn, or when the opponent has no legal
 //! move on its turn. There are no draws.
 
+mod by_color;
 pub mod perft;
 mod position;
 
+pub use by_color::ByColor;
 pub(crate) use position::{Black, Side, Step, White};
 pub use position::{
     IllegalMove, IllegalReason, MoveError, MoveSet, Moves, Position, PositionError,

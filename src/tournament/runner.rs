@@ -18,7 +18,7 @@ use crate::engine::{Engine, EngineConfig, EngineError};
 use crate::game::{self, Players, Unfinished};
 use crate::openings::{Book, Opening};
 use crate::results::{self, GameRecord, GameResult, ResultsWriter, Summary};
-use crate::rules::{Color, Position};
+use crate::rules::{ByColor, Color, Position};
 use crate::stats::{Outcome, SequentialTest, Sprt, SprtDecision, Verdict};
 use indicatif::{HumanDuration, ProgressBar, ProgressState, ProgressStyle};
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -658,9 +658,13 @@ impl<'a> Worker<'a> {
         let (Some(white), Some(black)) = (white.as_mut(), black.as_mut()) else {
             return;
         };
+        let seats = ByColor {
+            white: game.white,
+            black: game.black,
+        };
         let mut players = Players {
-            engines: [white, black],
-            specs: [&config.engines[game.white], &config.engines[game.black]],
+            engines: ByColor { white, black },
+            specs: seats.map(|index| &config.engines[index]),
         };
         let played = game::play(
             &mut players,
@@ -671,15 +675,12 @@ impl<'a> Worker<'a> {
         match played {
             Ok(played) => {
                 let record = game_record(config, &game, opening, &played, started);
-                let winner = if played.winner == Color::White {
-                    game.white
-                } else {
-                    game.black
-                };
-                self.shared.record(&record, &game, winner, &played.detail);
-                for (index, stray) in [game.white, game.black].iter().zip(&played.stray) {
+                self.shared
+                    .record(&record, &game, seats[played.winner], &played.detail);
+                for side in [Color::White, Color::Black] {
+                    let stray = &played.stray[side];
                     if stray.lines > 0 {
-                        let name = &config.engines[*index].name;
+                        let name = &config.engines[seats[side]].name;
                         self.shared.say(&format!(
                             "warning: game {}: {name} wrote {stray}; none was played",
                             game.game_id
@@ -687,12 +688,7 @@ impl<'a> Worker<'a> {
                     }
                 }
                 if let Some(side) = played.faulty {
-                    let index = if side == Color::White {
-                        game.white
-                    } else {
-                        game.black
-                    };
-                    self.retire(index);
+                    self.retire(seats[side]);
                 }
             }
             Err(Unfinished::Interrupted) => {}
@@ -792,11 +788,11 @@ fn game_record(
             .map(|mv| mv.to_string())
             .collect::<Vec<_>>()
             .join(" "),
-        white_ms: played.used_ms[0],
-        black_ms: played.used_ms[1],
+        white_ms: played.used_ms.white,
+        black_ms: played.used_ms.black,
         started,
-        white_stray: played.stray[0].lines,
-        black_stray: played.stray[1].lines,
+        white_stray: played.stray.white.lines,
+        black_stray: played.stray.black.lines,
     }
 }
 
