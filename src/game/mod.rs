@@ -8,7 +8,6 @@
 //! engine fences each `go`, see [`Engine::go`]); the stray lines each engine wrote during the
 //! game are reported with it ([`PlayedGame::stray`]) and do not decide it.
 
-use crate::engine::protocol::GoLimits;
 use crate::engine::{Engine, EngineError, StrayOutput};
 use crate::results::Termination;
 use crate::rules::{ByColor, Color, Move, MoveError, Position, Rules};
@@ -18,11 +17,7 @@ use std::time::{Duration, Instant};
 
 pub mod time_control;
 
-pub use time_control::TimeControl;
-
-/// How long an engine searching to a fixed depth or node count may take for one move before it
-/// loses on time.
-pub const UNCLOCKED_MOVE_TIMEOUT: Duration = Duration::from_secs(60);
+pub use time_control::{Clocks, Overstep, SideClock, TimeControl, UNCLOCKED_MOVE_TIMEOUT};
 
 /// A finished game.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -49,13 +44,6 @@ pub struct PlayedGame {
 pub enum Unfinished {
     /// The run is stopping (Ctrl-C): the game is dropped and will be played on resume.
     Interrupted,
-}
-
-/// A side's clock, in ms; negative once its flag has fallen.
-#[derive(Clone, Copy, Debug)]
-struct Clock {
-    remaining_ms: i64,
-    increment_ms: i64,
 }
 
 /// The two players of a game: engines and their specs.
@@ -89,16 +77,11 @@ fn play_moves(
     rules: Rules,
     stop: &AtomicBool,
 ) -> Result<PlayedGame, Unfinished> {
-    let mut clocks = players.specs.map(|spec| match spec.limit {
-        TimeControl::Clock {
-            base_ms,
-            increment_ms,
-        } => Some(Clock {
-            remaining_ms: base_ms as i64,
-            increment_ms: increment_ms as i64,
-        }),
-        _ => None,
-    });
+    let mut clocks = Clocks::new(
+        players
+            .specs
+            .map(|spec| SideClock::new(spec.limit, Duration::from_millis(spec.time_margin_ms))),
+    );
     let mut used_ms = ByColor::<u64>::default();
     let mut moves = Vec::new();
     let mut position = *opening;
@@ -123,10 +106,9 @@ fn play_moves(
             return Err(Unfinished::Interrupted);
         }
         let side = position.side_to_move();
-        let spec = players.specs[side];
-        let limits = go_limits(spec.limit, &clocks);
+        let limits = clocks.go_limits(side);
         let started = Instant::now();
-        let allowed = move_allowance(spec, clocks[side]);
+        let allowed = clocks.allowance(side);
         let reply = players.engines[side].go(opening, &moves, &limits, allowed);
         let elapsed = started.elapsed();
         used_ms[side] += elapsed.as_millis() as u64;
@@ -134,11 +116,12 @@ fn play_moves(
             Ok(reply) => reply.bestmove,
             Err(error) => return Ok(fault(side, &error, moves, used_ms)),
         };
-        if let Some(late) = overstep(spec, &mut clocks[side], elapsed) {
+        if let Err(late) = clocks.charge(side, elapsed) {
+            let detail = format!("{} lost on time ({late})", players.specs[side].name);
             return Ok(forfeit(
                 side,
                 Termination::TimeForfeit,
-                late,
+                detail,
                 moves,
                 used_ms,
             ));
@@ -163,60 +146,6 @@ fn play_moves(
                 ));
             }
         }
-    }
-}
-
-/// The `go` limits for the side to move: both clocks, or the fixed limit.
-fn go_limits(limit: TimeControl, clocks: &ByColor<Option<Clock>>) -> GoLimits {
-    match limit {
-        TimeControl::Clock { .. } => {
-            let remaining = |c: Option<Clock>| c.map_or(0, |c| c.remaining_ms.max(0) as u64);
-            let increment = |c: Option<Clock>| c.map_or(0, |c| c.increment_ms as u64);
-            GoLimits::clock(
-                remaining(clocks.white),
-                remaining(clocks.black),
-                increment(clocks.white),
-                increment(clocks.black),
-            )
-        }
-        fixed => fixed.go_limits(),
-    }
-}
-
-/// How long to wait for a move before the engine loses on time.
-fn move_allowance(spec: &EngineSpec, clock: Option<Clock>) -> Duration {
-    let margin = Duration::from_millis(spec.time_margin_ms);
-    match (spec.limit, clock) {
-        (TimeControl::Clock { .. }, Some(clock)) => {
-            Duration::from_millis(clock.remaining_ms.max(0) as u64) + margin
-        }
-        (TimeControl::MoveTime(ms), _) => Duration::from_millis(ms) + margin,
-        _ => UNCLOCKED_MOVE_TIMEOUT,
-    }
-}
-
-/// Charges `elapsed` to the mover's clock and adds the increment; returns a description when
-/// the move came too late (beyond the clock or the fixed move time, plus the margin).
-fn overstep(spec: &EngineSpec, clock: &mut Option<Clock>, elapsed: Duration) -> Option<String> {
-    let elapsed_ms = elapsed.as_millis() as i64;
-    let margin = spec.time_margin_ms as i64;
-    match (spec.limit, clock.as_mut()) {
-        (TimeControl::Clock { .. }, Some(clock)) => {
-            clock.remaining_ms -= elapsed_ms;
-            if clock.remaining_ms < -margin {
-                return Some(format!(
-                    "{} lost on time ({} ms over)",
-                    spec.name, -clock.remaining_ms
-                ));
-            }
-            clock.remaining_ms = clock.remaining_ms.max(0) + clock.increment_ms;
-            None
-        }
-        (TimeControl::MoveTime(ms), _) if elapsed_ms > ms as i64 + margin => Some(format!(
-            "{} lost on time ({elapsed_ms} ms for a {ms} ms move)",
-            spec.name
-        )),
-        _ => None,
     }
 }
 
