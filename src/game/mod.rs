@@ -28,8 +28,9 @@ pub struct PlayedGame {
     pub termination: Termination,
     /// The moves played, from the opening.
     pub moves: Vec<Move>,
-    /// Thinking time used by White and Black, ms.
-    pub used_ms: ByColor<u64>,
+    /// Thinking time used by White and Black: the sum of the exact times from `go` to
+    /// `bestmove` their clocks were charged.
+    pub used: ByColor<Duration>,
     /// The side whose engine misbehaved (its process should not be reused), if any.
     pub faulty: Option<Color>,
     /// What happened, for people: `White reached rank 8`, `Black's move a7a5 is illegal: ...`.
@@ -37,6 +38,13 @@ pub struct PlayedGame {
     /// Output of White's and Black's engine that answered no request, read during the game
     /// (including what the previous game of the same process left unread): never played.
     pub stray: ByColor<StrayOutput>,
+}
+
+impl PlayedGame {
+    /// The thinking time `side` used, in whole ms (rounded down once, from the exact sum).
+    pub fn used_ms(&self, side: Color) -> u64 {
+        time_control::whole_ms(self.used[side])
+    }
 }
 
 /// Why a game was not finished.
@@ -82,12 +90,12 @@ fn play_moves(
             .specs
             .map(|spec| SideClock::new(spec.limit, Duration::from_millis(spec.time_margin_ms))),
     );
-    let mut used_ms = ByColor::<u64>::default();
+    let mut used = ByColor::<Duration>::default();
     let mut moves = Vec::new();
     let mut position = *opening;
     for side in [Color::White, Color::Black] {
         if let Err(error) = players.engines[side].new_game() {
-            return Ok(fault(side, &error, moves, used_ms));
+            return Ok(fault(side, &error, moves, used));
         }
     }
     loop {
@@ -96,7 +104,7 @@ fn play_moves(
                 winner: outcome.winner,
                 termination: outcome.reason.into(),
                 moves,
-                used_ms,
+                used,
                 faulty: None,
                 detail: outcome.to_string(),
                 stray: Default::default(),
@@ -111,20 +119,14 @@ fn play_moves(
         let allowed = clocks.allowance(side);
         let reply = players.engines[side].go(opening, &moves, &limits, allowed);
         let elapsed = started.elapsed();
-        used_ms[side] += elapsed.as_millis() as u64;
+        used[side] += elapsed;
         let bestmove = match reply {
             Ok(reply) => reply.bestmove,
-            Err(error) => return Ok(fault(side, &error, moves, used_ms)),
+            Err(error) => return Ok(fault(side, &error, moves, used)),
         };
         if let Err(late) = clocks.charge(side, elapsed) {
             let detail = format!("{} lost on time ({late})", players.specs[side].name);
-            return Ok(forfeit(
-                side,
-                Termination::TimeForfeit,
-                detail,
-                moves,
-                used_ms,
-            ));
+            return Ok(forfeit(side, Termination::TimeForfeit, detail, moves, used));
         }
         match position.parse_move(rules, &bestmove) {
             Ok(mv) => {
@@ -137,22 +139,21 @@ fn play_moves(
                     MoveError::Illegal(err) => err.reason.to_string(),
                 };
                 let detail = format!("{side}'s move '{bestmove}' is illegal: {why}");
-                return Ok(forfeit(
-                    side,
-                    Termination::IllegalMove,
-                    detail,
-                    moves,
-                    used_ms,
-                ));
+                return Ok(forfeit(side, Termination::IllegalMove, detail, moves, used));
             }
         }
     }
 }
 
 /// The game lost by `side` because its engine failed with `error`.
-fn fault(side: Color, error: &EngineError, moves: Vec<Move>, used_ms: ByColor<u64>) -> PlayedGame {
+fn fault(
+    side: Color,
+    error: &EngineError,
+    moves: Vec<Move>,
+    used: ByColor<Duration>,
+) -> PlayedGame {
     let termination = termination_of(error);
-    forfeit(side, termination, error.to_string(), moves, used_ms)
+    forfeit(side, termination, error.to_string(), moves, used)
 }
 
 /// The termination an engine failure counts as.
@@ -171,13 +172,13 @@ fn forfeit(
     termination: Termination,
     detail: String,
     moves: Vec<Move>,
-    used_ms: ByColor<u64>,
+    used: ByColor<Duration>,
 ) -> PlayedGame {
     PlayedGame {
         winner: side.opponent(),
         termination,
         moves,
-        used_ms,
+        used,
         faulty: Some(side),
         detail,
         stray: Default::default(),

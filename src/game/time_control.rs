@@ -269,7 +269,7 @@ impl Clocks {
 }
 
 /// `duration` in whole milliseconds, rounded down (saturating: no clock comes near the limit).
-fn whole_ms(duration: Duration) -> u64 {
+pub(crate) fn whole_ms(duration: Duration) -> u64 {
     u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
 

@@ -788,8 +788,8 @@ fn game_record(
             .map(|mv| mv.to_string())
             .collect::<Vec<_>>()
             .join(" "),
-        white_ms: played.used_ms.white,
-        black_ms: played.used_ms.black,
+        white_ms: played.used_ms(Color::White),
+        black_ms: played.used_ms(Color::Black),
         started,
         white_stray: played.stray.white.lines,
         black_stray: played.stray.black.lines,
