@@ -17,6 +17,7 @@ pub const MATCH_PAIRS: usize = 2;
 pub const MATCH_TC: TimeControl = TimeControl::Clock {
     base_ms: 2000,
     increment_ms: 20,
+    moves: None,
 };
 /// The random plies of the openings after the first pair (which starts from the start).
 pub const OPENING_PLIES: usize = 4;

@@ -21,7 +21,7 @@ const DEFAULT_DEPTH: u32 = 5;
 pub struct PerftCheckArgs {
     /// The engine: cmd=PATH [name=N] [args="A B"] [arg=A] [dir=D] [proto=ugi|uci]
     /// [option.X=Y] and the search whose bestmove is judged in each position:
-    /// [depth=N | st=S | nodes=N | tc=BASE+INC] (default depth=1).
+    /// [depth=N | st=S | nodes=N | tc=[MOVES/]BASE+INC] (default depth=1).
     #[arg(long, required = true, num_args = 1.., action = ArgAction::Set, value_name = "KEY=VALUE")]
     engine: Vec<String>,
     /// Rule set: capture-only (diagonal steps must capture) or classic.

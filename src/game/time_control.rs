@@ -9,6 +9,7 @@ use crate::engine::protocol::GoLimits;
 use crate::rules::{ByColor, Color};
 use serde::{Deserialize, Serialize};
 use std::fmt;
+use std::num::NonZeroU32;
 use std::time::Duration;
 
 /// How long an engine searching to a fixed depth or node count may take for one move before it
@@ -19,13 +20,18 @@ pub const UNCLOCKED_MOVE_TIMEOUT: Duration = Duration::from_secs(60);
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum TimeControl {
-    /// A clock: `base_ms` for the game plus `increment_ms` after each move (`tc=BASE+INC`, in
-    /// seconds on the command line).
+    /// A clock: `base_ms` for the game (or for every `moves` moves) plus `increment_ms` after
+    /// each move (`tc=BASE+INC` or `tc=MOVES/BASE+INC`, in seconds on the command line).
     Clock {
-        /// Time for the whole game, ms.
+        /// Time for the whole game, or for each period of `moves` moves, ms.
         base_ms: u64,
         /// Time added after each move, ms.
         increment_ms: u64,
+        /// Moves per period (cutechess's `40/60`): after each `moves` moves of a side, its
+        /// clock gets `base_ms` more, and `go` sends the moves left as `movestogo`. `None`:
+        /// the base is for the whole game (sudden death).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        moves: Option<NonZeroU32>,
     },
     /// A fixed time per move, ms (`st=SECONDS`).
     MoveTime(u64),
@@ -36,15 +42,22 @@ pub enum TimeControl {
 }
 
 impl TimeControl {
-    /// Parses `BASE+INC` or `BASE` in seconds (decimals allowed), e.g. `10+0.1` or `8`.
+    /// Parses `[MOVES/]BASE[+INC]`, times in seconds (decimals allowed): `10+0.1`, `8`, or
+    /// cutechess's `40/60+0.6` (60 s for every 40 moves, 0.6 s added after each move).
     ///
     /// # Errors
     /// A message naming the bad value.
     pub fn parse_clock(text: &str) -> Result<TimeControl, String> {
-        let (base, increment) = text.split_once('+').unwrap_or((text, "0"));
+        let bad = |e: String| format!("bad tc '{text}': {e}");
+        let (moves, clock) = match text.split_once('/') {
+            Some((moves, clock)) => (Some(parse_moves(moves).map_err(bad)?), clock),
+            None => (None, text),
+        };
+        let (base, increment) = clock.split_once('+').unwrap_or((clock, "0"));
         Ok(TimeControl::Clock {
-            base_ms: seconds_to_ms(base).map_err(|e| format!("bad tc '{text}': {e}"))?,
-            increment_ms: seconds_to_ms(increment).map_err(|e| format!("bad tc '{text}': {e}"))?,
+            base_ms: seconds_to_ms(base).map_err(bad)?,
+            increment_ms: seconds_to_ms(increment).map_err(bad)?,
+            moves,
         })
     }
 }
@@ -64,29 +77,55 @@ impl fmt::Display for TimeControl {
             TimeControl::Clock {
                 base_ms,
                 increment_ms,
-            } => write!(
-                f,
-                "tc={}+{}",
-                *base_ms as f64 / 1e3,
-                *increment_ms as f64 / 1e3
-            ),
-            TimeControl::MoveTime(ms) => write!(f, "st={}", *ms as f64 / 1e3),
+                moves,
+            } => {
+                f.write_str("tc=")?;
+                if let Some(moves) = moves {
+                    write!(f, "{moves}/")?;
+                }
+                write!(f, "{}+{}", Seconds(*base_ms), Seconds(*increment_ms))
+            }
+            TimeControl::MoveTime(ms) => write!(f, "st={}", Seconds(*ms)),
             TimeControl::Depth(depth) => write!(f, "depth={depth}"),
             TimeControl::Nodes(nodes) => write!(f, "nodes={nodes}"),
         }
     }
 }
 
-/// Seconds (a non-negative decimal) to whole milliseconds.
+/// Milliseconds written as seconds, exactly and without trailing zeros: `2`, `0.02`, `1.5`.
+struct Seconds(u64);
+
+impl fmt::Display for Seconds {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (seconds, ms) = (self.0 / 1000, self.0 % 1000);
+        if ms == 0 {
+            write!(f, "{seconds}")
+        } else {
+            let fraction = format!("{ms:03}");
+            write!(f, "{seconds}.{}", fraction.trim_end_matches('0'))
+        }
+    }
+}
+
+/// Seconds (a non-negative decimal) to milliseconds, rounded to the nearest.
 pub(crate) fn seconds_to_ms(text: &str) -> Result<u64, String> {
     let seconds: f64 = text
         .trim()
         .parse()
         .map_err(|_| format!("'{text}' is not a number of seconds"))?;
+    let negative = || format!("'{text}' is not a non-negative number of seconds");
     if !(0.0..=1e9).contains(&seconds) {
-        return Err(format!("'{text}' is not a non-negative number of seconds"));
+        return Err(negative());
     }
-    Ok((seconds * 1e3).round() as u64)
+    let exact = Duration::try_from_secs_f64(seconds).map_err(|_| negative())?;
+    Ok(whole_ms(exact.saturating_add(Duration::from_micros(500))))
+}
+
+/// The moves of a period: a positive whole number.
+fn parse_moves(text: &str) -> Result<NonZeroU32, String> {
+    text.trim()
+        .parse()
+        .map_err(|_| format!("'{text}' is not a positive whole number of moves"))
 }
 
 /// One side's time control in a game and what is left of it.
@@ -107,6 +146,8 @@ enum Budget {
         left: Duration,
         /// Added after each move.
         increment: Duration,
+        /// The refill every so many moves, if the control has periods.
+        period: Option<Period>,
     },
     /// A fixed time per move: every move gets all of it, and unused time is not kept.
     MoveTime(Duration),
@@ -114,6 +155,31 @@ enum Budget {
     Depth(u32),
     /// A fixed number of nodes: the engine decides when to stop.
     Nodes(u64),
+}
+
+/// The periods of a `MOVES/BASE` clock: `base` more after every `moves` moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Period {
+    /// Added to the clock at the end of each period.
+    base: Duration,
+    /// Moves per period.
+    moves: NonZeroU32,
+    /// Moves left in this period, this one included (`movestogo`).
+    moves_left: NonZeroU32,
+}
+
+impl Period {
+    /// Counts a move played: at the end of the period, `left` gets the base again and a new
+    /// period starts.
+    fn count_move(&mut self, left: &mut Duration) {
+        match NonZeroU32::new(self.moves_left.get() - 1) {
+            Some(moves_left) => self.moves_left = moves_left,
+            None => {
+                *left = left.saturating_add(self.base);
+                self.moves_left = self.moves;
+            }
+        }
+    }
 }
 
 /// A move that came too late: beyond the clock (or the fixed time per move) and the margin.
@@ -156,9 +222,15 @@ impl SideClock {
             TimeControl::Clock {
                 base_ms,
                 increment_ms,
+                moves,
             } => Budget::Clock {
                 left: Duration::from_millis(base_ms),
                 increment: Duration::from_millis(increment_ms),
+                period: moves.map(|moves| Period {
+                    base: Duration::from_millis(base_ms),
+                    moves,
+                    moves_left: moves,
+                }),
             },
             TimeControl::MoveTime(ms) => Budget::MoveTime(Duration::from_millis(ms)),
             TimeControl::Depth(depth) => Budget::Depth(depth),
@@ -188,7 +260,7 @@ impl SideClock {
 
     /// Charges a move that took `used` (from `go` to `bestmove`, exactly): the clock loses
     /// `used` (down to zero at most: an overdraft within the margin is forgiven, not owed),
-    /// then gains the increment.
+    /// then gains the increment, and the base again when the move ends a period.
     ///
     /// # Errors
     /// [`Overstep`] when `used` is beyond the time left (or the fixed time per move) plus the
@@ -197,11 +269,18 @@ impl SideClock {
     pub fn charge(&mut self, used: Duration) -> Result<(), Overstep> {
         let margin = self.margin;
         match &mut self.budget {
-            Budget::Clock { left, increment } => {
+            Budget::Clock {
+                left,
+                increment,
+                period,
+            } => {
                 if used > left.saturating_add(margin) {
                     return Err(Overstep::Clock { over: used - *left });
                 }
                 *left = left.saturating_sub(used).saturating_add(*increment);
+                if let Some(period) = period {
+                    period.count_move(left);
+                }
                 Ok(())
             }
             Budget::MoveTime(limit) if used > limit.saturating_add(margin) => {
@@ -218,7 +297,9 @@ impl SideClock {
     /// shows 0 and 0.
     fn clock_ms(&self) -> (u64, u64) {
         match self.budget {
-            Budget::Clock { left, increment } => (whole_ms(left), whole_ms(increment)),
+            Budget::Clock {
+                left, increment, ..
+            } => (whole_ms(left), whole_ms(increment)),
             _ => (0, 0),
         }
     }
@@ -240,13 +321,17 @@ impl Clocks {
     }
 
     /// The `go` limits for `side` to move: with a clock, both sides' time left and increments
-    /// (a side playing without a clock shows 0); otherwise the side's fixed limit.
+    /// (a side playing without a clock shows 0) and, with periods, the moves left in the
+    /// mover's (`movestogo`); otherwise the side's fixed limit.
     pub fn go_limits(&self, side: Color) -> GoLimits {
         match self.0[side].budget {
-            Budget::Clock { .. } => {
+            Budget::Clock { period, .. } => {
                 let (white_ms, white_inc_ms) = self.0.white.clock_ms();
                 let (black_ms, black_inc_ms) = self.0.black.clock_ms();
-                GoLimits::clock(white_ms, black_ms, white_inc_ms, black_inc_ms)
+                GoLimits {
+                    moves_to_go: period.map(|period| period.moves_left.get()),
+                    ..GoLimits::clock(white_ms, black_ms, white_inc_ms, black_inc_ms)
+                }
             }
             Budget::MoveTime(limit) => GoLimits::movetime(whole_ms(limit)),
             Budget::Depth(depth) => GoLimits::depth(depth),
@@ -410,5 +495,154 @@ mod tests {
             GoLimits::movetime(250)
         );
         assert_eq!(TimeControl::Nodes(7).go_limits(), GoLimits::nodes(7));
+    }
+
+    #[test]
+    fn moves_to_go_counts_down_and_each_period_refills_the_clock() {
+        let mut clocks = clocks("tc=3/1+0.1");
+        let with_moves = |white_ms, black_ms, moves_to_go| GoLimits {
+            moves_to_go: Some(moves_to_go),
+            ..GoLimits::clock(white_ms, black_ms, 100, 100)
+        };
+        assert_eq!(clocks.go_limits(Color::White), with_moves(1000, 1000, 3));
+        clocks.charge(Color::White, ms(200)).unwrap();
+        assert_eq!(clocks.go_limits(Color::Black), with_moves(900, 1000, 3));
+        assert_eq!(clocks.go_limits(Color::White), with_moves(900, 1000, 2));
+        clocks.charge(Color::White, ms(200)).unwrap();
+        assert_eq!(clocks.go_limits(Color::White), with_moves(800, 1000, 1));
+        assert_eq!(clocks.allowance(Color::White), ms(800 + 100));
+        clocks.charge(Color::White, ms(300)).unwrap();
+        assert_eq!(clocks.side(Color::White).left(), Some(ms(500 + 100 + 1000)));
+        assert_eq!(clocks.go_limits(Color::White), with_moves(1600, 1000, 3));
+        let late = clocks.charge(Color::Black, ms(1101));
+        assert_eq!(late, Err(Overstep::Clock { over: ms(101) }));
+        assert_eq!(clocks.go_limits(Color::Black), with_moves(1600, 1000, 3));
+    }
+
+    #[test]
+    fn a_period_without_increment_refills_only_at_its_end() {
+        let mut clocks = clocks("tc=2/0.5");
+        for _ in 0..4 {
+            clocks.charge(Color::Black, ms(400)).unwrap();
+            assert_eq!(clocks.side(Color::Black).left(), Some(ms(100)));
+            assert_eq!(clocks.go_limits(Color::Black).moves_to_go, Some(1));
+            clocks.charge(Color::Black, ms(150)).unwrap();
+            assert_eq!(clocks.side(Color::Black).left(), Some(ms(500)));
+        }
+        let limits = clocks.go_limits(Color::Black);
+        assert_eq!(
+            (
+                limits.moves_to_go,
+                limits.black_time_ms,
+                limits.black_inc_ms
+            ),
+            (Some(2), Some(500), Some(0))
+        );
+    }
+
+    #[test]
+    fn clock_syntax_parses_and_prints_back() {
+        let parse = |text: &str| TimeControl::parse_clock(text).unwrap();
+        let moves = NonZeroU32::new(40);
+        assert_eq!(
+            parse("40/60+0.6"),
+            TimeControl::Clock {
+                base_ms: 60_000,
+                increment_ms: 600,
+                moves
+            }
+        );
+        assert_eq!(
+            parse("40/60"),
+            TimeControl::Clock {
+                base_ms: 60_000,
+                increment_ms: 0,
+                moves
+            }
+        );
+        for (text, shown) in [
+            ("40/60+0.6", "tc=40/60+0.6"),
+            ("40/60", "tc=40/60+0"),
+            ("10+0.1", "tc=10+0.1"),
+            ("8", "tc=8+0"),
+            ("2+0.02", "tc=2+0.02"),
+            ("0.001+1.25", "tc=0.001+1.25"),
+        ] {
+            assert_eq!(parse(text).to_string(), shown);
+            assert_eq!(parse(&shown["tc=".len()..]), parse(text));
+        }
+        assert_eq!(TimeControl::MoveTime(1500).to_string(), "st=1.5");
+        assert_eq!(TimeControl::MoveTime(250).to_string(), "st=0.25");
+        assert_eq!(TimeControl::Depth(3).to_string(), "depth=3");
+        let with_moves = parse("40/60+0.6").go_limits();
+        assert_eq!(with_moves.moves_to_go, Some(40));
+        assert_eq!(with_moves.white_time_ms, Some(60_000));
+    }
+
+    #[test]
+    fn bad_clocks_are_named() {
+        let err = |text: &str| TimeControl::parse_clock(text).unwrap_err();
+        assert_eq!(
+            err("0/60"),
+            "bad tc '0/60': '0' is not a positive whole number of moves"
+        );
+        assert_eq!(
+            err("x/60+1"),
+            "bad tc 'x/60+1': 'x' is not a positive whole number of moves"
+        );
+        assert_eq!(err("40/"), "bad tc '40/': '' is not a number of seconds");
+        assert_eq!(
+            err("40/60/2"),
+            "bad tc '40/60/2': '60/2' is not a number of seconds"
+        );
+        assert_eq!(
+            err("40/-1"),
+            "bad tc '40/-1': '-1' is not a non-negative number of seconds"
+        );
+    }
+
+    #[test]
+    fn seconds_round_to_the_nearest_ms() {
+        for (text, expected) in [
+            ("0.3", 300),
+            ("0.0005", 1),
+            ("0.0004", 0),
+            ("1e-3", 1),
+            ("8", 8000),
+            (" 2.5 ", 2500),
+        ] {
+            assert_eq!(seconds_to_ms(text), Ok(expected), "{text}");
+        }
+        assert!(seconds_to_ms("NaN").is_err());
+        assert!(seconds_to_ms("inf").is_err());
+    }
+
+    #[test]
+    fn periods_are_saved_in_config_files_and_sudden_death_as_before() {
+        #[derive(Debug, PartialEq, Serialize, Deserialize)]
+        struct Engine {
+            limit: TimeControl,
+        }
+        let periods = Engine {
+            limit: TimeControl::parse_clock("40/60+0.6").unwrap(),
+        };
+        let json = serde_json::to_string(&periods).unwrap();
+        assert_eq!(
+            json,
+            r#"{"limit":{"clock":{"base_ms":60000,"increment_ms":600,"moves":40}}}"#
+        );
+        assert_eq!(serde_json::from_str::<Engine>(&json).unwrap(), periods);
+        let toml_text = "limit = { clock = { moves = 40, base_ms = 60000, increment_ms = 600 } }";
+        assert_eq!(toml::from_str::<Engine>(toml_text).unwrap(), periods);
+        assert_eq!(
+            toml::from_str::<Engine>(&toml::to_string(&periods).unwrap()).unwrap(),
+            periods
+        );
+        let sudden = r#"{"limit":{"clock":{"base_ms":2000,"increment_ms":20}}}"#;
+        let old: Engine = serde_json::from_str(sudden).unwrap();
+        assert_eq!(old.limit, TimeControl::parse_clock("2+0.02").unwrap());
+        assert_eq!(serde_json::to_string(&old).unwrap(), sudden);
+        let zero = r#"{"limit":{"clock":{"base_ms":1,"increment_ms":0,"moves":0}}}"#;
+        assert!(serde_json::from_str::<Engine>(zero).is_err());
     }
 }

@@ -185,9 +185,9 @@ pub struct EngineKeys {
 
 impl EngineKeys {
     /// Parses `key=value` tokens: `cmd`, `name`, `args` (split at white space), `arg` (one
-    /// argument, repeatable), `dir`, `proto=ugi|uci`, `option.NAME=VALUE`, `tc=BASE+INC`
-    /// (seconds), `st=SECONDS`, `depth=N`, `nodes=N`, `timemargin=MS`, `handshake=SECONDS`,
-    /// `isready=SECONDS` (positive), `restart=on|off`.
+    /// argument, repeatable), `dir`, `proto=ugi|uci`, `option.NAME=VALUE`,
+    /// `tc=[MOVES/]BASE[+INC]` (seconds), `st=SECONDS`, `depth=N`, `nodes=N`, `timemargin=MS`,
+    /// `handshake=SECONDS`, `isready=SECONDS` (positive), `restart=on|off`.
     ///
     /// # Errors
     /// A message naming the bad token: not `key=value`, an unknown key, a bad value, or two
@@ -567,7 +567,8 @@ mod tests {
             spec.limit,
             TimeControl::Clock {
                 base_ms: 10_000,
-                increment_ms: 100
+                increment_ms: 100,
+                moves: None,
             }
         );
         assert_eq!(spec.time_margin_ms, DEFAULT_TIME_MARGIN_MS);
@@ -677,7 +678,8 @@ mod tests {
             limit("tc=8"),
             TimeControl::Clock {
                 base_ms: 8000,
-                increment_ms: 0
+                increment_ms: 0,
+                moves: None,
             }
         );
     }
