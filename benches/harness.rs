@@ -14,9 +14,10 @@
 
 use bt_arena::engine::protocol::GoLimits;
 use bt_arena::engine::{Engine, EngineConfig};
+use bt_arena::game::TimeControl;
 use bt_arena::results::{GAMES_CSV, read_games};
 use bt_arena::rules::{Position, Rules};
-use bt_arena::tournament::{EngineKeys, Format, OpeningsSpec, TimeControl, TournamentConfig, run};
+use bt_arena::tournament::{EngineKeys, Format, OpeningsSpec, TournamentConfig, run};
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};

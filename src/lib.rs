@@ -5,6 +5,7 @@
 
 pub mod check_engine;
 pub mod engine;
+pub mod game;
 pub mod openings;
 pub mod perft_check;
 pub mod results;

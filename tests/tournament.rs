@@ -638,6 +638,143 @@ fn processes_in(dir: &Path) -> Vec<u32> {
         .collect()
 }
 
+/// The `go` lines sent to an engine in its `--log` file, as the mover's time (White's on an
+/// even ply) and `movestogo`, grouped by game.
+fn clocks_sent(log: &str) -> Vec<Vec<(u64, u64)>> {
+    let mut games: Vec<Vec<(u64, u64)>> = Vec::new();
+    let mut ply = 0;
+    for line in log.lines() {
+        let Some((_, sent)) = line.split_once(" > ") else {
+            continue;
+        };
+        let words: Vec<&str> = sent.split_whitespace().collect();
+        let value = |key: &str| {
+            let at = words.iter().position(|word| *word == key)?;
+            words.get(at + 1)?.parse::<u64>().ok()
+        };
+        match words.first() {
+            Some(&"uginewgame") | Some(&"ucinewgame") => games.push(Vec::new()),
+            Some(&"position") => {
+                ply = words
+                    .iter()
+                    .skip_while(|word| **word != "moves")
+                    .count()
+                    .saturating_sub(1)
+            }
+            Some(&"go") => {
+                let [white, black] = [["p1time", "wtime"], ["p2time", "btime"]]
+                    .map(|keys| keys.iter().find_map(|key| value(key)).unwrap());
+                let mover = if ply % 2 == 0 { white } else { black };
+                let moves_to_go = value("movestogo").unwrap_or_else(|| panic!("{line}"));
+                games.last_mut().unwrap().push((mover, moves_to_go));
+            }
+            _ => {}
+        }
+    }
+    games
+}
+
+#[test]
+fn a_clock_of_moves_per_period_sends_movestogo_and_refills_each_period() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let output = bt_arena(&args(
+        "tournament --engine cmd=SEARCH name=search --engine cmd=RANDOM name=random proto=uci \
+         --each tc=4/1+0 --rounds 2 --log --seed 3",
+        &out,
+    ));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let games = read_games(&out.join("games.csv")).unwrap();
+    assert_eq!(games.len(), 4);
+    for game in &games {
+        replay(game, Rules::CaptureOnly);
+        assert!(
+            !game.termination.is_fault(),
+            "game {}: {:?}",
+            game.game_id,
+            game.termination
+        );
+    }
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("config.json")).unwrap()).unwrap();
+    let limit = serde_json::json!({"clock": {"base_ms": 1000, "increment_ms": 0, "moves": 4}});
+    assert_eq!(saved["engines"][0]["limit"], limit);
+    assert_eq!(saved["engines"][1]["limit"], limit);
+    for engine in ["search", "random"] {
+        let log = std::fs::read_to_string(out.join(format!("logs/{engine}-0.log"))).unwrap();
+        let sent = clocks_sent(&log);
+        assert_eq!(sent.len(), 4, "{engine}: {log}");
+        for (game, moves) in sent.iter().enumerate() {
+            // A side plays at least 5 moves in any game: a period ends and the next begins.
+            assert!(moves.len() >= 5, "{engine} game {game}: {moves:?}");
+            // Each period starts with movestogo 4 and at least the base on the clock, which
+            // then only runs down (no increment) until the next period.
+            for (index, &(time_ms, moves_to_go)) in moves.iter().enumerate() {
+                assert_eq!(moves_to_go, 4 - index as u64 % 4, "{engine}: {moves:?}");
+                match index % 4 {
+                    0 => assert!(time_ms >= 1000, "{engine}: no refill in {moves:?}"),
+                    _ => assert!(time_ms <= moves[index - 1].0, "{engine}: {moves:?}"),
+                }
+            }
+        }
+    }
+    let uci = std::fs::read_to_string(out.join("logs/random-0.log")).unwrap();
+    assert!(uci.contains("> go wtime 1000 btime "), "{uci}");
+
+    let config = dir.path().join("periods.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "rounds = 1\n[[engines]]\nname = \"search\"\ncmd = \"{SEARCH}\"\n\
+             limit = {{ clock = {{ moves = 4, base_ms = 1000, increment_ms = 0 }} }}\n\
+             [[engines]]\nname = \"random\"\ncmd = \"{RANDOM}\"\n\
+             limit = {{ clock = {{ moves = 4, base_ms = 1000, increment_ms = 0 }} }}\n"
+        ),
+    )
+    .unwrap();
+    let from_file = dir.path().join("from-file");
+    let output = bt_arena(&args(
+        &format!("tournament --config {}", config.display()),
+        &from_file,
+    ));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let games = read_games(&from_file.join("games.csv")).unwrap();
+    assert_eq!(games.len(), 2);
+    assert!(games.iter().all(|game| !game.termination.is_fault()));
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(from_file.join("config.json")).unwrap())
+            .unwrap();
+    assert_eq!(saved["engines"][0]["limit"], limit);
+    std::fs::write(
+        &config,
+        format!(
+            "[[engines]]\ncmd = \"{RANDOM}\"\nname = \"a\"\n\
+             limit = {{ clock = {{ moves = 0, base_ms = 1, increment_ms = 0 }} }}\n"
+        ),
+    )
+    .unwrap();
+    let output = bt_arena(&args(
+        &format!("tournament --config {}", config.display()),
+        &dir.path().join("zero"),
+    ));
+    assert_eq!(output.status.code(), Some(4));
+    assert!(
+        stderr(&output).contains("periods.toml"),
+        "{}",
+        stderr(&output)
+    );
+    let output = bt_arena(&args(
+        "tournament --engine cmd=RANDOM --engine cmd=RANDOM tc=0/60",
+        &out,
+    ));
+    assert_eq!(output.status.code(), Some(3));
+    assert!(
+        stderr(&output).contains("bad tc '0/60': '0' is not a positive whole number of moves"),
+        "{}",
+        stderr(&output)
+    );
+}
+
 #[test]
 fn a_config_file_describes_the_whole_tournament_and_flags_override_it() {
     let dir = tempfile::tempdir().unwrap();

@@ -1,13 +1,14 @@
 //! `match.*`: a few game pairs at a fast clock against a reference opponent (bt-random), played
-//! by the tournament's own game loop ([`crate::tournament::game::play`]): the engine must not
+//! by the tournament's own game loop ([`crate::game::play`]): the engine must not
 //! lose a game by time forfeit, illegal move, crash or stall.
 
 use super::{CheckResult, Ctx, Evidence, Finding, Outcome, Session};
 use crate::engine::Engine;
 use crate::engine::protocol::Command;
-use crate::rules::{Color, Position, Rules};
-use crate::tournament::game::{Players, play};
-use crate::tournament::{EngineSpec, TimeControl};
+use crate::game::TimeControl;
+use crate::game::{Players, play};
+use crate::rules::{ByColor, Color, Position, Rules};
+use crate::tournament::EngineSpec;
 use std::sync::atomic::AtomicBool;
 
 /// How many game pairs are played (each opening once with each colour).
@@ -16,6 +17,7 @@ pub const MATCH_PAIRS: usize = 2;
 pub const MATCH_TC: TimeControl = TimeControl::Clock {
     base_ms: 2000,
     increment_ms: 20,
+    moves: None,
 };
 /// The random plies of the openings after the first pair (which starts from the start).
 pub const OPENING_PLIES: usize = 4;
@@ -68,12 +70,24 @@ fn mini_match(engine: &mut Engine, ctx: &Ctx, spec: &EngineSpec, opponent: &Engi
             games += 1;
             let mut players = match side {
                 Color::White => Players {
-                    engines: [&mut *engine, &mut rival],
-                    specs: [&ours, &theirs],
+                    engines: ByColor {
+                        white: &mut *engine,
+                        black: &mut rival,
+                    },
+                    specs: ByColor {
+                        white: &ours,
+                        black: &theirs,
+                    },
                 },
                 Color::Black => Players {
-                    engines: [&mut rival, &mut *engine],
-                    specs: [&theirs, &ours],
+                    engines: ByColor {
+                        white: &mut rival,
+                        black: &mut *engine,
+                    },
+                    specs: ByColor {
+                        white: &theirs,
+                        black: &ours,
+                    },
                 },
             };
             let Ok(game) = play(&mut players, &opening, ctx.rules, &stop) else {

@@ -1,7 +1,7 @@
 //! check-engine: one run that tells an engine author everything their engine does wrong
 //! before any match: the handshake and options, positions, search limits, output hygiene,
 //! determinism after a new game, the move generator (through [`crate::perft_check`]) and a
-//! mini-match under the tournament's own game loop ([`crate::tournament::game::play`]).
+//! mini-match under the tournament's own game loop ([`crate::game::play`]).
 //!
 //! Each check is a small function that returns a [`Finding`]: a [`Verdict`] with a one-line
 //! summary and the [`Evidence`] (the lines sent, the line received, the time). [`run`] runs the

@@ -4,11 +4,12 @@
 use super::UsageError;
 use anyhow::{Result, anyhow};
 use bt_arena::engine::Engine;
+use bt_arena::game::TimeControl;
 use bt_arena::perft_check::render::{Header, Json, Render, Text};
 use bt_arena::perft_check::{self, CheckSettings, Target};
 use bt_arena::rules::Rules;
 use bt_arena::rules::suite;
-use bt_arena::tournament::{EngineKeys, EngineSpec, TimeControl};
+use bt_arena::tournament::{EngineKeys, EngineSpec};
 use clap::{ArgAction, Args};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -22,7 +23,7 @@ const DEFAULT_DEPTH: u32 = 5;
 pub struct PerftCheckArgs {
     /// The engine: cmd=PATH [name=N] [args="A B"] [arg=A] [dir=D] [proto=ugi|uci]
     /// [option.X=Y] and the search whose bestmove is judged in each position:
-    /// [depth=N | st=S | nodes=N | tc=BASE+INC] (default depth=1).
+    /// [depth=N | st=S | nodes=N | tc=[MOVES/]BASE+INC] (default depth=1).
     #[arg(long, required = true, num_args = 1.., action = ArgAction::Set, value_name = "KEY=VALUE")]
     engine: Vec<String>,
     /// Rule set: capture-only (diagonal steps must capture) or classic.

@@ -2,11 +2,11 @@
 //! report.
 
 use anyhow::{Context, Result, anyhow, bail};
+use bt_arena::game::TimeControl;
 use bt_arena::rules::Rules;
 use bt_arena::stats::SprtDecision;
 use bt_arena::tournament::{
-    self, EngineKeys, Finish, Format, OpeningOrder, OpeningsSpec, Plan, TimeControl,
-    TournamentConfig,
+    self, EngineKeys, Finish, Format, OpeningOrder, OpeningsSpec, Plan, TournamentConfig,
 };
 use clap::{ArgAction, ArgMatches, Args};
 use std::path::{Path, PathBuf};
@@ -18,8 +18,8 @@ use std::sync::{Arc, OnceLock};
 #[derive(Args, Debug)]
 pub struct TournamentArgs {
     /// An engine: cmd=PATH [name=N] [args="A B"] [dir=D] [proto=ugi|uci] [option.X=Y]
-    /// [tc=BASE+INC | st=S | depth=N | nodes=N] [timemargin=MS] [handshake=S] [isready=S]
-    /// [restart=on|off]. Repeat for each engine. With none, the bundled engines play a short
+    /// [tc=[MOVES/]BASE+INC | st=S | depth=N | nodes=N] [timemargin=MS] [handshake=S]
+    /// [isready=S] [restart=on|off]. Repeat for each engine. With none, the bundled engines play a short
     /// demonstration.
     #[arg(long, num_args = 1.., action = ArgAction::Append, value_name = "KEY=VALUE")]
     engine: Vec<String>,
@@ -236,6 +236,7 @@ fn interrupt_flag() -> Result<Arc<AtomicBool>> {
 const DEFAULT_LIMIT: TimeControl = TimeControl::Clock {
     base_ms: 2_000,
     increment_ms: 20,
+    moves: None,
 };
 
 /// Flags `--resume` takes: they cannot change the games or their records.

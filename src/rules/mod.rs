@@ -11,6 +11,7 @@
 //! by reaching the far rank, by capturing every enemy pawn, or when the opponent has no legal
 //! move on its turn. There are no draws.
 
+mod by_color;
 mod fen;
 mod legality;
 mod movegen;
@@ -18,6 +19,7 @@ pub mod perft;
 mod position;
 pub mod suite;
 
+pub use by_color::ByColor;
 pub use fen::PositionError;
 pub use legality::{IllegalMove, IllegalReason, MoveError};
 pub(crate) use movegen::{Black, Side, Step, White};

@@ -4,8 +4,10 @@
 //! (TOML or JSON, the same fields) both produce a [`TournamentConfig`], which is saved with the
 //! results as `config.json` so a run can be resumed exactly.
 
-use crate::engine::protocol::{GoLimits, Protocol};
+use crate::engine::protocol::Protocol;
 use crate::engine::{EngineConfig, Timeouts};
+use crate::game::TimeControl;
+use crate::game::time_control::seconds_to_ms;
 use crate::rules::Rules;
 use serde::de::{MapAccess, Visitor};
 use serde::ser::SerializeMap;
@@ -14,87 +16,6 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::time::Duration;
-
-/// How long an engine may think: the search limit sent with every `go`.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum TimeControl {
-    /// A clock: `base_ms` for the game plus `increment_ms` after each move (`tc=BASE+INC`, in
-    /// seconds on the command line).
-    Clock {
-        /// Time for the whole game, ms.
-        base_ms: u64,
-        /// Time added after each move, ms.
-        increment_ms: u64,
-    },
-    /// A fixed time per move, ms (`st=SECONDS`).
-    MoveTime(u64),
-    /// A fixed depth in plies (`depth=N`).
-    Depth(u32),
-    /// A fixed number of nodes (`nodes=N`).
-    Nodes(u64),
-}
-
-impl TimeControl {
-    /// Parses `BASE+INC` or `BASE` in seconds (decimals allowed), e.g. `10+0.1` or `8`.
-    ///
-    /// # Errors
-    /// A message naming the bad value.
-    pub fn parse_clock(text: &str) -> Result<TimeControl, String> {
-        let (base, increment) = text.split_once('+').unwrap_or((text, "0"));
-        Ok(TimeControl::Clock {
-            base_ms: seconds_to_ms(base).map_err(|e| format!("bad tc '{text}': {e}"))?,
-            increment_ms: seconds_to_ms(increment).map_err(|e| format!("bad tc '{text}': {e}"))?,
-        })
-    }
-}
-
-impl TimeControl {
-    /// The `go` limits of this control for a position searched on its own: a clock as both
-    /// sides' full base time and increment, any other control as its fixed limit.
-    pub fn go_limits(self) -> GoLimits {
-        match self {
-            TimeControl::Clock {
-                base_ms,
-                increment_ms,
-            } => GoLimits::clock(base_ms, base_ms, increment_ms, increment_ms),
-            TimeControl::MoveTime(ms) => GoLimits::movetime(ms),
-            TimeControl::Depth(depth) => GoLimits::depth(depth),
-            TimeControl::Nodes(nodes) => GoLimits::nodes(nodes),
-        }
-    }
-}
-
-impl fmt::Display for TimeControl {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TimeControl::Clock {
-                base_ms,
-                increment_ms,
-            } => write!(
-                f,
-                "tc={}+{}",
-                *base_ms as f64 / 1e3,
-                *increment_ms as f64 / 1e3
-            ),
-            TimeControl::MoveTime(ms) => write!(f, "st={}", *ms as f64 / 1e3),
-            TimeControl::Depth(depth) => write!(f, "depth={depth}"),
-            TimeControl::Nodes(nodes) => write!(f, "nodes={nodes}"),
-        }
-    }
-}
-
-/// Seconds (a non-negative decimal) to whole milliseconds.
-fn seconds_to_ms(text: &str) -> Result<u64, String> {
-    let seconds: f64 = text
-        .trim()
-        .parse()
-        .map_err(|_| format!("'{text}' is not a number of seconds"))?;
-    if !(0.0..=1e9).contains(&seconds) {
-        return Err(format!("'{text}' is not a non-negative number of seconds"));
-    }
-    Ok((seconds * 1e3).round() as u64)
-}
 
 /// One engine of the tournament, as given by `--engine key=value ...` (after `--each`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -264,9 +185,9 @@ pub struct EngineKeys {
 
 impl EngineKeys {
     /// Parses `key=value` tokens: `cmd`, `name`, `args` (split at white space), `arg` (one
-    /// argument, repeatable), `dir`, `proto=ugi|uci`, `option.NAME=VALUE`, `tc=BASE+INC`
-    /// (seconds), `st=SECONDS`, `depth=N`, `nodes=N`, `timemargin=MS`, `handshake=SECONDS`,
-    /// `isready=SECONDS` (positive), `restart=on|off`.
+    /// argument, repeatable), `dir`, `proto=ugi|uci`, `option.NAME=VALUE`,
+    /// `tc=[MOVES/]BASE[+INC]` (seconds), `st=SECONDS`, `depth=N`, `nodes=N`, `timemargin=MS`,
+    /// `handshake=SECONDS`, `isready=SECONDS` (positive), `restart=on|off`.
     ///
     /// # Errors
     /// A message naming the bad token: not `key=value`, an unknown key, a bad value, or two
@@ -646,7 +567,8 @@ mod tests {
             spec.limit,
             TimeControl::Clock {
                 base_ms: 10_000,
-                increment_ms: 100
+                increment_ms: 100,
+                moves: None,
             }
         );
         assert_eq!(spec.time_margin_ms, DEFAULT_TIME_MARGIN_MS);
@@ -756,7 +678,8 @@ mod tests {
             limit("tc=8"),
             TimeControl::Clock {
                 base_ms: 8000,
-                increment_ms: 0
+                increment_ms: 0,
+                moves: None,
             }
         );
     }

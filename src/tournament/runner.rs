@@ -10,23 +10,33 @@
 //!
 //! An engine that cannot start is given up (its games are no longer scheduled) after a failure
 //! that will recur ([`EngineError::recurs_at_start`]) or [`MAX_START_FAILURES`] failures in a
-//! row; its games are reported as not played and `--resume` tries them again.
+//! row; its games are reported as not played and `--resume` tries them again (`runner/starts.rs`).
+//! The results directory is locked, and its saved config and recorded games read, in
+//! `runner/directory.rs`; the progress line is drawn in `runner/progress.rs`.
+
+mod directory;
+mod progress;
+mod starts;
+
+pub use directory::{CONFIG_FILE, saved_config};
+pub use starts::{GivenUp, MAX_START_FAILURES, NotPlayed};
 
 use super::config::{EngineSpec, TournamentConfig};
-use super::game::{self, Players, Unfinished};
 use super::schedule::{ScheduledGame, schedule};
 use crate::engine::{Engine, EngineConfig, EngineError};
+use crate::game::{self, Players, Unfinished};
 use crate::openings::{Book, Opening};
 use crate::results::{self, GameRecord, GameResult, ResultsWriter, Summary};
-use crate::rules::{Color, Position};
-use crate::stats::{Outcome, SequentialTest, Sprt, SprtDecision, Verdict};
-use indicatif::{HumanDuration, ProgressBar, ProgressState, ProgressStyle};
-use std::collections::{HashMap, HashSet, VecDeque};
-use std::io::Write;
+use crate::rules::{ByColor, Color, Position};
+use crate::stats::{SequentialTest, Sprt, SprtDecision};
+use directory::{lock_directory, recorded_games, save_config};
+use indicatif::ProgressBar;
+use progress::{Tally, progress_bar};
+use starts::{EngineStarts, Starts};
+use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
 
 /// Why the run stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,34 +62,6 @@ pub struct RunReport {
     /// Engines given up after start failures, in the order they were given up.
     pub given_up: Vec<GivenUp>,
 }
-
-/// A scheduled game left unplayed because one of its engines could not start.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct NotPlayed {
-    /// The game.
-    pub game_id: u64,
-    /// The configured name of the engine that could not start.
-    pub engine: String,
-    /// Why: the start error, or that the engine was given up.
-    pub why: String,
-}
-
-/// An engine whose games were no longer scheduled after it failed to start.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GivenUp {
-    /// Its configured name.
-    pub engine: String,
-    /// The last start error.
-    pub error: String,
-    /// Failed starts in a row, the last included.
-    pub failures: u32,
-    /// Whether the last error recurs at every start ([`EngineError::recurs_at_start`]).
-    pub recurs: bool,
-}
-
-/// Failed starts in a row after which an engine is given up even though its failure may pass
-/// (a timeout, an exit during start-up); a failure that recurs gives it up at once.
-pub const MAX_START_FAILURES: u32 = 3;
 
 /// What a run is about to do, known once everything is checked and before any game starts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -134,9 +116,6 @@ impl From<results::ResultsError> for RunError {
         RunError::Results(err)
     }
 }
-
-/// The file the effective config is saved to, in the results directory.
-pub const CONFIG_FILE: &str = "config.json";
 
 /// Runs (or, with `resume`, continues) the tournament of `config`. `stop` is the Ctrl-C flag:
 /// once set, no game starts and games in flight are dropped at their next move. `announce` is
@@ -220,65 +199,6 @@ pub fn run(
     })
 }
 
-/// Holds an exclusive lock on `DIR/.lock` while the run lasts, so two runners never write
-/// one results directory.
-fn lock_directory(dir: &Path) -> Result<std::fs::File, RunError> {
-    let path = dir.join(".lock");
-    let file = std::fs::create_dir_all(dir)
-        .and_then(|()| std::fs::File::create(&path))
-        .map_err(|e| RunError::Config(format!("cannot create {}: {e}", path.display())))?;
-    match file.try_lock() {
-        Ok(()) => Ok(file),
-        Err(std::fs::TryLockError::WouldBlock) => Err(RunError::Busy(dir.to_path_buf())),
-        Err(std::fs::TryLockError::Error(e)) => Err(RunError::Config(format!(
-            "cannot lock {}: {e}",
-            path.display()
-        ))),
-    }
-}
-
-/// The ids of the games already in `games_csv` (none when it does not exist yet).
-///
-/// # Errors
-/// When the file holds a game twice, a game id outside the schedule, or a game whose engines
-/// are not the scheduled ones: a resume must not count foreign or repeated games.
-fn recorded_games(
-    config: &TournamentConfig,
-    scheduled: &[ScheduledGame],
-    games_csv: &Path,
-) -> Result<HashSet<u64>, RunError> {
-    if !games_csv.exists() {
-        return Ok(HashSet::new());
-    }
-    let mut done = HashSet::new();
-    for game in results::read_games(games_csv)? {
-        let bad = |why: String| {
-            RunError::Config(format!(
-                "cannot resume: {} game {}: {why}",
-                games_csv.display(),
-                game.game_id
-            ))
-        };
-        let Some(slot) = scheduled.iter().find(|s| s.game_id == game.game_id) else {
-            return Err(bad("not in this tournament's schedule".to_string()));
-        };
-        let expected = (
-            &config.engines[slot.white].name,
-            &config.engines[slot.black].name,
-        );
-        if (&game.white, &game.black) != expected {
-            return Err(bad(format!(
-                "played by {} vs {}, scheduled as {} vs {}",
-                game.white, game.black, expected.0, expected.1
-            )));
-        }
-        if !done.insert(game.game_id) {
-            return Err(bad("recorded twice".to_string()));
-        }
-    }
-    Ok(done)
-}
-
 /// The book's openings, or the start position alone when there is no book. Prints a warning
 /// when the book repeats positions.
 fn load_openings(config: &TournamentConfig) -> Result<Vec<Opening>, RunError> {
@@ -297,91 +217,6 @@ fn load_openings(config: &TournamentConfig) -> Result<Vec<Opening>, RunError> {
             comment: String::new(),
         }]),
     }
-}
-
-/// Writes the effective config as `config.json` in the results directory.
-fn save_config(config: &TournamentConfig) -> Result<(), RunError> {
-    let path = config.out.join(CONFIG_FILE);
-    let save = || -> std::io::Result<()> {
-        std::fs::create_dir_all(config.out.join("logs"))?;
-        let json = serde_json::to_string_pretty(config).map_err(std::io::Error::other)?;
-        std::fs::write(&path, json + "\n")
-    };
-    save().map_err(|e| RunError::Config(format!("cannot write {}: {e}", path.display())))
-}
-
-/// Reads the config saved in a results directory, for `--resume`.
-///
-/// # Errors
-/// A message naming the file when it is missing or malformed.
-pub fn saved_config(dir: &Path) -> Result<TournamentConfig, String> {
-    TournamentConfig::read(&dir.join(CONFIG_FILE))
-        .map_err(|e| format!("cannot resume {}: {e}", dir.display()))
-}
-
-/// A progress bar on a terminal (hidden otherwise) over `total` games of which `recorded` are
-/// already in the results: games done of all, the time left at this session's pace (see
-/// [`time_left`]), and the running score (the message, set by the caller).
-fn progress_bar(total: u64, recorded: u64) -> ProgressBar {
-    let bar = ProgressBar::new(total).with_position(recorded);
-    // indicatif's own {eta} counts the recorded games as played in the first instant.
-    let eta = move |state: &ProgressState, out: &mut dyn std::fmt::Write| {
-        let remaining = state.len().unwrap_or(0).saturating_sub(state.pos());
-        let played = state.pos().saturating_sub(recorded);
-        let _ = match time_left(remaining, played, state.elapsed()) {
-            Some(left) => write!(out, "{:#}", HumanDuration(left)),
-            None => out.write_str("?"),
-        };
-    };
-    if let Ok(style) = ProgressStyle::with_template("{bar:30} {pos}/{len} games  ETA {eta}  {msg}")
-    {
-        bar.set_style(style.with_key("eta", eta));
-    }
-    bar
-}
-
-/// The time `remaining` games take at the pace of `played` games in `elapsed` (this session's
-/// games only: games recorded earlier took no time now); `None` before the first one ends.
-fn time_left(remaining: u64, played: u64, elapsed: Duration) -> Option<Duration> {
-    (played > 0).then(|| elapsed.mul_f64(remaining as f64 / played as f64))
-}
-
-/// Running counts for the progress line and the SPRT, fed in the order games are recorded:
-/// memory holds the open game pairs only, however many games are played.
-struct Tally {
-    /// Wins of each engine, by index.
-    wins: HashMap<usize, u64>,
-    /// The SPRT of engine 0 against engine 1 (the only two), when one was asked for.
-    sprt: Option<SequentialTest<u64>>,
-}
-
-impl Tally {
-    /// Counts a game of pair `pair`; returns the SPRT's verdict when this game reaches it.
-    fn add(&mut self, pair: u64, white: usize, winner: usize) -> Option<Verdict> {
-        *self.wins.entry(winner).or_default() += 1;
-        let outcome = Outcome {
-            white: white == 0,
-            won: winner == 0,
-        };
-        self.sprt.as_mut()?.add(pair, outcome)
-    }
-}
-
-/// Start failures of every engine and the games they left unplayed.
-struct Starts {
-    /// By engine index.
-    engines: Vec<EngineStarts>,
-    /// Every game not played, in order.
-    not_played: Vec<NotPlayed>,
-}
-
-/// Start failures of one engine.
-#[derive(Default)]
-struct EngineStarts {
-    /// Failed starts since its last successful one (by any worker).
-    failures: u32,
-    /// Set once it is given up: its games are no longer played.
-    given_up: Option<GivenUp>,
 }
 
 /// State the workers share.
@@ -480,80 +315,6 @@ impl<'a> Shared<'a> {
         lock(&self.queue).pop_front()
     }
 
-    /// True, noting `game` as not played, when one of its engines was given up (after `game`
-    /// was taken from the queue).
-    fn skip_if_given_up(&self, game: &ScheduledGame) -> bool {
-        let mut starts = lock(&self.starts);
-        let Some(index) = [game.white, game.black]
-            .into_iter()
-            .find(|&index| starts.engines[index].given_up.is_some())
-        else {
-            return false;
-        };
-        let why = given_up_reason(&self.config.engines[index].name);
-        self.not_played(&mut starts, game.game_id, index, &why);
-        true
-    }
-
-    /// Notes that engine `index` started: its failures in a row start again from zero.
-    fn started(&self, index: usize) {
-        lock(&self.starts).engines[index].failures = 0;
-    }
-
-    /// Leaves `game` unplayed because engine `index` could not start (saying so), and gives
-    /// the engine up after a failure that recurs or [`MAX_START_FAILURES`] in a row: its games
-    /// still queued are dropped.
-    fn start_failed(&self, game: &ScheduledGame, index: usize, error: &EngineError) {
-        let why = error.to_string();
-        self.say(&format!("Game {} not played: {why}", game.game_id));
-        let mut starts = lock(&self.starts);
-        self.not_played(&mut starts, game.game_id, index, &why);
-        let engine = &mut starts.engines[index];
-        if engine.given_up.is_some() {
-            return;
-        }
-        engine.failures += 1;
-        let recurs = error.recurs_at_start();
-        if !recurs && engine.failures < MAX_START_FAILURES {
-            return;
-        }
-        let failures = engine.failures;
-        let name = &self.config.engines[index].name;
-        engine.given_up = Some(GivenUp {
-            engine: name.clone(),
-            error: why,
-            failures,
-            recurs,
-        });
-        let involves = |queued: &ScheduledGame| queued.white == index || queued.black == index;
-        let dropped: Vec<ScheduledGame> = {
-            let mut queue = lock(&self.queue);
-            let dropped = queue.iter().copied().filter(involves).collect();
-            queue.retain(|queued| !involves(queued));
-            dropped
-        };
-        let why = given_up_reason(name);
-        for queued in &dropped {
-            self.not_played(&mut starts, queued.game_id, index, &why);
-        }
-        self.say(&format!(
-            "Giving up engine '{name}' after {failures} failed start{}: its {} other queued games are not played",
-            if failures == 1 { "" } else { "s" },
-            dropped.len()
-        ));
-    }
-
-    /// Records `game_id` as not played because of engine `index`; the progress bar no longer
-    /// counts it.
-    fn not_played(&self, starts: &mut Starts, game_id: u64, index: usize, why: &str) {
-        starts.not_played.push(NotPlayed {
-            game_id,
-            engine: self.config.engines[index].name.clone(),
-            why: why.to_string(),
-        });
-        self.progress.dec_length(1);
-    }
-
     /// Saves a finished game, prints its line, and feeds the SPRT: once it reaches its
     /// verdict no game starts (games in flight are finished and recorded).
     fn record(&self, record: &GameRecord, game: &ScheduledGame, winner: usize, detail: &str) {
@@ -583,31 +344,6 @@ impl<'a> Shared<'a> {
             ));
         }
     }
-
-    fn score_line(&self, tally: &Tally) -> String {
-        self.config
-            .engines
-            .iter()
-            .enumerate()
-            .map(|(i, e)| format!("{} {}", e.name, tally.wins.get(&i).copied().unwrap_or(0)))
-            .collect::<Vec<_>>()
-            .join(", ")
-    }
-
-    /// Prints a line above the progress bar, or on stdout when there is no bar.
-    fn say(&self, line: &str) {
-        if self.progress.is_hidden() {
-            // A closed stdout (e.g. `| head`) must not stop the games: the results are on disk.
-            let _ = writeln!(std::io::stdout().lock(), "{line}");
-        } else {
-            self.progress.println(line);
-        }
-    }
-}
-
-/// Why a game of an engine given up is not played.
-fn given_up_reason(engine: &str) -> String {
-    format!("engine '{engine}' was given up after failing to start")
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -658,9 +394,13 @@ impl<'a> Worker<'a> {
         let (Some(white), Some(black)) = (white.as_mut(), black.as_mut()) else {
             return;
         };
+        let seats = ByColor {
+            white: game.white,
+            black: game.black,
+        };
         let mut players = Players {
-            engines: [white, black],
-            specs: [&config.engines[game.white], &config.engines[game.black]],
+            engines: ByColor { white, black },
+            specs: seats.map(|index| &config.engines[index]),
         };
         let played = game::play(
             &mut players,
@@ -671,15 +411,12 @@ impl<'a> Worker<'a> {
         match played {
             Ok(played) => {
                 let record = game_record(config, &game, opening, &played, started);
-                let winner = if played.winner == Color::White {
-                    game.white
-                } else {
-                    game.black
-                };
-                self.shared.record(&record, &game, winner, &played.detail);
-                for (index, stray) in [game.white, game.black].iter().zip(&played.stray) {
+                self.shared
+                    .record(&record, &game, seats[played.winner], &played.detail);
+                for side in [Color::White, Color::Black] {
+                    let stray = &played.stray[side];
                     if stray.lines > 0 {
-                        let name = &config.engines[*index].name;
+                        let name = &config.engines[seats[side]].name;
                         self.shared.say(&format!(
                             "warning: game {}: {name} wrote {stray}; none was played",
                             game.game_id
@@ -687,12 +424,7 @@ impl<'a> Worker<'a> {
                     }
                 }
                 if let Some(side) = played.faulty {
-                    let index = if side == Color::White {
-                        game.white
-                    } else {
-                        game.black
-                    };
-                    self.retire(index);
+                    self.retire(seats[side]);
                 }
             }
             Err(Unfinished::Interrupted) => {}
@@ -792,20 +524,21 @@ fn game_record(
             .map(|mv| mv.to_string())
             .collect::<Vec<_>>()
             .join(" "),
-        white_ms: played.used_ms[0],
-        black_ms: played.used_ms[1],
+        white_ms: played.used_ms(Color::White),
+        black_ms: played.used_ms(Color::Black),
         started,
-        white_stray: played.stray[0].lines,
-        black_stray: played.stray[1].lines,
+        white_stray: played.stray.white.lines,
+        black_stray: played.stray.black.lines,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::TimeControl;
     use crate::results::tests::record;
     use crate::results::{GameResult::*, Termination};
-    use crate::tournament::config::{EngineKeys, Format, OpeningsSpec, TimeControl};
+    use crate::tournament::config::{EngineKeys, Format, OpeningsSpec};
 
     fn two_engines(out: &Path) -> TournamentConfig {
         let engine = |name: &str| {
@@ -858,18 +591,5 @@ mod tests {
         assert_eq!(shared.progress.position(), 4);
         assert_eq!(shared.progress.length(), Some(6));
         assert_eq!(shared.progress.message(), "a 3, b 1");
-    }
-
-    #[test]
-    fn time_left_counts_only_this_sessions_games() {
-        assert_eq!(time_left(60, 0, Duration::from_secs(6)), None);
-        assert_eq!(
-            time_left(60, 10, Duration::from_secs(20)),
-            Some(Duration::from_secs(120))
-        );
-        assert_eq!(
-            time_left(0, 10, Duration::from_secs(20)),
-            Some(Duration::ZERO)
-        );
     }
 }

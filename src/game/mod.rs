@@ -8,17 +8,16 @@
 //! engine fences each `go`, see [`Engine::go`]); the stray lines each engine wrote during the
 //! game are reported with it ([`PlayedGame::stray`]) and do not decide it.
 
-use super::config::{EngineSpec, TimeControl};
-use crate::engine::protocol::GoLimits;
 use crate::engine::{Engine, EngineError, StrayOutput};
 use crate::results::Termination;
-use crate::rules::{Color, Move, MoveError, Position, Rules};
+use crate::rules::{ByColor, Color, Move, MoveError, Position, Rules};
+use crate::tournament::config::EngineSpec;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-/// How long an engine searching to a fixed depth or node count may take for one move before it
-/// loses on time.
-pub const UNCLOCKED_MOVE_TIMEOUT: Duration = Duration::from_secs(60);
+pub mod time_control;
+
+pub use time_control::{Clocks, Overstep, SideClock, TimeControl, UNCLOCKED_MOVE_TIMEOUT};
 
 /// A finished game.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -29,15 +28,23 @@ pub struct PlayedGame {
     pub termination: Termination,
     /// The moves played, from the opening.
     pub moves: Vec<Move>,
-    /// Thinking time used by White and Black, ms.
-    pub used_ms: [u64; 2],
+    /// Thinking time used by White and Black: the sum of the exact times from `go` to
+    /// `bestmove` their clocks were charged.
+    pub used: ByColor<Duration>,
     /// The side whose engine misbehaved (its process should not be reused), if any.
     pub faulty: Option<Color>,
     /// What happened, for people: `White reached rank 8`, `Black's move a7a5 is illegal: ...`.
     pub detail: String,
     /// Output of White's and Black's engine that answered no request, read during the game
     /// (including what the previous game of the same process left unread): never played.
-    pub stray: [StrayOutput; 2],
+    pub stray: ByColor<StrayOutput>,
+}
+
+impl PlayedGame {
+    /// The thinking time `side` used, in whole ms (rounded down once, from the exact sum).
+    pub fn used_ms(&self, side: Color) -> u64 {
+        time_control::whole_ms(self.used[side])
+    }
 }
 
 /// Why a game was not finished.
@@ -47,19 +54,12 @@ pub enum Unfinished {
     Interrupted,
 }
 
-/// A side's clock, in ms; negative once its flag has fallen.
-#[derive(Clone, Copy, Debug)]
-struct Clock {
-    remaining_ms: i64,
-    increment_ms: i64,
-}
-
-/// The two players of a game: engines and their specs, indexed by [`Color::index`].
+/// The two players of a game: engines and their specs.
 pub struct Players<'a> {
-    /// The running engines, White first.
-    pub engines: [&'a mut Engine; 2],
-    /// Their specs, White first.
-    pub specs: [&'a EngineSpec; 2],
+    /// The running engines.
+    pub engines: ByColor<&'a mut Engine>,
+    /// Their specs.
+    pub specs: ByColor<&'a EngineSpec>,
 }
 
 /// Plays one game from `opening` under `rules`, checking `stop` between moves, and collects
@@ -74,7 +74,7 @@ pub fn play(
     stop: &AtomicBool,
 ) -> Result<PlayedGame, Unfinished> {
     let played = play_moves(players, opening, rules, stop);
-    let stray = [0, 1].map(|side| players.engines[side].take_stray());
+    let stray = ByColor::from_fn(|side| players.engines[side].take_stray());
     played.map(|game| PlayedGame { stray, ..game })
 }
 
@@ -85,22 +85,17 @@ fn play_moves(
     rules: Rules,
     stop: &AtomicBool,
 ) -> Result<PlayedGame, Unfinished> {
-    let mut clocks = players.specs.map(|spec| match spec.limit {
-        TimeControl::Clock {
-            base_ms,
-            increment_ms,
-        } => Some(Clock {
-            remaining_ms: base_ms as i64,
-            increment_ms: increment_ms as i64,
-        }),
-        _ => None,
-    });
-    let mut used_ms = [0u64; 2];
+    let mut clocks = Clocks::new(
+        players
+            .specs
+            .map(|spec| SideClock::new(spec.limit, Duration::from_millis(spec.time_margin_ms))),
+    );
+    let mut used = ByColor::<Duration>::default();
     let mut moves = Vec::new();
     let mut position = *opening;
     for side in [Color::White, Color::Black] {
-        if let Err(error) = players.engines[side.index()].new_game() {
-            return Ok(fault(side, &error, moves, used_ms));
+        if let Err(error) = players.engines[side].new_game() {
+            return Ok(fault(side, &error, moves, used));
         }
     }
     loop {
@@ -109,7 +104,7 @@ fn play_moves(
                 winner: outcome.winner,
                 termination: outcome.reason.into(),
                 moves,
-                used_ms,
+                used,
                 faulty: None,
                 detail: outcome.to_string(),
                 stray: Default::default(),
@@ -119,26 +114,19 @@ fn play_moves(
             return Err(Unfinished::Interrupted);
         }
         let side = position.side_to_move();
-        let us = side.index();
-        let spec = players.specs[us];
-        let limits = go_limits(spec.limit, &clocks);
+        let limits = clocks.go_limits(side);
         let started = Instant::now();
-        let allowed = move_allowance(spec, clocks[us]);
-        let reply = players.engines[us].go(opening, &moves, &limits, allowed);
+        let allowed = clocks.allowance(side);
+        let reply = players.engines[side].go(opening, &moves, &limits, allowed);
         let elapsed = started.elapsed();
-        used_ms[us] += elapsed.as_millis() as u64;
+        used[side] += elapsed;
         let bestmove = match reply {
             Ok(reply) => reply.bestmove,
-            Err(error) => return Ok(fault(side, &error, moves, used_ms)),
+            Err(error) => return Ok(fault(side, &error, moves, used)),
         };
-        if let Some(late) = overstep(spec, &mut clocks[us], elapsed) {
-            return Ok(forfeit(
-                side,
-                Termination::TimeForfeit,
-                late,
-                moves,
-                used_ms,
-            ));
+        if let Err(late) = clocks.charge(side, elapsed) {
+            let detail = format!("{} lost on time ({late})", players.specs[side].name);
+            return Ok(forfeit(side, Termination::TimeForfeit, detail, moves, used));
         }
         match position.parse_move(rules, &bestmove) {
             Ok(mv) => {
@@ -151,76 +139,21 @@ fn play_moves(
                     MoveError::Illegal(err) => err.reason.to_string(),
                 };
                 let detail = format!("{side}'s move '{bestmove}' is illegal: {why}");
-                return Ok(forfeit(
-                    side,
-                    Termination::IllegalMove,
-                    detail,
-                    moves,
-                    used_ms,
-                ));
+                return Ok(forfeit(side, Termination::IllegalMove, detail, moves, used));
             }
         }
-    }
-}
-
-/// The `go` limits for the side to move: both clocks, or the fixed limit.
-fn go_limits(limit: TimeControl, clocks: &[Option<Clock>; 2]) -> GoLimits {
-    match limit {
-        TimeControl::Clock { .. } => {
-            let remaining = |c: Option<Clock>| c.map_or(0, |c| c.remaining_ms.max(0) as u64);
-            let increment = |c: Option<Clock>| c.map_or(0, |c| c.increment_ms as u64);
-            GoLimits::clock(
-                remaining(clocks[0]),
-                remaining(clocks[1]),
-                increment(clocks[0]),
-                increment(clocks[1]),
-            )
-        }
-        fixed => fixed.go_limits(),
-    }
-}
-
-/// How long to wait for a move before the engine loses on time.
-fn move_allowance(spec: &EngineSpec, clock: Option<Clock>) -> Duration {
-    let margin = Duration::from_millis(spec.time_margin_ms);
-    match (spec.limit, clock) {
-        (TimeControl::Clock { .. }, Some(clock)) => {
-            Duration::from_millis(clock.remaining_ms.max(0) as u64) + margin
-        }
-        (TimeControl::MoveTime(ms), _) => Duration::from_millis(ms) + margin,
-        _ => UNCLOCKED_MOVE_TIMEOUT,
-    }
-}
-
-/// Charges `elapsed` to the mover's clock and adds the increment; returns a description when
-/// the move came too late (beyond the clock or the fixed move time, plus the margin).
-fn overstep(spec: &EngineSpec, clock: &mut Option<Clock>, elapsed: Duration) -> Option<String> {
-    let elapsed_ms = elapsed.as_millis() as i64;
-    let margin = spec.time_margin_ms as i64;
-    match (spec.limit, clock.as_mut()) {
-        (TimeControl::Clock { .. }, Some(clock)) => {
-            clock.remaining_ms -= elapsed_ms;
-            if clock.remaining_ms < -margin {
-                return Some(format!(
-                    "{} lost on time ({} ms over)",
-                    spec.name, -clock.remaining_ms
-                ));
-            }
-            clock.remaining_ms = clock.remaining_ms.max(0) + clock.increment_ms;
-            None
-        }
-        (TimeControl::MoveTime(ms), _) if elapsed_ms > ms as i64 + margin => Some(format!(
-            "{} lost on time ({elapsed_ms} ms for a {ms} ms move)",
-            spec.name
-        )),
-        _ => None,
     }
 }
 
 /// The game lost by `side` because its engine failed with `error`.
-fn fault(side: Color, error: &EngineError, moves: Vec<Move>, used_ms: [u64; 2]) -> PlayedGame {
+fn fault(
+    side: Color,
+    error: &EngineError,
+    moves: Vec<Move>,
+    used: ByColor<Duration>,
+) -> PlayedGame {
     let termination = termination_of(error);
-    forfeit(side, termination, error.to_string(), moves, used_ms)
+    forfeit(side, termination, error.to_string(), moves, used)
 }
 
 /// The termination an engine failure counts as.
@@ -239,13 +172,13 @@ fn forfeit(
     termination: Termination,
     detail: String,
     moves: Vec<Move>,
-    used_ms: [u64; 2],
+    used: ByColor<Duration>,
 ) -> PlayedGame {
     PlayedGame {
         winner: side.opponent(),
         termination,
         moves,
-        used_ms,
+        used,
         faulty: Some(side),
         detail,
         stray: Default::default(),

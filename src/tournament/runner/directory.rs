@@ -1,0 +1,91 @@
+//! The results directory of a run: its lock, the saved config and, on resume, the games
+//! already recorded.
+
+use super::RunError;
+use crate::results;
+use crate::tournament::config::TournamentConfig;
+use crate::tournament::schedule::ScheduledGame;
+use std::collections::HashSet;
+use std::path::Path;
+
+/// The file the effective config is saved to, in the results directory.
+pub const CONFIG_FILE: &str = "config.json";
+
+/// Holds an exclusive lock on `DIR/.lock` while the run lasts, so two runners never write
+/// one results directory.
+pub(super) fn lock_directory(dir: &Path) -> Result<std::fs::File, RunError> {
+    let path = dir.join(".lock");
+    let file = std::fs::create_dir_all(dir)
+        .and_then(|()| std::fs::File::create(&path))
+        .map_err(|e| RunError::Config(format!("cannot create {}: {e}", path.display())))?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => Err(RunError::Busy(dir.to_path_buf())),
+        Err(std::fs::TryLockError::Error(e)) => Err(RunError::Config(format!(
+            "cannot lock {}: {e}",
+            path.display()
+        ))),
+    }
+}
+
+/// The ids of the games already in `games_csv` (none when it does not exist yet).
+///
+/// # Errors
+/// When the file holds a game twice, a game id outside the schedule, or a game whose engines
+/// are not the scheduled ones: a resume must not count foreign or repeated games.
+pub(super) fn recorded_games(
+    config: &TournamentConfig,
+    scheduled: &[ScheduledGame],
+    games_csv: &Path,
+) -> Result<HashSet<u64>, RunError> {
+    if !games_csv.exists() {
+        return Ok(HashSet::new());
+    }
+    let mut done = HashSet::new();
+    for game in results::read_games(games_csv)? {
+        let bad = |why: String| {
+            RunError::Config(format!(
+                "cannot resume: {} game {}: {why}",
+                games_csv.display(),
+                game.game_id
+            ))
+        };
+        let Some(slot) = scheduled.iter().find(|s| s.game_id == game.game_id) else {
+            return Err(bad("not in this tournament's schedule".to_string()));
+        };
+        let expected = (
+            &config.engines[slot.white].name,
+            &config.engines[slot.black].name,
+        );
+        if (&game.white, &game.black) != expected {
+            return Err(bad(format!(
+                "played by {} vs {}, scheduled as {} vs {}",
+                game.white, game.black, expected.0, expected.1
+            )));
+        }
+        if !done.insert(game.game_id) {
+            return Err(bad("recorded twice".to_string()));
+        }
+    }
+    Ok(done)
+}
+
+/// Writes the effective config as `config.json` in the results directory.
+pub(super) fn save_config(config: &TournamentConfig) -> Result<(), RunError> {
+    let path = config.out.join(CONFIG_FILE);
+    let save = || -> std::io::Result<()> {
+        std::fs::create_dir_all(config.out.join("logs"))?;
+        let json = serde_json::to_string_pretty(config).map_err(std::io::Error::other)?;
+        std::fs::write(&path, json + "\n")
+    };
+    save().map_err(|e| RunError::Config(format!("cannot write {}: {e}", path.display())))
+}
+
+/// Reads the config saved in a results directory, for `--resume`.
+///
+/// # Errors
+/// A message naming the file when it is missing or malformed.
+pub fn saved_config(dir: &Path) -> Result<TournamentConfig, String> {
+    TournamentConfig::read(&dir.join(CONFIG_FILE))
+        .map_err(|e| format!("cannot resume {}: {e}", dir.display()))
+}
