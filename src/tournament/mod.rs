@@ -7,9 +7,11 @@ pub mod config;
 pub mod game;
 pub mod runner;
 pub mod schedule;
+pub mod shard;
 
 pub use config::{
     EngineKeys, EngineOptions, EngineSpec, Format, OpeningOrder, OpeningsSpec, TimeControl,
     TournamentConfig,
 };
 pub use runner::{Finish, GivenUp, NotPlayed, Plan, RunError, RunReport, run, saved_config};
+pub use shard::Shard;

@@ -14,7 +14,8 @@
 
 use super::config::{EngineSpec, TournamentConfig};
 use super::game::{self, Players, Unfinished};
-use super::schedule::{ScheduledGame, schedule};
+use super::schedule::{ScheduledGame, recorded_ids, shard_games};
+use super::shard::{self, sprt::SprtWatcher};
 use crate::engine::{Engine, EngineConfig, EngineError};
 use crate::openings::{Book, Opening};
 use crate::results::{self, GameRecord, GameResult, ResultsWriter, Summary};
@@ -153,15 +154,17 @@ pub fn run(
     announce: impl FnOnce(Plan),
 ) -> Result<RunReport, RunError> {
     let openings = load_openings(config)?;
-    let games_csv = config.out.join(results::GAMES_CSV);
+    let dir = config.results_dir();
+    let games_csv = dir.join(results::GAMES_CSV);
     if games_csv.exists() && !resume {
-        return Err(RunError::OutputExists(config.out.clone()));
+        return Err(RunError::OutputExists(dir));
     }
-    let _lock = lock_directory(&config.out)?;
+    shard::layout::check_run_dir(config).map_err(RunError::Config)?;
+    let _lock = lock_directory(&dir)?;
     save_config(config)?;
-    let scheduled = schedule(config, openings.len());
+    let scheduled = shard_games(config, openings.len());
     let done = recorded_games(config, &scheduled, &games_csv)?;
-    let writer = ResultsWriter::open(&config.out, config.rules)?.with_event(config.event.clone());
+    let writer = ResultsWriter::open(&dir, config.rules)?.with_event(config.event.clone());
     let queue: VecDeque<ScheduledGame> = scheduled
         .iter()
         .filter(|game| !done.contains(&game.game_id))
@@ -181,6 +184,7 @@ pub fn run(
         }
     });
     shared.progress.finish_and_clear();
+    let shared_verdict = shared.last_look();
     if let Some(err) = shared
         .write_error
         .into_inner()
@@ -193,10 +197,11 @@ pub fn run(
     // verdict is the one that stopped the run, whatever games in flight added after it.
     let all_games = results::read_games(&games_csv)?;
     let summary = Summary::compute(&all_games, &names, shared.sprt.as_ref());
-    results::write_summary(&config.out, &summary)?;
+    results::write_summary(&dir, &summary)?;
     let finish = if let Some(decision) = summary
         .sprt_decision()
         .filter(|d| *d != SprtDecision::Continue)
+        .or(shared_verdict)
     {
         Finish::Sprt(decision)
     } else if stop.load(Ordering::SeqCst) {
@@ -250,33 +255,13 @@ fn recorded_games(
     if !games_csv.exists() {
         return Ok(HashSet::new());
     }
-    let mut done = HashSet::new();
-    for game in results::read_games(games_csv)? {
-        let bad = |why: String| {
-            RunError::Config(format!(
-                "cannot resume: {} game {}: {why}",
-                games_csv.display(),
-                game.game_id
-            ))
-        };
-        let Some(slot) = scheduled.iter().find(|s| s.game_id == game.game_id) else {
-            return Err(bad("not in this tournament's schedule".to_string()));
-        };
-        let expected = (
-            &config.engines[slot.white].name,
-            &config.engines[slot.black].name,
-        );
-        if (&game.white, &game.black) != expected {
-            return Err(bad(format!(
-                "played by {} vs {}, scheduled as {} vs {}",
-                game.white, game.black, expected.0, expected.1
-            )));
-        }
-        if !done.insert(game.game_id) {
-            return Err(bad("recorded twice".to_string()));
-        }
-    }
-    Ok(done)
+    let games = results::read_games(games_csv)?;
+    recorded_ids(config, scheduled, &games).map_err(|(game_id, why)| {
+        RunError::Config(format!(
+            "cannot resume: {} game {game_id}: {why}",
+            games_csv.display()
+        ))
+    })
 }
 
 /// The book's openings, or the start position alone when there is no book. Prints a warning
@@ -301,9 +286,10 @@ fn load_openings(config: &TournamentConfig) -> Result<Vec<Opening>, RunError> {
 
 /// Writes the effective config as `config.json` in the results directory.
 fn save_config(config: &TournamentConfig) -> Result<(), RunError> {
-    let path = config.out.join(CONFIG_FILE);
+    let dir = config.results_dir();
+    let path = dir.join(CONFIG_FILE);
     let save = || -> std::io::Result<()> {
-        std::fs::create_dir_all(config.out.join("logs"))?;
+        std::fs::create_dir_all(dir.join("logs"))?;
         let json = serde_json::to_string_pretty(config).map_err(std::io::Error::other)?;
         std::fs::write(&path, json + "\n")
     };
@@ -396,6 +382,8 @@ struct Shared<'a> {
     progress: ProgressBar,
     stop: &'a AtomicBool,
     sprt: Option<Sprt>,
+    /// A shard's SPRT over every shard's games (its own SPRT is then off: `sprt` is `None`).
+    watcher: Option<Mutex<SprtWatcher>>,
     write_error: Mutex<Option<results::ResultsError>>,
 }
 
@@ -415,6 +403,7 @@ impl<'a> Shared<'a> {
         let sprt = config
             .sprt
             .as_deref()
+            .filter(|_| config.shard.is_none())
             .and_then(|spec| spec.parse::<Sprt>().ok());
         Shared {
             config,
@@ -437,6 +426,7 @@ impl<'a> Shared<'a> {
             progress: progress_bar(total, recorded),
             stop,
             sprt,
+            watcher: SprtWatcher::for_config(config).map(Mutex::new),
             write_error: Mutex::new(None),
         }
     }
@@ -477,7 +467,53 @@ impl<'a> Shared<'a> {
         if self.stopping() {
             return None;
         }
-        lock(&self.queue).pop_front()
+        let mut queue = lock(&self.queue);
+        let pair = queue.front()?.pair;
+        if !self.shared_sprt_allows(pair) {
+            return None;
+        }
+        queue.pop_front()
+    }
+
+    /// Whether a shard may start a game of `pair` ([`SprtWatcher::may_start`]); once the
+    /// shared SPRT has a verdict no game pair starts, and a failure to read or record the
+    /// shards' results stops the run with that error.
+    fn shared_sprt_allows(&self, pair: u64) -> bool {
+        let Some(watcher) = &self.watcher else {
+            return true;
+        };
+        let mut watcher = lock(watcher);
+        match watcher.may_start(pair) {
+            Ok(true) => return true,
+            Ok(false) => {}
+            Err(err) => {
+                lock(&self.write_error).get_or_insert(err);
+            }
+        }
+        if let Some(verdict) = watcher
+            .verdict()
+            .filter(|_| !self.sprt_stop.swap(true, Ordering::SeqCst))
+        {
+            self.say(&format!(
+                "{verdict}; no new game pair starts on shard {}",
+                self.config.shard.map(|s| s.to_string()).unwrap_or_default()
+            ));
+        }
+        self.sprt_stop.store(true, Ordering::SeqCst);
+        false
+    }
+
+    /// A shard's last look at the shared SPRT once its games are done (its last games may
+    /// decide it): the decision, if any.
+    fn last_look(&self) -> Option<SprtDecision> {
+        let mut watcher = lock(self.watcher.as_ref()?);
+        match watcher.look() {
+            Ok(verdict) => verdict.map(|v| v.report.decision),
+            Err(err) => {
+                lock(&self.write_error).get_or_insert(err);
+                None
+            }
+        }
     }
 
     /// True, noting `game` as not played, when one of its engines was given up (after `game`
@@ -741,7 +777,7 @@ fn two_mut<T>(slots: &mut [T], a: usize, b: usize) -> (&mut T, &mut T) {
 
 /// The process settings of `spec` for worker `worker`: logs under `<out>/logs/`.
 fn engine_config(config: &TournamentConfig, spec: &EngineSpec, worker: usize) -> EngineConfig {
-    let logs = config.out.join("logs");
+    let logs = config.results_dir().join("logs");
     let file = |suffix: &str| logs.join(format!("{}-{worker}.{suffix}", file_safe(&spec.name)));
     EngineConfig {
         stderr_log: Some(file("stderr.log")),
@@ -825,6 +861,7 @@ mod tests {
             seed: 1,
             sprt: None,
             out: out.to_path_buf(),
+            shard: None,
             log: false,
         }
     }
@@ -843,7 +880,7 @@ mod tests {
             writer.append(&game).unwrap();
         }
         let openings = load_openings(&config).unwrap();
-        let scheduled = schedule(&config, openings.len());
+        let scheduled = shard_games(&config, openings.len());
         assert_eq!(scheduled.len(), 6);
         let queue = scheduled
             .iter()
