@@ -352,7 +352,10 @@ fn parse_shard(args: &TournamentArgs) -> Result<Option<Shard>> {
         .as_deref()
         .map(|text| Shard::from_arg(text, |name| std::env::var(name).ok()))
         .transpose()
-        .map_err(|e| super::UsageError(format!("--shard: {e}")).into())
+        .map_err(|e| {
+            let text = args.shard.as_deref().unwrap_or_default();
+            super::UsageError(format!("--shard {text}: {e}")).into()
+        })
 }
 
 /// The saved config of the run (`shard` `None`) or shard in `dir`, with `out` the directory

@@ -82,17 +82,17 @@ impl Shard {
     /// up (`std::env::var(..).ok()` in the command line).
     ///
     /// # Errors
-    /// A message naming the value or the variable at fault: not one of the forms, a count
-    /// of 0, an index out of range, a variable unset or not a number, a Slurm array whose
-    /// size disagrees with `auto/N`.
+    /// A message (to follow `--shard TEXT: `) naming what is at fault: not one of the forms,
+    /// a count of 0, an index out of range, a variable unset or not a number, a Slurm array
+    /// whose size disagrees with `auto/N`.
     pub fn from_arg(text: &str, env: impl Fn(&str) -> Option<String>) -> Result<Shard, String> {
         let Some(rest) = text.strip_prefix("auto") else {
-            return text.parse();
+            return parse_k_of_n(text);
         };
         let count = match rest.strip_prefix('/') {
-            Some(count) => Some(parse_number(count, &format!("the count in '{text}'"))?),
+            Some(count) => Some(parse_number(count, &format!("the count '{count}'"))?),
             None if rest.is_empty() => None,
-            None => return Err(bad_form(text)),
+            None => return Err(EXPECTED.to_string()),
         };
         let variable = |name: &str| -> Result<Option<u32>, String> {
             env(name)
@@ -106,12 +106,12 @@ impl Shard {
         } else {
             return Err(match count {
                 Some(_) => format!(
-                    "--shard {text}: neither {K8S_INDEX} (a Kubernetes Indexed Job) nor \
-                     {SLURM_INDEX} (a Slurm array task) is set"
+                    "neither {K8S_INDEX} (a Kubernetes Indexed Job) nor {SLURM_INDEX} (a Slurm \
+                     array task) is set"
                 ),
                 None => format!(
-                    "--shard auto: {SLURM_INDEX} is not set (not a Slurm array task); in a \
-                     Kubernetes Indexed Job give the shard count: --shard auto/N"
+                    "{SLURM_INDEX} is not set (not a Slurm array task); in a Kubernetes \
+                     Indexed Job give the shard count: --shard auto/N"
                 ),
             });
         };
@@ -119,13 +119,13 @@ impl Shard {
         let count = match (count, slurm_count) {
             (Some(given), Some(array)) if given != array => {
                 return Err(format!(
-                    "--shard {text}: the Slurm array has {array} tasks ({SLURM_COUNT}), not {given}"
+                    "the Slurm array has {array} tasks ({SLURM_COUNT}), not {given}"
                 ));
             }
             (Some(count), _) | (None, Some(count)) => count,
             (None, None) => {
                 return Err(format!(
-                    "--shard auto: {SLURM_COUNT} is not set; give the count: --shard auto/N"
+                    "{SLURM_COUNT} is not set; give the count: --shard auto/N"
                 ));
             }
         };
@@ -134,10 +134,13 @@ impl Shard {
                 SLURM_INDEX => format!(" (submit the array as --array=0-{})", count - 1),
                 _ => String::new(),
             };
-            format!("--shard {text}: {from}={index}: {e}{hint}")
+            format!("{from}={index}: {e}{hint}")
         })
     }
 }
+
+/// What a shard is written as.
+const EXPECTED: &str = "expected K/N (e.g. 0/3), auto or auto/N";
 
 /// `text` as a whole number, or a message naming `what`.
 fn parse_number(text: &str, what: &str) -> Result<u32, String> {
@@ -146,8 +149,11 @@ fn parse_number(text: &str, what: &str) -> Result<u32, String> {
         .map_err(|_| format!("{what} is not a whole number"))
 }
 
-fn bad_form(text: &str) -> String {
-    format!("bad shard '{text}': expected K/N (e.g. 0/3), auto or auto/N")
+/// `K/N`, or why not (without repeating `text`).
+fn parse_k_of_n(text: &str) -> Result<Shard, String> {
+    let (index, count) = text.split_once('/').ok_or(EXPECTED)?;
+    let number = |part: &str| part.parse::<u32>().map_err(|_| EXPECTED.to_string());
+    Shard::new(number(index)?, number(count)?)
 }
 
 impl FromStr for Shard {
@@ -155,9 +161,7 @@ impl FromStr for Shard {
 
     /// `K/N`, e.g. `0/3`.
     fn from_str(text: &str) -> Result<Shard, String> {
-        let (index, count) = text.split_once('/').ok_or_else(|| bad_form(text))?;
-        let number = |part: &str| part.parse::<u32>().map_err(|_| bad_form(text));
-        Shard::new(number(index)?, number(count)?).map_err(|e| format!("bad shard '{text}': {e}"))
+        parse_k_of_n(text).map_err(|e| format!("bad shard '{text}': {e}"))
     }
 }
 
@@ -231,7 +235,11 @@ mod tests {
         );
         assert_eq!(
             Shard::from_arg("automatic", env(&[])).unwrap_err(),
-            "bad shard 'automatic': expected K/N (e.g. 0/3), auto or auto/N"
+            "expected K/N (e.g. 0/3), auto or auto/N"
+        );
+        assert_eq!(
+            Shard::from_arg("auto/x", env(&[])).unwrap_err(),
+            "the count 'x' is not a whole number"
         );
     }
 
@@ -248,7 +256,7 @@ mod tests {
         );
         assert_eq!(
             Shard::from_arg("auto/4", &slurm).unwrap_err(),
-            "--shard auto/4: the Slurm array has 3 tasks (SLURM_ARRAY_TASK_COUNT), not 4"
+            "the Slurm array has 3 tasks (SLURM_ARRAY_TASK_COUNT), not 4"
         );
         let k8s = env(&[(K8S_INDEX, "4")]);
         assert_eq!(
@@ -257,8 +265,8 @@ mod tests {
         );
         assert_eq!(
             Shard::from_arg("auto/4", &k8s).unwrap_err(),
-            "--shard auto/4: JOB_COMPLETION_INDEX=4: shard index 4 is out of range: the shards \
-             of 4 are numbered 0 to 3"
+            "JOB_COMPLETION_INDEX=4: shard index 4 is out of range: the shards of 4 are \
+             numbered 0 to 3"
         );
         assert!(
             Shard::from_arg("auto", &k8s)
@@ -276,7 +284,7 @@ mod tests {
         );
         assert_eq!(
             Shard::from_arg("auto", env(&[(SLURM_INDEX, "0")])).unwrap_err(),
-            "--shard auto: SLURM_ARRAY_TASK_COUNT is not set; give the count: --shard auto/N"
+            "SLURM_ARRAY_TASK_COUNT is not set; give the count: --shard auto/N"
         );
         // An array submitted as --array=1-3 has ids 1 to 3 of 3 tasks.
         assert!(
