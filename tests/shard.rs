@@ -3,7 +3,7 @@
 //! Real processes: bt-arena and the bundled engines (bt-search at a fixed depth is
 //! deterministic after `uginewgame`, so two runs of a schedule play the same games).
 
-use bt_arena::results::{GameRecord, read_games};
+use bt_arena::results::read_games;
 use bt_arena::tournament::shard::sprt::RecordedVerdict;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -11,20 +11,10 @@ use std::time::{Duration, Instant};
 
 mod common;
 
-use common::{bt_arena, bt_arena_with_env};
+use common::{bt_arena, bt_arena_with_env, deterministic, games_of, pgn_without_dates};
 
 const SEARCH: &str = env!("CARGO_BIN_EXE_bt-search");
 const RANDOM: &str = env!("CARGO_BIN_EXE_bt-random");
-const BOOK: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/openings/capture-only.epd");
-
-/// Two deterministic engines, a book in book order and 7 game pairs: a pair count that is a
-/// multiple of neither 2 nor 3.
-fn deterministic(rounds: u32) -> String {
-    format!(
-        "tournament --engine cmd={SEARCH} name=full --engine cmd={SEARCH} name=material \
-         option.Eval=material --each depth=2 --openings file={BOOK} --rounds {rounds} --seed 11"
-    )
-}
 
 /// `text` split at white space, then `extra`.
 fn words(text: &str, extra: &[&str]) -> Vec<String> {
@@ -67,28 +57,6 @@ fn run_shards(command: &str, run: &Path, count: u32) -> Vec<Output> {
         .into_iter()
         .map(|child| child.wait_with_output().expect("bt-arena runs"))
         .collect()
-}
-
-/// A game without what depends on the clock: when it started and the time used.
-fn timeless(mut game: GameRecord) -> GameRecord {
-    game.started.clear();
-    game.white_ms = 0;
-    game.black_ms = 0;
-    game
-}
-
-fn games_of(csv: &Path) -> Vec<GameRecord> {
-    read_games(csv).unwrap().into_iter().map(timeless).collect()
-}
-
-/// The PGN without its `Date` tags (the only tag that depends on the clock).
-fn pgn_without_dates(path: &Path) -> String {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .filter(|line| !line.starts_with("[Date "))
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 #[test]
