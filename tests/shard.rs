@@ -461,26 +461,17 @@ fn merge_refuses_shards_of_other_runs_and_repeated_games() {
         std::fs::write(csv(k), format!("{text}{row}\n")).unwrap();
     };
     let original = std::fs::read_to_string(csv(1)).unwrap();
-    append(1, &rows(0)[1]);
-    fails_with(
-        merge(&[path(&run)]),
-        4,
-        &format!(
-            "error: cannot merge: {} game 1: not in shard 1/3's part of the schedule",
-            csv(1).display()
-        ),
+    let foreign = (
+        rows(0)[1].clone(),
+        "game 1: not in shard 1/3's part of the schedule",
     );
-    std::fs::write(csv(1), &original).unwrap();
-    append(1, &rows(1)[2]);
-    fails_with(
-        merge(&[path(&run)]),
-        4,
-        &format!(
-            "error: cannot merge: {} game 4: recorded twice",
-            csv(1).display()
-        ),
-    );
-    std::fs::write(csv(1), &original).unwrap();
+    let repeated = (rows(1)[2].clone(), "game 4: recorded twice");
+    for (row, why) in [foreign, repeated] {
+        append(1, &row);
+        let message = format!("error: cannot merge: {} {why}", csv(1).display());
+        fails_with(merge(&[path(&run)]), 4, &message);
+        std::fs::write(csv(1), &original).unwrap();
+    }
 
     // A shard missing: its games are listed, the others merged.
     std::fs::remove_dir_all(shard(1)).unwrap();

@@ -33,12 +33,14 @@ pub struct EloArgs {
     json: bool,
 }
 
-/// Runs `bt-arena elo`: reads every file, then prints the report.
+/// Runs `bt-arena elo`: reads every file or run directory, then prints the report and the SPRT
+/// verdicts recorded by sharded runs. Exit code: the `--sprt` verdict, or else a recorded one
+/// (0 H1, 1 H0, 2 no decision); 0 without either.
 ///
 /// # Errors
 /// [`UsageError`] for a bad SPRT specification, no file, or `--sprt` with games of other than
 /// two engines; a missing, unreadable or malformed games file (the message names it, with the
-/// line for a malformed row).
+/// line for a malformed row); a directory without games, or whose shards are not of one run.
 pub fn run(args: &EloArgs) -> Result<ExitCode> {
     let (spec, files) = split_sprt_values(&args.sprt, &args.files);
     let sprt = spec

@@ -13,11 +13,13 @@
 //! Breakthrough has no draws: every game is `1-0` or `0-1`.
 
 mod files;
+mod json_file;
 pub mod pgn;
 mod summary;
 mod tail;
 
 pub use files::{COLUMNS, GAMES_CSV, GAMES_PGN, ResultsWriter, read_games};
+pub use json_file::{Existing, write_json};
 pub use summary::{EloModel, EngineFaults, PairSummary, Standing, Summary, write_summary};
 pub use tail::GamesTail;
 

@@ -178,30 +178,11 @@ fn describe(field: &str, value: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tournament::config::{EngineKeys, Format, OpeningsSpec, TimeControl};
-    use crate::tournament::shard::Shard;
+    use crate::tournament::config::TimeControl;
+    use crate::tournament::shard::test_config;
 
     fn config(shard: &str) -> TournamentConfig {
-        let engine = |name: &str| {
-            EngineKeys::parse(&["cmd=/bin/x", &format!("name={name}")])
-                .and_then(|keys| keys.into_spec(TimeControl::Depth(2)))
-                .unwrap()
-        };
-        TournamentConfig {
-            event: "e".into(),
-            engines: vec![engine("a"), engine("b")],
-            format: Format::RoundRobin,
-            rules: Default::default(),
-            openings: OpeningsSpec::default(),
-            rounds: 5,
-            games: 2,
-            concurrency: 1,
-            seed: 7,
-            sprt: None,
-            out: PathBuf::from("/run"),
-            shard: Some(shard.parse::<Shard>().unwrap()),
-            log: false,
-        }
+        test_config(Path::new("/run"), shard)
     }
 
     #[test]
@@ -218,10 +199,13 @@ mod tests {
         let ours = config("0/3");
         let mut theirs = config("1/3");
         theirs.seed = 9;
-        theirs.rounds = 6;
+        theirs.rounds = 101;
         let difference = first_difference(&ours, &theirs).unwrap();
         assert_eq!(difference.field, "rounds");
-        assert_eq!(difference.to_string(), "field `rounds` is 6 there, 5 here");
+        assert_eq!(
+            difference.to_string(),
+            "field `rounds` is 101 there, 100 here"
+        );
         let mut theirs = config("1/3");
         theirs.engines[1].limit = TimeControl::Depth(3);
         assert_eq!(

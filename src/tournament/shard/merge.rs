@@ -221,9 +221,7 @@ impl MergedRun {
         if let Some(verdict) = &self.verdict
             && read_verdict(out)?.as_ref() != Some(verdict)
         {
-            let json = serde_json::to_string_pretty(verdict).map_err(std::io::Error::from);
-            json.and_then(|json| std::fs::write(out.join(SPRT_FILE), json + "\n"))
-                .map_err(|e| io_error("cannot write", e))?;
+            results::write_json(&out.join(SPRT_FILE), verdict, results::Existing::Replace)?;
         }
         Ok(summary)
     }

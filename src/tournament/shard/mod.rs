@@ -184,6 +184,33 @@ impl<'de> Deserialize<'de> for Shard {
     }
 }
 
+/// A config for the tests: engines `new` and `base` (depth 2), 100 rounds of game pairs,
+/// seed 7, results in `run`, shard `shard` (`K/N`).
+#[cfg(test)]
+pub(crate) fn test_config(run: &std::path::Path, shard: &str) -> super::TournamentConfig {
+    use super::config::{EngineKeys, Format, OpeningsSpec, TimeControl};
+    let engine = |name: &str| {
+        EngineKeys::parse(&["cmd=/bin/x", &format!("name={name}")])
+            .and_then(|keys| keys.into_spec(TimeControl::Depth(2)))
+            .unwrap()
+    };
+    super::TournamentConfig {
+        event: "e".into(),
+        engines: vec![engine("new"), engine("base")],
+        format: Format::RoundRobin,
+        rules: crate::rules::Rules::CaptureOnly,
+        openings: OpeningsSpec::default(),
+        rounds: 100,
+        games: 2,
+        concurrency: 1,
+        seed: 7,
+        sprt: None,
+        out: run.to_path_buf(),
+        shard: Some(shard.parse().unwrap()),
+        log: false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

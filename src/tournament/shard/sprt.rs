@@ -15,12 +15,11 @@
 
 use super::super::config::TournamentConfig;
 use super::Shard;
-use crate::results::{GameRecord, GamesTail, ResultsError, now_rfc3339};
+use crate::results::{Existing, GameRecord, GamesTail, ResultsError, now_rfc3339, write_json};
 use crate::stats::{EloModel, Outcome, SequentialTest, Sprt, SprtDecision, SprtReport};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// The file in the run directory that holds the verdict of the shared SPRT.
@@ -233,30 +232,14 @@ fn outcome_for(tested: &str, game: &GameRecord) -> Outcome {
 /// Records `verdict` as `run/sprt.json` unless a verdict is there already; returns the
 /// verdict the file holds.
 fn record_verdict(run: &Path, verdict: RecordedVerdict) -> Result<RecordedVerdict, ResultsError> {
-    let path = run.join(SPRT_FILE);
-    let io_error = |source| ResultsError::Io {
-        path: path.clone(),
-        action: "cannot write",
-        source,
-    };
-    let mut file = tempfile::NamedTempFile::new_in(run).map_err(io_error)?;
-    serde_json::to_writer_pretty(&mut file, &verdict)
-        .map_err(std::io::Error::from)
-        .and_then(|()| file.write_all(b"\n"))
-        .and_then(|()| {
-            use std::os::unix::fs::PermissionsExt;
-            file.as_file()
-                .set_permissions(std::fs::Permissions::from_mode(0o644))
-        })
-        .and_then(|()| file.as_file().sync_all())
-        .map_err(io_error)?;
-    match file.persist_noclobber(&path) {
-        Ok(_) => Ok(verdict),
-        Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => {
-            read_verdict(run)?.ok_or_else(|| io_error(e.error))
-        }
-        Err(e) => Err(io_error(e.error)),
+    if write_json(&run.join(SPRT_FILE), &verdict, Existing::Keep)? {
+        return Ok(verdict);
     }
+    read_verdict(run)?.ok_or_else(|| ResultsError::Io {
+        path: run.join(SPRT_FILE),
+        action: "cannot read",
+        source: std::io::ErrorKind::NotFound.into(),
+    })
 }
 
 #[cfg(test)]
@@ -265,29 +248,12 @@ mod tests {
     use crate::results::tests::record;
     use crate::results::{GameResult, ResultsWriter, Termination};
     use crate::rules::Rules;
-    use crate::tournament::config::{EngineKeys, Format, OpeningsSpec, TimeControl};
+    use crate::tournament::shard::test_config;
 
     fn config(run: &Path, shard: &str) -> TournamentConfig {
-        let engine = |name: &str| {
-            EngineKeys::parse(&["cmd=/bin/x", &format!("name={name}")])
-                .and_then(|keys| keys.into_spec(TimeControl::Depth(2)))
-                .unwrap()
-        };
-        TournamentConfig {
-            event: "e".into(),
-            engines: vec![engine("new"), engine("base")],
-            format: Format::RoundRobin,
-            rules: Rules::CaptureOnly,
-            openings: OpeningsSpec::default(),
-            rounds: 100,
-            games: 2,
-            concurrency: 1,
-            seed: 7,
-            sprt: Some("elo0=0 elo1=200".into()),
-            out: run.to_path_buf(),
-            shard: Some(shard.parse().unwrap()),
-            log: false,
-        }
+        let mut config = test_config(run, shard);
+        config.sprt = Some("elo0=0 elo1=200".into());
+        config
     }
 
     /// Game pair `pair` (games `2 pair - 1` and `2 pair`) in which `new` wins both.
