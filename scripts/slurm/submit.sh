@@ -11,8 +11,9 @@
 # RUN/shard-K; a merge job (merge.sbatch) depends on it (--dependency=afterok) and writes the
 # merged RUN/games.csv, games.pgn and summary.json. RUN must be on a filesystem every node
 # shares (NFS); the job logs go to RUN/slurm-ARRAYJOB_K.out and RUN/slurm-merge-JOB.out.
-# Extra sbatch options (a partition, a time limit) can be set with SBATCH_* environment
-# variables, e.g. SBATCH_PARTITION=cpu SBATCH_TIMELIMIT=2-00:00:00.
+# Each shard gets CPUS_PER_SHARD CPUs (default 1; give the tournament as many with
+# --concurrency). Other sbatch options (a partition, a time limit) can be set with SBATCH_*
+# environment variables, e.g. SBATCH_PARTITION=cpu SBATCH_TIMELIMIT=2-00:00:00.
 #
 # Prints `array job ID` and `merge job ID` lines; `scontrol show job ID` follows a job.
 set -euo pipefail
@@ -29,7 +30,8 @@ case $shards in
   '' | *[!0-9]* | 0) echo "submit.sh: N must be a positive whole number, not '$shards'" >&2; exit 3 ;;
 esac
 mkdir -p "$run"
-array="$(sbatch --parsable --array="0-$((shards - 1))" --output="$run/slurm-%A_%a.out" \
+array="$(sbatch --parsable --array="0-$((shards - 1))" --cpus-per-task="${CPUS_PER_SHARD:-1}" \
+  --output="$run/slurm-%A_%a.out" \
   "$here/shard.sbatch" "$bt_arena" "$run" "$@")"
 array="${array%%;*}"
 merge="$(sbatch --parsable --dependency="afterok:$array" --kill-on-invalid-dep=yes \
