@@ -571,3 +571,60 @@ fn shards_sharing_a_directory_stop_together_on_one_sprt_verdict() {
         assert_eq!(recorded(&run.join("shard-1/games.csv")), before);
     }
 }
+
+/// A CI matrix: shards on machines that share no directory cannot stop early; each plays its
+/// games and exits 2, and `merge --out` replays the SPRT over the merged games in game-id
+/// order, exiting with that verdict.
+#[test]
+fn shards_without_a_shared_directory_merge_to_the_replayed_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = "elo0=0 elo1=200";
+    let command = format!(
+        "tournament --engine cmd={SEARCH} name=s --engine cmd={RANDOM} name=r --each depth=2 \
+         --rounds 12 --seed 5 --sprt {spec}"
+    );
+    let mut shards = Vec::new();
+    for index in 0..2 {
+        let runner = dir.path().join(format!("runner{index}"));
+        let shard = format!("{index}/2");
+        let output = bt_arena(&words(
+            &command,
+            &["--out", path(&runner), "--shard", &shard],
+        ));
+        assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+        assert!(
+            stderr(&output).contains(&format!(
+                "SPRT: no verdict yet over the games of every shard; shard {shard} has played \
+                 its games"
+            )),
+            "{}",
+            stderr(&output)
+        );
+        assert_eq!(
+            recorded(&runner.join(format!("shard-{index}/games.csv"))),
+            12
+        );
+        shards.push(runner.join(format!("shard-{index}")));
+    }
+    let out = dir.path().join("merged");
+    let merged = bt_arena(&words(
+        "merge --out",
+        &[path(&out), path(&shards[1]), path(&shards[0])],
+    ));
+    assert_eq!(merged.status.code(), Some(0), "{}", stderr(&merged));
+    assert!(
+        !out.join("sprt.json").exists(),
+        "no shard recorded a verdict"
+    );
+    let replayed = replayed_sprt(spec, &out.join("games.csv"));
+    assert_eq!(replayed["decision"], "AcceptH1");
+    let games = replayed["games"].as_u64().unwrap();
+    assert!(
+        stdout(&merged).contains(&format!(
+            "SPRT: H1 accepted at game {games}; {} games after the decision",
+            24 - games
+        )),
+        "{}",
+        stdout(&merged)
+    );
+}

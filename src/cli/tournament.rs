@@ -56,8 +56,9 @@ pub struct TournamentArgs {
     /// Results directory (default results/<event>-<date>).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
-    /// Continue the interrupted run in DIR as saved in its config.json; only --concurrency and
-    /// --log may be given with it (they cannot change the games).
+    /// Continue the interrupted run in DIR as saved in its config.json (of a sharded run,
+    /// shard --shard K/N's, in DIR/shard-K); only --concurrency, --log and --shard may be
+    /// given with it (they cannot change the games).
     #[arg(long, value_name = "DIR")]
     resume: Option<PathBuf>,
     /// Read the tournament from a TOML or JSON file (the fields of the saved config.json);
