@@ -109,6 +109,7 @@ fn config(
         seed: 1,
         sprt: None,
         out,
+        shard: None,
         log: false,
     }
 }

@@ -2,19 +2,25 @@
 //! recomputed from games.csv files.
 
 use super::UsageError;
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, anyhow, bail};
 use bt_arena::results::{self, GameRecord, Summary};
 use bt_arena::stats::{Sprt, SprtDecision};
+use bt_arena::tournament::TournamentConfig;
+use bt_arena::tournament::runner::CONFIG_FILE;
+use bt_arena::tournament::shard::layout::shard_dirs;
+use bt_arena::tournament::shard::merge;
+use bt_arena::tournament::shard::sprt::{RecordedVerdict, read_verdict};
 use clap::Args;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Arguments of `bt-arena elo`.
 #[derive(Args, Debug)]
 pub struct EloArgs {
-    /// games.csv files, e.g. the shards of one run. Game pairs are matched within a file;
-    /// engines are listed in order of first appearance.
-    #[arg(value_name = "FILE")]
+    /// games.csv files, e.g. the shards of one run, or run directories: a directory's
+    /// games.csv, or the games of its shards (`tournament --shard`) merged in game-id order.
+    /// Game pairs are matched within a file; engines are listed in order of first appearance.
+    #[arg(value_name = "FILE|DIR")]
     files: Vec<PathBuf>,
     /// SPRT of the first engine against the second (needs exactly two engines), as separate
     /// tokens or one quoted string: elo0=0 elo1=5 alpha=0.05 beta=0.05 (alpha and beta
@@ -27,12 +33,14 @@ pub struct EloArgs {
     json: bool,
 }
 
-/// Runs `bt-arena elo`: reads every file, then prints the report.
+/// Runs `bt-arena elo`: reads every file or run directory, then prints the report and the SPRT
+/// verdicts recorded by sharded runs. Exit code: the `--sprt` verdict, or else a recorded one
+/// (0 H1, 1 H0, 2 no decision); 0 without either.
 ///
 /// # Errors
 /// [`UsageError`] for a bad SPRT specification, no file, or `--sprt` with games of other than
 /// two engines; a missing, unreadable or malformed games file (the message names it, with the
-/// line for a malformed row).
+/// line for a malformed row); a directory without games, or whose shards are not of one run.
 pub fn run(args: &EloArgs) -> Result<ExitCode> {
     let (spec, files) = split_sprt_values(&args.sprt, &args.files);
     let sprt = spec
@@ -42,10 +50,13 @@ pub fn run(args: &EloArgs) -> Result<ExitCode> {
     if files.is_empty() {
         return Err(UsageError("bt-arena elo needs at least one games.csv FILE".into()).into());
     }
-    let shards = files
-        .iter()
-        .map(|path| results::read_games(path).context("cannot read the games"))
-        .collect::<Result<Vec<_>>>()?;
+    let mut shards = Vec::new();
+    let mut verdicts: Vec<RecordedVerdict> = Vec::new();
+    for path in &files {
+        let (games, verdict) = read_source(path)?;
+        shards.push(games);
+        verdicts.extend(verdict.filter(|v| !verdicts.contains(v)));
+    }
     // The games stay in file order (the order they finished in, which the SPRT replays), but
     // engines are named in schedule order: game 1's White is the tournament's first engine
     // (the one an SPRT tests), whichever game was written first.
@@ -70,12 +81,53 @@ pub fn run(args: &EloArgs) -> Result<ExitCode> {
         println!("{}", serde_json::to_string_pretty(&summary)?);
     } else {
         print!("{summary}");
+        for verdict in &verdicts {
+            println!("{verdict}");
+        }
     }
-    Ok(match summary.sprt_decision() {
+    let decision = summary
+        .sprt_decision()
+        .or_else(|| verdicts.first().map(|v| v.report.decision));
+    Ok(match decision {
         Some(SprtDecision::AcceptH0) => super::EXIT_FAILED.into(),
         Some(SprtDecision::Continue) => super::EXIT_INCONCLUSIVE.into(),
         Some(SprtDecision::AcceptH1) | None => ExitCode::SUCCESS,
     })
+}
+
+/// The games of a games.csv, or of a run or shard directory, and the SPRT verdict recorded
+/// for them (a sharded run's `sprt.json`).
+///
+/// # Errors
+/// A file that cannot be read, a directory holding neither games.csv nor shards, or shards
+/// that are not of one run.
+fn read_source(path: &Path) -> Result<(Vec<GameRecord>, Option<RecordedVerdict>)> {
+    if !path.is_dir() {
+        let games = results::read_games(path).context("cannot read the games")?;
+        return Ok((games, None));
+    }
+    let csv = path.join(results::GAMES_CSV);
+    let config = path.join(CONFIG_FILE);
+    let has_shards = !shard_dirs(path).map_err(|e| anyhow!(e))?.is_empty();
+    if has_shards && !config.exists() {
+        let run = merge::read_run(path).map_err(|e| anyhow!(e))?;
+        return Ok((run.games, run.verdict));
+    }
+    if !csv.exists() {
+        bail!(
+            "{} holds no {} and no shard directories",
+            path.display(),
+            results::GAMES_CSV
+        );
+    }
+    let games = results::read_games(&csv).context("cannot read the games")?;
+    // A shard's verdict is its run directory's.
+    let is_shard = TournamentConfig::read(&config).is_ok_and(|c| c.shard.is_some());
+    let run = match (is_shard, path.parent()) {
+        (true, Some(parent)) => parent,
+        _ => path,
+    };
+    Ok((games, read_verdict(run)?))
 }
 
 /// The `--sprt` specification and the files. `--sprt` takes several values, so in

@@ -2,6 +2,7 @@
 
 pub mod check_engine;
 pub mod elo;
+pub mod merge;
 pub mod openings;
 pub mod perft;
 pub mod perft_check;

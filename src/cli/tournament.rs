@@ -6,7 +6,8 @@ use bt_arena::game::TimeControl;
 use bt_arena::rules::Rules;
 use bt_arena::stats::SprtDecision;
 use bt_arena::tournament::{
-    self, EngineKeys, Finish, Format, OpeningOrder, OpeningsSpec, Plan, TournamentConfig,
+    self, EngineKeys, Finish, Format, OpeningOrder, OpeningsSpec, Plan, Shard, TournamentConfig,
+    shard,
 };
 use clap::{ArgAction, ArgMatches, Args};
 use std::path::{Path, PathBuf};
@@ -56,8 +57,9 @@ pub struct TournamentArgs {
     /// Results directory (default results/<event>-<date>).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
-    /// Continue the interrupted run in DIR as saved in its config.json; only --concurrency and
-    /// --log may be given with it (they cannot change the games).
+    /// Continue the interrupted run in DIR as saved in its config.json (of a sharded run,
+    /// shard --shard K/N's, in DIR/shard-K); only --concurrency, --log and --shard may be
+    /// given with it (they cannot change the games).
     #[arg(long, value_name = "DIR")]
     resume: Option<PathBuf>,
     /// Read the tournament from a TOML or JSON file (the fields of the saved config.json);
@@ -70,6 +72,13 @@ pub struct TournamentArgs {
     /// Log every engine's protocol traffic under <out>/logs/.
     #[arg(long)]
     log: bool,
+    /// Play one shard of the tournament, into <out>/shard-K/: K/N plays the game pairs p with
+    /// (p-1) mod N = K (K from 0); `auto` takes K and N from a Slurm array task
+    /// (SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT), `auto/N` takes K from a Kubernetes
+    /// Indexed Job (JOB_COMPLETION_INDEX) or a Slurm array task. `bt-arena merge <out>`
+    /// joins the shards.
+    #[arg(long, value_name = "K/N|auto|auto/N")]
+    shard: Option<String>,
 }
 
 /// The matches of the `tournament` subcommand.
@@ -118,8 +127,13 @@ pub fn run(args: &TournamentArgs, matches: &ArgMatches) -> Result<ExitCode> {
     let stop = interrupt_flag()?;
     let report = tournament::run(&config, resume, &stop, |plan| announce(&config, plan))?;
     say!("\n{}", report.summary);
+    if config.shard.is_some()
+        && let Some(verdict) = shard::sprt::read_verdict(&config.out).unwrap_or(None)
+    {
+        say!("{verdict}");
+    }
     report_unplayed(&config, &report);
-    say!("Results: {}", config.out.display());
+    say!("Results: {}", config.results_dir().display());
     Ok(exit_code(&config, &report))
 }
 
@@ -133,13 +147,17 @@ fn announce(config: &TournamentConfig, plan: Plan) {
             plan.scheduled
         ),
     };
+    let games = match config.shard {
+        Some(shard) => format!("Shard {shard}: {games}"),
+        None => games,
+    };
     say!(
         "{games}: {} engines, {} rounds, {} rules, {} at a time; results in {}",
         config.engines.len(),
         config.rounds,
         config.rules,
         config.concurrency,
-        config.out.display()
+        config.results_dir().display()
     );
     print_openings(&config.openings);
 }
@@ -147,7 +165,7 @@ fn announce(config: &TournamentConfig, plan: Plan) {
 /// Says on stderr which games were not played: one error per engine given up, and a warning
 /// for games left by start failures that passed.
 fn report_unplayed(config: &TournamentConfig, report: &tournament::RunReport) {
-    let resume = format!("bt-arena tournament --resume {}", config.out.display());
+    let resume = resume_command(config);
     for given_up in &report.given_up {
         let games = report
             .not_played
@@ -193,20 +211,35 @@ fn print_openings(openings: &OpeningsSpec) {
 fn exit_code(config: &TournamentConfig, report: &tournament::RunReport) -> ExitCode {
     match report.finish {
         Finish::Interrupted => {
-            eprintln!(
-                "Interrupted: continue with `bt-arena tournament --resume {}`",
-                config.out.display()
-            );
+            eprintln!("Interrupted: continue with `{}`", resume_command(config));
             EXIT_INTERRUPTED.into()
         }
         Finish::Sprt(SprtDecision::AcceptH1) => ExitCode::SUCCESS,
         Finish::Sprt(SprtDecision::AcceptH0) => super::EXIT_FAILED.into(),
         _ if !report.not_played.is_empty() => super::EXIT_ERROR.into(),
         _ if config.sprt.is_some() => {
-            eprintln!("SPRT: no decision within the game limit");
+            match config.shard {
+                Some(shard) => eprintln!(
+                    "SPRT: no verdict yet over the games of every shard; shard {shard} has played \
+                     its games (`bt-arena merge {}` reports the run)",
+                    config.out.display()
+                ),
+                None => eprintln!("SPRT: no decision within the game limit"),
+            }
             super::EXIT_INCONCLUSIVE.into()
         }
         _ => ExitCode::SUCCESS,
+    }
+}
+
+/// The command that continues the run of `config`.
+fn resume_command(config: &TournamentConfig) -> String {
+    match config.shard {
+        Some(shard) => format!(
+            "bt-arena tournament --resume {} --shard {shard}",
+            config.out.display()
+        ),
+        None => format!("bt-arena tournament --resume {}", config.out.display()),
     }
 }
 
@@ -239,15 +272,18 @@ const DEFAULT_LIMIT: TimeControl = TimeControl::Clock {
     moves: None,
 };
 
-/// Flags `--resume` takes: they cannot change the games or their records.
-const RESUME_FLAGS: [&str; 3] = ["resume", "concurrency", "log"];
+/// Flags `--resume` takes: they cannot change the games or their records (`--shard` says
+/// which shard of the run in DIR to continue).
+const RESUME_FLAGS: [&str; 4] = ["resume", "concurrency", "log", "shard"];
 
-/// The saved config of the run in `dir`, writing to `dir` wherever the run was first started,
+/// The saved config of the run in `dir` (of its shard `--shard K/N`, in `dir/shard-K`; `dir`
+/// may also be a shard's directory), writing to `dir` wherever the run was first started,
 /// with `--concurrency` and `--log` applied (and saved with it by the run).
 ///
 /// # Errors
-/// A [`super::UsageError`] naming any other flag given, or a bad `--concurrency`; an error
-/// naming `dir` when its config cannot be read.
+/// A [`super::UsageError`] naming any other flag given, a bad `--concurrency` or `--shard`,
+/// a `--shard` that is not the saved one, or a sharded run resumed without `--shard`; an
+/// error naming `dir` when its config cannot be read.
 fn resumed_config(
     dir: &Path,
     args: &TournamentArgs,
@@ -270,8 +306,7 @@ fn resumed_config(
         ))
         .into());
     }
-    let mut config = tournament::saved_config(dir).map_err(|e| anyhow!(e))?;
-    config.out = dir.to_path_buf();
+    let mut config = resumed_shard_config(dir, parse_shard(args)?)?;
     config.concurrency = args.concurrency.unwrap_or(config.concurrency);
     config.log |= args.log;
     config
@@ -311,6 +346,65 @@ fn build_config(
     Ok(config)
 }
 
+/// The value of `--shard`, resolved (`auto` from the environment).
+///
+/// # Errors
+/// A [`super::UsageError`] naming the value or the variable at fault.
+fn parse_shard(args: &TournamentArgs) -> Result<Option<Shard>> {
+    args.shard
+        .as_deref()
+        .map(|text| Shard::from_arg(text, |name| std::env::var(name).ok()))
+        .transpose()
+        .map_err(|e| {
+            let text = args.shard.as_deref().unwrap_or_default();
+            super::UsageError(format!("--shard {text}: {e}")).into()
+        })
+}
+
+/// The saved config of the run (`shard` `None`) or shard in `dir`, with `out` the directory
+/// the run writes to: `dir`, or the run directory of a shard.
+fn resumed_shard_config(dir: &Path, shard: Option<Shard>) -> Result<TournamentConfig> {
+    let dir = std::path::absolute(dir).context("cannot resolve a path")?;
+    let config_dir = shard.map_or_else(|| dir.clone(), |shard| dir.join(shard.dir_name()));
+    let saved = config_dir.join(tournament::runner::CONFIG_FILE);
+    if !saved.exists() {
+        let shards = tournament::shard::layout::shard_dirs(&dir).map_err(|e| anyhow!(e))?;
+        match shard {
+            None if !shards.is_empty() => {
+                return Err(super::UsageError(format!(
+                    "{} holds the shards of a sharded run: resume one with --resume {0} --shard K/N \
+                     (or --shard auto)",
+                    dir.display()
+                ))
+                .into());
+            }
+            Some(shard) if !shards.is_empty() => bail!(
+                "shard {shard} of {} has not started ({} does not exist): start it with the \
+                 tournament's settings and --out {} --shard {shard}",
+                dir.display(),
+                saved.display(),
+                dir.display()
+            ),
+            _ => {}
+        }
+    }
+    let mut config = tournament::saved_config(&config_dir).map_err(|e| anyhow!(e))?;
+    config.out = match (shard, config.shard) {
+        (None, None) => dir,
+        (Some(given), Some(saved)) if given == saved => dir,
+        (None, Some(_)) => dir.parent().unwrap_or(&dir).to_path_buf(),
+        (Some(given), saved) => {
+            return Err(super::UsageError(format!(
+                "--shard {given}: {} was saved as {}",
+                config_dir.join(tournament::runner::CONFIG_FILE).display(),
+                saved.map_or("an unsharded run".to_string(), |s| format!("shard {s}"))
+            ))
+            .into());
+        }
+    };
+    Ok(config)
+}
+
 fn override_settings(config: &mut TournamentConfig, args: &TournamentArgs) -> Result<()> {
     if let Some(event) = &args.event {
         config.event = event.clone();
@@ -330,6 +424,7 @@ fn override_settings(config: &mut TournamentConfig, args: &TournamentArgs) -> Re
     if !args.sprt.is_empty() {
         config.sprt = Some(args.sprt.join(" "));
     }
+    config.shard = parse_shard(args)?.or(config.shard);
     config.out = match &args.out {
         Some(out) => out.clone(),
         None if args.config.is_some() && !config.out.as_os_str().is_empty() => config.out.clone(),
@@ -452,6 +547,7 @@ fn default_config() -> Result<TournamentConfig> {
         seed: fastrand::u64(..),
         sprt: None,
         out: PathBuf::new(),
+        shard: None,
         log: false,
     })
 }

@@ -280,7 +280,7 @@ fn check_header_line(path: &Path, file: &mut File) -> Result<bool, ResultsError>
 
 /// Checks that a header read back names every column of [`COLUMNS`] but the
 /// [`LATER_COLUMNS`].
-fn check_columns(path: &Path, headers: &StringRecord) -> Result<(), ResultsError> {
+pub(super) fn check_columns(path: &Path, headers: &StringRecord) -> Result<(), ResultsError> {
     let missing: Vec<&str> = legacy_columns()
         .iter()
         .copied()
@@ -335,7 +335,7 @@ fn csv_row(record: &GameRecord) -> Result<Vec<u8>, ResultsError> {
 
 /// [`ResultsError::Malformed`] for a CSV error; `row` (the header and the row being
 /// deserialized) lets the reason name the column and its value.
-fn malformed(
+pub(super) fn malformed(
     path: &Path,
     err: &csv::Error,
     row: Option<(&StringRecord, &StringRecord)>,

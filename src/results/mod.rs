@@ -8,14 +8,20 @@
 //! * `summary.json`: the [`Summary`] (standings, per-pair results, faults, SPRT), written
 //!   atomically by [`write_summary`].
 //!
+//! [`GamesTail`] reads a games.csv that another process is still appending to.
+//!
 //! Breakthrough has no draws: every game is `1-0` or `0-1`.
 
 mod files;
+mod json_file;
 pub mod pgn;
 mod summary;
+mod tail;
 
 pub use files::{COLUMNS, GAMES_CSV, GAMES_PGN, ResultsWriter, read_games};
+pub use json_file::{Existing, write_json};
 pub use summary::{EloModel, EngineFaults, PairSummary, Standing, Summary, write_summary};
+pub use tail::GamesTail;
 
 use crate::rules::{Color, Reason};
 use serde::{Deserialize, Serialize};

@@ -12,14 +12,14 @@
 use std::collections::HashMap;
 use std::hash::Hash;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::elo::{EloEstimate, elo_pentanomial, elo_trinomial};
 use super::pentanomial_cell;
 use super::sprt::{Sprt, SprtDecision, SprtReport};
 
 /// Which counts the Elo and the LLR of two engines' games come from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum EloModel {
     /// The complete game pairs' counts ([`elo_pentanomial`], [`Sprt::llr_pentanomial`]).

@@ -20,7 +20,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::logistic_score;
 use super::sample::Empirical;
@@ -47,7 +47,7 @@ pub struct Sprt {
 }
 
 /// Outcome of comparing an LLR with the SPRT bounds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum SprtDecision {
     /// LLR reached the lower bound: stop, H0 (`elo0`) accepted.
     AcceptH0,
@@ -61,7 +61,7 @@ pub enum SprtDecision {
 ///
 /// [`Display`](fmt::Display) gives the fastchess/fishtest line
 /// `LLR: 2.95 (-2.94, 2.94) [0.00, 5.00]`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct SprtReport {
     /// Log-likelihood ratio (finite).
     pub llr: f64,

@@ -4,6 +4,7 @@
 //! (TOML or JSON, the same fields) both produce a [`TournamentConfig`], which is saved with the
 //! results as `config.json` so a run can be resumed exactly.
 
+use super::shard::Shard;
 use crate::engine::protocol::Protocol;
 use crate::engine::{EngineConfig, Timeouts};
 use crate::game::TimeControl;
@@ -445,9 +446,16 @@ pub struct TournamentConfig {
     /// `elo0=.. elo1=.. alpha=.. beta=..`: stop when the SPRT between the two engines decides.
     #[serde(default)]
     pub sprt: Option<String>,
-    /// The results directory (the command line picks `results/<event>-<date>` when empty).
+    /// The results directory (the command line picks `results/<event>-<date>` when empty);
+    /// of a sharded run, the run directory shared by the shards (see [`results_dir`]).
+    ///
+    /// [`results_dir`]: TournamentConfig::results_dir
     #[serde(default)]
     pub out: PathBuf,
+    /// The shard of a run spread over several machines: only its game pairs are played,
+    /// into `out/shard-K/` (see [`crate::tournament::shard`]). `None`: the whole schedule.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
     /// Write each engine's protocol traffic to `<out>/logs/<engine>-<worker>.log`.
     #[serde(default)]
     pub log: bool,
@@ -470,6 +478,15 @@ fn default_concurrency() -> usize {
 }
 
 impl TournamentConfig {
+    /// Where this run's games.csv, games.pgn, summary.json, config.json and logs go: `out`,
+    /// or `out/shard-K` for shard `K` of a sharded run.
+    pub fn results_dir(&self) -> PathBuf {
+        match self.shard {
+            Some(shard) => self.out.join(shard.dir_name()),
+            None => self.out.clone(),
+        }
+    }
+
     /// Checks what serde cannot: at least two engines, unique names, positive counts, a
     /// well-formed SPRT between exactly two engines.
     ///
@@ -739,6 +756,7 @@ mod tests {
             seed: 7,
             sprt: None,
             out: PathBuf::from("results/x"),
+            shard: None,
             log: false,
         }
     }

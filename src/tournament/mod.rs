@@ -6,8 +6,10 @@
 pub mod config;
 pub mod runner;
 pub mod schedule;
+pub mod shard;
 
 pub use config::{
     EngineKeys, EngineOptions, EngineSpec, Format, OpeningOrder, OpeningsSpec, TournamentConfig,
 };
 pub use runner::{Finish, GivenUp, NotPlayed, Plan, RunError, RunReport, run, saved_config};
+pub use shard::Shard;

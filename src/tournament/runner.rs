@@ -22,7 +22,8 @@ pub use directory::{CONFIG_FILE, saved_config};
 pub use starts::{GivenUp, MAX_START_FAILURES, NotPlayed};
 
 use super::config::{EngineSpec, TournamentConfig};
-use super::schedule::{ScheduledGame, schedule};
+use super::schedule::{ScheduledGame, shard_games};
+use super::shard::{self, sprt::SprtWatcher};
 use crate::engine::{Engine, EngineConfig, EngineError};
 use crate::game::{self, Players, Unfinished};
 use crate::openings::{Book, Opening};
@@ -132,15 +133,17 @@ pub fn run(
     announce: impl FnOnce(Plan),
 ) -> Result<RunReport, RunError> {
     let openings = load_openings(config)?;
-    let games_csv = config.out.join(results::GAMES_CSV);
+    let dir = config.results_dir();
+    let games_csv = dir.join(results::GAMES_CSV);
     if games_csv.exists() && !resume {
-        return Err(RunError::OutputExists(config.out.clone()));
+        return Err(RunError::OutputExists(dir));
     }
-    let _lock = lock_directory(&config.out)?;
+    shard::layout::check_run_dir(config).map_err(RunError::Config)?;
+    let _lock = lock_directory(&dir)?;
     save_config(config)?;
-    let scheduled = schedule(config, openings.len());
+    let scheduled = shard_games(config, openings.len());
     let done = recorded_games(config, &scheduled, &games_csv)?;
-    let writer = ResultsWriter::open(&config.out, config.rules)?.with_event(config.event.clone());
+    let writer = ResultsWriter::open(&dir, config.rules)?.with_event(config.event.clone());
     let queue: VecDeque<ScheduledGame> = scheduled
         .iter()
         .filter(|game| !done.contains(&game.game_id))
@@ -160,6 +163,7 @@ pub fn run(
         }
     });
     shared.progress.finish_and_clear();
+    let shared_verdict = shared.last_look();
     if let Some(err) = shared
         .write_error
         .into_inner()
@@ -172,10 +176,11 @@ pub fn run(
     // verdict is the one that stopped the run, whatever games in flight added after it.
     let all_games = results::read_games(&games_csv)?;
     let summary = Summary::compute(&all_games, &names, shared.sprt.as_ref());
-    results::write_summary(&config.out, &summary)?;
+    results::write_summary(&dir, &summary)?;
     let finish = if let Some(decision) = summary
         .sprt_decision()
         .filter(|d| *d != SprtDecision::Continue)
+        .or(shared_verdict)
     {
         Finish::Sprt(decision)
     } else if stop.load(Ordering::SeqCst) {
@@ -231,6 +236,8 @@ struct Shared<'a> {
     progress: ProgressBar,
     stop: &'a AtomicBool,
     sprt: Option<Sprt>,
+    /// A shard's SPRT over every shard's games (its own SPRT is then off: `sprt` is `None`).
+    watcher: Option<Mutex<SprtWatcher>>,
     write_error: Mutex<Option<results::ResultsError>>,
 }
 
@@ -250,6 +257,7 @@ impl<'a> Shared<'a> {
         let sprt = config
             .sprt
             .as_deref()
+            .filter(|_| config.shard.is_none())
             .and_then(|spec| spec.parse::<Sprt>().ok());
         Shared {
             config,
@@ -272,6 +280,7 @@ impl<'a> Shared<'a> {
             progress: progress_bar(total, recorded),
             stop,
             sprt,
+            watcher: SprtWatcher::for_config(config).map(Mutex::new),
             write_error: Mutex::new(None),
         }
     }
@@ -312,7 +321,53 @@ impl<'a> Shared<'a> {
         if self.stopping() {
             return None;
         }
-        lock(&self.queue).pop_front()
+        let mut queue = lock(&self.queue);
+        let pair = queue.front()?.pair;
+        if !self.shared_sprt_allows(pair) {
+            return None;
+        }
+        queue.pop_front()
+    }
+
+    /// Whether a shard may start a game of `pair` ([`SprtWatcher::may_start`]); once the
+    /// shared SPRT has a verdict no game pair starts, and a failure to read or record the
+    /// shards' results stops the run with that error.
+    fn shared_sprt_allows(&self, pair: u64) -> bool {
+        let Some(watcher) = &self.watcher else {
+            return true;
+        };
+        let mut watcher = lock(watcher);
+        match watcher.may_start(pair) {
+            Ok(true) => return true,
+            Ok(false) => {}
+            Err(err) => {
+                lock(&self.write_error).get_or_insert(err);
+            }
+        }
+        if let Some(verdict) = watcher
+            .verdict()
+            .filter(|_| !self.sprt_stop.swap(true, Ordering::SeqCst))
+        {
+            self.say(&format!(
+                "{verdict}; no new game pair starts on shard {}",
+                self.config.shard.map(|s| s.to_string()).unwrap_or_default()
+            ));
+        }
+        self.sprt_stop.store(true, Ordering::SeqCst);
+        false
+    }
+
+    /// A shard's last look at the shared SPRT once its games are done (its last games may
+    /// decide it): the decision, if any.
+    fn last_look(&self) -> Option<SprtDecision> {
+        let mut watcher = lock(self.watcher.as_ref()?);
+        match watcher.look() {
+            Ok(verdict) => verdict.map(|v| v.report.decision),
+            Err(err) => {
+                lock(&self.write_error).get_or_insert(err);
+                None
+            }
+        }
     }
 
     /// Saves a finished game, prints its line, and feeds the SPRT: once it reaches its
@@ -473,7 +528,7 @@ fn two_mut<T>(slots: &mut [T], a: usize, b: usize) -> (&mut T, &mut T) {
 
 /// The process settings of `spec` for worker `worker`: logs under `<out>/logs/`.
 fn engine_config(config: &TournamentConfig, spec: &EngineSpec, worker: usize) -> EngineConfig {
-    let logs = config.out.join("logs");
+    let logs = config.results_dir().join("logs");
     let file = |suffix: &str| logs.join(format!("{}-{worker}.{suffix}", file_safe(&spec.name)));
     EngineConfig {
         stderr_log: Some(file("stderr.log")),
@@ -558,6 +613,7 @@ mod tests {
             seed: 1,
             sprt: None,
             out: out.to_path_buf(),
+            shard: None,
             log: false,
         }
     }
@@ -576,7 +632,7 @@ mod tests {
             writer.append(&game).unwrap();
         }
         let openings = load_openings(&config).unwrap();
-        let scheduled = schedule(&config, openings.len());
+        let scheduled = shard_games(&config, openings.len());
         assert_eq!(scheduled.len(), 6);
         let queue = scheduled
             .iter()

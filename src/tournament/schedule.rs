@@ -6,6 +6,8 @@
 //! resumed run rebuilds it and skips the games already recorded.
 
 use super::config::{Format, OpeningOrder, TournamentConfig};
+use crate::results::GameRecord;
+use std::collections::{HashMap, HashSet};
 
 /// One scheduled game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,6 +70,54 @@ pub fn schedule(config: &TournamentConfig, book_len: usize) -> Vec<ScheduledGame
     games
 }
 
+/// The games `config` plays: its shard's pairs of the [`schedule`] (the pairs `p` with
+/// `(p - 1) mod N = K` for shard `K/N`), or the whole schedule without a shard.
+pub fn shard_games(config: &TournamentConfig, book_len: usize) -> Vec<ScheduledGame> {
+    let mut games = schedule(config, book_len);
+    if let Some(shard) = config.shard {
+        games.retain(|game| shard.plays_pair(game.pair));
+    }
+    games
+}
+
+/// The ids of recorded `games`, checked against `scheduled` (the games `config` plays).
+///
+/// # Errors
+/// The first game at fault, with why: its id is not in `scheduled`, it was played by other
+/// engines than scheduled, or it is recorded twice. Games of another run or shard, or
+/// repeated, must not be counted.
+pub fn recorded_ids(
+    config: &TournamentConfig,
+    scheduled: &[ScheduledGame],
+    games: &[GameRecord],
+) -> Result<HashSet<u64>, (u64, String)> {
+    let slots: HashMap<u64, &ScheduledGame> = scheduled.iter().map(|s| (s.game_id, s)).collect();
+    let mut done = HashSet::new();
+    for game in games {
+        let bad = |why: String| (game.game_id, why);
+        let Some(slot) = slots.get(&game.game_id) else {
+            return Err(bad(match config.shard {
+                Some(shard) => format!("not in shard {shard}'s part of the schedule"),
+                None => "not in this tournament's schedule".to_string(),
+            }));
+        };
+        let expected = (
+            &config.engines[slot.white].name,
+            &config.engines[slot.black].name,
+        );
+        if (&game.white, &game.black) != expected {
+            return Err(bad(format!(
+                "played by {} vs {}, scheduled as {} vs {}",
+                game.white, game.black, expected.0, expected.1
+            )));
+        }
+        if !done.insert(game.game_id) {
+            return Err(bad("recorded twice".to_string()));
+        }
+    }
+    Ok(done)
+}
+
 /// The order in which pairs take openings: the book order, or a seeded shuffle of it.
 fn opening_sequence(order: OpeningOrder, book_len: usize, seed: u64) -> Vec<usize> {
     let mut sequence: Vec<usize> = (0..book_len).collect();
@@ -104,6 +154,7 @@ mod tests {
             seed: 1,
             sprt: None,
             out: PathBuf::new(),
+            shard: None,
             log: false,
         }
     }

@@ -155,3 +155,36 @@ pub fn bt_arena_with_env(args: &[String], env: &[(&str, &str)]) -> Output {
         .output()
         .expect("bt-arena runs")
 }
+
+/// `bt-arena tournament` flags of a run that plays the same games every time: two settings of
+/// bt-search at depth 2 (deterministic after `uginewgame`), the shipped capture-only book in
+/// book order, `rounds` game pairs, seed 11.
+pub fn deterministic(rounds: u32) -> String {
+    format!(
+        "tournament --engine cmd={search} name=full --engine cmd={search} name=material \
+         option.Eval=material --each depth=2 --openings file={book} --rounds {rounds} --seed 11",
+        search = env!("CARGO_BIN_EXE_bt-search"),
+        book = concat!(env!("CARGO_MANIFEST_DIR"), "/openings/capture-only.epd"),
+    )
+}
+
+/// The games of a games.csv without what depends on the clock (start time, time used).
+pub fn games_of(csv: &Path) -> Vec<bt_arena::results::GameRecord> {
+    let mut games = bt_arena::results::read_games(csv).expect("a readable games.csv");
+    for game in &mut games {
+        game.started.clear();
+        game.white_ms = 0;
+        game.black_ms = 0;
+    }
+    games
+}
+
+/// A games.pgn without its `Date` tags (the only tag that depends on the clock).
+pub fn pgn_without_dates(path: &Path) -> String {
+    std::fs::read_to_string(path)
+        .expect("a readable games.pgn")
+        .lines()
+        .filter(|line| !line.starts_with("[Date "))
+        .collect::<Vec<_>>()
+        .join("\n")
+}

@@ -4,7 +4,7 @@
 use super::RunError;
 use crate::results;
 use crate::tournament::config::TournamentConfig;
-use crate::tournament::schedule::ScheduledGame;
+use crate::tournament::schedule::{ScheduledGame, recorded_ids};
 use std::collections::HashSet;
 use std::path::Path;
 
@@ -41,40 +41,21 @@ pub(super) fn recorded_games(
     if !games_csv.exists() {
         return Ok(HashSet::new());
     }
-    let mut done = HashSet::new();
-    for game in results::read_games(games_csv)? {
-        let bad = |why: String| {
-            RunError::Config(format!(
-                "cannot resume: {} game {}: {why}",
-                games_csv.display(),
-                game.game_id
-            ))
-        };
-        let Some(slot) = scheduled.iter().find(|s| s.game_id == game.game_id) else {
-            return Err(bad("not in this tournament's schedule".to_string()));
-        };
-        let expected = (
-            &config.engines[slot.white].name,
-            &config.engines[slot.black].name,
-        );
-        if (&game.white, &game.black) != expected {
-            return Err(bad(format!(
-                "played by {} vs {}, scheduled as {} vs {}",
-                game.white, game.black, expected.0, expected.1
-            )));
-        }
-        if !done.insert(game.game_id) {
-            return Err(bad("recorded twice".to_string()));
-        }
-    }
-    Ok(done)
+    let games = results::read_games(games_csv)?;
+    recorded_ids(config, scheduled, &games).map_err(|(game_id, why)| {
+        RunError::Config(format!(
+            "cannot resume: {} game {game_id}: {why}",
+            games_csv.display()
+        ))
+    })
 }
 
 /// Writes the effective config as `config.json` in the results directory.
 pub(super) fn save_config(config: &TournamentConfig) -> Result<(), RunError> {
-    let path = config.out.join(CONFIG_FILE);
+    let dir = config.results_dir();
+    let path = dir.join(CONFIG_FILE);
     let save = || -> std::io::Result<()> {
-        std::fs::create_dir_all(config.out.join("logs"))?;
+        std::fs::create_dir_all(dir.join("logs"))?;
         let json = serde_json::to_string_pretty(config).map_err(std::io::Error::other)?;
         std::fs::write(&path, json + "\n")
     };

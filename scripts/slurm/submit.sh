@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Submits one bt-arena tournament to Slurm as N shards and a merge:
+#
+#   scripts/slurm/submit.sh N RUN BT_ARENA TOURNAMENT_FLAGS...
+#
+# e.g. scripts/slurm/submit.sh 16 /shared/runs/new-vs-base "$(command -v bt-arena)" \
+#        --engine cmd=/shared/bin/new name=new --engine cmd=/shared/bin/base name=base \
+#        --each tc=60+0.6 --rounds 20000 --sprt elo0=0 elo1=2
+#
+# An array job of N tasks (--array=0-(N-1)) runs shard.sbatch, each task one shard into
+# RUN/shard-K; a merge job (merge.sbatch) depends on it (--dependency=afterok) and writes the
+# merged RUN/games.csv, games.pgn and summary.json. RUN must be on a filesystem every node
+# shares (NFS); the job logs go to RUN/slurm-ARRAYJOB_K.out and RUN/slurm-merge-JOB.out.
+# Each shard gets CPUS_PER_SHARD CPUs (default 1; give the tournament as many with
+# --concurrency). Other sbatch options (a partition, a time limit) can be set with SBATCH_*
+# environment variables, e.g. SBATCH_PARTITION=cpu SBATCH_TIMELIMIT=2-00:00:00.
+#
+# Prints `array job ID` and `merge job ID` lines; `scontrol show job ID` follows a job.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+if [ $# -lt 3 ]; then
+  echo "usage: $0 N RUN BT_ARENA TOURNAMENT_FLAGS..." >&2
+  exit 3
+fi
+shards=$1
+run="$(realpath -m "$2")"
+bt_arena="$(realpath "$3")"
+shift 3
+case $shards in
+  '' | *[!0-9]* | 0) echo "submit.sh: N must be a positive whole number, not '$shards'" >&2; exit 3 ;;
+esac
+mkdir -p "$run"
+array="$(sbatch --parsable --array="0-$((shards - 1))" --cpus-per-task="${CPUS_PER_SHARD:-1}" \
+  --output="$run/slurm-%A_%a.out" \
+  "$here/shard.sbatch" "$bt_arena" "$run" "$@")"
+array="${array%%;*}"
+merge="$(sbatch --parsable --dependency="afterok:$array" --kill-on-invalid-dep=yes \
+  --output="$run/slurm-merge-%j.out" "$here/merge.sbatch" "$bt_arena" "$run")"
+merge="${merge%%;*}"
+echo "array job $array"
+echo "merge job $merge"

@@ -1,0 +1,77 @@
+//! JSON files written whole or not at all: summary.json, and a sharded run's sprt.json.
+
+use super::ResultsError;
+use serde::Serialize;
+use std::io::Write;
+use std::path::Path;
+
+/// What [`write_json`] does when the file exists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Existing {
+    /// Replace it (rename over it).
+    Replace,
+    /// Keep it and write nothing: the file is created only if no file has its name, also
+    /// when several processes (on several machines sharing the directory over NFS) race to
+    /// create it.
+    Keep,
+}
+
+/// Writes `value` as pretty JSON (and a newline) to `path`, atomically: to a temporary file
+/// in the same directory, made readable like the other results files (0644), synced, then
+/// renamed to `path` ([`Existing::Replace`]) or linked to it only if no file has that name
+/// ([`Existing::Keep`]). Returns `false` when an existing file was kept.
+///
+/// # Errors
+/// [`ResultsError::Io`] naming `path` when the temporary file cannot be created, written,
+/// renamed or linked.
+pub fn write_json(
+    path: &Path,
+    value: &impl Serialize,
+    existing: Existing,
+) -> Result<bool, ResultsError> {
+    let io_error = |e| ResultsError::io(path, "cannot write", e);
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut file = tempfile::NamedTempFile::new_in(dir).map_err(io_error)?;
+    serde_json::to_writer_pretty(&mut file, value)
+        .map_err(std::io::Error::from)
+        .and_then(|()| file.write_all(b"\n"))
+        .and_then(|()| {
+            // The temporary file starts as 0600.
+            use std::os::unix::fs::PermissionsExt;
+            file.as_file()
+                .set_permissions(std::fs::Permissions::from_mode(0o644))
+        })
+        .and_then(|()| file.as_file().sync_all())
+        .map_err(io_error)?;
+    match existing {
+        Existing::Replace => file.persist(path).map(|_| true),
+        Existing::Keep => match file.persist_noclobber(path) {
+            Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
+            written => written.map(|_| true),
+        },
+    }
+    .map_err(|e| io_error(e.error))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_kept_file_is_not_replaced_and_a_replaced_one_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.json");
+        assert!(write_json(&path, &[1], Existing::Keep).unwrap());
+        assert!(!write_json(&path, &[2], Existing::Keep).unwrap());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "[\n  1\n]\n");
+        assert!(write_json(&path, &[3], Existing::Replace).unwrap());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "[\n  3\n]\n");
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o644);
+        let err = write_json(&dir.path().join("no/x.json"), &1, Existing::Keep).unwrap_err();
+        assert!(err.to_string().contains("no/x.json: cannot write"), "{err}");
+        // No temporary file is left behind.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+}

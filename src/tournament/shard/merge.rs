@@ -1,0 +1,269 @@
+//! The shards of a run joined back into one: checked to belong to one run, their games in
+//! game-id order, the games of the schedule no shard recorded, and the merged games.csv,
+//! games.pgn and summary.json: game for game those of the unsharded run.
+
+use super::super::config::TournamentConfig;
+use super::super::runner::CONFIG_FILE;
+use super::super::schedule::{recorded_ids, schedule, shard_games};
+use super::Shard;
+use super::layout::{first_difference, shard_dirs};
+use super::sprt::{RecordedVerdict, SPRT_FILE, read_verdict};
+use crate::results::{
+    self, GAMES_CSV, GAMES_PGN, GameRecord, ResultsError, ResultsWriter, Summary,
+};
+use crate::stats::Sprt;
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+
+/// The shards of one run, read and checked.
+#[derive(Debug)]
+pub struct MergedRun {
+    /// The run's config: the first shard's, without its shard.
+    pub config: TournamentConfig,
+    /// The shards read, by index, with their directories.
+    pub shards: Vec<(Shard, PathBuf)>,
+    /// Every game of every shard, in game-id order.
+    pub games: Vec<GameRecord>,
+    /// The games of the schedule no shard recorded, in game-id order, with the index of the
+    /// shard that plays them.
+    pub missing: Vec<(u64, u32)>,
+    /// The verdict of the shared SPRT, when the run directory holding the shards recorded
+    /// one (`sprt.json`).
+    pub verdict: Option<RecordedVerdict>,
+}
+
+/// Reads the shards in run directory `run` (its `shard-K` directories).
+///
+/// # Errors
+/// As [`read_shards`]; also when `run` holds no shard directory.
+pub fn read_run(run: &Path) -> Result<MergedRun, String> {
+    let dirs: Vec<PathBuf> = shard_dirs(run)?.into_iter().map(|(_, dir)| dir).collect();
+    if dirs.is_empty() {
+        return Err(format!(
+            "{} holds no shard directories (shard-0, shard-1, ...)",
+            run.display()
+        ));
+    }
+    read_shards(&dirs)
+}
+
+/// Reads the shard directories `dirs` (each with the config.json and games.csv a shard
+/// wrote) and checks that they are shards of one run: their configs agree (see
+/// [`first_difference`]), no shard is given twice, and each games.csv holds only games of
+/// its shard's part of the schedule, once each (so no game appears twice).
+///
+/// Shards not given are not an error: their games are [`missing`](MergedRun::missing).
+/// The book is not read (it may not be at hand where shards are merged): game ids, pairs
+/// and engines do not depend on it.
+///
+/// # Errors
+/// A message naming the directory or file at fault and why.
+pub fn read_shards(dirs: &[PathBuf]) -> Result<MergedRun, String> {
+    let mut shards: Vec<(TournamentConfig, PathBuf)> = Vec::new();
+    for dir in dirs {
+        let config = shard_config(dir)?;
+        if let Some((first, first_dir)) = shards.first()
+            && let Some(difference) = first_difference(&config, first)
+        {
+            return Err(format!(
+                "{} and {} are not shards of one run: {difference}",
+                first_dir.display(),
+                dir.display()
+            ));
+        }
+        if let Some((_, twin)) = shards.iter().find(|(c, _)| c.shard == config.shard) {
+            return Err(format!(
+                "{} and {} are both shard {}",
+                twin.display(),
+                dir.display(),
+                config.shard.map(|s| s.to_string()).unwrap_or_default()
+            ));
+        }
+        shards.push((config, dir.clone()));
+    }
+    shards.sort_by_key(|(config, _)| config.shard.map(Shard::index));
+    let mut games = Vec::new();
+    for (config, dir) in &shards {
+        games.extend(shard_games_checked(config, dir)?);
+    }
+    games.sort_by_key(|game| game.game_id);
+    let (mut config, _) = shards
+        .first()
+        .ok_or("no shard directories to merge")?
+        .clone();
+    let count = config.shard.map_or(1, Shard::count);
+    config.shard = None;
+    let recorded: HashSet<u64> = games.iter().map(|game| game.game_id).collect();
+    let missing = schedule(&config, 1)
+        .into_iter()
+        .filter(|game| !recorded.contains(&game.game_id))
+        .map(|game| (game.game_id, ((game.pair - 1) % u64::from(count)) as u32))
+        .collect();
+    Ok(MergedRun {
+        verdict: recorded_verdict(&shards)?,
+        config,
+        shards: shards
+            .into_iter()
+            .filter_map(|(config, dir)| Some((config.shard?, dir)))
+            .collect(),
+        games,
+        missing,
+    })
+}
+
+/// The config a shard saved in `dir`.
+fn shard_config(dir: &Path) -> Result<TournamentConfig, String> {
+    let path = dir.join(CONFIG_FILE);
+    if !path.is_file() {
+        return Err(format!(
+            "{} is not a shard directory: it has no {CONFIG_FILE}",
+            dir.display()
+        ));
+    }
+    let config = TournamentConfig::read(&path)?;
+    if config.shard.is_none() {
+        return Err(format!(
+            "{} is not a shard's: it has no `shard` field (an unsharded run)",
+            path.display()
+        ));
+    }
+    Ok(config)
+}
+
+/// The games in shard directory `dir`, checked against the shard's part of the schedule.
+fn shard_games_checked(config: &TournamentConfig, dir: &Path) -> Result<Vec<GameRecord>, String> {
+    let path = dir.join(GAMES_CSV);
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    let games = results::read_games(&path).map_err(|e| e.to_string())?;
+    recorded_ids(config, &shard_games(config, 1), &games).map_err(|(game_id, why)| {
+        format!("cannot merge: {} game {game_id}: {why}", path.display())
+    })?;
+    Ok(games)
+}
+
+/// The verdict recorded in the run directories holding the shards, if any.
+fn recorded_verdict(
+    shards: &[(TournamentConfig, PathBuf)],
+) -> Result<Option<RecordedVerdict>, String> {
+    let runs: Vec<&Path> = shards.iter().filter_map(|(_, dir)| dir.parent()).collect();
+    for run in runs {
+        if let Some(verdict) = read_verdict(run).map_err(|e| e.to_string())? {
+            return Ok(Some(verdict));
+        }
+    }
+    Ok(None)
+}
+
+impl MergedRun {
+    /// The run's SPRT, when it has one between two engines.
+    pub fn sprt(&self) -> Option<Sprt> {
+        self.config.sprt.as_deref()?.parse().ok()
+    }
+
+    /// The report of the merged games (engines in tournament order; with the run's SPRT,
+    /// replayed in game-id order).
+    pub fn summary(&self) -> Summary {
+        let names: Vec<String> = self.config.engines.iter().map(|e| e.name.clone()).collect();
+        Summary::compute(&self.games, &names, self.sprt().as_ref())
+    }
+
+    /// The missing games by shard, each with its first ranges:
+    /// `shard 0/3: 2 games (13-14); shard 2/3: 4 games (5-6, 11-12)`.
+    pub fn describe_missing(&self) -> String {
+        let mut by_shard: BTreeMap<u32, Vec<u64>> = BTreeMap::new();
+        for &(game_id, shard) in &self.missing {
+            by_shard.entry(shard).or_default().push(game_id);
+        }
+        let count = self.shards.first().map_or(1, |(shard, _)| shard.count());
+        by_shard
+            .iter()
+            .map(|(shard, ids)| {
+                let games = if ids.len() == 1 { "game" } else { "games" };
+                format!(
+                    "shard {shard}/{count}: {} {games} ({})",
+                    ids.len(),
+                    id_ranges(ids)
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+
+    /// Writes the merged games.csv (in game-id order), games.pgn and summary.json to `out`,
+    /// each replacing the file there whole (a merge can be repeated as the shards go on);
+    /// and the recorded verdict as `out/sprt.json` when `out` does not hold it yet. Returns
+    /// the summary.
+    ///
+    /// # Errors
+    /// A results file that cannot be written.
+    pub fn write(&self, out: &Path) -> Result<Summary, ResultsError> {
+        let io_error = |action, source| ResultsError::Io {
+            path: out.to_path_buf(),
+            action,
+            source,
+        };
+        std::fs::create_dir_all(out).map_err(|e| io_error("cannot create the directory", e))?;
+        let staging = tempfile::tempdir_in(out).map_err(|e| io_error("cannot write", e))?;
+        let mut writer = ResultsWriter::open(staging.path(), self.config.rules)?
+            .with_event(self.config.event.clone());
+        for game in &self.games {
+            writer.append(game)?;
+        }
+        drop(writer);
+        for file in [GAMES_CSV, GAMES_PGN] {
+            std::fs::rename(staging.path().join(file), out.join(file))
+                .map_err(|e| io_error("cannot write", e))?;
+        }
+        let summary = self.summary();
+        results::write_summary(out, &summary)?;
+        if let Some(verdict) = &self.verdict
+            && read_verdict(out)?.as_ref() != Some(verdict)
+        {
+            results::write_json(&out.join(SPRT_FILE), verdict, results::Existing::Replace)?;
+        }
+        Ok(summary)
+    }
+}
+
+/// Most ranges [`id_ranges`] names.
+const MAX_RANGES: usize = 6;
+
+/// Ascending ids as ranges, the first [`MAX_RANGES`] of them: `1-4, 7, 9-10`, or
+/// `1-2, 4-5, 7-8, 10-11, 13-14, 16-17, ...`.
+fn id_ranges(ids: &[u64]) -> String {
+    let mut ranges: Vec<(u64, u64)> = Vec::new();
+    for &id in ids {
+        match ranges.last_mut() {
+            Some((_, end)) if *end + 1 == id => *end = id,
+            _ => ranges.push((id, id)),
+        }
+    }
+    let mut named: Vec<String> = ranges
+        .iter()
+        .take(MAX_RANGES)
+        .map(|&(start, end)| match start == end {
+            true => start.to_string(),
+            false => format!("{start}-{end}"),
+        })
+        .collect();
+    if ranges.len() > MAX_RANGES {
+        named.push("...".to_string());
+    }
+    named.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_read_as_ranges() {
+        assert_eq!(id_ranges(&[1, 2, 3, 4, 7, 9, 10]), "1-4, 7, 9-10");
+        assert_eq!(id_ranges(&[5]), "5");
+        assert_eq!(id_ranges(&[]), "");
+        let pairs: Vec<u64> = (1..=10).flat_map(|p| [3 * p - 2, 3 * p - 1]).collect();
+        assert_eq!(id_ranges(&pairs), "1-2, 4-5, 7-8, 10-11, 13-14, 16-17, ...");
+    }
+}

@@ -1,0 +1,198 @@
+//! A real Slurm run: scripts/slurm/submit.sh submits a 3-task array job (each task one shard,
+//! `--shard auto`) and a dependent merge job to the one-node cluster that
+//! scripts/slurm/cluster-up.sh brings up; the merged run must be game for game the unsharded
+//! one.
+//!
+//! Skipped, saying why, when Slurm is not installed or its daemons do not answer, unless the
+//! environment variable `CI` is set: then that is a failure (.ci/run installs the packages and
+//! starts the daemons).
+
+use std::path::Path;
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+mod common;
+
+use common::{bt_arena, deterministic, games_of, pgn_without_dates};
+
+const SUBMIT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/slurm/submit.sh");
+const CLUSTER_UP: &str = "scripts/slurm/cluster-up.sh";
+
+/// How long the jobs may take, queueing included.
+const JOB_LIMIT: Duration = Duration::from_secs(300);
+
+fn text(output: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+/// Runs `program` with `args`; its output, or `None` when it cannot be started.
+fn run(program: &str, args: &[&str]) -> Option<Output> {
+    Command::new(program).args(args).output().ok()
+}
+
+/// Why Slurm cannot run a job here, if it cannot: not installed, slurmctld not answering,
+/// the node not taking jobs.
+fn why_no_slurm() -> Option<String> {
+    let Some(ping) = run("scontrol", &["ping"]) else {
+        return Some("Slurm is not installed (apt-get install slurm-wlm munge)".into());
+    };
+    if !String::from_utf8_lossy(&ping.stdout).contains("is UP") {
+        return Some(format!(
+            "slurmctld does not answer ({}): start the cluster with {CLUSTER_UP}",
+            text(&ping).trim()
+        ));
+    }
+    let state = run("sinfo", &["-h", "-n", "localhost", "-o", "%T"]).map(|o| text(&o));
+    let state = state.unwrap_or_default();
+    let ready = ["idle", "mixed", "allocated", "completing"];
+    if !ready.iter().any(|s| state.trim_start().starts_with(s)) {
+        return Some(format!(
+            "node localhost is '{}', not taking jobs: start slurmd with {CLUSTER_UP}",
+            state.trim()
+        ));
+    }
+    None
+}
+
+/// `Some(())` when Slurm can run jobs; otherwise says why and returns `None`, or fails
+/// under CI.
+fn slurm_or_skip() -> Option<()> {
+    let Some(why) = why_no_slurm() else {
+        return Some(());
+    };
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "CI is set but Slurm cannot run jobs here: {why}"
+    );
+    eprintln!("skipped: {why}");
+    None
+}
+
+/// A field `key=value` of `scontrol show job` output.
+fn field<'a>(show: &'a str, key: &str) -> Option<&'a str> {
+    show.split_whitespace()
+        .find_map(|word| word.strip_prefix(key)?.strip_prefix('='))
+}
+
+/// Waits (at most [`JOB_LIMIT`]) until job `id` ends; its `scontrol show job` output. Jobs
+/// still running at the limit are cancelled.
+fn wait_for_job(id: &str, array: &str) -> String {
+    let deadline = Instant::now() + JOB_LIMIT;
+    loop {
+        let show = run("scontrol", &["show", "job", id]).map_or_else(String::new, |o| text(&o));
+        let state = field(&show, "JobState").unwrap_or("?");
+        if ![
+            "PENDING",
+            "RUNNING",
+            "CONFIGURING",
+            "COMPLETING",
+            "REQUEUED",
+            "?",
+        ]
+        .contains(&state)
+        {
+            return show;
+        }
+        if Instant::now() > deadline {
+            run("scancel", &[array, id]);
+            panic!("job {id} did not end within {JOB_LIMIT:?}:\n{show}");
+        }
+        std::thread::sleep(Duration::from_millis(250));
+    }
+}
+
+/// The value of line `<name> job ID` of submit.sh's output.
+fn job_id(output: &str, name: &str) -> String {
+    output
+        .lines()
+        .find_map(|line| line.strip_prefix(&format!("{name} job ")))
+        .unwrap_or_else(|| panic!("no '{name} job' line in:\n{output}"))
+        .trim()
+        .to_string()
+}
+
+/// The job logs in `run`, for a failure message.
+fn logs(run: &Path) -> String {
+    let mut text = String::new();
+    for entry in std::fs::read_dir(run).into_iter().flatten().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with("slurm-") {
+            text += &format!(
+                "--- {name}\n{}",
+                std::fs::read_to_string(entry.path()).unwrap_or_default()
+            );
+        }
+    }
+    text
+}
+
+#[test]
+fn a_slurm_array_of_three_shards_merges_to_the_unsharded_run() {
+    let Some(()) = slurm_or_skip() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let command = deterministic(7);
+    let single = dir.path().join("single");
+    let mut args: Vec<String> = command.split_whitespace().map(String::from).collect();
+    args.extend(["--out".into(), single.display().to_string()]);
+    let output = bt_arena(&args);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+
+    let run_dir = dir.path().join("run");
+    let mut submit = vec![
+        "3".to_string(),
+        run_dir.display().to_string(),
+        env!("CARGO_BIN_EXE_bt-arena").to_string(),
+    ];
+    // The tournament's flags, without the subcommand.
+    submit.extend(command.split_whitespace().skip(1).map(String::from));
+    let output = Command::new(SUBMIT)
+        .args(&submit)
+        .current_dir(dir.path())
+        .output()
+        .expect("submit.sh runs");
+    assert!(output.status.success(), "submit.sh: {}", text(&output));
+    let submitted = text(&output);
+    let (array, merge) = (job_id(&submitted, "array"), job_id(&submitted, "merge"));
+    let show = wait_for_job(&merge, &array);
+    assert_eq!(
+        (field(&show, "JobState"), field(&show, "ExitCode")),
+        (Some("COMPLETED"), Some("0:0")),
+        "the merge job:\n{show}\n{}",
+        logs(&run_dir)
+    );
+
+    for shard in 0..3 {
+        let log = std::fs::read_to_string(run_dir.join(format!("slurm-{array}_{shard}.out")))
+            .unwrap_or_default();
+        assert!(
+            log.starts_with(&format!("Shard {shard}/3: Playing ")),
+            "array task {shard}:\n{log}"
+        );
+    }
+    let log = std::fs::read_to_string(run_dir.join(format!("slurm-merge-{merge}.out"))).unwrap();
+    assert!(
+        log.starts_with(&format!(
+            "Merged 3 of 3 shards: 14 games in game-id order into {}\n",
+            run_dir.display()
+        )),
+        "{log}"
+    );
+    assert_eq!(
+        games_of(&run_dir.join("games.csv")),
+        games_of(&single.join("games.csv"))
+    );
+    assert_eq!(
+        std::fs::read_to_string(run_dir.join("summary.json")).unwrap(),
+        std::fs::read_to_string(single.join("summary.json")).unwrap()
+    );
+    assert_eq!(
+        pgn_without_dates(&run_dir.join("games.pgn")),
+        pgn_without_dates(&single.join("games.pgn"))
+    );
+}
