@@ -12,8 +12,8 @@
 //! Results go to stderr (the runner prints one line per game on stdout: send it to /dev/null).
 //! Figures to report, not tests: machines here are shared and noisy.
 
-use bt_arena::engine::protocol::GoLimits;
 use bt_arena::engine::{Engine, EngineConfig};
+use bt_arena::protocol::GoLimits;
 use bt_arena::results::{GAMES_CSV, read_games};
 use bt_arena::rules::{Position, Rules};
 use bt_arena::tournament::{EngineKeys, Format, OpeningsSpec, TimeControl, TournamentConfig, run};

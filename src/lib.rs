@@ -7,6 +7,7 @@ pub mod check_engine;
 pub mod engine;
 pub mod openings;
 pub mod perft_check;
+pub mod protocol;
 pub mod results;
 pub mod rules;
 pub mod search;

@@ -14,8 +14,8 @@
 //! engine's `bestmove` in each target position is judged too (engines whose perft and search
 //! disagree).
 
-use crate::engine::protocol::{GoLimits, NO_MOVE};
 use crate::engine::{Engine, EngineError, PerftReply};
+use crate::protocol::{GoLimits, NO_MOVE};
 use crate::rules::perft::{self, OtherRulesHint, PerftOptions, SuiteEntry};
 use crate::rules::{Move, MoveError, Position, Rules};
 use serde::Serialize;

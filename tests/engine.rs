@@ -3,8 +3,8 @@
 
 mod common;
 
-use bt_arena::engine::protocol::{GoLimits, Protocol, Score};
 use bt_arena::engine::{Engine, EngineConfig, EngineError, MAX_LINE_BYTES, StrayOutput};
+use bt_arena::protocol::{GoLimits, Protocol, Score};
 use bt_arena::rules::perft::{PerftOptions, divide};
 use bt_arena::rules::{MoveError, Position, Rules};
 use common::*;
@@ -716,7 +716,7 @@ fn malformed_info_lines_are_skipped() {
         .go(
             &bt_arena::rules::Position::startpos(),
             &[],
-            &bt_arena::engine::protocol::GoLimits::depth(1),
+            &bt_arena::protocol::GoLimits::depth(1),
             Duration::from_secs(10),
         )
         .expect("a move despite the bad info lines");

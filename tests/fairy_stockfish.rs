@@ -5,8 +5,8 @@
 //! (with a message) when it is not installed, except under CI (env `CI` set), where its absence
 //! fails the test.
 
-use bt_arena::engine::protocol::{GoLimits, Protocol};
 use bt_arena::engine::{Engine, EngineConfig, EngineError, Timeouts};
+use bt_arena::protocol::{GoLimits, Protocol};
 use bt_arena::results::{GameRecord, Termination, read_games};
 use bt_arena::rules::perft::{PerftOptions, divide};
 use bt_arena::rules::{Color, Position, Rules};

@@ -3,8 +3,8 @@
 
 mod common;
 
-use bt_arena::engine::protocol::{GoLimits, OptionKind, Protocol, Score};
 use bt_arena::engine::{Engine, EngineConfig, SearchReply};
+use bt_arena::protocol::{GoLimits, OptionKind, Protocol, Score};
 use bt_arena::rules::{Move, Position, Rules};
 use common::{in_ms, roomy};
 use std::io::{BufRead, BufReader, Write};

@@ -36,7 +36,7 @@
 //! `go perft` uses the binary's own naive move generator (correct unless a perft fault is
 //! chosen); moves in games come from the reference rules.
 
-use bt_arena::engine::protocol::{
+use bt_arena::protocol::{
     Command, GoLimits, Info, NO_MOVE, OptionDecl, OptionKind, Protocol, Reply,
 };
 use bt_arena::rules::{Color, Move, Position, Rules, Square};

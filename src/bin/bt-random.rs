@@ -4,8 +4,8 @@
 //! the system's entropy) makes its choices reproducible; the seed is applied when set and again
 //! at every new game, so the same game gets the same moves.
 
-use bt_arena::engine::protocol::{Info, OptionDecl};
 use bt_arena::engine::server::{Brain, SearchRequest, serve};
+use bt_arena::protocol::{Info, OptionDecl};
 use bt_arena::rules::Move;
 use std::sync::atomic::AtomicBool;
 

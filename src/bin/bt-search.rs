@@ -13,8 +13,8 @@
 //! `movestogo`, `movetime`, `depth`, `nodes`, `infinite`. The time between `go` arriving and the
 //! search starting is taken off the move time and the clock.
 
-use bt_arena::engine::protocol::{self, Info, OptionDecl, OptionKind};
 use bt_arena::engine::server::{Brain, SearchRequest, serve};
+use bt_arena::protocol::{self, Info, OptionDecl, OptionKind};
 use bt_arena::rules::Move;
 use bt_arena::search::{Clock, EvalKind, Limits, MAX_DEPTH, Report, Score, Searcher};
 use std::sync::atomic::AtomicBool;

@@ -6,10 +6,8 @@
 use super::talk::{is, read_until, send};
 use super::{CheckResult, Ctx, Evidence, Failure, Finding, RunError, Verdict};
 use crate::engine::negotiate::{Refusal, rule_settings};
-use crate::engine::protocol::{
-    Command, OptionDecl, OptionKind, RULES_OPTION, Reply, VARIANT_OPTION,
-};
 use crate::engine::{Engine, EngineConfig};
+use crate::protocol::{Command, OptionDecl, OptionKind, RULES_OPTION, Reply, VARIANT_OPTION};
 use crate::rules::Rules;
 
 /// What the handshake process showed.

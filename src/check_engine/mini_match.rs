@@ -4,7 +4,7 @@
 
 use super::{CheckResult, Ctx, Evidence, Finding, Outcome, Session};
 use crate::engine::Engine;
-use crate::engine::protocol::Command;
+use crate::protocol::Command;
 use crate::rules::{Color, Position, Rules};
 use crate::tournament::game::{Players, play};
 use crate::tournament::{EngineSpec, TimeControl};

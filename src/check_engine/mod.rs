@@ -26,8 +26,8 @@ mod talk;
 
 pub use render::{CheckLines, header};
 
-use crate::engine::protocol::Protocol;
 use crate::engine::{Engine, EngineConfig, EngineError};
+use crate::protocol::Protocol;
 use crate::rules::Rules;
 use crate::tournament::EngineSpec;
 use serde::Serialize;

@@ -1,7 +1,6 @@
-//! Engines: the protocol spoken with them, the engine-side command loop for bundled engines,
-//! and, for the runner, engines as processes.
+//! Engines: the engine-side command loop for bundled engines, and, for the runner, engines as
+//! processes. The messages both sides exchange are in [`crate::protocol`].
 //!
-//! - [`protocol`]: every message of UGI and UCI as applied to Breakthrough, both directions.
 //! - [`server`]: the command loop a bundled engine runs ([`server::Brain`], [`server::serve`]).
 //! - [`Engine`]: a running engine process the runner talks to. Every wait has a deadline and
 //!   every misbehaviour ends in an [`EngineError`]; an engine never outlives its `Engine`
@@ -23,16 +22,17 @@ mod error;
 mod lines;
 pub mod negotiate;
 mod process;
-pub mod protocol;
 pub mod server;
 
 pub use error::EngineError;
 pub use process::MAX_LINE_BYTES;
 
+use crate::protocol::{
+    Command, GoLimits, Info, OptionDecl, OptionKind, Protocol, ProtocolError, Reply,
+};
 use crate::rules::{Move, Position, Rules};
 use negotiate::rule_settings;
 use process::Process;
-use protocol::{Command, GoLimits, Info, OptionDecl, OptionKind, Protocol, ProtocolError, Reply};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::process::ExitStatus;

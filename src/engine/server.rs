@@ -23,7 +23,7 @@
 //! back to the first legal move (after an `info string error`), and prints `bestmove (none)`
 //! when the position has no legal move.
 
-use super::protocol::{
+use crate::protocol::{
     Command, GoLimits, Info, NO_MOVE, OptionDecl, Protocol, RULES_OPTION, Reply,
 };
 use crate::rules::perft::{PerftOptions, divide};

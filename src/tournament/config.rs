@@ -4,8 +4,8 @@
 //! (TOML or JSON, the same fields) both produce a [`TournamentConfig`], which is saved with the
 //! results as `config.json` so a run can be resumed exactly.
 
-use crate::engine::protocol::{GoLimits, Protocol};
 use crate::engine::{EngineConfig, Timeouts};
+use crate::protocol::{GoLimits, Protocol};
 use crate::rules::Rules;
 use serde::de::{MapAccess, Visitor};
 use serde::ser::SerializeMap;
@@ -296,7 +296,7 @@ impl EngineKeys {
                 self.proto = Some(
                     value
                         .parse()
-                        .map_err(|e: crate::engine::protocol::ProtocolError| bad(&e.to_string()))?,
+                        .map_err(|e: crate::protocol::ProtocolError| bad(&e.to_string()))?,
                 )
             }
             "tc" => self.set_limit(TimeControl::parse_clock(value)?, token)?,

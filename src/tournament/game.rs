@@ -9,8 +9,8 @@
 //! game are reported with it ([`PlayedGame::stray`]) and do not decide it.
 
 use super::config::{EngineSpec, TimeControl};
-use crate::engine::protocol::GoLimits;
 use crate::engine::{Engine, EngineError, StrayOutput};
+use crate::protocol::GoLimits;
 use crate::results::Termination;
 use crate::rules::{Color, Move, MoveError, Position, Rules};
 use std::sync::atomic::{AtomicBool, Ordering};

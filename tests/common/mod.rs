@@ -3,8 +3,8 @@
 
 #![allow(dead_code)]
 
-use bt_arena::engine::protocol::Protocol;
 use bt_arena::engine::{EngineConfig, Timeouts};
+use bt_arena::protocol::Protocol;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
