@@ -3,6 +3,7 @@
 //! The library holds one module per concern; the `bt-arena` binary is a thin
 //! command line over it.
 
+pub mod bundled;
 pub mod check_engine;
 pub mod engine;
 pub mod openings;
@@ -10,7 +11,6 @@ pub mod perft_check;
 pub mod protocol;
 pub mod results;
 pub mod rules;
-pub mod search;
 pub mod stats;
 pub mod textfile;
 pub mod tournament;

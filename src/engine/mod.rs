@@ -1,7 +1,7 @@
-//! Engines: the engine-side command loop for bundled engines, and, for the runner, engines as
-//! processes. The messages both sides exchange are in [`crate::protocol`].
+//! Engines as the runner sees them: processes it starts and talks to. The messages both sides
+//! exchange are in [`crate::protocol`]; the engine side of bundled engines in
+//! [`crate::bundled`].
 //!
-//! - [`server`]: the command loop a bundled engine runs ([`server::Brain`], [`server::serve`]).
 //! - [`Engine`]: a running engine process the runner talks to. Every wait has a deadline and
 //!   every misbehaviour ends in an [`EngineError`]; an engine never outlives its `Engine`
 //!   (see [`Engine::quit`]) nor the runner (see the process notes below).
@@ -22,7 +22,6 @@ mod error;
 mod lines;
 pub mod negotiate;
 mod process;
-pub mod server;
 
 pub use error::EngineError;
 pub use process::MAX_LINE_BYTES;

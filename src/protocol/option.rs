@@ -61,7 +61,7 @@ pub struct OptionDecl {
 }
 
 impl OptionDecl {
-    /// The `Rules` option that engines built on [`crate::engine::server`] declare: a combo of
+    /// The `Rules` option that engines built on [`crate::bundled::server`] declare: a combo of
     /// every rule set, defaulting to capture-only.
     pub fn rules() -> OptionDecl {
         OptionDecl {
