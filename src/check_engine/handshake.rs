@@ -5,7 +5,7 @@
 
 use super::talk::{is, read_until, send};
 use super::{CheckResult, Ctx, Evidence, Failure, Finding, RunError, Verdict};
-use crate::engine::negotiate::{Refusal, rule_settings};
+use crate::engine::rule_option::{Refusal, rule_settings};
 use crate::engine::{Engine, EngineConfig};
 use crate::protocol::{Command, OptionDecl, OptionKind, RULES_OPTION, Reply, VARIANT_OPTION};
 use crate::rules::Rules;

@@ -20,8 +20,8 @@
 
 mod error;
 mod lines;
-pub mod negotiate;
 mod process;
+pub mod rule_option;
 
 pub use error::EngineError;
 pub use process::MAX_LINE_BYTES;
@@ -30,8 +30,8 @@ use crate::protocol::{
     Command, GoLimits, Info, OptionDecl, OptionKind, Protocol, ProtocolError, Reply,
 };
 use crate::rules::{Move, Position, Rules};
-use negotiate::rule_settings;
 use process::Process;
+use rule_option::rule_settings;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::process::ExitStatus;
@@ -182,7 +182,7 @@ pub struct Engine {
 
 impl Engine {
     /// Spawns the engine, runs the handshake, sets the configured options in order and the
-    /// rule set (`Rules`, `UCI_Variant`, unless configured; see [`negotiate::rule_settings`]),
+    /// rule set (`Rules`, `UCI_Variant`, unless configured; see [`rule_option::rule_settings`]),
     /// then waits for `readyok`. A configured combo value the engine did not declare is sent
     /// anyway, with a warning (see [`Engine::warnings`]).
     ///
