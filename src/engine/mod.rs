@@ -19,11 +19,13 @@
 //! on any thread.
 
 mod error;
+mod launch;
 mod lines;
 mod process;
 pub mod rule_option;
 
 pub use error::EngineError;
+pub use launch::{EngineConfig, Timeouts};
 pub use process::MAX_LINE_BYTES;
 
 use crate::protocol::{
@@ -33,62 +35,9 @@ use crate::rules::{Move, Position, Rules};
 use process::Process;
 use rule_option::rule_settings;
 use std::collections::BTreeSet;
-use std::path::PathBuf;
 use std::process::ExitStatus;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
-
-/// How long an engine may take outside of searches.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Timeouts {
-    /// From `ugi`/`uci` to `ugiok`/`uciok` (default 10 s).
-    pub handshake: Duration,
-    /// From `isready` to `readyok` (default 10 s).
-    pub ready: Duration,
-    /// From `quit` until the engine is killed (default 1 s).
-    pub quit_grace: Duration,
-}
-
-impl Default for Timeouts {
-    fn default() -> Self {
-        Timeouts {
-            handshake: Duration::from_secs(10),
-            ready: Duration::from_secs(10),
-            quit_grace: Duration::from_secs(1),
-        }
-    }
-}
-
-/// How to run one engine.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct EngineConfig {
-    /// The name used in messages, logs and results.
-    pub name: String,
-    /// The program, run directly (no shell); a bare name is looked up in `PATH`.
-    pub cmd: PathBuf,
-    /// Its arguments.
-    pub args: Vec<String>,
-    /// Its working directory; the runner's when `None`.
-    pub dir: Option<PathBuf>,
-    /// Environment variables set for it, besides the runner's own.
-    pub env: Vec<(String, String)>,
-    /// The protocol it speaks.
-    pub proto: Protocol,
-    /// Options set after the handshake, in this order (name, value). Each must be declared by
-    /// the engine and its value allowed, except that a combo value the engine did not list is
-    /// sent with a warning (engines extend combos at run time: Fairy-Stockfish's `UCI_Variant`
-    /// after `VariantPath`). `Rules` and `UCI_Variant` are then set from the rule set unless
-    /// given here.
-    pub options: Vec<(String, String)>,
-    /// A file its stderr is appended to; discarded when `None` (the last 2 KiB are always kept
-    /// for error messages).
-    pub stderr_log: Option<PathBuf>,
-    /// A file every protocol line is appended to, both directions, as
-    /// `<seconds since the first logged line> <name> <'>' to engine | '<' from engine> <line>`.
-    pub comm_log: Option<PathBuf>,
-    /// Timeouts outside of searches.
-    pub timeouts: Timeouts,
-}
 
 /// The answer to [`Engine::go`].
 #[derive(Clone, Debug, PartialEq, Eq)]
