@@ -12,11 +12,11 @@
 //! Results go to stderr (the runner prints one line per game on stdout: send it to /dev/null).
 //! Figures to report, not tests: machines here are shared and noisy.
 
-use bt_arena::engine::{Engine, EngineConfig};
+use bt_arena::engine::{Engine, EngineConfig, EngineKeys};
 use bt_arena::protocol::GoLimits;
 use bt_arena::results::{GAMES_CSV, read_games};
 use bt_arena::rules::{Position, Rules};
-use bt_arena::tournament::{EngineKeys, Format, OpeningsSpec, TimeControl, TournamentConfig, run};
+use bt_arena::tournament::{Format, OpeningsSpec, TimeControl, TournamentConfig, run};
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};

@@ -3,11 +3,11 @@
 //! lose a game by time forfeit, illegal move, crash or stall.
 
 use super::{CheckResult, Ctx, Evidence, Finding, Outcome, Session};
-use crate::engine::Engine;
+use crate::engine::{Engine, EngineSpec};
 use crate::protocol::Command;
 use crate::rules::{Color, Position, Rules};
+use crate::tournament::TimeControl;
 use crate::tournament::game::{Players, play};
-use crate::tournament::{EngineSpec, TimeControl};
 use std::sync::atomic::AtomicBool;
 
 /// How many game pairs are played (each opening once with each colour).

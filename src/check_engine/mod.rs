@@ -26,10 +26,9 @@ mod talk;
 
 pub use render::{CheckLines, header};
 
-use crate::engine::{Engine, EngineConfig, EngineError};
+use crate::engine::{Engine, EngineConfig, EngineError, EngineSpec};
 use crate::protocol::Protocol;
 use crate::rules::Rules;
-use crate::tournament::EngineSpec;
 use serde::Serialize;
 use std::fmt;
 use std::str::FromStr;

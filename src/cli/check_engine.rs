@@ -4,9 +4,9 @@
 use super::UsageError;
 use anyhow::{Result, anyhow};
 use bt_arena::check_engine::{self, CheckLines, Group, RunError, Settings};
-use bt_arena::engine::Timeouts;
+use bt_arena::engine::{EngineKeys, EngineSpec, Timeouts};
 use bt_arena::rules::Rules;
-use bt_arena::tournament::{EngineKeys, EngineSpec, TimeControl};
+use bt_arena::tournament::TimeControl;
 use clap::{ArgAction, Args};
 use std::io::Write;
 use std::process::ExitCode;

@@ -3,10 +3,10 @@
 
 use super::UsageError;
 use anyhow::{Result, anyhow};
-use bt_arena::engine::Engine;
+use bt_arena::engine::{Engine, EngineKeys, EngineSpec};
 use bt_arena::perft_check::{self, CheckSettings, Target};
 use bt_arena::rules::Rules;
-use bt_arena::tournament::{EngineKeys, EngineSpec, TimeControl};
+use bt_arena::tournament::TimeControl;
 use clap::{ArgAction, Args};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

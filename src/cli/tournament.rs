@@ -2,11 +2,11 @@
 //! report.
 
 use anyhow::{Context, Result, anyhow, bail};
+use bt_arena::engine::EngineKeys;
 use bt_arena::rules::Rules;
 use bt_arena::stats::SprtDecision;
 use bt_arena::tournament::{
-    self, EngineKeys, Finish, Format, OpeningOrder, OpeningsSpec, Plan, TimeControl,
-    TournamentConfig,
+    self, Finish, Format, OpeningOrder, OpeningsSpec, Plan, TimeControl, TournamentConfig,
 };
 use clap::{ArgAction, ArgMatches, Args};
 use std::path::{Path, PathBuf};

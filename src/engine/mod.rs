@@ -18,12 +18,14 @@
 //! killed. Spawning happens on one long-lived thread, so an [`Engine`] may be started and used
 //! on any thread.
 
+mod description;
 mod error;
 mod launch;
 mod lines;
 mod process;
 pub mod rule_option;
 
+pub use description::{DEFAULT_TIME_MARGIN_MS, EngineKeys, EngineOptions, EngineSpec};
 pub use error::EngineError;
 pub use launch::{EngineConfig, Timeouts};
 pub use process::MAX_LINE_BYTES;

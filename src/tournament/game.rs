@@ -8,8 +8,8 @@
 //! engine fences each `go`, see [`Engine::go`]); the stray lines each engine wrote during the
 //! game are reported with it ([`PlayedGame::stray`]) and do not decide it.
 
-use super::config::{EngineSpec, TimeControl};
-use crate::engine::{Engine, EngineError, StrayOutput};
+use super::config::TimeControl;
+use crate::engine::{Engine, EngineError, EngineSpec, StrayOutput};
 use crate::protocol::GoLimits;
 use crate::results::Termination;
 use crate::rules::{Color, Move, MoveError, Position, Rules};

@@ -8,8 +8,5 @@ pub mod game;
 pub mod runner;
 pub mod schedule;
 
-pub use config::{
-    EngineKeys, EngineOptions, EngineSpec, Format, OpeningOrder, OpeningsSpec, TimeControl,
-    TournamentConfig,
-};
+pub use config::{Format, OpeningOrder, OpeningsSpec, TimeControl, TournamentConfig};
 pub use runner::{Finish, GivenUp, NotPlayed, Plan, RunError, RunReport, run, saved_config};

@@ -12,10 +12,10 @@
 //! that will recur ([`EngineError::recurs_at_start`]) or [`MAX_START_FAILURES`] failures in a
 //! row; its games are reported as not played and `--resume` tries them again.
 
-use super::config::{EngineSpec, TournamentConfig};
+use super::config::TournamentConfig;
 use super::game::{self, Players, Unfinished};
 use super::schedule::{ScheduledGame, schedule};
-use crate::engine::{Engine, EngineConfig, EngineError};
+use crate::engine::{Engine, EngineConfig, EngineError, EngineSpec};
 use crate::openings::{Book, Opening};
 use crate::results::{self, GameRecord, GameResult, ResultsWriter, Summary};
 use crate::rules::{Color, Position};
@@ -803,9 +803,10 @@ fn game_record(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::EngineKeys;
     use crate::results::tests::record;
     use crate::results::{GameResult::*, Termination};
-    use crate::tournament::config::{EngineKeys, Format, OpeningsSpec, TimeControl};
+    use crate::tournament::config::{Format, OpeningsSpec, TimeControl};
 
     fn two_engines(out: &Path) -> TournamentConfig {
         let engine = |name: &str| {

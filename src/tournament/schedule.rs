@@ -80,7 +80,8 @@ fn opening_sequence(order: OpeningOrder, book_len: usize, seed: u64) -> Vec<usiz
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tournament::config::{EngineKeys, OpeningsSpec, TimeControl};
+    use crate::engine::EngineKeys;
+    use crate::tournament::config::{OpeningsSpec, TimeControl};
     use std::path::PathBuf;
 
     fn config(engines: usize, format: Format, rounds: u32, games: u32) -> TournamentConfig {
