@@ -6,7 +6,7 @@
 use super::talk::{is, read_until, send};
 use super::{CheckResult, Ctx, Evidence, Failure, Finding, RunError, Verdict};
 use crate::engine::rule_option::{Refusal, rule_settings};
-use crate::engine::{Engine, EngineConfig};
+use crate::engine::{Engine, EngineLaunch};
 use crate::protocol::{Command, OptionDecl, OptionKind, RULES_OPTION, Reply, VARIANT_OPTION};
 use crate::rules::Rules;
 
@@ -38,7 +38,7 @@ struct Hello {
 /// # Errors
 /// [`RunError::CannotStart`] when the engine cannot be spawned or its output closes before the
 /// handshake ends.
-pub(super) fn probe(config: &EngineConfig, ctx: &Ctx) -> Result<Probe, RunError> {
+pub(super) fn probe(config: &EngineLaunch, ctx: &Ctx) -> Result<Probe, RunError> {
     let mut engine = Engine::spawn_silent(config).map_err(RunError::CannotStart)?;
     let hello = hello(&mut engine, ctx).map_err(|failure| RunError::CannotStart(*failure.error))?;
     let (declared, bad_lines) = declarations(&hello.lines);

@@ -293,7 +293,7 @@ fn build_config(
             .enumerate()
             .map(|(index, tokens)| {
                 EngineKeys::parse(tokens)
-                    .and_then(|keys| keys.with_defaults(&each).into_spec(DEFAULT_LIMIT))
+                    .and_then(|keys| keys.with_defaults(&each).into_description(DEFAULT_LIMIT))
                     .map_err(|e| anyhow!("--engine #{}: {e}", index + 1))
             })
             .collect::<Result<_>>()?;
@@ -432,7 +432,7 @@ fn default_config() -> Result<TournamentConfig> {
         ];
         tokens.extend(extra.iter().map(|s| s.to_string()));
         EngineKeys::parse(&tokens)
-            .and_then(|keys| keys.into_spec(DEFAULT_LIMIT))
+            .and_then(|keys| keys.into_description(DEFAULT_LIMIT))
             .map_err(|e| anyhow!(e))
     };
     Ok(TournamentConfig {

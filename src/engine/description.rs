@@ -1,9 +1,9 @@
 //! The description of an engine the user gives: `--engine key=value ...` on the command line
 //! (after `--each`), or an `[[engines]]` table of a config file. [`EngineKeys`] reads the
-//! tokens, [`EngineSpec`] is the finished description and [`EngineSpec::engine_config`] how
-//! its process is launched.
+//! tokens, [`EngineDescription`] is the engine the user described, and
+//! [`EngineDescription::launch`] says how its process is launched ([`EngineLaunch`]).
 
-use super::{EngineConfig, Timeouts};
+use super::{EngineLaunch, Timeouts};
 use crate::protocol::Protocol;
 use crate::tournament::config::{TimeControl, seconds_to_ms};
 use serde::de::{MapAccess, Visitor};
@@ -14,10 +14,11 @@ use std::path::PathBuf;
 use std::str::FromStr;
 use std::time::Duration;
 
-/// One engine of the tournament, as given by `--engine key=value ...` (after `--each`).
+/// The engine the user described, as given by `--engine key=value ...` (after `--each`) or a
+/// config file's `[[engines]]` table: how to launch it, its search limit and its tolerances.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct EngineSpec {
+pub struct EngineDescription {
     /// Display name, unique within the tournament; defaults to the command's file name.
     pub name: String,
     /// The executable (run directly, no shell).
@@ -53,12 +54,12 @@ pub struct EngineSpec {
     pub restart: bool,
 }
 
-impl EngineSpec {
+impl EngineDescription {
     /// How to run this engine: its command, arguments, directory, protocol, options (in the
     /// order given) and handshake and `isready` timeouts (the default quit grace), and no log
     /// files (set `stderr_log` and `comm_log` on the result to keep them).
-    pub fn engine_config(&self) -> EngineConfig {
-        EngineConfig {
+    pub fn launch(&self) -> EngineLaunch {
+        EngineLaunch {
             name: self.name.clone(),
             cmd: self.cmd.clone(),
             args: self.args.clone(),
@@ -164,7 +165,8 @@ fn default_ready_ms() -> u64 {
     Timeouts::default().ready.as_millis() as u64
 }
 
-/// `key=value` settings of one `--engine` (or `--each`) before they become an [`EngineSpec`].
+/// `key=value` settings of one `--engine` (or `--each`) before they become an
+/// [`EngineDescription`].
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct EngineKeys {
     cmd: Option<PathBuf>,
@@ -293,11 +295,11 @@ impl EngineKeys {
         self
     }
 
-    /// The finished spec; `default_limit` applies when no limit was given.
+    /// The finished description; `default_limit` applies when no limit was given.
     ///
     /// # Errors
     /// When `cmd` is missing.
-    pub fn into_spec(self, default_limit: TimeControl) -> Result<EngineSpec, String> {
+    pub fn into_description(self, default_limit: TimeControl) -> Result<EngineDescription, String> {
         let cmd = self
             .cmd
             .ok_or("an engine needs cmd=PATH (e.g. --engine cmd=./my-engine name=mine)")?;
@@ -305,7 +307,7 @@ impl EngineKeys {
             cmd.file_name()
                 .map_or_else(|| cmd.display().to_string(), |n| n.to_string_lossy().into())
         });
-        Ok(EngineSpec {
+        Ok(EngineDescription {
             name,
             cmd,
             args: self.args,
@@ -347,7 +349,7 @@ mod tests {
     #[test]
     fn engine_keys_parse_with_each_defaults() {
         let each = EngineKeys::parse(&["tc=10+0.1", "proto=uci", "option.Hash=16"]).unwrap();
-        let spec = EngineKeys::parse(&[
+        let engine = EngineKeys::parse(&[
             "cmd=./engines/a",
             "option.Hash=64",
             "option.Eval=material",
@@ -355,23 +357,23 @@ mod tests {
         ])
         .unwrap()
         .with_defaults(&each)
-        .into_spec(DEFAULT)
+        .into_description(DEFAULT)
         .unwrap();
-        assert_eq!(spec.name, "a");
-        assert_eq!(spec.args, ["--x", "1"]);
-        assert_eq!(spec.proto, Protocol::Uci);
-        assert_eq!(spec.options.get("Hash"), Some("64"));
-        assert_eq!(spec.options.get("eval"), Some("material"));
+        assert_eq!(engine.name, "a");
+        assert_eq!(engine.args, ["--x", "1"]);
+        assert_eq!(engine.proto, Protocol::Uci);
+        assert_eq!(engine.options.get("Hash"), Some("64"));
+        assert_eq!(engine.options.get("eval"), Some("material"));
         assert_eq!(
-            spec.limit,
+            engine.limit,
             TimeControl::Clock {
                 base_ms: 10_000,
                 increment_ms: 100
             }
         );
-        assert_eq!(spec.time_margin_ms, DEFAULT_TIME_MARGIN_MS);
-        assert_eq!(spec.engine_config().timeouts, Timeouts::default());
-        assert!(!spec.restart);
+        assert_eq!(engine.time_margin_ms, DEFAULT_TIME_MARGIN_MS);
+        assert_eq!(engine.launch().timeouts, Timeouts::default());
+        assert!(!engine.restart);
     }
 
     fn names(options: &EngineOptions) -> Vec<(&str, &str)> {
@@ -385,7 +387,7 @@ mod tests {
     #[test]
     fn options_keep_the_order_given() {
         let each = EngineKeys::parse(&["option.VariantPath=v.ini", "option.Hash=16"]).unwrap();
-        let spec = EngineKeys::parse(&[
+        let engine = EngineKeys::parse(&[
             "cmd=x",
             "option.Threads=1",
             "option.UCI_Variant=breakthrough-capture-only",
@@ -394,10 +396,10 @@ mod tests {
         ])
         .unwrap()
         .with_defaults(&each)
-        .into_spec(DEFAULT)
+        .into_description(DEFAULT)
         .unwrap();
         assert_eq!(
-            names(&spec.options),
+            names(&engine.options),
             [
                 ("VariantPath", "v.ini"),
                 ("UCI_Variant", "breakthrough-capture-only"),
@@ -405,7 +407,7 @@ mod tests {
                 ("Threads", "2"),
             ]
         );
-        assert_eq!(spec.engine_config().options, spec.options.pairs().to_vec());
+        assert_eq!(engine.launch().options, engine.options.pairs().to_vec());
     }
 
     #[test]
@@ -421,40 +423,40 @@ mod tests {
             ("UCI_Variant", "breakthrough-capture-only"),
             ("Hash", "64"),
         ];
-        let spec: EngineSpec = toml::from_str(toml_text).unwrap();
-        assert_eq!(names(&spec.options), expected);
-        let json = serde_json::to_string(&spec).unwrap();
+        let engine: EngineDescription = toml::from_str(toml_text).unwrap();
+        assert_eq!(names(&engine.options), expected);
+        let json = serde_json::to_string(&engine).unwrap();
         assert!(
             json.contains(
                 r#""options":{"VariantPath":"v.ini","UCI_Variant":"breakthrough-capture-only","Hash":"64"}"#
             ),
             "{json}"
         );
-        let back: EngineSpec = serde_json::from_str(&json).unwrap();
+        let back: EngineDescription = serde_json::from_str(&json).unwrap();
         assert_eq!(names(&back.options), expected);
         let sorted = r#"{"name":"a","cmd":"a","options":{"Hash":"64","Eval":"material"},"limit":{"depth":3}}"#;
-        let old: EngineSpec = serde_json::from_str(sorted).unwrap();
+        let old: EngineDescription = serde_json::from_str(sorted).unwrap();
         assert_eq!(names(&old.options), [("Hash", "64"), ("Eval", "material")]);
         let twice = r#"{"name":"a","cmd":"a","options":{"Hash":"1","Eval":"x","Hash":"2"},"limit":{"depth":3}}"#;
-        let last: EngineSpec = serde_json::from_str(twice).unwrap();
+        let last: EngineDescription = serde_json::from_str(twice).unwrap();
         assert_eq!(names(&last.options), [("Eval", "x"), ("Hash", "2")]);
         let not_text = r#"{"name":"a","cmd":"a","options":{"Hash":64},"limit":{"depth":3}}"#;
-        assert!(serde_json::from_str::<EngineSpec>(not_text).is_err());
+        assert!(serde_json::from_str::<EngineDescription>(not_text).is_err());
     }
 
     #[test]
     fn handshake_and_isready_timeouts_are_set_in_seconds() {
         let each = EngineKeys::parse(&["handshake=30", "isready=2"]).unwrap();
-        let spec = EngineKeys::parse(&["cmd=x", "isready=0.25"])
+        let engine = EngineKeys::parse(&["cmd=x", "isready=0.25"])
             .unwrap()
             .with_defaults(&each)
-            .into_spec(DEFAULT)
+            .into_description(DEFAULT)
             .unwrap();
         assert_eq!(
-            (spec.handshake_timeout_ms, spec.ready_timeout_ms),
+            (engine.handshake_timeout_ms, engine.ready_timeout_ms),
             (30_000, 250)
         );
-        let timeouts = spec.engine_config().timeouts;
+        let timeouts = engine.launch().timeouts;
         assert_eq!(timeouts.handshake, Duration::from_secs(30));
         assert_eq!(timeouts.ready, Duration::from_millis(250));
         assert_eq!(timeouts.quit_grace, Timeouts::default().quit_grace);
@@ -465,7 +467,7 @@ mod tests {
         let limit = |token: &str| {
             EngineKeys::parse(&["cmd=x", token])
                 .unwrap()
-                .into_spec(DEFAULT)
+                .into_description(DEFAULT)
                 .unwrap()
                 .limit
         };
@@ -500,7 +502,9 @@ mod tests {
         );
         assert!(err(&["isready=soon"]).contains("'soon' is not a number of seconds"));
         assert!(err(&["tc=1+0", "depth=3"]).contains("second search limit"));
-        let missing = EngineKeys::parse(&["name=a"]).unwrap().into_spec(DEFAULT);
+        let missing = EngineKeys::parse(&["name=a"])
+            .unwrap()
+            .into_description(DEFAULT);
         assert!(missing.unwrap_err().contains("cmd="));
     }
 }

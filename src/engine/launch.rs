@@ -26,9 +26,11 @@ impl Default for Timeouts {
     }
 }
 
-/// How to run one engine.
+/// How an engine's process is launched and spoken to (see [`crate::engine::EngineDescription`]
+/// for the engine the user described, whose [`launch`](crate::engine::EngineDescription::launch)
+/// gives one).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct EngineConfig {
+pub struct EngineLaunch {
     /// The name used in messages, logs and results.
     pub name: String,
     /// The program, run directly (no shell); a bare name is looked up in `PATH`.

@@ -25,9 +25,9 @@ mod lines;
 mod process;
 pub mod rule_option;
 
-pub use description::{DEFAULT_TIME_MARGIN_MS, EngineKeys, EngineOptions, EngineSpec};
+pub use description::{DEFAULT_TIME_MARGIN_MS, EngineDescription, EngineKeys, EngineOptions};
 pub use error::EngineError;
-pub use launch::{EngineConfig, Timeouts};
+pub use launch::{EngineLaunch, Timeouts};
 pub use process::MAX_LINE_BYTES;
 
 use crate::protocol::{
@@ -144,13 +144,13 @@ impl Engine {
     /// [`EngineError::UnsupportedVariant`], [`EngineError::UnknownOption`],
     /// [`EngineError::BadOptionValue`], [`EngineError::Io`] (log files). The process is ended
     /// before the error is returned.
-    pub fn start(config: &EngineConfig, rules: Rules) -> Result<Engine, EngineError> {
-        let mut engine = Engine::spawn_silent(config)?;
+    pub fn start(launch: &EngineLaunch, rules: Rules) -> Result<Engine, EngineError> {
+        let mut engine = Engine::spawn_silent(launch)?;
         engine.handshake()?;
-        for (name, value) in &config.options {
+        for (name, value) in &launch.options {
             engine.set_option(name, value)?;
         }
-        let settings = rule_settings(&engine.options, rules, &config.options)
+        let settings = rule_settings(&engine.options, rules, &launch.options)
             .map_err(|refusal| refusal.into_error(engine.name.clone(), rules))?;
         for (name, value) in settings {
             engine.send_setup(&Command::SetOption {

@@ -4,7 +4,7 @@
 //! (TOML or JSON, the same fields) both produce a [`TournamentConfig`], which is saved with the
 //! results as `config.json` so a run can be resumed exactly.
 
-use crate::engine::EngineSpec;
+use crate::engine::EngineDescription;
 use crate::protocol::GoLimits;
 use crate::rules::Rules;
 use serde::{Deserialize, Serialize};
@@ -174,7 +174,7 @@ pub struct TournamentConfig {
     #[serde(default = "default_event")]
     pub event: String,
     /// The engines, at least two, with unique names.
-    pub engines: Vec<EngineSpec>,
+    pub engines: Vec<EngineDescription>,
     /// Round-robin or gauntlet.
     #[serde(default)]
     pub format: Format,
@@ -320,7 +320,7 @@ mod tests {
                 .map(|i| {
                     EngineKeys::parse(&["cmd=x", &format!("name=e{i}")])
                         .unwrap()
-                        .into_spec(DEFAULT)
+                        .into_description(DEFAULT)
                         .unwrap()
                 })
                 .collect(),

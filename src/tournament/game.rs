@@ -9,7 +9,7 @@
 //! game are reported with it ([`PlayedGame::stray`]) and do not decide it.
 
 use super::config::TimeControl;
-use crate::engine::{Engine, EngineError, EngineSpec, StrayOutput};
+use crate::engine::{Engine, EngineDescription, EngineError, StrayOutput};
 use crate::protocol::GoLimits;
 use crate::results::Termination;
 use crate::rules::{Color, Move, MoveError, Position, Rules};
@@ -59,7 +59,7 @@ pub struct Players<'a> {
     /// The running engines, White first.
     pub engines: [&'a mut Engine; 2],
     /// Their specs, White first.
-    pub specs: [&'a EngineSpec; 2],
+    pub specs: [&'a EngineDescription; 2],
 }
 
 /// Plays one game from `opening` under `rules`, checking `stop` between moves, and collects
@@ -181,7 +181,7 @@ fn go_limits(limit: TimeControl, clocks: &[Option<Clock>; 2]) -> GoLimits {
 }
 
 /// How long to wait for a move before the engine loses on time.
-fn move_allowance(spec: &EngineSpec, clock: Option<Clock>) -> Duration {
+fn move_allowance(spec: &EngineDescription, clock: Option<Clock>) -> Duration {
     let margin = Duration::from_millis(spec.time_margin_ms);
     match (spec.limit, clock) {
         (TimeControl::Clock { .. }, Some(clock)) => {
@@ -194,7 +194,11 @@ fn move_allowance(spec: &EngineSpec, clock: Option<Clock>) -> Duration {
 
 /// Charges `elapsed` to the mover's clock and adds the increment; returns a description when
 /// the move came too late (beyond the clock or the fixed move time, plus the margin).
-fn overstep(spec: &EngineSpec, clock: &mut Option<Clock>, elapsed: Duration) -> Option<String> {
+fn overstep(
+    spec: &EngineDescription,
+    clock: &mut Option<Clock>,
+    elapsed: Duration,
+) -> Option<String> {
     let elapsed_ms = elapsed.as_millis() as i64;
     let margin = spec.time_margin_ms as i64;
     match (spec.limit, clock.as_mut()) {

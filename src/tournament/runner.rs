@@ -15,7 +15,7 @@
 use super::config::TournamentConfig;
 use super::game::{self, Players, Unfinished};
 use super::schedule::{ScheduledGame, schedule};
-use crate::engine::{Engine, EngineConfig, EngineError, EngineSpec};
+use crate::engine::{Engine, EngineDescription, EngineError, EngineLaunch};
 use crate::openings::{Book, Opening};
 use crate::results::{self, GameRecord, GameResult, ResultsWriter, Summary};
 use crate::rules::{Color, Position};
@@ -707,12 +707,12 @@ impl<'a> Worker<'a> {
     /// Starts engine `index` for this worker unless a process is already running.
     fn ensure_started(&mut self, index: usize) -> Result<(), EngineError> {
         if self.engines[index].is_none() {
-            let engine_config = engine_config(
+            let launch = launch(
                 self.shared.config,
                 &self.shared.config.engines[index],
                 self.id,
             );
-            let engine = Engine::start(&engine_config, self.shared.config.rules)?;
+            let engine = Engine::start(&launch, self.shared.config.rules)?;
             self.shared.started(index);
             self.engines[index] = Some(engine);
         }
@@ -739,14 +739,14 @@ fn two_mut<T>(slots: &mut [T], a: usize, b: usize) -> (&mut T, &mut T) {
     }
 }
 
-/// The process settings of `spec` for worker `worker`: logs under `<out>/logs/`.
-fn engine_config(config: &TournamentConfig, spec: &EngineSpec, worker: usize) -> EngineConfig {
+/// How to launch the engine `spec` describes for worker `worker`: logs under `<out>/logs/`.
+fn launch(config: &TournamentConfig, spec: &EngineDescription, worker: usize) -> EngineLaunch {
     let logs = config.out.join("logs");
     let file = |suffix: &str| logs.join(format!("{}-{worker}.{suffix}", file_safe(&spec.name)));
-    EngineConfig {
+    EngineLaunch {
         stderr_log: Some(file("stderr.log")),
         comm_log: config.log.then(|| file("log")),
-        ..spec.engine_config()
+        ..spec.launch()
     }
 }
 
@@ -811,7 +811,7 @@ mod tests {
     fn two_engines(out: &Path) -> TournamentConfig {
         let engine = |name: &str| {
             EngineKeys::parse(&["cmd=unused", &format!("name={name}")])
-                .and_then(|keys| keys.into_spec(TimeControl::Depth(1)))
+                .and_then(|keys| keys.into_description(TimeControl::Depth(1)))
                 .unwrap()
         };
         TournamentConfig {

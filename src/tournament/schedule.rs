@@ -91,7 +91,7 @@ mod tests {
                 .map(|i| {
                     EngineKeys::parse(&["cmd=x", &format!("name=e{i}")])
                         .unwrap()
-                        .into_spec(TimeControl::Depth(1))
+                        .into_description(TimeControl::Depth(1))
                         .unwrap()
                 })
                 .collect(),
