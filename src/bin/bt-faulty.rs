@@ -184,7 +184,7 @@ struct Faulty {
 impl Faulty {
     fn handle(&mut self, command: Command) {
         match command {
-            Command::Hello(protocol) => self.hello(protocol),
+            Command::Handshake(protocol) => self.handshake(protocol),
             Command::SetOption { name, value } => self.set_option(&name, value.as_deref()),
             Command::IsReady => self.is_ready(),
             Command::NewGame => self.new_game = true,
@@ -200,7 +200,7 @@ impl Faulty {
         }
     }
 
-    fn hello(&self, protocol: Protocol) {
+    fn handshake(&self, protocol: Protocol) {
         say(Reply::IdName(format!(
             "bt-faulty ({})",
             self.settings.fault.name()
@@ -223,7 +223,7 @@ impl Faulty {
             say("option name Hash type spin default 16 min 1");
         }
         if self.settings.fault != Fault::NoUgiok {
-            say(Reply::HelloOk(protocol));
+            say(Reply::HandshakeOk(protocol));
         }
     }
 

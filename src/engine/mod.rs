@@ -372,14 +372,14 @@ impl Engine {
         let after = self.timeouts.handshake;
         let deadline = Instant::now() + after;
         let timeout = |engine| EngineError::HandshakeTimeout { engine, after };
-        self.send(&[Command::Hello(self.protocol)], deadline, timeout)?;
+        self.send(&[Command::Handshake(self.protocol)], deadline, timeout)?;
         let expected = self.protocol;
         self.wait(deadline, timeout, |engine, line, reply, _| {
             match reply {
                 Ok(Reply::IdName(name)) => engine.id_name = Some(name),
                 Ok(Reply::IdAuthor(author)) => engine.id_author = Some(author),
                 Ok(Reply::Option(decl)) => engine.options.push(decl),
-                Ok(Reply::HelloOk(protocol)) if protocol == expected => {
+                Ok(Reply::HandshakeOk(protocol)) if protocol == expected => {
                     return Ok(Step::Done(()));
                 }
                 Ok(Reply::BestMove { .. }) => engine.stray.note(line),

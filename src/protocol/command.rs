@@ -9,7 +9,7 @@ use std::str::FromStr;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Command {
     /// `ugi` or `uci`: start the handshake in that protocol.
-    Hello(Protocol),
+    Handshake(Protocol),
     /// `setoption name <name> [value <value>]`; a button has no value.
     SetOption {
         /// The option's name, which may contain spaces.
@@ -43,12 +43,13 @@ pub enum Command {
 }
 
 impl Command {
-    /// The line for `protocol`, without a newline. [`Command::Hello`] and [`Command::NewGame`]
-    /// carry or take their protocol; the clock keywords of `go` follow `protocol`.
+    /// The line for `protocol`, without a newline. [`Command::Handshake`] and
+    /// [`Command::NewGame`] carry or take their protocol; the clock keywords of `go` follow
+    /// `protocol`.
     pub fn to_line(&self, protocol: Protocol) -> String {
         let mut line = String::new();
         match self {
-            Command::Hello(hello) => line.push_str(hello.name()),
+            Command::Handshake(spoken) => line.push_str(spoken.name()),
             Command::SetOption { name, value } => {
                 let _ = write!(line, "setoption name {name}");
                 if let Some(value) = value {
@@ -182,8 +183,8 @@ impl FromStr for Command {
             expect_end("a command without arguments", tokens.clone()).map(|()| command)
         };
         match word {
-            "ugi" => bare(Command::Hello(Protocol::Ugi)),
-            "uci" => bare(Command::Hello(Protocol::Uci)),
+            "ugi" => bare(Command::Handshake(Protocol::Ugi)),
+            "uci" => bare(Command::Handshake(Protocol::Uci)),
             "isready" => bare(Command::IsReady),
             "uginewgame" | "ucinewgame" => bare(Command::NewGame),
             "stop" => bare(Command::Stop),
@@ -207,8 +208,8 @@ mod tests {
     fn sample_commands() -> Result<Vec<Command>, Box<dyn std::error::Error>> {
         let start: Position = "1p2pp1p/2p2ppp/2P5/8/8/3P2P1/1p1P2PP/1PP1PP1P w".parse()?;
         Ok(vec![
-            Command::Hello(Protocol::Ugi),
-            Command::Hello(Protocol::Uci),
+            Command::Handshake(Protocol::Ugi),
+            Command::Handshake(Protocol::Uci),
             Command::SetOption {
                 name: "Skill Level".into(),
                 value: Some("3".into()),

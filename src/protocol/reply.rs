@@ -14,7 +14,7 @@ pub enum Reply {
     /// `option name ... type ...`: an option the engine accepts.
     Option(OptionDecl),
     /// `ugiok` or `uciok`: the handshake is over.
-    HelloOk(Protocol),
+    HandshakeOk(Protocol),
     /// `readyok`: the answer to `isready`.
     ReadyOk,
     /// `bestmove <move> [ponder <move>]`. The move is kept as written: the runner judges it.
@@ -104,8 +104,8 @@ impl FromStr for Reply {
             ["id", "name", ..] => Ok(Reply::IdName(rest_after(2))),
             ["id", "author", ..] => Ok(Reply::IdAuthor(rest_after(2))),
             ["option", ..] => OptionDecl::parse(line).map(Reply::Option),
-            ["ugiok"] => Ok(Reply::HelloOk(Protocol::Ugi)),
-            ["uciok"] => Ok(Reply::HelloOk(Protocol::Uci)),
+            ["ugiok"] => Ok(Reply::HandshakeOk(Protocol::Ugi)),
+            ["uciok"] => Ok(Reply::HandshakeOk(Protocol::Uci)),
             ["readyok"] => Ok(Reply::ReadyOk),
             ["bestmove", ..] => Reply::parse_bestmove(line),
             ["info", ..] => Info::parse(line.trim()).map(Reply::Info),
@@ -120,7 +120,7 @@ impl fmt::Display for Reply {
             Reply::IdName(name) => write!(f, "id name {name}"),
             Reply::IdAuthor(author) => write!(f, "id author {author}"),
             Reply::Option(decl) => decl.fmt(f),
-            Reply::HelloOk(protocol) => f.write_str(protocol.ok()),
+            Reply::HandshakeOk(protocol) => f.write_str(protocol.ok()),
             Reply::ReadyOk => f.write_str("readyok"),
             Reply::BestMove { mv, ponder: None } => write!(f, "bestmove {mv}"),
             Reply::BestMove {
@@ -170,8 +170,8 @@ mod tests {
                     default: String::new(),
                 },
             }),
-            Reply::HelloOk(Protocol::Ugi),
-            Reply::HelloOk(Protocol::Uci),
+            Reply::HandshakeOk(Protocol::Ugi),
+            Reply::HandshakeOk(Protocol::Uci),
             Reply::ReadyOk,
             Reply::BestMove {
                 mv: "a2a3".into(),

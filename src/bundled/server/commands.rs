@@ -209,7 +209,7 @@ impl<B: Brain> Server<B> {
     /// Runs a command that needs the engine idle.
     fn execute(&mut self, command: Command) -> io::Result<()> {
         match command {
-            Command::Hello(protocol) => self.hello(protocol),
+            Command::Handshake(protocol) => self.handshake(protocol),
             Command::SetOption { name, value } => {
                 self.set_option(&name, value.as_deref().unwrap_or_default())
             }
@@ -242,7 +242,7 @@ impl<B: Brain> Server<B> {
         Ok(self.brain.as_mut())
     }
 
-    fn hello(&mut self, protocol: Protocol) -> io::Result<()> {
+    fn handshake(&mut self, protocol: Protocol) -> io::Result<()> {
         self.protocol = protocol;
         let Some(brain) = self.brain()? else {
             return Ok(());
@@ -253,7 +253,7 @@ impl<B: Brain> Server<B> {
             Reply::Option(OptionDecl::rules()),
         ];
         replies.extend(brain.options().into_iter().map(Reply::Option));
-        replies.push(Reply::HelloOk(protocol));
+        replies.push(Reply::HandshakeOk(protocol));
         replies
             .into_iter()
             .try_for_each(|reply| self.out.send(reply))
