@@ -189,9 +189,9 @@ impl EngineKeys {
     /// `isready=SECONDS` (positive), `restart=on|off`.
     ///
     /// # Errors
-    /// A message naming the bad token: not `key=value`, an unknown key, a bad value, or two
-    /// search limits (choose one of `tc`, `st`, `depth`, `nodes`).
-    pub fn parse<S: AsRef<str>>(tokens: &[S]) -> Result<EngineKeys, String> {
+    /// The first bad token, as a [`DescriptionError`]: not `key=value`, an unknown key, a bad
+    /// value, or a second search limit (choose one of `tc`, `st`, `depth`, `nodes`).
+    pub fn parse<S: AsRef<str>>(tokens: &[S]) -> Result<EngineKeys, DescriptionError> {
         let mut keys = EngineKeys::default();
         for token in tokens {
             keys.set(token.as_ref())?;
@@ -199,11 +199,15 @@ impl EngineKeys {
         Ok(keys)
     }
 
-    fn set(&mut self, token: &str) -> Result<(), String> {
+    fn set(&mut self, token: &str) -> Result<(), DescriptionError> {
         let (key, value) = token
             .split_once('=')
-            .ok_or_else(|| format!("'{token}' is not key=value"))?;
-        let bad = |what: &str| format!("bad value in '{token}': {what}");
+            .ok_or_else(|| DescriptionError::NotKeyValue(token.to_string()))?;
+        let bad = |problem: &str| DescriptionError::BadValue {
+            key: key.to_string(),
+            value: value.to_string(),
+            problem: problem.to_string(),
+        };
         match key {
             "cmd" if value.is_empty() => return Err(bad("cmd cannot be empty")),
             "cmd" => self.cmd = Some(PathBuf::from(value)),
@@ -219,7 +223,10 @@ impl EngineKeys {
                         .map_err(|e: crate::protocol::ProtocolError| bad(&e.to_string()))?,
                 )
             }
-            "tc" => self.set_limit(TimeControl::parse_clock(value)?, token)?,
+            "tc" => self.set_limit(
+                TimeControl::parse_clock(value).map_err(DescriptionError::BadTimeControl)?,
+                token,
+            )?,
             "st" => self.set_limit(
                 TimeControl::MoveTime(seconds_to_ms(value).map_err(|e| bad(&e))?),
                 token,
@@ -255,17 +262,23 @@ impl EngineKeys {
             }
             _ => match key.strip_prefix("option.") {
                 Some(option) if !option.is_empty() => self.options.set(option, value),
-                _ => return Err(format!("unknown engine key '{key}' in '{token}'")),
+                _ => {
+                    return Err(DescriptionError::UnknownKey {
+                        key: key.to_string(),
+                        token: token.to_string(),
+                    });
+                }
             },
         }
         Ok(())
     }
 
-    fn set_limit(&mut self, limit: TimeControl, token: &str) -> Result<(), String> {
+    fn set_limit(&mut self, limit: TimeControl, token: &str) -> Result<(), DescriptionError> {
         if let Some(previous) = self.limit {
-            return Err(format!(
-                "'{token}' gives a second search limit after {previous}: choose one of tc, st, depth, nodes"
-            ));
+            return Err(DescriptionError::SecondLimit {
+                token: token.to_string(),
+                previous,
+            });
         }
         self.limit = Some(limit);
         Ok(())
@@ -298,11 +311,12 @@ impl EngineKeys {
     /// The finished description; `default_limit` applies when no limit was given.
     ///
     /// # Errors
-    /// When `cmd` is missing.
-    pub fn into_description(self, default_limit: TimeControl) -> Result<EngineDescription, String> {
-        let cmd = self
-            .cmd
-            .ok_or("an engine needs cmd=PATH (e.g. --engine cmd=./my-engine name=mine)")?;
+    /// [`DescriptionError::MissingCmd`] when `cmd` is missing.
+    pub fn into_description(
+        self,
+        default_limit: TimeControl,
+    ) -> Result<EngineDescription, DescriptionError> {
+        let cmd = self.cmd.ok_or(DescriptionError::MissingCmd)?;
         let name = self.name.unwrap_or_else(|| {
             cmd.file_name()
                 .map_or_else(|| cmd.display().to_string(), |n| n.to_string_lossy().into())
@@ -324,6 +338,67 @@ impl EngineKeys {
         })
     }
 }
+
+/// What is wrong with the `key=value` settings of an engine ([`EngineKeys`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum DescriptionError {
+    /// A token without `=` (the token).
+    NotKeyValue(String),
+    /// A key no engine setting has, `option.NAME` aside.
+    UnknownKey {
+        /// The key, e.g. `colour`.
+        key: String,
+        /// The whole token, e.g. `colour=red`.
+        token: String,
+    },
+    /// A known key with a value it cannot take.
+    BadValue {
+        /// The key, e.g. `restart`.
+        key: String,
+        /// The value given, e.g. `maybe`.
+        value: String,
+        /// Why it cannot be used, e.g. `expected on or off`.
+        problem: String,
+    },
+    /// A `tc=` value that is not a time control; the text names it and says why.
+    BadTimeControl(String),
+    /// A second search limit (only one of `tc`, `st`, `depth`, `nodes` may be given).
+    SecondLimit {
+        /// The token giving the second limit.
+        token: String,
+        /// The limit given before it.
+        previous: TimeControl,
+    },
+    /// No `cmd=`: the engine has no program to run.
+    MissingCmd,
+}
+
+impl fmt::Display for DescriptionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DescriptionError::NotKeyValue(token) => write!(f, "'{token}' is not key=value"),
+            DescriptionError::UnknownKey { key, token } => {
+                write!(f, "unknown engine key '{key}' in '{token}'")
+            }
+            DescriptionError::BadValue {
+                key,
+                value,
+                problem,
+            } => write!(f, "bad value in '{key}={value}': {problem}"),
+            DescriptionError::BadTimeControl(problem) => f.write_str(problem),
+            DescriptionError::SecondLimit { token, previous } => write!(
+                f,
+                "'{token}' gives a second search limit after {previous}: \
+                 choose one of tc, st, depth, nodes"
+            ),
+            DescriptionError::MissingCmd => {
+                f.write_str("an engine needs cmd=PATH (e.g. --engine cmd=./my-engine name=mine)")
+            }
+        }
+    }
+}
+
+impl std::error::Error for DescriptionError {}
 
 /// Seconds (a positive decimal) to whole milliseconds, at least 1.
 fn positive_seconds_to_ms(text: &str) -> Result<u64, String> {
@@ -485,12 +560,13 @@ mod tests {
 
     #[test]
     fn bad_engine_keys_are_named() {
-        let err = |tokens: &[&str]| EngineKeys::parse(tokens).unwrap_err();
+        let err = |tokens: &[&str]| EngineKeys::parse(tokens).unwrap_err().to_string();
         assert_eq!(err(&["cmd"]), "'cmd' is not key=value");
         assert_eq!(
             err(&["colour=red"]),
             "unknown engine key 'colour' in 'colour=red'"
         );
+        assert_eq!(err(&["cmd="]), "bad value in 'cmd=': cmd cannot be empty");
         assert!(err(&["tc=ten"]).contains("bad tc 'ten'"));
         assert!(err(&["tc=-1"]).contains("non-negative"));
         assert!(err(&["depth=0"]).contains("positive"));
@@ -501,10 +577,61 @@ mod tests {
             "bad value in 'handshake=0': '0' is not a positive number of seconds"
         );
         assert!(err(&["isready=soon"]).contains("'soon' is not a number of seconds"));
-        assert!(err(&["tc=1+0", "depth=3"]).contains("second search limit"));
+        assert_eq!(
+            err(&["tc=1+0", "depth=3"]),
+            "'depth=3' gives a second search limit after tc=1+0: choose one of tc, st, depth, nodes"
+        );
         let missing = EngineKeys::parse(&["name=a"])
             .unwrap()
             .into_description(DEFAULT);
-        assert!(missing.unwrap_err().contains("cmd="));
+        assert_eq!(missing, Err(DescriptionError::MissingCmd));
+        assert_eq!(
+            DescriptionError::MissingCmd.to_string(),
+            "an engine needs cmd=PATH (e.g. --engine cmd=./my-engine name=mine)"
+        );
+    }
+
+    #[test]
+    fn description_errors_name_the_fault() {
+        let err = |tokens: &[&str]| EngineKeys::parse(tokens).unwrap_err();
+        assert_eq!(err(&["cmd"]), DescriptionError::NotKeyValue("cmd".into()));
+        assert_eq!(
+            err(&["colour=red"]),
+            DescriptionError::UnknownKey {
+                key: "colour".into(),
+                token: "colour=red".into()
+            }
+        );
+        assert!(matches!(
+            err(&["option.=3"]),
+            DescriptionError::UnknownKey { key, .. } if key == "option."
+        ));
+        assert_eq!(
+            err(&["restart=maybe"]),
+            DescriptionError::BadValue {
+                key: "restart".into(),
+                value: "maybe".into(),
+                problem: "expected on or off".into()
+            }
+        );
+        assert_eq!(
+            err(&["args=a=b", "timemargin=1.5"]),
+            DescriptionError::BadValue {
+                key: "timemargin".into(),
+                value: "1.5".into(),
+                problem: "expected whole milliseconds".into()
+            }
+        );
+        assert!(matches!(
+            err(&["tc=ten"]),
+            DescriptionError::BadTimeControl(text) if text.starts_with("bad tc 'ten'")
+        ));
+        assert_eq!(
+            err(&["st=1", "nodes=5"]),
+            DescriptionError::SecondLimit {
+                token: "nodes=5".into(),
+                previous: TimeControl::MoveTime(1000)
+            }
+        );
     }
 }

@@ -25,7 +25,9 @@ mod lines;
 mod process;
 pub mod rule_option;
 
-pub use description::{DEFAULT_TIME_MARGIN_MS, EngineDescription, EngineKeys, EngineOptions};
+pub use description::{
+    DEFAULT_TIME_MARGIN_MS, DescriptionError, EngineDescription, EngineKeys, EngineOptions,
+};
 pub use error::EngineError;
 pub use launch::{EngineLaunch, Timeouts};
 pub use process::MAX_LINE_BYTES;
