@@ -1,5 +1,6 @@
 //! bt-faulty: a test engine that plays like bt-random but misbehaves on purpose, to exercise
-//! the runner's error handling and the perft checker.
+//! the runner's error handling and the perft checker. Built only with the cargo feature
+//! `test-engines`, which `cargo test` turns on (so `cargo install` leaves it out).
 //!
 //! Usage: `bt-faulty [--fault NAME] [--after N] [--delay-ms MS] [--pawns N]`; the fault may
 //! also come from the environment variable `BT_FAULTY_FAULT` (the flag wins). The faults are
