@@ -12,12 +12,12 @@
 //! Results go to stderr (the runner prints one line per game on stdout: send it to /dev/null).
 //! Figures to report, not tests: machines here are shared and noisy.
 
-use bt_arena::engine::protocol::GoLimits;
-use bt_arena::engine::{Engine, EngineConfig};
+use bt_arena::engine::{Engine, EngineKeys, EngineLaunch};
 use bt_arena::game::TimeControl;
+use bt_arena::protocol::GoLimits;
 use bt_arena::results::{GAMES_CSV, read_games};
 use bt_arena::rules::{Position, Rules};
-use bt_arena::tournament::{EngineKeys, Format, OpeningsSpec, TournamentConfig, run};
+use bt_arena::tournament::{Format, OpeningsSpec, TournamentConfig, run};
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -62,10 +62,10 @@ fn round_trip(cmd: &str, args: &[&str], setup: &[&str], send: &str, trips: u32) 
 /// Mean time of one `Engine::go` to bt-random at `depth=1` from the start position, over
 /// `trips` moves.
 fn go_round_trip(trips: u32) -> Duration {
-    let config = EngineConfig {
+    let config = EngineLaunch {
         name: "bt-random".into(),
         cmd: RANDOM.into(),
-        ..EngineConfig::default()
+        ..EngineLaunch::default()
     };
     let mut engine = Engine::start(&config, Rules::default()).expect("bt-random starts");
     let (start, limits) = (Position::startpos(), GoLimits::depth(1));
@@ -94,7 +94,7 @@ fn config(
 ) -> TournamentConfig {
     let engine = |name: &str| {
         EngineKeys::parse(&[format!("cmd={RANDOM}"), format!("name={name}")])
-            .and_then(|keys| keys.into_spec(TimeControl::Depth(1)))
+            .and_then(|keys| keys.into_description(TimeControl::Depth(1)))
             .expect("engine spec")
     };
     TournamentConfig {

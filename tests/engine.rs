@@ -3,8 +3,8 @@
 
 mod common;
 
-use bt_arena::engine::protocol::{GoLimits, Protocol, Score};
-use bt_arena::engine::{Engine, EngineConfig, EngineError, MAX_LINE_BYTES, StrayOutput};
+use bt_arena::engine::{Engine, EngineError, EngineLaunch, MAX_LINE_BYTES, StrayOutput};
+use bt_arena::protocol::{GoLimits, Protocol, Score};
 use bt_arena::rules::perft::{PerftOptions, divide};
 use bt_arena::rules::{MoveError, Position, Rules};
 use common::*;
@@ -13,13 +13,13 @@ use std::os::unix::process::ExitStatusExt;
 use std::time::{Duration, Instant};
 
 /// Starts `config` under `rules`, failing the test with the error's message.
-fn start(config: &EngineConfig, rules: Rules) -> Engine {
+fn start(config: &EngineLaunch, rules: Rules) -> Engine {
     Engine::start(config, rules).unwrap_or_else(|err| panic!("start failed: {err}"))
 }
 
 /// The error of starting `config` under `rules`, with the pid the engine had; the engine must
 /// be reaped by then.
-fn start_error(mut config: EngineConfig, rules: Rules) -> EngineError {
+fn start_error(mut config: EngineLaunch, rules: Rules) -> EngineError {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let pid_file = recording_pid(&mut config, dir.path());
     let err = match Engine::start(&config, rules) {
@@ -706,7 +706,7 @@ fn malformed_info_lines_are_skipped() {
         .arg(&script)
         .status()
         .expect("chmod");
-    let config = bt_arena::engine::EngineConfig {
+    let config = bt_arena::engine::EngineLaunch {
         name: "chatty".into(),
         cmd: script,
         ..Default::default()
@@ -716,7 +716,7 @@ fn malformed_info_lines_are_skipped() {
         .go(
             &bt_arena::rules::Position::startpos(),
             &[],
-            &bt_arena::engine::protocol::GoLimits::depth(1),
+            &bt_arena::protocol::GoLimits::depth(1),
             Duration::from_secs(10),
         )
         .expect("a move despite the bad info lines");

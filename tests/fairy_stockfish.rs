@@ -5,8 +5,8 @@
 //! (with a message) when it is not installed, except under CI (env `CI` set), where its absence
 //! fails the test.
 
-use bt_arena::engine::protocol::{GoLimits, Protocol};
-use bt_arena::engine::{Engine, EngineConfig, EngineError, Timeouts};
+use bt_arena::engine::{Engine, EngineError, EngineLaunch, Timeouts};
+use bt_arena::protocol::{GoLimits, Protocol};
 use bt_arena::results::{GameRecord, Termination, read_games};
 use bt_arena::rules::perft::{PerftOptions, divide};
 use bt_arena::rules::{Color, Position, Rules};
@@ -28,9 +28,9 @@ const CAPTURE_ONLY_VARIANT: &str = "breakthrough-capture-only";
 const RANDOM: &str = env!("CARGO_BIN_EXE_bt-random");
 
 /// Its configuration, or `None` when it is missing outside CI.
-fn config() -> Option<EngineConfig> {
+fn config() -> Option<EngineLaunch> {
     let cmd = common::fairy_stockfish_or_skip()?;
-    Some(EngineConfig {
+    Some(EngineLaunch {
         name: "fairy-stockfish".into(),
         cmd,
         proto: Protocol::Uci,
@@ -39,13 +39,13 @@ fn config() -> Option<EngineConfig> {
             ready: Duration::from_secs(20),
             quit_grace: Duration::from_secs(2),
         },
-        ..EngineConfig::default()
+        ..EngineLaunch::default()
     })
 }
 
 /// Its configuration with the shipped variants file loaded and the capture-only variant chosen,
 /// in that order.
-fn capture_only_config() -> Option<EngineConfig> {
+fn capture_only_config() -> Option<EngineLaunch> {
     let mut config = config()?;
     config.options = vec![
         ("VariantPath".into(), VARIANTS.into()),

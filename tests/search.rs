@@ -3,8 +3,8 @@
 
 mod common;
 
-use bt_arena::engine::protocol::{GoLimits, OptionKind, Protocol, Score};
-use bt_arena::engine::{Engine, EngineConfig, SearchReply};
+use bt_arena::engine::{Engine, EngineLaunch, SearchReply};
+use bt_arena::protocol::{GoLimits, OptionKind, Protocol, Score};
 use bt_arena::rules::{Move, Position, Rules};
 use common::{in_ms, roomy};
 use std::io::{BufRead, BufReader, Write};
@@ -13,8 +13,8 @@ use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
 /// bt-search speaking `proto` with `options` set.
-fn config(proto: Protocol, options: &[(&str, &str)]) -> EngineConfig {
-    EngineConfig {
+fn config(proto: Protocol, options: &[(&str, &str)]) -> EngineLaunch {
+    EngineLaunch {
         name: "search".into(),
         cmd: env!("CARGO_BIN_EXE_bt-search").into(),
         proto,
@@ -23,7 +23,7 @@ fn config(proto: Protocol, options: &[(&str, &str)]) -> EngineConfig {
             .map(|(name, value)| (name.to_string(), value.to_string()))
             .collect(),
         timeouts: roomy(),
-        ..EngineConfig::default()
+        ..EngineLaunch::default()
     }
 }
 

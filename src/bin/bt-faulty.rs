@@ -1,5 +1,6 @@
 //! bt-faulty: a test engine that plays like bt-random but misbehaves on purpose, to exercise
-//! the runner's error handling and the perft checker.
+//! the runner's error handling and the perft checker. Built only with the cargo feature
+//! `test-engines`, which `cargo test` turns on (so `cargo install` leaves it out).
 //!
 //! Usage: `bt-faulty [--fault NAME] [--after N] [--delay-ms MS] [--pawns N]`; the fault may
 //! also come from the environment variable `BT_FAULTY_FAULT` (the flag wins). The faults are
@@ -36,7 +37,7 @@
 //! `go perft` uses the binary's own naive move generator (correct unless a perft fault is
 //! chosen); moves in games come from the reference rules.
 
-use bt_arena::engine::protocol::{
+use bt_arena::protocol::{
     Command, GoLimits, Info, NO_MOVE, OptionDecl, OptionKind, Protocol, Reply,
 };
 use bt_arena::rules::{Color, Move, Position, Rules, Square};
@@ -184,7 +185,7 @@ struct Faulty {
 impl Faulty {
     fn handle(&mut self, command: Command) {
         match command {
-            Command::Hello(protocol) => self.hello(protocol),
+            Command::Handshake(protocol) => self.handshake(protocol),
             Command::SetOption { name, value } => self.set_option(&name, value.as_deref()),
             Command::IsReady => self.is_ready(),
             Command::NewGame => self.new_game = true,
@@ -200,7 +201,7 @@ impl Faulty {
         }
     }
 
-    fn hello(&self, protocol: Protocol) {
+    fn handshake(&self, protocol: Protocol) {
         say(Reply::IdName(format!(
             "bt-faulty ({})",
             self.settings.fault.name()
@@ -223,7 +224,7 @@ impl Faulty {
             say("option name Hash type spin default 16 min 1");
         }
         if self.settings.fault != Fault::NoUgiok {
-            say(Reply::HelloOk(protocol));
+            say(Reply::HandshakeOk(protocol));
         }
     }
 

@@ -1,11 +1,11 @@
 //! bt-random: a Breakthrough engine that plays a uniformly random legal move.
 //!
-//! Speaks UGI and UCI through [`bt_arena::engine::server`]. Option `Seed` (spin, 0 = seed from
+//! Speaks UGI and UCI through [`bt_arena::bundled::server`]. Option `Seed` (spin, 0 = seed from
 //! the system's entropy) makes its choices reproducible; the seed is applied when set and again
 //! at every new game, so the same game gets the same moves.
 
-use bt_arena::engine::protocol::{Info, OptionDecl};
-use bt_arena::engine::server::{Brain, SearchRequest, serve};
+use bt_arena::bundled::server::{Brain, SearchRequest, serve};
+use bt_arena::protocol::{Info, OptionDecl};
 use bt_arena::rules::Move;
 use std::sync::atomic::AtomicBool;
 

@@ -1,5 +1,5 @@
-//! bt-search: the bundled alpha-beta engine, [`bt_arena::search`] behind the UGI/UCI loop of
-//! [`bt_arena::engine::server`].
+//! bt-search: the bundled alpha-beta engine, [`bt_arena::bundled::search`] behind the UGI/UCI loop of
+//! [`bt_arena::bundled::server`].
 //!
 //! Options, besides the server's `Rules`:
 //!
@@ -13,10 +13,10 @@
 //! `movestogo`, `movetime`, `depth`, `nodes`, `infinite`. The time between `go` arriving and the
 //! search starting is taken off the move time and the clock.
 
-use bt_arena::engine::protocol::{self, Info, OptionDecl, OptionKind};
-use bt_arena::engine::server::{Brain, SearchRequest, serve};
+use bt_arena::bundled::search::{Clock, EvalKind, Limits, MAX_DEPTH, Report, Score, Searcher};
+use bt_arena::bundled::server::{Brain, SearchRequest, serve};
+use bt_arena::protocol::{self, Info, OptionDecl, OptionKind};
 use bt_arena::rules::Move;
-use bt_arena::search::{Clock, EvalKind, Limits, MAX_DEPTH, Report, Score, Searcher};
 use std::sync::atomic::AtomicBool;
 
 /// The default `Hash` in MiB.

@@ -5,11 +5,9 @@
 
 use super::talk::{is, read_until, send};
 use super::{CheckResult, Ctx, Evidence, Failure, Finding, RunError, Verdict};
-use crate::engine::negotiate::{Refusal, rule_settings};
-use crate::engine::protocol::{
-    Command, OptionDecl, OptionKind, RULES_OPTION, Reply, VARIANT_OPTION,
-};
-use crate::engine::{Engine, EngineConfig};
+use crate::engine::rule_option::{Refusal, rule_settings};
+use crate::engine::{Engine, EngineLaunch};
+use crate::protocol::{Command, OptionDecl, OptionKind, RULES_OPTION, Reply, VARIANT_OPTION};
 use crate::rules::Rules;
 
 /// What the handshake process showed.
@@ -28,9 +26,9 @@ pub(super) struct Probe {
 }
 
 /// The handshake's lines up to `ugiok`/`uciok`.
-struct Hello {
+struct Handshake {
     lines: Vec<String>,
-    /// The closing line and its delay after the hello; `None` when it did not come.
+    /// The closing line and its delay after `ugi`/`uci`; `None` when it did not come.
     ok: Option<(String, std::time::Duration)>,
     evidence: Evidence,
 }
@@ -40,11 +38,12 @@ struct Hello {
 /// # Errors
 /// [`RunError::CannotStart`] when the engine cannot be spawned or its output closes before the
 /// handshake ends.
-pub(super) fn probe(config: &EngineConfig, ctx: &Ctx) -> Result<Probe, RunError> {
+pub(super) fn probe(config: &EngineLaunch, ctx: &Ctx) -> Result<Probe, RunError> {
     let mut engine = Engine::spawn_silent(config).map_err(RunError::CannotStart)?;
-    let hello = hello(&mut engine, ctx).map_err(|failure| RunError::CannotStart(*failure.error))?;
-    let (declared, bad_lines) = declarations(&hello.lines);
-    let id_name = hello.lines.iter().find_map(|line| match line.parse() {
+    let handshake =
+        handshake(&mut engine, ctx).map_err(|failure| RunError::CannotStart(*failure.error))?;
+    let (declared, bad_lines) = declarations(&handshake.lines);
+    let id_name = handshake.lines.iter().find_map(|line| match line.parse() {
         Ok(Reply::IdName(name)) => Some(name),
         _ => None,
     });
@@ -52,45 +51,45 @@ pub(super) fn probe(config: &EngineConfig, ctx: &Ctx) -> Result<Probe, RunError>
         results: Vec::new(),
         declared,
         id_name,
-        complete: hello.ok.is_some(),
+        complete: handshake.ok.is_some(),
         blocked: None,
     };
-    let hello_finding = hello_check(&hello, probe.id_name.as_deref(), ctx);
-    probe.push("handshake.hello", hello_finding);
+    let first = handshake_check(&handshake, probe.id_name.as_deref(), ctx);
+    probe.push("handshake.hello", first);
     if !probe.complete {
         let ok = ctx.protocol.ok();
         probe.blocked = Some(format!("the handshake did not end (no {ok})"));
-        for id in AFTER_HELLO {
+        for id in LATER_CHECKS {
             probe.push(id, Finding::skip(format!("not checked: no {ok}")));
         }
         engine.quit();
         return Ok(probe);
     }
-    let parse = options_parse(&bad_lines, probe.declared.len(), &hello.evidence);
-    probe.push(AFTER_HELLO[0], parse);
+    let parse = options_parse(&bad_lines, probe.declared.len(), &handshake.evidence);
+    probe.push(LATER_CHECKS[0], parse);
     let rules = rules_option(&config.name, &probe.declared, ctx.rules, &config.options);
     if rules.verdict == Verdict::Fail {
         probe.blocked = Some(format!("its options cannot select the {} rules", ctx.rules));
     }
-    probe.push(AFTER_HELLO[1], rules);
+    probe.push(LATER_CHECKS[1], rules);
     let idle = idle_ready(&mut engine, ctx);
     let ready = idle.verdict != Verdict::Fail;
     if !ready && probe.blocked.is_none() {
         probe.blocked = Some("no readyok when idle".to_string());
     }
-    probe.push(AFTER_HELLO[2], idle);
+    probe.push(LATER_CHECKS[2], idle);
     let settable = if ready {
         options_settable(&mut engine, ctx, &probe.declared)
     } else {
         Finding::skip("not checked: no readyok when idle")
     };
-    probe.push(AFTER_HELLO[3], settable);
+    probe.push(LATER_CHECKS[3], settable);
     engine.quit();
     Ok(probe)
 }
 
 /// The handshake checks after `handshake.hello`, in order.
-const AFTER_HELLO: [&str; 4] = [
+const LATER_CHECKS: [&str; 4] = [
     "handshake.options-parse",
     "handshake.rules-option",
     "handshake.isready",
@@ -104,8 +103,8 @@ impl Probe {
 }
 
 /// Sends `ugi`/`uci` and reads up to `ugiok`/`uciok` within the handshake timeout.
-fn hello(engine: &mut Engine, ctx: &Ctx) -> Result<Hello, Failure> {
-    let command = Command::Hello(ctx.protocol).to_line(ctx.protocol);
+fn handshake(engine: &mut Engine, ctx: &Ctx) -> Result<Handshake, Failure> {
+    let command = Command::Handshake(ctx.protocol).to_line(ctx.protocol);
     let sent = send(engine, ctx, &[&command])?;
     let ok_word = ctx.protocol.ok();
     let (lines, ok) = read_until(engine, sent, sent + ctx.ready_timeout, |line| {
@@ -116,7 +115,7 @@ fn hello(engine: &mut Engine, ctx: &Ctx) -> Result<Hello, Failure> {
         Some((line, after)) => evidence.received(line.clone(), *after),
         None => evidence.nothing_after(sent.elapsed()),
     };
-    Ok(Hello {
+    Ok(Handshake {
         lines,
         ok,
         evidence,
@@ -138,11 +137,11 @@ fn declarations(lines: &[String]) -> (Vec<OptionDecl>, Vec<(String, String)>) {
 }
 
 /// `handshake.hello`: `ugiok`/`uciok` within the timeout, after an `id name`.
-fn hello_check(hello: &Hello, id_name: Option<&str>, ctx: &Ctx) -> Finding {
+fn handshake_check(handshake: &Handshake, id_name: Option<&str>, ctx: &Ctx) -> Finding {
     let ok_word = ctx.protocol.ok();
-    match (&hello.ok, id_name) {
+    match (&handshake.ok, id_name) {
         (None, _) => {
-            let last = hello.lines.iter().rev().find(|l| !l.trim().is_empty());
+            let last = handshake.lines.iter().rev().find(|l| !l.trim().is_empty());
             let last = last.map_or("nothing".to_string(), |l| format!("'{l}'"));
             Finding::fail(format!(
                 "no {ok_word} within {} ms of {} (last line: {last})",
@@ -156,11 +155,11 @@ fn hello_check(hello: &Hello, id_name: Option<&str>, ctx: &Ctx) -> Finding {
             after.as_millis()
         )),
     }
-    .with(hello.evidence.clone())
+    .with(handshake.evidence.clone())
 }
 
 /// `handshake.options-parse`: every `option` line parses.
-fn options_parse(bad_lines: &[(String, String)], parsed: usize, hello: &Evidence) -> Finding {
+fn options_parse(bad_lines: &[(String, String)], parsed: usize, handshake: &Evidence) -> Finding {
     match bad_lines.first() {
         None => Finding::pass(format!("{parsed} option lines, all parse")),
         Some((line, error)) => Finding::fail(format!(
@@ -169,7 +168,7 @@ fn options_parse(bad_lines: &[(String, String)], parsed: usize, hello: &Evidence
             bad_lines.len() + parsed
         ))
         .with(Evidence {
-            sent: hello.sent.clone(),
+            sent: handshake.sent.clone(),
             received: Some(line.clone()),
             ms: None,
         }),

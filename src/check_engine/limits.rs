@@ -6,8 +6,8 @@
 use super::positions::long_game;
 use super::talk::{self, after, fence, go, is, judge, read_until, send};
 use super::{CheckResult, Ctx, Evidence, Failure, Finding, Outcome, Session};
-use crate::engine::protocol::GoLimits;
 use crate::engine::{Engine, EngineError};
+use crate::protocol::GoLimits;
 use crate::rules::{Move, Position};
 use std::time::{Duration, Instant};
 

@@ -3,12 +3,11 @@
 //! lose a game by time forfeit, illegal move, crash or stall.
 
 use super::{CheckResult, Ctx, Evidence, Finding, Outcome, Session};
-use crate::engine::Engine;
-use crate::engine::protocol::Command;
+use crate::engine::{Engine, EngineDescription};
 use crate::game::TimeControl;
 use crate::game::{Players, play};
+use crate::protocol::Command;
 use crate::rules::{ByColor, Color, Position, Rules};
-use crate::tournament::EngineSpec;
 use std::sync::atomic::AtomicBool;
 
 /// How many game pairs are played (each opening once with each colour).
@@ -26,8 +25,8 @@ pub const OPENING_PLIES: usize = 4;
 pub(super) fn run(
     session: &mut Session,
     ctx: &Ctx,
-    spec: &EngineSpec,
-    opponent: Option<&EngineSpec>,
+    spec: &EngineDescription,
+    opponent: Option<&EngineDescription>,
     quick: bool,
 ) -> CheckResult {
     const ID: &str = "match.mini-match";
@@ -41,8 +40,13 @@ pub(super) fn run(
 }
 
 /// The game pairs; fails at the first game the engine loses by its own fault.
-fn mini_match(engine: &mut Engine, ctx: &Ctx, spec: &EngineSpec, opponent: &EngineSpec) -> Outcome {
-    let mut rival = match Engine::start(&opponent.engine_config(), ctx.rules) {
+fn mini_match(
+    engine: &mut Engine,
+    ctx: &Ctx,
+    spec: &EngineDescription,
+    opponent: &EngineDescription,
+) -> Outcome {
+    let mut rival = match Engine::start(&opponent.launch(), ctx.rules) {
         Ok(rival) => rival,
         Err(error) => {
             return Ok(Finding::skip(format!(
@@ -50,11 +54,11 @@ fn mini_match(engine: &mut Engine, ctx: &Ctx, spec: &EngineSpec, opponent: &Engi
             )));
         }
     };
-    let ours = EngineSpec {
+    let ours = EngineDescription {
         limit: MATCH_TC,
         ..spec.clone()
     };
-    let theirs = EngineSpec {
+    let theirs = EngineDescription {
         limit: MATCH_TC,
         ..opponent.clone()
     };

@@ -26,10 +26,9 @@ mod talk;
 
 pub use render::{CheckLines, header};
 
-use crate::engine::protocol::Protocol;
-use crate::engine::{Engine, EngineConfig, EngineError};
+use crate::engine::{Engine, EngineDescription, EngineError, EngineLaunch};
+use crate::protocol::Protocol;
 use crate::rules::Rules;
-use crate::tournament::EngineSpec;
 use serde::Serialize;
 use std::fmt;
 use std::str::FromStr;
@@ -373,14 +372,14 @@ impl Ctx {
 /// [`RunError::CannotStart`] when the engine cannot be spawned or exits before answering the
 /// handshake; [`RunError::BadOption`] for a configured option it does not declare or allow.
 pub fn run(
-    spec: &EngineSpec,
+    spec: &EngineDescription,
     timeouts: crate::engine::Timeouts,
-    opponent: Option<&EngineSpec>,
+    opponent: Option<&EngineDescription>,
     settings: &Settings,
     mut on_check: impl FnMut(&CheckResult),
 ) -> Result<Report, RunError> {
     let started = Instant::now();
-    let mut config = spec.engine_config();
+    let mut config = spec.launch();
     config.timeouts = timeouts;
     let ctx = Ctx {
         rules: settings.rules,
@@ -446,7 +445,7 @@ type GroupRun = fn(&mut Session, &Ctx) -> Vec<CheckResult>;
 /// The engine process the checks after the handshake share, started as the runner starts it
 /// and replaced after a failed check.
 pub(crate) struct Session {
-    config: EngineConfig,
+    config: EngineLaunch,
     rules: Rules,
     engine: Option<Engine>,
     /// Why no engine can be had (the handshake failed, or a start failed): checks are skipped.

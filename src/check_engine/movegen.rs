@@ -6,8 +6,8 @@
 use super::talk::{fence, is, read_until, send};
 use super::{CheckResult, Ctx, Evidence, Failure, Finding, Outcome, Session};
 use crate::engine::Engine;
-use crate::engine::protocol::{Command, GoLimits, Protocol, Reply};
 use crate::perft_check::{CheckError, CheckSettings, PositionReport, Target, check_all};
+use crate::protocol::{Command, GoLimits, Protocol, Reply};
 use crate::rules::Position;
 use std::time::Duration;
 

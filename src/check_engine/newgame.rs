@@ -6,7 +6,7 @@ use super::positions::long_game;
 use super::talk::{after, go, judge};
 use super::{CheckResult, Ctx, Finding, Outcome, Session};
 use crate::engine::Engine;
-use crate::engine::protocol::GoLimits;
+use crate::protocol::GoLimits;
 use crate::rules::Position;
 
 /// The depth of the repeated search, plies.

@@ -10,7 +10,7 @@ use super::talk::{fence, is, read_until, search_lines, send};
 use super::{CheckResult, Ctx, Evidence, Failure, Finding, Session, Verdict};
 use crate::engine::Engine;
 use crate::engine::EngineError;
-use crate::engine::protocol::{Command, GoLimits, Info, Reply};
+use crate::protocol::{Command, GoLimits, Info, Reply};
 use crate::rules::{MoveError, Position, Rules};
 use std::time::Duration;
 

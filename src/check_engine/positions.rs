@@ -5,7 +5,7 @@
 use super::talk::{after, go, judge};
 use super::{CheckResult, Ctx, Evidence, Finding, Outcome, Session};
 use crate::engine::Engine;
-use crate::engine::protocol::GoLimits;
+use crate::protocol::GoLimits;
 use crate::rules::{Color, Move, Position, Rules};
 
 /// The longest `moves` list sent, in plies. A Breakthrough game cannot pass 177 plies (each

@@ -2,7 +2,7 @@
 //! evidence of every check that did not pass indented below it, and a closing count.
 
 use super::{CheckResult, Report, Verdict};
-use crate::engine::protocol::Protocol;
+use crate::protocol::Protocol;
 use crate::rules::Rules;
 use std::fmt;
 

@@ -2,9 +2,9 @@
 //! reading raw lines until one of a kind, and the `isready` fence.
 
 use super::{Ctx, Evidence, Failure, Finding};
-use crate::engine::protocol::{Command, GoLimits, Protocol};
 use crate::engine::{Engine, EngineError, SearchReply};
 use crate::perft_check::judge_bestmove;
+use crate::protocol::{Command, GoLimits, Protocol};
 use crate::rules::{Move, Position};
 use std::time::{Duration, Instant};
 

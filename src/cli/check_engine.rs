@@ -4,10 +4,9 @@
 use super::UsageError;
 use anyhow::{Result, anyhow};
 use bt_arena::check_engine::{self, CheckLines, Group, RunError, Settings};
-use bt_arena::engine::Timeouts;
+use bt_arena::engine::{EngineDescription, EngineKeys, Timeouts};
 use bt_arena::game::TimeControl;
 use bt_arena::rules::Rules;
-use bt_arena::tournament::{EngineKeys, EngineSpec};
 use clap::{ArgAction, Args};
 use std::io::Write;
 use std::process::ExitCode;
@@ -64,11 +63,11 @@ fn parse_seconds(text: &str) -> Result<Duration, String> {
 /// A bad `--engine` or `--opponent`, or a configured option the engine does not declare
 /// ([`UsageError`]); an engine that cannot be started.
 pub fn run(args: &CheckEngineArgs) -> Result<ExitCode> {
-    let spec = engine_spec("--engine", &args.engine)?;
+    let spec = engine_description("--engine", &args.engine)?;
     let opponent = if args.opponent.is_empty() {
         bundled_random()
     } else {
-        Some(engine_spec("--opponent", &args.opponent)?)
+        Some(engine_description("--opponent", &args.opponent)?)
     };
     let settings = Settings {
         rules: args.rules,
@@ -111,14 +110,14 @@ pub fn run(args: &CheckEngineArgs) -> Result<ExitCode> {
 }
 
 /// The engine of `flag` from its `key=value` tokens.
-fn engine_spec(flag: &str, tokens: &[String]) -> Result<EngineSpec> {
+fn engine_description(flag: &str, tokens: &[String]) -> Result<EngineDescription> {
     EngineKeys::parse(tokens)
-        .and_then(|keys| keys.into_spec(TimeControl::Depth(1)))
+        .and_then(|keys| keys.into_description(TimeControl::Depth(1)))
         .map_err(|e| UsageError(format!("{flag}: {e}")).into())
 }
 
 /// bt-random beside this executable, if it is there.
-fn bundled_random() -> Option<EngineSpec> {
+fn bundled_random() -> Option<EngineDescription> {
     let exe = std::env::current_exe().ok()?;
     let cmd = exe.parent()?.join("bt-random");
     let tokens = [
@@ -126,6 +125,6 @@ fn bundled_random() -> Option<EngineSpec> {
         "name=bt-random".to_string(),
     ];
     cmd.is_file()
-        .then(|| engine_spec("--opponent", &tokens).ok())
+        .then(|| engine_description("--opponent", &tokens).ok())
         .flatten()
 }

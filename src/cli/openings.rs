@@ -1,9 +1,9 @@
 //! `bt-arena openings`: generate an opening book, or check one.
 
 use anyhow::{Context, Result, bail};
+use bt_arena::bundled::search::MAX_DEPTH;
 use bt_arena::openings::{self, Book, GenerateOptions, Generated, Spread};
 use bt_arena::rules::Rules;
-use bt_arena::search::MAX_DEPTH;
 use clap::{Args, Subcommand};
 use std::ffi::OsString;
 use std::io::Write;

@@ -3,13 +3,12 @@
 
 use super::UsageError;
 use anyhow::{Result, anyhow};
-use bt_arena::engine::Engine;
+use bt_arena::engine::{Engine, EngineDescription, EngineKeys};
 use bt_arena::game::TimeControl;
 use bt_arena::perft_check::render::{Header, Json, Render, Text};
 use bt_arena::perft_check::{self, CheckSettings, Target};
 use bt_arena::rules::Rules;
 use bt_arena::rules::suite;
-use bt_arena::tournament::{EngineKeys, EngineSpec};
 use clap::{ArgAction, Args};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -59,7 +58,7 @@ pub struct PerftCheckArgs {
 /// A bad `--engine` ([`UsageError`]); an unreadable or malformed suite, or a suite count the
 /// rules do not give; an engine that fails to start, crashes, stalls or sends garbage.
 pub fn run(args: &PerftCheckArgs) -> Result<ExitCode> {
-    let spec = engine_spec(&args.engine)?;
+    let spec = engine_description(&args.engine)?;
     let seed = args
         .random
         .map(|_| args.seed.unwrap_or_else(|| fastrand::u64(..)));
@@ -70,8 +69,7 @@ pub fn run(args: &PerftCheckArgs) -> Result<ExitCode> {
         timeout: Duration::from_secs(args.timeout),
     };
     // An engine error's message includes its cause: no chain to print.
-    let mut engine =
-        Engine::start(&spec.engine_config(), args.rules).map_err(|e| anyhow!("{e}"))?;
+    let mut engine = Engine::start(&spec.launch(), args.rules).map_err(|e| anyhow!("{e}"))?;
     let render: &dyn Render = if args.json { &Json } else { &Text };
     print!(
         "{}",
@@ -97,9 +95,9 @@ pub fn run(args: &PerftCheckArgs) -> Result<ExitCode> {
 }
 
 /// The engine from its `key=value` tokens; its search limit defaults to depth 1.
-fn engine_spec(tokens: &[String]) -> Result<EngineSpec> {
+fn engine_description(tokens: &[String]) -> Result<EngineDescription> {
     EngineKeys::parse(tokens)
-        .and_then(|keys| keys.into_spec(TimeControl::Depth(1)))
+        .and_then(|keys| keys.into_description(TimeControl::Depth(1)))
         .map_err(|e| UsageError(format!("--engine: {e}")).into())
 }
 

@@ -2,12 +2,12 @@
 //! report.
 
 use anyhow::{Context, Result, anyhow, bail};
+use bt_arena::engine::EngineKeys;
 use bt_arena::game::TimeControl;
 use bt_arena::rules::Rules;
 use bt_arena::stats::SprtDecision;
 use bt_arena::tournament::{
-    self, EngineKeys, Finish, Format, OpeningOrder, OpeningsSpec, Plan, Shard, TournamentConfig,
-    shard,
+    self, Finish, Format, OpeningOrder, OpeningsSpec, Plan, Shard, TournamentConfig, shard,
 };
 use clap::{ArgAction, ArgMatches, Args};
 use std::path::{Path, PathBuf};
@@ -329,7 +329,7 @@ fn build_config(
             .enumerate()
             .map(|(index, tokens)| {
                 EngineKeys::parse(tokens)
-                    .and_then(|keys| keys.with_defaults(&each).into_spec(DEFAULT_LIMIT))
+                    .and_then(|keys| keys.with_defaults(&each).into_description(DEFAULT_LIMIT))
                     .map_err(|e| anyhow!("--engine #{}: {e}", index + 1))
             })
             .collect::<Result<_>>()?;
@@ -528,7 +528,7 @@ fn default_config() -> Result<TournamentConfig> {
         ];
         tokens.extend(extra.iter().map(|s| s.to_string()));
         EngineKeys::parse(&tokens)
-            .and_then(|keys| keys.into_spec(DEFAULT_LIMIT))
+            .and_then(|keys| keys.into_description(DEFAULT_LIMIT))
             .map_err(|e| anyhow!(e))
     };
     Ok(TournamentConfig {

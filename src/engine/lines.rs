@@ -8,7 +8,7 @@
 //! its own answers.
 
 use super::process::{Output, Process, SendError};
-use super::{Engine, EngineConfig, EngineError, MAX_LINE_BYTES, StrayOutput};
+use super::{Engine, EngineError, EngineLaunch, MAX_LINE_BYTES, StrayOutput};
 use std::time::Instant;
 
 impl Engine {
@@ -18,12 +18,12 @@ impl Engine {
     ///
     /// # Errors
     /// [`EngineError::Spawn`], [`EngineError::NotExecutable`], [`EngineError::Io`] (log files).
-    pub fn spawn_silent(config: &EngineConfig) -> Result<Engine, EngineError> {
+    pub fn spawn_silent(launch: &EngineLaunch) -> Result<Engine, EngineError> {
         Ok(Engine {
-            name: config.name.clone(),
-            protocol: config.proto,
-            timeouts: config.timeouts,
-            process: Process::spawn(config)?,
+            name: launch.name.clone(),
+            protocol: launch.proto,
+            timeouts: launch.timeouts,
+            process: Process::spawn(launch)?,
             id_name: None,
             id_author: None,
             options: Vec::new(),

@@ -1,8 +1,7 @@
-//! Engines: the protocol spoken with them, the engine-side command loop for bundled engines,
-//! and, for the runner, engines as processes.
+//! Engines as the runner sees them: processes it starts and talks to. The messages both sides
+//! exchange are in [`crate::protocol`]; the engine side of bundled engines in
+//! [`crate::bundled`].
 //!
-//! - [`protocol`]: every message of UGI and UCI as applied to Breakthrough, both directions.
-//! - [`server`]: the command loop a bundled engine runs ([`server::Brain`], [`server::serve`]).
 //! - [`Engine`]: a running engine process the runner talks to. Every wait has a deadline and
 //!   every misbehaviour ends in an [`EngineError`]; an engine never outlives its `Engine`
 //!   (see [`Engine::quit`]) nor the runner (see the process notes below).
@@ -19,77 +18,30 @@
 //! killed. Spawning happens on one long-lived thread, so an [`Engine`] may be started and used
 //! on any thread.
 
+mod description;
 mod error;
+mod launch;
 mod lines;
-pub mod negotiate;
 mod process;
-pub mod protocol;
-pub mod server;
+pub mod rule_option;
 
+pub use description::{
+    DEFAULT_TIME_MARGIN_MS, DescriptionError, EngineDescription, EngineKeys, EngineOptions,
+};
 pub use error::EngineError;
+pub use launch::{EngineLaunch, Timeouts};
 pub use process::MAX_LINE_BYTES;
 
+use crate::protocol::{
+    Command, GoLimits, Info, OptionDecl, OptionKind, Protocol, ProtocolError, Reply,
+};
 use crate::rules::{Move, Position, Rules};
-use negotiate::rule_settings;
 use process::Process;
-use protocol::{Command, GoLimits, Info, OptionDecl, OptionKind, Protocol, ProtocolError, Reply};
+use rule_option::rule_settings;
 use std::collections::BTreeSet;
-use std::path::PathBuf;
 use std::process::ExitStatus;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
-
-/// How long an engine may take outside of searches.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Timeouts {
-    /// From `ugi`/`uci` to `ugiok`/`uciok` (default 10 s).
-    pub handshake: Duration,
-    /// From `isready` to `readyok` (default 10 s).
-    pub ready: Duration,
-    /// From `quit` until the engine is killed (default 1 s).
-    pub quit_grace: Duration,
-}
-
-impl Default for Timeouts {
-    fn default() -> Self {
-        Timeouts {
-            handshake: Duration::from_secs(10),
-            ready: Duration::from_secs(10),
-            quit_grace: Duration::from_secs(1),
-        }
-    }
-}
-
-/// How to run one engine.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct EngineConfig {
-    /// The name used in messages, logs and results.
-    pub name: String,
-    /// The program, run directly (no shell); a bare name is looked up in `PATH`.
-    pub cmd: PathBuf,
-    /// Its arguments.
-    pub args: Vec<String>,
-    /// Its working directory; the runner's when `None`.
-    pub dir: Option<PathBuf>,
-    /// Environment variables set for it, besides the runner's own.
-    pub env: Vec<(String, String)>,
-    /// The protocol it speaks.
-    pub proto: Protocol,
-    /// Options set after the handshake, in this order (name, value). Each must be declared by
-    /// the engine and its value allowed, except that a combo value the engine did not list is
-    /// sent with a warning (engines extend combos at run time: Fairy-Stockfish's `UCI_Variant`
-    /// after `VariantPath`). `Rules` and `UCI_Variant` are then set from the rule set unless
-    /// given here.
-    pub options: Vec<(String, String)>,
-    /// A file its stderr is appended to; discarded when `None` (the last 2 KiB are always kept
-    /// for error messages).
-    pub stderr_log: Option<PathBuf>,
-    /// A file every protocol line is appended to, both directions, as
-    /// `<seconds since the first logged line> <name> <'>' to engine | '<' from engine> <line>`.
-    pub comm_log: Option<PathBuf>,
-    /// Timeouts outside of searches.
-    pub timeouts: Timeouts,
-}
 
 /// The answer to [`Engine::go`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -183,7 +135,7 @@ pub struct Engine {
 
 impl Engine {
     /// Spawns the engine, runs the handshake, sets the configured options in order and the
-    /// rule set (`Rules`, `UCI_Variant`, unless configured; see [`negotiate::rule_settings`]),
+    /// rule set (`Rules`, `UCI_Variant`, unless configured; see [`rule_option::rule_settings`]),
     /// then waits for `readyok`. A configured combo value the engine did not declare is sent
     /// anyway, with a warning (see [`Engine::warnings`]).
     ///
@@ -194,13 +146,13 @@ impl Engine {
     /// [`EngineError::UnsupportedVariant`], [`EngineError::UnknownOption`],
     /// [`EngineError::BadOptionValue`], [`EngineError::Io`] (log files). The process is ended
     /// before the error is returned.
-    pub fn start(config: &EngineConfig, rules: Rules) -> Result<Engine, EngineError> {
-        let mut engine = Engine::spawn_silent(config)?;
+    pub fn start(launch: &EngineLaunch, rules: Rules) -> Result<Engine, EngineError> {
+        let mut engine = Engine::spawn_silent(launch)?;
         engine.handshake()?;
-        for (name, value) in &config.options {
+        for (name, value) in &launch.options {
             engine.set_option(name, value)?;
         }
-        let settings = rule_settings(&engine.options, rules, &config.options)
+        let settings = rule_settings(&engine.options, rules, &launch.options)
             .map_err(|refusal| refusal.into_error(engine.name.clone(), rules))?;
         for (name, value) in settings {
             engine.send_setup(&Command::SetOption {
@@ -422,14 +374,14 @@ impl Engine {
         let after = self.timeouts.handshake;
         let deadline = Instant::now() + after;
         let timeout = |engine| EngineError::HandshakeTimeout { engine, after };
-        self.send(&[Command::Hello(self.protocol)], deadline, timeout)?;
+        self.send(&[Command::Handshake(self.protocol)], deadline, timeout)?;
         let expected = self.protocol;
         self.wait(deadline, timeout, |engine, line, reply, _| {
             match reply {
                 Ok(Reply::IdName(name)) => engine.id_name = Some(name),
                 Ok(Reply::IdAuthor(author)) => engine.id_author = Some(author),
                 Ok(Reply::Option(decl)) => engine.options.push(decl),
-                Ok(Reply::HelloOk(protocol)) if protocol == expected => {
+                Ok(Reply::HandshakeOk(protocol)) if protocol == expected => {
                     return Ok(Step::Done(()));
                 }
                 Ok(Reply::BestMove { .. }) => engine.stray.note(line),

@@ -13,7 +13,7 @@
 //!   spawned from one long-lived spawner thread: engines may be started and used on any thread.
 //! - Ending an engine kills its whole process group (helpers it started too) before reaping it.
 
-use super::EngineConfig;
+use super::EngineLaunch;
 use super::error::EngineError;
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Write};
@@ -121,24 +121,24 @@ pub(crate) struct Process {
 }
 
 impl Process {
-    /// Starts `config.cmd` with its arguments, directory and environment: no shell, a process
+    /// Starts `launch.cmd` with its arguments, directory and environment: no shell, a process
     /// group of its own, the parent-death signal, stdin/stdout piped, stderr to the log.
-    pub(crate) fn spawn(config: &EngineConfig) -> Result<Process, EngineError> {
+    pub(crate) fn spawn(launch: &EngineLaunch) -> Result<Process, EngineError> {
         let io_error = |context: String| {
             move |source| EngineError::Io {
-                engine: config.name.clone(),
+                engine: launch.name.clone(),
                 context,
                 source,
             }
         };
-        let log = match &config.comm_log {
+        let log = match &launch.comm_log {
             Some(path) => Some(
-                CommLog::open(path, &config.name)
+                CommLog::open(path, &launch.name)
                     .map_err(io_error(format!("opening the log {}", path.display())))?,
             ),
             None => None,
         };
-        let stderr_log = match &config.stderr_log {
+        let stderr_log = match &launch.stderr_log {
             Some(path) => Some(
                 OpenOptions::new()
                     .create(true)
@@ -152,7 +152,7 @@ impl Process {
             None => None,
         };
         let mut child =
-            spawn_child(command(config)).map_err(|source| spawn_error(config, source))?;
+            spawn_child(command(launch)).map_err(|source| spawn_error(launch, source))?;
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
@@ -179,7 +179,7 @@ impl Process {
             }
         });
         Ok(Process {
-            engine: config.name.clone(),
+            engine: launch.name.clone(),
             child,
             stdin: Some(stdin),
             stalled: false,
@@ -188,7 +188,7 @@ impl Process {
             stderr_tail,
             stderr_done,
             log,
-            quit_grace: config.timeouts.quit_grace,
+            quit_grace: launch.timeouts.quit_grace,
             reaped: None,
         })
     }
@@ -319,18 +319,18 @@ impl std::fmt::Debug for Process {
     }
 }
 
-/// The command for `config`: program, arguments, directory, environment, pipes, own process
+/// The command for `launch`: program, arguments, directory, environment, pipes, own process
 /// group and (Linux) the parent-death signal.
-fn command(config: &EngineConfig) -> Command {
-    let mut command = Command::new(&config.cmd);
+fn command(launch: &EngineLaunch) -> Command {
+    let mut command = Command::new(&launch.cmd);
     command
-        .args(&config.args)
-        .envs(config.env.iter().map(|(k, v)| (k, v)))
+        .args(&launch.args)
+        .envs(launch.env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
-    if let Some(dir) = &config.dir {
+    if let Some(dir) = &launch.dir {
         command.current_dir(dir);
     }
     set_parent_death_signal(&mut command);
@@ -395,9 +395,9 @@ fn set_parent_death_signal(command: &mut Command) {
 fn set_parent_death_signal(_command: &mut Command) {}
 
 /// The typed error for a failed spawn.
-fn spawn_error(config: &EngineConfig, source: io::Error) -> EngineError {
-    let engine = config.name.clone();
-    let cmd = config.cmd.clone();
+fn spawn_error(launch: &EngineLaunch, source: io::Error) -> EngineError {
+    let engine = launch.name.clone();
+    let cmd = launch.cmd.clone();
     if source.kind() == io::ErrorKind::PermissionDenied {
         EngineError::NotExecutable { engine, cmd }
     } else {
@@ -666,7 +666,7 @@ mod tests {
 
     /// A process running `script` under `sh`, quit briefly.
     fn spawn_sh(script: &str) -> Process {
-        let config = EngineConfig {
+        let launch = EngineLaunch {
             name: "sh".into(),
             cmd: "sh".into(),
             args: vec!["-c".into(), script.into()],
@@ -676,7 +676,7 @@ mod tests {
             },
             ..Default::default()
         };
-        match Process::spawn(&config) {
+        match Process::spawn(&launch) {
             Ok(process) => process,
             Err(err) => panic!("sh runs: {err}"),
         }

@@ -8,10 +8,9 @@
 //! engine fences each `go`, see [`Engine::go`]); the stray lines each engine wrote during the
 //! game are reported with it ([`PlayedGame::stray`]) and do not decide it.
 
-use crate::engine::{Engine, EngineError, StrayOutput};
+use crate::engine::{Engine, EngineDescription, EngineError, StrayOutput};
 use crate::results::Termination;
 use crate::rules::{ByColor, Color, Move, MoveError, Position, Rules};
-use crate::tournament::config::EngineSpec;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -58,8 +57,8 @@ pub enum Unfinished {
 pub struct Players<'a> {
     /// The running engines.
     pub engines: ByColor<&'a mut Engine>,
-    /// Their specs.
-    pub specs: ByColor<&'a EngineSpec>,
+    /// Their descriptions.
+    pub specs: ByColor<&'a EngineDescription>,
 }
 
 /// Plays one game from `opening` under `rules`, checking `stop` between moves, and collects

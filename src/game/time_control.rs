@@ -5,7 +5,7 @@
 //! `bestmove` ([`Clocks::charge`]); the increment is added after the move; the margin
 //! (`timemargin=`) is grace for a late move, never time on the clock.
 
-use crate::engine::protocol::GoLimits;
+use crate::protocol::GoLimits;
 use crate::rules::{ByColor, Color};
 use serde::{Deserialize, Serialize};
 use std::fmt;

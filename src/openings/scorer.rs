@@ -1,7 +1,7 @@
 //! Scoring book positions with a short fixed-depth search, repeatably.
 
+use crate::bundled::search::{Limits, Score, Searcher};
 use crate::rules::{Color, Position, Rules};
-use crate::search::{Limits, Score, Searcher};
 use std::sync::atomic::AtomicBool;
 
 /// The transposition table of the scoring search, in MiB. Fixed: a search's result may depend

@@ -18,8 +18,8 @@
 //! `targets.rs`, the walk-down in `walk.rs`, the computed report ([`PerftCheckReport`]) in
 //! `report.rs`, and its text and JSON renderings in [`render`].
 
-use crate::engine::protocol::{GoLimits, NO_MOVE};
 use crate::engine::{Engine, EngineError};
+use crate::protocol::{GoLimits, NO_MOVE};
 use crate::rules::suite::OtherRulesHint;
 use crate::rules::{MoveError, Position, Rules};
 use std::fmt;

@@ -21,10 +21,10 @@ mod starts;
 pub use directory::{CONFIG_FILE, saved_config};
 pub use starts::{GivenUp, MAX_START_FAILURES, NotPlayed};
 
-use super::config::{EngineSpec, TournamentConfig};
+use super::config::TournamentConfig;
 use super::schedule::{ScheduledGame, shard_games};
 use super::shard::{self, sprt::SprtWatcher};
-use crate::engine::{Engine, EngineConfig, EngineError};
+use crate::engine::{Engine, EngineDescription, EngineError, EngineLaunch};
 use crate::game::{self, Players, Unfinished};
 use crate::openings::{Book, Opening};
 use crate::results::{self, GameRecord, GameResult, ResultsWriter, Summary};
@@ -494,12 +494,12 @@ impl<'a> Worker<'a> {
     /// Starts engine `index` for this worker unless a process is already running.
     fn ensure_started(&mut self, index: usize) -> Result<(), EngineError> {
         if self.engines[index].is_none() {
-            let engine_config = engine_config(
+            let launch = launch(
                 self.shared.config,
                 &self.shared.config.engines[index],
                 self.id,
             );
-            let engine = Engine::start(&engine_config, self.shared.config.rules)?;
+            let engine = Engine::start(&launch, self.shared.config.rules)?;
             self.shared.started(index);
             self.engines[index] = Some(engine);
         }
@@ -526,14 +526,14 @@ fn two_mut<T>(slots: &mut [T], a: usize, b: usize) -> (&mut T, &mut T) {
     }
 }
 
-/// The process settings of `spec` for worker `worker`: logs under `<out>/logs/`.
-fn engine_config(config: &TournamentConfig, spec: &EngineSpec, worker: usize) -> EngineConfig {
+/// How to launch the engine `spec` describes for worker `worker`: logs under `<out>/logs/`.
+fn launch(config: &TournamentConfig, spec: &EngineDescription, worker: usize) -> EngineLaunch {
     let logs = config.results_dir().join("logs");
     let file = |suffix: &str| logs.join(format!("{}-{worker}.{suffix}", file_safe(&spec.name)));
-    EngineConfig {
+    EngineLaunch {
         stderr_log: Some(file("stderr.log")),
         comm_log: config.log.then(|| file("log")),
-        ..spec.engine_config()
+        ..spec.launch()
     }
 }
 
@@ -590,15 +590,16 @@ fn game_record(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::EngineKeys;
     use crate::game::TimeControl;
     use crate::results::tests::record;
     use crate::results::{GameResult::*, Termination};
-    use crate::tournament::config::{EngineKeys, Format, OpeningsSpec};
+    use crate::tournament::config::{Format, OpeningsSpec};
 
     fn two_engines(out: &Path) -> TournamentConfig {
         let engine = |name: &str| {
             EngineKeys::parse(&["cmd=unused", &format!("name={name}")])
-                .and_then(|keys| keys.into_spec(TimeControl::Depth(1)))
+                .and_then(|keys| keys.into_description(TimeControl::Depth(1)))
                 .unwrap()
         };
         TournamentConfig {

@@ -130,8 +130,9 @@ fn opening_sequence(order: OpeningOrder, book_len: usize, seed: u64) -> Vec<usiz
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::EngineKeys;
     use crate::game::TimeControl;
-    use crate::tournament::config::{EngineKeys, OpeningsSpec};
+    use crate::tournament::config::OpeningsSpec;
     use std::path::PathBuf;
 
     fn config(engines: usize, format: Format, rounds: u32, games: u32) -> TournamentConfig {
@@ -141,7 +142,7 @@ mod tests {
                 .map(|i| {
                     EngineKeys::parse(&["cmd=x", &format!("name=e{i}")])
                         .unwrap()
-                        .into_spec(TimeControl::Depth(1))
+                        .into_description(TimeControl::Depth(1))
                         .unwrap()
                 })
                 .collect(),

@@ -3,8 +3,8 @@
 
 #![allow(dead_code)]
 
-use bt_arena::engine::protocol::Protocol;
-use bt_arena::engine::{EngineConfig, Timeouts};
+use bt_arena::engine::{EngineLaunch, Timeouts};
+use bt_arena::protocol::Protocol;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -28,32 +28,32 @@ pub fn short() -> Timeouts {
 }
 
 /// The configuration of bt-random speaking `proto`.
-pub fn random(proto: Protocol) -> EngineConfig {
-    EngineConfig {
+pub fn random(proto: Protocol) -> EngineLaunch {
+    EngineLaunch {
         name: "random".into(),
         cmd: env!("CARGO_BIN_EXE_bt-random").into(),
         proto,
         timeouts: roomy(),
-        ..EngineConfig::default()
+        ..EngineLaunch::default()
     }
 }
 
 /// The configuration of bt-faulty with `--fault fault` and `extra` arguments.
-pub fn faulty(fault: &str, extra: &[&str]) -> EngineConfig {
+pub fn faulty(fault: &str, extra: &[&str]) -> EngineLaunch {
     let mut args = vec!["--fault".to_string(), fault.to_string()];
     args.extend(extra.iter().map(|arg| arg.to_string()));
-    EngineConfig {
+    EngineLaunch {
         name: format!("faulty-{fault}"),
         cmd: env!("CARGO_BIN_EXE_bt-faulty").into(),
         args,
         timeouts: roomy(),
-        ..EngineConfig::default()
+        ..EngineLaunch::default()
     }
 }
 
 /// `config` run through `/bin/sh`, which writes its pid (kept by `exec`) to a file in `dir`
 /// first: the way to learn the pid of an engine whose start fails. Returns the file.
-pub fn recording_pid(config: &mut EngineConfig, dir: &Path) -> PathBuf {
+pub fn recording_pid(config: &mut EngineLaunch, dir: &Path) -> PathBuf {
     let pid_file = dir.join(format!("{}.pid", config.name));
     let mut args = vec![
         "-c".to_string(),

@@ -188,11 +188,12 @@ impl<'de> Deserialize<'de> for Shard {
 /// seed 7, results in `run`, shard `shard` (`K/N`).
 #[cfg(test)]
 pub(crate) fn test_config(run: &std::path::Path, shard: &str) -> super::TournamentConfig {
-    use super::config::{EngineKeys, Format, OpeningsSpec};
+    use super::config::{Format, OpeningsSpec};
+    use crate::engine::EngineKeys;
     use crate::game::TimeControl;
     let engine = |name: &str| {
         EngineKeys::parse(&["cmd=/bin/x", &format!("name={name}")])
-            .and_then(|keys| keys.into_spec(TimeControl::Depth(2)))
+            .and_then(|keys| keys.into_description(TimeControl::Depth(2)))
             .unwrap()
     };
     super::TournamentConfig {

@@ -69,7 +69,7 @@ pub(crate) fn deadlines(limits: &Limits) -> Deadlines {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::search::Clock;
+    use crate::bundled::search::Clock;
 
     fn ms(value: u64) -> Option<Duration> {
         Some(Duration::from_millis(value))

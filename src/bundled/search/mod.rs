@@ -70,7 +70,7 @@ pub struct Limits {
     pub clock: Option<Clock>,
     /// Ignore the move time and clock: search until the stop flag (or the depth or node limit,
     /// or a proven result). Holding the answer until `stop`, as UCI's `go infinite` requires,
-    /// is the protocol loop's business (`engine::server`).
+    /// is the protocol loop's business ([`crate::bundled::server`]).
     pub infinite: bool,
 }
 

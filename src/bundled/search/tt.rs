@@ -219,7 +219,7 @@ fn from_table(score: i32, ply: usize) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::search::score::{loss_in, win_in};
+    use crate::bundled::search::score::{loss_in, win_in};
 
     fn mv(text: &str) -> Move {
         text.parse().expect("test move")

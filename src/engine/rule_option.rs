@@ -4,7 +4,7 @@
 //! choice.
 
 use super::EngineError;
-use super::protocol::{OptionDecl, OptionKind, RULES_OPTION, VARIANT_OPTION, variant_name};
+use crate::protocol::{OptionDecl, OptionKind, RULES_OPTION, VARIANT_OPTION, variant_name};
 use crate::rules::Rules;
 
 /// The option through which Fairy-Stockfish loads a variants file (`[name:parent]` sections);

@@ -1,0 +1,10 @@
+//! The engine side of the pipe: what the bundled engines `bt-search` and `bt-random` are made
+//! of (the test engine `bt-faulty` speaks through [`crate::protocol`] alone).
+//!
+//! - [`server`]: the UGI/UCI command loop a bundled engine runs ([`server::Brain`],
+//!   [`server::serve`]).
+//! - [`search`]: the alpha-beta searcher of `bt-search`, also the scorer of the openings
+//!   generator.
+
+pub mod search;
+pub mod server;

@@ -1,0 +1,219 @@
+//! The text protocol between the runner and engines, both directions: UGI (cutegames' UCI-style
+//! protocol) and UCI, applied to Breakthrough. `docs/PROTOCOL.md` describes the conversation.
+//!
+//! Runner → engine messages are [`Command`]s: [`Command::to_line`] writes one for a [`Protocol`]
+//! and [`Command::from_str`] reads either protocol's spelling, so the engine side parses what the
+//! runner writes. Engine → runner messages are [`Reply`]s, written by `Display` and read by
+//! `FromStr`. Positions and moves are written exactly as [`crate::rules`] writes them.
+//!
+//! Parsing is strict about what it understands (a malformed number, position or move is a
+//! [`ProtocolError`] naming it) and lenient about what it does not: unknown `info` fields are
+//! skipped and unknown engine lines become [`Reply::Other`].
+//!
+//! One file per message family: `command` ([`Command`]), `go` ([`GoLimits`]), `reply`
+//! ([`Reply`]), `info` ([`Info`], [`Score`]) and `option` ([`OptionDecl`], [`OptionKind`] and
+//! the check of a value); this file holds [`Protocol`], [`ProtocolError`] and the names shared
+//! by both sides.
+
+use crate::rules::{ParseMoveError, PositionError, Rules};
+use std::fmt;
+use std::str::FromStr;
+
+mod command;
+mod go;
+mod info;
+mod option;
+mod reply;
+
+pub use command::Command;
+pub use go::GoLimits;
+pub use info::{Info, Score};
+pub use option::{OptionDecl, OptionKind};
+pub use reply::Reply;
+
+/// The name of the engine option that carries the rule set (`capture-only` or `classic`).
+pub const RULES_OPTION: &str = "Rules";
+/// The UCI option naming the variant (Fairy-Stockfish: `breakthrough` for classic rules).
+pub const VARIANT_OPTION: &str = "UCI_Variant";
+/// The move text of `bestmove` when the position has no legal move (the game is over).
+pub const NO_MOVE: &str = "(none)";
+
+/// The UCI variant name of a rule set, if one exists: `breakthrough` for [`Rules::Classic`];
+/// capture-only Breakthrough has none.
+pub const fn variant_name(rules: Rules) -> Option<&'static str> {
+    match rules {
+        Rules::Classic => Some("breakthrough"),
+        Rules::CaptureOnly => None,
+    }
+}
+
+/// Which dialect the runner speaks with an engine.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Protocol {
+    /// UGI: `ugi`/`ugiok`, `uginewgame`, clocks as `p1time p2time p1inc p2inc` (p1 is White).
+    #[default]
+    Ugi,
+    /// UCI: `uci`/`uciok`, `ucinewgame`, clocks as `wtime btime winc binc`.
+    Uci,
+}
+
+impl Protocol {
+    /// Both protocols.
+    pub const ALL: [Protocol; 2] = [Protocol::Ugi, Protocol::Uci];
+
+    /// The protocol's name, which is also the handshake command: `ugi` or `uci`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Protocol::Ugi => "ugi",
+            Protocol::Uci => "uci",
+        }
+    }
+
+    /// The engine's answer that ends the handshake: `ugiok` or `uciok`.
+    pub const fn ok(self) -> &'static str {
+        match self {
+            Protocol::Ugi => "ugiok",
+            Protocol::Uci => "uciok",
+        }
+    }
+
+    /// The new-game command: `uginewgame` or `ucinewgame`.
+    pub const fn new_game(self) -> &'static str {
+        match self {
+            Protocol::Ugi => "uginewgame",
+            Protocol::Uci => "ucinewgame",
+        }
+    }
+
+    /// The `go` keywords for White's time, Black's time, White's and Black's increment.
+    const fn clock_keys(self) -> [&'static str; 4] {
+        match self {
+            Protocol::Ugi => ["p1time", "p2time", "p1inc", "p2inc"],
+            Protocol::Uci => ["wtime", "btime", "winc", "binc"],
+        }
+    }
+}
+
+impl fmt::Display for Protocol {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Protocol {
+    type Err = ProtocolError;
+
+    /// Parses `ugi` or `uci`.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Protocol::ALL
+            .into_iter()
+            .find(|protocol| protocol.name() == s)
+            .ok_or_else(|| ProtocolError::UnknownProtocol(s.to_string()))
+    }
+}
+
+/// What is wrong with a protocol line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ProtocolError {
+    /// An empty line where a command was expected.
+    Empty,
+    /// A command word this protocol does not have.
+    UnknownCommand(String),
+    /// A protocol name other than `ugi` or `uci`.
+    UnknownProtocol(String),
+    /// A keyword that needs a value is last on the line.
+    MissingValue(String),
+    /// A keyword whose value is not a number of the expected kind.
+    BadNumber {
+        /// The keyword, e.g. `depth`.
+        key: String,
+        /// The text found.
+        value: String,
+    },
+    /// A word that does not belong where it stands.
+    Unexpected {
+        /// What was being read, e.g. `go`.
+        context: &'static str,
+        /// The word.
+        token: String,
+    },
+    /// A position string the rules refuse.
+    BadPosition(PositionError),
+    /// A word in a move list that is not a move.
+    BadMove(ParseMoveError),
+    /// An `option` declaration that is malformed (the text says how).
+    BadOption(String),
+}
+
+impl fmt::Display for ProtocolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ProtocolError::Empty => write!(f, "empty line"),
+            ProtocolError::UnknownCommand(word) => write!(f, "unknown command '{word}'"),
+            ProtocolError::UnknownProtocol(name) => {
+                write!(f, "unknown protocol '{name}' (expected 'ugi' or 'uci')")
+            }
+            ProtocolError::MissingValue(key) => write!(f, "'{key}' needs a value"),
+            ProtocolError::BadNumber { key, value } => {
+                write!(f, "'{key}' needs a number, got '{value}'")
+            }
+            ProtocolError::Unexpected { context, token } => {
+                write!(f, "unexpected '{token}' in {context}")
+            }
+            ProtocolError::BadPosition(err) => write!(f, "bad position: {err}"),
+            ProtocolError::BadMove(err) => write!(f, "bad move list: {err}"),
+            ProtocolError::BadOption(problem) => write!(f, "bad option declaration: {problem}"),
+        }
+    }
+}
+
+impl std::error::Error for ProtocolError {}
+
+/// Parses the value after `key`, naming both when it is missing or not a `T`.
+fn parse_number<T: FromStr>(key: &str, value: Option<&str>) -> Result<T, ProtocolError> {
+    let value = value.ok_or_else(|| ProtocolError::MissingValue(key.to_string()))?;
+    value.parse().map_err(|_| ProtocolError::BadNumber {
+        key: key.to_string(),
+        value: value.to_string(),
+    })
+}
+
+/// Fails with [`ProtocolError::Unexpected`] when `rest` has another word.
+fn expect_end<'a>(
+    context: &'static str,
+    mut rest: impl Iterator<Item = &'a str>,
+) -> Result<(), ProtocolError> {
+    match rest.next() {
+        None => Ok(()),
+        Some(token) => Err(ProtocolError::Unexpected {
+            context,
+            token: token.to_string(),
+        }),
+    }
+}
+
+/// The error parsing `line` as a `T`; panics when it parses.
+#[cfg(test)]
+fn parse_err<T: FromStr<Err = ProtocolError> + fmt::Debug>(line: &str) -> ProtocolError {
+    match line.parse::<T>() {
+        Ok(parsed) => panic!("'{line}' parsed as {parsed:?}"),
+        Err(err) => err,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use parse_err as err;
+
+    #[test]
+    fn variants_and_protocol_names() {
+        assert_eq!(variant_name(Rules::Classic), Some("breakthrough"));
+        assert_eq!(variant_name(Rules::CaptureOnly), None);
+        assert_eq!("uci".parse::<Protocol>(), Ok(Protocol::Uci));
+        assert!(err::<Protocol>("xboard").to_string().contains("xboard"));
+    }
+}
