@@ -1,7 +1,85 @@
-//! bt-arena: an engine tournament and perft testing harness for Breakthrough.
+//! bt-arena: an engine tournament and perft testing harness for Breakthrough, in the spirit of
+//! cutechess-cli and fastchess. The `bt-arena` binary is a thin command line over this library.
 //!
-//! The library holds one module per concern; the `bt-arena` binary is a thin
-//! command line over it.
+//! # Module map
+//!
+//! Data flows one way: command line → config → schedule → games → results → statistics →
+//! report.
+//!
+//! | module | concern |
+//! |---|---|
+//! | [`rules`] | the reference rules: [`rules::Position`] (a FEN), moves, legality with reasons, outcomes, perft and perft suites |
+//! | [`protocol`] | the wire format both sides speak: commands, replies, `info`, options, `go` limits (UGI and UCI) |
+//! | [`engine`] | the runner's side of the pipe: an engine as the user described it, its process, the handshake, errors |
+//! | [`bundled`] | the engine side of the pipe: the command loop and the search of the bundled engines |
+//! | [`game`] | one game: the move loop, adjudication and the time control with its clocks |
+//! | [`tournament`] | config, the schedule of game pairs (round-robin, gauntlet, shards), the runner that plays it |
+//! | [`openings`] | opening books: reading, generating and checking them |
+//! | [`results`] | games.csv, PGN, the report of a run (computed once, rendered as text and JSON) |
+//! | [`stats`] | Elo, LOS, pentanomial counts, SPRT (fishtest's formulas), Bradley–Terry ratings |
+//! | [`perft_check`] | an engine's perft against the rules, walked down to the faulty position |
+//! | [`check_engine`] | the protocol and rules checklist for engine authors |
+//!
+//! # Glossary
+//!
+//! - **UGI / UCI**: the text protocols spoken over an engine's stdin and stdout (UGI is
+//!   cutegames' UCI for games other than chess). The **handshake** is `ugi` → `ugiok` (or
+//!   `uci` → `uciok`); an engine answers each `go` with a **bestmove**.
+//! - **Ply**: one move of one side. **Perft** counts the leaves of the move tree to a depth in
+//!   plies; **divide** gives that count per root move.
+//! - **FEN**: the board string, ranks 8 to 1 (`P` White, `p` Black, digits for empty
+//!   squares), then the side to move: `pppppppp/pppppppp/8/8/8/8/PPPPPPPP/PPPPPPPP w`.
+//! - **Game pair**: two games from the same opening with colours swapped; the unit of an
+//!   engine test. **Round-robin**: everyone meets everyone; **gauntlet**: the first engine
+//!   meets each other one.
+//! - **Pentanomial** counts: game pairs by the tested engine's points (0, 1 or 2; with no draws
+//!   in Breakthrough the cells for ½ and 1½ stay empty): `[LL, LD, WL, WD, WW]`.
+//! - **Elo** (logistic), its 95% error bar, and **LOS**: the likelihood of superiority.
+//! - **SPRT**: the sequential probability ratio test between two Elo hypotheses (elo0, elo1);
+//!   its **LLR** (log-likelihood ratio) is followed game by game until it crosses a bound.
+//! - **Adjudication**: the runner, not the engines, ends every game by its own rules.
+//!
+//! # Examples
+//!
+//! Perft of the start position under the default (capture-only) rules:
+//!
+//! ```
+//! use bt_arena::rules::perft::{PerftOptions, perft};
+//! use bt_arena::rules::{Position, Rules};
+//!
+//! let start = Position::startpos();
+//! assert_eq!(perft(&start, Rules::CaptureOnly, 4, PerftOptions::default()), 5184);
+//! ```
+//!
+//! Parsing a FEN, playing a move, and the rules' verdict on an illegal one:
+//!
+//! ```
+//! use bt_arena::rules::{Color, Position, Rules};
+//!
+//! let position: Position = "pppppppp/pppppppp/8/8/8/8/PPPPPPPP/PPPPPPPP w".parse()?;
+//! let mv = position.parse_move(Rules::CaptureOnly, "a2a3")?;
+//! let after = position.play_unchecked(mv);
+//! assert_eq!(after.side_to_move(), Color::Black);
+//! // A diagonal step to an empty square is a capture-only rules violation.
+//! assert!(position.parse_move(Rules::CaptureOnly, "a2b3").is_err());
+//! assert!(position.parse_move(Rules::Classic, "a2b3").is_ok());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Elo from pentanomial counts (fishtest's formula):
+//!
+//! ```
+//! use bt_arena::stats::elo_pentanomial;
+//!
+//! // 500 game pairs: 100 both lost, 250 one win each, 150 both won.
+//! let estimate = elo_pentanomial(&[100, 0, 250, 0, 150]);
+//! assert!((estimate.elo - 34.86).abs() < 0.01);
+//! assert!((estimate.error95 - 21.56).abs() < 0.01);
+//! assert!((estimate.los - 0.9993).abs() < 0.0001);
+//! ```
+
+#![warn(missing_docs)]
+#![warn(clippy::cast_possible_truncation)]
 
 pub mod bundled;
 pub mod check_engine;

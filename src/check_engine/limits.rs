@@ -7,6 +7,7 @@ use super::positions::long_game;
 use super::talk::{self, after, fence, go, is, judge, read_until, send};
 use super::{CheckResult, Ctx, Evidence, Failure, Finding, Outcome, Session};
 use crate::engine::{Engine, EngineError};
+use crate::game::time_control::whole_ms;
 use crate::protocol::GoLimits;
 use crate::rules::{Move, Position};
 use std::time::{Duration, Instant};
@@ -107,7 +108,7 @@ fn movetime(engine: &mut Engine, ctx: &Ctx) -> Outcome {
         Ok(timed) => timed,
         Err(finding) => return Ok(finding),
     };
-    let ms = slowest.elapsed.as_millis() as u64;
+    let ms = whole_ms(slowest.elapsed);
     let over = ms as i64 - MOVETIME_MS as i64;
     let summary = format!(
         "{} tries of go movetime {MOVETIME_MS}: worst overshoot {over} ms (slowest answer {ms} ms; \
@@ -129,7 +130,7 @@ fn clock(engine: &mut Engine, ctx: &Ctx) -> Outcome {
         Ok(timed) => timed,
         Err(finding) => return Ok(finding),
     };
-    let ms = slowest.elapsed.as_millis() as u64;
+    let ms = whole_ms(slowest.elapsed);
     let summary = format!(
         "{} tries with {CLOCK_LEFT_MS} ms left and no increment: slowest answer {ms} ms (a \
          tournament forfeits beyond {allowed_ms} ms)",

@@ -27,6 +27,7 @@ mod talk;
 pub use render::{CheckLines, header};
 
 use crate::engine::{Engine, EngineDescription, EngineError, EngineLaunch};
+use crate::game::time_control::whole_ms;
 use crate::protocol::Protocol;
 use crate::rules::Rules;
 use serde::Serialize;
@@ -155,14 +156,14 @@ impl Evidence {
     /// With `line` received after `elapsed`.
     pub fn received(mut self, line: impl Into<String>, elapsed: Duration) -> Evidence {
         self.received = Some(line.into());
-        self.ms = Some(elapsed.as_millis() as u64);
+        self.ms = Some(whole_ms(elapsed));
         self
     }
 
     /// With nothing received after waiting `waited`.
     pub fn nothing_after(mut self, waited: Duration) -> Evidence {
         self.received = None;
-        self.ms = Some(waited.as_millis() as u64);
+        self.ms = Some(whole_ms(waited));
         self
     }
 }
@@ -434,7 +435,7 @@ pub fn run(
         failed: count(Verdict::Fail),
         warned: count(Verdict::Warn),
         skipped: count(Verdict::Skip),
-        total_ms: started.elapsed().as_millis() as u64,
+        total_ms: whole_ms(started.elapsed()),
         checks,
     })
 }

@@ -5,7 +5,7 @@
 
 use super::{EngineLaunch, Timeouts};
 use crate::game::TimeControl;
-use crate::game::time_control::seconds_to_ms;
+use crate::game::time_control::{seconds_to_ms, whole_ms};
 use crate::protocol::Protocol;
 use serde::de::{MapAccess, Visitor};
 use serde::ser::SerializeMap;
@@ -159,11 +159,11 @@ fn default_time_margin_ms() -> u64 {
 }
 
 fn default_handshake_ms() -> u64 {
-    Timeouts::default().handshake.as_millis() as u64
+    whole_ms(Timeouts::default().handshake)
 }
 
 fn default_ready_ms() -> u64 {
-    Timeouts::default().ready.as_millis() as u64
+    whole_ms(Timeouts::default().ready)
 }
 
 /// `key=value` settings of one `--engine` (or `--each`) before they become an

@@ -655,7 +655,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let path = dir.path().join("stderr.log");
         let log = File::create(&path).expect("log created");
-        let flood = vec![b'x'; (MAX_STDERR_LOG_BYTES + 100_000) as usize];
+        let flood = vec![b'x'; usize::try_from(MAX_STDERR_LOG_BYTES + 100_000).expect("fits")];
         let tail = Mutex::new(Vec::new());
         copy_stderr(&flood[..], Some(log), &tail);
         let written = std::fs::read(&path).expect("log read");

@@ -354,7 +354,7 @@ impl Clocks {
 }
 
 /// `duration` in whole milliseconds, rounded down (saturating: no clock comes near the limit).
-pub(crate) fn whole_ms(duration: Duration) -> u64 {
+pub fn whole_ms(duration: Duration) -> u64 {
     u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
 

@@ -136,7 +136,7 @@ pub fn pawn_advances(position: &Position) -> u32 {
     let black = 7 * i64::from(position.pawns(Color::Black).count_ones())
         - rank_sum(position.pawns(Color::Black))
         - 8;
-    (white.max(0) + black.max(0)) as u32
+    u32::try_from(white.max(0) + black.max(0)).unwrap_or(0)
 }
 
 /// The statistics of `book` (loaded under `rules`), its openings scored by a fresh search of

@@ -950,6 +950,7 @@ mod tests {
         for i in 0..n {
             for j in i + 1..n {
                 let p = logistic_score(300.0 * (i as f64 - j as f64));
+                #[allow(clippy::cast_possible_truncation)] // p is in [0, 1]
                 let wins_i = (1000.0 * p).round() as u64;
                 results.push(pair(i, j, wins_i, 1000 - wins_i));
             }

@@ -572,7 +572,7 @@ fn game_record(
         black: config.engines[game.black].name.clone(),
         result: GameResult::from_winner(played.winner),
         termination: played.termination,
-        plies: played.moves.len() as u32,
+        plies: u32::try_from(played.moves.len()).unwrap_or(u32::MAX),
         moves: played
             .moves
             .iter()

@@ -62,7 +62,8 @@ pub fn schedule(config: &TournamentConfig, book_len: usize) -> Vec<ScheduledGame
                     pair,
                     white,
                     black,
-                    opening: openings[(pair - 1) as usize % openings.len()],
+                    opening: openings
+                        [usize::try_from(pair - 1).unwrap_or(usize::MAX) % openings.len()],
                 });
             }
         }

@@ -23,6 +23,12 @@
 //! position, limits and table contents give the same result; a new or [`Searcher::clear`]ed
 //! searcher starts from the same table contents.
 
+// The search narrows small values in its hot path: squares (0..64) to files and ranks, plies
+// and killer slots (bounded by the maximum depth) to scores, clamped scores and depths to the
+// table's i16/u8 fields, a hash key masked to the table's size, times and node rates to u64.
+// Each is bounded by construction or clamped just before, so no cast truncates.
+#![allow(clippy::cast_possible_truncation)]
+
 mod board;
 mod eval;
 mod ordering;

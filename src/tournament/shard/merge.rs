@@ -97,7 +97,12 @@ pub fn read_shards(dirs: &[PathBuf]) -> Result<MergedRun, String> {
     let missing = schedule(&config, 1)
         .into_iter()
         .filter(|game| !recorded.contains(&game.game_id))
-        .map(|game| (game.game_id, ((game.pair - 1) % u64::from(count)) as u32))
+        .map(|game| {
+            (
+                game.game_id,
+                u32::try_from((game.pair - 1) % u64::from(count)).unwrap_or(u32::MAX),
+            )
+        })
         .collect();
     Ok(MergedRun {
         verdict: recorded_verdict(&shards)?,
