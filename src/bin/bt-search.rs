@@ -13,7 +13,9 @@
 //! `movestogo`, `movetime`, `depth`, `nodes`, `infinite`. The time between `go` arriving and the
 //! search starting is taken off the move time and the clock.
 
-use bt_arena::bundled::search::{Clock, EvalKind, Limits, MAX_DEPTH, Report, Score, Searcher};
+use bt_arena::bundled::search::{
+    EvalKind, Limits, MAX_DEPTH, SearchClock, SearchReport, SearchScore, Searcher,
+};
 use bt_arena::bundled::server::{Brain, SearchRequest, serve};
 use bt_arena::protocol::{self, Info, OptionDecl, OptionKind};
 use bt_arena::rules::Move;
@@ -81,7 +83,7 @@ impl Brain for SearchBrain {
         info: &mut dyn FnMut(Info),
     ) -> Option<Move> {
         let limits = limits(request, self.depth_cap);
-        let mut report = |report: &Report| info(info_line(report));
+        let mut report = |report: &SearchReport| info(info_line(report));
         self.searcher
             .search(&request.position, request.rules, &limits, stop, &mut report)
             .best
@@ -101,7 +103,7 @@ fn limits(request: &SearchRequest, depth_cap: u32) -> Limits {
         },
         nodes: go.nodes,
         movetime_ms: go.movetime_ms.map(|ms| ms.saturating_sub(lag_ms)),
-        clock: go.time_ms(side).map(|remaining_ms| Clock {
+        clock: go.time_ms(side).map(|remaining_ms| SearchClock {
             remaining_ms: remaining_ms.saturating_sub(lag_ms),
             increment_ms: go.inc_ms(side).unwrap_or(0),
             moves_to_go: go.moves_to_go,
@@ -111,7 +113,7 @@ fn limits(request: &SearchRequest, depth_cap: u32) -> Limits {
 }
 
 /// The `info` line of an iteration's report.
-fn info_line(report: &Report) -> Info {
+fn info_line(report: &SearchReport) -> Info {
     Info {
         depth: Some(report.depth),
         seldepth: Some(report.seldepth),
@@ -125,7 +127,7 @@ fn info_line(report: &Report) -> Info {
 }
 
 /// A search score as the protocol writes it: centipawns or mate in moves.
-fn protocol_score(score: Score) -> protocol::Score {
+fn protocol_score(score: SearchScore) -> protocol::Score {
     match score.mate_moves() {
         Some(moves) => protocol::Score::Mate(moves),
         None => protocol::Score::Cp(score.internal()),

@@ -102,7 +102,6 @@ macro_rules! say {
     }};
 }
 
-/// Exit codes of a tournament with --sprt (see README.md).
 /// Exit code of a run stopped by Ctrl-C (128 + SIGINT).
 const EXIT_INTERRUPTED: u8 = 130;
 
@@ -197,6 +196,7 @@ fn report_unplayed(config: &TournamentConfig, report: &tournament::RunReport) {
 }
 
 /// Names the book the games start from, or the start position.
+/// Prints which opening book the run uses, and in which order.
 fn print_openings(openings: &OpeningsSpec) {
     let order = match openings.order {
         OpeningOrder::Sequential => "sequential",
@@ -208,6 +208,8 @@ fn print_openings(openings: &OpeningsSpec) {
     }
 }
 
+/// The exit code of a finished run (see README.md): with --sprt 0 H1, 1 H0, 2 no decision; 4
+/// when games could not be played; 130 after Ctrl-C.
 fn exit_code(config: &TournamentConfig, report: &tournament::RunReport) -> ExitCode {
     match report.finish {
         Finish::Interrupted => {

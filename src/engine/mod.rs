@@ -103,7 +103,7 @@ impl std::fmt::Display for StrayOutput {
 type ParsedReply = Result<Reply, ProtocolError>;
 
 /// What a wait handler decided about one engine reply.
-enum Step<T> {
+enum Wait<T> {
     /// The awaited answer.
     Done(T),
     /// Keep waiting.
@@ -250,19 +250,19 @@ impl Engine {
             Ok(Reply::ReadyOk) => {
                 engine.unanswered_isready = engine.unanswered_isready.saturating_sub(1);
                 match engine.unanswered_isready {
-                    0 => Ok(Step::Done(())),
-                    _ => Ok(Step::Continue),
+                    0 => Ok(Wait::Done(())),
+                    _ => Ok(Wait::Continue),
                 }
             }
             Ok(Reply::BestMove { .. }) => engine.stray_line(line),
-            _ => Ok(Step::Continue),
+            _ => Ok(Wait::Continue),
         })
     }
 
     /// Counts `line` as stray output and keeps waiting.
-    fn stray_line<T>(&mut self, line: &str) -> Result<Step<T>, EngineError> {
+    fn stray_line<T>(&mut self, line: &str) -> Result<Wait<T>, EngineError> {
         self.stray.note(line);
-        Ok(Step::Continue)
+        Ok(Wait::Continue)
     }
 
     /// Sends `isready`, `position` (`start` and `moves`) and `go` with `limits` in one write,
@@ -301,9 +301,9 @@ impl Engine {
         self.wait(deadline, timeout, |engine, line, reply, at| match reply {
             Ok(Reply::Info(fields)) => {
                 info.merge(&fields);
-                Ok(Step::Continue)
+                Ok(Wait::Continue)
             }
-            Ok(Reply::BestMove { mv, ponder }) => Ok(Step::Done(SearchReply {
+            Ok(Reply::BestMove { mv, ponder }) => Ok(Wait::Done(SearchReply {
                 bestmove: mv,
                 ponder,
                 info: info.clone(),
@@ -347,14 +347,14 @@ impl Engine {
         self.wait(deadline, timeout, |engine, line, reply, at| match reply {
             Ok(Reply::PerftMove { mv, nodes }) => {
                 moves.push((mv, nodes));
-                Ok(Step::Continue)
+                Ok(Wait::Continue)
             }
-            Ok(Reply::PerftTotal { nodes }) => Ok(Step::Done(PerftReply {
+            Ok(Reply::PerftTotal { nodes }) => Ok(Wait::Done(PerftReply {
                 moves: std::mem::take(&mut moves),
                 total: nodes,
                 elapsed: at.saturating_duration_since(sent),
             })),
-            Ok(Reply::Info(_)) => Ok(Step::Continue),
+            Ok(Reply::Info(_)) => Ok(Wait::Continue),
             Ok(Reply::ReadyOk) => engine.stray_line(line),
             other => engine.unexpected(line, other, "expected '<move>: <count>' or the total"),
         })
@@ -382,12 +382,12 @@ impl Engine {
                 Ok(Reply::IdAuthor(author)) => engine.id_author = Some(author),
                 Ok(Reply::Option(decl)) => engine.options.push(decl),
                 Ok(Reply::HandshakeOk(protocol)) if protocol == expected => {
-                    return Ok(Step::Done(()));
+                    return Ok(Wait::Done(()));
                 }
                 Ok(Reply::BestMove { .. }) => engine.stray.note(line),
                 _ => {}
             }
-            Ok(Step::Continue)
+            Ok(Wait::Continue)
         })
     }
 
@@ -475,13 +475,13 @@ impl Engine {
         &mut self,
         deadline: Instant,
         timeout: impl FnOnce(String) -> EngineError,
-        mut handle: impl FnMut(&mut Engine, &str, ParsedReply, Instant) -> Result<Step<T>, EngineError>,
+        mut handle: impl FnMut(&mut Engine, &str, ParsedReply, Instant) -> Result<Wait<T>, EngineError>,
     ) -> Result<T, EngineError> {
         loop {
             let Some((line, at)) = self.next_line(deadline)? else {
                 return Err(timeout(self.name.clone()));
             };
-            if let Step::Done(value) = handle(self, &line, line.parse(), at)? {
+            if let Wait::Done(value) = handle(self, &line, line.parse(), at)? {
                 return Ok(value);
             }
         }
@@ -495,10 +495,10 @@ impl Engine {
         line: &str,
         reply: ParsedReply,
         expected: &str,
-    ) -> Result<Step<T>, EngineError> {
+    ) -> Result<Wait<T>, EngineError> {
         let problem = match reply {
-            _ if line.trim().is_empty() => return Ok(Step::Continue),
-            Err(_) if line.split_whitespace().next() == Some("info") => return Ok(Step::Continue),
+            _ if line.trim().is_empty() => return Ok(Wait::Continue),
+            Err(_) if line.split_whitespace().next() == Some("info") => return Ok(Wait::Continue),
             Ok(_) => expected.to_string(),
             Err(err) => err.to_string(),
         };

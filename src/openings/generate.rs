@@ -59,7 +59,7 @@ impl GeneratedOpening {
 
 /// How many random sequences were tried and why the rejected ones were dropped.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Tally {
+pub struct GenerationTally {
     /// Sequences played.
     pub attempts: u64,
     /// Sequences that reached a position already drawn (kept or rejected).
@@ -70,7 +70,7 @@ pub struct Tally {
     pub unbalanced: u64,
 }
 
-impl fmt::Display for Tally {
+impl fmt::Display for GenerationTally {
     /// Reads like `1200 random sequences tried (40 repeated a position, 0 ended the game,
     /// 660 scored out of bounds)`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -88,7 +88,7 @@ pub struct Generated {
     /// The openings in the order they were found.
     pub openings: Vec<GeneratedOpening>,
     /// The sequences tried.
-    pub tally: Tally,
+    pub tally: GenerationTally,
 }
 
 /// Why generation failed.
@@ -99,7 +99,7 @@ pub struct TooFewOpenings {
     /// The openings found.
     pub found: usize,
     /// The sequences tried, [`GenerateOptions::max_attempts`] of them.
-    pub tally: Tally,
+    pub tally: GenerationTally,
 }
 
 impl fmt::Display for TooFewOpenings {
@@ -126,7 +126,7 @@ pub fn generate(options: &GenerateOptions) -> Result<Generated, TooFewOpenings> 
     let mut scorer = Scorer::new(options.rules, options.depth);
     let mut seen = HashSet::new();
     let mut openings = Vec::with_capacity(options.count);
-    let mut tally = Tally::default();
+    let mut tally = GenerationTally::default();
     while openings.len() < options.count {
         if tally.attempts == options.max_attempts() {
             return Err(TooFewOpenings {

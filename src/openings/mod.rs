@@ -13,8 +13,8 @@ mod scorer;
 
 pub use check::{BookReport, EvalSpread, PlySpread, ProvenOpening, Spread, check, pawn_advances};
 pub use generate::{
-    DEFAULT_MAX_EVAL, GenerateOptions, Generated, GeneratedOpening, Tally, TooFewOpenings,
-    book_text, generate,
+    DEFAULT_MAX_EVAL, GenerateOptions, Generated, GeneratedOpening, GenerationTally,
+    TooFewOpenings, book_text, generate,
 };
 pub use scorer::{DEFAULT_DEPTH, Eval, Scorer};
 

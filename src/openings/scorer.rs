@@ -1,6 +1,6 @@
 //! Scoring book positions with a short fixed-depth search, repeatably.
 
-use crate::bundled::search::{Limits, Score, Searcher};
+use crate::bundled::search::{Limits, SearchScore, Searcher};
 use crate::rules::{Color, Position, Rules};
 use std::sync::atomic::AtomicBool;
 
@@ -22,12 +22,12 @@ pub enum Eval {
 
 impl Eval {
     /// The evaluation of `score`, a search result for the side to move `side`.
-    pub fn from_score(score: Score, side: Color) -> Eval {
+    pub fn from_score(score: SearchScore, side: Color) -> Eval {
         let sign = if side == Color::White { 1 } else { -1 };
         match score {
-            Score::Cp(cp) => Eval::Cp(sign * cp),
-            Score::Win(_) => Eval::Proven(side),
-            Score::Loss(_) => Eval::Proven(side.opponent()),
+            SearchScore::Cp(cp) => Eval::Cp(sign * cp),
+            SearchScore::Win(_) => Eval::Proven(side),
+            SearchScore::Loss(_) => Eval::Proven(side.opponent()),
         }
     }
 
@@ -85,14 +85,20 @@ mod tests {
 
     #[test]
     fn evals_are_from_whites_point_of_view() {
-        assert_eq!(Eval::from_score(Score::Cp(30), Color::White), Eval::Cp(30));
-        assert_eq!(Eval::from_score(Score::Cp(30), Color::Black), Eval::Cp(-30));
         assert_eq!(
-            Eval::from_score(Score::Win(3), Color::Black),
+            Eval::from_score(SearchScore::Cp(30), Color::White),
+            Eval::Cp(30)
+        );
+        assert_eq!(
+            Eval::from_score(SearchScore::Cp(30), Color::Black),
+            Eval::Cp(-30)
+        );
+        assert_eq!(
+            Eval::from_score(SearchScore::Win(3), Color::Black),
             Eval::Proven(Color::Black)
         );
         assert_eq!(
-            Eval::from_score(Score::Loss(2), Color::Black),
+            Eval::from_score(SearchScore::Loss(2), Color::Black),
             Eval::Proven(Color::White)
         );
         assert!(Eval::Cp(-50).is_balanced(50));

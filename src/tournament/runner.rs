@@ -32,7 +32,7 @@ use crate::rules::{ByColor, Color, Position};
 use crate::stats::{SequentialTest, Sprt, SprtDecision};
 use directory::{lock_directory, recorded_games, save_config};
 use indicatif::ProgressBar;
-use progress::{Tally, progress_bar};
+use progress::{RunTally, progress_bar};
 use starts::{EngineStarts, Starts};
 use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
@@ -230,7 +230,7 @@ struct Shared<'a> {
     openings: &'a [Opening],
     queue: Mutex<VecDeque<ScheduledGame>>,
     writer: Mutex<ResultsWriter>,
-    tally: Mutex<Tally>,
+    tally: Mutex<RunTally>,
     starts: Mutex<Starts>,
     sprt_stop: AtomicBool,
     progress: ProgressBar,
@@ -264,7 +264,7 @@ impl<'a> Shared<'a> {
             openings,
             queue: Mutex::new(queue),
             writer: Mutex::new(writer),
-            tally: Mutex::new(Tally {
+            tally: Mutex::new(RunTally {
                 wins: HashMap::new(),
                 sprt: sprt.map(SequentialTest::new),
             }),

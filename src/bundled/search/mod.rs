@@ -41,7 +41,7 @@ mod tt;
 mod tests;
 
 pub use eval::{EvalKind, PAWN, RACE, UnknownEvalKind, evaluate};
-pub use score::{Score, WIN};
+pub use score::{SearchScore, WIN};
 pub use time::{DEFAULT_MOVES_TO_GO, MOVE_OVERHEAD_MS};
 
 use crate::rules::{Move, Position, Rules};
@@ -53,7 +53,7 @@ pub const MAX_DEPTH: u32 = 100;
 
 /// The time left on the clock of the side to move.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Clock {
+pub struct SearchClock {
     /// Milliseconds left.
     pub remaining_ms: u64,
     /// Milliseconds added after each move.
@@ -73,7 +73,7 @@ pub struct Limits {
     /// Search for this many milliseconds (less a small overhead, see the `time` module).
     pub movetime_ms: Option<u64>,
     /// Plan the time from the side to move's clock.
-    pub clock: Option<Clock>,
+    pub clock: Option<SearchClock>,
     /// Ignore the move time and clock: search until the stop flag (or the depth or node limit,
     /// or a proven result). Holding the answer until `stop`, as UCI's `go infinite` requires,
     /// is the protocol loop's business ([`crate::bundled::server`]).
@@ -82,13 +82,13 @@ pub struct Limits {
 
 /// The progress report sent after each completed iteration.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Report {
+pub struct SearchReport {
     /// The iteration's depth in plies.
     pub depth: u32,
     /// The deepest ply reached, quiescence and extensions included.
     pub seldepth: u32,
     /// The score of the best move for the side to move.
-    pub score: Score,
+    pub score: SearchScore,
     /// Nodes searched since the search started.
     pub nodes: u64,
     /// Nodes per second since the search started.
@@ -109,7 +109,7 @@ pub struct SearchResult {
     pub best: Option<Move>,
     /// The score of `best` for the side to move; in a finished position, the game's result
     /// (`Loss(0)` when the side to move has lost).
-    pub score: Score,
+    pub score: SearchScore,
     /// The depth of the last completed iteration in plies (0 when none completed).
     pub depth: u32,
     /// The deepest ply reached.
@@ -177,7 +177,7 @@ impl Searcher {
         rules: Rules,
         limits: &Limits,
         stop: &AtomicBool,
-        report: &mut dyn FnMut(&Report),
+        report: &mut dyn FnMut(&SearchReport),
     ) -> SearchResult {
         self.table.new_search();
         tree::Search::new(rules, self.eval, &mut self.table, limits, stop).run(position, report)

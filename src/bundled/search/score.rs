@@ -24,7 +24,7 @@ pub(crate) const fn loss_in(plies: usize) -> i32 {
 
 /// A search result from the point of view of the side to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Score {
+pub enum SearchScore {
     /// An evaluation in centipawns (100 = one pawn); positive is good for the side to move.
     Cp(i32),
     /// The side to move wins in this many plies (1: its next move wins).
@@ -34,26 +34,26 @@ pub enum Score {
     Loss(u32),
 }
 
-impl Score {
+impl SearchScore {
     /// The score of an internal value: within 1000 of [`WIN`] a win or loss at that distance,
     /// otherwise centipawns.
-    pub const fn from_internal(value: i32) -> Score {
+    pub const fn from_internal(value: i32) -> SearchScore {
         if value >= WIN_BOUND {
-            Score::Win((WIN - value) as u32)
+            SearchScore::Win((WIN - value) as u32)
         } else if value <= -WIN_BOUND {
-            Score::Loss((WIN + value) as u32)
+            SearchScore::Loss((WIN + value) as u32)
         } else {
-            Score::Cp(value)
+            SearchScore::Cp(value)
         }
     }
 
-    /// The internal value, the inverse of [`Score::from_internal`]: centipawns as they are, a
+    /// The internal value, the inverse of [`SearchScore::from_internal`]: centipawns as they are, a
     /// win in `n` plies as `WIN - n`, a loss as `-(WIN - n)`. Orders scores from worst to best.
     pub const fn internal(self) -> i32 {
         match self {
-            Score::Cp(cp) => cp,
-            Score::Win(plies) => WIN - plies as i32,
-            Score::Loss(plies) => plies as i32 - WIN,
+            SearchScore::Cp(cp) => cp,
+            SearchScore::Win(plies) => WIN - plies as i32,
+            SearchScore::Loss(plies) => plies as i32 - WIN,
         }
     }
 
@@ -61,19 +61,19 @@ impl Score {
     /// `n` plies is `(n + 1) / 2` moves, a loss in `n` plies `-(n / 2)`; `None` for centipawns.
     pub const fn mate_moves(self) -> Option<i32> {
         match self {
-            Score::Cp(_) => None,
-            Score::Win(plies) => Some(plies.div_ceil(2) as i32),
-            Score::Loss(plies) => Some(-((plies / 2) as i32)),
+            SearchScore::Cp(_) => None,
+            SearchScore::Win(plies) => Some(plies.div_ceil(2) as i32),
+            SearchScore::Loss(plies) => Some(-((plies / 2) as i32)),
         }
     }
 
     /// True for a proven win or loss.
     pub const fn is_decisive(self) -> bool {
-        !matches!(self, Score::Cp(_))
+        !matches!(self, SearchScore::Cp(_))
     }
 }
 
-impl fmt::Display for Score {
+impl fmt::Display for SearchScore {
     /// The UCI form: `cp 35`, or `mate N` in moves of the side to move (`mate 2`: a win on its
     /// second move, 3 plies; `mate -1`: it loses to the opponent's next move, 2 plies).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -91,28 +91,28 @@ mod tests {
     #[test]
     fn scores_round_trip_through_internal_values() {
         for score in [
-            Score::Cp(0),
-            Score::Cp(-250),
-            Score::Cp(WIN_BOUND - 1),
-            Score::Win(1),
-            Score::Win(37),
-            Score::Loss(0),
-            Score::Loss(2),
+            SearchScore::Cp(0),
+            SearchScore::Cp(-250),
+            SearchScore::Cp(WIN_BOUND - 1),
+            SearchScore::Win(1),
+            SearchScore::Win(37),
+            SearchScore::Loss(0),
+            SearchScore::Loss(2),
         ] {
-            assert_eq!(Score::from_internal(score.internal()), score);
+            assert_eq!(SearchScore::from_internal(score.internal()), score);
         }
-        assert_eq!(Score::from_internal(win_in(3)), Score::Win(3));
-        assert_eq!(Score::from_internal(loss_in(4)), Score::Loss(4));
-        assert!(Score::Win(5).internal() < Score::Win(3).internal());
-        assert!(Score::Loss(2).internal() < Score::Loss(4).internal());
+        assert_eq!(SearchScore::from_internal(win_in(3)), SearchScore::Win(3));
+        assert_eq!(SearchScore::from_internal(loss_in(4)), SearchScore::Loss(4));
+        assert!(SearchScore::Win(5).internal() < SearchScore::Win(3).internal());
+        assert!(SearchScore::Loss(2).internal() < SearchScore::Loss(4).internal());
     }
 
     #[test]
     fn scores_print_as_uci() {
-        assert_eq!(Score::Cp(-12).to_string(), "cp -12");
-        assert_eq!(Score::Win(1).to_string(), "mate 1");
-        assert_eq!(Score::Win(3).to_string(), "mate 2");
-        assert_eq!(Score::Loss(2).to_string(), "mate -1");
-        assert_eq!(Score::Loss(4).to_string(), "mate -2");
+        assert_eq!(SearchScore::Cp(-12).to_string(), "cp -12");
+        assert_eq!(SearchScore::Win(1).to_string(), "mate 1");
+        assert_eq!(SearchScore::Win(3).to_string(), "mate 2");
+        assert_eq!(SearchScore::Loss(2).to_string(), "mate -1");
+        assert_eq!(SearchScore::Loss(4).to_string(), "mate -2");
     }
 }

@@ -23,7 +23,7 @@ fn search_with(
     position: &Position,
     rules: Rules,
     limits: &Limits,
-) -> (SearchResult, Vec<Report>) {
+) -> (SearchResult, Vec<SearchReport>) {
     let mut reports = Vec::new();
     let stop = AtomicBool::new(false);
     let result = Searcher::new(hash_mb).search(position, rules, limits, &stop, &mut |report| {
@@ -76,9 +76,9 @@ fn a_step_onto_the_goal_wins_in_one() {
     for rules in Rules::ALL {
         let result = search(&position("8/P7/8/8/8/8/pppp4/8 w"), rules, &depth(4));
         assert_eq!(best(&result), "a7a8");
-        assert_eq!(result.score, Score::Win(1));
+        assert_eq!(result.score, SearchScore::Win(1));
         let black = search(&position("pp6/8/8/8/8/8/4p3/1P6 b"), rules, &depth(4));
-        assert_eq!(black.score, Score::Win(1), "{rules}");
+        assert_eq!(black.score, SearchScore::Win(1), "{rules}");
         assert_eq!(black.best.map(|mv| mv.to.rank()), Some(0));
     }
 }
@@ -91,7 +91,7 @@ fn capturing_the_last_pawn_wins_in_one() {
         &depth(3),
     );
     assert_eq!(best(&result), "e4d5");
-    assert_eq!(result.score, Score::Win(1));
+    assert_eq!(result.score, SearchScore::Win(1));
 }
 
 #[test]
@@ -99,7 +99,7 @@ fn a_forced_win_in_three_plies_is_found_and_preferred_to_a_slower_one() {
     // b6b7 cannot be stopped; c6c7 is taken by d8 and wins only two plies later.
     for rules in Rules::ALL {
         let result = search(&position("3p4/8/1PP5/8/7p/8/8/8 w"), rules, &depth(5));
-        assert_eq!(result.score, Score::Win(3), "{rules}");
+        assert_eq!(result.score, SearchScore::Win(3), "{rules}");
         assert_eq!(result.pv.len(), 3, "{rules}: {:?}", result.pv);
         assert_eq!(result.pv.first(), result.best.as_ref());
     }
@@ -119,7 +119,7 @@ fn a_threat_to_reach_the_goal_is_parried_when_it_can_be() {
         for plies in [1, 2, 5] {
             let result = search(&p, rules, &depth(plies));
             assert_eq!(best(&result), "c1d2", "{rules} depth {plies}");
-            assert!(!matches!(result.score, Score::Loss(_)), "{rules}");
+            assert!(!matches!(result.score, SearchScore::Loss(_)), "{rules}");
         }
     }
 }
@@ -128,7 +128,7 @@ fn a_threat_to_reach_the_goal_is_parried_when_it_can_be() {
 fn two_threats_that_cannot_both_be_parried_lose_in_two_plies() {
     let p = position("pppp4/8/8/8/8/8/3p2p1/2P5 w");
     let result = search(&p, Rules::CaptureOnly, &depth(3));
-    assert_eq!(result.score, Score::Loss(2));
+    assert_eq!(result.score, SearchScore::Loss(2));
     assert!(
         result.best.is_some(),
         "a legal move is returned even when lost"
@@ -138,9 +138,17 @@ fn two_threats_that_cannot_both_be_parried_lose_in_two_plies() {
 #[test]
 fn finished_positions_have_no_move() {
     for (text, rules, score) in [
-        ("P7/8/8/8/8/8/pp6/8 b", Rules::CaptureOnly, Score::Loss(0)),
-        ("8/8/8/8/8/8/pp6/8 w", Rules::Classic, Score::Loss(0)),
-        ("8/8/8/8/8/p7/P7/8 w", Rules::CaptureOnly, Score::Loss(0)),
+        (
+            "P7/8/8/8/8/8/pp6/8 b",
+            Rules::CaptureOnly,
+            SearchScore::Loss(0),
+        ),
+        ("8/8/8/8/8/8/pp6/8 w", Rules::Classic, SearchScore::Loss(0)),
+        (
+            "8/8/8/8/8/p7/P7/8 w",
+            Rules::CaptureOnly,
+            SearchScore::Loss(0),
+        ),
     ] {
         let (result, reports) = search_with(1, &position(text), rules, &depth(3));
         assert_eq!(result.best, None, "{text}");
@@ -245,7 +253,7 @@ fn a_move_time_and_a_clock_are_kept() {
         ..Limits::default()
     };
     let clock = Limits {
-        clock: Some(Clock {
+        clock: Some(SearchClock {
             remaining_ms: 1_000,
             increment_ms: 0,
             moves_to_go: None,
@@ -305,6 +313,6 @@ fn the_material_evaluation_is_selectable_and_still_takes_wins() {
     let stop = AtomicBool::new(false);
     let p = position("3p4/8/1PP5/8/7p/8/8/8 w");
     let result = searcher.search(&p, Rules::CaptureOnly, &depth(5), &stop, &mut |_| {});
-    assert_eq!(result.score, Score::Win(3));
+    assert_eq!(result.score, SearchScore::Win(3));
     assert_eq!(p.side_to_move(), Color::White);
 }

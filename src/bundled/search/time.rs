@@ -69,7 +69,7 @@ pub(crate) fn deadlines(limits: &Limits) -> Deadlines {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bundled::search::Clock;
+    use crate::bundled::search::SearchClock;
 
     fn ms(value: u64) -> Option<Duration> {
         Some(Duration::from_millis(value))
@@ -102,7 +102,7 @@ mod tests {
     #[test]
     fn a_clock_is_spread_over_the_moves_to_go_with_a_capped_hard_limit() {
         let clock = |remaining_ms, increment_ms, moves_to_go| Limits {
-            clock: Some(Clock {
+            clock: Some(SearchClock {
                 remaining_ms,
                 increment_ms,
                 moves_to_go,

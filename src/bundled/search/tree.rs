@@ -4,10 +4,10 @@
 use super::board::{self, can_win_at_once, winning_move};
 use super::eval::{EvalKind, evaluate, static_eval};
 use super::ordering::{Heuristics, MoveList, QUIET_LIMIT};
-use super::score::{INFINITY, Score, WIN_BOUND, loss_in, win_in};
+use super::score::{INFINITY, SearchScore, WIN_BOUND, loss_in, win_in};
 use super::time::{Deadlines, deadlines};
-use super::tt::{Bound, TranspositionTable};
-use super::{Limits, MAX_DEPTH, Report, SearchResult};
+use super::tt::{ScoreBound, TranspositionTable};
+use super::{Limits, MAX_DEPTH, SearchReport, SearchResult};
 use crate::rules::perft::{zobrist, zobrist_delta};
 use crate::rules::{Move, Position, Rules};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -74,14 +74,18 @@ impl<'a> Search<'a> {
 
     /// Iterative deepening from depth 1 until a limit, keeping the last completed iteration's
     /// result (or a better root move the aborted iteration proved).
-    pub fn run(mut self, position: &Position, report: &mut dyn FnMut(&Report)) -> SearchResult {
+    pub fn run(
+        mut self,
+        position: &Position,
+        report: &mut dyn FnMut(&SearchReport),
+    ) -> SearchResult {
         let moves = position.legal_moves(self.rules);
         if moves.is_empty() {
             let over = evaluate(position, self.rules, self.eval);
-            return self.result(None, Score::from_internal(over), 0, Vec::new());
+            return self.result(None, SearchScore::from_internal(over), 0, Vec::new());
         }
         if let Some(mv) = winning_move(position, self.rules) {
-            let result = self.result(Some(mv), Score::Win(1), 1, vec![mv]);
+            let result = self.result(Some(mv), SearchScore::Win(1), 1, vec![mv]);
             report(&self.report(&result));
             return result;
         }
@@ -92,7 +96,7 @@ impl<'a> Search<'a> {
             .map(|(mv, _)| mv)
             .collect();
         let fallback = root[0];
-        let static_score = Score::from_internal(static_eval(position, self.eval));
+        let static_score = SearchScore::from_internal(static_eval(position, self.eval));
         let mut best = self.result(Some(fallback), static_score, 0, vec![fallback]);
         for depth in 1..=self.max_depth {
             let score = self.root(position, hash, &mut root, depth as i32);
@@ -101,7 +105,7 @@ impl<'a> Search<'a> {
                     // The unfinished iteration proved a better move than the last one's.
                     best = self.result(
                         Some(root[0]),
-                        Score::from_internal(score),
+                        SearchScore::from_internal(score),
                         best.depth,
                         self.root_pv(),
                     );
@@ -110,7 +114,7 @@ impl<'a> Search<'a> {
             }
             best = self.result(
                 Some(root[0]),
-                Score::from_internal(score),
+                SearchScore::from_internal(score),
                 depth,
                 self.root_pv(),
             );
@@ -124,10 +128,10 @@ impl<'a> Search<'a> {
 
     /// True when no further iteration should start after one of `depth` plies scoring `score`:
     /// a win or loss proven within the depth, or half of the soft time budget used.
-    fn finished(&self, score: Score, depth: u32) -> bool {
+    fn finished(&self, score: SearchScore, depth: u32) -> bool {
         let proven = match score {
-            Score::Win(plies) | Score::Loss(plies) => plies <= depth,
-            Score::Cp(_) => false,
+            SearchScore::Win(plies) | SearchScore::Loss(plies) => plies <= depth,
+            SearchScore::Cp(_) => false,
         };
         proven
             || self
@@ -265,11 +269,11 @@ impl<'a> Search<'a> {
         }
         best = self.count_unparried(position, ply, best, unparried);
         let bound = if best >= beta {
-            Bound::Lower
+            ScoreBound::Lower
         } else if best > alpha_start {
-            Bound::Exact
+            ScoreBound::Exact
         } else {
-            Bound::Upper
+            ScoreBound::Upper
         };
         self.table.store(hash, ply, best_move, best, depth, bound);
         best
@@ -438,7 +442,13 @@ impl<'a> Search<'a> {
         self.start.elapsed().as_millis() as u64
     }
 
-    fn result(&self, best: Option<Move>, score: Score, depth: u32, pv: Vec<Move>) -> SearchResult {
+    fn result(
+        &self,
+        best: Option<Move>,
+        score: SearchScore,
+        depth: u32,
+        pv: Vec<Move>,
+    ) -> SearchResult {
         SearchResult {
             best,
             score,
@@ -450,9 +460,9 @@ impl<'a> Search<'a> {
         }
     }
 
-    fn report(&self, result: &SearchResult) -> Report {
+    fn report(&self, result: &SearchResult) -> SearchReport {
         let micros = self.start.elapsed().as_micros().max(1);
-        Report {
+        SearchReport {
             depth: result.depth,
             seldepth: result.seldepth.max(result.depth),
             score: result.score,

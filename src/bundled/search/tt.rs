@@ -13,7 +13,7 @@ use crate::rules::{Move, Square};
 
 /// What a stored score says about the true value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Bound {
+pub(crate) enum ScoreBound {
     /// The true value.
     Exact,
     /// The true value is at least the score (the search failed high).
@@ -32,7 +32,7 @@ pub(crate) struct Hit {
     /// The remaining depth in plies the result was searched to.
     pub depth: i32,
     /// What the score says.
-    pub bound: Bound,
+    pub bound: ScoreBound,
 }
 
 impl Hit {
@@ -41,9 +41,9 @@ impl Hit {
     pub fn cuts(&self, depth: i32, alpha: i32, beta: i32) -> bool {
         self.depth >= depth
             && match self.bound {
-                Bound::Exact => true,
-                Bound::Lower => self.score >= beta,
-                Bound::Upper => self.score <= alpha,
+                ScoreBound::Exact => true,
+                ScoreBound::Lower => self.score >= beta,
+                ScoreBound::Upper => self.score <= alpha,
             }
     }
 }
@@ -56,7 +56,7 @@ struct Entry {
     mv: u16,
     score: i16,
     depth: u8,
-    /// 0 empty, else 1 + the [`Bound`] index; plus the generation shifted left by 2.
+    /// 0 empty, else 1 + the [`ScoreBound`] index; plus the generation shifted left by 2.
     meta: u8,
 }
 
@@ -112,9 +112,9 @@ impl TranspositionTable {
             score: from_table(i32::from(entry.score), ply),
             depth: i32::from(entry.depth),
             bound: match entry.meta & 3 {
-                1 => Bound::Exact,
-                2 => Bound::Lower,
-                _ => Bound::Upper,
+                1 => ScoreBound::Exact,
+                2 => ScoreBound::Lower,
+                _ => ScoreBound::Upper,
             },
         })
     }
@@ -128,7 +128,7 @@ impl TranspositionTable {
         mv: Option<Move>,
         score: i32,
         depth: i32,
-        bound: Bound,
+        bound: ScoreBound,
     ) {
         let Some(index) = self.bucket(key) else {
             return;
@@ -146,9 +146,9 @@ impl TranspositionTable {
             depth: depth.clamp(0, u8::MAX.into()) as u8,
             meta: (generation << 2)
                 | match bound {
-                    Bound::Exact => 1,
-                    Bound::Lower => 2,
-                    Bound::Upper => 3,
+                    ScoreBound::Exact => 1,
+                    ScoreBound::Lower => 2,
+                    ScoreBound::Upper => 3,
                 },
         };
         let [deep, always] = bucket;
@@ -231,7 +231,7 @@ mod tests {
         assert_eq!(std::mem::size_of::<Bucket>(), 32);
         assert_eq!(table.buckets.len(), (1 << 20) / 32);
         let mut none = TranspositionTable::new(0);
-        none.store(7, 0, Some(mv("a2a3")), 5, 3, Bound::Exact);
+        none.store(7, 0, Some(mv("a2a3")), 5, 3, ScoreBound::Exact);
         assert_eq!(none.probe(7, 0), None);
         assert_eq!(none.hashfull(), 0);
     }
@@ -239,12 +239,12 @@ mod tests {
     #[test]
     fn stored_results_come_back_with_win_scores_moved_to_the_probing_ply() {
         let mut table = TranspositionTable::new(1);
-        table.store(42, 3, Some(mv("b2c3")), win_in(7), 4, Bound::Lower);
+        table.store(42, 3, Some(mv("b2c3")), win_in(7), 4, ScoreBound::Lower);
         let hit = table.probe(42, 5).expect("stored");
         assert_eq!(hit.mv, Some(mv("b2c3")));
         assert_eq!(hit.score, win_in(9));
-        assert_eq!((hit.depth, hit.bound), (4, Bound::Lower));
-        table.store(43, 2, None, loss_in(6), 1, Bound::Upper);
+        assert_eq!((hit.depth, hit.bound), (4, ScoreBound::Lower));
+        table.store(43, 2, None, loss_in(6), 1, ScoreBound::Upper);
         assert_eq!(table.probe(43, 0).map(|hit| hit.score), Some(loss_in(4)));
         assert_eq!(table.probe(44, 0), None);
     }
@@ -254,20 +254,20 @@ mod tests {
         let mut table = TranspositionTable::new(1);
         let stride = table.buckets.len() as u64;
         let (a, b, c) = (5, 5 + stride, 5 + 2 * stride); // one bucket
-        table.store(a, 0, Some(mv("a2a3")), 10, 8, Bound::Exact);
-        table.store(b, 0, None, 20, 2, Bound::Exact); // shallower: slot 1
+        table.store(a, 0, Some(mv("a2a3")), 10, 8, ScoreBound::Exact);
+        table.store(b, 0, None, 20, 2, ScoreBound::Exact); // shallower: slot 1
         assert!(table.probe(a, 0).is_some() && table.probe(b, 0).is_some());
-        table.store(c, 0, None, 30, 3, Bound::Exact); // shallower: replaces b in slot 1
+        table.store(c, 0, None, 30, 3, ScoreBound::Exact); // shallower: replaces b in slot 1
         assert!(table.probe(a, 0).is_some() && table.probe(c, 0).is_some());
         assert_eq!(table.probe(b, 0), None);
         table.new_search();
-        table.store(b, 0, None, 40, 1, Bound::Exact); // a is old: b takes slot 0, a moves down
+        table.store(b, 0, None, 40, 1, ScoreBound::Exact); // a is old: b takes slot 0, a moves down
         assert_eq!(table.probe(b, 0).map(|hit| hit.score), Some(40));
         assert_eq!(table.probe(a, 0).map(|hit| hit.depth), Some(8));
         assert_eq!(table.probe(c, 0), None);
         // A result without a move keeps the stored move.
-        table.store(b, 0, Some(mv("h2h3")), 41, 2, Bound::Exact);
-        table.store(b, 0, None, 42, 3, Bound::Upper);
+        table.store(b, 0, Some(mv("h2h3")), 41, 2, ScoreBound::Exact);
+        table.store(b, 0, None, 42, 3, ScoreBound::Upper);
         assert_eq!(table.probe(b, 0).and_then(|hit| hit.mv), Some(mv("h2h3")));
     }
 }

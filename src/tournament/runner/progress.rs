@@ -37,14 +37,14 @@ fn time_left(remaining: u64, played: u64, elapsed: Duration) -> Option<Duration>
 
 /// Running counts for the progress line and the SPRT, fed in the order games are recorded:
 /// memory holds the open game pairs only, however many games are played.
-pub(super) struct Tally {
+pub(super) struct RunTally {
     /// Wins of each engine, by index.
     pub(super) wins: HashMap<usize, u64>,
     /// The SPRT of engine 0 against engine 1 (the only two), when one was asked for.
     pub(super) sprt: Option<SequentialTest<u64>>,
 }
 
-impl Tally {
+impl RunTally {
     /// Counts a game of pair `pair`; returns the SPRT's verdict when this game reaches it.
     pub(super) fn add(&mut self, pair: u64, white: usize, winner: usize) -> Option<Verdict> {
         *self.wins.entry(winner).or_default() += 1;
@@ -57,7 +57,7 @@ impl Tally {
 }
 
 impl Shared<'_> {
-    pub(super) fn score_line(&self, tally: &Tally) -> String {
+    pub(super) fn score_line(&self, tally: &RunTally) -> String {
         self.config
             .engines
             .iter()
