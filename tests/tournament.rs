@@ -484,7 +484,7 @@ fn first_crossing(games: &[GameRecord], tested: &str, sprt: &Sprt) -> Option<(us
             }
         }
         let llr = if pentanomial.iter().any(|&c| c > 0) {
-            sprt.llr_pentanomial(&pentanomial)
+            sprt.llr_pentanomial(&pentanomial.into())
         } else {
             sprt.llr_trinomial(&trinomial)
         };

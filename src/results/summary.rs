@@ -3,8 +3,8 @@
 
 use super::{GameRecord, ResultsError, Termination};
 use crate::stats::{
-    self, Bound, EloEstimate, MatchCounts, Outcome, PairResult, RatingOptions, Ratings,
-    SequentialTest, Sprt, SprtDecision, SprtStatus,
+    self, Bound, EloEstimate, MatchCounts, Outcome, PairResult, Pentanomial, RatingOptions,
+    Ratings, SequentialTest, Sprt, SprtDecision, SprtStatus,
 };
 use serde::Serialize;
 use std::collections::HashMap;
@@ -81,10 +81,10 @@ pub struct PairSummary {
     pub wins: u64,
     /// Games `first` lost.
     pub losses: u64,
-    /// Complete game pairs by `first`'s points, `[LL, LD, WL, WD, WW]` (the middle cells
-    /// without draws: `LD` and `WD` stay 0). A complete pair is two games with the same pair
+    /// Complete game pairs by `first`'s points; serialized as `[LL, LD, WL, WD, WW]` (`LD`
+    /// and `WD` stay 0 without draws). A complete pair is two games with the same pair
     /// number in the same file, the engines swapping colours (see [`MatchCounts`]).
-    pub pentanomial: [u64; 5],
+    pub pentanomial: Pentanomial,
     /// Games in no complete pair: under [`EloModel::Pentanomial`] they count in `wins` and
     /// `losses` only, not in `elo` nor in the SPRT.
     pub unpaired: u64,
@@ -604,8 +604,8 @@ impl fmt::Display for PairSummary {
             self.losses,
             or_dash(score.map(format_percent))
         )?;
-        let [ll, ld, wl, wd, ww] = self.pentanomial;
-        let pairs = ll + ld + wl + wd + ww;
+        let pairs = self.pentanomial.pairs();
+        let [ll, ld, wl, wd, ww] = self.pentanomial.as_array();
         let note = match (self.model, self.unpaired) {
             (EloModel::Trinomial, _) => "no complete pairs: Elo from single games".to_string(),
             (EloModel::Pentanomial, 0) => plural(pairs, "pair"),
@@ -698,11 +698,11 @@ mod tests {
             ("alpha", "beta")
         );
         assert_eq!((pair.games, pair.wins, pair.losses), (9, 5, 4));
-        assert_eq!(pair.pentanomial, [1, 0, 1, 0, 2]);
+        assert_eq!(pair.pentanomial.as_array(), [1, 0, 1, 0, 2]);
         assert_eq!(pair.model, EloModel::Pentanomial);
-        assert_eq!(pair.elo, elo_pentanomial(&[1, 0, 1, 0, 2]));
+        assert_eq!(pair.elo, elo_pentanomial(&[1, 0, 1, 0, 2].into()));
         assert_eq!(pair.unpaired, 1);
-        let llr = sprt().llr_pentanomial(&[1, 0, 1, 0, 2]);
+        let llr = sprt().llr_pentanomial(&[1, 0, 1, 0, 2].into());
         let status = pair.sprt.unwrap();
         assert_eq!(status.report, sprt().report(llr));
         assert_eq!((status.games, status.games_after), (9, 0));
@@ -763,7 +763,7 @@ mod tests {
         list.retain(|g| g.game_id % 2 == 1);
         let summary = Summary::compute(&list, &[], Some(&sprt()));
         let pair = &summary.pairs[0];
-        assert_eq!(pair.pentanomial, [0; 5]);
+        assert_eq!(pair.pentanomial.as_array(), [0; 5]);
         assert_eq!(pair.model, EloModel::Trinomial);
         let trinomial = [pair.losses, 0, pair.wins];
         assert_eq!(pair.elo, elo_trinomial(&trinomial));
@@ -786,11 +786,11 @@ mod tests {
         let summary = Summary::compute(&list, &[], Some(&sprt()));
         let pair = &summary.pairs[0];
         assert_eq!((pair.wins, pair.losses, pair.unpaired), (4, 2, 2));
-        assert_eq!(pair.pentanomial, [0, 0, 2, 0, 0]);
-        assert_eq!(pair.elo, elo_pentanomial(&[0, 0, 2, 0, 0]));
+        assert_eq!(pair.pentanomial.as_array(), [0, 0, 2, 0, 0]);
+        assert_eq!(pair.elo, elo_pentanomial(&[0, 0, 2, 0, 0].into()));
         assert_eq!(
             pair.sprt.unwrap().report.llr,
-            sprt().llr_pentanomial(&[0, 0, 2, 0, 0])
+            sprt().llr_pentanomial(&[0, 0, 2, 0, 0].into())
         );
         let text = summary.to_string();
         assert!(text.contains("Elo: +0.00 +/- "), "{text}");
@@ -809,9 +809,9 @@ mod tests {
         let sprt: Sprt = "elo0=0 elo1=20".parse().unwrap();
         let (lower, _) = sprt.bounds();
         let lost = (1..)
-            .find(|&n| sprt.llr_pentanomial(&[n, 0, 0, 0, 0]) <= lower)
+            .find(|&n| sprt.llr_pentanomial(&[n, 0, 0, 0, 0].into()) <= lower)
             .unwrap();
-        assert!(sprt.llr_pentanomial(&[lost, 0, 0, 0, 1]) > lower);
+        assert!(sprt.llr_pentanomial(&[lost, 0, 0, 0, 1].into()) > lower);
         // Pair 1, recorded last, is won twice; pairs 2..=lost+1 are lost twice.
         let mut list: Vec<GameRecord> = (2..=lost + 1)
             .flat_map(|pair| {
@@ -825,9 +825,9 @@ mod tests {
         list.push(record(1, 1, "new", "base", WhiteWins, GoalRank));
         let summary = Summary::compute(&list, &names(&["new", "base"]), Some(&sprt));
         let pair = &summary.pairs[0];
-        assert_eq!(pair.pentanomial, [lost, 0, 0, 0, 1]);
+        assert_eq!(pair.pentanomial.as_array(), [lost, 0, 0, 0, 1]);
         let status = pair.sprt.unwrap();
-        let llr = sprt.llr_pentanomial(&[lost, 0, 0, 0, 0]);
+        let llr = sprt.llr_pentanomial(&[lost, 0, 0, 0, 0].into());
         assert_eq!(status.report, sprt.report(llr));
         assert_eq!(status.report.decision, SprtDecision::AcceptH0);
         assert_eq!((status.games, status.games_after), (2 * lost, 2));
@@ -850,9 +850,9 @@ mod tests {
         let list = alpha_beta();
         let (one, two) = (&list[..1], &list[1..2]);
         let joined = Summary::compute(&list[..2], &[], None);
-        assert_eq!(joined.pairs[0].pentanomial, [0, 0, 0, 0, 1]);
+        assert_eq!(joined.pairs[0].pentanomial.as_array(), [0, 0, 0, 0, 1]);
         let sharded = Summary::compute_shards(&[one, two], &[], None);
-        assert_eq!(sharded.pairs[0].pentanomial, [0; 5]);
+        assert_eq!(sharded.pairs[0].pentanomial.as_array(), [0; 5]);
         assert_eq!((sharded.pairs[0].wins, sharded.games), (2, 2));
     }
 
@@ -890,8 +890,8 @@ mod tests {
             pairs,
             [("c", "b", 1, 2), ("c", "a", 1, 2), ("b", "a", 1, 1)]
         );
-        assert_eq!(summary.pairs[0].pentanomial, [0, 0, 1, 0, 0]);
-        assert_eq!(summary.pairs[1].pentanomial, [1, 0, 0, 0, 0]);
+        assert_eq!(summary.pairs[0].pentanomial.as_array(), [0, 0, 1, 0, 0]);
+        assert_eq!(summary.pairs[1].pentanomial.as_array(), [1, 0, 0, 0, 0]);
         assert_eq!(summary.sprt_decision(), None);
     }
 
@@ -983,9 +983,9 @@ mod tests {
         assert!(top.elo.unwrap().is_finite() && top.error95.unwrap().is_finite());
         assert_eq!(summary.standings[1].bound, Some(Bound::Upper));
         let pair = &summary.pairs[0];
-        assert_eq!(pair.pentanomial, [0, 0, 0, 0, 5]);
+        assert_eq!(pair.pentanomial.as_array(), [0, 0, 0, 0, 5]);
         assert!(pair.elo.bound && pair.elo.elo.is_finite());
-        assert_eq!(pair.elo, elo_pentanomial(&[0, 0, 0, 0, 5]));
+        assert_eq!(pair.elo, elo_pentanomial(&[0, 0, 0, 0, 5].into()));
         let text = summary.to_string();
         assert!(text.contains(" >+"), "{text}");
         assert!(text.contains("Elo: >+1199.83 +/- "), "{text}");
@@ -1035,7 +1035,7 @@ mod tests {
     fn the_report_reads_like_fastchess() {
         let summary = Summary::compute(&alpha_beta(), &names(&["alpha", "beta"]), Some(&sprt()));
         let text = summary.to_string();
-        let elo = elo_pentanomial(&[1, 0, 1, 0, 2]);
+        let elo = elo_pentanomial(&[1, 0, 1, 0, 2].into());
         let expected_elo = format!(
             "Elo: {:+.2} +/- {:.2}, LOS: {:.2}%\n",
             elo.elo,
