@@ -327,7 +327,11 @@ fn override_settings(config: &mut TournamentConfig, args: &TournamentArgs) -> Re
         config.openings.file = shipped_book(config.rules);
     }
     if !args.sprt.is_empty() {
-        config.sprt = Some(args.sprt.join(" "));
+        let spec = args.sprt.join(" ");
+        let sprt = spec
+            .parse()
+            .map_err(|e| anyhow!("bad --sprt '{spec}': {e}"))?;
+        config.sprt = Some(sprt);
     }
     config.out = match &args.out {
         Some(out) => out.clone(),

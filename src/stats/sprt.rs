@@ -20,7 +20,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::logistic_score;
 use super::pentanomial::Pentanomial;
@@ -38,8 +38,11 @@ pub const MAX_ELO: f64 = 1000.0;
 /// Build with [`Sprt::new`] or parse `"elo0=0 elo1=5 alpha=0.05 beta=0.05"`
 /// ([`FromStr`]); both validate and the fields are private, so the methods
 /// never see bad parameters. [`Display`](fmt::Display) writes the same
-/// `key=value` form back; serializes as `{elo0, elo1, alpha, beta}`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+/// `key=value` form back, with every key. Serde uses that string form too (the
+/// `sprt` field of a tournament config file and of config.json), so a
+/// deserialized `Sprt` is validated like a parsed one.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
 pub struct Sprt {
     elo0: f64,
     elo1: f64,
@@ -326,6 +329,22 @@ impl FromStr for Sprt {
     }
 }
 
+impl TryFrom<String> for Sprt {
+    type Error = SprtSpecError;
+
+    /// [`FromStr`]: the serde form.
+    fn try_from(spec: String) -> Result<Self, Self::Error> {
+        spec.parse()
+    }
+}
+
+impl From<Sprt> for String {
+    /// [`Display`](fmt::Display): the serde form.
+    fn from(sprt: Sprt) -> Self {
+        sprt.to_string()
+    }
+}
+
 impl fmt::Display for SprtReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // `+ 0.0` prints -0.0 as 0.00.
@@ -475,6 +494,18 @@ mod tests {
         assert_eq!(sprt.to_string().parse::<Sprt>().unwrap(), sprt);
         let defaulted: Sprt = "  elo1=2.5\telo0=-1.5 ".parse().unwrap();
         assert_eq!(defaulted, Sprt::new(-1.5, 2.5, 0.05, 0.05).unwrap());
+    }
+
+    #[test]
+    fn serde_uses_the_string_form_and_validates() {
+        let json = serde_json::to_string(&sprt_0_5()).unwrap();
+        assert_eq!(json, r#""elo0=0 elo1=5 alpha=0.05 beta=0.05""#);
+        let back: Sprt = serde_json::from_str(r#""elo1=5 elo0=0""#).unwrap();
+        assert_eq!(back, sprt_0_5());
+        let err = serde_json::from_str::<Sprt>(r#""elo0=zero elo1=5""#).unwrap_err();
+        assert!(err.to_string().contains("`elo0=zero`"), "{err}");
+        let err = serde_json::from_str::<Sprt>(r#""elo0=5 elo1=0""#).unwrap_err();
+        assert!(err.to_string().contains("elo1=0 must be greater"), "{err}");
     }
 
     #[test]

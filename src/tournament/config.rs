@@ -7,6 +7,7 @@
 use crate::engine::protocol::{GoLimits, Protocol};
 use crate::engine::{EngineConfig, Timeouts};
 use crate::rules::Rules;
+use crate::stats::Sprt;
 use serde::de::{MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -521,9 +522,10 @@ pub struct TournamentConfig {
     /// when not given.
     #[serde(default = "random_seed")]
     pub seed: u64,
-    /// `elo0=.. elo1=.. alpha=.. beta=..`: stop when the SPRT between the two engines decides.
+    /// Stop when the SPRT between the two engines decides; written in files as its string
+    /// form `elo0=.. elo1=.. alpha=.. beta=..` (see [`Sprt`]).
     #[serde(default)]
-    pub sprt: Option<String>,
+    pub sprt: Option<Sprt>,
     /// The results directory (the command line picks `results/<event>-<date>` when empty).
     #[serde(default)]
     pub out: PathBuf,
@@ -549,8 +551,8 @@ fn default_concurrency() -> usize {
 }
 
 impl TournamentConfig {
-    /// Checks what serde cannot: at least two engines, unique names, positive counts, a
-    /// well-formed SPRT between exactly two engines.
+    /// Checks what serde cannot: at least two engines, unique names, positive counts, an
+    /// SPRT only between exactly two engines.
     ///
     /// # Errors
     /// A message saying what is wrong.
@@ -586,12 +588,8 @@ impl TournamentConfig {
                 return Err(format!("{what} must be at least 1"));
             }
         }
-        if let Some(spec) = &self.sprt {
-            spec.parse::<crate::stats::Sprt>()
-                .map_err(|e| format!("bad --sprt '{spec}': {e}"))?;
-            if self.engines.len() != 2 {
-                return Err("--sprt needs exactly two engines".to_string());
-            }
+        if self.sprt.is_some() && self.engines.len() != 2 {
+            return Err("--sprt needs exactly two engines".to_string());
         }
         Ok(())
     }
@@ -850,10 +848,29 @@ mod tests {
                 .contains("two engines are named 'e0'")
         );
         let mut sprt = config(3);
-        sprt.sprt = Some("elo0=0 elo1=5".into());
+        sprt.sprt = Some("elo0=0 elo1=5".parse().unwrap());
         assert!(sprt.validate().unwrap_err().contains("exactly two engines"));
-        let mut bad_sprt = config(2);
-        bad_sprt.sprt = Some("elo0=zero".into());
-        assert!(bad_sprt.validate().unwrap_err().contains("bad --sprt"));
+    }
+
+    /// The SPRT is written in its string form, read back validated, and a bad one names
+    /// its token.
+    #[test]
+    fn the_sprt_is_read_and_written_as_its_string_form() {
+        let mut good = config(2);
+        good.sprt = Some("elo1=5 elo0=0".parse().unwrap());
+        let json = serde_json::to_value(&good).unwrap();
+        assert_eq!(json["sprt"], "elo0=0 elo1=5 alpha=0.05 beta=0.05");
+        let toml_text = toml::to_string(&good).unwrap();
+        assert!(
+            toml_text.contains("sprt = \"elo0=0 elo1=5 alpha=0.05 beta=0.05\"\n"),
+            "{toml_text}"
+        );
+        assert_eq!(
+            toml::from_str::<TournamentConfig>(&toml_text).unwrap(),
+            good
+        );
+        let bad = toml_text.replace("elo0=0 ", "elo0=zero ");
+        let err = toml::from_str::<TournamentConfig>(&bad).unwrap_err();
+        assert!(err.to_string().contains("`elo0=zero`"), "{err}");
     }
 }

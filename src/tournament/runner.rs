@@ -19,7 +19,7 @@ use crate::engine::{Engine, EngineConfig, EngineError};
 use crate::openings::{Book, Opening};
 use crate::results::{self, GameRecord, GameResult, ResultsWriter, Summary};
 use crate::rules::{Color, Position};
-use crate::stats::{Outcome, SequentialTest, Sprt, SprtDecision, Verdict};
+use crate::stats::{Outcome, SequentialTest, SprtDecision, Verdict};
 use indicatif::{HumanDuration, ProgressBar, ProgressState, ProgressStyle};
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::io::Write;
@@ -192,7 +192,7 @@ pub fn run(
     // The report replays games.csv in its order, the order the running test was fed: its
     // verdict is the one that stopped the run, whatever games in flight added after it.
     let all_games = results::read_games(&games_csv)?;
-    let summary = Summary::compute(&all_games, &names, shared.sprt.as_ref());
+    let summary = Summary::compute(&all_games, &names, config.sprt.as_ref());
     results::write_summary(&config.out, &summary)?;
     let finish = if let Some(decision) = summary
         .sprt_decision()
@@ -395,7 +395,6 @@ struct Shared<'a> {
     sprt_stop: AtomicBool,
     progress: ProgressBar,
     stop: &'a AtomicBool,
-    sprt: Option<Sprt>,
     write_error: Mutex<Option<results::ResultsError>>,
 }
 
@@ -412,10 +411,6 @@ impl<'a> Shared<'a> {
     ) -> Shared<'a> {
         let total = scheduled as u64;
         let recorded = total.saturating_sub(queue.len() as u64);
-        let sprt = config
-            .sprt
-            .as_deref()
-            .and_then(|spec| spec.parse::<Sprt>().ok());
         Shared {
             config,
             openings,
@@ -423,7 +418,7 @@ impl<'a> Shared<'a> {
             writer: Mutex::new(writer),
             tally: Mutex::new(Tally {
                 wins: HashMap::new(),
-                sprt: sprt.map(SequentialTest::new),
+                sprt: config.sprt.map(SequentialTest::new),
             }),
             starts: Mutex::new(Starts {
                 engines: config
@@ -436,7 +431,6 @@ impl<'a> Shared<'a> {
             sprt_stop: AtomicBool::new(false),
             progress: progress_bar(total, recorded),
             stop,
-            sprt,
             write_error: Mutex::new(None),
         }
     }
@@ -574,7 +568,7 @@ impl<'a> Shared<'a> {
         let verdict = tally.add(record.pair, game.white, winner);
         self.progress.set_message(self.score_line(&tally));
         self.progress.inc(1);
-        if let (Some(verdict), Some(sprt)) = (verdict, &self.sprt) {
+        if let (Some(verdict), Some(sprt)) = (verdict, &self.config.sprt) {
             self.sprt_stop.store(true, Ordering::SeqCst);
             self.say(&format!(
                 "SPRT decided at game {}: {}; games in flight are finished and recorded",
