@@ -107,7 +107,7 @@ pub fn run(args: &TournamentArgs, matches: &ArgMatches) -> Result<ExitCode> {
         Some(dir) => (resumed_config(dir, args, matches)?, true),
         None => {
             let base = match &args.config {
-                Some(path) => TournamentConfig::read(path).map_err(|e| anyhow!(e))?,
+                Some(path) => TournamentConfig::read(path)?,
                 None => default_config()?,
             };
             let config = build_config(base, args, &engines)
@@ -269,7 +269,7 @@ fn resumed_config(
         ))
         .into());
     }
-    let mut config = tournament::saved_config(dir).map_err(|e| anyhow!(e))?;
+    let mut config = tournament::saved_config(dir)?;
     config.out = dir.to_path_buf();
     config.concurrency = args.concurrency.unwrap_or(config.concurrency);
     config.log |= args.log;
@@ -304,7 +304,7 @@ fn build_config(
         bail!("--each needs engines given with --engine");
     }
     override_settings(&mut config, args)?;
-    config.validate().map_err(|e| anyhow!(e))?;
+    config.validate()?;
     make_paths_absolute(&mut config)?;
     check_engine_commands(&config)?;
     Ok(config)
@@ -322,7 +322,7 @@ fn override_settings(config: &mut TournamentConfig, args: &TournamentArgs) -> Re
     config.seed = args.seed.unwrap_or(config.seed);
     config.log |= args.log;
     if !args.openings.is_empty() {
-        config.openings = OpeningsSpec::parse(&args.openings).map_err(|e| anyhow!(e))?;
+        config.openings = OpeningsSpec::parse(&args.openings)?;
     } else if args.config.is_none() {
         config.openings.file = shipped_book(config.rules);
     }

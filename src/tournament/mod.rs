@@ -9,7 +9,7 @@ pub mod runner;
 pub mod schedule;
 
 pub use config::{
-    EngineKeys, EngineOptions, EngineSpec, Format, OpeningOrder, OpeningsSpec, TimeControl,
-    TournamentConfig,
+    ConfigError, EngineKeys, EngineOptions, EngineSpec, Format, OpeningOrder, OpeningsSpec,
+    TimeControl, TournamentConfig,
 };
 pub use runner::{Finish, GivenUp, NotPlayed, Plan, RunError, RunReport, run, saved_config};

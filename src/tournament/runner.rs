@@ -12,7 +12,7 @@
 //! that will recur ([`EngineError::recurs_at_start`]) or [`MAX_START_FAILURES`] failures in a
 //! row; its games are reported as not played and `--resume` tries them again.
 
-use super::config::{EngineSpec, TournamentConfig};
+use super::config::{ConfigError, EngineSpec, TournamentConfig};
 use super::game::{self, Players, Unfinished};
 use super::schedule::{ScheduledGame, schedule};
 use crate::engine::{Engine, EngineConfig, EngineError};
@@ -313,10 +313,13 @@ fn save_config(config: &TournamentConfig) -> Result<(), RunError> {
 /// Reads the config saved in a results directory, for `--resume`.
 ///
 /// # Errors
-/// A message naming the file when it is missing or malformed.
-pub fn saved_config(dir: &Path) -> Result<TournamentConfig, String> {
-    TournamentConfig::read(&dir.join(CONFIG_FILE))
-        .map_err(|e| format!("cannot resume {}: {e}", dir.display()))
+/// [`ConfigError::Resume`] naming `dir` and what is wrong with its config.json (missing,
+/// malformed or invalid).
+pub fn saved_config(dir: &Path) -> Result<TournamentConfig, ConfigError> {
+    TournamentConfig::read(&dir.join(CONFIG_FILE)).map_err(|error| ConfigError::Resume {
+        dir: dir.to_path_buf(),
+        error: Box::new(error),
+    })
 }
 
 /// A progress bar on a terminal (hidden otherwise) over `total` games of which `recorded` are
