@@ -12,10 +12,10 @@
 
 mod files;
 pub mod pgn;
-mod summary;
+mod report;
 
 pub use files::{COLUMNS, GAMES_CSV, GAMES_PGN, ResultsWriter, read_games};
-pub use summary::{EloModel, EngineFaults, PairSummary, Standing, Summary, write_summary};
+pub use report::{EloModel, EngineFaults, PairSummary, Standing, Summary, write_summary};
 
 use crate::rules::{Color, Reason};
 use serde::{Deserialize, Serialize};
