@@ -67,7 +67,7 @@ pub fn run(args: &EloArgs) -> Result<ExitCode> {
         .into());
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&summary)?);
+        print!("{}", results::summary_json(&summary));
     } else {
         print!("{summary}");
     }

@@ -8,14 +8,21 @@
 //! * `summary.json`: the [`Summary`] (standings, per-pair results, faults, SPRT), written
 //!   atomically by [`write_summary`].
 //!
+//! The report is computed once ([`Summary::compute`], in `report.rs`) and rendered by
+//! `text.rs` (its [`Display`](fmt::Display), fastchess style) and `json.rs`
+//! ([`summary_json`], [`write_summary`]).
+//!
 //! Breakthrough has no draws: every game is `1-0` or `0-1`.
 
 mod files;
+mod json;
 pub mod pgn;
 mod report;
+mod text;
 
 pub use files::{COLUMNS, GAMES_CSV, GAMES_PGN, ResultsWriter, read_games};
-pub use report::{EloModel, EngineFaults, PairSummary, Standing, Summary, write_summary};
+pub use json::{summary_json, write_summary};
+pub use report::{EloModel, EngineFaults, PairSummary, Standing, Summary};
 
 use crate::rules::{Color, Reason};
 use serde::{Deserialize, Serialize};
