@@ -3,7 +3,8 @@
 //! A run directory holds
 //!
 //! * `games.csv`: one [`GameRecord`] per line, in the column order of [`COLUMNS`], under a
-//!   header line; written by [`ResultsWriter`], read back by [`read_games`].
+//!   header line; written by [`ResultsWriter`], read back row by row by [`GamesReader`] (or
+//!   all at once by [`read_games`]).
 //! * `games.pgn`: the same games as PGN ([`pgn`]).
 //! * `summary.json`: the [`Summary`] (standings, per-pair results, faults, SPRT), written
 //!   atomically by [`write_summary`].
@@ -20,7 +21,7 @@ pub mod pgn;
 mod report;
 mod text;
 
-pub use files::{COLUMNS, GAMES_CSV, GAMES_PGN, ResultsWriter, read_games};
+pub use files::{COLUMNS, GAMES_CSV, GAMES_PGN, GamesReader, ResultsWriter, read_games};
 pub use json::{summary_json, write_summary};
 pub use report::{EloModel, EngineFaults, PairSummary, Standing, Summary};
 
