@@ -3,7 +3,7 @@
 
 use super::UsageError;
 use anyhow::{Context, Result};
-use bt_arena::results::{self, GameRecord, Summary};
+use bt_arena::results::{self, Summary};
 use bt_arena::stats::{Sprt, SprtDecision};
 use clap::Args;
 use std::path::PathBuf;
@@ -27,7 +27,8 @@ pub struct EloArgs {
     json: bool,
 }
 
-/// Runs `bt-arena elo`: reads every file, then prints the report.
+/// Runs `bt-arena elo`: streams every file (twice: engine names, then games), then prints
+/// the report.
 ///
 /// # Errors
 /// [`UsageError`] for a bad SPRT specification, no file, or `--sprt` with games of other than
@@ -42,15 +43,12 @@ pub fn run(args: &EloArgs) -> Result<ExitCode> {
     if files.is_empty() {
         return Err(UsageError("bt-arena elo needs at least one games.csv FILE".into()).into());
     }
-    let shards = files
-        .iter()
-        .map(|path| results::read_games(path).context("cannot read the games"))
-        .collect::<Result<Vec<_>>>()?;
-    // The games stay in file order (the order they finished in, which the SPRT replays), but
-    // engines are named in schedule order: game 1's White is the tournament's first engine
-    // (the one an SPRT tests), whichever game was written first.
-    let summary = Summary::compute_shards(&shards, &schedule_order(&shards), sprt.as_ref());
-    if sprt.is_some() && summary.engines.len() != 2 {
+    // Two passes over the files, each streamed: the engines first, then the games. The
+    // games are counted in file order (the order they finished in, which the SPRT replays),
+    // but engines are named in schedule order: game 1's White is the tournament's first
+    // engine (the one an SPRT tests), whichever game was written first.
+    let engines = results::schedule_order(&files).context("cannot read the games")?;
+    if sprt.is_some() && engines.len() != 2 {
         return Err(UsageError(format!(
             "--sprt needs the games of exactly two engines; {} {}",
             if files.len() == 1 {
@@ -58,14 +56,16 @@ pub fn run(args: &EloArgs) -> Result<ExitCode> {
             } else {
                 "the files hold"
             },
-            match summary.engines.len() {
+            match engines.len() {
                 0 => "no games".to_string(),
-                1 => format!("games of one engine ({})", summary.engines[0]),
-                n => format!("games of {n} engines ({})", summary.engines.join(", ")),
+                1 => format!("games of one engine ({})", engines[0]),
+                n => format!("games of {n} engines ({})", engines.join(", ")),
             }
         ))
         .into());
     }
+    let summary =
+        Summary::from_files(&files, &engines, sprt.as_ref()).context("cannot read the games")?;
     if args.json {
         print!("{}", results::summary_json(&summary));
     } else {
@@ -95,21 +95,6 @@ fn split_sprt_values(values: &[String], files: &[PathBuf]) -> (Option<String>, V
     let mut all_files: Vec<PathBuf> = values[spec_len..].iter().map(PathBuf::from).collect();
     all_files.extend(files.iter().cloned());
     (spec, all_files)
-}
-
-/// Engine names in schedule order: by game id within the first file, then the other files.
-fn schedule_order(shards: &[Vec<GameRecord>]) -> Vec<String> {
-    let mut names: Vec<String> = Vec::new();
-    for shard in shards {
-        let mut by_id: Vec<&GameRecord> = shard.iter().collect();
-        by_id.sort_by_key(|game| game.game_id);
-        for name in by_id.iter().flat_map(|g| [&g.white, &g.black]) {
-            if !names.contains(name) {
-                names.push(name.clone());
-            }
-        }
-    }
-    names
 }
 
 #[cfg(test)]

@@ -9,7 +9,8 @@
 //! * `summary.json`: the [`Summary`] (standings, per-pair results, faults, SPRT), written
 //!   atomically by [`write_summary`].
 //!
-//! The report is computed once ([`Summary::compute`], in `report.rs`) and rendered by
+//! The report is computed once ([`Summary::compute`], or game by game from the files with
+//! [`Summary::from_files`] and [`SummaryBuilder`], in `report.rs`) and rendered by
 //! `text.rs` (its [`Display`](fmt::Display), fastchess style) and `json.rs`
 //! ([`summary_json`], [`write_summary`]).
 //!
@@ -23,7 +24,9 @@ mod text;
 
 pub use files::{COLUMNS, GAMES_CSV, GAMES_PGN, GamesReader, ResultsWriter, read_games};
 pub use json::{summary_json, write_summary};
-pub use report::{EloModel, EngineFaults, PairSummary, Standing, Summary};
+pub use report::{
+    EloModel, EngineFaults, PairSummary, Standing, Summary, SummaryBuilder, schedule_order,
+};
 
 use crate::rules::{Color, Reason};
 use serde::{Deserialize, Serialize};

@@ -2,13 +2,15 @@
 //! pentanomial counts and SPRT, and per-engine faults. Rendered as text by
 //! [`text`](super::text) and as JSON (summary.json) by [`json`](super::json).
 
-use super::{GameRecord, Termination};
+use super::{GameRecord, GamesReader, ResultsError, Termination};
+use crate::rules::Color;
 use crate::stats::{
     self, Bound, EloEstimate, MatchCounts, Outcome, PairResult, Pentanomial, RatingOptions,
     Ratings, SequentialTest, Sprt, SprtDecision, SprtStatus,
 };
 use serde::Serialize;
 use std::collections::HashMap;
+use std::path::Path;
 
 /// The report of a set of finished games. Serializes (as summary.json) with the field names
 /// below; probabilities are in `[0, 1]`, Elo is logistic Elo.
@@ -112,7 +114,7 @@ pub struct EngineFaults {
 }
 
 impl Summary {
-    /// The report of `games` (one file's games).
+    /// The report of `games` (one file's games): [`SummaryBuilder`] fed the games in order.
     ///
     /// `engines`: names in the tournament's order (engines with no finished games still
     /// listed; engines found in the games but not here are appended in order of first
@@ -133,21 +135,31 @@ impl Summary {
         engines: &[String],
         sprt: Option<&Sprt>,
     ) -> Summary {
-        let engines = merged_engines(engines, shards);
-        let sprt = sprt.filter(|_| engines.len() == 2);
-        let tally = Tally::new(&engines, shards, sprt);
-        let (pool, unrated) = match rate_pool(&engines, &tally) {
-            Ok(pool) => (Some(pool), None),
-            Err(note) => (None, Some(note)),
-        };
-        Summary {
-            games: shards.iter().map(|s| s.as_ref().len() as u64).sum(),
-            standings: standings(&engines, &tally, pool.as_ref()),
-            unrated,
-            pairs: pair_summaries(&engines, &tally),
-            faults: engine_faults(&engines, &tally),
-            engines,
+        let mut builder = SummaryBuilder::new(engines, sprt);
+        for (file, games) in shards.iter().enumerate() {
+            for game in games.as_ref() {
+                builder.add(file, game);
+            }
         }
+        builder.finish()
+    }
+
+    /// [`compute_shards`](Summary::compute_shards) over games.csv files, streamed: the games
+    /// are read one at a time ([`GamesReader`]) and not kept, so memory does not grow with
+    /// them (see [`SummaryBuilder`]).
+    ///
+    /// # Errors
+    /// The first error of a [`GamesReader`] on the files, in order.
+    pub fn from_files<P: AsRef<Path>>(
+        files: &[P],
+        engines: &[String],
+        sprt: Option<&Sprt>,
+    ) -> Result<Summary, ResultsError> {
+        let mut builder = SummaryBuilder::new(engines, sprt);
+        for (file, path) in files.iter().enumerate() {
+            builder.add_file(file, path.as_ref())?;
+        }
+        Ok(builder.finish())
     }
 
     /// The SPRT decision, when the summary was computed with an SPRT (and two engines): the
@@ -159,25 +171,143 @@ impl Summary {
     }
 }
 
-/// `given` without repeats, then the other engines of `shards` by first appearance.
-fn merged_engines<S: AsRef<[GameRecord]>>(given: &[String], shards: &[S]) -> Vec<String> {
-    let mut engines: Vec<String> = Vec::new();
-    let seen = shards
-        .iter()
-        .flat_map(|s| s.as_ref())
-        .flat_map(|g| [&g.white, &g.black]);
-    for name in given.iter().chain(seen) {
-        if !engines.contains(name) {
-            engines.push(name.clone());
+/// The engines of games.csv `files` in schedule order: by game id (then file order, White
+/// before Black) within the first file, then the engines first met in each later file, in
+/// the same order. Game 1's White is the tournament's first engine, the one an SPRT tests,
+/// whichever game was written first. Streams the files; memory holds the names only.
+///
+/// # Errors
+/// The first error of a [`GamesReader`] on the files, in order.
+pub fn schedule_order<P: AsRef<Path>>(files: &[P]) -> Result<Vec<String>, ResultsError> {
+    let mut names: Vec<String> = Vec::new();
+    for path in files {
+        // Engines new in this file, with the (game id, row, side) where each is first met.
+        let mut first_met: HashMap<String, (u64, usize, usize)> = HashMap::new();
+        for (row, game) in GamesReader::open(path.as_ref())?.enumerate() {
+            let game = game?;
+            for (side, name) in [&game.white, &game.black].into_iter().enumerate() {
+                if names.contains(name) {
+                    continue;
+                }
+                let at = (game.game_id, row, side);
+                first_met
+                    .entry(name.clone())
+                    .and_modify(|first| *first = (*first).min(at))
+                    .or_insert(at);
+            }
         }
+        let mut new: Vec<(String, (u64, usize, usize))> = first_met.into_iter().collect();
+        new.sort_by_key(|&(_, at)| at);
+        names.extend(new.into_iter().map(|(name, _)| name));
     }
-    engines
+    Ok(names)
 }
 
-/// A game pair's key: the file's index among the shards and the pair number.
+/// The report computed one game at a time, in the order the games were recorded: what
+/// [`Summary::compute`] does, for games that are read (or played) one by one and not kept.
+/// Memory holds the engines, the per-engine and per-pair counts, and the game pairs still
+/// open (one game seen, its partner not yet); never the games.
+#[derive(Debug)]
+pub struct SummaryBuilder {
+    /// Engine names, the given ones first, then by first appearance.
+    engines: Vec<String>,
+    /// Index of each name in `engines`.
+    index: HashMap<String, usize>,
+    /// Games added.
+    games: u64,
+    tally: Tally,
+}
+
+impl SummaryBuilder {
+    /// A report of no games yet: `engines` and `sprt` as for [`Summary::compute`].
+    pub fn new(engines: &[String], sprt: Option<&Sprt>) -> SummaryBuilder {
+        let mut builder = SummaryBuilder {
+            engines: Vec::new(),
+            index: HashMap::new(),
+            games: 0,
+            tally: Tally::default(),
+        };
+        for name in engines {
+            builder.engine_index(name);
+        }
+        // An SPRT between the first two engines, dropped if a third one appears.
+        if builder.engines.len() <= 2 {
+            builder.tally.sprt = sprt.map(|&sprt| SequentialTest::new(sprt));
+        }
+        builder
+    }
+
+    /// Counts `game`, a game of the `file`-th file read (game pairs are matched within one
+    /// file: pair numbers restart in each).
+    pub fn add(&mut self, file: usize, game: &GameRecord) {
+        self.games += 1;
+        let white = self.engine_index(&game.white);
+        let black = self.engine_index(&game.black);
+        let (winner, loser) = match game.result.winner() {
+            Color::White => (white, black),
+            Color::Black => (black, white),
+        };
+        self.tally.stray[white] += game.white_stray;
+        self.tally.stray[black] += game.black_stray;
+        if let Some(slot) = fault_slot(game.termination) {
+            self.tally.faults[loser][slot] += 1;
+        }
+        if winner != loser {
+            self.tally.wins[winner][loser] += 1;
+            self.tally
+                .count_match(white, black, winner, (file, game.pair));
+        }
+    }
+
+    /// Counts every game of the games.csv at `path`, streamed, as the `file`-th file read.
+    ///
+    /// # Errors
+    /// The first error of the [`GamesReader`]; the games before it are counted.
+    pub fn add_file(&mut self, file: usize, path: &Path) -> Result<(), ResultsError> {
+        for game in GamesReader::open(path)? {
+            self.add(file, &game?);
+        }
+        Ok(())
+    }
+
+    /// The report of the games added.
+    pub fn finish(mut self) -> Summary {
+        if self.engines.len() != 2 {
+            self.tally.end_sprt();
+        }
+        let (engines, tally) = (&self.engines, &self.tally);
+        let (pool, unrated) = match rate_pool(engines, tally) {
+            Ok(pool) => (Some(pool), None),
+            Err(note) => (None, Some(note)),
+        };
+        Summary {
+            games: self.games,
+            standings: standings(engines, tally, pool.as_ref()),
+            unrated,
+            pairs: pair_summaries(engines, tally),
+            faults: engine_faults(engines, tally),
+            engines: self.engines,
+        }
+    }
+
+    /// The index of engine `name`, appended to the engines when it is new.
+    fn engine_index(&mut self, name: &str) -> usize {
+        if let Some(&index) = self.index.get(name) {
+            return index;
+        }
+        let index = self.engines.len();
+        self.engines.push(name.to_string());
+        self.index.insert(name.to_string(), index);
+        self.tally.add_engine();
+        index
+    }
+}
+
+/// A game pair's key: the file's index among the files read and the pair number.
 type PairKey = (usize, u64);
 
 /// Counts of the games, by engine index (tournament order).
+#[derive(Debug, Default)]
 struct Tally {
     /// `wins[i][j]`: games `i` won against `j` (self-play excluded).
     wins: Vec<Vec<u64>>,
@@ -193,61 +323,41 @@ struct Tally {
 }
 
 impl Tally {
-    fn new<S: AsRef<[GameRecord]>>(engines: &[String], shards: &[S], sprt: Option<&Sprt>) -> Tally {
-        let n = engines.len();
-        let index: HashMap<&str, usize> = engines
-            .iter()
-            .enumerate()
-            .map(|(i, name)| (name.as_str(), i))
-            .collect();
-        let mut tally = Tally {
-            wins: vec![vec![0; n]; n],
-            matches: HashMap::new(),
-            sprt: sprt.map(|&sprt| SequentialTest::new(sprt)),
-            faults: vec![[0; 4]; n],
-            stray: vec![0; n],
-        };
-        for (shard, games) in shards.iter().enumerate() {
-            for game in games.as_ref() {
-                tally.count_game(&index, game);
-                tally.count_match(&index, (shard, game.pair), game);
-            }
+    /// Makes room for one more engine; with a third engine the SPRT ends.
+    fn add_engine(&mut self) {
+        for row in &mut self.wins {
+            row.push(0);
         }
-        tally
+        self.wins.push(vec![0; self.wins.len() + 1]);
+        self.faults.push([0; 4]);
+        self.stray.push(0);
+        if self.wins.len() > 2 {
+            self.end_sprt();
+        }
     }
 
-    /// Counts one game's win, fault and stray answers.
-    fn count_game(&mut self, index: &HashMap<&str, usize>, game: &GameRecord) {
-        self.stray[index[game.white.as_str()]] += game.white_stray;
-        self.stray[index[game.black.as_str()]] += game.black_stray;
-        let (winner, loser) = (index[game.winner_name()], index[game.loser_name()]);
-        if winner != loser {
-            self.wins[winner][loser] += 1;
-        }
-        if let Some(slot) = fault_slot(game.termination) {
-            self.faults[loser][slot] += 1;
+    /// Drops the SPRT, its games counted on as the match of engines 0 and 1.
+    fn end_sprt(&mut self) {
+        if let Some(test) = self.sprt.take() {
+            self.matches.insert((0, 1), test.into_counts());
         }
     }
 
     /// Counts a game of two distinct engines in their match (or the SPRT), from the side of
     /// the earlier in tournament order.
-    fn count_match(&mut self, index: &HashMap<&str, usize>, pair: PairKey, game: &GameRecord) {
-        let (white, black) = (index[game.white.as_str()], index[game.black.as_str()]);
-        if white == black {
-            return;
-        }
-        let first = white.min(black);
+    fn count_match(&mut self, white: usize, black: usize, winner: usize, pair: PairKey) {
+        let (first, second) = (white.min(black), white.max(black));
         let outcome = Outcome {
             white: white == first,
-            won: index[game.winner_name()] == first,
+            won: winner == first,
         };
         match &mut self.sprt {
-            Some(test) if (first, white.max(black)) == (0, 1) => {
+            Some(test) if (first, second) == (0, 1) => {
                 test.add(pair, outcome);
             }
             _ => {
                 self.matches
-                    .entry((first, white.max(black)))
+                    .entry((first, second))
                     .or_default()
                     .add(pair, outcome);
             }
@@ -642,6 +752,97 @@ pub(crate) mod tests {
         let sharded = Summary::compute_shards(&[one, two], &[], None);
         assert_eq!(sharded.pairs[0].pentanomial.as_array(), [0; 5]);
         assert_eq!((sharded.pairs[0].wins, sharded.games), (2, 2));
+    }
+
+    /// Writes `games` as a games.csv in a new directory under `dir`; returns its path.
+    fn games_csv(dir: &Path, name: &str, games: &[GameRecord]) -> std::path::PathBuf {
+        let mut writer =
+            crate::results::ResultsWriter::open(&dir.join(name), crate::rules::Rules::CaptureOnly)
+                .unwrap();
+        for game in games {
+            writer.append(game).unwrap();
+        }
+        writer.csv_path().to_path_buf()
+    }
+
+    /// Streaming the files gives the report of the same games read into memory: pairs within
+    /// a file, the SPRT over the files in order.
+    #[test]
+    fn streamed_files_give_the_report_of_the_games_in_memory() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = alpha_beta();
+        let second = games(&[
+            (1, "beta", "alpha", WhiteWins, GoalRank),
+            (1, "alpha", "beta", BlackWins, GoalRank),
+            (2, "alpha", "gamma", WhiteWins, GoalRank),
+        ]);
+        let files = [
+            games_csv(dir.path(), "one", &first),
+            games_csv(dir.path(), "two", &second),
+        ];
+        let engines = names(&["beta", "alpha"]);
+        for sprt in [None, Some(sprt())] {
+            let streamed = Summary::from_files(&files, &engines, sprt.as_ref()).unwrap();
+            let in_memory = Summary::compute_shards(&[&first, &second], &engines, sprt.as_ref());
+            assert_eq!(streamed, in_memory);
+            assert_eq!(streamed.games, 12);
+            assert_eq!(streamed.engines, ["beta", "alpha", "gamma"]);
+        }
+        let only_first = Summary::from_files(&files[..1], &engines, Some(&sprt())).unwrap();
+        assert_eq!(
+            only_first,
+            Summary::compute(&first, &engines, Some(&sprt()))
+        );
+        assert!(only_first.sprt_decision().is_some());
+        let missing = dir.path().join("missing.csv");
+        let err = Summary::from_files(&[&files[0], &missing], &engines, None).unwrap_err();
+        assert!(err.to_string().contains("missing.csv"), "{err}");
+    }
+
+    /// An SPRT needs two engines: when a third one appears in the games, the games of the
+    /// first two already counted by the test stay in their match.
+    #[test]
+    fn a_third_engine_ends_the_sprt_and_keeps_its_games() {
+        let mut list = alpha_beta();
+        list.push(record(10, 6, "alpha", "gamma", WhiteWins, GoalRank));
+        list.extend(alpha_beta().into_iter().map(|mut game| {
+            game.pair += 10;
+            game
+        }));
+        let without = Summary::compute(&list, &[], None);
+        assert_eq!(Summary::compute(&list, &[], Some(&sprt())), without);
+        assert_eq!(without.sprt_decision(), None);
+        assert_eq!(without.pairs[0].pentanomial.as_array(), [2, 0, 2, 0, 4]);
+        let mut builder = SummaryBuilder::new(&names(&["alpha", "beta"]), Some(&sprt()));
+        for game in &list {
+            builder.add(0, game);
+        }
+        assert_eq!(
+            builder.finish(),
+            Summary::compute(&list, &names(&["alpha"]), None)
+        );
+    }
+
+    #[test]
+    fn schedule_order_follows_game_ids_then_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = [
+            record(3, 2, "c", "a", WhiteWins, GoalRank),
+            record(1, 1, "b", "c", WhiteWins, GoalRank),
+            record(2, 1, "c", "b", WhiteWins, GoalRank),
+        ];
+        let second = [
+            record(1, 1, "e", "a", WhiteWins, GoalRank),
+            record(1, 1, "d", "e", WhiteWins, GoalRank),
+        ];
+        let files = [
+            games_csv(dir.path(), "one", &first),
+            games_csv(dir.path(), "two", &second),
+        ];
+        assert_eq!(schedule_order(&files).unwrap(), ["b", "c", "a", "e", "d"]);
+        assert_eq!(schedule_order(&files[1..]).unwrap(), ["e", "a", "d"]);
+        let none: [&Path; 0] = [];
+        assert_eq!(schedule_order(&none).unwrap(), Vec::<String>::new());
     }
 
     #[test]

@@ -225,6 +225,12 @@ impl<K> SequentialTest<K> {
         &self.counts
     }
 
+    /// The counts, without the test: to go on counting the games of two engines when their
+    /// SPRT no longer applies.
+    pub fn into_counts(self) -> MatchCounts<K> {
+        self.counts
+    }
+
     /// The first crossing of a bound, once reached.
     pub fn verdict(&self) -> Option<Verdict> {
         self.verdict

@@ -17,7 +17,7 @@ use super::game::{self, Players, Unfinished};
 use super::schedule::{ScheduledGame, schedule};
 use crate::engine::{Engine, EngineConfig, EngineError};
 use crate::openings::{Book, Opening};
-use crate::results::{self, GameRecord, GameResult, ResultsWriter, Summary};
+use crate::results::{self, GameRecord, GameResult, GamesReader, ResultsWriter, Summary};
 use crate::rules::{Color, Position};
 use crate::stats::{Outcome, SequentialTest, SprtDecision, Verdict};
 use indicatif::{HumanDuration, ProgressBar, ProgressState, ProgressStyle};
@@ -190,9 +190,9 @@ pub fn run(
     }
     let names: Vec<String> = config.engines.iter().map(|e| e.name.clone()).collect();
     // The report replays games.csv in its order, the order the running test was fed: its
-    // verdict is the one that stopped the run, whatever games in flight added after it.
-    let all_games = results::read_games(&games_csv)?;
-    let summary = Summary::compute(&all_games, &names, config.sprt.as_ref());
+    // verdict is the one that stopped the run, whatever games in flight added after it. The
+    // file is streamed: memory does not grow with the games.
+    let summary = Summary::from_files(&[&games_csv], &names, config.sprt.as_ref())?;
     results::write_summary(&config.out, &summary)?;
     let finish = if let Some(decision) = summary
         .sprt_decision()
@@ -251,7 +251,8 @@ fn recorded_games(
         return Ok(HashSet::new());
     }
     let mut done = HashSet::new();
-    for game in results::read_games(games_csv)? {
+    for game in GamesReader::open(games_csv)? {
+        let game = game?;
         let bad = |why: String| {
             RunError::Config(format!(
                 "cannot resume: {} game {}: {why}",
@@ -445,7 +446,8 @@ impl<'a> Shared<'a> {
             return Ok(());
         }
         let mut tally = lock(&self.tally);
-        for game in results::read_games(games_csv)? {
+        for game in GamesReader::open(games_csv)? {
+            let game = game?;
             let white = self.engine_index(&game.white);
             if let (Some(white), Some(winner)) = (white, self.engine_index(game.winner_name())) {
                 tally.add(game.pair, white, winner);
