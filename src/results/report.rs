@@ -136,10 +136,11 @@ impl Summary {
         sprt: Option<&Sprt>,
     ) -> Summary {
         let mut builder = SummaryBuilder::new(engines, sprt);
-        for (file, games) in shards.iter().enumerate() {
+        for games in shards {
             for game in games.as_ref() {
-                builder.add(file, game);
+                builder.add(game);
             }
+            builder.end_file();
         }
         builder.finish()
     }
@@ -156,8 +157,8 @@ impl Summary {
         sprt: Option<&Sprt>,
     ) -> Result<Summary, ResultsError> {
         let mut builder = SummaryBuilder::new(engines, sprt);
-        for (file, path) in files.iter().enumerate() {
-            builder.add_file(file, path.as_ref())?;
+        for path in files {
+            builder.add_file(path.as_ref())?;
         }
         Ok(builder.finish())
     }
@@ -190,10 +191,12 @@ pub fn schedule_order<P: AsRef<Path>>(files: &[P]) -> Result<Vec<String>, Result
                     continue;
                 }
                 let at = (game.game_id, row, side);
-                first_met
-                    .entry(name.clone())
-                    .and_modify(|first| *first = (*first).min(at))
-                    .or_insert(at);
+                match first_met.get_mut(name) {
+                    Some(first) => *first = (*first).min(at),
+                    None => {
+                        first_met.insert(name.clone(), at);
+                    }
+                }
             }
         }
         let mut new: Vec<(String, (u64, usize, usize))> = first_met.into_iter().collect();
@@ -206,7 +209,9 @@ pub fn schedule_order<P: AsRef<Path>>(files: &[P]) -> Result<Vec<String>, Result
 /// The report computed one game at a time, in the order the games were recorded: what
 /// [`Summary::compute`] does, for games that are read (or played) one by one and not kept.
 /// Memory holds the engines, the per-engine and per-pair counts, and the game pairs still
-/// open (one game seen, its partner not yet); never the games.
+/// open in the current file (one game seen, its partner not yet); never the games. (So a file
+/// of games that never complete a pair, e.g. from `--games 1`, holds each of them until its
+/// end: about 50 bytes a game.)
 #[derive(Debug)]
 pub struct SummaryBuilder {
     /// Engine names, the given ones first, then by first appearance.
@@ -237,9 +242,10 @@ impl SummaryBuilder {
         builder
     }
 
-    /// Counts `game`, a game of the `file`-th file read (game pairs are matched within one
-    /// file: pair numbers restart in each).
-    pub fn add(&mut self, file: usize, game: &GameRecord) {
+    /// Counts `game`, the next game of the file being read. Game pairs are matched within a
+    /// file (pair numbers restart in each): call [`end_file`](Self::end_file) after the last
+    /// game of each file.
+    pub fn add(&mut self, game: &GameRecord) {
         self.games += 1;
         let white = self.engine_index(&game.white);
         let black = self.engine_index(&game.black);
@@ -254,19 +260,25 @@ impl SummaryBuilder {
         }
         if winner != loser {
             self.tally.wins[winner][loser] += 1;
-            self.tally
-                .count_match(white, black, winner, (file, game.pair));
+            self.tally.count_match(white, black, winner, game.pair);
         }
     }
 
-    /// Counts every game of the games.csv at `path`, streamed, as the `file`-th file read.
+    /// Ends a file: its open game pairs (a game whose partner has not come) can no longer
+    /// complete, so they are forgotten; they stay counted as unpaired games.
+    pub fn end_file(&mut self) {
+        self.tally.close_open_pairs();
+    }
+
+    /// Counts every game of the games.csv at `path`, streamed, then ends the file.
     ///
     /// # Errors
     /// The first error of the [`GamesReader`]; the games before it are counted.
-    pub fn add_file(&mut self, file: usize, path: &Path) -> Result<(), ResultsError> {
+    pub fn add_file(&mut self, path: &Path) -> Result<(), ResultsError> {
         for game in GamesReader::open(path)? {
-            self.add(file, &game?);
+            self.add(&game?);
         }
+        self.end_file();
         Ok(())
     }
 
@@ -303,8 +315,8 @@ impl SummaryBuilder {
     }
 }
 
-/// A game pair's key: the file's index among the files read and the pair number.
-type PairKey = (usize, u64);
+/// A game pair's key: its pair number (within the file being read).
+type PairKey = u64;
 
 /// Counts of the games, by engine index (tournament order).
 #[derive(Debug, Default)]
@@ -333,6 +345,16 @@ impl Tally {
         self.stray.push(0);
         if self.wins.len() > 2 {
             self.end_sprt();
+        }
+    }
+
+    /// Forgets the open game pairs of every match and of the SPRT.
+    fn close_open_pairs(&mut self) {
+        self.matches
+            .values_mut()
+            .for_each(MatchCounts::close_open_pairs);
+        if let Some(test) = &mut self.sprt {
+            test.close_open_pairs();
         }
     }
 
@@ -815,7 +837,7 @@ pub(crate) mod tests {
         assert_eq!(without.pairs[0].pentanomial.as_array(), [2, 0, 2, 0, 4]);
         let mut builder = SummaryBuilder::new(&names(&["alpha", "beta"]), Some(&sprt()));
         for game in &list {
-            builder.add(0, game);
+            builder.add(game);
         }
         assert_eq!(
             builder.finish(),

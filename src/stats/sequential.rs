@@ -84,6 +84,13 @@ impl<K: Eq + Hash> MatchCounts<K> {
 }
 
 impl<K> MatchCounts<K> {
+    /// Forgets the open games (those still waiting for their partner): their partners can no
+    /// longer come, e.g. at the end of a file when pairs are matched within a file. They stay
+    /// counted, as unpaired games; memory no longer holds them.
+    pub fn close_open_pairs(&mut self) {
+        self.open = HashMap::new();
+    }
+
     /// Games counted.
     pub fn games(&self) -> u64 {
         self.games
@@ -225,6 +232,12 @@ impl<K> SequentialTest<K> {
         &self.counts
     }
 
+    /// [`MatchCounts::close_open_pairs`] on the counts: the verdict and the LLR do not change
+    /// (they count complete pairs and single games only).
+    pub fn close_open_pairs(&mut self) {
+        self.counts.close_open_pairs();
+    }
+
     /// The counts, without the test: to go on counting the games of two engines when their
     /// SPRT no longer applies.
     pub fn into_counts(self) -> MatchCounts<K> {
@@ -304,6 +317,21 @@ mod tests {
         assert_eq!(counts.unpaired(), 1);
         assert_eq!(counts.model(), EloModel::Pentanomial);
         assert_eq!(counts.elo(), elo_pentanomial(&[1, 0, 0, 0, 1].into()));
+    }
+
+    #[test]
+    fn closed_pairs_stay_unpaired_and_do_not_join_later_games() {
+        let mut counts = MatchCounts::default();
+        counts.add(1, WIN_WHITE);
+        counts.add(2, WIN_WHITE);
+        counts.add(2, LOSS_BLACK);
+        counts.close_open_pairs();
+        assert_eq!((counts.games(), counts.unpaired()), (3, 1));
+        // Pair 1's partner after the close starts a new open pair.
+        assert!(!counts.add(1, WIN_BLACK));
+        assert!(counts.add(1, LOSS_WHITE));
+        assert_eq!(counts.pentanomial().as_array(), [0, 0, 2, 0, 0]);
+        assert_eq!((counts.games(), counts.unpaired()), (5, 1));
     }
 
     #[test]
