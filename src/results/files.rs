@@ -458,7 +458,7 @@ fn malformed(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::results::tests::record;
     use crate::results::{GameResult, Termination};
@@ -492,7 +492,8 @@ mod tests {
         games
     }
 
-    fn write(dir: &Path, games: &[GameRecord]) -> PathBuf {
+    /// Writes `games` to a run directory `dir` (created); returns the path of its games.csv.
+    pub(crate) fn write(dir: &Path, games: &[GameRecord]) -> PathBuf {
         let mut writer = ResultsWriter::open(dir, Rules::Classic).unwrap();
         for game in games {
             writer.append(game).unwrap();

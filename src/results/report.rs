@@ -776,15 +776,9 @@ pub(crate) mod tests {
         assert_eq!((sharded.pairs[0].wins, sharded.games), (2, 2));
     }
 
-    /// Writes `games` as a games.csv in a new directory under `dir`; returns its path.
+    /// Writes `games` as a games.csv in a new directory `name` under `dir`; returns its path.
     fn games_csv(dir: &Path, name: &str, games: &[GameRecord]) -> std::path::PathBuf {
-        let mut writer =
-            crate::results::ResultsWriter::open(&dir.join(name), crate::rules::Rules::CaptureOnly)
-                .unwrap();
-        for game in games {
-            writer.append(game).unwrap();
-        }
-        writer.csv_path().to_path_buf()
+        crate::results::files::tests::write(&dir.join(name), games)
     }
 
     /// Streaming the files gives the report of the same games read into memory: pairs within
