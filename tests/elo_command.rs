@@ -84,7 +84,7 @@ fn text_report_of_one_file() {
         "no SPRT decision: inconclusive"
     );
     let text = String::from_utf8(output.stdout).unwrap();
-    let elo = elo_pentanomial(&[1, 0, 2, 0, 3]);
+    let elo = elo_pentanomial(&[1, 0, 2, 0, 3].into());
     assert!(text.starts_with("Games: 12\n"), "{text}");
     assert!(text.contains("Results of new vs base:\n"), "{text}");
     assert!(
@@ -99,7 +99,7 @@ fn text_report_of_one_file() {
     assert!(text.contains("Games: 12, Wins: 8, Losses: 4, Score: 66.67%\n"));
     assert!(text.contains("Ptnml(0-2): [1, 0, 2, 0, 3], 6 pairs\n"));
     let sprt: Sprt = sprt.parse().unwrap();
-    let line = sprt.report(sprt.llr_pentanomial(&[1, 0, 2, 0, 3]));
+    let line = sprt.report(sprt.llr_pentanomial(&[1, 0, 2, 0, 3].into()));
     assert!(text.contains(&format!("{line}\n")), "{text}");
     let rank_one = text.lines().find(|l| l.starts_with("   1 ")).unwrap();
     assert!(rank_one.contains(" new "), "{rank_one}");
@@ -132,7 +132,7 @@ fn json_report_of_two_shards() {
         (Some(8), Some(4))
     );
     assert_eq!(pair["pentanomial"], serde_json::json!([1, 0, 2, 0, 3]));
-    let elo = elo_pentanomial(&[1, 0, 2, 0, 3]);
+    let elo = elo_pentanomial(&[1, 0, 2, 0, 3].into());
     assert!((pair["elo"]["elo"].as_f64().unwrap() - elo.elo).abs() < 1e-9);
     assert!(pair["sprt"].is_null());
     assert_eq!(json["standings"][0]["name"], "new");
@@ -227,9 +227,9 @@ fn the_sprt_verdict_is_the_first_crossing_in_file_order() {
     let sprt: Sprt = spec.parse().unwrap();
     let (lower, upper) = sprt.bounds();
     let lost = (1..)
-        .find(|&n| sprt.llr_pentanomial(&[n, 0, 0, 0, 0]) <= lower)
+        .find(|&n| sprt.llr_pentanomial(&[n, 0, 0, 0, 0].into()) <= lower)
         .unwrap();
-    let pulled_back = sprt.llr_pentanomial(&[lost, 0, 0, 0, 1]);
+    let pulled_back = sprt.llr_pentanomial(&[lost, 0, 0, 0, 1].into());
     assert!(lower < pulled_back && pulled_back < upper, "{pulled_back}");
     let mut games: Vec<GameRecord> = (2..=lost + 1)
         .flat_map(|pair| {
@@ -248,7 +248,7 @@ fn the_sprt_verdict_is_the_first_crossing_in_file_order() {
     let output = bt_arena(&["elo", "--sprt", spec, csv]);
     assert_eq!(output.status.code(), Some(1), "H0 accepted");
     let text = String::from_utf8(output.stdout).unwrap();
-    let llr = sprt.llr_pentanomial(&[lost, 0, 0, 0, 0]);
+    let llr = sprt.llr_pentanomial(&[lost, 0, 0, 0, 0].into());
     let expected = format!(
         "Ptnml(0-2): [{lost}, 0, 0, 0, 1], {} pairs\n{}\nSPRT: H0 accepted at game {}; 2 games after the decision (not in the LLR)\n",
         lost + 1,
@@ -349,7 +349,7 @@ fn sprt_takes_tokens_or_one_string() {
     let reference = bt_arena(&["elo", "--sprt", "elo0=0 elo1=5 alpha=0.1", csv]);
     assert_eq!(reference.status.code(), Some(2));
     let sprt: Sprt = "elo0=0 elo1=5 alpha=0.1".parse().unwrap();
-    let line = sprt.report(sprt.llr_pentanomial(&[1, 0, 2, 0, 3]));
+    let line = sprt.report(sprt.llr_pentanomial(&[1, 0, 2, 0, 3].into()));
     assert!(
         String::from_utf8_lossy(&reference.stdout).contains(&format!("{line}\n")),
         "{}",

@@ -417,6 +417,14 @@ fn bad_flags_and_files_are_named() {
             "tournament --engine cmd=RANDOM name=a --engine cmd=RANDOM name=b --openings file=/no/book.epd",
             "cannot read opening book /no/book.epd",
         ),
+        (
+            "tournament --engine cmd=RANDOM name=a --engine cmd=RANDOM name=b --sprt elo0=zero elo1=5",
+            "bad --sprt 'elo0=zero elo1=5': SPRT token `elo0=zero` has a value that is not a number",
+        ),
+        (
+            "tournament --engine cmd=RANDOM name=a --engine cmd=RANDOM name=b --engine cmd=RANDOM name=c --sprt elo0=0 elo1=5",
+            "--sprt needs exactly two engines",
+        ),
     ];
     for (command, message) in cases {
         let output = bt_arena(&args(command, &out));
@@ -484,7 +492,7 @@ fn first_crossing(games: &[GameRecord], tested: &str, sprt: &Sprt) -> Option<(us
             }
         }
         let llr = if pentanomial.iter().any(|&c| c > 0) {
-            sprt.llr_pentanomial(&pentanomial)
+            sprt.llr_pentanomial(&pentanomial.into())
         } else {
             sprt.llr_trinomial(&trinomial)
         };

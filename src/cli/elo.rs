@@ -3,12 +3,11 @@
 
 use super::UsageError;
 use anyhow::{Context, Result, anyhow, bail};
-use bt_arena::results::{self, GameRecord, Summary};
+use bt_arena::results::{self, Summary};
 use bt_arena::stats::{Sprt, SprtDecision};
 use bt_arena::tournament::TournamentConfig;
 use bt_arena::tournament::runner::CONFIG_FILE;
 use bt_arena::tournament::shard::layout::shard_dirs;
-use bt_arena::tournament::shard::merge;
 use bt_arena::tournament::shard::sprt::{RecordedVerdict, read_verdict};
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -33,7 +32,7 @@ pub struct EloArgs {
     json: bool,
 }
 
-/// Runs `bt-arena elo`: reads every file or run directory, then prints the report and the SPRT
+/// Runs `bt-arena elo`: streams every file or run directory (twice: engine names, then games), then prints the report and the SPRT
 /// verdicts recorded by sharded runs. Exit code: the `--sprt` verdict, or else a recorded one
 /// (0 H1, 1 H0, 2 no decision); 0 without either.
 ///
@@ -50,18 +49,19 @@ pub fn run(args: &EloArgs) -> Result<ExitCode> {
     if files.is_empty() {
         return Err(UsageError("bt-arena elo needs at least one games.csv FILE".into()).into());
     }
-    let mut shards = Vec::new();
+    let mut sources = Vec::new();
     let mut verdicts: Vec<RecordedVerdict> = Vec::new();
     for path in &files {
-        let (games, verdict) = read_source(path)?;
-        shards.push(games);
+        let (paths, verdict) = source_files(path)?;
+        sources.extend(paths);
         verdicts.extend(verdict.filter(|v| !verdicts.contains(v)));
     }
-    // The games stay in file order (the order they finished in, which the SPRT replays), but
-    // engines are named in schedule order: game 1's White is the tournament's first engine
-    // (the one an SPRT tests), whichever game was written first.
-    let summary = Summary::compute_shards(&shards, &schedule_order(&shards), sprt.as_ref());
-    if sprt.is_some() && summary.engines.len() != 2 {
+    // Two passes over the files, each streamed: the engines first, then the games. The
+    // games are counted in file order (the order they finished in, which the SPRT replays),
+    // but engines are named in schedule order: game 1's White is the tournament's first
+    // engine (the one an SPRT tests), whichever game was written first.
+    let engines = results::schedule_order(&sources).context("cannot read the games")?;
+    if sprt.is_some() && engines.len() != 2 {
         return Err(UsageError(format!(
             "--sprt needs the games of exactly two engines; {} {}",
             if files.len() == 1 {
@@ -69,16 +69,18 @@ pub fn run(args: &EloArgs) -> Result<ExitCode> {
             } else {
                 "the files hold"
             },
-            match summary.engines.len() {
+            match engines.len() {
                 0 => "no games".to_string(),
-                1 => format!("games of one engine ({})", summary.engines[0]),
-                n => format!("games of {n} engines ({})", summary.engines.join(", ")),
+                1 => format!("games of one engine ({})", engines[0]),
+                n => format!("games of {n} engines ({})", engines.join(", ")),
             }
         ))
         .into());
     }
+    let summary =
+        Summary::from_files(&sources, &engines, sprt.as_ref()).context("cannot read the games")?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&summary)?);
+        print!("{}", results::summary_json(&summary));
     } else {
         print!("{summary}");
         for verdict in &verdicts {
@@ -95,23 +97,26 @@ pub fn run(args: &EloArgs) -> Result<ExitCode> {
     })
 }
 
-/// The games of a games.csv, or of a run or shard directory, and the SPRT verdict recorded
-/// for them (a sharded run's `sprt.json`).
+/// The games.csv files of a file, or of a run or shard directory (a sharded run's shards in
+/// shard order: each holds whole game pairs), and the SPRT verdict recorded for them (a
+/// sharded run's `sprt.json`).
 ///
 /// # Errors
-/// A file that cannot be read, a directory holding neither games.csv nor shards, or shards
-/// that are not of one run.
-fn read_source(path: &Path) -> Result<(Vec<GameRecord>, Option<RecordedVerdict>)> {
+/// A directory holding neither games.csv nor shards, or an unreadable `sprt.json`.
+fn source_files(path: &Path) -> Result<(Vec<PathBuf>, Option<RecordedVerdict>)> {
     if !path.is_dir() {
-        let games = results::read_games(path).context("cannot read the games")?;
-        return Ok((games, None));
+        return Ok((vec![path.to_path_buf()], None));
     }
     let csv = path.join(results::GAMES_CSV);
     let config = path.join(CONFIG_FILE);
-    let has_shards = !shard_dirs(path).map_err(|e| anyhow!(e))?.is_empty();
-    if has_shards && !config.exists() {
-        let run = merge::read_run(path).map_err(|e| anyhow!(e))?;
-        return Ok((run.games, run.verdict));
+    let shards = shard_dirs(path).map_err(|e| anyhow!(e))?;
+    if !shards.is_empty() && !config.exists() {
+        let files = shards
+            .iter()
+            .map(|(_, dir)| dir.join(results::GAMES_CSV))
+            .filter(|csv| csv.exists())
+            .collect();
+        return Ok((files, read_verdict(path)?));
     }
     if !csv.exists() {
         bail!(
@@ -120,14 +125,13 @@ fn read_source(path: &Path) -> Result<(Vec<GameRecord>, Option<RecordedVerdict>)
             results::GAMES_CSV
         );
     }
-    let games = results::read_games(&csv).context("cannot read the games")?;
     // A shard's verdict is its run directory's.
     let is_shard = TournamentConfig::read(&config).is_ok_and(|c| c.shard.is_some());
     let run = match (is_shard, path.parent()) {
         (true, Some(parent)) => parent,
         _ => path,
     };
-    Ok((games, read_verdict(run)?))
+    Ok((vec![csv], read_verdict(run)?))
 }
 
 /// The `--sprt` specification and the files. `--sprt` takes several values, so in
@@ -147,21 +151,6 @@ fn split_sprt_values(values: &[String], files: &[PathBuf]) -> (Option<String>, V
     let mut all_files: Vec<PathBuf> = values[spec_len..].iter().map(PathBuf::from).collect();
     all_files.extend(files.iter().cloned());
     (spec, all_files)
-}
-
-/// Engine names in schedule order: by game id within the first file, then the other files.
-fn schedule_order(shards: &[Vec<GameRecord>]) -> Vec<String> {
-    let mut names: Vec<String> = Vec::new();
-    for shard in shards {
-        let mut by_id: Vec<&GameRecord> = shard.iter().collect();
-        by_id.sort_by_key(|game| game.game_id);
-        for name in by_id.iter().flat_map(|g| [&g.white, &g.black]) {
-            if !names.contains(name) {
-                names.push(name.clone());
-            }
-        }
-    }
-    names
 }
 
 #[cfg(test)]

@@ -115,7 +115,7 @@ pub fn run(args: &TournamentArgs, matches: &ArgMatches) -> Result<ExitCode> {
         Some(dir) => (resumed_config(dir, args, matches)?, true),
         None => {
             let base = match &args.config {
-                Some(path) => TournamentConfig::read(path).map_err(|e| anyhow!(e))?,
+                Some(path) => TournamentConfig::read(path)?,
                 None => default_config()?,
             };
             let config = build_config(base, args, &engines)
@@ -342,7 +342,7 @@ fn build_config(
         bail!("--each needs engines given with --engine");
     }
     override_settings(&mut config, args)?;
-    config.validate().map_err(|e| anyhow!(e))?;
+    config.validate()?;
     make_paths_absolute(&mut config)?;
     check_engine_commands(&config)?;
     Ok(config)
@@ -419,12 +419,16 @@ fn override_settings(config: &mut TournamentConfig, args: &TournamentArgs) -> Re
     config.seed = args.seed.unwrap_or(config.seed);
     config.log |= args.log;
     if !args.openings.is_empty() {
-        config.openings = OpeningsSpec::parse(&args.openings).map_err(|e| anyhow!(e))?;
+        config.openings = OpeningsSpec::parse(&args.openings)?;
     } else if args.config.is_none() {
         config.openings.file = shipped_book(config.rules);
     }
     if !args.sprt.is_empty() {
-        config.sprt = Some(args.sprt.join(" "));
+        let spec = args.sprt.join(" ");
+        let sprt = spec
+            .parse()
+            .map_err(|e| anyhow!("bad --sprt '{spec}': {e}"))?;
+        config.sprt = Some(sprt);
     }
     config.shard = parse_shard(args)?.or(config.shard);
     config.out = match &args.out {

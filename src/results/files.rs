@@ -136,40 +136,130 @@ impl ResultsWriter {
     }
 }
 
-/// Reads the games of a games.csv, in file order.
-///
-/// Columns are matched by the header's names (extra columns are ignored; the
-/// [`LATER_COLUMNS`] may be missing and then read as 0). A last row without
-/// its newline (cut off by a killed runner) is skipped without error; an empty file, or one cut
-/// off inside the header, holds no games. A byte-order mark at the start is skipped (by the csv
-/// reader).
+/// Reads the games of a games.csv, in file order: [`GamesReader`] collected.
 ///
 /// # Errors
-/// [`ResultsError::Io`] when the file cannot be read; [`ResultsError::Malformed`] with the
-/// 1-based line and the reason (naming the bad value, and its column where the
-/// parser tells it) for a header lacking a column, a
-/// row with the wrong number of fields or a value that does not parse.
+/// As [`GamesReader::open`] and [`GamesReader`]'s items: the first error met.
 pub fn read_games(path: &Path) -> Result<Vec<GameRecord>, ResultsError> {
-    let bytes = fs::read(path).map_err(|e| ResultsError::io(path, "cannot read", e))?;
-    let complete = &bytes[..complete_len(&bytes, CSV_ENDS)];
-    if complete.is_empty() {
-        return Ok(Vec::new());
+    GamesReader::open(path)?.collect()
+}
+
+/// The games of a games.csv read one row at a time, in file order: an iterator of
+/// `Result<GameRecord, ResultsError>` whose memory does not grow with the file.
+///
+/// Columns are matched by the header's names (extra columns are ignored; the
+/// [`LATER_COLUMNS`] may be missing and then read as 0). The file is read up to the end of
+/// its last complete line, as long as it was when opened: a last row without its newline (cut
+/// off by a killed runner, or being written) is skipped without error, and an empty file, or
+/// one cut off inside the header, holds no games. A byte-order mark at the start is skipped
+/// (by the csv reader).
+///
+/// An item is [`ResultsError::Io`] when the file cannot be read, or
+/// [`ResultsError::Malformed`] with the 1-based line and the reason (naming the bad value,
+/// and its column where the parser tells it) for a row with the wrong number of fields or a
+/// value that does not parse. The iterator ends after its first error.
+pub struct GamesReader {
+    path: PathBuf,
+    /// `None` once the rows are exhausted or an error was returned.
+    csv: Option<csv::Reader<io::Take<File>>>,
+    headers: StringRecord,
+    row: StringRecord,
+}
+
+impl GamesReader {
+    /// Opens `path` and reads its header.
+    ///
+    /// # Errors
+    /// [`ResultsError::Io`] when the file cannot be opened or read;
+    /// [`ResultsError::Malformed`] (line 1) for a header lacking a column.
+    pub fn open(path: &Path) -> Result<GamesReader, ResultsError> {
+        let io_error = |e| ResultsError::io(path, "cannot read", e);
+        let mut file = File::open(path).map_err(io_error)?;
+        let complete = complete_csv_len(&mut file).map_err(io_error)?;
+        let mut reader = GamesReader {
+            path: path.to_path_buf(),
+            csv: None,
+            headers: StringRecord::new(),
+            row: StringRecord::new(),
+        };
+        if complete == 0 {
+            return Ok(reader);
+        }
+        let mut csv = csv::Reader::from_reader(file.take(complete));
+        reader.headers = csv
+            .headers()
+            .map_err(|e| malformed(path, &e, None))?
+            .clone();
+        check_columns(path, &reader.headers)?;
+        reader.csv = Some(csv);
+        Ok(reader)
     }
-    let mut reader = csv::Reader::from_reader(complete);
-    let headers = reader
-        .headers()
-        .map_err(|e| malformed(path, &e, None))?
-        .clone();
-    check_columns(path, &headers)?;
-    let mut games = Vec::new();
-    for row in reader.records() {
-        let row = row.map_err(|e| malformed(path, &e, None))?;
-        let game = row
-            .deserialize(Some(&headers))
-            .map_err(|e| malformed(path, &e, Some((&headers, &row))))?;
-        games.push(game);
+
+    /// The file being read.
+    pub fn path(&self) -> &Path {
+        &self.path
     }
-    Ok(games)
+
+    /// The next row, `None` at the end of the complete rows.
+    fn next_game(&mut self) -> Result<Option<GameRecord>, ResultsError> {
+        let Some(csv) = &mut self.csv else {
+            return Ok(None);
+        };
+        let path = &self.path;
+        if !csv
+            .read_record(&mut self.row)
+            .map_err(|e| malformed(path, &e, None))?
+        {
+            return Ok(None);
+        }
+        self.row
+            .deserialize(Some(&self.headers))
+            .map(Some)
+            .map_err(|e| malformed(path, &e, Some((&self.headers, &self.row))))
+    }
+}
+
+impl Iterator for GamesReader {
+    type Item = Result<GameRecord, ResultsError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let next = self.next_game();
+        if !matches!(next, Ok(Some(_))) {
+            self.csv = None;
+        }
+        next.transpose()
+    }
+}
+
+impl std::fmt::Debug for GamesReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GamesReader")
+            .field("path", &self.path)
+            .field("open", &self.csv.is_some())
+            .finish()
+    }
+}
+
+/// How many bytes of a CSV file hold complete lines: its length up to and including its last
+/// newline (0 without one). Reads the file backwards from its end until it finds one, so only
+/// the last (partial) line is read.
+fn complete_csv_len(file: &mut File) -> io::Result<u64> {
+    const CHUNK: u64 = 64 * 1024;
+    let mut end = file.metadata()?.len();
+    let mut buffer = Vec::new();
+    while end > 0 {
+        let start = end.saturating_sub(CHUNK);
+        buffer.clear();
+        file.seek(SeekFrom::Start(start))?;
+        (&mut *file).take(end - start).read_to_end(&mut buffer)?;
+        if let Some(at) = buffer.iter().rposition(|&b| b == b'\n') {
+            file.seek(SeekFrom::Start(0))?;
+            return Ok(start + at as u64 + 1);
+        }
+        end = start;
+    }
+    file.seek(SeekFrom::Start(0))?;
+    Ok(0)
 }
 
 /// The header line of a games.csv with `columns`, newline included.
@@ -368,7 +458,7 @@ pub(super) fn malformed(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::results::tests::record;
     use crate::results::{GameResult, Termination};
@@ -402,7 +492,8 @@ mod tests {
         games
     }
 
-    fn write(dir: &Path, games: &[GameRecord]) -> PathBuf {
+    /// Writes `games` to a run directory `dir` (created); returns the path of its games.csv.
+    pub(crate) fn write(dir: &Path, games: &[GameRecord]) -> PathBuf {
         let mut writer = ResultsWriter::open(dir, Rules::Classic).unwrap();
         for game in games {
             writer.append(game).unwrap();
@@ -566,6 +657,53 @@ mod tests {
         );
         assert_eq!(read_games(writer.csv_path()).unwrap(), []);
         assert_eq!(fs::read_to_string(writer.pgn_path()).unwrap(), "");
+    }
+
+    /// The reader yields the rows before a bad one, then the error, then nothing.
+    #[test]
+    fn the_reader_streams_rows_and_stops_at_the_first_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let games = sample_games();
+        let path = write(dir.path(), &games);
+        let mut file = OpenOptions::new().append(true).open(&path).unwrap();
+        writeln!(file, "3,2,2").unwrap();
+        writeln!(file, "4,2,2").unwrap();
+        let mut reader = GamesReader::open(&path).unwrap();
+        assert_eq!(reader.path(), path);
+        assert_eq!(reader.next().unwrap().unwrap(), games[0]);
+        assert_eq!(reader.next().unwrap().unwrap(), games[1]);
+        let err = reader.next().unwrap().unwrap_err();
+        assert!(
+            matches!(err, ResultsError::Malformed { line: 4, .. }),
+            "{err:?}"
+        );
+        assert!(reader.next().is_none());
+        assert!(GamesReader::open(&dir.path().join("none.csv")).is_err());
+    }
+
+    /// A cut-off last row is skipped however long it is (the reader looks for the last
+    /// newline backwards, a chunk at a time), and rows appended after opening are not read.
+    #[test]
+    fn the_reader_stops_at_the_last_complete_row_when_opened() {
+        let dir = tempfile::tempdir().unwrap();
+        let games = sample_games();
+        let path = write(dir.path(), &games);
+        let mut file = OpenOptions::new().append(true).open(&path).unwrap();
+        let long_moves = "a2a3 ".repeat(30_000);
+        write!(
+            file,
+            "3,2,2,2,startpos,alpha,beta,1-0,goal-rank,1,{long_moves}"
+        )
+        .unwrap();
+        let reader = GamesReader::open(&path).unwrap();
+        writeln!(file, ",1,1,2026-11-30T12:00:00Z,0,0").unwrap();
+        let read: Vec<GameRecord> = reader.map(Result::unwrap).collect();
+        assert_eq!(read, games);
+        assert_eq!(read_games(&path).unwrap().len(), 3);
+        let one_line = dir.path().join("one.csv");
+        fs::write(&one_line, "x".repeat(200_000)).unwrap();
+        let mut one_line = File::open(one_line).unwrap();
+        assert_eq!(complete_csv_len(&mut one_line).unwrap(), 0);
     }
 
     #[test]

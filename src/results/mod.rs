@@ -3,24 +3,34 @@
 //! A run directory holds
 //!
 //! * `games.csv`: one [`GameRecord`] per line, in the column order of [`COLUMNS`], under a
-//!   header line; written by [`ResultsWriter`], read back by [`read_games`].
+//!   header line; written by [`ResultsWriter`], read back row by row by [`GamesReader`] (or
+//!   all at once by [`read_games`]).
 //! * `games.pgn`: the same games as PGN ([`pgn`]).
 //! * `summary.json`: the [`Summary`] (standings, per-pair results, faults, SPRT), written
 //!   atomically by [`write_summary`].
 //!
+//! The report is computed once ([`Summary::compute`], or game by game from the files with
+//! [`Summary::from_files`] and [`SummaryBuilder`], in `report.rs`) and rendered by
+//! `text.rs` (its [`Display`](fmt::Display), fastchess style) and `json.rs`
+//! ([`summary_json`], [`write_summary`]).
 //! [`GamesTail`] reads a games.csv that another process is still appending to.
 //!
 //! Breakthrough has no draws: every game is `1-0` or `0-1`.
 
 mod files;
+mod json;
 mod json_file;
 pub mod pgn;
-mod summary;
+mod report;
 mod tail;
+mod text;
 
-pub use files::{COLUMNS, GAMES_CSV, GAMES_PGN, ResultsWriter, read_games};
+pub use files::{COLUMNS, GAMES_CSV, GAMES_PGN, GamesReader, ResultsWriter, read_games};
+pub use json::{summary_json, write_summary};
 pub use json_file::{Existing, write_json};
-pub use summary::{EloModel, EngineFaults, PairSummary, Standing, Summary, write_summary};
+pub use report::{
+    EloModel, EngineFaults, PairSummary, Standing, Summary, SummaryBuilder, schedule_order,
+};
 pub use tail::GamesTail;
 
 use crate::rules::{Color, Reason};

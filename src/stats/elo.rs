@@ -14,6 +14,7 @@
 
 use serde::Serialize;
 
+use super::pentanomial::Pentanomial;
 use super::sample::Empirical;
 use super::{SCORE_CLAMP, elo_from_score, phi, z95};
 
@@ -69,13 +70,13 @@ pub fn elo_trinomial(counts: &[u64; 3]) -> EloEstimate {
     estimate(&Empirical::from_counts(counts))
 }
 
-/// Elo estimate from game-pair counts `[LL, LD, WL+DD, WD, WW]` (fishtest
-/// `stat_util.get_elo` on a pentanomial): the sample is the pair's average
-/// score, which accounts for the correlation of the two games of a pair.
+/// Elo estimate from game-pair counts (fishtest `stat_util.get_elo` on a
+/// pentanomial): the sample is the pair's average score, which accounts for
+/// the correlation of the two games of a pair.
 ///
 /// With no pairs it returns `elo = 0`, `error95 = 1199.83`, `los = 0.5`.
-pub fn elo_pentanomial(counts: &[u64; 5]) -> EloEstimate {
-    estimate(&Empirical::from_counts(counts))
+pub fn elo_pentanomial(counts: &Pentanomial) -> EloEstimate {
+    estimate(&Empirical::from_counts(&counts.as_array()))
 }
 
 /// Normalized Elo from per-game counts `[losses, draws, wins]` (fastchess
@@ -84,10 +85,10 @@ pub fn nelo_trinomial(counts: &[u64; 3]) -> NormalizedElo {
     normalized(counts)
 }
 
-/// Normalized Elo from game-pair counts `[LL, LD, WL+DD, WD, WW]` (fastchess
-/// `EloPentanomial::nElo`, with `sigma = sqrt(2) * sigma_pair`).
-pub fn nelo_pentanomial(counts: &[u64; 5]) -> NormalizedElo {
-    normalized(counts)
+/// Normalized Elo from game-pair counts (fastchess `EloPentanomial::nElo`,
+/// with `sigma = sqrt(2) * sigma_pair`).
+pub fn nelo_pentanomial(counts: &Pentanomial) -> NormalizedElo {
+    normalized(&counts.as_array())
 }
 
 /// Likelihood of superiority from decisive games only, as cutechess and
@@ -172,7 +173,7 @@ mod tests {
             assert_close(e.error95, 0.0, 1e-9);
             assert!(e.los.is_finite());
         }
-        let e = elo_pentanomial(&[0, 0, 0, 0, 500]);
+        let e = elo_pentanomial(&[0, 0, 0, 0, 500].into());
         assert!(e.bound && e.elo > 1199.0 && e.los > 0.99);
         // A single win is not clamped: fishtest's regularized 1-0 is 1132 Elo.
         let e = elo_trinomial(&[0, 0, 1]);
@@ -186,16 +187,16 @@ mod tests {
         assert_close(e.error95, 1199.83, 5e-3);
         assert_close(e.los, 0.5, 1e-9);
         assert!(!e.bound);
-        let p = elo_pentanomial(&[0; 5]);
+        let p = elo_pentanomial(&[0; 5].into());
         assert_close(p.elo, 0.0, 1e-9);
         assert_close(p.error95, 1199.83, 5e-3);
-        let n = nelo_pentanomial(&[0; 5]);
+        let n = nelo_pentanomial(&[0; 5].into());
         assert!(n.bound && n.nelo == 0.0 && n.error95.is_finite());
     }
 
     #[test]
     fn pentanomial_500_pairs() {
-        let e = elo_pentanomial(&[100, 0, 250, 0, 150]);
+        let e = elo_pentanomial(&[100, 0, 250, 0, 150].into());
         assert_close(e.elo, 34.86, 5e-3);
         assert_close(e.error95, 21.56, 5e-3);
         assert_close(e.los, 0.9993, 5e-5);
@@ -203,7 +204,7 @@ mod tests {
 
     #[test]
     fn nelo_pentanomial_matches_fastchess() {
-        let n = nelo_pentanomial(&[100, 0, 250, 0, 150]);
+        let n = nelo_pentanomial(&[100, 0, 250, 0, 150].into());
         assert_close(n.nelo, 35.10, 5e-3);
         assert_close(n.error95, 21.53, 5e-3);
         assert!(!n.bound);
@@ -222,7 +223,7 @@ mod tests {
     fn nelo_one_sided_is_finite_and_flagged() {
         let n = nelo_trinomial(&[0, 0, 1000]);
         assert!(n.bound && n.nelo.is_finite() && n.nelo > 0.0);
-        let n = nelo_pentanomial(&[7, 0, 0, 0, 0]);
+        let n = nelo_pentanomial(&[7, 0, 0, 0, 0].into());
         assert!(n.bound && n.nelo.is_finite() && n.nelo < 0.0);
     }
 

@@ -14,14 +14,15 @@
 //!
 //! * Trinomial counts are `[losses, draws, wins]`; draws cannot happen in
 //!   Breakthrough but are accepted (a draw scores 1/2).
-//! * Pentanomial counts are game-pair counts `[LL, LD, WL+DD, WD, WW]`; without
-//!   draws only `LL`, `WL` and `WW` can be non-zero.
+//! * Pentanomial counts are game-pair counts, a [`Pentanomial`] with the cells
+//!   `[LL, LD, WL, WD, WW]`; without draws only `LL`, `WL` and `WW` can be non-zero.
 //! * Elo is on the logistic scale: a rating difference `e` gives the expected
 //!   score [`logistic_score`]`(e) = 1 / (1 + 10^(-e/400))`.
 //! * No public function returns NaN or an infinity; each documents the finite
 //!   value it returns where the mathematical answer is undefined or infinite.
 
 pub mod elo;
+pub mod pentanomial;
 pub mod ratings;
 pub mod sequential;
 pub mod sprt;
@@ -33,6 +34,7 @@ pub use elo::{
     EloEstimate, NormalizedElo, elo_pentanomial, elo_trinomial, los_wins_losses, nelo_pentanomial,
     nelo_trinomial,
 };
+pub use pentanomial::Pentanomial;
 pub use ratings::{
     Anchor, Bound, EngineRating, PairResult, RatingOptions, Ratings, RatingsError, Scale, rate,
     rate_matrix,
@@ -45,16 +47,6 @@ use statrs::distribution::{ContinuousCDF, Normal};
 /// The smallest score (and, mirrored, the largest, `1 - SCORE_CLAMP`) that
 /// [`elo_from_score`] converts; fishtest's `stat_util.elo` uses the same `1e-3`.
 pub const SCORE_CLAMP: f64 = 1e-3;
-
-/// The pentanomial cell `[LL, LD, WL+DD, WD, WW]` of a game pair in which the counted side
-/// won `wins` of the two games (0, 1 or 2; Breakthrough has no draws): `2 * wins`.
-///
-/// # Panics
-/// When `wins > 2` (a pair has two games).
-pub const fn pentanomial_cell(wins: usize) -> usize {
-    assert!(wins <= 2, "a game pair has two games");
-    2 * wins
-}
 
 /// Expected score (probability, in `(0, 1)`) of a player `elo` Elo stronger than
 /// its opponent: `1 / (1 + 10^(-elo/400))` (fishtest `L`, the logistic model).

@@ -15,7 +15,7 @@ use std::hash::Hash;
 use serde::{Deserialize, Serialize};
 
 use super::elo::{EloEstimate, elo_pentanomial, elo_trinomial};
-use super::pentanomial_cell;
+use super::pentanomial::Pentanomial;
 use super::sprt::{Sprt, SprtDecision, SprtReport};
 
 /// Which counts the Elo and the LLR of two engines' games come from.
@@ -48,7 +48,7 @@ pub struct Outcome {
 pub struct MatchCounts<K> {
     games: u64,
     wins: u64,
-    pentanomial: [u64; 5],
+    pentanomial: Pentanomial,
     open: HashMap<K, Outcome>,
 }
 
@@ -57,7 +57,7 @@ impl<K> Default for MatchCounts<K> {
         MatchCounts {
             games: 0,
             wins: 0,
-            pentanomial: [0; 5],
+            pentanomial: Pentanomial::default(),
             open: HashMap::new(),
         }
     }
@@ -70,8 +70,7 @@ impl<K: Eq + Hash> MatchCounts<K> {
         self.wins += u64::from(game.won);
         match self.open.get(&pair) {
             Some(first) if first.white != game.white => {
-                let wins = usize::from(first.won) + usize::from(game.won);
-                self.pentanomial[pentanomial_cell(wins)] += 1;
+                self.pentanomial.add_pair(first.won, game.won);
                 self.open.remove(&pair);
                 true
             }
@@ -85,6 +84,13 @@ impl<K: Eq + Hash> MatchCounts<K> {
 }
 
 impl<K> MatchCounts<K> {
+    /// Forgets the open games (those still waiting for their partner): their partners can no
+    /// longer come, e.g. at the end of a file when pairs are matched within a file. They stay
+    /// counted, as unpaired games; memory no longer holds them.
+    pub fn close_open_pairs(&mut self) {
+        self.open = HashMap::new();
+    }
+
     /// Games counted.
     pub fn games(&self) -> u64 {
         self.games
@@ -100,9 +106,8 @@ impl<K> MatchCounts<K> {
         self.games - self.wins
     }
 
-    /// Complete game pairs by the first engine's points, `[LL, LD, WL, WD, WW]` (without
-    /// draws `LD` and `WD` stay 0).
-    pub fn pentanomial(&self) -> [u64; 5] {
+    /// Complete game pairs by the first engine's points.
+    pub fn pentanomial(&self) -> Pentanomial {
         self.pentanomial
     }
 
@@ -114,12 +119,12 @@ impl<K> MatchCounts<K> {
     /// Games in no complete pair: counted in [`wins`](Self::wins) and
     /// [`losses`](Self::losses), and under [`EloModel::Pentanomial`] nowhere else.
     pub fn unpaired(&self) -> u64 {
-        self.games - 2 * self.pentanomial.iter().sum::<u64>()
+        self.games - 2 * self.pentanomial.pairs()
     }
 
     /// Pentanomial once a pair is complete, trinomial before.
     pub fn model(&self) -> EloModel {
-        if self.pentanomial.iter().any(|&c| c > 0) {
+        if !self.pentanomial.is_empty() {
             EloModel::Pentanomial
         } else {
             EloModel::Trinomial
@@ -227,6 +232,18 @@ impl<K> SequentialTest<K> {
         &self.counts
     }
 
+    /// [`MatchCounts::close_open_pairs`] on the counts: the verdict and the LLR do not change
+    /// (they count complete pairs and single games only).
+    pub fn close_open_pairs(&mut self) {
+        self.counts.close_open_pairs();
+    }
+
+    /// The counts, without the test: to go on counting the games of two engines when their
+    /// SPRT no longer applies.
+    pub fn into_counts(self) -> MatchCounts<K> {
+        self.counts
+    }
+
     /// The first crossing of a bound, once reached.
     pub fn verdict(&self) -> Option<Verdict> {
         self.verdict
@@ -294,12 +311,27 @@ mod tests {
         assert!(!counts.add(2, WIN_WHITE));
         assert!(counts.add(1, WIN_BLACK));
         assert!(counts.add(2, LOSS_BLACK));
-        assert_eq!(counts.pentanomial(), [1, 0, 0, 0, 1]);
+        assert_eq!(counts.pentanomial().as_array(), [1, 0, 0, 0, 1]);
         assert_eq!((counts.games(), counts.wins(), counts.losses()), (5, 3, 2));
         assert_eq!(counts.trinomial(), [2, 0, 3]);
         assert_eq!(counts.unpaired(), 1);
         assert_eq!(counts.model(), EloModel::Pentanomial);
-        assert_eq!(counts.elo(), elo_pentanomial(&[1, 0, 0, 0, 1]));
+        assert_eq!(counts.elo(), elo_pentanomial(&[1, 0, 0, 0, 1].into()));
+    }
+
+    #[test]
+    fn closed_pairs_stay_unpaired_and_do_not_join_later_games() {
+        let mut counts = MatchCounts::default();
+        counts.add(1, WIN_WHITE);
+        counts.add(2, WIN_WHITE);
+        counts.add(2, LOSS_BLACK);
+        counts.close_open_pairs();
+        assert_eq!((counts.games(), counts.unpaired()), (3, 1));
+        // Pair 1's partner after the close starts a new open pair.
+        assert!(!counts.add(1, WIN_BLACK));
+        assert!(counts.add(1, LOSS_WHITE));
+        assert_eq!(counts.pentanomial().as_array(), [0, 0, 2, 0, 0]);
+        assert_eq!((counts.games(), counts.unpaired()), (5, 1));
     }
 
     #[test]
@@ -316,7 +348,7 @@ mod tests {
         assert_eq!(counts.elo(), elo_trinomial(&[0, 0, 3]));
         counts.add(3, LOSS_BLACK);
         assert_eq!(counts.model(), EloModel::Pentanomial);
-        assert_eq!(counts.llr(&s), s.llr_pentanomial(&[0, 0, 1, 0, 0]));
+        assert_eq!(counts.llr(&s), s.llr_pentanomial(&[0, 0, 1, 0, 0].into()));
         assert_eq!(counts.unpaired(), 2);
     }
 
@@ -327,16 +359,16 @@ mod tests {
         let s = sprt("elo0=0 elo1=20");
         let (lower, _) = s.bounds();
         let crossing = (1..)
-            .find(|&n| s.llr_pentanomial(&[n, 0, 0, 0, 0]) <= lower)
+            .find(|&n| s.llr_pentanomial(&[n, 0, 0, 0, 0].into()) <= lower)
             .unwrap();
-        assert!(s.llr_pentanomial(&[crossing, 0, 0, 0, 1]) > lower);
+        assert!(s.llr_pentanomial(&[crossing, 0, 0, 0, 1].into()) > lower);
         let mut test = SequentialTest::new(s);
         let mut reached = Vec::new();
         for pair in 1..=crossing {
             assert_eq!(test.add(pair, LOSS_WHITE), None);
             reached.extend(test.add(pair, LOSS_BLACK));
         }
-        let llr = s.llr_pentanomial(&[crossing, 0, 0, 0, 0]);
+        let llr = s.llr_pentanomial(&[crossing, 0, 0, 0, 0].into());
         let verdict = Verdict {
             decision: SprtDecision::AcceptH0,
             llr,
@@ -348,7 +380,10 @@ mod tests {
         assert_eq!(test.add(0, WIN_BLACK), None);
         assert_eq!(test.verdict(), Some(verdict));
         assert_eq!(test.decision(), SprtDecision::AcceptH0);
-        assert_eq!(test.counts().pentanomial(), [crossing, 0, 0, 0, 1]);
+        assert_eq!(
+            test.counts().pentanomial().as_array(),
+            [crossing, 0, 0, 0, 1]
+        );
         let status = test.status();
         assert_eq!(status.report, s.report(llr));
         assert_eq!((status.games, status.games_after), (2 * crossing, 2));
@@ -393,7 +428,10 @@ mod tests {
         test.add(7, LOSS_BLACK);
         test.add(8, WIN_BLACK);
         let status = test.status();
-        assert_eq!(status.report, s.report(s.llr_pentanomial(&[0, 0, 1, 0, 0])));
+        assert_eq!(
+            status.report,
+            s.report(s.llr_pentanomial(&[0, 0, 1, 0, 0].into()))
+        );
         assert_eq!(status.report.decision, SprtDecision::Continue);
         assert_eq!((status.games, status.games_after), (3, 0));
         assert_eq!(test.verdict(), None);

@@ -23,6 +23,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 use super::logistic_score;
+use super::pentanomial::Pentanomial;
 use super::sample::Empirical;
 
 /// Default type I error (`alpha`) and type II error (`beta`) of a parsed spec.
@@ -37,8 +38,11 @@ pub const MAX_ELO: f64 = 1000.0;
 /// Build with [`Sprt::new`] or parse `"elo0=0 elo1=5 alpha=0.05 beta=0.05"`
 /// ([`FromStr`]); both validate and the fields are private, so the methods
 /// never see bad parameters. [`Display`](fmt::Display) writes the same
-/// `key=value` form back; serializes as `{elo0, elo1, alpha, beta}`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+/// `key=value` form back, with every key. Serde uses that string form too (the
+/// `sprt` field of a tournament config file and of config.json), so a
+/// deserialized `Sprt` is validated like a parsed one.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
 pub struct Sprt {
     elo0: f64,
     elo1: f64,
@@ -176,11 +180,11 @@ impl Sprt {
         )
     }
 
-    /// LLR of game-pair counts `[LL, LD, WL+DD, WD, WW]` (fishtest
-    /// `LLR_logistic` on a pentanomial). Finite for every input, including
-    /// one-sided results (regularized); exactly 0 when there are no pairs.
-    pub fn llr_pentanomial(&self, counts: &[u64; 5]) -> f64 {
-        self.llr(counts)
+    /// LLR of game-pair counts (fishtest `LLR_logistic` on a pentanomial).
+    /// Finite for every input, including one-sided results (regularized);
+    /// exactly 0 when there are no pairs.
+    pub fn llr_pentanomial(&self, counts: &Pentanomial) -> f64 {
+        self.llr(&counts.as_array())
     }
 
     /// LLR of per-game counts `[losses, draws, wins]` (fishtest
@@ -325,6 +329,22 @@ impl FromStr for Sprt {
     }
 }
 
+impl TryFrom<String> for Sprt {
+    type Error = SprtSpecError;
+
+    /// [`FromStr`]: the serde form.
+    fn try_from(spec: String) -> Result<Self, Self::Error> {
+        spec.parse()
+    }
+}
+
+impl From<Sprt> for String {
+    /// [`Display`](fmt::Display): the serde form.
+    fn from(sprt: Sprt) -> Self {
+        sprt.to_string()
+    }
+}
+
 impl fmt::Display for SprtReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // `+ 0.0` prints -0.0 as 0.00.
@@ -362,8 +382,16 @@ mod tests {
     #[test]
     fn pentanomial_llr_matches_vectors() {
         let sprt = sprt_0_5();
-        assert_close(sprt.llr_pentanomial(&[120, 0, 260, 0, 140]), 0.4682, 5e-5);
-        assert_close(sprt.llr_pentanomial(&[100, 0, 250, 0, 150]), 1.337, 5e-4);
+        assert_close(
+            sprt.llr_pentanomial(&[120, 0, 260, 0, 140].into()),
+            0.4682,
+            5e-5,
+        );
+        assert_close(
+            sprt.llr_pentanomial(&[100, 0, 250, 0, 150].into()),
+            1.337,
+            5e-4,
+        );
     }
 
     #[test]
@@ -385,8 +413,8 @@ mod tests {
     #[test]
     fn one_sided_results_give_finite_llr() {
         let sprt = sprt_0_5();
-        let won = sprt.llr_pentanomial(&[0, 0, 0, 0, 50]);
-        let lost = sprt.llr_pentanomial(&[50, 0, 0, 0, 0]);
+        let won = sprt.llr_pentanomial(&[0, 0, 0, 0, 50].into());
+        let lost = sprt.llr_pentanomial(&[50, 0, 0, 0, 0].into());
         assert!(won.is_finite() && won > 0.0, "{won}");
         assert!(lost.is_finite() && lost < 0.0, "{lost}");
         for counts in [[0, 0, 100], [100, 0, 0], [0, 100, 0]] {
@@ -403,7 +431,10 @@ mod tests {
             [1, 0, 0, 0, 1],
             [0, 0, 5, 0, 0],
         ] {
-            assert!(sprt.llr_pentanomial(&counts).is_finite(), "{counts:?}");
+            assert!(
+                sprt.llr_pentanomial(&counts.into()).is_finite(),
+                "{counts:?}"
+            );
         }
         for counts in [[0, 0, 9999], [9999, 0, 0], [0, 1, 0]] {
             assert!(sprt.llr_trinomial(&counts).is_finite(), "{counts:?}");
@@ -413,7 +444,7 @@ mod tests {
     #[test]
     fn zero_games_give_zero_llr_and_continue() {
         let sprt = sprt_0_5();
-        assert_eq!(sprt.llr_pentanomial(&[0; 5]), 0.0);
+        assert_eq!(sprt.llr_pentanomial(&[0; 5].into()), 0.0);
         assert_eq!(sprt.llr_trinomial(&[0; 3]), 0.0);
         assert_eq!(sprt.decision(0.0), SprtDecision::Continue);
     }
@@ -433,9 +464,9 @@ mod tests {
     #[test]
     fn decisions_from_counts() {
         let sprt = sprt_0_5();
-        let strong = sprt.llr_pentanomial(&[400, 0, 1000, 0, 600]);
+        let strong = sprt.llr_pentanomial(&[400, 0, 1000, 0, 600].into());
         assert_eq!(sprt.decision(strong), SprtDecision::AcceptH1);
-        let even = sprt.llr_pentanomial(&[5000, 0, 10000, 0, 5000]);
+        let even = sprt.llr_pentanomial(&[5000, 0, 10000, 0, 5000].into());
         assert_eq!(sprt.decision(even), SprtDecision::AcceptH0);
         let weak = sprt.llr_trinomial(&[520, 0, 480]);
         assert_eq!(sprt.decision(weak), SprtDecision::Continue);
@@ -463,6 +494,18 @@ mod tests {
         assert_eq!(sprt.to_string().parse::<Sprt>().unwrap(), sprt);
         let defaulted: Sprt = "  elo1=2.5\telo0=-1.5 ".parse().unwrap();
         assert_eq!(defaulted, Sprt::new(-1.5, 2.5, 0.05, 0.05).unwrap());
+    }
+
+    #[test]
+    fn serde_uses_the_string_form_and_validates() {
+        let json = serde_json::to_string(&sprt_0_5()).unwrap();
+        assert_eq!(json, r#""elo0=0 elo1=5 alpha=0.05 beta=0.05""#);
+        let back: Sprt = serde_json::from_str(r#""elo1=5 elo0=0""#).unwrap();
+        assert_eq!(back, sprt_0_5());
+        let err = serde_json::from_str::<Sprt>(r#""elo0=zero elo1=5""#).unwrap_err();
+        assert!(err.to_string().contains("`elo0=zero`"), "{err}");
+        let err = serde_json::from_str::<Sprt>(r#""elo0=5 elo1=0""#).unwrap_err();
+        assert!(err.to_string().contains("elo1=0 must be greater"), "{err}");
     }
 
     #[test]

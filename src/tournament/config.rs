@@ -7,7 +7,9 @@
 use super::shard::Shard;
 use crate::engine::EngineDescription;
 use crate::rules::Rules;
+use crate::stats::Sprt;
 use serde::{Deserialize, Serialize};
+use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
@@ -60,8 +62,8 @@ impl OpeningsSpec {
     /// Parses `file=PATH order=sequential|random` tokens (`format=epd` is accepted).
     ///
     /// # Errors
-    /// A message naming the bad token.
-    pub fn parse<S: AsRef<str>>(tokens: &[S]) -> Result<OpeningsSpec, String> {
+    /// [`ConfigError::OpeningsToken`] naming the bad token.
+    pub fn parse<S: AsRef<str>>(tokens: &[S]) -> Result<OpeningsSpec, ConfigError> {
         let mut spec = OpeningsSpec::default();
         for token in tokens {
             let token = token.as_ref();
@@ -70,11 +72,7 @@ impl OpeningsSpec {
                 Some(("order", "sequential")) => spec.order = OpeningOrder::Sequential,
                 Some(("order", "random")) => spec.order = OpeningOrder::Random,
                 Some(("format", "epd")) => {}
-                _ => {
-                    return Err(format!(
-                        "bad --openings token '{token}' (expected file=PATH, order=sequential|random)"
-                    ));
-                }
+                _ => return Err(ConfigError::OpeningsToken(token.to_string())),
             }
         }
         Ok(spec)
@@ -112,9 +110,10 @@ pub struct TournamentConfig {
     /// when not given.
     #[serde(default = "random_seed")]
     pub seed: u64,
-    /// `elo0=.. elo1=.. alpha=.. beta=..`: stop when the SPRT between the two engines decides.
+    /// Stop when the SPRT between the two engines decides; written in files as its string
+    /// form `elo0=.. elo1=.. alpha=.. beta=..` (see [`Sprt`]).
     #[serde(default)]
-    pub sprt: Option<String>,
+    pub sprt: Option<Sprt>,
     /// The results directory (the command line picks `results/<event>-<date>` when empty);
     /// of a sharded run, the run directory shared by the shards (see [`results_dir`]).
     ///
@@ -156,49 +155,42 @@ impl TournamentConfig {
         }
     }
 
-    /// Checks what serde cannot: at least two engines, unique names, positive counts, a
-    /// well-formed SPRT between exactly two engines.
+    /// Checks what serde cannot: at least two engines, unique names, positive counts, an
+    /// SPRT only between exactly two engines.
     ///
     /// # Errors
-    /// A message saying what is wrong.
-    pub fn validate(&self) -> Result<(), String> {
+    /// The first [`ConfigError`] found: [`TooFewEngines`](ConfigError::TooFewEngines),
+    /// [`BadEngineName`](ConfigError::BadEngineName),
+    /// [`DuplicateEngineName`](ConfigError::DuplicateEngineName),
+    /// [`Zero`](ConfigError::Zero) or
+    /// [`SprtNeedsTwoEngines`](ConfigError::SprtNeedsTwoEngines).
+    pub fn validate(&self) -> Result<(), ConfigError> {
         if self.engines.len() < 2 {
-            return Err(format!(
-                "a tournament needs at least two engines, got {}",
-                self.engines.len()
-            ));
+            return Err(ConfigError::TooFewEngines(self.engines.len()));
         }
-        for engine in &self.engines {
-            if engine.name.trim().is_empty() || engine.name.chars().any(char::is_control) {
-                return Err(format!(
-                    "bad engine name {:?}: names must be non-empty and free of control characters",
-                    engine.name
-                ));
-            }
+        if let Some(engine) = self
+            .engines
+            .iter()
+            .find(|e| e.name.trim().is_empty() || e.name.chars().any(char::is_control))
+        {
+            return Err(ConfigError::BadEngineName(engine.name.clone()));
         }
         for (index, engine) in self.engines.iter().enumerate() {
             if self.engines[..index].iter().any(|e| e.name == engine.name) {
-                return Err(format!(
-                    "two engines are named '{}': give each a unique name=",
-                    engine.name
-                ));
+                return Err(ConfigError::DuplicateEngineName(engine.name.clone()));
             }
         }
-        for (what, value) in [
+        for (field, value) in [
             ("rounds", self.rounds as usize),
             ("games", self.games as usize),
             ("concurrency", self.concurrency),
         ] {
             if value == 0 {
-                return Err(format!("{what} must be at least 1"));
+                return Err(ConfigError::Zero(field));
             }
         }
-        if let Some(spec) = &self.sprt {
-            spec.parse::<crate::stats::Sprt>()
-                .map_err(|e| format!("bad --sprt '{spec}': {e}"))?;
-            if self.engines.len() != 2 {
-                return Err("--sprt needs exactly two engines".to_string());
-            }
+        if self.sprt.is_some() && self.engines.len() != 2 {
+            return Err(ConfigError::SprtNeedsTwoEngines);
         }
         Ok(())
     }
@@ -207,23 +199,120 @@ impl TournamentConfig {
     /// its start is skipped.
     ///
     /// # Errors
-    /// A message naming the file and what is wrong.
-    pub fn read(path: &Path) -> Result<TournamentConfig, String> {
-        let text = crate::textfile::read_to_string(path)
-            .map_err(|e| format!("cannot read config {}: {e}", path.display()))?;
+    /// [`ConfigError::Read`], [`ConfigError::Parse`] or [`ConfigError::Invalid`], naming the
+    /// file.
+    pub fn read(path: &Path) -> Result<TournamentConfig, ConfigError> {
+        let text = crate::textfile::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
         let is_json = path.extension().is_some_and(|ext| ext == "json");
         let config: TournamentConfig = if is_json {
             serde_json::from_str(&text).map_err(|e| e.to_string())
         } else {
             toml::from_str(&text).map_err(|e| e.to_string())
         }
-        .map_err(|e| format!("bad config {}: {e}", path.display()))?;
-        config
-            .validate()
-            .map_err(|e| format!("bad config {}: {e}", path.display()))?;
+        .map_err(|reason| ConfigError::Parse {
+            path: path.to_path_buf(),
+            reason,
+        })?;
+        config.validate().map_err(|error| ConfigError::Invalid {
+            path: path.to_path_buf(),
+            error: Box::new(error),
+        })?;
         Ok(config)
     }
 }
+
+/// Why a tournament configuration was refused. Every variant names the token, field, engine
+/// or file at fault; [`Display`](fmt::Display) gives a one-line message.
+#[derive(Debug)]
+pub enum ConfigError {
+    /// An `--openings` token other than `file=PATH`, `order=sequential|random` or
+    /// `format=epd` (the token).
+    OpeningsToken(String),
+    /// Fewer than two engines (how many were given).
+    TooFewEngines(usize),
+    /// An engine name that is empty or holds a control character (the name).
+    BadEngineName(String),
+    /// A name given to two engines (the name).
+    DuplicateEngineName(String),
+    /// `rounds`, `games` or `concurrency` set to 0 (the field).
+    Zero(&'static str),
+    /// An SPRT in a tournament of other than two engines.
+    SprtNeedsTwoEngines,
+    /// A config file that cannot be read (or is not UTF-8).
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The operating system's reason.
+        source: std::io::Error,
+    },
+    /// A config file that is not a tournament in TOML (or JSON, for `.json`).
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// The parser's message, naming the field and where it is.
+        reason: String,
+    },
+    /// A config file that parses but whose settings are refused by
+    /// [`TournamentConfig::validate`].
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        error: Box<ConfigError>,
+    },
+    /// The config saved in a results directory, read for `--resume`, cannot be used.
+    Resume {
+        /// The results directory.
+        dir: PathBuf,
+        /// What is wrong with its config.json.
+        error: Box<ConfigError>,
+    },
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConfigError::OpeningsToken(token) => write!(
+                f,
+                "bad --openings token '{token}' (expected file=PATH, order=sequential|random)"
+            ),
+            ConfigError::TooFewEngines(count) => {
+                write!(f, "a tournament needs at least two engines, got {count}")
+            }
+            ConfigError::BadEngineName(name) => write!(
+                f,
+                "bad engine name {name:?}: names must be non-empty and free of control characters"
+            ),
+            ConfigError::DuplicateEngineName(name) => {
+                write!(
+                    f,
+                    "two engines are named '{name}': give each a unique name="
+                )
+            }
+            ConfigError::Zero(field) => write!(f, "{field} must be at least 1"),
+            ConfigError::SprtNeedsTwoEngines => f.write_str("--sprt needs exactly two engines"),
+            ConfigError::Read { path, source } => {
+                write!(f, "cannot read config {}: {source}", path.display())
+            }
+            ConfigError::Parse { path, reason } => {
+                write!(f, "bad config {}: {reason}", path.display())
+            }
+            ConfigError::Invalid { path, error } => {
+                write!(f, "bad config {}: {error}", path.display())
+            }
+            ConfigError::Resume { dir, error } => {
+                write!(f, "cannot resume {}: {error}", dir.display())
+            }
+        }
+    }
+}
+
+/// Every message already holds the message of the error it wraps (and the operating system's
+/// reason), so no variant reports a `source` (a chain printer would repeat it).
+impl std::error::Error for ConfigError {}
 
 #[cfg(test)]
 mod tests {
@@ -238,10 +327,14 @@ mod tests {
         let spec = OpeningsSpec::parse(&["file=openings/x.epd", "order=random"]).unwrap();
         assert_eq!(spec.file, Some(PathBuf::from("openings/x.epd")));
         assert_eq!(spec.order, OpeningOrder::Random);
+        let err = OpeningsSpec::parse(&["file=x.epd", "order=shuffled"]).unwrap_err();
         assert!(
-            OpeningsSpec::parse(&["order=shuffled"])
-                .unwrap_err()
-                .contains("order=shuffled")
+            matches!(&err, ConfigError::OpeningsToken(token) if token == "order=shuffled"),
+            "{err:?}"
+        );
+        assert_eq!(
+            err.to_string(),
+            "bad --openings token 'order=shuffled' (expected file=PATH, order=sequential|random)"
         );
     }
 
@@ -273,7 +366,7 @@ mod tests {
     #[test]
     fn configs_validate_and_round_trip_through_json_and_toml() {
         let good = config(2);
-        assert_eq!(good.validate(), Ok(()));
+        assert!(good.validate().is_ok());
         let json = serde_json::to_string(&good).unwrap();
         assert_eq!(
             serde_json::from_str::<TournamentConfig>(&json).unwrap(),
@@ -284,26 +377,107 @@ mod tests {
             toml::from_str::<TournamentConfig>(&toml_text).unwrap(),
             good
         );
+    }
 
-        assert!(
-            config(1)
-                .validate()
-                .unwrap_err()
-                .contains("at least two engines")
+    /// The message of `config`'s validation error.
+    fn refusal(config: &TournamentConfig) -> String {
+        config.validate().unwrap_err().to_string()
+    }
+
+    #[test]
+    fn invalid_configs_name_the_field_or_engine() {
+        assert!(matches!(
+            config(1).validate(),
+            Err(ConfigError::TooFewEngines(1))
+        ));
+        assert_eq!(
+            refusal(&config(1)),
+            "a tournament needs at least two engines, got 1"
         );
         let mut twins = config(2);
         twins.engines[1].name = "e0".into();
-        assert!(
-            twins
-                .validate()
-                .unwrap_err()
-                .contains("two engines are named 'e0'")
+        assert_eq!(
+            refusal(&twins),
+            "two engines are named 'e0': give each a unique name="
         );
+        let mut blank = config(2);
+        blank.engines[1].name = "a\tb".into();
+        assert_eq!(
+            refusal(&blank),
+            "bad engine name \"a\\tb\": names must be non-empty and free of control characters"
+        );
+        let mut idle = config(2);
+        idle.concurrency = 0;
+        assert!(matches!(
+            idle.validate(),
+            Err(ConfigError::Zero("concurrency"))
+        ));
+        assert_eq!(refusal(&idle), "concurrency must be at least 1");
         let mut sprt = config(3);
-        sprt.sprt = Some("elo0=0 elo1=5".into());
-        assert!(sprt.validate().unwrap_err().contains("exactly two engines"));
-        let mut bad_sprt = config(2);
-        bad_sprt.sprt = Some("elo0=zero".into());
-        assert!(bad_sprt.validate().unwrap_err().contains("bad --sprt"));
+        sprt.sprt = Some("elo0=0 elo1=5".parse().unwrap());
+        assert_eq!(refusal(&sprt), "--sprt needs exactly two engines");
+    }
+
+    #[test]
+    fn config_file_errors_name_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("missing.toml");
+        let err = TournamentConfig::read(&missing).unwrap_err();
+        assert!(matches!(err, ConfigError::Read { .. }), "{err:?}");
+        assert!(
+            err.to_string()
+                .starts_with(&format!("cannot read config {}: ", missing.display())),
+            "{err}"
+        );
+        let json = dir.path().join("run.json");
+        std::fs::write(&json, r#"{"engines": [], "colour": 1}"#).unwrap();
+        let err = TournamentConfig::read(&json).unwrap_err();
+        assert!(matches!(err, ConfigError::Parse { .. }), "{err:?}");
+        assert!(
+            err.to_string().starts_with(&format!(
+                "bad config {}: unknown field `colour`",
+                json.display()
+            )),
+            "{err}"
+        );
+        let lonely = dir.path().join("lonely.toml");
+        let mut one = config(1);
+        one.sprt = None;
+        std::fs::write(&lonely, toml::to_string(&one).unwrap()).unwrap();
+        let err = TournamentConfig::read(&lonely).unwrap_err();
+        assert!(
+            matches!(&err, ConfigError::Invalid { error, .. }
+                if matches!(**error, ConfigError::TooFewEngines(1))),
+            "{err:?}"
+        );
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "bad config {}: a tournament needs at least two engines, got 1",
+                lonely.display()
+            )
+        );
+    }
+
+    /// The SPRT is written in its string form, read back validated, and a bad one names
+    /// its token.
+    #[test]
+    fn the_sprt_is_read_and_written_as_its_string_form() {
+        let mut good = config(2);
+        good.sprt = Some("elo1=5 elo0=0".parse().unwrap());
+        let json = serde_json::to_value(&good).unwrap();
+        assert_eq!(json["sprt"], "elo0=0 elo1=5 alpha=0.05 beta=0.05");
+        let toml_text = toml::to_string(&good).unwrap();
+        assert!(
+            toml_text.contains("sprt = \"elo0=0 elo1=5 alpha=0.05 beta=0.05\"\n"),
+            "{toml_text}"
+        );
+        assert_eq!(
+            toml::from_str::<TournamentConfig>(&toml_text).unwrap(),
+            good
+        );
+        let bad = toml_text.replace("elo0=0 ", "elo0=zero ");
+        let err = toml::from_str::<TournamentConfig>(&bad).unwrap_err();
+        assert!(err.to_string().contains("`elo0=zero`"), "{err}");
     }
 }

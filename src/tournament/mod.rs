@@ -8,6 +8,6 @@ pub mod runner;
 pub mod schedule;
 pub mod shard;
 
-pub use config::{Format, OpeningOrder, OpeningsSpec, TournamentConfig};
+pub use config::{ConfigError, Format, OpeningOrder, OpeningsSpec, TournamentConfig};
 pub use runner::{Finish, GivenUp, NotPlayed, Plan, RunError, RunReport, run, saved_config};
 pub use shard::Shard;

@@ -27,7 +27,7 @@ use super::shard::{self, sprt::SprtWatcher};
 use crate::engine::{Engine, EngineDescription, EngineError, EngineLaunch};
 use crate::game::{self, Players, Unfinished};
 use crate::openings::{Book, Opening};
-use crate::results::{self, GameRecord, GameResult, ResultsWriter, Summary};
+use crate::results::{self, GameRecord, GameResult, GamesReader, ResultsWriter, Summary};
 use crate::rules::{ByColor, Color, Position};
 use crate::stats::{SequentialTest, Sprt, SprtDecision};
 use directory::{lock_directory, recorded_games, save_config};
@@ -173,9 +173,9 @@ pub fn run(
     }
     let names: Vec<String> = config.engines.iter().map(|e| e.name.clone()).collect();
     // The report replays games.csv in its order, the order the running test was fed: its
-    // verdict is the one that stopped the run, whatever games in flight added after it.
-    let all_games = results::read_games(&games_csv)?;
-    let summary = Summary::compute(&all_games, &names, shared.sprt.as_ref());
+    // verdict is the one that stopped the run, whatever games in flight added after it. The
+    // file is streamed: memory does not grow with the games.
+    let summary = Summary::from_files(&[&games_csv], &names, shared.sprt.as_ref())?;
     results::write_summary(&dir, &summary)?;
     let finish = if let Some(decision) = summary
         .sprt_decision()
@@ -254,11 +254,7 @@ impl<'a> Shared<'a> {
     ) -> Shared<'a> {
         let total = scheduled as u64;
         let recorded = total.saturating_sub(queue.len() as u64);
-        let sprt = config
-            .sprt
-            .as_deref()
-            .filter(|_| config.shard.is_none())
-            .and_then(|spec| spec.parse::<Sprt>().ok());
+        let sprt = config.sprt.filter(|_| config.shard.is_none());
         Shared {
             config,
             openings,
@@ -266,7 +262,7 @@ impl<'a> Shared<'a> {
             writer: Mutex::new(writer),
             tally: Mutex::new(RunTally {
                 wins: HashMap::new(),
-                sprt: sprt.map(SequentialTest::new),
+                sprt: config.sprt.map(SequentialTest::new),
             }),
             starts: Mutex::new(Starts {
                 engines: config
@@ -292,7 +288,8 @@ impl<'a> Shared<'a> {
             return Ok(());
         }
         let mut tally = lock(&self.tally);
-        for game in results::read_games(games_csv)? {
+        for game in GamesReader::open(games_csv)? {
+            let game = game?;
             let white = self.engine_index(&game.white);
             if let (Some(white), Some(winner)) = (white, self.engine_index(game.winner_name())) {
                 tally.add(game.pair, white, winner);
@@ -390,7 +387,7 @@ impl<'a> Shared<'a> {
         let verdict = tally.add(record.pair, game.white, winner);
         self.progress.set_message(self.score_line(&tally));
         self.progress.inc(1);
-        if let (Some(verdict), Some(sprt)) = (verdict, &self.sprt) {
+        if let (Some(verdict), Some(sprt)) = (verdict, &self.config.sprt) {
             self.sprt_stop.store(true, Ordering::SeqCst);
             self.say(&format!(
                 "SPRT decided at game {}: {}; games in flight are finished and recorded",

@@ -74,7 +74,7 @@ pub fn check_run_dir(config: &TournamentConfig) -> Result<(), String> {
         if index == shard.index() || !path.exists() {
             continue;
         }
-        let theirs = TournamentConfig::read(&path)?;
+        let theirs = TournamentConfig::read(&path).map_err(|e| e.to_string())?;
         if let Some(difference) = first_difference(config, &theirs) {
             return Err(format!(
                 "shard {shard} cannot join {}: {} was saved with another tournament: {difference} \
@@ -223,7 +223,7 @@ mod tests {
             "field `shard` is unsharded there, 3 shards here"
         );
         theirs = config("1/3");
-        theirs.sprt = Some("elo0=0 elo1=5".into());
+        theirs.sprt = Some("elo0=0 elo1=5".parse().unwrap());
         assert_eq!(
             first_difference(&ours, &theirs).unwrap().to_string(),
             "field `sprt` is \"elo0=0 elo1=5\" there, null here"

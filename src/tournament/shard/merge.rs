@@ -125,7 +125,7 @@ fn shard_config(dir: &Path) -> Result<TournamentConfig, String> {
             dir.display()
         ));
     }
-    let config = TournamentConfig::read(&path)?;
+    let config = TournamentConfig::read(&path).map_err(|e| e.to_string())?;
     if config.shard.is_none() {
         return Err(format!(
             "{} is not a shard's: it has no `shard` field (an unsharded run)",
@@ -164,7 +164,7 @@ fn recorded_verdict(
 impl MergedRun {
     /// The run's SPRT, when it has one between two engines.
     pub fn sprt(&self) -> Option<Sprt> {
-        self.config.sprt.as_deref()?.parse().ok()
+        self.config.sprt
     }
 
     /// The report of the merged games (engines in tournament order; with the run's SPRT,

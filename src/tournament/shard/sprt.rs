@@ -128,7 +128,7 @@ impl SprtWatcher {
     /// a (valid) SPRT.
     pub fn for_config(config: &TournamentConfig) -> Option<SprtWatcher> {
         let shard = config.shard?;
-        let sprt: Sprt = config.sprt.as_deref()?.parse().ok()?;
+        let sprt: Sprt = config.sprt?;
         let run = config.out.clone();
         Some(SprtWatcher {
             tails: (0..shard.count())
@@ -209,7 +209,7 @@ impl SprtWatcher {
                     report: self.test.sprt().report(verdict.llr),
                     games: verdict.games,
                     model: verdict.model,
-                    pentanomial: counts.pentanomial(),
+                    pentanomial: counts.pentanomial().into(),
                     wins: counts.wins(),
                     losses: counts.losses(),
                     recorded_by: self.shard,
@@ -252,7 +252,7 @@ mod tests {
 
     fn config(run: &Path, shard: &str) -> TournamentConfig {
         let mut config = test_config(run, shard);
-        config.sprt = Some("elo0=0 elo1=200".into());
+        config.sprt = Some("elo0=0 elo1=200".parse().unwrap());
         config
     }
 
@@ -280,7 +280,7 @@ mod tests {
         let sprt: Sprt = "elo0=0 elo1=200".parse().unwrap();
         let (_, upper) = sprt.bounds();
         let deciding = (1..)
-            .find(|&n| sprt.llr_pentanomial(&[0, 0, 0, 0, n]) >= upper)
+            .find(|&n| sprt.llr_pentanomial(&[0, 0, 0, 0, n].into()) >= upper)
             .unwrap();
         let mut watcher = SprtWatcher::for_config(&config(run, "0/2")).unwrap();
         let (mut shard0, mut shard1) = (writer(run, 0), writer(run, 1));

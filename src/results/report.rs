@@ -1,19 +1,16 @@
-//! The report of a run: standings with Bradley–Terry ratings, per-pair Elo with pentanomial
-//! counts and SPRT, and per-engine faults; printed as text and written as summary.json.
+//! The report of a run, computed: standings with Bradley–Terry ratings, per-pair Elo with
+//! pentanomial counts and SPRT, and per-engine faults. Rendered as text by
+//! [`text`](super::text) and as JSON (summary.json) by [`json`](super::json).
 
-use super::json_file::{Existing, write_json};
-use super::{GameRecord, ResultsError, Termination};
+use super::{GameRecord, GamesReader, ResultsError, Termination};
+use crate::rules::Color;
 use crate::stats::{
-    self, Bound, EloEstimate, MatchCounts, Outcome, PairResult, RatingOptions, Ratings,
-    SequentialTest, Sprt, SprtDecision, SprtStatus,
+    self, Bound, EloEstimate, MatchCounts, Outcome, PairResult, Pentanomial, RatingOptions,
+    Ratings, SequentialTest, Sprt, SprtDecision, SprtStatus,
 };
 use serde::Serialize;
 use std::collections::HashMap;
-use std::fmt;
 use std::path::Path;
-
-/// File name of the summary inside a run directory.
-const SUMMARY_FILE: &str = "summary.json";
 
 /// The report of a set of finished games. Serializes (as summary.json) with the field names
 /// below; probabilities are in `[0, 1]`, Elo is logistic Elo.
@@ -81,10 +78,10 @@ pub struct PairSummary {
     pub wins: u64,
     /// Games `first` lost.
     pub losses: u64,
-    /// Complete game pairs by `first`'s points, `[LL, LD, WL, WD, WW]` (the middle cells
-    /// without draws: `LD` and `WD` stay 0). A complete pair is two games with the same pair
+    /// Complete game pairs by `first`'s points; serialized as `[LL, LD, WL, WD, WW]` (`LD`
+    /// and `WD` stay 0 without draws). A complete pair is two games with the same pair
     /// number in the same file, the engines swapping colours (see [`MatchCounts`]).
-    pub pentanomial: [u64; 5],
+    pub pentanomial: Pentanomial,
     /// Games in no complete pair: under [`EloModel::Pentanomial`] they count in `wins` and
     /// `losses` only, not in `elo` nor in the SPRT.
     pub unpaired: u64,
@@ -117,7 +114,7 @@ pub struct EngineFaults {
 }
 
 impl Summary {
-    /// The report of `games` (one file's games).
+    /// The report of `games` (one file's games): [`SummaryBuilder`] fed the games in order.
     ///
     /// `engines`: names in the tournament's order (engines with no finished games still
     /// listed; engines found in the games but not here are appended in order of first
@@ -138,21 +135,32 @@ impl Summary {
         engines: &[String],
         sprt: Option<&Sprt>,
     ) -> Summary {
-        let engines = merged_engines(engines, shards);
-        let sprt = sprt.filter(|_| engines.len() == 2);
-        let tally = Tally::new(&engines, shards, sprt);
-        let (pool, unrated) = match rate_pool(&engines, &tally) {
-            Ok(pool) => (Some(pool), None),
-            Err(note) => (None, Some(note)),
-        };
-        Summary {
-            games: shards.iter().map(|s| s.as_ref().len() as u64).sum(),
-            standings: standings(&engines, &tally, pool.as_ref()),
-            unrated,
-            pairs: pair_summaries(&engines, &tally),
-            faults: engine_faults(&engines, &tally),
-            engines,
+        let mut builder = SummaryBuilder::new(engines, sprt);
+        for games in shards {
+            for game in games.as_ref() {
+                builder.add(game);
+            }
+            builder.end_file();
         }
+        builder.finish()
+    }
+
+    /// [`compute_shards`](Summary::compute_shards) over games.csv files, streamed: the games
+    /// are read one at a time ([`GamesReader`]) and not kept, so memory does not grow with
+    /// them (see [`SummaryBuilder`]).
+    ///
+    /// # Errors
+    /// The first error of a [`GamesReader`] on the files, in order.
+    pub fn from_files<P: AsRef<Path>>(
+        files: &[P],
+        engines: &[String],
+        sprt: Option<&Sprt>,
+    ) -> Result<Summary, ResultsError> {
+        let mut builder = SummaryBuilder::new(engines, sprt);
+        for path in files {
+            builder.add_file(path.as_ref())?;
+        }
+        Ok(builder.finish())
     }
 
     /// The SPRT decision, when the summary was computed with an SPRT (and two engines): the
@@ -164,34 +172,154 @@ impl Summary {
     }
 }
 
-/// Writes `summary` as pretty JSON to `dir/summary.json`, atomically: to a temporary file in
-/// `dir`, synced, then renamed over the old summary ([`write_json`]).
+/// The engines of games.csv `files` in schedule order: by game id (then file order, White
+/// before Black) within the first file, then the engines first met in each later file, in
+/// the same order. Game 1's White is the tournament's first engine, the one an SPRT tests,
+/// whichever game was written first. Streams the files; memory holds the names only.
 ///
 /// # Errors
-/// [`ResultsError::Io`] when the temporary file cannot be created, written or renamed.
-pub fn write_summary(dir: &Path, summary: &Summary) -> Result<(), ResultsError> {
-    write_json(&dir.join(SUMMARY_FILE), summary, Existing::Replace).map(|_| ())
+/// The first error of a [`GamesReader`] on the files, in order.
+pub fn schedule_order<P: AsRef<Path>>(files: &[P]) -> Result<Vec<String>, ResultsError> {
+    let mut names: Vec<String> = Vec::new();
+    for path in files {
+        // Engines new in this file, with the (game id, row, side) where each is first met.
+        let mut first_met: HashMap<String, (u64, usize, usize)> = HashMap::new();
+        for (row, game) in GamesReader::open(path.as_ref())?.enumerate() {
+            let game = game?;
+            for (side, name) in [&game.white, &game.black].into_iter().enumerate() {
+                if names.contains(name) {
+                    continue;
+                }
+                let at = (game.game_id, row, side);
+                match first_met.get_mut(name) {
+                    Some(first) => *first = (*first).min(at),
+                    None => {
+                        first_met.insert(name.clone(), at);
+                    }
+                }
+            }
+        }
+        let mut new: Vec<(String, (u64, usize, usize))> = first_met.into_iter().collect();
+        new.sort_by_key(|&(_, at)| at);
+        names.extend(new.into_iter().map(|(name, _)| name));
+    }
+    Ok(names)
 }
 
-/// `given` without repeats, then the other engines of `shards` by first appearance.
-fn merged_engines<S: AsRef<[GameRecord]>>(given: &[String], shards: &[S]) -> Vec<String> {
-    let mut engines: Vec<String> = Vec::new();
-    let seen = shards
-        .iter()
-        .flat_map(|s| s.as_ref())
-        .flat_map(|g| [&g.white, &g.black]);
-    for name in given.iter().chain(seen) {
-        if !engines.contains(name) {
-            engines.push(name.clone());
+/// The report computed one game at a time, in the order the games were recorded: what
+/// [`Summary::compute`] does, for games that are read (or played) one by one and not kept.
+/// Memory holds the engines, the per-engine and per-pair counts, and the game pairs still
+/// open in the current file (one game seen, its partner not yet); never the games. (So a file
+/// of games that never complete a pair, e.g. from `--games 1`, holds each of them until its
+/// end: about 50 bytes a game.)
+#[derive(Debug)]
+pub struct SummaryBuilder {
+    /// Engine names, the given ones first, then by first appearance.
+    engines: Vec<String>,
+    /// Index of each name in `engines`.
+    index: HashMap<String, usize>,
+    /// Games added.
+    games: u64,
+    tally: Tally,
+}
+
+impl SummaryBuilder {
+    /// A report of no games yet: `engines` and `sprt` as for [`Summary::compute`].
+    pub fn new(engines: &[String], sprt: Option<&Sprt>) -> SummaryBuilder {
+        let mut builder = SummaryBuilder {
+            engines: Vec::new(),
+            index: HashMap::new(),
+            games: 0,
+            tally: Tally::default(),
+        };
+        for name in engines {
+            builder.engine_index(name);
+        }
+        // An SPRT between the first two engines, dropped if a third one appears.
+        if builder.engines.len() <= 2 {
+            builder.tally.sprt = sprt.map(|&sprt| SequentialTest::new(sprt));
+        }
+        builder
+    }
+
+    /// Counts `game`, the next game of the file being read. Game pairs are matched within a
+    /// file (pair numbers restart in each): call [`end_file`](Self::end_file) after the last
+    /// game of each file.
+    pub fn add(&mut self, game: &GameRecord) {
+        self.games += 1;
+        let white = self.engine_index(&game.white);
+        let black = self.engine_index(&game.black);
+        let (winner, loser) = match game.result.winner() {
+            Color::White => (white, black),
+            Color::Black => (black, white),
+        };
+        self.tally.stray[white] += game.white_stray;
+        self.tally.stray[black] += game.black_stray;
+        if let Some(slot) = fault_slot(game.termination) {
+            self.tally.faults[loser][slot] += 1;
+        }
+        if winner != loser {
+            self.tally.wins[winner][loser] += 1;
+            self.tally.count_match(white, black, winner, game.pair);
         }
     }
-    engines
+
+    /// Ends a file: its open game pairs (a game whose partner has not come) can no longer
+    /// complete, so they are forgotten; they stay counted as unpaired games.
+    pub fn end_file(&mut self) {
+        self.tally.close_open_pairs();
+    }
+
+    /// Counts every game of the games.csv at `path`, streamed, then ends the file.
+    ///
+    /// # Errors
+    /// The first error of the [`GamesReader`]; the games before it are counted.
+    pub fn add_file(&mut self, path: &Path) -> Result<(), ResultsError> {
+        for game in GamesReader::open(path)? {
+            self.add(&game?);
+        }
+        self.end_file();
+        Ok(())
+    }
+
+    /// The report of the games added.
+    pub fn finish(mut self) -> Summary {
+        if self.engines.len() != 2 {
+            self.tally.end_sprt();
+        }
+        let (engines, tally) = (&self.engines, &self.tally);
+        let (pool, unrated) = match rate_pool(engines, tally) {
+            Ok(pool) => (Some(pool), None),
+            Err(note) => (None, Some(note)),
+        };
+        Summary {
+            games: self.games,
+            standings: standings(engines, tally, pool.as_ref()),
+            unrated,
+            pairs: pair_summaries(engines, tally),
+            faults: engine_faults(engines, tally),
+            engines: self.engines,
+        }
+    }
+
+    /// The index of engine `name`, appended to the engines when it is new.
+    fn engine_index(&mut self, name: &str) -> usize {
+        if let Some(&index) = self.index.get(name) {
+            return index;
+        }
+        let index = self.engines.len();
+        self.engines.push(name.to_string());
+        self.index.insert(name.to_string(), index);
+        self.tally.add_engine();
+        index
+    }
 }
 
-/// A game pair's key: the file's index among the shards and the pair number.
-type PairKey = (usize, u64);
+/// A game pair's key: its pair number (within the file being read).
+type PairKey = u64;
 
 /// Counts of the games, by engine index (tournament order).
+#[derive(Debug, Default)]
 struct Tally {
     /// `wins[i][j]`: games `i` won against `j` (self-play excluded).
     wins: Vec<Vec<u64>>,
@@ -207,61 +335,51 @@ struct Tally {
 }
 
 impl Tally {
-    fn new<S: AsRef<[GameRecord]>>(engines: &[String], shards: &[S], sprt: Option<&Sprt>) -> Tally {
-        let n = engines.len();
-        let index: HashMap<&str, usize> = engines
-            .iter()
-            .enumerate()
-            .map(|(i, name)| (name.as_str(), i))
-            .collect();
-        let mut tally = Tally {
-            wins: vec![vec![0; n]; n],
-            matches: HashMap::new(),
-            sprt: sprt.map(|&sprt| SequentialTest::new(sprt)),
-            faults: vec![[0; 4]; n],
-            stray: vec![0; n],
-        };
-        for (shard, games) in shards.iter().enumerate() {
-            for game in games.as_ref() {
-                tally.count_game(&index, game);
-                tally.count_match(&index, (shard, game.pair), game);
-            }
+    /// Makes room for one more engine; with a third engine the SPRT ends.
+    fn add_engine(&mut self) {
+        for row in &mut self.wins {
+            row.push(0);
         }
-        tally
+        self.wins.push(vec![0; self.wins.len() + 1]);
+        self.faults.push([0; 4]);
+        self.stray.push(0);
+        if self.wins.len() > 2 {
+            self.end_sprt();
+        }
     }
 
-    /// Counts one game's win, fault and stray answers.
-    fn count_game(&mut self, index: &HashMap<&str, usize>, game: &GameRecord) {
-        self.stray[index[game.white.as_str()]] += game.white_stray;
-        self.stray[index[game.black.as_str()]] += game.black_stray;
-        let (winner, loser) = (index[game.winner_name()], index[game.loser_name()]);
-        if winner != loser {
-            self.wins[winner][loser] += 1;
+    /// Forgets the open game pairs of every match and of the SPRT.
+    fn close_open_pairs(&mut self) {
+        self.matches
+            .values_mut()
+            .for_each(MatchCounts::close_open_pairs);
+        if let Some(test) = &mut self.sprt {
+            test.close_open_pairs();
         }
-        if let Some(slot) = fault_slot(game.termination) {
-            self.faults[loser][slot] += 1;
+    }
+
+    /// Drops the SPRT, its games counted on as the match of engines 0 and 1.
+    fn end_sprt(&mut self) {
+        if let Some(test) = self.sprt.take() {
+            self.matches.insert((0, 1), test.into_counts());
         }
     }
 
     /// Counts a game of two distinct engines in their match (or the SPRT), from the side of
     /// the earlier in tournament order.
-    fn count_match(&mut self, index: &HashMap<&str, usize>, pair: PairKey, game: &GameRecord) {
-        let (white, black) = (index[game.white.as_str()], index[game.black.as_str()]);
-        if white == black {
-            return;
-        }
-        let first = white.min(black);
+    fn count_match(&mut self, white: usize, black: usize, winner: usize, pair: PairKey) {
+        let (first, second) = (white.min(black), white.max(black));
         let outcome = Outcome {
             white: white == first,
-            won: index[game.winner_name()] == first,
+            won: winner == first,
         };
         match &mut self.sprt {
-            Some(test) if (first, white.max(black)) == (0, 1) => {
+            Some(test) if (first, second) == (0, 1) => {
                 test.add(pair, outcome);
             }
             _ => {
                 self.matches
-                    .entry((first, white.max(black)))
+                    .entry((first, second))
                     .or_default()
                     .add(pair, outcome);
             }
@@ -442,191 +560,8 @@ fn engine_faults(engines: &[String], tally: &Tally) -> Vec<EngineFaults> {
         .collect()
 }
 
-/// Elo with two decimals and a sign, prefixed `>` (a floor), `<` (a ceiling) or `~` (both) for
-/// a bound.
-fn format_elo(elo: f64, bound: Option<Bound>) -> String {
-    let mark = match bound {
-        None => "",
-        Some(Bound::Lower) => ">",
-        Some(Bound::Upper) => "<",
-        Some(Bound::Between) => "~",
-    };
-    // `+ 0.0` prints -0.0 as +0.00.
-    format!("{mark}{:+.2}", elo + 0.0)
-}
-
-/// A probability as a percentage with two decimals, e.g. `97.72%`.
-fn format_percent(probability: f64) -> String {
-    format!("{:.2}%", 100.0 * probability)
-}
-
-/// `1 game`, `2 games`.
-fn plural(count: u64, noun: &str) -> String {
-    match count {
-        1 => format!("1 {noun}"),
-        _ => format!("{count} {noun}s"),
-    }
-}
-
-/// `-` for a missing value.
-fn or_dash(value: Option<String>) -> String {
-    value.unwrap_or_else(|| "-".to_string())
-}
-
-impl fmt::Display for Summary {
-    /// The report: the game count, the standings table, a block per pair (Elo, games,
-    /// pentanomial counts, the LLR line), and the faults table.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "Games: {}", self.games)?;
-        writeln!(f)?;
-        self.write_standings(f)?;
-        for pair in &self.pairs {
-            writeln!(f)?;
-            write!(f, "{pair}")?;
-        }
-        writeln!(f)?;
-        self.write_faults(f)
-    }
-}
-
-impl Summary {
-    /// Width of the name column: the longest name, at least `min`.
-    fn name_width(&self, min: usize) -> usize {
-        self.engines.iter().map(String::len).fold(min, usize::max)
-    }
-
-    fn write_standings(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let w = self.name_width(4);
-        writeln!(
-            f,
-            "{:>4} {:<w$} {:>9} {:>7} {:>6} {:>7} {:>6} {:>6} {:>7}",
-            "Rank", "Name", "Elo", "+/-", "Games", "Score", "W", "L", "LOS"
-        )?;
-        for row in &self.standings {
-            writeln!(
-                f,
-                "{:>4} {:<w$} {:>9} {:>7} {:>6} {:>7} {:>6} {:>6} {:>7}",
-                row.rank,
-                row.name,
-                or_dash(row.elo.map(|elo| format_elo(elo, row.bound))),
-                or_dash(row.error95.map(|e| format!("{e:.2}"))),
-                row.games,
-                or_dash(row.score_percent.map(|s| format!("{s:.2}%"))),
-                row.wins,
-                row.losses,
-                or_dash(row.los_next.map(format_percent)),
-            )?;
-        }
-        match &self.unrated {
-            Some(reason) => writeln!(f, "No ratings: {reason}."),
-            None => writeln!(
-                f,
-                "Ratings: Bradley-Terry Elo, mean 0, +/- 95%; LOS against the next engine."
-            ),
-        }
-    }
-
-    fn write_faults(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let w = self.name_width("Losses by fault".len());
-        writeln!(
-            f,
-            "{:<w$} {:>5} {:>7} {:>5} {:>5} {:>6}",
-            "Losses by fault", "time", "illegal", "crash", "stall", "stray"
-        )?;
-        for row in &self.faults {
-            writeln!(
-                f,
-                "{:<w$} {:>5} {:>7} {:>5} {:>5} {:>6}",
-                row.name,
-                row.time_forfeits,
-                row.illegal_moves,
-                row.crashes,
-                row.stalls,
-                row.stray_answers
-            )?;
-        }
-        writeln!(
-            f,
-            "(stray: lines answering no request, never played; not losses)"
-        )
-    }
-}
-
-impl fmt::Display for PairSummary {
-    /// A fastchess-style block:
-    ///
-    /// ```text
-    /// Results of alpha vs beta:
-    /// Elo: +34.86 +/- 21.56, LOS: 99.93%
-    /// Games: 1000, Wins: 550, Losses: 450, Score: 55.00%
-    /// Ptnml(0-2): [100, 0, 250, 0, 150], 500 pairs
-    /// LLR: 1.34 (-2.94, 2.94) [0.00, 5.00]
-    /// ```
-    ///
-    /// The Ptnml line names the games in no complete pair (`; 1 unpaired game, in the score
-    /// only`); after a verdict, `SPRT: H1 accepted at game 480; 2 games after the decision`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let elo = &self.elo;
-        let bound = elo.bound.then_some(if elo.elo > 0.0 {
-            Bound::Lower
-        } else {
-            Bound::Upper
-        });
-        writeln!(f, "Results of {} vs {}:", self.first, self.second)?;
-        writeln!(
-            f,
-            "Elo: {} +/- {:.2}, LOS: {}",
-            format_elo(elo.elo, bound),
-            elo.error95,
-            format_percent(elo.los)
-        )?;
-        let score = (self.games > 0).then(|| self.wins as f64 / self.games as f64);
-        writeln!(
-            f,
-            "Games: {}, Wins: {}, Losses: {}, Score: {}",
-            self.games,
-            self.wins,
-            self.losses,
-            or_dash(score.map(format_percent))
-        )?;
-        let [ll, ld, wl, wd, ww] = self.pentanomial;
-        let pairs = ll + ld + wl + wd + ww;
-        let note = match (self.model, self.unpaired) {
-            (EloModel::Trinomial, _) => "no complete pairs: Elo from single games".to_string(),
-            (EloModel::Pentanomial, 0) => plural(pairs, "pair"),
-            (EloModel::Pentanomial, unpaired) => format!(
-                "{}; {}, in the score only",
-                plural(pairs, "pair"),
-                plural(unpaired, "unpaired game")
-            ),
-        };
-        writeln!(f, "Ptnml(0-2): [{ll}, {ld}, {wl}, {wd}, {ww}], {note}")?;
-        if let Some(status) = &self.sprt {
-            writeln!(f, "{}", status.report)?;
-            let accepted = match status.report.decision {
-                SprtDecision::AcceptH1 => "H1",
-                SprtDecision::AcceptH0 => "H0",
-                SprtDecision::Continue => return Ok(()),
-            };
-            write!(f, "SPRT: {accepted} accepted at game {}", status.games)?;
-            if status.model != self.model {
-                write!(f, " (LLR of single games, before the first complete pair)")?;
-            }
-            match status.games_after {
-                0 => writeln!(f)?,
-                after => writeln!(
-                    f,
-                    "; {} after the decision (not in the LLR)",
-                    plural(after, "game")
-                )?,
-            }
-        }
-        Ok(())
-    }
-}
-
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::results::GameResult::{BlackWins, WhiteWins};
     use crate::results::Termination::{
@@ -647,16 +582,16 @@ mod tests {
             .collect()
     }
 
-    fn names(list: &[&str]) -> Vec<String> {
+    pub(crate) fn names(list: &[&str]) -> Vec<String> {
         list.iter().map(|s| s.to_string()).collect()
     }
 
-    fn sprt() -> Sprt {
+    pub(crate) fn sprt() -> Sprt {
         "elo0=0 elo1=5 alpha=0.05 beta=0.05".parse().unwrap()
     }
 
     /// alpha vs beta: pairs WW, WL, LL, WW and one incomplete pair lost on time; faults.
-    fn alpha_beta() -> Vec<GameRecord> {
+    pub(crate) fn alpha_beta() -> Vec<GameRecord> {
         games(&[
             (1, "alpha", "beta", WhiteWins, GoalRank),
             (1, "beta", "alpha", BlackWins, IllegalMove),
@@ -683,11 +618,11 @@ mod tests {
             ("alpha", "beta")
         );
         assert_eq!((pair.games, pair.wins, pair.losses), (9, 5, 4));
-        assert_eq!(pair.pentanomial, [1, 0, 1, 0, 2]);
+        assert_eq!(pair.pentanomial.as_array(), [1, 0, 1, 0, 2]);
         assert_eq!(pair.model, EloModel::Pentanomial);
-        assert_eq!(pair.elo, elo_pentanomial(&[1, 0, 1, 0, 2]));
+        assert_eq!(pair.elo, elo_pentanomial(&[1, 0, 1, 0, 2].into()));
         assert_eq!(pair.unpaired, 1);
-        let llr = sprt().llr_pentanomial(&[1, 0, 1, 0, 2]);
+        let llr = sprt().llr_pentanomial(&[1, 0, 1, 0, 2].into());
         let status = pair.sprt.unwrap();
         assert_eq!(status.report, sprt().report(llr));
         assert_eq!((status.games, status.games_after), (9, 0));
@@ -748,7 +683,7 @@ mod tests {
         list.retain(|g| g.game_id % 2 == 1);
         let summary = Summary::compute(&list, &[], Some(&sprt()));
         let pair = &summary.pairs[0];
-        assert_eq!(pair.pentanomial, [0; 5]);
+        assert_eq!(pair.pentanomial.as_array(), [0; 5]);
         assert_eq!(pair.model, EloModel::Trinomial);
         let trinomial = [pair.losses, 0, pair.wins];
         assert_eq!(pair.elo, elo_trinomial(&trinomial));
@@ -771,11 +706,11 @@ mod tests {
         let summary = Summary::compute(&list, &[], Some(&sprt()));
         let pair = &summary.pairs[0];
         assert_eq!((pair.wins, pair.losses, pair.unpaired), (4, 2, 2));
-        assert_eq!(pair.pentanomial, [0, 0, 2, 0, 0]);
-        assert_eq!(pair.elo, elo_pentanomial(&[0, 0, 2, 0, 0]));
+        assert_eq!(pair.pentanomial.as_array(), [0, 0, 2, 0, 0]);
+        assert_eq!(pair.elo, elo_pentanomial(&[0, 0, 2, 0, 0].into()));
         assert_eq!(
             pair.sprt.unwrap().report.llr,
-            sprt().llr_pentanomial(&[0, 0, 2, 0, 0])
+            sprt().llr_pentanomial(&[0, 0, 2, 0, 0].into())
         );
         let text = summary.to_string();
         assert!(text.contains("Elo: +0.00 +/- "), "{text}");
@@ -794,9 +729,9 @@ mod tests {
         let sprt: Sprt = "elo0=0 elo1=20".parse().unwrap();
         let (lower, _) = sprt.bounds();
         let lost = (1..)
-            .find(|&n| sprt.llr_pentanomial(&[n, 0, 0, 0, 0]) <= lower)
+            .find(|&n| sprt.llr_pentanomial(&[n, 0, 0, 0, 0].into()) <= lower)
             .unwrap();
-        assert!(sprt.llr_pentanomial(&[lost, 0, 0, 0, 1]) > lower);
+        assert!(sprt.llr_pentanomial(&[lost, 0, 0, 0, 1].into()) > lower);
         // Pair 1, recorded last, is won twice; pairs 2..=lost+1 are lost twice.
         let mut list: Vec<GameRecord> = (2..=lost + 1)
             .flat_map(|pair| {
@@ -810,9 +745,9 @@ mod tests {
         list.push(record(1, 1, "new", "base", WhiteWins, GoalRank));
         let summary = Summary::compute(&list, &names(&["new", "base"]), Some(&sprt));
         let pair = &summary.pairs[0];
-        assert_eq!(pair.pentanomial, [lost, 0, 0, 0, 1]);
+        assert_eq!(pair.pentanomial.as_array(), [lost, 0, 0, 0, 1]);
         let status = pair.sprt.unwrap();
-        let llr = sprt.llr_pentanomial(&[lost, 0, 0, 0, 0]);
+        let llr = sprt.llr_pentanomial(&[lost, 0, 0, 0, 0].into());
         assert_eq!(status.report, sprt.report(llr));
         assert_eq!(status.report.decision, SprtDecision::AcceptH0);
         assert_eq!((status.games, status.games_after), (2 * lost, 2));
@@ -835,10 +770,95 @@ mod tests {
         let list = alpha_beta();
         let (one, two) = (&list[..1], &list[1..2]);
         let joined = Summary::compute(&list[..2], &[], None);
-        assert_eq!(joined.pairs[0].pentanomial, [0, 0, 0, 0, 1]);
+        assert_eq!(joined.pairs[0].pentanomial.as_array(), [0, 0, 0, 0, 1]);
         let sharded = Summary::compute_shards(&[one, two], &[], None);
-        assert_eq!(sharded.pairs[0].pentanomial, [0; 5]);
+        assert_eq!(sharded.pairs[0].pentanomial.as_array(), [0; 5]);
         assert_eq!((sharded.pairs[0].wins, sharded.games), (2, 2));
+    }
+
+    /// Writes `games` as a games.csv in a new directory `name` under `dir`; returns its path.
+    fn games_csv(dir: &Path, name: &str, games: &[GameRecord]) -> std::path::PathBuf {
+        crate::results::files::tests::write(&dir.join(name), games)
+    }
+
+    /// Streaming the files gives the report of the same games read into memory: pairs within
+    /// a file, the SPRT over the files in order.
+    #[test]
+    fn streamed_files_give_the_report_of_the_games_in_memory() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = alpha_beta();
+        let second = games(&[
+            (1, "beta", "alpha", WhiteWins, GoalRank),
+            (1, "alpha", "beta", BlackWins, GoalRank),
+            (2, "alpha", "gamma", WhiteWins, GoalRank),
+        ]);
+        let files = [
+            games_csv(dir.path(), "one", &first),
+            games_csv(dir.path(), "two", &second),
+        ];
+        let engines = names(&["beta", "alpha"]);
+        for sprt in [None, Some(sprt())] {
+            let streamed = Summary::from_files(&files, &engines, sprt.as_ref()).unwrap();
+            let in_memory = Summary::compute_shards(&[&first, &second], &engines, sprt.as_ref());
+            assert_eq!(streamed, in_memory);
+            assert_eq!(streamed.games, 12);
+            assert_eq!(streamed.engines, ["beta", "alpha", "gamma"]);
+        }
+        let only_first = Summary::from_files(&files[..1], &engines, Some(&sprt())).unwrap();
+        assert_eq!(
+            only_first,
+            Summary::compute(&first, &engines, Some(&sprt()))
+        );
+        assert!(only_first.sprt_decision().is_some());
+        let missing = dir.path().join("missing.csv");
+        let err = Summary::from_files(&[&files[0], &missing], &engines, None).unwrap_err();
+        assert!(err.to_string().contains("missing.csv"), "{err}");
+    }
+
+    /// An SPRT needs two engines: when a third one appears in the games, the games of the
+    /// first two already counted by the test stay in their match.
+    #[test]
+    fn a_third_engine_ends_the_sprt_and_keeps_its_games() {
+        let mut list = alpha_beta();
+        list.push(record(10, 6, "alpha", "gamma", WhiteWins, GoalRank));
+        list.extend(alpha_beta().into_iter().map(|mut game| {
+            game.pair += 10;
+            game
+        }));
+        let without = Summary::compute(&list, &[], None);
+        assert_eq!(Summary::compute(&list, &[], Some(&sprt())), without);
+        assert_eq!(without.sprt_decision(), None);
+        assert_eq!(without.pairs[0].pentanomial.as_array(), [2, 0, 2, 0, 4]);
+        let mut builder = SummaryBuilder::new(&names(&["alpha", "beta"]), Some(&sprt()));
+        for game in &list {
+            builder.add(game);
+        }
+        assert_eq!(
+            builder.finish(),
+            Summary::compute(&list, &names(&["alpha"]), None)
+        );
+    }
+
+    #[test]
+    fn schedule_order_follows_game_ids_then_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = [
+            record(3, 2, "c", "a", WhiteWins, GoalRank),
+            record(1, 1, "b", "c", WhiteWins, GoalRank),
+            record(2, 1, "c", "b", WhiteWins, GoalRank),
+        ];
+        let second = [
+            record(1, 1, "e", "a", WhiteWins, GoalRank),
+            record(1, 1, "d", "e", WhiteWins, GoalRank),
+        ];
+        let files = [
+            games_csv(dir.path(), "one", &first),
+            games_csv(dir.path(), "two", &second),
+        ];
+        assert_eq!(schedule_order(&files).unwrap(), ["b", "c", "a", "e", "d"]);
+        assert_eq!(schedule_order(&files[1..]).unwrap(), ["e", "a", "d"]);
+        let none: [&Path; 0] = [];
+        assert_eq!(schedule_order(&none).unwrap(), Vec::<String>::new());
     }
 
     #[test]
@@ -875,8 +895,8 @@ mod tests {
             pairs,
             [("c", "b", 1, 2), ("c", "a", 1, 2), ("b", "a", 1, 1)]
         );
-        assert_eq!(summary.pairs[0].pentanomial, [0, 0, 1, 0, 0]);
-        assert_eq!(summary.pairs[1].pentanomial, [1, 0, 0, 0, 0]);
+        assert_eq!(summary.pairs[0].pentanomial.as_array(), [0, 0, 1, 0, 0]);
+        assert_eq!(summary.pairs[1].pentanomial.as_array(), [1, 0, 0, 0, 0]);
         assert_eq!(summary.sprt_decision(), None);
     }
 
@@ -968,9 +988,9 @@ mod tests {
         assert!(top.elo.unwrap().is_finite() && top.error95.unwrap().is_finite());
         assert_eq!(summary.standings[1].bound, Some(Bound::Upper));
         let pair = &summary.pairs[0];
-        assert_eq!(pair.pentanomial, [0, 0, 0, 0, 5]);
+        assert_eq!(pair.pentanomial.as_array(), [0, 0, 0, 0, 5]);
         assert!(pair.elo.bound && pair.elo.elo.is_finite());
-        assert_eq!(pair.elo, elo_pentanomial(&[0, 0, 0, 0, 5]));
+        assert_eq!(pair.elo, elo_pentanomial(&[0, 0, 0, 0, 5].into()));
         let text = summary.to_string();
         assert!(text.contains(" >+"), "{text}");
         assert!(text.contains("Elo: >+1199.83 +/- "), "{text}");
@@ -1014,64 +1034,5 @@ mod tests {
             text.contains("\na                   0       0     0     0      7\n"),
             "{text}"
         );
-    }
-
-    #[test]
-    fn the_report_reads_like_fastchess() {
-        let summary = Summary::compute(&alpha_beta(), &names(&["alpha", "beta"]), Some(&sprt()));
-        let text = summary.to_string();
-        let elo = elo_pentanomial(&[1, 0, 1, 0, 2]);
-        let expected_elo = format!(
-            "Elo: {:+.2} +/- {:.2}, LOS: {:.2}%\n",
-            elo.elo,
-            elo.error95,
-            100.0 * elo.los
-        );
-        assert!(text.starts_with("Games: 9\n\nRank Name"), "{text}");
-        assert!(text.contains("Results of alpha vs beta:\n"), "{text}");
-        assert!(text.contains(&expected_elo), "{text}");
-        assert!(
-            text.contains("Elo: +88.69 +/- 710.45, LOS: 72.67%\n"),
-            "{text}"
-        );
-        assert!(
-            text.contains("LLR: 0.02 (-2.94, 2.94) [0.00, 5.00]\n"),
-            "{text}"
-        );
-        assert!(
-            text.contains("   1 alpha    +19.38  114.20      9  55.56%      5      4  63.03%\n")
-        );
-        assert!(text.contains("Games: 9, Wins: 5, Losses: 4, Score: 55.56%\n"));
-        assert!(
-            text.contains(
-                "Ptnml(0-2): [1, 0, 1, 0, 2], 4 pairs; 1 unpaired game, in the score only\n"
-            ),
-            "{text}"
-        );
-        assert!(
-            text.contains("alpha               1       0     1     1      0\n"),
-            "{text}"
-        );
-    }
-
-    #[test]
-    fn summary_json_is_written_atomically() {
-        let dir = tempfile::tempdir().unwrap();
-        let summary = Summary::compute(&alpha_beta(), &[], Some(&sprt()));
-        write_summary(dir.path(), &summary).unwrap();
-        write_summary(dir.path(), &summary).unwrap();
-        let entries: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
-        assert_eq!(entries.len(), 1);
-        let text = std::fs::read_to_string(dir.path().join("summary.json")).unwrap();
-        let json: serde_json::Value = serde_json::from_str(&text).unwrap();
-        assert_eq!(json["games"], 9);
-        assert_eq!(
-            json["pairs"][0]["pentanomial"],
-            serde_json::json!([1, 0, 1, 0, 2])
-        );
-        assert_eq!(json["pairs"][0]["model"], "pentanomial");
-        assert_eq!(json["standings"][0]["name"], "alpha");
-        let err = write_summary(&dir.path().join("missing"), &summary).unwrap_err();
-        assert!(err.to_string().contains("missing"), "{err}");
     }
 }

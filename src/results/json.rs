@@ -1,0 +1,85 @@
+//! The report as JSON: summary.json in a run directory, and `bt-arena elo --json`.
+//!
+//! The JSON is the serde form of [`Summary`] (field names and shapes are documented on the
+//! types of [`report`](super::report)), pretty-printed, with a final newline.
+
+use super::ResultsError;
+use super::report::Summary;
+use std::io::Write;
+use std::path::Path;
+
+/// File name of the summary inside a run directory.
+const SUMMARY_FILE: &str = "summary.json";
+
+/// `summary` as pretty JSON with a final newline: the text of summary.json.
+pub fn summary_json(summary: &Summary) -> String {
+    // Strings, numbers (non-finite ones become null), options and lists: nothing that
+    // serde_json refuses.
+    let json = serde_json::to_string_pretty(summary).expect("a Summary always serializes");
+    json + "\n"
+}
+
+/// Writes `summary` as pretty JSON to `dir/summary.json`, atomically: to a temporary file in
+/// `dir`, synced, then renamed over the old summary.
+///
+/// # Errors
+/// [`ResultsError::Io`] when the temporary file cannot be created, written or renamed.
+pub fn write_summary(dir: &Path, summary: &Summary) -> Result<(), ResultsError> {
+    let path = dir.join(SUMMARY_FILE);
+    let io_error = |e| ResultsError::io(&path, "cannot write", e);
+    let mut file = tempfile::NamedTempFile::new_in(dir).map_err(io_error)?;
+    file.write_all(summary_json(summary).as_bytes())
+        .and_then(|()| {
+            // Readable like the other result files (the temporary file starts as 0600).
+            use std::os::unix::fs::PermissionsExt;
+            file.as_file()
+                .set_permissions(std::fs::Permissions::from_mode(0o644))
+        })
+        .and_then(|()| file.as_file().sync_all())
+        .map_err(io_error)?;
+    file.persist(&path).map_err(|e| io_error(e.error))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::report::tests::{alpha_beta, sprt};
+
+    #[test]
+    fn summary_json_is_written_atomically() {
+        let dir = tempfile::tempdir().unwrap();
+        let summary = Summary::compute(&alpha_beta(), &[], Some(&sprt()));
+        write_summary(dir.path(), &summary).unwrap();
+        write_summary(dir.path(), &summary).unwrap();
+        let entries: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(entries.len(), 1);
+        let text = std::fs::read_to_string(dir.path().join("summary.json")).unwrap();
+        let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(json["games"], 9);
+        assert_eq!(
+            json["pairs"][0]["pentanomial"],
+            serde_json::json!([1, 0, 1, 0, 2])
+        );
+        assert_eq!(json["pairs"][0]["model"], "pentanomial");
+        assert_eq!(json["standings"][0]["name"], "alpha");
+        let err = write_summary(&dir.path().join("missing"), &summary).unwrap_err();
+        assert!(err.to_string().contains("missing"), "{err}");
+    }
+
+    /// `bt-arena elo --json` prints what summary.json holds: pretty JSON, a final newline.
+    #[test]
+    fn the_file_holds_the_printed_json() {
+        let summary = Summary::compute(&alpha_beta(), &[], Some(&sprt()));
+        let text = summary_json(&summary);
+        assert!(
+            text.starts_with("{\n  \"games\": 9,\n  \"engines\": [\n    \"alpha\",\n"),
+            "{text}"
+        );
+        assert!(text.ends_with("\n}\n"), "{text}");
+        let dir = tempfile::tempdir().unwrap();
+        write_summary(dir.path(), &summary).unwrap();
+        let written = std::fs::read_to_string(dir.path().join(SUMMARY_FILE)).unwrap();
+        assert_eq!(written, text);
+    }
+}
