@@ -69,10 +69,11 @@
 //! Elo from pentanomial counts (fishtest's formula):
 //!
 //! ```
-//! use bt_arena::stats::elo_pentanomial;
+//! use bt_arena::stats::{Pentanomial, elo_pentanomial};
 //!
 //! // 500 game pairs: 100 both lost, 250 one win each, 150 both won.
-//! let estimate = elo_pentanomial(&[100, 0, 250, 0, 150]);
+//! let pairs = Pentanomial { ll: 100, ld: 0, wl: 250, wd: 0, ww: 150 };
+//! let estimate = elo_pentanomial(&pairs);
 //! assert!((estimate.elo - 34.86).abs() < 0.01);
 //! assert!((estimate.error95 - 21.56).abs() < 0.01);
 //! assert!((estimate.los - 0.9993).abs() < 0.0001);
