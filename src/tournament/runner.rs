@@ -262,7 +262,7 @@ impl<'a> Shared<'a> {
             writer: Mutex::new(writer),
             tally: Mutex::new(RunTally {
                 wins: HashMap::new(),
-                sprt: config.sprt.map(SequentialTest::new),
+                sprt: sprt.map(SequentialTest::new),
             }),
             starts: Mutex::new(Starts {
                 engines: config
@@ -387,7 +387,7 @@ impl<'a> Shared<'a> {
         let verdict = tally.add(record.pair, game.white, winner);
         self.progress.set_message(self.score_line(&tally));
         self.progress.inc(1);
-        if let (Some(verdict), Some(sprt)) = (verdict, &self.config.sprt) {
+        if let (Some(verdict), Some(sprt)) = (verdict, &self.sprt) {
             self.sprt_stop.store(true, Ordering::SeqCst);
             self.say(&format!(
                 "SPRT decided at game {}: {}; games in flight are finished and recorded",

@@ -226,7 +226,7 @@ mod tests {
         theirs.sprt = Some("elo0=0 elo1=5".parse().unwrap());
         assert_eq!(
             first_difference(&ours, &theirs).unwrap().to_string(),
-            "field `sprt` is \"elo0=0 elo1=5\" there, null here"
+            "field `sprt` is \"elo0=0 elo1=5 alpha=0.05 beta=0.05\" there, null here"
         );
         theirs = config("1/3");
         theirs.engines.pop();
