@@ -4,8 +4,8 @@
 //! types of [`report`](super::report)), pretty-printed, with a final newline.
 
 use super::ResultsError;
+use super::json_file::{Existing, write_json};
 use super::report::Summary;
-use std::io::Write;
 use std::path::Path;
 
 /// File name of the summary inside a run directory.
@@ -20,25 +20,12 @@ pub fn summary_json(summary: &Summary) -> String {
 }
 
 /// Writes `summary` as pretty JSON to `dir/summary.json`, atomically: to a temporary file in
-/// `dir`, synced, then renamed over the old summary.
+/// `dir`, synced, then renamed over the old summary ([`write_json`]).
 ///
 /// # Errors
 /// [`ResultsError::Io`] when the temporary file cannot be created, written or renamed.
 pub fn write_summary(dir: &Path, summary: &Summary) -> Result<(), ResultsError> {
-    let path = dir.join(SUMMARY_FILE);
-    let io_error = |e| ResultsError::io(&path, "cannot write", e);
-    let mut file = tempfile::NamedTempFile::new_in(dir).map_err(io_error)?;
-    file.write_all(summary_json(summary).as_bytes())
-        .and_then(|()| {
-            // Readable like the other result files (the temporary file starts as 0600).
-            use std::os::unix::fs::PermissionsExt;
-            file.as_file()
-                .set_permissions(std::fs::Permissions::from_mode(0o644))
-        })
-        .and_then(|()| file.as_file().sync_all())
-        .map_err(io_error)?;
-    file.persist(&path).map_err(|e| io_error(e.error))?;
-    Ok(())
+    write_json(&dir.join(SUMMARY_FILE), summary, Existing::Replace).map(|_| ())
 }
 
 #[cfg(test)]
