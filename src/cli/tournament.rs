@@ -70,6 +70,10 @@ pub struct TournamentArgs {
     /// Log every engine's protocol traffic under <out>/logs/.
     #[arg(long)]
     log: bool,
+    /// What the move comments of games.pgn say: full (score/depth, time, nodes, seldepth, PV),
+    /// short (score/depth and time), or none.
+    #[arg(long, value_name = "full|short|none")]
+    pgn_comments: Option<bt_arena::results::moves::CommentDetail>,
 }
 
 /// The matches of the `tournament` subcommand.
@@ -321,6 +325,7 @@ fn override_settings(config: &mut TournamentConfig, args: &TournamentArgs) -> Re
     config.concurrency = args.concurrency.unwrap_or(config.concurrency);
     config.seed = args.seed.unwrap_or(config.seed);
     config.log |= args.log;
+    config.pgn_comments = args.pgn_comments.unwrap_or(config.pgn_comments);
     if !args.openings.is_empty() {
         config.openings = OpeningsSpec::parse(&args.openings).map_err(|e| anyhow!(e))?;
     } else if args.config.is_none() {
@@ -452,5 +457,6 @@ fn default_config() -> Result<TournamentConfig> {
         sprt: None,
         out: PathBuf::new(),
         log: false,
+        pgn_comments: Default::default(),
     })
 }

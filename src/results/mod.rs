@@ -11,6 +11,7 @@
 //! Breakthrough has no draws: every game is `1-0` or `0-1`.
 
 mod files;
+pub mod moves;
 pub mod pgn;
 mod summary;
 
@@ -70,8 +71,10 @@ impl fmt::Display for GameResult {
 /// Why a game ended. Serde and [`Display`](fmt::Display) use the kebab-case name
 /// ([`Termination::name`]).
 ///
-/// The first three are the rules' own endings ([`Reason`]); the last four are faults: the loser
-/// misbehaved and lost by forfeit ([`Termination::is_fault`]).
+/// The first three are the rules' own endings ([`Reason`]); the next four are faults: the loser
+/// misbehaved and lost by forfeit ([`Termination::is_fault`]). The last, an adjudication, is
+/// never bt-arena's: it comes from the PGN of another tool (cutechess-cli's resign
+/// adjudication).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Termination {
@@ -89,11 +92,14 @@ pub enum Termination {
     Crash,
     /// `stall`: the loser's engine stopped answering.
     Stall,
+    /// `adjudication`: the tool that ran the game declared the winner (read from another
+    /// tool's PGN; bt-arena plays every game to its end).
+    Adjudication,
 }
 
 impl Termination {
     /// Every termination, in the documented order.
-    pub const ALL: [Termination; 7] = [
+    pub const ALL: [Termination; 8] = [
         Termination::GoalRank,
         Termination::AllCaptured,
         Termination::NoMoves,
@@ -101,9 +107,10 @@ impl Termination {
         Termination::TimeForfeit,
         Termination::Crash,
         Termination::Stall,
+        Termination::Adjudication,
     ];
 
-    /// The kebab-case name used in games.csv and the PGN `Termination` tag, e.g. `goal-rank`.
+    /// The kebab-case name used in games.csv and the final PGN comment, e.g. `goal-rank`.
     pub const fn name(self) -> &'static str {
         match self {
             Termination::GoalRank => "goal-rank",
@@ -113,6 +120,20 @@ impl Termination {
             Termination::TimeForfeit => "time-forfeit",
             Termination::Crash => "crash",
             Termination::Stall => "stall",
+            Termination::Adjudication => "adjudication",
+        }
+    }
+
+    /// The PGN standard `Termination` tag value: `normal` for the rules' endings, `time
+    /// forfeit`, `rules infraction` (an illegal move), `abandoned` (a crash or a stall),
+    /// `adjudication`.
+    pub const fn pgn_tag(self) -> &'static str {
+        match self {
+            Termination::GoalRank | Termination::AllCaptured | Termination::NoMoves => "normal",
+            Termination::IllegalMove => "rules infraction",
+            Termination::TimeForfeit => "time forfeit",
+            Termination::Crash | Termination::Stall => "abandoned",
+            Termination::Adjudication => "adjudication",
         }
     }
 
@@ -140,6 +161,7 @@ impl Termination {
             Termination::TimeForfeit => format!("{loser} loses on time"),
             Termination::Crash => format!("{loser}'s engine crashes"),
             Termination::Stall => format!("{loser}'s engine stalls"),
+            Termination::Adjudication => format!("{winner} wins by adjudication"),
         }
     }
 }
@@ -202,6 +224,10 @@ pub struct GameRecord {
     /// The same for Black's engine.
     #[serde(default)]
     pub black_stray: u64,
+    /// What the engines reported for each move and the time it took, one token per ply (see
+    /// [`moves`]); empty when the file predates the column.
+    #[serde(default)]
+    pub move_info: String,
 }
 
 impl GameRecord {
@@ -323,6 +349,7 @@ pub(crate) mod tests {
             started: "2026-11-30T12:00:00Z".into(),
             white_stray: 0,
             black_stray: 0,
+            move_info: String::new(),
         }
     }
 
@@ -349,11 +376,26 @@ pub(crate) mod tests {
                 "illegal-move",
                 "time-forfeit",
                 "crash",
-                "stall"
+                "stall",
+                "adjudication"
             ]
         );
         let faults: Vec<bool> = Termination::ALL.iter().map(|t| t.is_fault()).collect();
-        assert_eq!(faults, [false, false, false, true, true, true, true]);
+        assert_eq!(faults, [false, false, false, true, true, true, true, false]);
+        let tags: Vec<&str> = Termination::ALL.iter().map(|t| t.pgn_tag()).collect();
+        assert_eq!(
+            tags,
+            [
+                "normal",
+                "normal",
+                "normal",
+                "rules infraction",
+                "time forfeit",
+                "abandoned",
+                "abandoned",
+                "adjudication"
+            ]
+        );
         assert_eq!(Termination::from(Reason::NoMoves), Termination::NoMoves);
         assert_eq!(Termination::from(Reason::GoalRank), Termination::GoalRank);
         assert_eq!(

@@ -311,7 +311,10 @@ fn fault_slot(termination: Termination) -> Option<usize> {
         Termination::IllegalMove => Some(1),
         Termination::Crash => Some(2),
         Termination::Stall => Some(3),
-        Termination::GoalRank | Termination::AllCaptured | Termination::NoMoves => None,
+        Termination::GoalRank
+        | Termination::AllCaptured
+        | Termination::NoMoves
+        | Termination::Adjudication => None,
     }
 }
 

@@ -6,6 +6,7 @@
 
 use crate::engine::protocol::{GoLimits, Protocol};
 use crate::engine::{EngineConfig, Timeouts};
+use crate::results::moves::CommentDetail;
 use crate::rules::Rules;
 use serde::de::{MapAccess, Visitor};
 use serde::ser::SerializeMap;
@@ -530,6 +531,9 @@ pub struct TournamentConfig {
     /// Write each engine's protocol traffic to `<out>/logs/<engine>-<worker>.log`.
     #[serde(default)]
     pub log: bool,
+    /// How much the move comments of games.pgn say (`full`, `short`, `none`).
+    #[serde(default)]
+    pub pgn_comments: CommentDetail,
 }
 
 fn default_event() -> String {
@@ -817,6 +821,7 @@ mod tests {
             sprt: None,
             out: PathBuf::from("results/x"),
             log: false,
+            pgn_comments: Default::default(),
         }
     }
 

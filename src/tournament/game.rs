@@ -9,9 +9,10 @@
 //! game are reported with it ([`PlayedGame::stray`]) and do not decide it.
 
 use super::config::{EngineSpec, TimeControl};
-use crate::engine::protocol::GoLimits;
+use crate::engine::protocol::{GoLimits, Info, Score};
 use crate::engine::{Engine, EngineError, StrayOutput};
 use crate::results::Termination;
+use crate::results::moves::{MoveInfo, MoveScore};
 use crate::rules::{Color, Move, MoveError, Position, Rules};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -38,6 +39,8 @@ pub struct PlayedGame {
     /// Output of White's and Black's engine that answered no request, read during the game
     /// (including what the previous game of the same process left unread): never played.
     pub stray: [StrayOutput; 2],
+    /// What the mover's engine reported for each move of `moves`, and the time it took.
+    pub infos: Vec<MoveInfo>,
 }
 
 /// Why a game was not finished.
@@ -63,7 +66,8 @@ pub struct Players<'a> {
 }
 
 /// Plays one game from `opening` under `rules`, checking `stop` between moves, and collects
-/// the engines' stray output ([`PlayedGame::stray`]).
+/// the engines' stray output ([`PlayedGame::stray`]) and what they reported for each move
+/// ([`PlayedGame::infos`]).
 ///
 /// # Errors
 /// [`Unfinished::Interrupted`] when `stop` is set before the game ends.
@@ -73,17 +77,24 @@ pub fn play(
     rules: Rules,
     stop: &AtomicBool,
 ) -> Result<PlayedGame, Unfinished> {
-    let played = play_moves(players, opening, rules, stop);
+    let mut infos = Vec::new();
+    let played = play_moves(players, opening, rules, stop, &mut infos);
     let stray = [0, 1].map(|side| players.engines[side].take_stray());
-    played.map(|game| PlayedGame { stray, ..game })
+    played.map(|game| PlayedGame {
+        stray,
+        infos,
+        ..game
+    })
 }
 
-/// The game itself, as [`play`] describes it, with no stray output recorded yet.
+/// The game itself, as [`play`] describes it, with no stray output recorded yet; what the
+/// engines reported for each move played goes to `infos`.
 fn play_moves(
     players: &mut Players<'_>,
     opening: &Position,
     rules: Rules,
     stop: &AtomicBool,
+    infos: &mut Vec<MoveInfo>,
 ) -> Result<PlayedGame, Unfinished> {
     let mut clocks = players.specs.map(|spec| match spec.limit {
         TimeControl::Clock {
@@ -113,6 +124,7 @@ fn play_moves(
                 faulty: None,
                 detail: outcome.to_string(),
                 stray: Default::default(),
+                infos: Vec::new(),
             });
         }
         if stop.load(Ordering::SeqCst) {
@@ -127,8 +139,8 @@ fn play_moves(
         let reply = players.engines[us].go(opening, &moves, &limits, allowed);
         let elapsed = started.elapsed();
         used_ms[us] += elapsed.as_millis() as u64;
-        let bestmove = match reply {
-            Ok(reply) => reply.bestmove,
+        let (bestmove, info) = match reply {
+            Ok(reply) => (reply.bestmove, move_info(&reply.info, elapsed)),
             Err(error) => return Ok(fault(side, &error, moves, used_ms)),
         };
         if let Some(late) = overstep(spec, &mut clocks[us], elapsed) {
@@ -143,6 +155,7 @@ fn play_moves(
         match position.parse_move(rules, &bestmove) {
             Ok(mv) => {
                 moves.push(mv);
+                infos.push(info);
                 position = position.play_unchecked(mv);
             }
             Err(error) => {
@@ -160,6 +173,21 @@ fn play_moves(
                 ));
             }
         }
+    }
+}
+
+/// What an engine reported for a move (its merged `info`) and the time the move took.
+fn move_info(info: &Info, elapsed: Duration) -> MoveInfo {
+    MoveInfo {
+        score: info.score.map(|score| match score {
+            Score::Cp(cp) => MoveScore::Cp(cp),
+            Score::Mate(moves) => MoveScore::Mate(moves),
+        }),
+        depth: info.depth,
+        seldepth: info.seldepth,
+        nodes: info.nodes,
+        time_ms: elapsed.as_millis() as u64,
+        pv: info.pv.clone(),
     }
 }
 
@@ -249,5 +277,6 @@ fn forfeit(
         faulty: Some(side),
         detail,
         stray: Default::default(),
+        infos: Vec::new(),
     }
 }

@@ -12,11 +12,12 @@
 //! that will recur ([`EngineError::recurs_at_start`]) or [`MAX_START_FAILURES`] failures in a
 //! row; its games are reported as not played and `--resume` tries them again.
 
-use super::config::{EngineSpec, TournamentConfig};
+use super::config::{EngineSpec, TimeControl, TournamentConfig};
 use super::game::{self, Players, Unfinished};
 use super::schedule::{ScheduledGame, schedule};
 use crate::engine::{Engine, EngineConfig, EngineError};
 use crate::openings::{Book, Opening};
+use crate::results::pgn::PgnLimit;
 use crate::results::{self, GameRecord, GameResult, ResultsWriter, Summary};
 use crate::rules::{Color, Position};
 use crate::stats::{Outcome, SequentialTest, Sprt, SprtDecision, Verdict};
@@ -161,7 +162,10 @@ pub fn run(
     save_config(config)?;
     let scheduled = schedule(config, openings.len());
     let done = recorded_games(config, &scheduled, &games_csv)?;
-    let writer = ResultsWriter::open(&config.out, config.rules)?.with_event(config.event.clone());
+    let writer = ResultsWriter::open(&config.out, config.rules)?
+        .with_event(config.event.clone())
+        .with_limits(pgn_limits(config))
+        .with_comments(config.pgn_comments);
     let queue: VecDeque<ScheduledGame> = scheduled
         .iter()
         .filter(|game| !done.contains(&game.game_id))
@@ -218,6 +222,27 @@ pub fn run(
             .filter_map(|engine| engine.given_up)
             .collect(),
     })
+}
+
+/// Each engine's limit for the PGN time control tags.
+fn pgn_limits(config: &TournamentConfig) -> Vec<(String, PgnLimit)> {
+    config
+        .engines
+        .iter()
+        .map(|engine| {
+            let limit = match engine.limit {
+                TimeControl::Clock {
+                    base_ms,
+                    increment_ms,
+                } => PgnLimit::Clock {
+                    base_ms,
+                    increment_ms,
+                },
+                fixed => PgnLimit::Fixed(fixed.to_string()),
+            };
+            (engine.name.clone(), limit)
+        })
+        .collect()
 }
 
 /// Holds an exclusive lock on `DIR/.lock` while the run lasts, so two runners never write
@@ -797,6 +822,7 @@ fn game_record(
         started,
         white_stray: played.stray[0].lines,
         black_stray: played.stray[1].lines,
+        move_info: results::moves::encode_column(&played.infos),
     }
 }
 
@@ -805,7 +831,7 @@ mod tests {
     use super::*;
     use crate::results::tests::record;
     use crate::results::{GameResult::*, Termination};
-    use crate::tournament::config::{EngineKeys, Format, OpeningsSpec, TimeControl};
+    use crate::tournament::config::{EngineKeys, Format, OpeningsSpec};
 
     fn two_engines(out: &Path) -> TournamentConfig {
         let engine = |name: &str| {
@@ -826,6 +852,7 @@ mod tests {
             sprt: None,
             out: out.to_path_buf(),
             log: false,
+            pgn_comments: Default::default(),
         }
     }
 

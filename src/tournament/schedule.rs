@@ -104,6 +104,7 @@ mod tests {
             sprt: None,
             out: PathBuf::new(),
             log: false,
+            pgn_comments: Default::default(),
         }
     }
 
