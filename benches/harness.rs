@@ -109,6 +109,7 @@ fn config(
         sprt: None,
         out,
         log: false,
+        pgn_comments: Default::default(),
     }
 }
 

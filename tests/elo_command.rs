@@ -36,6 +36,7 @@ fn game(game_id: u64, pair: u64, white: &str, black: &str, white_wins: bool) -> 
         started: "2026-11-30T12:00:00Z".into(),
         white_stray: 0,
         black_stray: 0,
+        move_info: String::new(),
     }
 }
 
