@@ -1,5 +1,5 @@
 //! `bt-arena elo`: the report (standings, Elo, LOS, pentanomial counts, SPRT, faults)
-//! recomputed from games.csv files.
+//! recomputed from games.csv and PGN files.
 
 use super::UsageError;
 use anyhow::{Context, Result};
@@ -12,8 +12,10 @@ use std::process::ExitCode;
 /// Arguments of `bt-arena elo`.
 #[derive(Args, Debug)]
 pub struct EloArgs {
-    /// games.csv files, e.g. the shards of one run. Game pairs are matched within a file;
-    /// engines are listed in order of first appearance.
+    /// games.csv or PGN files (bt-arena's, cutechess-cli's, fastchess's), e.g. the shards of
+    /// one run. Game pairs are matched within a file (in a PGN without bt-arena's X-Pair tags:
+    /// two consecutive games, colours swapped, same start); engines are listed in order of
+    /// first appearance.
     #[arg(value_name = "FILE")]
     files: Vec<PathBuf>,
     /// SPRT of the first engine against the second (needs exactly two engines), as separate
@@ -40,12 +42,11 @@ pub fn run(args: &EloArgs) -> Result<ExitCode> {
         .transpose()
         .map_err(|e| UsageError(format!("invalid value for '--sprt': {e}")))?;
     if files.is_empty() {
-        return Err(UsageError("bt-arena elo needs at least one games.csv FILE".into()).into());
+        return Err(
+            UsageError("bt-arena elo needs at least one games.csv or PGN FILE".into()).into(),
+        );
     }
-    let shards = files
-        .iter()
-        .map(|path| results::read_games(path).context("cannot read the games"))
-        .collect::<Result<Vec<_>>>()?;
+    let shards = read_shards(&files)?;
     // The games stay in file order (the order they finished in, which the SPRT replays), but
     // engines are named in schedule order: game 1's White is the tournament's first engine
     // (the one an SPRT tests), whichever game was written first.
@@ -97,8 +98,26 @@ fn split_sprt_values(values: &[String], files: &[PathBuf]) -> (Option<String>, V
     (spec, all_files)
 }
 
+/// The games of each file (games.csv or PGN), in file order; a warning on stderr names each
+/// game skipped (an unfinished PGN game).
+///
+/// # Errors
+/// A file that cannot be read or holds a malformed game (naming the file and line).
+pub fn read_shards(files: &[PathBuf]) -> Result<Vec<Vec<GameRecord>>> {
+    files
+        .iter()
+        .map(|path| {
+            let read = results::read_game_file(path).context("cannot read the games")?;
+            for skipped in &read.skipped {
+                eprintln!("warning: {}, {skipped}: not counted", path.display());
+            }
+            Ok(read.games)
+        })
+        .collect()
+}
+
 /// Engine names in schedule order: by game id within the first file, then the other files.
-fn schedule_order(shards: &[Vec<GameRecord>]) -> Vec<String> {
+pub fn schedule_order(shards: &[Vec<GameRecord>]) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     for shard in shards {
         let mut by_id: Vec<&GameRecord> = shard.iter().collect();

@@ -1,7 +1,7 @@
 //! The files of a run directory: appending to games.csv and games.pgn, repairing an entry cut
 //! off by a killed runner, and reading games.csv back.
 
-use super::moves::CommentDetail;
+use super::moves::{CommentDetail, MoveInfo};
 use super::pgn::{self, PgnLimit, PgnStyle};
 use super::{GameRecord, ResultsError};
 use crate::rules::Rules;
@@ -140,9 +140,23 @@ impl ResultsWriter {
     /// [`ResultsError::InvalidRecord`] when a text field holds a line break (nothing is
     /// written); [`ResultsError::Io`] when a write fails.
     pub fn append(&mut self, record: &GameRecord) -> Result<(), ResultsError> {
+        let infos = super::moves::decode_column(&record.move_info).unwrap_or_default();
+        self.append_with(record, &infos)
+    }
+
+    /// [`append`](ResultsWriter::append) with the PGN move comments from `infos` (one per
+    /// move, with the PVs that games.csv does not keep).
+    ///
+    /// # Errors
+    /// As [`append`](ResultsWriter::append).
+    pub fn append_with(
+        &mut self,
+        record: &GameRecord,
+        infos: &[MoveInfo],
+    ) -> Result<(), ResultsError> {
         let mut row = csv_row(record)?;
         drop_later_columns(&mut row, COLUMNS.len() - self.columns);
-        let game = pgn::format_game(record, &self.style);
+        let game = pgn::format_game_with(record, infos, &self.style);
         write_flushed(&self.pgn_path, &mut self.pgn, game.as_bytes())?;
         write_flushed(&self.csv_path, &mut self.csv, &row)
     }

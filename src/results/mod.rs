@@ -13,9 +13,11 @@
 mod files;
 pub mod moves;
 pub mod pgn;
+pub mod pgn_read;
 mod summary;
 
 pub use files::{COLUMNS, GAMES_CSV, GAMES_PGN, ResultsWriter, read_games};
+pub use pgn_read::ReadGames;
 pub use summary::{EloModel, EngineFaults, PairSummary, Standing, Summary, write_summary};
 
 use crate::rules::{Color, Reason};
@@ -247,6 +249,27 @@ impl GameRecord {
             Color::White => &self.white,
             Color::Black => &self.black,
         }
+    }
+}
+
+/// Reads the games of a games.csv or of a PGN file ([`pgn_read::is_pgn`] tells them apart by
+/// the name `.pgn` or the first character), in file order, with the games skipped (a PGN's
+/// unfinished games).
+///
+/// # Errors
+/// As [`read_games`] or [`pgn_read::read_pgn`].
+pub fn read_game_file(path: &std::path::Path) -> Result<ReadGames, ResultsError> {
+    let mut head = [0u8; 64];
+    let len = std::fs::File::open(path)
+        .and_then(|mut file| std::io::Read::read(&mut file, &mut head))
+        .map_err(|e| ResultsError::io(path, "cannot read", e))?;
+    if pgn_read::is_pgn(path, &String::from_utf8_lossy(&head[..len])) {
+        pgn_read::read_pgn(path)
+    } else {
+        Ok(ReadGames {
+            games: read_games(path)?,
+            skipped: Vec::new(),
+        })
     }
 }
 

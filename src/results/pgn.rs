@@ -134,8 +134,16 @@ pub fn fen(position: &Position) -> String {
     format!("{position} - - 0 1")
 }
 
-/// The PGN text of one game (see the module documentation), ending in a blank line.
+/// The PGN text of one game (see the module documentation), ending in a blank line; the move
+/// comments come from the record's `move_info` (which keeps no PV).
 pub fn format_game(record: &GameRecord, style: &PgnStyle) -> String {
+    let infos = moves::decode_column(&record.move_info).unwrap_or_default();
+    format_game_with(record, &infos, style)
+}
+
+/// [`format_game`] with the move comments from `infos` (one per move, PVs included) instead
+/// of the record's `move_info`.
+pub fn format_game_with(record: &GameRecord, infos: &[MoveInfo], style: &PgnStyle) -> String {
     let opening = record.opening.parse::<Position>().ok();
     let mut text = String::new();
     let mut tag = |name: &str, value: &str| {
@@ -179,16 +187,19 @@ pub fn format_game(record: &GameRecord, style: &PgnStyle) -> String {
     tag("X-OpeningId", &record.opening_id.to_string());
     text.push('\n');
     let first_mover = opening.map_or(Color::White, |p| p.side_to_move());
-    text.push_str(&movetext(record, first_mover, style.comments));
+    text.push_str(&movetext(record, infos, first_mover, style.comments));
     text.push_str("\n\n");
     text
 }
 
-/// The movetext: numbered moves with their comments, the ending as a comment, the result;
-/// wrapped, no final newline. Comments are left out when games.csv's `move_info` does not
-/// read (a record of an older release has none).
-fn movetext(record: &GameRecord, first_mover: Color, detail: CommentDetail) -> String {
-    let infos = moves::decode_column(&record.move_info).unwrap_or_default();
+/// The movetext: numbered moves with their comments from `infos` (none past its end), the
+/// ending as a comment, the result; wrapped, no final newline.
+fn movetext(
+    record: &GameRecord,
+    infos: &[MoveInfo],
+    first_mover: Color,
+    detail: CommentDetail,
+) -> String {
     let mut units = Vec::new();
     for (i, unit) in move_units(&record.moves, first_mover)
         .into_iter()

@@ -581,9 +581,15 @@ impl<'a> Shared<'a> {
 
     /// Saves a finished game, prints its line, and feeds the SPRT: once it reaches its
     /// verdict no game starts (games in flight are finished and recorded).
-    fn record(&self, record: &GameRecord, game: &ScheduledGame, winner: usize, detail: &str) {
+    fn record(&self, record: &GameRecord, played: &game::PlayedGame, game: &ScheduledGame) {
+        let winner = if played.winner == Color::White {
+            game.white
+        } else {
+            game.black
+        };
+        let detail = &played.detail;
         let mut writer = lock(&self.writer);
-        if let Err(err) = writer.append(record) {
+        if let Err(err) = writer.append_with(record, &played.infos) {
             *lock(&self.write_error) = Some(err);
             self.sprt_stop.store(true, Ordering::SeqCst);
             return;
@@ -696,12 +702,7 @@ impl<'a> Worker<'a> {
         match played {
             Ok(played) => {
                 let record = game_record(config, &game, opening, &played, started);
-                let winner = if played.winner == Color::White {
-                    game.white
-                } else {
-                    game.black
-                };
-                self.shared.record(&record, &game, winner, &played.detail);
+                self.shared.record(&record, &played, &game);
                 for (index, stray) in [game.white, game.black].iter().zip(&played.stray) {
                     if stray.lines > 0 {
                         let name = &config.engines[*index].name;
