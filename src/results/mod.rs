@@ -14,6 +14,7 @@ mod files;
 pub mod moves;
 pub mod pgn;
 pub mod pgn_read;
+pub mod series;
 mod summary;
 
 pub use files::{COLUMNS, GAMES_CSV, GAMES_PGN, ResultsWriter, read_games};
