@@ -10,12 +10,14 @@
 //!
 //! Breakthrough has no draws: every game is `1-0` or `0-1`.
 
+pub mod crosstable;
 mod files;
 pub mod moves;
 pub mod pgn;
 pub mod pgn_read;
 pub mod series;
 mod summary;
+pub mod svg;
 
 pub use files::{COLUMNS, GAMES_CSV, GAMES_PGN, ResultsWriter, read_games};
 pub use pgn_read::ReadGames;

@@ -492,12 +492,16 @@ fn or_dash(value: Option<String>) -> String {
 }
 
 impl fmt::Display for Summary {
-    /// The report: the game count, the standings table, a block per pair (Elo, games,
-    /// pentanomial counts, the LLR line), and the faults table.
+    /// The report: the game count, the standings table, the crosstable (3+ engines), a block
+    /// per pair (Elo, games, pentanomial counts, the LLR line), and the faults table.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "Games: {}", self.games)?;
         writeln!(f)?;
         self.write_standings(f)?;
+        if self.engines.len() >= 3 {
+            writeln!(f)?;
+            write!(f, "{}", super::crosstable::Crosstable::of(self))?;
+        }
         for pair in &self.pairs {
             writeln!(f)?;
             write!(f, "{pair}")?;
