@@ -29,8 +29,12 @@ enum Command {
     CheckEngine(cli::check_engine::CheckEngineArgs),
     /// Play a round-robin or gauntlet tournament between engines.
     Tournament(cli::tournament::TournamentArgs),
-    /// Recompute the report (standings, Elo, LOS, pentanomial counts, SPRT) from games.csv files.
+    /// Recompute the report (standings, Elo, LOS, pentanomial counts, SPRT) from games.csv and
+    /// PGN files.
     Elo(cli::elo::EloArgs),
+    /// Write report.html (charts, crosstable, game viewer) for run directories, games.csv or
+    /// PGN files.
+    Report(cli::report::ReportArgs),
     /// Generate an opening book (random balanced positions), or check one.
     Openings(cli::openings::OpeningsArgs),
 }
@@ -63,6 +67,7 @@ fn main() -> ExitCode {
         Command::CheckEngine(args) => cli::check_engine::run(&args),
         Command::Tournament(args) => cli::tournament::run(&args, &matches),
         Command::Elo(args) => cli::elo::run(&args),
+        Command::Report(args) => cli::report::run(&args),
         Command::Openings(args) => cli::openings::run(&args),
     };
     result.unwrap_or_else(|err| {

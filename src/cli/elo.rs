@@ -84,7 +84,7 @@ pub fn run(args: &EloArgs) -> Result<ExitCode> {
 /// while they are `key=value` tokens (a key of letters and digits, a value without `/`) or
 /// quoted strings holding several tokens; the first other value and the rest are files, before
 /// `files`. (A file named like `key=value` is written `./key=value`.)
-fn split_sprt_values(values: &[String], files: &[PathBuf]) -> (Option<String>, Vec<PathBuf>) {
+pub fn split_sprt_values(values: &[String], files: &[PathBuf]) -> (Option<String>, Vec<PathBuf>) {
     let is_spec = |value: &String| {
         value.contains(char::is_whitespace)
             || value.split_once('=').is_some_and(|(key, value)| {

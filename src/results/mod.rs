@@ -12,6 +12,7 @@
 
 pub mod crosstable;
 mod files;
+pub mod html;
 pub mod moves;
 pub mod pgn;
 pub mod pgn_read;
@@ -274,6 +275,32 @@ pub fn read_game_file(path: &std::path::Path) -> Result<ReadGames, ResultsError>
             skipped: Vec::new(),
         })
     }
+}
+
+/// Writes `bytes` to `path` atomically: to a temporary file in the same directory, made
+/// readable like the other result files (0644), synced, then renamed over `path`. A reader
+/// sees the old file or the new one, never a part.
+///
+/// # Errors
+/// [`ResultsError::Io`] when the temporary file cannot be created, written or renamed.
+pub(crate) fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), ResultsError> {
+    use std::io::Write;
+    use std::os::unix::fs::PermissionsExt;
+    let io_error = |e| ResultsError::io(path, "cannot write", e);
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    let mut file = tempfile::NamedTempFile::new_in(dir).map_err(io_error)?;
+    file.write_all(bytes)
+        .and_then(|()| {
+            file.as_file()
+                .set_permissions(std::fs::Permissions::from_mode(0o644))
+        })
+        .and_then(|()| file.as_file().sync_all())
+        .map_err(io_error)?;
+    file.persist(path).map_err(|e| io_error(e.error))?;
+    Ok(())
 }
 
 /// The current time as RFC 3339 UTC to the second, e.g. `2026-11-30T12:00:00Z`: the format of

@@ -9,7 +9,6 @@ use crate::stats::{
 use serde::Serialize;
 use std::collections::HashMap;
 use std::fmt;
-use std::io::Write;
 use std::path::Path;
 
 /// File name of the summary inside a run directory.
@@ -171,21 +170,10 @@ impl Summary {
 /// [`ResultsError::Io`] when the temporary file cannot be created, written or renamed.
 pub fn write_summary(dir: &Path, summary: &Summary) -> Result<(), ResultsError> {
     let path = dir.join(SUMMARY_FILE);
-    let io_error = |e| ResultsError::io(&path, "cannot write", e);
-    let mut file = tempfile::NamedTempFile::new_in(dir).map_err(io_error)?;
-    serde_json::to_writer_pretty(&mut file, summary)
-        .map_err(std::io::Error::from)
-        .and_then(|()| file.write_all(b"\n"))
-        .and_then(|()| {
-            // Readable like the other result files (the temporary file starts as 0600).
-            use std::os::unix::fs::PermissionsExt;
-            file.as_file()
-                .set_permissions(std::fs::Permissions::from_mode(0o644))
-        })
-        .and_then(|()| file.as_file().sync_all())
-        .map_err(io_error)?;
-    file.persist(&path).map_err(|e| io_error(e.error))?;
-    Ok(())
+    let mut json = serde_json::to_vec_pretty(summary)
+        .map_err(|e| ResultsError::io(&path, "cannot write", e.into()))?;
+    json.push(b'\n');
+    super::write_atomically(&path, &json)
 }
 
 /// `given` without repeats, then the other engines of `shards` by first appearance.

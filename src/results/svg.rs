@@ -100,7 +100,7 @@ pub struct RatingBar<'a> {
 /// Horizontal bars from 0 to each estimate with whiskers over its 95% interval, one row per
 /// bar, a zero line and an Elo axis.
 pub fn rating_bars(title: &str, bars: &[RatingBar<'_>]) -> String {
-    let (width, left, right, row) = (720.0, 170.0, 90.0, 28.0);
+    let (width, left, right, row) = (760.0, 170.0, 130.0, 28.0);
     let height = 40.0 + row * bars.len() as f64;
     let reach = bars
         .iter()
