@@ -123,7 +123,10 @@ fn games_file(input: &Path) -> Result<PathBuf> {
     }
     let csv = input.join(GAMES_CSV);
     if !csv.exists() {
-        bail!("{} has no {GAMES_CSV}: not a run directory", input.display());
+        bail!(
+            "{} has no {GAMES_CSV}: not a run directory",
+            input.display()
+        );
     }
     Ok(csv)
 }

@@ -94,7 +94,10 @@ impl RunMeta {
         let title = config
             .as_ref()
             .and_then(|c| c["event"].as_str().map(str::to_string))
-            .unwrap_or_else(|| dir.file_name().map_or_else(String::new, |n| n.to_string_lossy().into()));
+            .unwrap_or_else(|| {
+                dir.file_name()
+                    .map_or_else(String::new, |n| n.to_string_lossy().into())
+            });
         RunMeta {
             title,
             sources: vec![dir.join(super::GAMES_CSV).display().to_string()],
@@ -178,7 +181,8 @@ struct Page {
     title: String,
     status: String,
     refresh: Option<u32>,
-    verdict: Option<String>,
+    /// A class (`h1`, `h0`, `running`) and the line.
+    verdict: Option<(&'static str, String)>,
     ratings_svg: String,
     unrated: Option<String>,
     standings: Vec<StandingRow>,
@@ -307,9 +311,9 @@ fn page(report: &Report<'_>) -> Page {
             .collect(),
         viewer_json: viewer_json(report.games),
         viewer_note: match report.games.len() {
-            n if n > MAX_VIEWER_GAMES => format!(
-                "The latest {MAX_VIEWER_GAMES} of {n} games; every game is in games.pgn."
-            ),
+            n if n > MAX_VIEWER_GAMES => {
+                format!("The latest {MAX_VIEWER_GAMES} of {n} games; every game is in games.pgn.")
+            }
             n => format!("{n} games."),
         },
         meta: meta_rows(report),
@@ -330,18 +334,23 @@ fn status_line(report: &Report<'_>) -> String {
     }
 }
 
-/// The SPRT's decision, when it made one.
-fn verdict(summary: &Summary) -> Option<String> {
+/// The SPRT's state, when there is one: its decision, or its LLR while it has none.
+fn verdict(summary: &Summary) -> Option<(&'static str, String)> {
     let pair = summary.pairs.iter().find(|p| p.sprt.is_some())?;
     let status = pair.sprt?;
-    let accepted = match status.report.decision {
-        SprtDecision::AcceptH1 => "H1 accepted",
-        SprtDecision::AcceptH0 => "H0 accepted",
-        SprtDecision::Continue => return Some(format!("SPRT running: {}", status.report)),
+    let (class, accepted) = match status.report.decision {
+        SprtDecision::AcceptH1 => ("h1", "H1 accepted"),
+        SprtDecision::AcceptH0 => ("h0", "H0 accepted"),
+        SprtDecision::Continue => {
+            return Some(("running", format!("SPRT, no decision: {}", status.report)));
+        }
     };
-    Some(format!(
-        "SPRT {accepted} at game {}: {} vs {}, {}",
-        status.games, pair.first, pair.second, status.report
+    Some((
+        class,
+        format!(
+            "SPRT {accepted} at game {}: {} vs {}, {}",
+            status.games, pair.first, pair.second, status.report
+        ),
     ))
 }
 
@@ -669,7 +678,9 @@ fn meta_rows(report: &Report<'_>) -> Vec<(String, String)> {
     }
     rows.push(("Report written".into(), super::now_rfc3339()));
     if let Some(config) = &meta.config {
-        for key in ["event", "rules", "format", "rounds", "games", "seed", "sprt"] {
+        for key in [
+            "event", "rules", "format", "rounds", "games", "seed", "sprt",
+        ] {
             let value = &config[key];
             if !value.is_null() {
                 let text = value
@@ -738,7 +749,13 @@ mod tests {
         })
         .unwrap();
         for id in [
-            "standings", "pairs", "terminations", "times", "openings", "viewer", "run",
+            "standings",
+            "pairs",
+            "terminations",
+            "times",
+            "openings",
+            "viewer",
+            "run",
         ] {
             assert!(html.contains(&format!("<section id=\"{id}\"")), "{id}");
         }
@@ -748,7 +765,10 @@ mod tests {
         assert!(html.contains("http-equiv=\"refresh\" content=\"15\""));
         assert!(html.contains("In progress: 3 of 8 games"));
         assert!(html.contains("LLR over games between the SPRT bounds"));
-        assert!(html.contains("+0.12/3 0.020s"), "the viewer has the comments");
+        assert!(
+            html.contains("+0.12/3 0.020s"),
+            "the viewer has the comments"
+        );
         assert!(!html.contains("http://") || !html.contains("src=\"http"));
         assert!(!html.contains("<script src"));
     }

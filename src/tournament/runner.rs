@@ -17,6 +17,7 @@ use super::game::{self, Players, Unfinished};
 use super::schedule::{ScheduledGame, schedule};
 use crate::engine::{Engine, EngineConfig, EngineError};
 use crate::openings::{Book, Opening};
+use crate::results::html::{self, RunInfo};
 use crate::results::pgn::PgnLimit;
 use crate::results::{self, GameRecord, GameResult, ResultsWriter, Summary};
 use crate::rules::{Color, Position};
@@ -27,7 +28,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Why the run stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -160,6 +161,7 @@ pub fn run(
     }
     let _lock = lock_directory(&config.out)?;
     save_config(config)?;
+    let run_info = start_run_info(config)?;
     let scheduled = schedule(config, openings.len());
     let done = recorded_games(config, &scheduled, &games_csv)?;
     let writer = ResultsWriter::open(&config.out, config.rules)?
@@ -176,6 +178,10 @@ pub fn run(
         recorded: done.len(),
     });
     let shared = Shared::new(config, &openings, queue, writer, scheduled.len(), stop);
+    *lock(&shared.live) = LiveReport {
+        info: run_info,
+        ..LiveReport::default()
+    };
     shared.seed_tally(&games_csv)?;
     let workers = config.concurrency.min(lock(&shared.queue).len());
     std::thread::scope(|scope| {
@@ -198,6 +204,15 @@ pub fn run(
     let all_games = results::read_games(&games_csv)?;
     let summary = Summary::compute(&all_games, &names, shared.sprt.as_ref());
     results::write_summary(&config.out, &summary)?;
+    let info = std::mem::take(&mut lock(&shared.live).info);
+    info.write(&config.out)?;
+    html::write_run_report(
+        &config.out,
+        &all_games,
+        &summary,
+        shared.sprt.as_ref(),
+        None,
+    )?;
     let finish = if let Some(decision) = summary
         .sprt_decision()
         .filter(|d| *d != SprtDecision::Continue)
@@ -222,6 +237,24 @@ pub fn run(
             .filter_map(|engine| engine.given_up)
             .collect(),
     })
+}
+
+/// How often report.html is rewritten while games finish: at most once per this interval (and
+/// after the first game, and at the end).
+pub const REPORT_INTERVAL: Duration = Duration::from_secs(2);
+
+/// The run.json of this session: its command line and bt-arena's version, with the engine
+/// identities an earlier session learnt; written at once.
+fn start_run_info(config: &TournamentConfig) -> Result<RunInfo, RunError> {
+    let info = RunInfo {
+        command_line: std::env::args().collect(),
+        bt_arena: env!("CARGO_PKG_VERSION").to_string(),
+        engines: RunInfo::read(&config.out)
+            .map(|earlier| earlier.engines)
+            .unwrap_or_default(),
+    };
+    info.write(&config.out)?;
+    Ok(info)
 }
 
 /// Each engine's limit for the PGN time control tags.
@@ -422,6 +455,18 @@ struct Shared<'a> {
     stop: &'a AtomicBool,
     sprt: Option<Sprt>,
     write_error: Mutex<Option<results::ResultsError>>,
+    live: Mutex<LiveReport>,
+}
+
+/// The state of report.html during the run.
+#[derive(Default)]
+struct LiveReport {
+    /// When it was last written.
+    last: Option<Instant>,
+    /// run.json, with the engine identities learnt so far.
+    info: RunInfo,
+    /// Set once a failure to write it was reported (it is not fatal).
+    warned: bool,
 }
 
 impl<'a> Shared<'a> {
@@ -463,6 +508,7 @@ impl<'a> Shared<'a> {
             stop,
             sprt,
             write_error: Mutex::new(None),
+            live: Mutex::new(LiveReport::default()),
         }
     }
 
@@ -520,9 +566,43 @@ impl<'a> Shared<'a> {
         true
     }
 
-    /// Notes that engine `index` started: its failures in a row start again from zero.
-    fn started(&self, index: usize) {
+    /// Notes that engine `index` started, naming itself `id_name`: its failures in a row start
+    /// again from zero, and run.json will name it.
+    fn started(&self, index: usize, id_name: Option<&str>) {
         lock(&self.starts).engines[index].failures = 0;
+        if let Some(id) = id_name {
+            let name = self.config.engines[index].name.clone();
+            lock(&self.live).info.engines.insert(name, id.to_string());
+        }
+    }
+
+    /// Rewrites report.html from games.csv, unless it was written less than
+    /// [`REPORT_INTERVAL`] ago or another worker is writing it. A failure is warned about once
+    /// and does not stop the run.
+    fn refresh_report(&self) {
+        let Ok(mut live) = self.live.try_lock() else {
+            return;
+        };
+        if live.last.is_some_and(|at| at.elapsed() < REPORT_INTERVAL) {
+            return;
+        }
+        live.last = Some(Instant::now());
+        let out = &self.config.out;
+        let progress = (
+            self.progress.position(),
+            self.progress.length().unwrap_or(0),
+        );
+        let written = results::read_games(&out.join(results::GAMES_CSV)).and_then(|games| {
+            let names: Vec<String> = self.config.engines.iter().map(|e| e.name.clone()).collect();
+            let summary = Summary::compute(&games, &names, self.sprt.as_ref());
+            html::write_run_report(out, &games, &summary, self.sprt.as_ref(), Some(progress))
+        });
+        if let Err(err) = written
+            && !live.warned
+        {
+            live.warned = true;
+            self.say(&format!("warning: report.html not updated: {err}"));
+        }
     }
 
     /// Leaves `game` unplayed because engine `index` could not start (saying so), and gives
@@ -615,14 +695,35 @@ impl<'a> Shared<'a> {
         }
     }
 
+    /// The progress bar's message: each engine's wins, then with an SPRT its LLR (at the
+    /// verdict, once reached) and bounds: `a 3, b 1  LLR 0.41 (-2.94, 2.94)`.
     fn score_line(&self, tally: &Tally) -> String {
-        self.config
+        let score = self
+            .config
             .engines
             .iter()
             .enumerate()
             .map(|(i, e)| format!("{} {}", e.name, tally.wins.get(&i).copied().unwrap_or(0)))
             .collect::<Vec<_>>()
-            .join(", ")
+            .join(", ");
+        let Some(test) = &tally.sprt else {
+            return score;
+        };
+        let (lower, upper) = test.sprt().bounds();
+        match test.verdict() {
+            Some(verdict) => format!(
+                "{score}  LLR {:.2} ({lower:.2}, {upper:.2}) {}",
+                verdict.llr,
+                match verdict.decision {
+                    SprtDecision::AcceptH0 => "H0 accepted",
+                    _ => "H1 accepted",
+                }
+            ),
+            None => format!(
+                "{score}  LLR {:.2} ({lower:.2}, {upper:.2})",
+                test.counts().llr(test.sprt())
+            ),
+        }
     }
 
     /// Prints a line above the progress bar, or on stdout when there is no bar.
@@ -703,6 +804,7 @@ impl<'a> Worker<'a> {
             Ok(played) => {
                 let record = game_record(config, &game, opening, &played, started);
                 self.shared.record(&record, &played, &game);
+                self.shared.refresh_report();
                 for (index, stray) in [game.white, game.black].iter().zip(&played.stray) {
                     if stray.lines > 0 {
                         let name = &config.engines[*index].name;
@@ -739,7 +841,7 @@ impl<'a> Worker<'a> {
                 self.id,
             );
             let engine = Engine::start(&engine_config, self.shared.config.rules)?;
-            self.shared.started(index);
+            self.shared.started(index, engine.id_name());
             self.engines[index] = Some(engine);
         }
         Ok(())
@@ -886,6 +988,35 @@ mod tests {
         assert_eq!(shared.progress.position(), 4);
         assert_eq!(shared.progress.length(), Some(6));
         assert_eq!(shared.progress.message(), "a 3, b 1");
+    }
+
+    #[test]
+    fn with_an_sprt_the_bar_shows_the_llr_and_bounds() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = two_engines(dir.path());
+        config.sprt = Some("elo0=0 elo1=5".into());
+        let mut writer = ResultsWriter::open(dir.path(), config.rules).unwrap();
+        for game in [
+            record(1, 1, "a", "b", WhiteWins, Termination::GoalRank),
+            record(2, 1, "b", "a", BlackWins, Termination::GoalRank),
+            record(3, 2, "a", "b", BlackWins, Termination::AllCaptured),
+            record(4, 2, "b", "a", BlackWins, Termination::GoalRank),
+        ] {
+            writer.append(&game).unwrap();
+        }
+        let openings = load_openings(&config).unwrap();
+        let stop = AtomicBool::new(false);
+        let shared = Shared::new(&config, &openings, VecDeque::new(), writer, 6, &stop);
+        shared
+            .seed_tally(&dir.path().join(results::GAMES_CSV))
+            .unwrap();
+        let sprt: Sprt = "elo0=0 elo1=5".parse().unwrap();
+        // Pairs WW and WL for a.
+        let llr = sprt.llr_pentanomial(&[0, 0, 1, 0, 1]);
+        assert_eq!(
+            shared.progress.message(),
+            format!("a 3, b 1  LLR {llr:.2} (-2.94, 2.94)")
+        );
     }
 
     #[test]
