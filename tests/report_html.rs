@@ -30,18 +30,7 @@ fn stderr(output: &Output) -> String {
 
 /// Chromium, or `None` (after saying so) when it is not installed, except under CI.
 fn chromium_or_skip() -> Option<PathBuf> {
-    let found = ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
-        .iter()
-        .map(PathBuf::from)
-        .find(|path| path.is_file());
-    if found.is_none() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "chromium is not installed but CI is set: .ci/run must install it"
-        );
-        eprintln!("chromium is not installed (apt-get install chromium): skipped");
-    }
-    found
+    common::installed_or_skip("/usr/bin/chromium", "chromium")
 }
 
 /// Runs headless Chromium on `url` with `extra` flags (a profile of its own in `profile`),

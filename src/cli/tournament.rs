@@ -260,11 +260,12 @@ fn resumed_config(
     let command = TournamentArgs::augment_args(clap::Command::new("tournament"));
     if let Some(flag) = command
         .get_arguments()
-        .filter_map(|arg| arg.get_long())
-        .find(|&flag| {
+        .filter_map(|arg| arg.get_long().map(|long| (arg.get_id().as_str(), long)))
+        .find(|&(id, flag)| {
             !RESUME_FLAGS.contains(&flag)
-                && given.value_source(flag) == Some(clap::parser::ValueSource::CommandLine)
+                && given.value_source(id) == Some(clap::parser::ValueSource::CommandLine)
         })
+        .map(|(_, flag)| flag)
     {
         return Err(super::UsageError(format!(
             "--{flag} cannot be given with --resume: the run continues exactly as saved in {}, \

@@ -356,35 +356,18 @@ fn verdict(summary: &Summary) -> Option<(&'static str, String)> {
 
 /// Elo with a sign and one decimal, marked `>`/`<`/`~` when it is a bound.
 fn elo_text(elo: f64, bound: Option<Bound>) -> String {
-    let mark = match bound {
-        None => "",
-        Some(Bound::Lower) => ">",
-        Some(Bound::Upper) => "<",
-        Some(Bound::Between) => "~",
-    };
-    format!("{mark}{:+.1}", elo + 0.0)
+    format!("{}{:+.1}", bound.map_or("", Bound::mark), elo + 0.0)
 }
 
 fn ratings_svg(summary: &Summary) -> String {
-    let marks: Vec<&str> = summary
-        .standings
-        .iter()
-        .map(|row| match row.bound {
-            None => "",
-            Some(Bound::Lower) => ">",
-            Some(Bound::Upper) => "<",
-            Some(Bound::Between) => "~",
-        })
-        .collect();
     let bars: Vec<RatingBar<'_>> = summary
         .standings
         .iter()
-        .zip(&marks)
-        .map(|(row, note)| RatingBar {
+        .map(|row| RatingBar {
             name: &row.name,
             elo: row.elo,
             error95: row.error95.unwrap_or(0.0),
-            note,
+            note: row.bound.map_or("", Bound::mark),
         })
         .collect();
     svg::rating_bars("Ratings with 95% intervals", &bars)

@@ -376,6 +376,14 @@ mod tests {
     use crate::results::tests::record;
     use crate::results::{GameResult::*, Termination::*};
 
+    /// The summary and series of `games` between `a` and `b`.
+    fn compute(games: &[GameRecord], sprt: Option<&Sprt>) -> (Summary, Series) {
+        let names = ["a".to_string(), "b".to_string()];
+        let summary = Summary::compute(games, &names, sprt);
+        let series = Series::compute(&summary, &[games], sprt);
+        (summary, series)
+    }
+
     fn games() -> Vec<GameRecord> {
         let mut games = vec![
             record(1, 1, "a", "b", WhiteWins, GoalRank),
@@ -395,9 +403,7 @@ mod tests {
     fn pair_series_follow_the_summarys_counts() {
         let games = games();
         let sprt: Sprt = "elo0=0 elo1=10".parse().unwrap();
-        let names = ["a".to_string(), "b".to_string()];
-        let summary = Summary::compute(&games, &names, Some(&sprt));
-        let series = Series::compute(&summary, &[&games], Some(&sprt));
+        let (summary, series) = compute(&games, Some(&sprt));
         let pair = &series.pairs[0];
         // Game 1 alone (trinomial), then pairs 1 and 2 complete (pentanomial); game 5 opens
         // pair 3 and changes nothing.
@@ -419,10 +425,7 @@ mod tests {
 
     #[test]
     fn terminations_and_move_times_per_engine() {
-        let games = games();
-        let names = ["a".to_string(), "b".to_string()];
-        let summary = Summary::compute(&games, &names, None);
-        let series = Series::compute(&summary, &[&games], None);
+        let (_, series) = compute(&games(), None);
         let [a, b] = &series.engines[..] else {
             panic!()
         };
@@ -447,10 +450,7 @@ mod tests {
 
     #[test]
     fn openings_most_one_sided_first() {
-        let games = games();
-        let names = ["a".to_string(), "b".to_string()];
-        let summary = Summary::compute(&games, &names, None);
-        let series = Series::compute(&summary, &[&games], None);
+        let (_, series) = compute(&games(), None);
         let rows: Vec<(u64, u64, u64, u64)> = series
             .openings
             .iter()

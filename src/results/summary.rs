@@ -451,12 +451,7 @@ fn engine_faults(engines: &[String], tally: &Tally) -> Vec<EngineFaults> {
 /// Elo with two decimals and a sign, prefixed `>` (a floor), `<` (a ceiling) or `~` (both) for
 /// a bound.
 fn format_elo(elo: f64, bound: Option<Bound>) -> String {
-    let mark = match bound {
-        None => "",
-        Some(Bound::Lower) => ">",
-        Some(Bound::Upper) => "<",
-        Some(Bound::Between) => "~",
-    };
+    let mark = bound.map_or("", Bound::mark);
     // `+ 0.0` prints -0.0 as +0.00.
     format!("{mark}{:+.2}", elo + 0.0)
 }

@@ -959,11 +959,10 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_resumed_bar_starts_at_the_recorded_games_and_their_score() {
-        let dir = tempfile::tempdir().unwrap();
-        let config = two_engines(dir.path());
-        let mut writer = ResultsWriter::open(dir.path(), config.rules).unwrap();
+    /// A writer on `config.out` holding games 1-4 of `a` against `b`: `a` wins 3 (pairs WW
+    /// and WL from its side).
+    fn four_recorded_games(config: &TournamentConfig) -> ResultsWriter {
+        let mut writer = ResultsWriter::open(&config.out, config.rules).unwrap();
         for game in [
             record(1, 1, "a", "b", WhiteWins, Termination::GoalRank),
             record(2, 1, "b", "a", BlackWins, Termination::GoalRank),
@@ -972,6 +971,14 @@ mod tests {
         ] {
             writer.append(&game).unwrap();
         }
+        writer
+    }
+
+    #[test]
+    fn a_resumed_bar_starts_at_the_recorded_games_and_their_score() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = two_engines(dir.path());
+        let writer = four_recorded_games(&config);
         let openings = load_openings(&config).unwrap();
         let scheduled = schedule(&config, openings.len());
         assert_eq!(scheduled.len(), 6);
@@ -995,15 +1002,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut config = two_engines(dir.path());
         config.sprt = Some("elo0=0 elo1=5".into());
-        let mut writer = ResultsWriter::open(dir.path(), config.rules).unwrap();
-        for game in [
-            record(1, 1, "a", "b", WhiteWins, Termination::GoalRank),
-            record(2, 1, "b", "a", BlackWins, Termination::GoalRank),
-            record(3, 2, "a", "b", BlackWins, Termination::AllCaptured),
-            record(4, 2, "b", "a", BlackWins, Termination::GoalRank),
-        ] {
-            writer.append(&game).unwrap();
-        }
+        let writer = four_recorded_games(&config);
         let openings = load_openings(&config).unwrap();
         let stop = AtomicBool::new(false);
         let shared = Shared::new(&config, &openings, VecDeque::new(), writer, 6, &stop);
