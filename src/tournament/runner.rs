@@ -239,9 +239,14 @@ pub fn run(
     })
 }
 
-/// How often report.html is rewritten while games finish: at most once per this interval (and
-/// after the first game, and at the end).
+/// How often report.html is rewritten while games finish: after the first game, then at most
+/// once per this interval, or per [`REPORT_COST_FACTOR`] times the last rewrite's duration when
+/// that is longer (a run of many fast games spends at most a tenth of one worker's time on
+/// it); and at the end.
 pub const REPORT_INTERVAL: Duration = Duration::from_secs(2);
+
+/// See [`REPORT_INTERVAL`].
+pub const REPORT_COST_FACTOR: u32 = 10;
 
 /// The run.json of this session: its command line and bt-arena's version, with the engine
 /// identities an earlier session learnt; written at once.
@@ -463,6 +468,8 @@ struct Shared<'a> {
 struct LiveReport {
     /// When it was last written.
     last: Option<Instant>,
+    /// How long that took.
+    cost: Duration,
     /// run.json, with the engine identities learnt so far.
     info: RunInfo,
     /// Set once a failure to write it was reported (it is not fatal).
@@ -576,17 +583,18 @@ impl<'a> Shared<'a> {
         }
     }
 
-    /// Rewrites report.html from games.csv, unless it was written less than
-    /// [`REPORT_INTERVAL`] ago or another worker is writing it. A failure is warned about once
+    /// Rewrites report.html from games.csv, unless it was written too recently (see
+    /// [`REPORT_INTERVAL`]) or another worker is writing it. A failure is warned about once
     /// and does not stop the run.
     fn refresh_report(&self) {
         let Ok(mut live) = self.live.try_lock() else {
             return;
         };
-        if live.last.is_some_and(|at| at.elapsed() < REPORT_INTERVAL) {
+        let wait = REPORT_INTERVAL.max(live.cost * REPORT_COST_FACTOR);
+        if live.last.is_some_and(|at| at.elapsed() < wait) {
             return;
         }
-        live.last = Some(Instant::now());
+        let started = Instant::now();
         let out = &self.config.out;
         let progress = (
             self.progress.position(),
@@ -597,6 +605,8 @@ impl<'a> Shared<'a> {
             let summary = Summary::compute(&games, &names, self.sprt.as_ref());
             html::write_run_report(out, &games, &summary, self.sprt.as_ref(), Some(progress))
         });
+        live.last = Some(Instant::now());
+        live.cost = started.elapsed();
         if let Err(err) = written
             && !live.warned
         {
