@@ -191,6 +191,7 @@ struct Page {
     termination_names: Vec<&'static str>,
     terminations: Vec<TerminationRow>,
     move_times: Vec<MoveTimeRow>,
+    move_info_note: Option<String>,
     openings_note: String,
     openings: Vec<OpeningRow>,
     viewer_json: String,
@@ -301,6 +302,14 @@ fn page(report: &Report<'_>) -> Page {
         terminations: termination_rows(report, &termination_names),
         termination_names,
         move_times: move_time_rows(report.series),
+        move_info_note: match &report.series.unreadable_move_info {
+            (0, _) => None,
+            (count, first) => Some(format!(
+                "{count} games have a move_info column that does not read; their times are \
+                 left out. The first: {}.",
+                first.as_deref().unwrap_or("?")
+            )),
+        },
         openings_note: openings_note(&report.series.openings),
         openings: report
             .series

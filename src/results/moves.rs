@@ -218,9 +218,17 @@ pub fn decode_column(column: &str) -> Result<Vec<MoveInfo>, String> {
 
 /// One token of the `move_info` column.
 fn decode_token(token: &str) -> Result<MoveInfo, String> {
+    // Built only on an error: this runs for every ply of every game a report reads.
     let bad = |what: &str| format!("move_info token `{token}`: {what}");
-    let fields: Vec<&str> = token.split('/').collect();
-    let [score, depth, seldepth, nodes, ms] = fields[..] else {
+    let mut fields = token.split('/');
+    let (Some(score), Some(depth), Some(seldepth), Some(nodes), Some(ms), None) = (
+        fields.next(),
+        fields.next(),
+        fields.next(),
+        fields.next(),
+        fields.next(),
+        fields.next(),
+    ) else {
         return Err(bad("expected SCORE/DEPTH/SELDEPTH/NODES/MS"));
     };
     fn opt<T: FromStr>(field: &str) -> Result<Option<T>, ()> {

@@ -20,6 +20,9 @@ pub struct Series {
     pub engines: Vec<EngineGames>,
     /// The openings played, most one-sided first.
     pub openings: Vec<OpeningResult>,
+    /// Games whose games.csv `move_info` does not read (their move times are left out): how
+    /// many, and the first one's game number and error.
+    pub unreadable_move_info: (u64, Option<String>),
 }
 
 /// The Elo (and, with an SPRT, the LLR) of one pair after each game that changed its counts.
@@ -154,6 +157,7 @@ impl Series {
             .map(|_| EngineTrack::default())
             .collect();
         let mut openings = OpeningTrack::default();
+        let mut unreadable = (0, None);
         for (shard, games) in shards.iter().enumerate() {
             for game in games.as_ref() {
                 let (white, black) = (index[game.white.as_str()], index[game.black.as_str()]);
@@ -164,7 +168,12 @@ impl Series {
                     .unwrap_or(0);
                 engines[winner].wins_by[slot] += 1;
                 engines[if winner == white { black } else { white }].losses_by[slot] += 1;
-                add_move_times(game, [white, black], &mut engines);
+                if let Err(error) = add_move_times(game, [white, black], &mut engines) {
+                    unreadable.0 += 1;
+                    unreadable
+                        .1
+                        .get_or_insert_with(|| format!("game {}: {error}", game.game_id));
+                }
                 openings.add(shard, game);
                 let first = white.min(black);
                 if let Some(track) = pairs
@@ -194,6 +203,7 @@ impl Series {
                 .map(|(track, name)| track.finish(name, bucket_ms))
                 .collect(),
             openings: openings.finish(),
+            unreadable_move_info: unreadable,
         }
     }
 }
@@ -290,10 +300,15 @@ impl EngineTrack {
 
 /// Adds the move times of `game` (from its `move_info`; none when it has none) to its engines,
 /// White's and Black's by index.
-fn add_move_times(game: &GameRecord, sides: [usize; 2], engines: &mut [EngineTrack]) {
-    let Ok(infos) = moves::decode_column(&game.move_info) else {
-        return;
-    };
+///
+/// # Errors
+/// The column's error when it does not read (nothing is added).
+fn add_move_times(
+    game: &GameRecord,
+    sides: [usize; 2],
+    engines: &mut [EngineTrack],
+) -> Result<(), String> {
+    let infos = moves::decode_column(&game.move_info)?;
     let first = game
         .opening
         .parse::<crate::rules::Position>()
@@ -303,6 +318,7 @@ fn add_move_times(game: &GameRecord, sides: [usize; 2], engines: &mut [EngineTra
             .times_ms
             .push(info.time_ms);
     }
+    Ok(())
 }
 
 /// The histogram bucket width shared by all engines: the 99th percentile of every move time
@@ -396,6 +412,7 @@ mod tests {
         games[2].opening = "pppppppp/pppppppp/8/8/8/P7/1PPPPPPP/PPPPPPPP b".into();
         games[3].opening = games[2].opening.clone();
         games[2].move_info = "1/1/-/-/500 2/1/-/-/7 3/1/-/-/8".into();
+        games[4].move_info = "1/1/-/-/9 oops".into();
         games
     }
 
