@@ -4,9 +4,12 @@
 //!
 //! * `games.csv`: one [`GameRecord`] per line, in the column order of [`COLUMNS`], under a
 //!   header line; written by [`ResultsWriter`], read back by [`read_games`].
-//! * `games.pgn`: the same games as PGN ([`pgn`]).
+//! * `games.pgn`: the same games as PGN ([`pgn`]; read back, with other tools' PGN, by
+//!   [`pgn_read`]), with what the engines said about each move ([`moves`]).
 //! * `summary.json`: the [`Summary`] (standings, per-pair results, faults, SPRT), written
 //!   atomically by [`write_summary`].
+//! * `report.html`: the same summary and the [`series`] over the games as one self-contained
+//!   page ([`html`]), and `run.json`, the run's command line and engine identities.
 //!
 //! Breakthrough has no draws: every game is `1-0` or `0-1`.
 
