@@ -6,6 +6,7 @@
 
 use super::shard::Shard;
 use crate::engine::EngineDescription;
+use crate::results::moves::CommentDetail;
 use crate::rules::Rules;
 use crate::stats::Sprt;
 use serde::{Deserialize, Serialize};
@@ -127,6 +128,9 @@ pub struct TournamentConfig {
     /// Write each engine's protocol traffic to `<out>/logs/<engine>-<worker>.log`.
     #[serde(default)]
     pub log: bool,
+    /// How much the move comments of games.pgn say (`full`, `short`, `none`).
+    #[serde(default)]
+    pub pgn_comments: CommentDetail,
 }
 
 fn default_event() -> String {
@@ -360,6 +364,7 @@ mod tests {
             out: PathBuf::from("results/x"),
             shard: None,
             log: false,
+            pgn_comments: Default::default(),
         }
     }
 

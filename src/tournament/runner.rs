@@ -15,23 +15,26 @@
 //! `runner/directory.rs`; the progress line is drawn in `runner/progress.rs`.
 
 mod directory;
+mod live_report;
 mod progress;
 mod starts;
 
 pub use directory::{CONFIG_FILE, saved_config};
+pub use live_report::{REPORT_COST_FACTOR, REPORT_INTERVAL};
 pub use starts::{GivenUp, MAX_START_FAILURES, NotPlayed};
 
 use super::config::TournamentConfig;
 use super::schedule::{ScheduledGame, shard_games};
 use super::shard::{self, sprt::SprtWatcher};
 use crate::engine::{Engine, EngineDescription, EngineError, EngineLaunch};
-use crate::game::{self, Players, Unfinished};
+use crate::game::{self, Players, TimeControl, Unfinished};
 use crate::openings::{Book, Opening};
 use crate::results::{self, GameRecord, GameResult, GamesReader, ResultsWriter, Summary};
 use crate::rules::{ByColor, Color, Position};
 use crate::stats::{SequentialTest, Sprt, SprtDecision};
 use directory::{lock_directory, recorded_games, save_config};
 use indicatif::ProgressBar;
+use live_report::LiveReport;
 use progress::{RunTally, progress_bar};
 use starts::{EngineStarts, Starts};
 use std::collections::{HashMap, VecDeque};
@@ -143,7 +146,11 @@ pub fn run(
     save_config(config)?;
     let scheduled = shard_games(config, openings.len());
     let done = recorded_games(config, &scheduled, &games_csv)?;
-    let writer = ResultsWriter::open(&dir, config.rules)?.with_event(config.event.clone());
+    let live = LiveReport::start(&dir)?;
+    let writer = ResultsWriter::open(&dir, config.rules)?
+        .with_event(config.event.clone())
+        .with_limits(pgn_limits(config))
+        .with_comments(config.pgn_comments);
     let queue: VecDeque<ScheduledGame> = scheduled
         .iter()
         .filter(|game| !done.contains(&game.game_id))
@@ -154,6 +161,7 @@ pub fn run(
         recorded: done.len(),
     });
     let shared = Shared::new(config, &openings, queue, writer, scheduled.len(), stop);
+    *lock(&shared.live) = live;
     shared.seed_tally(&games_csv)?;
     let workers = config.concurrency.min(lock(&shared.queue).len());
     std::thread::scope(|scope| {
@@ -177,6 +185,7 @@ pub fn run(
     // file is streamed: memory does not grow with the games.
     let summary = Summary::from_files(&[&games_csv], &names, shared.sprt.as_ref())?;
     results::write_summary(&dir, &summary)?;
+    lock(&shared.live).finish(&dir, &summary, shared.sprt.as_ref())?;
     let finish = if let Some(decision) = summary
         .sprt_decision()
         .filter(|d| *d != SprtDecision::Continue)
@@ -224,6 +233,15 @@ fn load_openings(config: &TournamentConfig) -> Result<Vec<Opening>, RunError> {
     }
 }
 
+/// Each engine's limit, by name, for the PGN time control tags.
+fn pgn_limits(config: &TournamentConfig) -> Vec<(String, TimeControl)> {
+    config
+        .engines
+        .iter()
+        .map(|engine| (engine.name.clone(), engine.limit))
+        .collect()
+}
+
 /// State the workers share.
 struct Shared<'a> {
     config: &'a TournamentConfig,
@@ -239,6 +257,7 @@ struct Shared<'a> {
     /// A shard's SPRT over every shard's games (its own SPRT is then off: `sprt` is `None`).
     watcher: Option<Mutex<SprtWatcher>>,
     write_error: Mutex<Option<results::ResultsError>>,
+    live: Mutex<LiveReport>,
 }
 
 impl<'a> Shared<'a> {
@@ -278,6 +297,7 @@ impl<'a> Shared<'a> {
             sprt,
             watcher: SprtWatcher::for_config(config).map(Mutex::new),
             write_error: Mutex::new(None),
+            live: Mutex::new(LiveReport::default()),
         }
     }
 
@@ -369,9 +389,15 @@ impl<'a> Shared<'a> {
 
     /// Saves a finished game, prints its line, and feeds the SPRT: once it reaches its
     /// verdict no game starts (games in flight are finished and recorded).
-    fn record(&self, record: &GameRecord, game: &ScheduledGame, winner: usize, detail: &str) {
+    fn record(&self, record: &GameRecord, played: &game::PlayedGame, game: &ScheduledGame) {
+        let winner = if played.winner == Color::White {
+            game.white
+        } else {
+            game.black
+        };
+        let detail = &played.detail;
         let mut writer = lock(&self.writer);
-        if let Err(err) = writer.append(record) {
+        if let Err(err) = writer.append_with(record, &played.infos) {
             *lock(&self.write_error) = Some(err);
             self.sprt_stop.store(true, Ordering::SeqCst);
             return;
@@ -463,8 +489,8 @@ impl<'a> Worker<'a> {
         match played {
             Ok(played) => {
                 let record = game_record(config, &game, opening, &played, started);
-                self.shared
-                    .record(&record, &game, seats[played.winner], &played.detail);
+                self.shared.record(&record, &played, &game);
+                self.shared.refresh_report();
                 for side in [Color::White, Color::Black] {
                     let stray = &played.stray[side];
                     if stray.lines > 0 {
@@ -498,6 +524,7 @@ impl<'a> Worker<'a> {
             );
             let engine = Engine::start(&launch, self.shared.config.rules)?;
             self.shared.started(index);
+            self.shared.note_engine_id(index, engine.id_name());
             self.engines[index] = Some(engine);
         }
         Ok(())
@@ -581,6 +608,7 @@ fn game_record(
         started,
         white_stray: played.stray.white.lines,
         black_stray: played.stray.black.lines,
+        move_info: results::moves::encode_column(&played.infos),
     }
 }
 
@@ -613,14 +641,14 @@ mod tests {
             out: out.to_path_buf(),
             shard: None,
             log: false,
+            pgn_comments: Default::default(),
         }
     }
 
-    #[test]
-    fn a_resumed_bar_starts_at_the_recorded_games_and_their_score() {
-        let dir = tempfile::tempdir().unwrap();
-        let config = two_engines(dir.path());
-        let mut writer = ResultsWriter::open(dir.path(), config.rules).unwrap();
+    /// A writer on `config.out` holding games 1-4 of `a` against `b`: `a` wins 3 (pairs WW
+    /// and WL from its side).
+    fn four_recorded_games(config: &TournamentConfig) -> ResultsWriter {
+        let mut writer = ResultsWriter::open(&config.out, config.rules).unwrap();
         for game in [
             record(1, 1, "a", "b", WhiteWins, Termination::GoalRank),
             record(2, 1, "b", "a", BlackWins, Termination::GoalRank),
@@ -629,6 +657,14 @@ mod tests {
         ] {
             writer.append(&game).unwrap();
         }
+        writer
+    }
+
+    #[test]
+    fn a_resumed_bar_starts_at_the_recorded_games_and_their_score() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = two_engines(dir.path());
+        let writer = four_recorded_games(&config);
         let openings = load_openings(&config).unwrap();
         let scheduled = shard_games(&config, openings.len());
         assert_eq!(scheduled.len(), 6);

@@ -119,22 +119,29 @@ pub fn in_ms(ms: u64) -> Duration {
 /// so) when it is not installed, except under CI (env `CI` set), where its absence fails the
 /// test.
 pub fn fairy_stockfish_or_skip() -> Option<PathBuf> {
-    let debian = PathBuf::from("/usr/games/fairy-stockfish");
+    installed_or_skip("/usr/games/fairy-stockfish", "fairy-stockfish")
+}
+
+/// A program Debian's package `name` installs at `debian`, else `name` on `PATH`. `None`
+/// (after saying so) when it is not installed, except under CI (env `CI` set), where its
+/// absence fails the test: .ci/run must install it.
+pub fn installed_or_skip(debian: &str, name: &str) -> Option<PathBuf> {
+    let debian = PathBuf::from(debian);
     let found = if debian.is_file() {
         Some(debian)
     } else {
         std::env::var_os("PATH").and_then(|path| {
             std::env::split_paths(&path)
-                .map(|dir| dir.join("fairy-stockfish"))
+                .map(|dir| dir.join(name))
                 .find(|candidate| candidate.is_file())
         })
     };
     if found.is_none() {
         assert!(
             std::env::var_os("CI").is_none(),
-            "fairy-stockfish is not installed but CI is set: .ci/run must install it"
+            "{name} is not installed but CI is set: .ci/run must install it"
         );
-        eprintln!("fairy-stockfish is not installed (apt-get install fairy-stockfish): skipped");
+        eprintln!("{name} is not installed (apt-get install {name}): skipped");
     }
     found
 }
