@@ -248,7 +248,7 @@ fn report_writes_pages_for_runs_games_files_and_shards() {
     let output = run(&format!("report {}", dir.path().display()));
     assert_eq!(output.status.code(), Some(4));
     assert!(
-        stderr(&output).contains("has no games.csv: not a run directory"),
+        stderr(&output).contains("holds no games.csv and no shard directories"),
         "{}",
         stderr(&output)
     );

@@ -753,7 +753,7 @@ pub(crate) mod tests {
         )
         .unwrap();
         let reader = GamesReader::open(&path).unwrap();
-        writeln!(file, ",1,1,2026-11-30T12:00:00Z,0,0").unwrap();
+        writeln!(file, ",1,1,2026-11-30T12:00:00Z,0,0,").unwrap();
         let read: Vec<GameRecord> = reader.map(Result::unwrap).collect();
         assert_eq!(read, games);
         assert_eq!(read_games(&path).unwrap().len(), 3);

@@ -76,8 +76,9 @@ mod tests {
         let csv = dir.path().join("games.csv");
         std::fs::write(
             &csv,
-            "game_id,round,pair,opening,white,black,result,termination,plies,moves,white_ms,\
-             black_ms,started\n1,1,1,startpos,a,b,1-0,goal-rank,0,,0,0,2026-11-30T12:00:00Z\n",
+            "game_id,round,pair,opening_id,opening,white,black,result,termination,plies,moves,\
+             white_ms,black_ms,started\n1,1,1,1,startpos,a,b,1-0,goal-rank,0,,0,0,\
+             2026-11-30T12:00:00Z\n",
         )
         .unwrap();
         let games: Vec<GameRecord> = GameFile::open(&csv).unwrap().map(Result::unwrap).collect();

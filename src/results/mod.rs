@@ -315,7 +315,11 @@ pub enum ResultsError {
 }
 
 impl ResultsError {
-    fn io(path: impl Into<PathBuf>, action: &'static str, source: std::io::Error) -> Self {
+    pub(crate) fn io(
+        path: impl Into<PathBuf>,
+        action: &'static str,
+        source: std::io::Error,
+    ) -> Self {
         ResultsError::Io {
             path: path.into(),
             action,

@@ -27,7 +27,7 @@ use super::config::TournamentConfig;
 use super::schedule::{ScheduledGame, shard_games};
 use super::shard::{self, sprt::SprtWatcher};
 use crate::engine::{Engine, EngineDescription, EngineError, EngineLaunch};
-use crate::game::{self, Players, TimeControl, Unfinished};
+use crate::game::{self, Players, Unfinished};
 use crate::openings::{Book, Opening};
 use crate::results::{self, GameRecord, GameResult, GamesReader, ResultsWriter, Summary};
 use crate::rules::{ByColor, Color, Position};
@@ -147,10 +147,7 @@ pub fn run(
     let scheduled = shard_games(config, openings.len());
     let done = recorded_games(config, &scheduled, &games_csv)?;
     let live = LiveReport::start(&dir)?;
-    let writer = ResultsWriter::open(&dir, config.rules)?
-        .with_event(config.event.clone())
-        .with_limits(pgn_limits(config))
-        .with_comments(config.pgn_comments);
+    let writer = config.results_writer(&dir)?;
     let queue: VecDeque<ScheduledGame> = scheduled
         .iter()
         .filter(|game| !done.contains(&game.game_id))
@@ -231,15 +228,6 @@ fn load_openings(config: &TournamentConfig) -> Result<Vec<Opening>, RunError> {
             comment: String::new(),
         }]),
     }
-}
-
-/// Each engine's limit, by name, for the PGN time control tags.
-fn pgn_limits(config: &TournamentConfig) -> Vec<(String, TimeControl)> {
-    config
-        .engines
-        .iter()
-        .map(|engine| (engine.name.clone(), engine.limit))
-        .collect()
 }
 
 /// State the workers share.

@@ -175,23 +175,38 @@ pub fn deterministic(rounds: u32) -> String {
     )
 }
 
-/// The games of a games.csv without what depends on the clock (start time, time used).
+/// The games of a games.csv without what depends on the clock (start time, time used, the
+/// time of each move in `move_info`).
 pub fn games_of(csv: &Path) -> Vec<bt_arena::results::GameRecord> {
     let mut games = bt_arena::results::read_games(csv).expect("a readable games.csv");
     for game in &mut games {
         game.started.clear();
         game.white_ms = 0;
         game.black_ms = 0;
+        game.move_info = game
+            .move_info
+            .split(' ')
+            .map(|token| token.rsplit_once('/').map_or(token, |(rest, _ms)| rest))
+            .collect::<Vec<_>>()
+            .join(" ");
     }
     games
 }
 
-/// A games.pgn without its `Date` tags (the only tag that depends on the clock).
-pub fn pgn_without_dates(path: &Path) -> String {
+/// The words of a games.pgn without what depends on the clock: its `Date` tags and the time
+/// each move took in the move comments (`0.120s`). Words, not lines: the times' widths move
+/// the line breaks.
+pub fn pgn_without_dates(path: &Path) -> Vec<String> {
+    let is_time = |word: &str| {
+        word.trim_end_matches([',', '}'])
+            .strip_suffix('s')
+            .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit() || c == '.'))
+    };
     std::fs::read_to_string(path)
         .expect("a readable games.pgn")
         .lines()
         .filter(|line| !line.starts_with("[Date "))
-        .collect::<Vec<_>>()
-        .join("\n")
+        .flat_map(str::split_whitespace)
+        .map(|word| if is_time(word) { "TIME" } else { word }.to_string())
+        .collect()
 }
