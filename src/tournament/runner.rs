@@ -670,4 +670,26 @@ mod tests {
         assert_eq!(shared.progress.length(), Some(6));
         assert_eq!(shared.progress.message(), "a 3, b 1");
     }
+
+    #[test]
+    fn with_an_sprt_the_bar_shows_the_llr_and_bounds() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = two_engines(dir.path());
+        let sprt: Sprt = "elo0=0 elo1=5".parse().unwrap();
+        config.sprt = Some(sprt);
+        let writer = four_recorded_games(&config);
+        let openings = load_openings(&config).unwrap();
+        let stop = AtomicBool::new(false);
+        let shared = Shared::new(&config, &openings, VecDeque::new(), writer, 6, &stop);
+        shared
+            .seed_tally(&dir.path().join(results::GAMES_CSV))
+            .unwrap();
+        // Pairs WW and WL for a.
+        let llr = sprt.llr_pentanomial(&crate::stats::Pentanomial::from([0, 0, 1, 0, 1]));
+        assert_eq!(
+            shared.progress.message(),
+            format!("a 3, b 1  LLR {llr:.2} (-2.94, 2.94)")
+        );
+        assert!(llr > 0.0 && llr < 2.94, "{llr}");
+    }
 }
