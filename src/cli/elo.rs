@@ -3,7 +3,7 @@
 
 use super::UsageError;
 use anyhow::{Context, Result, anyhow, bail};
-use bt_arena::results::{self, SummaryBuilder};
+use bt_arena::results::{self, Summary, SummaryBuilder};
 use bt_arena::stats::{Sprt, SprtDecision};
 use bt_arena::tournament::TournamentConfig;
 use bt_arena::tournament::runner::CONFIG_FILE;
@@ -82,14 +82,7 @@ pub fn run(args: &EloArgs) -> Result<ExitCode> {
         ))
         .into());
     }
-    let mut builder = SummaryBuilder::new(&engines, sprt.as_ref());
-    for path in &sources {
-        let skipped = builder.add_file(path).context("cannot read the games")?;
-        for game in skipped {
-            eprintln!("warning: {}, {game}: not counted", path.display());
-        }
-    }
-    let summary = builder.finish();
+    let summary = summarize(&sources, &engines, sprt.as_ref())?;
     if args.json {
         print!("{}", results::summary_json(&summary));
     } else {
@@ -106,6 +99,26 @@ pub fn run(args: &EloArgs) -> Result<ExitCode> {
         Some(SprtDecision::Continue) => super::EXIT_INCONCLUSIVE.into(),
         Some(SprtDecision::AcceptH1) | None => ExitCode::SUCCESS,
     })
+}
+
+/// The report of the games of `files` (games.csv streamed, or PGN) for `engines` with `sprt`
+/// ([`SummaryBuilder`]); a warning on stderr names each PGN game not counted.
+///
+/// # Errors
+/// A file that cannot be read or holds a malformed game (naming the file and line).
+pub(super) fn summarize(
+    files: &[PathBuf],
+    engines: &[String],
+    sprt: Option<&Sprt>,
+) -> Result<Summary> {
+    let mut builder = SummaryBuilder::new(engines, sprt);
+    for path in files {
+        let skipped = builder.add_file(path).context("cannot read the games")?;
+        for game in skipped {
+            eprintln!("warning: {}, {game}: not counted", path.display());
+        }
+    }
+    Ok(builder.finish())
 }
 
 /// The games.csv files of a file, or of a run or shard directory (a sharded run's shards in

@@ -2,12 +2,13 @@
 //! (games.csv or PGN of any tool).
 
 use super::UsageError;
-use super::elo::{source_files, split_sprt_values};
-use anyhow::{Context, Result};
+use super::elo::{source_files, split_sprt_values, summarize};
+use anyhow::{Context, Result, anyhow};
+use bt_arena::results;
 use bt_arena::results::html::{self, REPORT_HTML, Report, RunMeta};
-use bt_arena::results::series::Series;
-use bt_arena::results::{self, GameFile, GameRecord, Summary};
 use bt_arena::stats::Sprt;
+use bt_arena::tournament::runner::CONFIG_FILE;
+use bt_arena::tournament::shard::layout::shard_dirs;
 use clap::Args;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -58,11 +59,7 @@ pub fn run(args: &ReportArgs) -> Result<ExitCode> {
     }
     let dirs: Vec<&PathBuf> = inputs.iter().filter(|i| i.is_dir()).collect();
     let mut meta = match &dirs[..] {
-        [dir] if inputs.len() == 1 => RunMeta::of_dir(dir),
-        [first, ..] => RunMeta {
-            sources: Vec::new(),
-            ..RunMeta::of_dir(first)
-        },
+        [first, ..] => RunMeta::of_dir(&described_dir(first)?),
         [] => RunMeta {
             title: files
                 .iter()
@@ -84,10 +81,9 @@ pub fn run(args: &ReportArgs) -> Result<ExitCode> {
     .map(|spec| spec.parse::<Sprt>())
     .transpose()
     .map_err(|e| UsageError(format!("invalid value for '--sprt': {e}")))?;
-    let shards = read_files(&files)?;
-    let summary = Summary::compute_shards(&shards, &engine_order(&meta, &files)?, sprt.as_ref());
-    let series = Series::compute(&summary, &shards, sprt.as_ref());
-    let games: Vec<&GameRecord> = shards.iter().flatten().collect();
+    let summary = summarize(&files, &engine_order(&meta, &files)?, sprt.as_ref())?;
+    let (series, games) =
+        html::series_of_files(&files, &summary, sprt.as_ref()).context("cannot read the games")?;
     html::write_report(
         &out,
         &Report {
@@ -113,23 +109,20 @@ fn home_of(input: &Path) -> PathBuf {
     }
 }
 
-/// The games of each file (games.csv or PGN), in file order; a warning on stderr names each
-/// PGN game not counted.
+/// The directory whose config.json and run.json describe the run in `dir`: `dir` itself, or
+/// for a sharded run (shard directories and no config.json of its own) its first shard's.
 ///
 /// # Errors
-/// A file that cannot be read or holds a malformed game (naming the file and line).
-fn read_files(files: &[PathBuf]) -> Result<Vec<Vec<GameRecord>>> {
-    files
-        .iter()
-        .map(|path| {
-            let file = GameFile::open(path).context("cannot read the games")?;
-            for game in file.skipped() {
-                eprintln!("warning: {}, {game}: not counted", path.display());
-            }
-            file.collect::<Result<_, _>>()
-                .context("cannot read the games")
-        })
-        .collect()
+/// A shard directory that cannot be listed.
+fn described_dir(dir: &Path) -> Result<PathBuf> {
+    if dir.join(CONFIG_FILE).exists() {
+        return Ok(dir.to_path_buf());
+    }
+    let shards = shard_dirs(dir).map_err(|e| anyhow!(e))?;
+    Ok(shards
+        .into_iter()
+        .next()
+        .map_or_else(|| dir.to_path_buf(), |(_, shard)| shard))
 }
 
 /// The engines in the run's order (its config), else in schedule order.

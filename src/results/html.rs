@@ -13,12 +13,12 @@
 
 use super::crosstable::Crosstable;
 use super::moves::CommentDetail;
-use super::series::{OpeningResult, PairSeries, Series};
+use super::series::{OpeningResult, PairSeries, Series, SeriesBuilder};
 use super::svg::{self, LineChart, PALETTE, RatingBar, RefLine};
-use super::{Existing, GameRecord, ResultsError, Summary, Termination, pgn};
-use crate::stats::{Bound, Pentanomial, SprtDecision};
+use super::{Existing, GameFile, GameRecord, ResultsError, Summary, Termination, pgn};
+use crate::stats::{Bound, Pentanomial, Sprt, SprtDecision};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::io::Write;
 use std::path::Path;
 
@@ -114,8 +114,9 @@ pub struct Report<'a> {
     pub summary: &'a Summary,
     /// The series of the same games.
     pub series: &'a Series,
-    /// The games in recorded order (every file's, one after the other), for the viewer.
-    pub games: &'a [&'a GameRecord],
+    /// The latest games in recorded order (every file's, one after the other), for the
+    /// viewer: it shows the last [`MAX_VIEWER_GAMES`].
+    pub games: &'a [GameRecord],
     /// Where they come from.
     pub meta: &'a RunMeta,
 }
@@ -147,21 +148,48 @@ pub fn write_report(path: &Path, report: &Report<'_>) -> Result<(), ResultsError
     .map(drop)
 }
 
-/// Writes `dir/report.html` for the games of the run directory `dir` (`games`, in recorded
-/// order, and their `summary`, computed with `sprt`), with the metadata of its config.json
-/// and run.json; `in_progress` is `(games recorded, games scheduled)` while the run goes on.
+/// The series of the games of `files` (games.csv or PGN, each read one game at a time as
+/// [`GameFile`] reads it) and their latest [`MAX_VIEWER_GAMES`] games, in recorded order, for
+/// `summary` (computed from the same files with `sprt`). Memory does not grow with the games
+/// (see [`SeriesBuilder`]).
 ///
 /// # Errors
-/// [`ResultsError::Io`] when the page cannot be written.
+/// The first error of a [`GameFile`] on the files, in order.
+pub fn series_of_files<P: AsRef<Path>>(
+    files: &[P],
+    summary: &Summary,
+    sprt: Option<&Sprt>,
+) -> Result<(Series, Vec<GameRecord>), ResultsError> {
+    let mut builder = SeriesBuilder::new(summary, sprt);
+    let mut latest = VecDeque::with_capacity(MAX_VIEWER_GAMES);
+    for path in files {
+        for game in GameFile::open(path.as_ref())? {
+            let game = game?;
+            builder.add(&game);
+            if latest.len() == MAX_VIEWER_GAMES {
+                latest.pop_front();
+            }
+            latest.push_back(game);
+        }
+        builder.end_file();
+    }
+    Ok((builder.finish(summary), latest.into()))
+}
+
+/// Writes `dir/report.html` for the games of the run directory `dir` (its games.csv, streamed)
+/// and their `summary` (computed with `sprt`), with the metadata of its config.json and
+/// run.json; `in_progress` is `(games recorded, games scheduled)` while the run goes on.
+///
+/// # Errors
+/// [`ResultsError::Io`] when games.csv cannot be read or the page cannot be written;
+/// [`ResultsError::Malformed`] for a row of games.csv that does not read.
 pub fn write_run_report(
     dir: &Path,
-    games: &[GameRecord],
     summary: &Summary,
-    sprt: Option<&crate::stats::Sprt>,
+    sprt: Option<&Sprt>,
     in_progress: Option<(u64, u64)>,
 ) -> Result<(), ResultsError> {
-    let series = Series::compute(summary, &[games], sprt);
-    let refs: Vec<&GameRecord> = games.iter().collect();
+    let (series, games) = series_of_files(&[dir.join(super::GAMES_CSV)], summary, sprt)?;
     let meta = RunMeta {
         in_progress,
         ..RunMeta::of_dir(dir)
@@ -171,7 +199,7 @@ pub fn write_run_report(
         &Report {
             summary,
             series: &series,
-            games: &refs,
+            games: &games,
             meta: &meta,
         },
     )
@@ -321,12 +349,7 @@ fn page(report: &Report<'_>) -> Page {
             .map(opening_row)
             .collect(),
         viewer_json: viewer_json(report.games),
-        viewer_note: match report.games.len() {
-            n if n > MAX_VIEWER_GAMES => {
-                format!("The latest {MAX_VIEWER_GAMES} of {n} games; every game is in games.pgn.")
-            }
-            n => format!("{n} games."),
-        },
+        viewer_note: viewer_note(report),
         meta: meta_rows(report),
         config: report
             .meta
@@ -625,7 +648,18 @@ fn opening_row(opening: &OpeningResult) -> OpeningRow {
 }
 
 /// The viewer's games as JSON, safe inside a `<script>` element.
-fn viewer_json(games: &[&GameRecord]) -> String {
+/// How many games the viewer holds, of how many.
+fn viewer_note(report: &Report<'_>) -> String {
+    let shown = report.games.len().min(MAX_VIEWER_GAMES) as u64;
+    match report.summary.games {
+        total if total > shown => {
+            format!("The latest {shown} of {total} games; every game is in games.pgn.")
+        }
+        total => format!("{total} games."),
+    }
+}
+
+fn viewer_json(games: &[GameRecord]) -> String {
     let start = games.len().saturating_sub(MAX_VIEWER_GAMES);
     let list: Vec<ViewerGame> = games[start..]
         .iter()
@@ -728,7 +762,6 @@ mod tests {
     #[test]
     fn the_page_holds_every_section_and_escapes_names() {
         let (summary, series, games) = sample();
-        let refs: Vec<&GameRecord> = games.iter().collect();
         let meta = RunMeta {
             title: "demo & test".into(),
             sources: vec!["x/games.csv".into()],
@@ -738,7 +771,7 @@ mod tests {
         let html = render(&Report {
             summary: &summary,
             series: &series,
-            games: &refs,
+            games: &games,
             meta: &meta,
         })
         .unwrap();
@@ -771,7 +804,7 @@ mod tests {
     fn viewer_json_cannot_close_its_script() {
         let mut game = record(1, 1, "</script><script>x", "b", WhiteWins, GoalRank);
         game.moves = String::new();
-        let json = viewer_json(&[&game]);
+        let json = viewer_json(&[game]);
         assert!(!json.contains('<'), "{json}");
         let parsed: serde_json::Value = serde_json::from_str(&json).unwrap();
         assert_eq!(parsed[0]["white"], "</script><script>x");

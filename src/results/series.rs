@@ -6,7 +6,7 @@ use super::moves;
 use super::{GameRecord, Summary, Termination};
 use crate::stats::{EloModel, MatchCounts, Outcome, Sprt};
 use serde::Serialize;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// Most points kept in a series: longer ones are thinned evenly (the last point is kept).
 pub const MAX_POINTS: usize = 400;
@@ -129,107 +129,188 @@ impl OpeningResult {
 impl Series {
     /// The series of `shards` (each a file's games, in recorded order), for the engines and
     /// pairs of `summary` (computed from the same games with the same `sprt`). Game pairs are
-    /// matched within a file, as the summary matches them.
+    /// matched within a file, as the summary matches them. [`SeriesBuilder`] does the same
+    /// for games read one at a time.
     pub fn compute<S: AsRef<[GameRecord]>>(
         summary: &Summary,
         shards: &[S],
         sprt: Option<&Sprt>,
     ) -> Series {
-        let index: HashMap<&str, usize> = summary
+        let mut builder = SeriesBuilder::new(summary, sprt);
+        for games in shards {
+            for game in games.as_ref() {
+                builder.add(game);
+            }
+            builder.end_file();
+        }
+        builder.finish(summary)
+    }
+}
+
+/// The series computed one game at a time, in recorded order, as [`Series::compute`] does,
+/// for games that are read one by one and not kept. Memory holds the counts, at most
+/// 2 × [`MAX_POINTS`] points per pair (thinned as they come: every other point is dropped
+/// each time the limit is reached), one count per distinct move time (ms) per engine, one row
+/// per opening, and the game pairs open in the current file; never the games.
+#[derive(Debug)]
+pub struct SeriesBuilder {
+    /// Engine index by name ([`Summary::engines`]).
+    index: HashMap<String, usize>,
+    pairs: Vec<PairTrack>,
+    engines: Vec<EngineTrack>,
+    openings: OpeningTrack,
+    unreadable: (u64, Option<String>),
+}
+
+impl SeriesBuilder {
+    /// No games yet, for the engines and pairs of `summary` (computed with `sprt`).
+    pub fn new(summary: &Summary, sprt: Option<&Sprt>) -> SeriesBuilder {
+        let index: HashMap<String, usize> = summary
             .engines
             .iter()
             .enumerate()
-            .map(|(i, name)| (name.as_str(), i))
+            .map(|(i, name)| (name.clone(), i))
             .collect();
-        let mut pairs: Vec<PairTrack> = summary
+        let pairs = summary
             .pairs
             .iter()
             .map(|pair| PairTrack {
-                engines: (index[pair.first.as_str()], index[pair.second.as_str()]),
+                engines: (index[&pair.first], index[&pair.second]),
                 counts: MatchCounts::default(),
                 points: Vec::new(),
+                stride: 1,
+                changes: 0,
+                last: None,
                 sprt: pair.sprt.and(sprt.copied()),
             })
             .collect();
-        let mut engines: Vec<EngineTrack> = summary
-            .engines
-            .iter()
-            .map(|_| EngineTrack::default())
-            .collect();
-        let mut openings = OpeningTrack::default();
-        let mut unreadable = (0, None);
-        for (shard, games) in shards.iter().enumerate() {
-            for game in games.as_ref() {
-                let (white, black) = (index[game.white.as_str()], index[game.black.as_str()]);
-                let winner = index[game.winner_name()];
-                let slot = Termination::ALL
-                    .iter()
-                    .position(|t| *t == game.termination)
-                    .unwrap_or(0);
-                engines[winner].wins_by[slot] += 1;
-                engines[if winner == white { black } else { white }].losses_by[slot] += 1;
-                if let Err(error) = add_move_times(game, [white, black], &mut engines) {
-                    unreadable.0 += 1;
-                    unreadable
-                        .1
-                        .get_or_insert_with(|| format!("game {}: {error}", game.game_id));
-                }
-                openings.add(shard, game);
-                let first = white.min(black);
-                if let Some(track) = pairs
-                    .iter_mut()
-                    .find(|t| t.engines == (first, white.max(black)))
-                {
-                    track.add(
-                        (shard, game.pair),
-                        Outcome {
-                            white: white == first,
-                            won: winner == first,
-                        },
-                    );
-                }
-            }
+        SeriesBuilder {
+            engines: summary
+                .engines
+                .iter()
+                .map(|_| EngineTrack::default())
+                .collect(),
+            index,
+            pairs,
+            openings: OpeningTrack::default(),
+            unreadable: (0, None),
         }
-        let bucket_ms = bucket_width(&engines);
+    }
+
+    /// Counts `game`, the next game of the file being read (a game of an engine the summary
+    /// does not know is left out). Call [`end_file`](Self::end_file) after each file.
+    pub fn add(&mut self, game: &GameRecord) {
+        let engine = |name: &str| self.index.get(name).copied();
+        let (Some(white), Some(black), Some(winner)) = (
+            engine(&game.white),
+            engine(&game.black),
+            engine(game.winner_name()),
+        ) else {
+            return;
+        };
+        let slot = Termination::ALL
+            .iter()
+            .position(|t| *t == game.termination)
+            .unwrap_or(0);
+        self.engines[winner].wins_by[slot] += 1;
+        self.engines[if winner == white { black } else { white }].losses_by[slot] += 1;
+        if let Err(error) = add_move_times(game, [white, black], &mut self.engines) {
+            self.unreadable.0 += 1;
+            self.unreadable
+                .1
+                .get_or_insert_with(|| format!("game {}: {error}", game.game_id));
+        }
+        self.openings.add(game);
+        let first = white.min(black);
+        if let Some(track) = self
+            .pairs
+            .iter_mut()
+            .find(|t| t.engines == (first, white.max(black)))
+        {
+            track.add(
+                game.pair,
+                Outcome {
+                    white: white == first,
+                    won: winner == first,
+                },
+            );
+        }
+    }
+
+    /// Ends a file: its open game pairs can no longer complete (pair numbers restart in the
+    /// next file).
+    pub fn end_file(&mut self) {
+        for track in &mut self.pairs {
+            track.counts.close_open_pairs();
+        }
+        self.openings.open.clear();
+    }
+
+    /// The series of the games added, for `summary` (the one given to
+    /// [`new`](Self::new)).
+    pub fn finish(self, summary: &Summary) -> Series {
+        let bucket_ms = bucket_width(&self.engines);
         Series {
-            pairs: pairs
+            pairs: self
+                .pairs
                 .into_iter()
                 .zip(&summary.pairs)
                 .map(|(track, pair)| track.finish(pair))
                 .collect(),
-            engines: engines
+            engines: self
+                .engines
                 .into_iter()
                 .zip(&summary.engines)
                 .map(|(track, name)| track.finish(name, bucket_ms))
                 .collect(),
-            openings: openings.finish(),
-            unreadable_move_info: unreadable,
+            openings: self.openings.finish(),
+            unreadable_move_info: self.unreadable,
         }
     }
 }
 
 /// A pair's counts as they grow.
+#[derive(Debug)]
 struct PairTrack {
     engines: (usize, usize),
-    counts: MatchCounts<(usize, u64)>,
+    /// Keyed by pair number within the file being read.
+    counts: MatchCounts<u64>,
+    /// Every `stride`-th point since the first (fewer than 2 × [`MAX_POINTS`]).
     points: Vec<SeriesPoint>,
+    /// Changes of the counts between two points kept.
+    stride: u64,
+    /// Changes of the counts so far.
+    changes: u64,
+    /// The latest point, kept whatever the stride.
+    last: Option<SeriesPoint>,
     sprt: Option<Sprt>,
 }
 
 impl PairTrack {
     /// Counts a game; adds a point when the counts the Elo comes from changed (every game
     /// until a pair is complete, then every completed pair), as the SPRT tests them.
-    fn add(&mut self, key: (usize, u64), outcome: Outcome) {
-        let completed = self.counts.add(key, outcome);
-        if completed || self.counts.model() == EloModel::Trinomial {
-            let elo = self.counts.elo();
-            self.points.push(SeriesPoint {
-                games: self.counts.games(),
-                elo: elo.elo,
-                error95: elo.error95,
-                llr: self.sprt.map(|sprt| self.counts.llr(&sprt)),
-            });
+    fn add(&mut self, pair: u64, outcome: Outcome) {
+        let completed = self.counts.add(pair, outcome);
+        if !completed && self.counts.model() != EloModel::Trinomial {
+            return;
         }
+        let elo = self.counts.elo();
+        let point = SeriesPoint {
+            games: self.counts.games(),
+            elo: elo.elo,
+            error95: elo.error95,
+            llr: self.sprt.map(|sprt| self.counts.llr(&sprt)),
+        };
+        if self.changes.is_multiple_of(self.stride) {
+            self.points.push(point);
+            if self.points.len() == 2 * MAX_POINTS {
+                // Keep points 0, 2, 4, ...: every (2 × stride)-th change.
+                self.points = self.points.iter().copied().step_by(2).collect();
+                self.stride *= 2;
+            }
+        }
+        self.changes += 1;
+        self.last = Some(point);
     }
 
     fn finish(self, pair: &super::PairSummary) -> PairSeries {
@@ -241,10 +322,16 @@ impl PairTrack {
             decided_at: (status.report.decision != crate::stats::SprtDecision::Continue)
                 .then_some(status.games),
         });
+        let mut points = self.points;
+        if let Some(last) = self.last
+            && points.last() != Some(&last)
+        {
+            points.push(last);
+        }
         PairSeries {
             first: pair.first.clone(),
             second: pair.second.clone(),
-            points: thin(self.points, MAX_POINTS),
+            points: thin(points, MAX_POINTS),
             sprt,
         }
     }
@@ -260,42 +347,52 @@ fn thin<T: Copy>(points: Vec<T>, max: usize) -> Vec<T> {
 }
 
 /// An engine's terminations and move times as they are counted.
-#[derive(Default)]
+#[derive(Debug, Default)]
 struct EngineTrack {
     wins_by: [u64; Termination::ALL.len()],
     losses_by: [u64; Termination::ALL.len()],
-    times_ms: Vec<u64>,
+    /// Moves by their time, ms.
+    times_ms: BTreeMap<u64, u64>,
 }
 
-/// The `percent` percentile of the sorted `values` (the value at rank `(n - 1) * percent /
-/// 100`, rounded to the nearest); 0 for no values.
-fn nearest_rank(values: &[u64], percent: usize) -> u64 {
-    match values.len() {
-        0 => 0,
-        n => values[((n - 1) * percent + 50) / 100],
+/// The `percent` percentile of the times in `counts` (time → moves): the time at rank
+/// `(n - 1) * percent / 100` (rounded to the nearest) of the `n` times in order; 0 for none.
+fn nearest_rank(counts: &BTreeMap<u64, u64>, percent: u64) -> u64 {
+    let total: u64 = counts.values().sum();
+    if total == 0 {
+        return 0;
     }
+    let rank = ((total - 1) * percent + 50) / 100;
+    let mut seen = 0;
+    for (&ms, &moves) in counts {
+        seen += moves;
+        if seen > rank {
+            return ms;
+        }
+    }
+    0
 }
 
 impl EngineTrack {
-    fn finish(mut self, name: &str, bucket_ms: u64) -> EngineGames {
-        self.times_ms.sort_unstable();
+    fn finish(self, name: &str, bucket_ms: u64) -> EngineGames {
         let times = &self.times_ms;
-        let percentile = |percent: usize| -> u64 { nearest_rank(times, percent) };
         let mut histogram = vec![0u64; HISTOGRAM_BUCKETS];
-        for &ms in times {
+        for (&ms, &moves) in times {
             let bucket = usize::try_from(ms / bucket_ms).unwrap_or(usize::MAX);
-            histogram[bucket.min(HISTOGRAM_BUCKETS - 1)] += 1;
+            histogram[bucket.min(HISTOGRAM_BUCKETS - 1)] += moves;
         }
+        let moves: u64 = times.values().sum();
+        let total_ms: u64 = times.iter().map(|(ms, moves)| ms * moves).sum();
         EngineGames {
             name: name.to_string(),
             wins_by: self.wins_by.to_vec(),
             losses_by: self.losses_by.to_vec(),
             move_times: MoveTimes {
-                moves: times.len() as u64,
-                mean_ms: times.iter().sum::<u64>() as f64 / times.len().max(1) as f64,
-                median_ms: percentile(50),
-                p90_ms: percentile(90),
-                max_ms: times.last().copied().unwrap_or(0),
+                moves,
+                mean_ms: total_ms as f64 / moves.max(1) as f64,
+                median_ms: nearest_rank(times, 50),
+                p90_ms: nearest_rank(times, 90),
+                max_ms: times.last_key_value().map_or(0, |(&ms, _)| ms),
                 histogram,
                 bucket_ms,
             },
@@ -319,9 +416,10 @@ fn add_move_times(
         .parse::<crate::rules::Position>()
         .map_or(0, |p| p.side_to_move().index());
     for (ply, info) in infos.iter().enumerate() {
-        engines[sides[(first + ply) % 2]]
+        *engines[sides[(first + ply) % 2]]
             .times_ms
-            .push(info.time_ms);
+            .entry(info.time_ms)
+            .or_default() += 1;
     }
     Ok(())
 }
@@ -329,27 +427,27 @@ fn add_move_times(
 /// The histogram bucket width shared by all engines: the 99th percentile of every move time
 /// over the buckets, so that a few very long moves do not squeeze the rest into one bucket.
 fn bucket_width(engines: &[EngineTrack]) -> u64 {
-    let mut all: Vec<u64> = engines
-        .iter()
-        .flat_map(|e| e.times_ms.iter().copied())
-        .collect();
-    all.sort_unstable();
+    let mut all: BTreeMap<u64, u64> = BTreeMap::new();
+    for (&ms, &moves) in engines.iter().flat_map(|e| &e.times_ms) {
+        *all.entry(ms).or_default() += moves;
+    }
     let top = nearest_rank(&all, 99);
     (top + 1).div_ceil(HISTOGRAM_BUCKETS as u64).max(1)
 }
 
 /// The openings' results as they are counted.
-#[derive(Default)]
+#[derive(Debug, Default)]
 struct OpeningTrack {
     /// By position: the result so far, in order of first appearance.
     rows: Vec<OpeningResult>,
     row_of: HashMap<String, usize>,
-    /// Open game pairs: (file, pair) to the colour that won the first game.
-    open: HashMap<(usize, u64), bool>,
+    /// Open game pairs of the file being read: pair number to the colour that won the first
+    /// game.
+    open: HashMap<u64, bool>,
 }
 
 impl OpeningTrack {
-    fn add(&mut self, shard: usize, game: &GameRecord) {
+    fn add(&mut self, game: &GameRecord) {
         let row = *self.row_of.entry(game.opening.clone()).or_insert_with(|| {
             self.rows.push(OpeningResult {
                 opening_id: game.opening_id,
@@ -365,13 +463,13 @@ impl OpeningTrack {
         let row = &mut self.rows[row];
         row.games += 1;
         row.white_wins += u64::from(white_won);
-        match self.open.remove(&(shard, game.pair)) {
+        match self.open.remove(&game.pair) {
             Some(first_white_won) => {
                 row.pairs += 1;
                 row.same_colour_pairs += u64::from(first_white_won == white_won);
             }
             None => {
-                self.open.insert((shard, game.pair), white_won);
+                self.open.insert(game.pair, white_won);
             }
         }
     }
@@ -468,6 +566,47 @@ mod tests {
         (expected[0], expected[1], expected[19]) = (1, 1, 1);
         assert_eq!(b.move_times.histogram, expected);
         assert_eq!(thin((0..1000).collect(), 5), [0, 249, 499, 749, 999]);
+    }
+
+    /// A long run keeps at most `MAX_POINTS` points, evenly spread, from the first game to
+    /// the last, while the builder never holds more than twice that many.
+    #[test]
+    fn a_long_series_is_thinned_as_it_grows() {
+        let games: Vec<GameRecord> = (1..=5000u64)
+            .map(|id| {
+                let (white, black) = if id % 2 == 1 { ("a", "b") } else { ("b", "a") };
+                let result = if id % 3 == 0 { BlackWins } else { WhiteWins };
+                record(id, id.div_ceil(2), white, black, result, GoalRank)
+            })
+            .collect();
+        let names = ["a".to_string(), "b".to_string()];
+        let summary = Summary::compute(&games, &names, None);
+        let mut builder = SeriesBuilder::new(&summary, None);
+        for game in &games {
+            builder.add(game);
+            assert!(builder.pairs[0].points.len() < 2 * MAX_POINTS);
+        }
+        builder.end_file();
+        let series = builder.finish(&summary);
+        let at: Vec<u64> = series.pairs[0].points.iter().map(|p| p.games).collect();
+        assert_eq!(at.len(), MAX_POINTS);
+        assert_eq!((at[0], at[at.len() - 1]), (1, 5000));
+        assert!(at.windows(2).all(|w| w[0] < w[1]), "{at:?}");
+        // Evenly spread: no gap more than twice the even one (5000 games / 400 points).
+        let widest = at.windows(2).map(|w| w[1] - w[0]).max().unwrap();
+        assert!(widest <= 2 * 5000 / 400 + 2, "{widest}");
+        let last = series.pairs[0].points.last().unwrap();
+        assert_eq!(last.elo, summary.pairs[0].elo.elo);
+    }
+
+    #[test]
+    fn percentiles_of_counted_times() {
+        let counts: BTreeMap<u64, u64> = [(1, 2), (5, 1), (9, 7)].into();
+        // Ranks 0-1: 1 ms, 2: 5 ms, 3-9: 9 ms.
+        assert_eq!(nearest_rank(&counts, 0), 1);
+        assert_eq!(nearest_rank(&counts, 20), 5);
+        assert_eq!(nearest_rank(&counts, 50), 9);
+        assert_eq!(nearest_rank(&BTreeMap::new(), 50), 0);
     }
 
     #[test]

@@ -56,7 +56,7 @@ impl LiveReport {
     /// report is `summary` (computed with `sprt`).
     ///
     /// # Errors
-    /// [`RunError::Results`] when games.csv cannot be read or a page cannot be written.
+    /// [`RunError::Results`] when games.csv cannot be read or a file cannot be written.
     pub(super) fn finish(
         &self,
         dir: &Path,
@@ -64,8 +64,7 @@ impl LiveReport {
         sprt: Option<&Sprt>,
     ) -> Result<(), RunError> {
         self.info.write(dir)?;
-        let games = results::read_games(&dir.join(results::GAMES_CSV))?;
-        html::write_run_report(dir, &games, summary, sprt, None)?;
+        html::write_run_report(dir, summary, sprt, None)?;
         Ok(())
     }
 }
@@ -97,11 +96,9 @@ impl Shared<'_> {
             self.progress.length().unwrap_or(0),
         );
         let sprt = self.sprt.as_ref();
-        let written = results::read_games(&dir.join(results::GAMES_CSV)).and_then(|games| {
-            let names: Vec<String> = self.config.engines.iter().map(|e| e.name.clone()).collect();
-            let summary = Summary::compute(&games, &names, sprt);
-            html::write_run_report(&dir, &games, &summary, sprt, Some(progress))
-        });
+        let names: Vec<String> = self.config.engines.iter().map(|e| e.name.clone()).collect();
+        let written = Summary::from_files(&[dir.join(results::GAMES_CSV)], &names, sprt)
+            .and_then(|summary| html::write_run_report(&dir, &summary, sprt, Some(progress)));
         live.last = Some(Instant::now());
         live.cost = started.elapsed();
         if let Err(err) = written

@@ -221,7 +221,7 @@ impl MergedRun {
         }
         let summary = self.summary();
         results::write_summary(out, &summary)?;
-        html::write_run_report(out, &self.games, &summary, self.sprt().as_ref(), None)?;
+        html::write_run_report(out, &summary, self.sprt().as_ref(), None)?;
         if let Some(verdict) = &self.verdict
             && read_verdict(out)?.as_ref() != Some(verdict)
         {
