@@ -111,6 +111,7 @@ fn config(
         out,
         shard: None,
         log: false,
+        pgn_comments: Default::default(),
     }
 }
 

@@ -2,9 +2,10 @@
 //! `cargo bench --bench report_memory [-- GAMES...]` (default 100000 and 1000000).
 //!
 //! For each count it writes a synthetic games.csv of that many games to a temporary directory
-//! (two engines, a 60-ply move list per game: about 430 bytes a row, like a real run's), then
-//! runs the release `bt-arena elo` on it as a child process and reports its wall time and peak
-//! resident set size (`ru_maxrss` of the child from `wait4`). Two files per count: game pairs
+//! (two engines, a 60-ply move list per game and its `move_info`: about 1.6 kB a row, like a
+//! real run's), then runs the release `bt-arena elo` and `bt-arena report` on it as child
+//! processes and reports their wall time and peak resident set size (`ru_maxrss` of the child
+//! from `wait4`). Two files per count: game pairs
 //! with colours swapped (`--games 2`, the usual run), and single games that each have their
 //! own pair number (`--games 1`: no pair ever completes, so every game stays an open pair).
 //! Set `BT_ARENA_BIN` to measure another build of bt-arena (e.g. an older one).
@@ -28,6 +29,7 @@ fn write_games_csv(path: &Path, games: u64, paired: bool) -> std::io::Result<()>
     let mut out = BufWriter::with_capacity(1 << 20, std::fs::File::create(path)?);
     writeln!(out, "{}", COLUMNS.join(","))?;
     let mut moves = String::with_capacity(PLIES * 5);
+    let mut move_info = String::with_capacity(PLIES * 20);
     for game_id in 1..=games {
         let pair = if paired { game_id.div_ceil(2) } else { game_id };
         let (white, black) = if game_id % 2 == 1 {
@@ -37,7 +39,14 @@ fn write_games_csv(path: &Path, games: u64, paired: bool) -> std::io::Result<()>
         };
         let result = if rng.bool() { "1-0" } else { "0-1" };
         moves.clear();
+        move_info.clear();
         for ply in 0..PLIES {
+            if ply > 0 {
+                move_info.push(' ');
+            }
+            let score = rng.i32(-300..300);
+            let (depth, nodes, ms) = (rng.u32(8..20), rng.u64(1000..200_000), rng.u64(5..400));
+            move_info.push_str(&format!("{score}/{depth}/{}/{nodes}/{ms}", depth + 6));
             let file = char::from(b'a' + rng.u8(0..8));
             let rank = rng.u8(1..8);
             let step = if ply % 2 == 0 { 1 } else { -1 };
@@ -52,7 +61,7 @@ fn write_games_csv(path: &Path, games: u64, paired: bool) -> std::io::Result<()>
             out,
             "{game_id},{round},{pair},{opening},pppppppp/pppppppp/8/8/8/8/PPPPPPPP/PPPPPPPP w,\
              {white},{black},{result},goal-rank,{PLIES},{moves},{white_ms},{black_ms},\
-             2026-11-30T12:00:00Z,0,0",
+             2026-11-30T12:00:00Z,0,0,{move_info}",
             round = 1 + (game_id - 1) / 1000,
             opening = 1 + pair % 500,
             white_ms = rng.u64(1000..9000),
@@ -62,15 +71,15 @@ fn write_games_csv(path: &Path, games: u64, paired: bool) -> std::io::Result<()>
     out.flush()
 }
 
-/// Runs `bin elo FILE` and returns its wall time and peak resident set size in KiB.
+/// Runs `bin COMMAND FILE` and returns its wall time and peak resident set size in KiB.
 #[allow(
     clippy::zombie_processes,
     reason = "wait4 reaps the child, with its rusage"
 )]
-fn measure(bin: &Path, file: &Path) -> (Duration, i64) {
+fn measure(bin: &Path, command: &str, file: &Path) -> (Duration, i64) {
     let start = Instant::now();
     let child = Command::new(bin)
-        .arg("elo")
+        .arg(command)
         .arg(file)
         .stdout(Stdio::null())
         .spawn()
@@ -85,7 +94,7 @@ fn measure(bin: &Path, file: &Path) -> (Duration, i64) {
     assert_eq!(waited, pid, "wait4 failed");
     assert!(
         libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
-        "bt-arena elo failed: status {status}"
+        "bt-arena {command} failed: status {status}"
     );
     // ru_maxrss is in KiB on Linux.
     (elapsed, usage.ru_maxrss)
@@ -114,13 +123,18 @@ fn main() {
             let file = dir.path().join("games.csv");
             write_games_csv(&file, games, paired).expect("games.csv written");
             let size = std::fs::metadata(&file).expect("games.csv").len();
-            let (elapsed, max_rss_kib) = measure(&bin, &file);
-            eprintln!(
-                "elo over {games} games, {kind} ({:.0} MB games.csv): {:.2} s, peak RSS {:.1} MiB",
-                size as f64 / 1e6,
-                elapsed.as_secs_f64(),
-                max_rss_kib as f64 / 1024.0
-            );
+            for command in ["elo", "report"] {
+                let (elapsed, max_rss_kib) = measure(&bin, command, &file);
+                eprintln!(
+                    "{command} over {games} games, {kind} ({:.0} MB games.csv): {:.2} s, peak \
+                     RSS {:.1} MiB",
+                    size as f64 / 1e6,
+                    elapsed.as_secs_f64(),
+                    max_rss_kib as f64 / 1024.0
+                );
+            }
+            let page = std::fs::metadata(dir.path().join("report.html")).map_or(0, |m| m.len());
+            eprintln!("report.html: {:.2} MB", page as f64 / 1e6);
         }
     }
 }

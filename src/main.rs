@@ -29,12 +29,15 @@ enum Command {
     CheckEngine(cli::check_engine::CheckEngineArgs),
     /// Play a round-robin or gauntlet tournament between engines.
     Tournament(cli::tournament::TournamentArgs),
-    /// Recompute the report (standings, Elo, LOS, pentanomial counts, SPRT) from games.csv
-    /// files or run directories.
-    Elo(cli::elo::EloArgs),
     /// Join the shards of a run (`tournament --shard`) into one games.csv, games.pgn and
     /// summary.json, checking that they belong to one run and listing the games missing.
     Merge(cli::merge::MergeArgs),
+    /// Recompute the report (standings, Elo, LOS, pentanomial counts, SPRT) from games.csv files,
+    /// PGN files or run directories.
+    Elo(cli::elo::EloArgs),
+    /// Write report.html (charts, crosstable, game viewer) for run directories, games.csv or
+    /// PGN files.
+    Report(cli::report::ReportArgs),
     /// Generate an opening book (random balanced positions), or check one.
     Openings(cli::openings::OpeningsArgs),
 }
@@ -68,6 +71,7 @@ fn main() -> ExitCode {
         Command::Tournament(args) => cli::tournament::run(&args, &matches),
         Command::Elo(args) => cli::elo::run(&args),
         Command::Merge(args) => cli::merge::run(&args),
+        Command::Report(args) => cli::report::run(&args),
         Command::Openings(args) => cli::openings::run(&args),
     };
     result.unwrap_or_else(|err| {

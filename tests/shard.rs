@@ -86,7 +86,13 @@ fn sharded_runs_merge_to_the_unsharded_run_game_for_game() {
             );
             let pairs = (7 + u64::from(count) - 1 - index) / u64::from(count);
             assert_eq!(games.len() as u64, 2 * pairs, "both games of each pair");
-            for name in ["games.pgn", "summary.json", "config.json", "logs"] {
+            for name in [
+                "games.pgn",
+                "summary.json",
+                "config.json",
+                "logs",
+                "report.html",
+            ] {
                 assert!(shard_dir.join(name).exists(), "{name}");
             }
             assert!(
@@ -97,6 +103,12 @@ fn sharded_runs_merge_to_the_unsharded_run_game_for_game() {
         }
         // `elo` reads the shards of a run directory merged in game-id order.
         assert_eq!(stdout(&bt_arena(&words("elo", &[path(&run)]))), report);
+        // So does `report`, before any merge.
+        let page = dir.path().join(format!("shards{count}.html"));
+        let output = bt_arena(&words("report", &[path(&run), "--out", path(&page)]));
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        let page = std::fs::read_to_string(&page).unwrap();
+        assert!(page.contains("14 games (written"), "{page}");
         let merged = bt_arena(&words("merge", &[path(&run)]));
         assert_eq!(merged.status.code(), Some(0), "{}", stderr(&merged));
         assert!(
@@ -116,6 +128,8 @@ fn sharded_runs_merge_to_the_unsharded_run_game_for_game() {
             pgn_without_dates(&run.join("games.pgn")),
             pgn_without_dates(&single.join("games.pgn"))
         );
+        let page = std::fs::read_to_string(run.join("report.html")).unwrap();
+        assert!(page.contains("14 games (written"), "the merged run's page");
         // A second merge replaces the merged files rather than appending to them.
         let again = bt_arena(&words("merge", &[path(&run)]));
         assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));

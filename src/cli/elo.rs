@@ -1,9 +1,9 @@
 //! `bt-arena elo`: the report (standings, Elo, LOS, pentanomial counts, SPRT, faults)
-//! recomputed from games.csv files.
+//! recomputed from games.csv and PGN files.
 
 use super::UsageError;
 use anyhow::{Context, Result, anyhow, bail};
-use bt_arena::results::{self, Summary};
+use bt_arena::results::{self, Summary, SummaryBuilder};
 use bt_arena::stats::{Sprt, SprtDecision};
 use bt_arena::tournament::TournamentConfig;
 use bt_arena::tournament::runner::CONFIG_FILE;
@@ -16,9 +16,11 @@ use std::process::ExitCode;
 /// Arguments of `bt-arena elo`.
 #[derive(Args, Debug)]
 pub struct EloArgs {
-    /// games.csv files, e.g. the shards of one run, or run directories: a directory's
-    /// games.csv, or the games of its shards (`tournament --shard`) merged in game-id order.
-    /// Game pairs are matched within a file; engines are listed in order of first appearance.
+    /// games.csv or PGN files (bt-arena's, cutechess-cli's, fastchess's), e.g. the shards of
+    /// one run, or run directories: a directory's games.csv, or the games of its shards
+    /// (`tournament --shard`) merged in game-id order. Game pairs are matched within a file (in
+    /// a PGN without bt-arena's X-Pair tags: two consecutive games, colours swapped, same
+    /// start); engines are listed in order of first appearance.
     #[arg(value_name = "FILE|DIR")]
     files: Vec<PathBuf>,
     /// SPRT of the first engine against the second (needs exactly two engines), as separate
@@ -32,8 +34,9 @@ pub struct EloArgs {
     json: bool,
 }
 
-/// Runs `bt-arena elo`: streams every file or run directory (twice: engine names, then games), then prints the report and the SPRT
-/// verdicts recorded by sharded runs. Exit code: the `--sprt` verdict, or else a recorded one
+/// Runs `bt-arena elo`: streams every file or run directory (twice: engine names, then
+/// games; a warning on stderr names each PGN game not counted), then prints the report and
+/// the SPRT verdicts recorded by sharded runs. Exit code: the `--sprt` verdict, or else a recorded one
 /// (0 H1, 1 H0, 2 no decision); 0 without either.
 ///
 /// # Errors
@@ -47,7 +50,9 @@ pub fn run(args: &EloArgs) -> Result<ExitCode> {
         .transpose()
         .map_err(|e| UsageError(format!("invalid value for '--sprt': {e}")))?;
     if files.is_empty() {
-        return Err(UsageError("bt-arena elo needs at least one games.csv FILE".into()).into());
+        return Err(
+            UsageError("bt-arena elo needs at least one games.csv or PGN FILE".into()).into(),
+        );
     }
     let mut sources = Vec::new();
     let mut verdicts: Vec<RecordedVerdict> = Vec::new();
@@ -77,8 +82,7 @@ pub fn run(args: &EloArgs) -> Result<ExitCode> {
         ))
         .into());
     }
-    let summary =
-        Summary::from_files(&sources, &engines, sprt.as_ref()).context("cannot read the games")?;
+    let summary = summarize(&sources, &engines, sprt.as_ref())?;
     if args.json {
         print!("{}", results::summary_json(&summary));
     } else {
@@ -97,13 +101,33 @@ pub fn run(args: &EloArgs) -> Result<ExitCode> {
     })
 }
 
+/// The report of the games of `files` (games.csv streamed, or PGN) for `engines` with `sprt`
+/// ([`SummaryBuilder`]); a warning on stderr names each PGN game not counted.
+///
+/// # Errors
+/// A file that cannot be read or holds a malformed game (naming the file and line).
+pub(super) fn summarize(
+    files: &[PathBuf],
+    engines: &[String],
+    sprt: Option<&Sprt>,
+) -> Result<Summary> {
+    let mut builder = SummaryBuilder::new(engines, sprt);
+    for path in files {
+        let skipped = builder.add_file(path).context("cannot read the games")?;
+        for game in skipped {
+            eprintln!("warning: {}, {game}: not counted", path.display());
+        }
+    }
+    Ok(builder.finish())
+}
+
 /// The games.csv files of a file, or of a run or shard directory (a sharded run's shards in
 /// shard order: each holds whole game pairs), and the SPRT verdict recorded for them (a
 /// sharded run's `sprt.json`).
 ///
 /// # Errors
 /// A directory holding neither games.csv nor shards, or an unreadable `sprt.json`.
-fn source_files(path: &Path) -> Result<(Vec<PathBuf>, Option<RecordedVerdict>)> {
+pub(super) fn source_files(path: &Path) -> Result<(Vec<PathBuf>, Option<RecordedVerdict>)> {
     if !path.is_dir() {
         return Ok((vec![path.to_path_buf()], None));
     }
@@ -139,7 +163,10 @@ fn source_files(path: &Path) -> Result<(Vec<PathBuf>, Option<RecordedVerdict>)> 
 /// while they are `key=value` tokens (a key of letters and digits, a value without `/`) or
 /// quoted strings holding several tokens; the first other value and the rest are files, before
 /// `files`. (A file named like `key=value` is written `./key=value`.)
-fn split_sprt_values(values: &[String], files: &[PathBuf]) -> (Option<String>, Vec<PathBuf>) {
+pub(super) fn split_sprt_values(
+    values: &[String],
+    files: &[PathBuf],
+) -> (Option<String>, Vec<PathBuf>) {
     let is_spec = |value: &String| {
         value.contains(char::is_whitespace)
             || value.split_once('=').is_some_and(|(key, value)| {

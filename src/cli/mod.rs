@@ -6,6 +6,7 @@ pub mod merge;
 pub mod openings;
 pub mod perft;
 pub mod perft_check;
+pub mod report;
 pub mod tournament;
 
 /// Exit code: a check failed (perft mismatch, SPRT accepted H0).

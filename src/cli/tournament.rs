@@ -79,6 +79,10 @@ pub struct TournamentArgs {
     /// joins the shards.
     #[arg(long, value_name = "K/N|auto|auto/N")]
     shard: Option<String>,
+    /// What the move comments of games.pgn say: full (score/depth, time, nodes, seldepth, PV),
+    /// short (score/depth and time), or none.
+    #[arg(long, value_name = "full|short|none")]
+    pgn_comments: Option<bt_arena::results::moves::CommentDetail>,
 }
 
 /// The matches of the `tournament` subcommand.
@@ -295,11 +299,12 @@ fn resumed_config(
     let command = TournamentArgs::augment_args(clap::Command::new("tournament"));
     if let Some(flag) = command
         .get_arguments()
-        .filter_map(|arg| arg.get_long())
-        .find(|&flag| {
+        .filter_map(|arg| arg.get_long().map(|long| (arg.get_id().as_str(), long)))
+        .find(|&(id, flag)| {
             !RESUME_FLAGS.contains(&flag)
-                && given.value_source(flag) == Some(clap::parser::ValueSource::CommandLine)
+                && given.value_source(id) == Some(clap::parser::ValueSource::CommandLine)
         })
+        .map(|(_, flag)| flag)
     {
         return Err(super::UsageError(format!(
             "--{flag} cannot be given with --resume: the run continues exactly as saved in {}, \
@@ -418,6 +423,7 @@ fn override_settings(config: &mut TournamentConfig, args: &TournamentArgs) -> Re
     config.concurrency = args.concurrency.unwrap_or(config.concurrency);
     config.seed = args.seed.unwrap_or(config.seed);
     config.log |= args.log;
+    config.pgn_comments = args.pgn_comments.unwrap_or(config.pgn_comments);
     if !args.openings.is_empty() {
         config.openings = OpeningsSpec::parse(&args.openings)?;
     } else if args.config.is_none() {
@@ -555,5 +561,6 @@ fn default_config() -> Result<TournamentConfig> {
         out: PathBuf::new(),
         shard: None,
         log: false,
+        pgn_comments: Default::default(),
     })
 }

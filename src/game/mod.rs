@@ -9,7 +9,9 @@
 //! game are reported with it ([`PlayedGame::stray`]) and do not decide it.
 
 use crate::engine::{Engine, EngineDescription, EngineError, StrayOutput};
+use crate::protocol::{Info, Score};
 use crate::results::Termination;
+use crate::results::moves::{MoveInfo, MoveScore};
 use crate::rules::{ByColor, Color, Move, MoveError, Position, Rules};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -37,6 +39,8 @@ pub struct PlayedGame {
     /// Output of White's and Black's engine that answered no request, read during the game
     /// (including what the previous game of the same process left unread): never played.
     pub stray: ByColor<StrayOutput>,
+    /// What the mover's engine reported for each move of `moves`, and the time it took.
+    pub infos: Vec<MoveInfo>,
 }
 
 impl PlayedGame {
@@ -62,7 +66,8 @@ pub struct Players<'a> {
 }
 
 /// Plays one game from `opening` under `rules`, checking `stop` between moves, and collects
-/// the engines' stray output ([`PlayedGame::stray`]).
+/// the engines' stray output ([`PlayedGame::stray`]) and what they reported for each move
+/// ([`PlayedGame::infos`]).
 ///
 /// # Errors
 /// [`Unfinished::Interrupted`] when `stop` is set before the game ends.
@@ -72,17 +77,24 @@ pub fn play(
     rules: Rules,
     stop: &AtomicBool,
 ) -> Result<PlayedGame, Unfinished> {
-    let played = play_moves(players, opening, rules, stop);
+    let mut infos = Vec::new();
+    let played = play_moves(players, opening, rules, stop, &mut infos);
     let stray = ByColor::from_fn(|side| players.engines[side].take_stray());
-    played.map(|game| PlayedGame { stray, ..game })
+    played.map(|game| PlayedGame {
+        stray,
+        infos,
+        ..game
+    })
 }
 
-/// The game itself, as [`play`] describes it, with no stray output recorded yet.
+/// The game itself, as [`play`] describes it, with no stray output recorded yet; what the
+/// engines reported for each move played goes to `infos`.
 fn play_moves(
     players: &mut Players<'_>,
     opening: &Position,
     rules: Rules,
     stop: &AtomicBool,
+    infos: &mut Vec<MoveInfo>,
 ) -> Result<PlayedGame, Unfinished> {
     let mut clocks = Clocks::new(
         players
@@ -107,6 +119,7 @@ fn play_moves(
                 faulty: None,
                 detail: outcome.to_string(),
                 stray: Default::default(),
+                infos: Vec::new(),
             });
         }
         if stop.load(Ordering::SeqCst) {
@@ -119,8 +132,8 @@ fn play_moves(
         let reply = players.engines[side].go(opening, &moves, &limits, allowed);
         let elapsed = started.elapsed();
         used[side] += elapsed;
-        let bestmove = match reply {
-            Ok(reply) => reply.bestmove,
+        let (bestmove, info) = match reply {
+            Ok(reply) => (reply.bestmove, move_info(&reply.info, elapsed)),
             Err(error) => return Ok(fault(side, &error, moves, used)),
         };
         if let Err(late) = clocks.charge(side, elapsed) {
@@ -130,6 +143,7 @@ fn play_moves(
         match position.parse_move(rules, &bestmove) {
             Ok(mv) => {
                 moves.push(mv);
+                infos.push(info);
                 position = position.play_unchecked(mv);
             }
             Err(error) => {
@@ -141,6 +155,21 @@ fn play_moves(
                 return Ok(forfeit(side, Termination::IllegalMove, detail, moves, used));
             }
         }
+    }
+}
+
+/// What an engine reported for a move (its merged `info`) and the time the move took.
+fn move_info(info: &Info, elapsed: Duration) -> MoveInfo {
+    MoveInfo {
+        score: info.score.map(|score| match score {
+            Score::Cp(cp) => MoveScore::Cp(cp),
+            Score::Mate(moves) => MoveScore::Mate(moves),
+        }),
+        depth: info.depth,
+        seldepth: info.seldepth,
+        nodes: info.nodes,
+        time_ms: time_control::whole_ms(elapsed),
+        pv: info.pv.clone(),
     }
 }
 
@@ -181,5 +210,6 @@ fn forfeit(
         faulty: Some(side),
         detail,
         stray: Default::default(),
+        infos: Vec::new(),
     }
 }

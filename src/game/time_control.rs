@@ -63,6 +63,27 @@ impl TimeControl {
 }
 
 impl TimeControl {
+    /// The PGN `TimeControl` tag value, as cutechess-cli and fastchess write it: a clock as
+    /// `BASE+INC` in seconds (`10+0.1`; `8` without an increment), with its moves per period in
+    /// front (`40/60+0.6`); `-` for a fixed limit per move (time, depth or nodes), which the
+    /// `X-Limit` tag then names with [`Display`](fmt::Display) (`st=0.5`, `depth=3`).
+    pub fn pgn_tag(&self) -> String {
+        match self {
+            TimeControl::Clock {
+                base_ms,
+                increment_ms,
+                moves,
+            } => {
+                let period = moves.map_or(String::new(), |moves| format!("{moves}/"));
+                match increment_ms {
+                    0 => format!("{period}{}", Seconds(*base_ms)),
+                    _ => format!("{period}{}+{}", Seconds(*base_ms), Seconds(*increment_ms)),
+                }
+            }
+            _ => "-".to_string(),
+        }
+    }
+
     /// The `go` limits of this control for a position searched on its own: a clock as both
     /// sides' full base time and increment, any other control as its fixed limit.
     pub fn go_limits(self) -> GoLimits {

@@ -1,17 +1,20 @@
 //! The files of a run directory: appending to games.csv and games.pgn, repairing an entry cut
 //! off by a killed runner, and reading games.csv back.
 
-use super::{GameRecord, ResultsError, pgn};
+use super::moves::{CommentDetail, MoveInfo};
+use super::pgn::{self, PgnStyle};
+use super::{GameRecord, ResultsError};
+use crate::game::TimeControl;
 use crate::rules::Rules;
 use csv::StringRecord;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-/// The columns of games.csv, in order: the fields of [`GameRecord`]. The last
-/// [`LATER_COLUMNS`] were added later: a file without them still reads (as 0) and a run
-/// directory begun without them keeps its columns when resumed.
-pub const COLUMNS: [&str; 16] = [
+/// The columns of games.csv, in order: the fields of [`GameRecord`]. Columns were added at
+/// the end over time ([`COLUMN_COUNTS`]): a file without the later ones still reads (as 0 and
+/// empty) and a run directory begun without them keeps its columns when resumed.
+pub const COLUMNS: [&str; 17] = [
     "game_id",
     "round",
     "pair",
@@ -28,11 +31,13 @@ pub const COLUMNS: [&str; 16] = [
     "started",
     "white_stray",
     "black_stray",
+    "move_info",
 ];
 
-/// How many of the trailing [`COLUMNS`] a games.csv may lack: `white_stray` and `black_stray`,
-/// added after the first release. They hold unsigned integers (no comma, no quote).
-const LATER_COLUMNS: usize = 2;
+/// How many of [`COLUMNS`] a games.csv may have, oldest first: the first release's 14, then
+/// `white_stray` and `black_stray`, then `move_info`. The later columns hold no comma and no
+/// quote (unsigned integers; `move_info` tokens, see [`super::moves`]).
+const COLUMN_COUNTS: [usize; 3] = [14, 16, 17];
 
 /// File name of the CSV inside a run directory.
 pub const GAMES_CSV: &str = "games.csv";
@@ -60,11 +65,10 @@ pub struct ResultsWriter {
     csv: File,
     pgn_path: PathBuf,
     pgn: File,
-    rules: Rules,
-    event: String,
-    /// True when games.csv has the header of a file begun without the [`LATER_COLUMNS`]: its
-    /// rows are written without them.
-    legacy: bool,
+    style: PgnStyle,
+    /// How many of [`COLUMNS`] the header of games.csv has: rows are written with as many
+    /// (a file begun by an older release keeps its columns).
+    columns: usize,
 }
 
 impl ResultsWriter {
@@ -74,7 +78,7 @@ impl ResultsWriter {
     /// partial last row, a PGN that does not end with a result and a blank line loses its
     /// partial last game. `rules` names the PGN `Variant`; the PGN `Event` is `bt-arena`
     /// unless set with [`with_event`](ResultsWriter::with_event). A games.csv whose header
-    /// lacks the [`LATER_COLUMNS`] gets rows without them too.
+    /// lacks the later columns ([`COLUMN_COUNTS`]) gets rows without them too.
     ///
     /// # Errors
     /// [`ResultsError::Io`] when the directory or a file cannot be created, read or cut;
@@ -84,9 +88,9 @@ impl ResultsWriter {
             .map_err(|e| ResultsError::io(dir, "cannot create the directory", e))?;
         let csv_path = dir.join(GAMES_CSV);
         let mut csv = open_for_append(&csv_path)?;
-        let legacy = if cut_partial_entry(&csv_path, &mut csv, CSV_ENDS)? == 0 {
+        let columns = if cut_partial_entry(&csv_path, &mut csv, CSV_ENDS)? == 0 {
             write_flushed(&csv_path, &mut csv, header_line(&COLUMNS).as_bytes())?;
-            false
+            COLUMNS.len()
         } else {
             check_header_line(&csv_path, &mut csv)?
         };
@@ -98,15 +102,26 @@ impl ResultsWriter {
             csv,
             pgn_path,
             pgn,
-            rules,
-            event: DEFAULT_EVENT.to_string(),
-            legacy,
+            style: PgnStyle::new(DEFAULT_EVENT, rules),
+            columns,
         })
     }
 
     /// Sets the PGN `Event` tag of the games appended from now on.
     pub fn with_event(mut self, event: impl Into<String>) -> ResultsWriter {
-        self.event = event.into();
+        self.style.event = event.into();
+        self
+    }
+
+    /// Sets each engine's limit (by engine name) for the PGN `TimeControl` tags.
+    pub fn with_limits(mut self, limits: Vec<(String, TimeControl)>) -> ResultsWriter {
+        self.style.limits = limits;
+        self
+    }
+
+    /// Sets how much the PGN move comments say (default [`CommentDetail::Full`]).
+    pub fn with_comments(mut self, comments: CommentDetail) -> ResultsWriter {
+        self.style.comments = comments;
         self
     }
 
@@ -126,11 +141,23 @@ impl ResultsWriter {
     /// [`ResultsError::InvalidRecord`] when a text field holds a line break (nothing is
     /// written); [`ResultsError::Io`] when a write fails.
     pub fn append(&mut self, record: &GameRecord) -> Result<(), ResultsError> {
+        let infos = super::moves::decode_column(&record.move_info).unwrap_or_default();
+        self.append_with(record, &infos)
+    }
+
+    /// [`append`](ResultsWriter::append) with the PGN move comments from `infos` (one per
+    /// move, with the PVs that games.csv does not keep).
+    ///
+    /// # Errors
+    /// As [`append`](ResultsWriter::append).
+    pub fn append_with(
+        &mut self,
+        record: &GameRecord,
+        infos: &[MoveInfo],
+    ) -> Result<(), ResultsError> {
         let mut row = csv_row(record)?;
-        if self.legacy {
-            drop_later_columns(&mut row);
-        }
-        let game = pgn::format_game(record, self.rules, &self.event);
+        drop_later_columns(&mut row, COLUMNS.len() - self.columns);
+        let game = pgn::format_game_with(record, infos, &self.style);
         write_flushed(&self.pgn_path, &mut self.pgn, game.as_bytes())?;
         write_flushed(&self.csv_path, &mut self.csv, &row)
     }
@@ -148,7 +175,7 @@ pub fn read_games(path: &Path) -> Result<Vec<GameRecord>, ResultsError> {
 /// `Result<GameRecord, ResultsError>` whose memory does not grow with the file.
 ///
 /// Columns are matched by the header's names (extra columns are ignored; the
-/// [`LATER_COLUMNS`] may be missing and then read as 0). The file is read up to the end of
+/// later columns of [`COLUMN_COUNTS`] may be missing and then read as 0 or empty). The file is read up to the end of
 /// its last complete line, as long as it was when opened: a last row without its newline (cut
 /// off by a killed runner, or being written) is skipped without error, and an empty file, or
 /// one cut off inside the header, holds no games. A byte-order mark at the start is skipped
@@ -267,16 +294,20 @@ fn header_line(columns: &[&str]) -> String {
     format!("{}\n", columns.join(","))
 }
 
-/// The columns of a games.csv begun without the [`LATER_COLUMNS`].
+/// The columns every games.csv has: those of the first release.
 fn legacy_columns() -> &'static [&'static str] {
-    &COLUMNS[..COLUMNS.len() - LATER_COLUMNS]
+    &COLUMNS[..COLUMN_COUNTS[0]]
 }
 
-/// Cuts the [`LATER_COLUMNS`] off a CSV row (newline included), for a legacy games.csv. They
-/// are unsigned integers, so the row's last commas are theirs.
-fn drop_later_columns(row: &mut Vec<u8>) {
+/// Cuts the last `count` columns off a CSV row (newline included), for a games.csv begun by
+/// an older release. They hold no comma ([`COLUMN_COUNTS`]), so the row's last commas are
+/// theirs.
+fn drop_later_columns(row: &mut Vec<u8>, count: usize) {
+    if count == 0 {
+        return;
+    }
     let mut cut = row.len();
-    for _ in 0..LATER_COLUMNS {
+    for _ in 0..count {
         cut = row[..cut].iter().rposition(|&b| b == b',').unwrap_or(0);
     }
     row.truncate(cut);
@@ -343,19 +374,19 @@ fn complete_len(bytes: &[u8], ends: &[&[u8]]) -> usize {
 }
 
 /// Checks that the first line of an existing games.csv is our header (after a byte-order mark,
-/// if the file was saved with one); true when it is the header of a file begun without the
-/// [`LATER_COLUMNS`].
-fn check_header_line(path: &Path, file: &mut File) -> Result<bool, ResultsError> {
+/// if the file was saved with one), or the header of an older release; returns how many of
+/// [`COLUMNS`] it has ([`COLUMN_COUNTS`]).
+fn check_header_line(path: &Path, file: &mut File) -> Result<usize, ResultsError> {
     let mut first = String::new();
     file.seek(SeekFrom::Start(0))
         .and_then(|_| BufReader::new(&mut *file).read_line(&mut first))
         .map_err(|e| ResultsError::io(path, "cannot read", e))?;
     let first = crate::textfile::strip_bom(&first);
-    if first == header_line(&COLUMNS) {
-        return Ok(false);
-    }
-    if first == header_line(legacy_columns()) {
-        return Ok(true);
+    if let Some(&count) = COLUMN_COUNTS
+        .iter()
+        .find(|&&count| first == header_line(&COLUMNS[..count]))
+    {
+        return Ok(count);
     }
     Err(ResultsError::Malformed {
         path: path.to_path_buf(),
@@ -369,7 +400,7 @@ fn check_header_line(path: &Path, file: &mut File) -> Result<bool, ResultsError>
 }
 
 /// Checks that a header read back names every column of [`COLUMNS`] but the
-/// [`LATER_COLUMNS`].
+/// later columns ([`COLUMN_COUNTS`]).
 pub(super) fn check_columns(path: &Path, headers: &StringRecord) -> Result<(), ResultsError> {
     let missing: Vec<&str> = legacy_columns()
         .iter()
@@ -400,6 +431,7 @@ fn csv_row(record: &GameRecord) -> Result<Vec<u8>, ResultsError> {
         ("black", &record.black),
         ("moves", &record.moves),
         ("started", &record.started),
+        ("move_info", &record.move_info),
     ];
     if let Some((column, _)) = text_fields
         .iter()
@@ -489,6 +521,7 @@ pub(crate) mod tests {
         games[1].plies = 0;
         games[0].black_stray = 2;
         games[1].white_stray = 7;
+        games[0].move_info = "35/12/18/10234/120 M-2/-/-/-/3 -/-/-/-/0".into();
         games
     }
 
@@ -510,8 +543,9 @@ pub(crate) mod tests {
         let text = fs::read_to_string(&path).unwrap();
         assert!(text.starts_with(
             "game_id,round,pair,opening_id,opening,white,black,result,termination,plies,moves,\
-             white_ms,black_ms,started,white_stray,black_stray\n1,1,1,1,startpos,alpha,beta,1-0,\
-             goal-rank,3,a2a3 a7a6 b2b3,1500,1200,2026-11-30T12:00:00Z,0,2\n"
+             white_ms,black_ms,started,white_stray,black_stray,move_info\n1,1,1,1,startpos,alpha,\
+             beta,1-0,goal-rank,3,a2a3 a7a6 b2b3,1500,1200,2026-11-30T12:00:00Z,0,2,\
+             35/12/18/10234/120 M-2/-/-/-/3 -/-/-/-/0\n"
         ));
         // Reopening appends without a second header.
         let path = write(dir.path(), &games[..1]);
@@ -580,7 +614,7 @@ pub(crate) mod tests {
     #[test]
     fn malformed_rows_name_file_line_and_column() {
         let good =
-            "2,1,1,1,startpos,beta,alpha,1-0,goal-rank,3,a2a3,10,20,2026-11-30T12:00:00Z,0,0";
+            "2,1,1,1,startpos,beta,alpha,1-0,goal-rank,3,a2a3,10,20,2026-11-30T12:00:00Z,0,0,";
         let message = error_for_row(&good.replace("1-0", "1/2-1/2"));
         // serde reports an unknown word without its column, but with the word and the
         // words expected.
@@ -596,7 +630,7 @@ pub(crate) mod tests {
         let message = error_for_row(&good.replace("goal-rank", "resign"));
         assert!(message.contains("`resign`"), "{message}");
         let message = error_for_row("2,1,1");
-        assert!(message.contains("3 fields, expected 16"), "{message}");
+        assert!(message.contains("3 fields, expected 17"), "{message}");
     }
 
     #[test]
@@ -609,6 +643,7 @@ pub(crate) mod tests {
         fs::write(&path, format!("{old_header}\n{old_row}\n")).unwrap();
         let mut expected = sample_games();
         expected[0].black_stray = 0;
+        expected[0].move_info.clear();
         assert_eq!(read_games(&path).unwrap(), expected[..1]);
         // Resumed: the new row has the file's 14 columns (its stray counts are not recorded).
         write(dir.path(), &sample_games()[1..]);
@@ -621,6 +656,28 @@ pub(crate) mod tests {
              alpha,1-0,time-forfeit,0,,1500,1200,2026-11-30T12:00:00Z"
         );
         expected[1].white_stray = 0;
+        assert_eq!(read_games(&path).unwrap(), expected);
+    }
+
+    #[test]
+    fn a_games_csv_without_move_info_keeps_its_16_columns() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(GAMES_CSV);
+        let header = COLUMNS[..16].join(",");
+        fs::write(&path, format!("{header}\n")).unwrap();
+        let games = sample_games();
+        write(dir.path(), &games);
+        let text = fs::read_to_string(&path).unwrap();
+        assert_eq!(text.lines().next(), Some(header.as_str()));
+        assert!(
+            text.lines()
+                .nth(1)
+                .unwrap()
+                .ends_with(",2026-11-30T12:00:00Z,0,2"),
+            "{text}"
+        );
+        let mut expected = games;
+        expected[0].move_info.clear();
         assert_eq!(read_games(&path).unwrap(), expected);
     }
 
@@ -696,7 +753,7 @@ pub(crate) mod tests {
         )
         .unwrap();
         let reader = GamesReader::open(&path).unwrap();
-        writeln!(file, ",1,1,2026-11-30T12:00:00Z,0,0").unwrap();
+        writeln!(file, ",1,1,2026-11-30T12:00:00Z,0,0,").unwrap();
         let read: Vec<GameRecord> = reader.map(Result::unwrap).collect();
         assert_eq!(read, games);
         assert_eq!(read_games(&path).unwrap().len(), 3);

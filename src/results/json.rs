@@ -4,7 +4,7 @@
 //! types of [`report`](super::report)), pretty-printed, with a final newline.
 
 use super::ResultsError;
-use super::json_file::{Existing, write_json};
+use super::atomic_file::{Existing, write_json};
 use super::report::Summary;
 use std::path::Path;
 

@@ -5,9 +5,12 @@
 //! * `games.csv`: one [`GameRecord`] per line, in the column order of [`COLUMNS`], under a
 //!   header line; written by [`ResultsWriter`], read back row by row by [`GamesReader`] (or
 //!   all at once by [`read_games`]).
-//! * `games.pgn`: the same games as PGN ([`pgn`]).
+//! * `games.pgn`: the same games as PGN ([`pgn`]; read back, with other tools' PGN, by
+//!   [`pgn_read`]), with what the engines said about each move ([`moves`]).
 //! * `summary.json`: the [`Summary`] (standings, per-pair results, faults, SPRT), written
 //!   atomically by [`write_summary`].
+//! * `report.html`: the same summary and the [`series`] over the games as one self-contained
+//!   page ([`html`]), and `run.json`, the run's command line and engine identities.
 //!
 //! The report is computed once ([`Summary::compute`], or game by game from the files with
 //! [`Summary::from_files`] and [`SummaryBuilder`], in `report.rs`) and rendered by
@@ -17,17 +20,26 @@
 //!
 //! Breakthrough has no draws: every game is `1-0` or `0-1`.
 
+mod atomic_file;
+pub mod crosstable;
 mod files;
+mod game_file;
+pub mod html;
 mod json;
-mod json_file;
+pub mod moves;
 pub mod pgn;
+pub mod pgn_read;
 mod report;
+pub mod series;
+pub mod svg;
 mod tail;
 mod text;
 
+pub use atomic_file::{Existing, write_atomically, write_json};
 pub use files::{COLUMNS, GAMES_CSV, GAMES_PGN, GamesReader, ResultsWriter, read_games};
+pub use game_file::GameFile;
 pub use json::{summary_json, write_summary};
-pub use json_file::{Existing, write_json};
+pub use pgn_read::ReadGames;
 pub use report::{
     EloModel, EngineFaults, PairSummary, Standing, Summary, SummaryBuilder, schedule_order,
 };
@@ -86,8 +98,10 @@ impl fmt::Display for GameResult {
 /// Why a game ended. Serde and [`Display`](fmt::Display) use the kebab-case name
 /// ([`Termination::name`]).
 ///
-/// The first three are the rules' own endings ([`Reason`]); the last four are faults: the loser
-/// misbehaved and lost by forfeit ([`Termination::is_fault`]).
+/// The first three are the rules' own endings ([`Reason`]); the next four are faults: the loser
+/// misbehaved and lost by forfeit ([`Termination::is_fault`]). The last, an adjudication, is
+/// never bt-arena's: it comes from the PGN of another tool (cutechess-cli's resign
+/// adjudication).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Termination {
@@ -105,11 +119,14 @@ pub enum Termination {
     Crash,
     /// `stall`: the loser's engine stopped answering.
     Stall,
+    /// `adjudication`: the tool that ran the game declared the winner (read from another
+    /// tool's PGN; bt-arena plays every game to its end).
+    Adjudication,
 }
 
 impl Termination {
     /// Every termination, in the documented order.
-    pub const ALL: [Termination; 7] = [
+    pub const ALL: [Termination; 8] = [
         Termination::GoalRank,
         Termination::AllCaptured,
         Termination::NoMoves,
@@ -117,9 +134,10 @@ impl Termination {
         Termination::TimeForfeit,
         Termination::Crash,
         Termination::Stall,
+        Termination::Adjudication,
     ];
 
-    /// The kebab-case name used in games.csv and the PGN `Termination` tag, e.g. `goal-rank`.
+    /// The kebab-case name used in games.csv and the final PGN comment, e.g. `goal-rank`.
     pub const fn name(self) -> &'static str {
         match self {
             Termination::GoalRank => "goal-rank",
@@ -129,6 +147,20 @@ impl Termination {
             Termination::TimeForfeit => "time-forfeit",
             Termination::Crash => "crash",
             Termination::Stall => "stall",
+            Termination::Adjudication => "adjudication",
+        }
+    }
+
+    /// The PGN standard `Termination` tag value: `normal` for the rules' endings, `time
+    /// forfeit`, `rules infraction` (an illegal move), `abandoned` (a crash or a stall),
+    /// `adjudication`.
+    pub const fn pgn_tag(self) -> &'static str {
+        match self {
+            Termination::GoalRank | Termination::AllCaptured | Termination::NoMoves => "normal",
+            Termination::IllegalMove => "rules infraction",
+            Termination::TimeForfeit => "time forfeit",
+            Termination::Crash | Termination::Stall => "abandoned",
+            Termination::Adjudication => "adjudication",
         }
     }
 
@@ -156,6 +188,7 @@ impl Termination {
             Termination::TimeForfeit => format!("{loser} loses on time"),
             Termination::Crash => format!("{loser}'s engine crashes"),
             Termination::Stall => format!("{loser}'s engine stalls"),
+            Termination::Adjudication => format!("{winner} wins by adjudication"),
         }
     }
 }
@@ -218,6 +251,10 @@ pub struct GameRecord {
     /// The same for Black's engine.
     #[serde(default)]
     pub black_stray: u64,
+    /// What the engines reported for each move and the time it took, one token per ply (see
+    /// [`moves`]); empty when the file predates the column.
+    #[serde(default)]
+    pub move_info: String,
 }
 
 impl GameRecord {
@@ -278,7 +315,11 @@ pub enum ResultsError {
 }
 
 impl ResultsError {
-    fn io(path: impl Into<PathBuf>, action: &'static str, source: std::io::Error) -> Self {
+    pub(crate) fn io(
+        path: impl Into<PathBuf>,
+        action: &'static str,
+        source: std::io::Error,
+    ) -> Self {
         ResultsError::Io {
             path: path.into(),
             action,
@@ -339,6 +380,7 @@ pub(crate) mod tests {
             started: "2026-11-30T12:00:00Z".into(),
             white_stray: 0,
             black_stray: 0,
+            move_info: String::new(),
         }
     }
 
@@ -365,11 +407,26 @@ pub(crate) mod tests {
                 "illegal-move",
                 "time-forfeit",
                 "crash",
-                "stall"
+                "stall",
+                "adjudication"
             ]
         );
         let faults: Vec<bool> = Termination::ALL.iter().map(|t| t.is_fault()).collect();
-        assert_eq!(faults, [false, false, false, true, true, true, true]);
+        assert_eq!(faults, [false, false, false, true, true, true, true, false]);
+        let tags: Vec<&str> = Termination::ALL.iter().map(|t| t.pgn_tag()).collect();
+        assert_eq!(
+            tags,
+            [
+                "normal",
+                "normal",
+                "normal",
+                "rules infraction",
+                "time forfeit",
+                "abandoned",
+                "abandoned",
+                "adjudication"
+            ]
+        );
         assert_eq!(Termination::from(Reason::NoMoves), Termination::NoMoves);
         assert_eq!(Termination::from(Reason::GoalRank), Termination::GoalRank);
         assert_eq!(

@@ -1,4 +1,5 @@
-//! PGN text of a finished game, as games.pgn holds it.
+//! PGN text of a finished game, as games.pgn holds it, in the conventions of cutechess-cli
+//! and fastchess, so that other tools read it.
 //!
 //! One game is the tags
 //!
@@ -11,17 +12,28 @@
 //! [Black "beta"]
 //! [Result "1-0"]
 //! [Variant "breakthrough"]            see `variant`
-//! [SetUp "1"]                         these two only when the opening is not the start
-//! [FEN "pppppppp/pppppppp/8/8/8/P7/1PPPPPPP/PPPPPPPP b"]
-//! [Termination "goal-rank"]           the kebab-case `Termination` name
+//! [SetUp "1"]                         these two only when the opening is not the start; the
+//! [FEN "pppppppp/pppppppp/8/8/8/P7/1PPPPPPP/PPPPPPPP b - - 0 1"]   six fields of Fairy-Stockfish
+//! [TimeControl "10+0.1"]              PGN standard: BASE+INC in seconds, `-` for a fixed limit;
+//! [X-Limit "depth=3"]                 ... which this tag then names (see `TimeControl::pgn_tag`)
+//! [Termination "normal"]              PGN standard value (`Termination::pgn_tag`)
 //! [PlyCount "3"]
+//! [X-GameId "7"]                      bt-arena's game number, game pair and opening number:
+//! [X-Pair "4"]                        pairs are told apart even when games finish out of order
+//! [X-OpeningId "4"]
 //! ```
 //!
-//! a blank line, the numbered moves (`1. a2a3 a7a6 2. b2b3`, or `1... a7a6 2. ...` when Black
-//! moves first) wrapped at 79 columns, a comment saying how the game ended
-//! (`{White reaches rank 8}`), the result, and a blank line.
+//! When the two engines have different limits, `WhiteTimeControl` and `BlackTimeControl` (and
+//! `X-WhiteLimit`, `X-BlackLimit`) replace `TimeControl` (and `X-Limit`), as cutechess-cli and
+//! fastchess write them. Then a blank line, the numbered moves (`1. a2a3 a7a6 2. b2b3`, or
+//! `1... a7a6 2. ...` when Black moves first), each followed by its comment
+//! (`{+0.35/12 0.120s, n=10234, sd=18, pv="a7a6 b2b3"}`, see [`super::moves`]; trimmed or left
+//! out with [`CommentDetail`]), wrapped at 79 columns, a comment with bt-arena's termination word
+//! and how the game ended (`{goal-rank: White reaches rank 8}`), the result, and a blank line.
 
 use super::GameRecord;
+use super::moves::{self, CommentDetail, MoveInfo};
+use crate::game::TimeControl;
 use crate::rules::{Color, Position, Rules};
 
 /// Longest movetext line.
@@ -37,44 +49,143 @@ pub const fn variant(rules: Rules) -> &'static str {
     }
 }
 
-/// The PGN text of one game (see the module documentation), ending in a blank line. `event`
-/// is the `Event` tag.
-pub fn format_game(record: &GameRecord, rules: Rules, event: &str) -> String {
+/// The fixed limit of `limit` for the `X-Limit` tags (`st=0.5`, `depth=3`), `None` for a
+/// clock (see [`TimeControl::pgn_tag`]).
+fn fixed(limit: &TimeControl) -> Option<String> {
+    match limit {
+        TimeControl::Clock { .. } => None,
+        fixed => Some(fixed.to_string()),
+    }
+}
+
+/// How the games of a run are written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PgnStyle {
+    /// The `Event` tag.
+    pub event: String,
+    /// The rule set (the `Variant` tag).
+    pub rules: Rules,
+    /// Each engine's limit, by engine name; an engine not listed gets no time control tag.
+    pub limits: Vec<(String, TimeControl)>,
+    /// How much each move's comment says.
+    pub comments: CommentDetail,
+}
+
+impl PgnStyle {
+    /// Event `event`, rule set `rules`, no limits, full comments.
+    pub fn new(event: impl Into<String>, rules: Rules) -> PgnStyle {
+        PgnStyle {
+            event: event.into(),
+            rules,
+            limits: Vec::new(),
+            comments: CommentDetail::Full,
+        }
+    }
+
+    /// The limit of engine `name`.
+    fn limit(&self, name: &str) -> Option<&TimeControl> {
+        self.limits.iter().find(|(n, _)| n == name).map(|(_, l)| l)
+    }
+}
+
+/// The six-field FEN of a position, as Fairy-Stockfish writes it for Breakthrough:
+/// `<board> <side> - - 0 1` (no castling, no en passant; the clocks start afresh).
+pub fn fen(position: &Position) -> String {
+    format!("{position} - - 0 1")
+}
+
+/// The PGN text of one game (see the module documentation), ending in a blank line; the move
+/// comments come from the record's `move_info` (which keeps no PV).
+pub fn format_game(record: &GameRecord, style: &PgnStyle) -> String {
+    let infos = moves::decode_column(&record.move_info).unwrap_or_default();
+    format_game_with(record, &infos, style)
+}
+
+/// [`format_game`] with the move comments from `infos` (one per move, PVs included) instead
+/// of the record's `move_info`.
+pub fn format_game_with(record: &GameRecord, infos: &[MoveInfo], style: &PgnStyle) -> String {
     let opening = record.opening.parse::<Position>().ok();
     let mut text = String::new();
     let mut tag = |name: &str, value: &str| {
         text.push_str(&format!("[{name} \"{}\"]\n", escape(value)));
     };
-    tag("Event", event);
+    tag("Event", &style.event);
     tag("Site", "?");
     tag("Date", &pgn_date(&record.started));
     tag("Round", &record.round.to_string());
     tag("White", &record.white);
     tag("Black", &record.black);
     tag("Result", record.result.as_str());
-    tag("Variant", variant(rules));
+    tag("Variant", variant(style.rules));
     if opening != Some(Position::startpos()) {
-        let fen = opening.map_or_else(|| record.opening.clone(), |p| p.to_string());
+        let fen = opening.map_or_else(|| record.opening.clone(), |p| fen(&p));
         tag("SetUp", "1");
         tag("FEN", &fen);
     }
-    tag("Termination", record.termination.name());
+    match (style.limit(&record.white), style.limit(&record.black)) {
+        (Some(white), Some(black)) if white == black => {
+            tag("TimeControl", &white.pgn_tag());
+            if let Some(limit) = fixed(white) {
+                tag("X-Limit", &limit);
+            }
+        }
+        (white, black) => {
+            for (side, limit) in [("White", white), ("Black", black)] {
+                if let Some(limit) = limit {
+                    tag(&format!("{side}TimeControl"), &limit.pgn_tag());
+                    if let Some(fixed) = fixed(limit) {
+                        tag(&format!("X-{side}Limit"), &fixed);
+                    }
+                }
+            }
+        }
+    }
+    tag("Termination", record.termination.pgn_tag());
     tag("PlyCount", &record.plies.to_string());
+    tag("X-GameId", &record.game_id.to_string());
+    tag("X-Pair", &record.pair.to_string());
+    tag("X-OpeningId", &record.opening_id.to_string());
     text.push('\n');
     let first_mover = opening.map_or(Color::White, |p| p.side_to_move());
-    text.push_str(&movetext(record, first_mover));
+    text.push_str(&movetext(record, infos, first_mover, style.comments));
     text.push_str("\n\n");
     text
 }
 
-/// The movetext: numbered moves, the ending as a comment, the result; wrapped, no final
-/// newline.
-fn movetext(record: &GameRecord, first_mover: Color) -> String {
-    let mut units = move_units(&record.moves, first_mover);
+/// The movetext: numbered moves with their comments from `infos` (none past its end), the
+/// ending as a comment, the result; wrapped, no final newline.
+fn movetext(
+    record: &GameRecord,
+    infos: &[MoveInfo],
+    first_mover: Color,
+    detail: CommentDetail,
+) -> String {
+    let mut units = Vec::new();
+    for (i, unit) in move_units(&record.moves, first_mover)
+        .into_iter()
+        .enumerate()
+    {
+        units.push(unit);
+        if let Some(comment) = infos.get(i).and_then(|info| info.comment(detail)) {
+            units.push(format!("{{{comment}}}"));
+        }
+    }
     let ending = record.termination.describe(record.result.winner());
-    units.push(format!("{{{ending}}}"));
+    units.push(format!("{{{}: {ending}}}", record.termination.name()));
     units.push(record.result.as_str().to_string());
     wrap(&units, LINE_WIDTH)
+}
+
+/// The comment of each move of `record` (`None` where there is none), for the game viewer.
+pub fn move_comments(record: &GameRecord, detail: CommentDetail) -> Vec<Option<String>> {
+    let infos = moves::decode_column(&record.move_info).unwrap_or_default();
+    (0..record.moves.split_whitespace().count())
+        .map(|i| {
+            infos
+                .get(i)
+                .and_then(|info: &MoveInfo| info.comment(detail))
+        })
+        .collect()
 }
 
 /// The moves as wrapping units: `1. a2a3`, `a7a6`, `2. b2b3`, ... (`1... a7a6` first when
@@ -97,11 +208,18 @@ fn move_units(moves: &str, first_mover: Color) -> Vec<String> {
 }
 
 /// Joins `units` with spaces into lines of at most `width` characters (a longer unit gets a
-/// line of its own).
+/// line of its own, and so may be broken at its spaces: a comment).
 fn wrap(units: &[String], width: usize) -> String {
     let mut text = String::new();
     let mut line_len = 0;
-    for unit in units {
+    let pieces = units.iter().flat_map(|unit| {
+        if unit.len() > width && unit.starts_with('{') {
+            unit.split(' ').map(str::to_string).collect()
+        } else {
+            vec![unit.clone()]
+        }
+    });
+    for unit in pieces {
         if line_len > 0 && line_len + 1 + unit.len() > width {
             text.push('\n');
             line_len = 0;
@@ -109,7 +227,7 @@ fn wrap(units: &[String], width: usize) -> String {
             text.push(' ');
             line_len += 1;
         }
-        text.push_str(unit);
+        text.push_str(&unit);
         line_len += unit.len();
     }
     text
@@ -134,9 +252,13 @@ mod tests {
     use crate::results::tests::record;
     use crate::results::{GameResult, Termination};
 
+    fn style(rules: Rules) -> PgnStyle {
+        PgnStyle::new("test event", rules)
+    }
+
     #[test]
     fn a_known_game_from_the_start() {
-        let game = record(
+        let mut game = record(
             7,
             4,
             "alpha",
@@ -144,8 +266,12 @@ mod tests {
             GameResult::WhiteWins,
             Termination::GoalRank,
         );
+        game.move_info = "35/12/18/10234/120 M-2/-/-/-/3".into();
+        let mut style = style(Rules::Classic);
+        let clock = TimeControl::parse_clock("10+0.1").unwrap();
+        style.limits = vec![("alpha".into(), clock), ("beta \"b\"".into(), clock)];
         assert_eq!(
-            format_game(&game, Rules::Classic, "test event"),
+            format_game(&game, &style),
             "[Event \"test event\"]\n\
              [Site \"?\"]\n\
              [Date \"2026.11.30\"]\n\
@@ -154,12 +280,21 @@ mod tests {
              [Black \"beta \\\"b\\\"\"]\n\
              [Result \"1-0\"]\n\
              [Variant \"breakthrough\"]\n\
-             [Termination \"goal-rank\"]\n\
+             [TimeControl \"10+0.1\"]\n\
+             [Termination \"normal\"]\n\
              [PlyCount \"3\"]\n\
+             [X-GameId \"7\"]\n\
+             [X-Pair \"4\"]\n\
+             [X-OpeningId \"4\"]\n\
              \n\
-             1. a2a3 a7a6 2. b2b3 {White reaches rank 8} 1-0\n\
+             1. a2a3 {+0.35/12 0.120s, n=10234, sd=18} a7a6 {-M4/0 0.003s} 2. b2b3\n\
+             {goal-rank: White reaches rank 8} 1-0\n\
              \n"
         );
+        style.comments = CommentDetail::Short;
+        assert!(format_game(&game, &style).contains("1. a2a3 {+0.35/12 0.120s} a7a6"));
+        style.comments = CommentDetail::None;
+        assert!(format_game(&game, &style).contains("\n1. a2a3 a7a6 2. b2b3 {goal-rank: "));
     }
 
     #[test]
@@ -175,17 +310,52 @@ mod tests {
         game.opening = "pppppppp/pppppppp/8/8/8/P7/1PPPPPPP/PPPPPPPP b - - 0 1".into();
         game.moves = "a7a6 b2b3 a6a5".into();
         game.started = "yesterday".into();
-        let text = format_game(&game, Rules::CaptureOnly, "bt-arena");
+        let mut style = style(Rules::CaptureOnly);
+        style.limits = vec![
+            ("beta".into(), TimeControl::Depth(3)),
+            ("alpha".into(), TimeControl::parse_clock("8").unwrap()),
+        ];
+        let text = format_game(&game, &style);
         assert!(text.contains("[Date \"????.??.??\"]\n"), "{text}");
         assert!(text.contains("[Variant \"breakthrough-capture-only\"]\n"));
-        assert!(text.contains(
-            "[SetUp \"1\"]\n[FEN \"pppppppp/pppppppp/8/8/8/P7/1PPPPPPP/PPPPPPPP b\"]\n\
-             [Termination \"illegal-move\"]\n"
-        ));
         assert!(
-            text.ends_with("\n\n1... a7a6 2. b2b3 a6a5 {White makes an illegal move} 0-1\n\n"),
+            text.contains(
+                "[SetUp \"1\"]\n\
+                 [FEN \"pppppppp/pppppppp/8/8/8/P7/1PPPPPPP/PPPPPPPP b - - 0 1\"]\n\
+                 [WhiteTimeControl \"-\"]\n\
+                 [X-WhiteLimit \"depth=3\"]\n\
+                 [BlackTimeControl \"8\"]\n\
+                 [Termination \"rules infraction\"]\n"
+            ),
             "{text}"
         );
+        assert!(
+            text.ends_with(
+                "\n\n1... a7a6 2. b2b3 a6a5 {illegal-move: White makes an illegal move} 0-1\n\n"
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn fixed_limits_are_a_dash_and_an_x_tag() {
+        let game = record(1, 1, "a", "b", GameResult::WhiteWins, Termination::Crash);
+        let mut style = style(Rules::Classic);
+        let st = TimeControl::MoveTime(500);
+        style.limits = vec![("a".into(), st), ("b".into(), st)];
+        let text = format_game(&game, &style);
+        assert!(
+            text.contains(
+                "[TimeControl \"-\"]\n[X-Limit \"st=0.5\"]\n[Termination \"abandoned\"]\n"
+            ),
+            "{text}"
+        );
+        let tag = |tc: &str| TimeControl::parse_clock(tc).unwrap().pgn_tag();
+        assert_eq!(tag("60+0.6"), "60+0.6");
+        assert_eq!(tag("40/60+0.6"), "40/60+0.6");
+        assert_eq!(tag("0.5+0.02"), "0.5+0.02");
+        assert_eq!(tag("2"), "2");
+        assert_eq!(tag("2+0"), "2");
     }
 
     #[test]
@@ -199,12 +369,13 @@ mod tests {
             Termination::AllCaptured,
         );
         game.moves = vec!["a2a3"; 40].join(" ");
-        let text = format_game(&game, Rules::Classic, "e");
+        game.move_info = vec!["-/-/-/-/1"; 40].join(" ");
+        let text = format_game(&game, &style(Rules::Classic));
         let movetext = text.split("\n\n").nth(1).unwrap();
         assert!(movetext.lines().count() > 2);
         assert!(movetext.lines().all(|line| line.len() <= 79), "{movetext}");
-        assert!(movetext.starts_with("1. a2a3 a2a3 2. a2a3"));
+        assert!(movetext.starts_with("1. a2a3 {0.001s} a2a3 {0.001s} 2. a2a3"));
         assert!(!movetext.lines().any(|line| line.ends_with('.')));
-        assert!(movetext.ends_with("{Black captures every White pawn} 0-1"));
+        assert!(movetext.ends_with("{all-captured: Black captures every White pawn} 0-1"));
     }
 }

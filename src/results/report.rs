@@ -2,7 +2,7 @@
 //! pentanomial counts and SPRT, and per-engine faults. Rendered as text by
 //! [`text`](super::text) and as JSON (summary.json) by [`json`](super::json).
 
-use super::{GameRecord, GamesReader, ResultsError, Termination};
+use super::{GameFile, GameRecord, ResultsError, Termination};
 use crate::rules::Color;
 use crate::stats::{
     self, Bound, EloEstimate, MatchCounts, Outcome, PairResult, Pentanomial, RatingOptions,
@@ -145,12 +145,13 @@ impl Summary {
         builder.finish()
     }
 
-    /// [`compute_shards`](Summary::compute_shards) over games.csv files, streamed: the games
-    /// are read one at a time ([`GamesReader`]) and not kept, so memory does not grow with
-    /// them (see [`SummaryBuilder`]).
+    /// [`compute_shards`](Summary::compute_shards) over games.csv (or PGN) files, streamed: the
+    /// games are read one at a time ([`GamesReader`]) and not kept, so memory does not grow
+    /// with them (see [`SummaryBuilder`]). PGN games not counted are not reported here (see
+    /// [`SummaryBuilder::add_file`]).
     ///
     /// # Errors
-    /// The first error of a [`GamesReader`] on the files, in order.
+    /// The first error of a [`GameFile`] on the files, in order.
     pub fn from_files<P: AsRef<Path>>(
         files: &[P],
         engines: &[String],
@@ -175,16 +176,17 @@ impl Summary {
 /// The engines of games.csv `files` in schedule order: by game id (then file order, White
 /// before Black) within the first file, then the engines first met in each later file, in
 /// the same order. Game 1's White is the tournament's first engine, the one an SPRT tests,
-/// whichever game was written first. Streams the files; memory holds the names only.
+/// whichever game was written first. Streams games.csv files; memory holds the names only
+/// (and a PGN file's games while it is read).
 ///
 /// # Errors
-/// The first error of a [`GamesReader`] on the files, in order.
+/// The first error of a [`GameFile`] on the files, in order.
 pub fn schedule_order<P: AsRef<Path>>(files: &[P]) -> Result<Vec<String>, ResultsError> {
     let mut names: Vec<String> = Vec::new();
     for path in files {
         // Engines new in this file, with the (game id, row, side) where each is first met.
         let mut first_met: HashMap<String, (u64, usize, usize)> = HashMap::new();
-        for (row, game) in GamesReader::open(path.as_ref())?.enumerate() {
+        for (row, game) in GameFile::open(path.as_ref())?.enumerate() {
             let game = game?;
             for (side, name) in [&game.white, &game.black].into_iter().enumerate() {
                 if names.contains(name) {
@@ -270,16 +272,19 @@ impl SummaryBuilder {
         self.tally.close_open_pairs();
     }
 
-    /// Counts every game of the games.csv at `path`, streamed, then ends the file.
+    /// Counts every game of the games.csv (streamed) or PGN file at `path` ([`GameFile`]),
+    /// then ends the file. Returns the PGN games not counted ([`GameFile::skipped`]).
     ///
     /// # Errors
-    /// The first error of the [`GamesReader`]; the games before it are counted.
-    pub fn add_file(&mut self, path: &Path) -> Result<(), ResultsError> {
-        for game in GamesReader::open(path)? {
+    /// The first error of the [`GameFile`]; the games before it are counted.
+    pub fn add_file(&mut self, path: &Path) -> Result<Vec<String>, ResultsError> {
+        let mut file = GameFile::open(path)?;
+        let skipped = file.skipped().to_vec();
+        for game in &mut file {
             self.add(&game?);
         }
         self.end_file();
-        Ok(())
+        Ok(skipped)
     }
 
     /// The report of the games added.
@@ -414,7 +419,10 @@ fn fault_slot(termination: Termination) -> Option<usize> {
         Termination::IllegalMove => Some(1),
         Termination::Crash => Some(2),
         Termination::Stall => Some(3),
-        Termination::GoalRank | Termination::AllCaptured | Termination::NoMoves => None,
+        Termination::GoalRank
+        | Termination::AllCaptured
+        | Termination::NoMoves
+        | Termination::Adjudication => None,
     }
 }
 

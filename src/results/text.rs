@@ -1,5 +1,5 @@
-//! The report as text, fastchess style: the game count, the standings, a block per pair of
-//! engines (Elo, games, pentanomial counts, SPRT) and the faults table. [`Display`](fmt::Display)
+//! The report as text, fastchess style: the game count, the standings, the crosstable (3+
+//! engines), a block per pair of engines (Elo, games, pentanomial counts, SPRT) and the faults table. [`Display`](fmt::Display)
 //! of [`Summary`] and [`PairSummary`].
 
 use super::report::{PairSummary, Summary};
@@ -9,12 +9,7 @@ use std::fmt;
 /// Elo with two decimals and a sign, prefixed `>` (a floor), `<` (a ceiling) or `~` (both) for
 /// a bound.
 fn format_elo(elo: f64, bound: Option<Bound>) -> String {
-    let mark = match bound {
-        None => "",
-        Some(Bound::Lower) => ">",
-        Some(Bound::Upper) => "<",
-        Some(Bound::Between) => "~",
-    };
+    let mark = bound.map_or("", Bound::mark);
     // `+ 0.0` prints -0.0 as +0.00.
     format!("{mark}{:+.2}", elo + 0.0)
 }
@@ -38,12 +33,16 @@ fn or_dash(value: Option<String>) -> String {
 }
 
 impl fmt::Display for Summary {
-    /// The report: the game count, the standings table, a block per pair (Elo, games,
-    /// pentanomial counts, the LLR line), and the faults table.
+    /// The report: the game count, the standings table, the crosstable (3+ engines), a block
+    /// per pair (Elo, games, pentanomial counts, the LLR line), and the faults table.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "Games: {}", self.games)?;
         writeln!(f)?;
         self.write_standings(f)?;
+        if self.engines.len() >= 3 {
+            writeln!(f)?;
+            write!(f, "{}", super::crosstable::Crosstable::of(self))?;
+        }
         for pair in &self.pairs {
             writeln!(f)?;
             write!(f, "{pair}")?;

@@ -131,6 +131,17 @@ pub enum Bound {
     Between,
 }
 
+impl Bound {
+    /// The mark written before a bounded rating: `>` (a floor), `<` (a ceiling), `~` (both).
+    pub const fn mark(self) -> &'static str {
+        match self {
+            Bound::Lower => ">",
+            Bound::Upper => "<",
+            Bound::Between => "~",
+        }
+    }
+}
+
 /// Rating of one engine.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct EngineRating {

@@ -6,6 +6,8 @@
 
 use super::shard::Shard;
 use crate::engine::EngineDescription;
+use crate::results::moves::CommentDetail;
+use crate::results::{ResultsError, ResultsWriter};
 use crate::rules::Rules;
 use crate::stats::Sprt;
 use serde::{Deserialize, Serialize};
@@ -127,6 +129,9 @@ pub struct TournamentConfig {
     /// Write each engine's protocol traffic to `<out>/logs/<engine>-<worker>.log`.
     #[serde(default)]
     pub log: bool,
+    /// How much the move comments of games.pgn say (`full`, `short`, `none`).
+    #[serde(default)]
+    pub pgn_comments: CommentDetail,
 }
 
 fn default_event() -> String {
@@ -153,6 +158,24 @@ impl TournamentConfig {
             Some(shard) => self.out.join(shard.dir_name()),
             None => self.out.clone(),
         }
+    }
+
+    /// A writer appending this run's games to games.csv and games.pgn in `dir`, its PGN
+    /// tagged with the run's event and each engine's time control, with the comments of
+    /// [`pgn_comments`](TournamentConfig::pgn_comments).
+    ///
+    /// # Errors
+    /// As [`ResultsWriter::open`].
+    pub fn results_writer(&self, dir: &Path) -> Result<ResultsWriter, ResultsError> {
+        let limits = self
+            .engines
+            .iter()
+            .map(|engine| (engine.name.clone(), engine.limit))
+            .collect();
+        Ok(ResultsWriter::open(dir, self.rules)?
+            .with_event(self.event.clone())
+            .with_limits(limits)
+            .with_comments(self.pgn_comments))
     }
 
     /// Checks what serde cannot: at least two engines, unique names, positive counts, an
@@ -360,6 +383,7 @@ mod tests {
             out: PathBuf::from("results/x"),
             shard: None,
             log: false,
+            pgn_comments: Default::default(),
         }
     }
 

@@ -15,10 +15,12 @@
 //! `runner/directory.rs`; the progress line is drawn in `runner/progress.rs`.
 
 mod directory;
+mod live_report;
 mod progress;
 mod starts;
 
 pub use directory::{CONFIG_FILE, saved_config};
+pub use live_report::{REPORT_COST_FACTOR, REPORT_INTERVAL};
 pub use starts::{GivenUp, MAX_START_FAILURES, NotPlayed};
 
 use super::config::TournamentConfig;
@@ -32,6 +34,7 @@ use crate::rules::{ByColor, Color, Position};
 use crate::stats::{SequentialTest, Sprt, SprtDecision};
 use directory::{lock_directory, recorded_games, save_config};
 use indicatif::ProgressBar;
+use live_report::LiveReport;
 use progress::{RunTally, progress_bar};
 use starts::{EngineStarts, Starts};
 use std::collections::{HashMap, VecDeque};
@@ -143,7 +146,8 @@ pub fn run(
     save_config(config)?;
     let scheduled = shard_games(config, openings.len());
     let done = recorded_games(config, &scheduled, &games_csv)?;
-    let writer = ResultsWriter::open(&dir, config.rules)?.with_event(config.event.clone());
+    let live = LiveReport::start(&dir)?;
+    let writer = config.results_writer(&dir)?;
     let queue: VecDeque<ScheduledGame> = scheduled
         .iter()
         .filter(|game| !done.contains(&game.game_id))
@@ -154,6 +158,7 @@ pub fn run(
         recorded: done.len(),
     });
     let shared = Shared::new(config, &openings, queue, writer, scheduled.len(), stop);
+    *lock(&shared.live) = live;
     shared.seed_tally(&games_csv)?;
     let workers = config.concurrency.min(lock(&shared.queue).len());
     std::thread::scope(|scope| {
@@ -177,6 +182,7 @@ pub fn run(
     // file is streamed: memory does not grow with the games.
     let summary = Summary::from_files(&[&games_csv], &names, shared.sprt.as_ref())?;
     results::write_summary(&dir, &summary)?;
+    lock(&shared.live).finish(&dir, &summary, shared.sprt.as_ref())?;
     let finish = if let Some(decision) = summary
         .sprt_decision()
         .filter(|d| *d != SprtDecision::Continue)
@@ -239,6 +245,7 @@ struct Shared<'a> {
     /// A shard's SPRT over every shard's games (its own SPRT is then off: `sprt` is `None`).
     watcher: Option<Mutex<SprtWatcher>>,
     write_error: Mutex<Option<results::ResultsError>>,
+    live: Mutex<LiveReport>,
 }
 
 impl<'a> Shared<'a> {
@@ -278,6 +285,7 @@ impl<'a> Shared<'a> {
             sprt,
             watcher: SprtWatcher::for_config(config).map(Mutex::new),
             write_error: Mutex::new(None),
+            live: Mutex::new(LiveReport::default()),
         }
     }
 
@@ -369,9 +377,15 @@ impl<'a> Shared<'a> {
 
     /// Saves a finished game, prints its line, and feeds the SPRT: once it reaches its
     /// verdict no game starts (games in flight are finished and recorded).
-    fn record(&self, record: &GameRecord, game: &ScheduledGame, winner: usize, detail: &str) {
+    fn record(&self, record: &GameRecord, played: &game::PlayedGame, game: &ScheduledGame) {
+        let winner = if played.winner == Color::White {
+            game.white
+        } else {
+            game.black
+        };
+        let detail = &played.detail;
         let mut writer = lock(&self.writer);
-        if let Err(err) = writer.append(record) {
+        if let Err(err) = writer.append_with(record, &played.infos) {
             *lock(&self.write_error) = Some(err);
             self.sprt_stop.store(true, Ordering::SeqCst);
             return;
@@ -463,8 +477,8 @@ impl<'a> Worker<'a> {
         match played {
             Ok(played) => {
                 let record = game_record(config, &game, opening, &played, started);
-                self.shared
-                    .record(&record, &game, seats[played.winner], &played.detail);
+                self.shared.record(&record, &played, &game);
+                self.shared.refresh_report();
                 for side in [Color::White, Color::Black] {
                     let stray = &played.stray[side];
                     if stray.lines > 0 {
@@ -498,6 +512,7 @@ impl<'a> Worker<'a> {
             );
             let engine = Engine::start(&launch, self.shared.config.rules)?;
             self.shared.started(index);
+            self.shared.note_engine_id(index, engine.id_name());
             self.engines[index] = Some(engine);
         }
         Ok(())
@@ -581,6 +596,7 @@ fn game_record(
         started,
         white_stray: played.stray.white.lines,
         black_stray: played.stray.black.lines,
+        move_info: results::moves::encode_column(&played.infos),
     }
 }
 
@@ -613,14 +629,14 @@ mod tests {
             out: out.to_path_buf(),
             shard: None,
             log: false,
+            pgn_comments: Default::default(),
         }
     }
 
-    #[test]
-    fn a_resumed_bar_starts_at_the_recorded_games_and_their_score() {
-        let dir = tempfile::tempdir().unwrap();
-        let config = two_engines(dir.path());
-        let mut writer = ResultsWriter::open(dir.path(), config.rules).unwrap();
+    /// A writer on `config.out` holding games 1-4 of `a` against `b`: `a` wins 3 (pairs WW
+    /// and WL from its side).
+    fn four_recorded_games(config: &TournamentConfig) -> ResultsWriter {
+        let mut writer = ResultsWriter::open(&config.out, config.rules).unwrap();
         for game in [
             record(1, 1, "a", "b", WhiteWins, Termination::GoalRank),
             record(2, 1, "b", "a", BlackWins, Termination::GoalRank),
@@ -629,6 +645,14 @@ mod tests {
         ] {
             writer.append(&game).unwrap();
         }
+        writer
+    }
+
+    #[test]
+    fn a_resumed_bar_starts_at_the_recorded_games_and_their_score() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = two_engines(dir.path());
+        let writer = four_recorded_games(&config);
         let openings = load_openings(&config).unwrap();
         let scheduled = shard_games(&config, openings.len());
         assert_eq!(scheduled.len(), 6);
@@ -645,5 +669,27 @@ mod tests {
         assert_eq!(shared.progress.position(), 4);
         assert_eq!(shared.progress.length(), Some(6));
         assert_eq!(shared.progress.message(), "a 3, b 1");
+    }
+
+    #[test]
+    fn with_an_sprt_the_bar_shows_the_llr_and_bounds() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = two_engines(dir.path());
+        let sprt: Sprt = "elo0=0 elo1=5".parse().unwrap();
+        config.sprt = Some(sprt);
+        let writer = four_recorded_games(&config);
+        let openings = load_openings(&config).unwrap();
+        let stop = AtomicBool::new(false);
+        let shared = Shared::new(&config, &openings, VecDeque::new(), writer, 6, &stop);
+        shared
+            .seed_tally(&dir.path().join(results::GAMES_CSV))
+            .unwrap();
+        // Pairs WW and WL for a.
+        let llr = sprt.llr_pentanomial(&crate::stats::Pentanomial::from([0, 0, 1, 0, 1]));
+        assert_eq!(
+            shared.progress.message(),
+            format!("a 3, b 1  LLR {llr:.2} (-2.94, 2.94)")
+        );
+        assert!(llr > 0.0 && llr < 2.94, "{llr}");
     }
 }

@@ -158,6 +158,7 @@ mod tests {
             out: PathBuf::new(),
             shard: None,
             log: false,
+            pgn_comments: Default::default(),
         }
     }
 

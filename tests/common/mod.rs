@@ -119,22 +119,29 @@ pub fn in_ms(ms: u64) -> Duration {
 /// so) when it is not installed, except under CI (env `CI` set), where its absence fails the
 /// test.
 pub fn fairy_stockfish_or_skip() -> Option<PathBuf> {
-    let debian = PathBuf::from("/usr/games/fairy-stockfish");
+    installed_or_skip("/usr/games/fairy-stockfish", "fairy-stockfish")
+}
+
+/// A program Debian's package `name` installs at `debian`, else `name` on `PATH`. `None`
+/// (after saying so) when it is not installed, except under CI (env `CI` set), where its
+/// absence fails the test: .ci/run must install it.
+pub fn installed_or_skip(debian: &str, name: &str) -> Option<PathBuf> {
+    let debian = PathBuf::from(debian);
     let found = if debian.is_file() {
         Some(debian)
     } else {
         std::env::var_os("PATH").and_then(|path| {
             std::env::split_paths(&path)
-                .map(|dir| dir.join("fairy-stockfish"))
+                .map(|dir| dir.join(name))
                 .find(|candidate| candidate.is_file())
         })
     };
     if found.is_none() {
         assert!(
             std::env::var_os("CI").is_none(),
-            "fairy-stockfish is not installed but CI is set: .ci/run must install it"
+            "{name} is not installed but CI is set: .ci/run must install it"
         );
-        eprintln!("fairy-stockfish is not installed (apt-get install fairy-stockfish): skipped");
+        eprintln!("{name} is not installed (apt-get install {name}): skipped");
     }
     found
 }
@@ -168,23 +175,38 @@ pub fn deterministic(rounds: u32) -> String {
     )
 }
 
-/// The games of a games.csv without what depends on the clock (start time, time used).
+/// The games of a games.csv without what depends on the clock (start time, time used, the
+/// time of each move in `move_info`).
 pub fn games_of(csv: &Path) -> Vec<bt_arena::results::GameRecord> {
     let mut games = bt_arena::results::read_games(csv).expect("a readable games.csv");
     for game in &mut games {
         game.started.clear();
         game.white_ms = 0;
         game.black_ms = 0;
+        game.move_info = game
+            .move_info
+            .split(' ')
+            .map(|token| token.rsplit_once('/').map_or(token, |(rest, _ms)| rest))
+            .collect::<Vec<_>>()
+            .join(" ");
     }
     games
 }
 
-/// A games.pgn without its `Date` tags (the only tag that depends on the clock).
-pub fn pgn_without_dates(path: &Path) -> String {
+/// The words of a games.pgn without what depends on the clock: its `Date` tags and the time
+/// each move took in the move comments (`0.120s`). Words, not lines: the times' widths move
+/// the line breaks.
+pub fn pgn_without_dates(path: &Path) -> Vec<String> {
+    let is_time = |word: &str| {
+        word.trim_end_matches([',', '}'])
+            .strip_suffix('s')
+            .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit() || c == '.'))
+    };
     std::fs::read_to_string(path)
         .expect("a readable games.pgn")
         .lines()
         .filter(|line| !line.starts_with("[Date "))
-        .collect::<Vec<_>>()
-        .join("\n")
+        .flat_map(str::split_whitespace)
+        .map(|word| if is_time(word) { "TIME" } else { word }.to_string())
+        .collect()
 }

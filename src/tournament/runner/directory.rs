@@ -54,12 +54,11 @@ pub(super) fn recorded_games(
 pub(super) fn save_config(config: &TournamentConfig) -> Result<(), RunError> {
     let dir = config.results_dir();
     let path = dir.join(CONFIG_FILE);
-    let save = || -> std::io::Result<()> {
-        std::fs::create_dir_all(dir.join("logs"))?;
-        let json = serde_json::to_string_pretty(config).map_err(std::io::Error::other)?;
-        std::fs::write(&path, json + "\n")
-    };
-    save().map_err(|e| RunError::Config(format!("cannot write {}: {e}", path.display())))
+    std::fs::create_dir_all(dir.join("logs"))
+        .map_err(|e| RunError::Config(format!("cannot write {}: {e}", path.display())))?;
+    // Whole or not at all: the other shards of a run read it while this one starts.
+    results::write_json(&path, config, results::Existing::Replace)?;
+    Ok(())
 }
 
 /// Reads the config saved in a results directory, for `--resume`.

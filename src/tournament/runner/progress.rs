@@ -2,7 +2,7 @@
 //! and the running score above which finished games are printed.
 
 use super::Shared;
-use crate::stats::{Outcome, SequentialTest, Verdict};
+use crate::stats::{Outcome, SequentialTest, SprtDecision, Verdict};
 use indicatif::{HumanDuration, ProgressBar, ProgressState, ProgressStyle};
 use std::collections::HashMap;
 use std::io::Write;
@@ -57,14 +57,36 @@ impl RunTally {
 }
 
 impl Shared<'_> {
+    /// The progress bar's message: each engine's wins, then with an SPRT its LLR (at the
+    /// verdict, once reached) and bounds: `a 3, b 1  LLR 0.41 (-2.94, 2.94)`.
     pub(super) fn score_line(&self, tally: &RunTally) -> String {
-        self.config
+        let score = self
+            .config
             .engines
             .iter()
             .enumerate()
             .map(|(i, e)| format!("{} {}", e.name, tally.wins.get(&i).copied().unwrap_or(0)))
             .collect::<Vec<_>>()
-            .join(", ")
+            .join(", ");
+        let Some(test) = &tally.sprt else {
+            return score;
+        };
+        let (lower, upper) = test.sprt().bounds();
+        let bounds = format!("({lower:.2}, {upper:.2})");
+        match test.verdict() {
+            Some(verdict) => format!(
+                "{score}  LLR {:.2} {bounds} {}",
+                verdict.llr,
+                match verdict.decision {
+                    SprtDecision::AcceptH0 => "H0 accepted",
+                    _ => "H1 accepted",
+                }
+            ),
+            None => format!(
+                "{score}  LLR {:.2} {bounds}",
+                test.counts().llr(test.sprt())
+            ),
+        }
     }
 
     /// Prints a line above the progress bar, or on stdout when there is no bar.

@@ -8,11 +8,9 @@ use super::super::schedule::{recorded_ids, schedule, shard_games};
 use super::Shard;
 use super::layout::{first_difference, shard_dirs};
 use super::sprt::{RecordedVerdict, SPRT_FILE, read_verdict};
-use crate::results::{
-    self, GAMES_CSV, GAMES_PGN, GameRecord, ResultsError, ResultsWriter, Summary,
-};
+use crate::results::{self, GAMES_CSV, GAMES_PGN, GameRecord, ResultsError, Summary, html};
 use crate::stats::Sprt;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 /// The shards of one run, read and checked.
@@ -211,18 +209,19 @@ impl MergedRun {
         };
         std::fs::create_dir_all(out).map_err(|e| io_error("cannot create the directory", e))?;
         let staging = tempfile::tempdir_in(out).map_err(|e| io_error("cannot write", e))?;
-        let mut writer = ResultsWriter::open(staging.path(), self.config.rules)?
-            .with_event(self.config.event.clone());
+        let mut writer = self.config.results_writer(staging.path())?;
         for game in &self.games {
             writer.append(game)?;
         }
         drop(writer);
+        restore_shard_pgn(&staging.path().join(GAMES_PGN), &self.shards)?;
         for file in [GAMES_CSV, GAMES_PGN] {
             std::fs::rename(staging.path().join(file), out.join(file))
                 .map_err(|e| io_error("cannot write", e))?;
         }
         let summary = self.summary();
         results::write_summary(out, &summary)?;
+        html::write_run_report(out, &summary, self.sprt().as_ref(), None)?;
         if let Some(verdict) = &self.verdict
             && read_verdict(out)?.as_ref() != Some(verdict)
         {
@@ -230,6 +229,51 @@ impl MergedRun {
         }
         Ok(summary)
     }
+}
+
+/// Rewrites the merged games.pgn at `path` (written from games.csv) with each game's text
+/// from the games.pgn of its shard (in `shards`) where that has it: games.csv does not keep
+/// the engines' PVs, the shard's PGN does.
+///
+/// # Errors
+/// A games.pgn that cannot be read or written.
+fn restore_shard_pgn(path: &Path, shards: &[(Shard, PathBuf)]) -> Result<(), ResultsError> {
+    let read = |path: &Path| {
+        std::fs::read_to_string(path).map_err(|e| ResultsError::io(path, "cannot read", e))
+    };
+    let mut shard_texts = Vec::new();
+    for (_, dir) in shards {
+        let pgn = dir.join(GAMES_PGN);
+        if pgn.exists() {
+            shard_texts.push(read(&pgn)?);
+        }
+    }
+    let from_shards: HashMap<u64, &str> = shard_texts
+        .iter()
+        .flat_map(|text| pgn_games_by_id(text))
+        .collect();
+    let rendered = read(path)?;
+    let merged: String = pgn_games_by_id(&rendered)
+        .map(|(id, game)| from_shards.get(&id).copied().unwrap_or(game))
+        .collect();
+    std::fs::write(path, merged).map_err(|e| ResultsError::io(path, "cannot write", e))
+}
+
+/// The games of a games.pgn written by bt-arena, in file order, each with its `X-GameId`:
+/// the text from its `[Event` tag to the next game's (a game without the tag is left out).
+fn pgn_games_by_id(text: &str) -> impl Iterator<Item = (u64, &str)> {
+    let mut starts: Vec<usize> = text
+        .match_indices("[Event ")
+        .map(|(at, _)| at)
+        .filter(|&at| at == 0 || text.as_bytes()[at - 1] == b'\n')
+        .collect();
+    starts.push(text.len());
+    let games: Vec<&str> = starts.windows(2).map(|w| &text[w[0]..w[1]]).collect();
+    games.into_iter().filter_map(|game| {
+        let (_, rest) = game.split_once("\n[X-GameId \"")?;
+        let id = rest.split_once('"')?.0.parse().ok()?;
+        Some((id, game))
+    })
 }
 
 /// Most ranges [`id_ranges`] names.

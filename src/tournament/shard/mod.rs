@@ -210,6 +210,7 @@ pub(crate) fn test_config(run: &std::path::Path, shard: &str) -> super::Tourname
         out: run.to_path_buf(),
         shard: Some(shard.parse().unwrap()),
         log: false,
+        pgn_comments: Default::default(),
     }
 }
 

@@ -1,11 +1,13 @@
-//! JSON files written whole or not at all: summary.json, and a sharded run's sprt.json.
+//! Results files written whole or not at all: summary.json, a sharded run's sprt.json,
+//! run.json and report.html.
 
 use super::ResultsError;
 use serde::Serialize;
-use std::io::Write;
+use std::fs::File;
+use std::io::{self, Write};
 use std::path::Path;
 
-/// What [`write_json`] does when the file exists.
+/// What [`write_atomically`] and [`write_json`] do when the file exists.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Existing {
     /// Replace it (rename over it).
@@ -16,10 +18,8 @@ pub enum Existing {
     Keep,
 }
 
-/// Writes `value` as pretty JSON (and a newline) to `path`, atomically: to a temporary file
-/// in the same directory, made readable like the other results files (0644), synced, then
-/// renamed to `path` ([`Existing::Replace`]) or linked to it only if no file has that name
-/// ([`Existing::Keep`]). Returns `false` when an existing file was kept.
+/// Writes `value` as pretty JSON (and a newline) to `path`, atomically, as
+/// [`write_atomically`] does. Returns `false` when an existing file was kept.
 ///
 /// # Errors
 /// [`ResultsError::Io`] naming `path` when the temporary file cannot be created, written,
@@ -29,12 +29,33 @@ pub fn write_json(
     value: &impl Serialize,
     existing: Existing,
 ) -> Result<bool, ResultsError> {
+    write_atomically(path, existing, |file| {
+        serde_json::to_writer_pretty(&mut *file, value)?;
+        file.write_all(b"\n")
+    })
+}
+
+/// Writes `path` whole or not at all: `contents` writes to a temporary file in the same
+/// directory, which is made readable like the other results files (0644), synced, then
+/// renamed to `path` ([`Existing::Replace`]) or linked to it only if no file has that name
+/// ([`Existing::Keep`]). A reader sees the old file or the new one, never a part. Returns
+/// `false` when an existing file was kept.
+///
+/// # Errors
+/// [`ResultsError::Io`] naming `path` when the temporary file cannot be created, written,
+/// renamed or linked.
+pub fn write_atomically(
+    path: &Path,
+    existing: Existing,
+    contents: impl FnOnce(&mut File) -> io::Result<()>,
+) -> Result<bool, ResultsError> {
     let io_error = |e| ResultsError::io(path, "cannot write", e);
-    let dir = path.parent().unwrap_or(Path::new("."));
+    let dir = path
+        .parent()
+        .filter(|dir| !dir.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     let mut file = tempfile::NamedTempFile::new_in(dir).map_err(io_error)?;
-    serde_json::to_writer_pretty(&mut file, value)
-        .map_err(std::io::Error::from)
-        .and_then(|()| file.write_all(b"\n"))
+    contents(file.as_file_mut())
         .and_then(|()| {
             // The temporary file starts as 0600.
             use std::os::unix::fs::PermissionsExt;
@@ -46,7 +67,7 @@ pub fn write_json(
     match existing {
         Existing::Replace => file.persist(path).map(|_| true),
         Existing::Keep => match file.persist_noclobber(path) {
-            Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
+            Err(e) if e.error.kind() == io::ErrorKind::AlreadyExists => Ok(false),
             written => written.map(|_| true),
         },
     }

@@ -1,0 +1,149 @@
+//! `bt-arena report`: report.html for existing runs, shards of one run, or games files
+//! (games.csv or PGN of any tool).
+
+use super::UsageError;
+use super::elo::{source_files, split_sprt_values, summarize};
+use anyhow::{Context, Result, anyhow};
+use bt_arena::results;
+use bt_arena::results::html::{self, REPORT_HTML, Report, RunMeta};
+use bt_arena::stats::Sprt;
+use bt_arena::tournament::runner::CONFIG_FILE;
+use bt_arena::tournament::shard::layout::shard_dirs;
+use clap::Args;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Arguments of `bt-arena report`.
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// Run directories (their games.csv), games.csv files or PGN files. Several are the shards
+    /// of one run (game pairs are matched within each).
+    #[arg(value_name = "INPUT")]
+    inputs: Vec<PathBuf>,
+    /// Where to write the page; default: report.html in the directory of the only INPUT (a
+    /// run directory, or the directory holding the file).
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// SPRT of the first engine against the second, as `bt-arena elo --sprt` takes it;
+    /// default: the one in the run's config.json.
+    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
+    sprt: Vec<String>,
+}
+
+/// Runs `bt-arena report`: reads the games, writes the page, prints its path.
+///
+/// # Errors
+/// [`UsageError`] without an input, with several inputs and no `--out`, or a bad SPRT; a
+/// missing or malformed games file (named, with the line); a page that cannot be written.
+pub fn run(args: &ReportArgs) -> Result<ExitCode> {
+    let (spec, inputs) = split_sprt_values(&args.sprt, &args.inputs);
+    if inputs.is_empty() {
+        return Err(UsageError(
+            "bt-arena report needs at least one run directory, games.csv or PGN file".into(),
+        )
+        .into());
+    }
+    let out = match (&args.out, &inputs[..]) {
+        (Some(out), _) => out.clone(),
+        (None, [only]) => home_of(only).join(REPORT_HTML),
+        (None, _) => {
+            return Err(UsageError(
+                "with several inputs, say where the page goes: --out FILE".into(),
+            )
+            .into());
+        }
+    };
+    let mut files: Vec<PathBuf> = Vec::new();
+    for input in &inputs {
+        files.extend(source_files(input)?.0);
+    }
+    let dirs: Vec<&PathBuf> = inputs.iter().filter(|i| i.is_dir()).collect();
+    let mut meta = match &dirs[..] {
+        [first, ..] => RunMeta::of_dir(&described_dir(first)?),
+        [] => RunMeta {
+            title: files
+                .iter()
+                .filter_map(|f| f.file_name())
+                .map(|n| n.to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+                .join(", "),
+            ..RunMeta::default()
+        },
+    };
+    meta.sources = files.iter().map(|f| f.display().to_string()).collect();
+    let sprt = match spec {
+        Some(spec) => Some(spec),
+        None => meta
+            .config
+            .as_ref()
+            .and_then(|c| c["sprt"].as_str().map(str::to_string)),
+    }
+    .map(|spec| spec.parse::<Sprt>())
+    .transpose()
+    .map_err(|e| UsageError(format!("invalid value for '--sprt': {e}")))?;
+    let summary = summarize(&files, &engine_order(&meta, &files)?, sprt.as_ref())?;
+    let (series, games) =
+        html::series_of_files(&files, &summary, sprt.as_ref()).context("cannot read the games")?;
+    html::write_report(
+        &out,
+        &Report {
+            summary: &summary,
+            series: &series,
+            games: &games,
+            meta: &meta,
+        },
+    )
+    .context("cannot write the report")?;
+    println!("Report: {}", out.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The directory a page for `input` goes to: the run directory itself, or the file's.
+fn home_of(input: &Path) -> PathBuf {
+    if input.is_dir() {
+        return input.to_path_buf();
+    }
+    match input.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// The directory whose config.json and run.json describe the run in `dir`: `dir` itself, or
+/// for a sharded run (shard directories and no config.json of its own) its first shard's.
+///
+/// # Errors
+/// A shard directory that cannot be listed.
+fn described_dir(dir: &Path) -> Result<PathBuf> {
+    if dir.join(CONFIG_FILE).exists() {
+        return Ok(dir.to_path_buf());
+    }
+    let shards = shard_dirs(dir).map_err(|e| anyhow!(e))?;
+    Ok(shards
+        .into_iter()
+        .next()
+        .map_or_else(|| dir.to_path_buf(), |(_, shard)| shard))
+}
+
+/// The engines in the run's order (its config), else in schedule order.
+///
+/// # Errors
+/// A games file that cannot be read.
+fn engine_order(meta: &RunMeta, files: &[PathBuf]) -> Result<Vec<String>> {
+    let configured: Vec<String> = meta
+        .config
+        .as_ref()
+        .and_then(|c| c["engines"].as_array())
+        .map(|engines| {
+            engines
+                .iter()
+                .filter_map(|e| e["name"].as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    if configured.is_empty() {
+        results::schedule_order(files).context("cannot read the games")
+    } else {
+        Ok(configured)
+    }
+}

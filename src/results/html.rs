@@ -1,0 +1,812 @@
+//! report.html: one self-contained page (inline CSS, SVG and script; nothing fetched, no
+//! server) with the standings and their error bars, the crosstable, per pair the pentanomial
+//! histogram, the Elo over games with its 95% band and, with an SPRT, the LLR over games
+//! between its bounds; terminations and faults and move times per engine, the openings'
+//! results, the run's metadata, and a game viewer.
+//!
+//! The numbers are those of summary.json (the same [`Summary`]) and of [`Series`], both
+//! computed from the games; this module only lays them out (with [minijinja], which escapes
+//! every text, and [`super::svg`]). The page is written atomically ([`write_report`]), so a
+//! browser reloading it during a run sees the last complete version; while a run goes on it
+//! reloads itself every [`REFRESH_SECONDS`], keeping the game and move shown (in the URL's
+//! `#game=N&ply=P`, which also opens the viewer there).
+
+use super::crosstable::Crosstable;
+use super::moves::CommentDetail;
+use super::series::{OpeningResult, PairSeries, Series, SeriesBuilder};
+use super::svg::{self, LineChart, PALETTE, RatingBar, RefLine};
+use super::{Existing, GameFile, GameRecord, ResultsError, Summary, Termination, pgn};
+use crate::stats::{Bound, Pentanomial, Sprt, SprtDecision};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, VecDeque};
+use std::io::Write;
+use std::path::Path;
+
+/// File name of the page inside a run directory.
+pub const REPORT_HTML: &str = "report.html";
+/// File name of the run's command line and engine identities inside a run directory.
+pub const RUN_JSON: &str = "run.json";
+/// How often a page of a run in progress reloads itself, seconds.
+pub const REFRESH_SECONDS: u32 = 15;
+/// Most games the viewer holds (the latest ones): every game is in games.pgn.
+pub const MAX_VIEWER_GAMES: usize = 500;
+/// Most openings listed.
+pub const MAX_OPENING_ROWS: usize = 15;
+
+/// The page's template (minijinja, HTML-escaped).
+const TEMPLATE: &str = include_str!("report.html.tmpl");
+
+/// What the runner knows of a run that its files do not say: saved as run.json.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunInfo {
+    /// The command line of the session that last ran (or resumed) the run, as words.
+    #[serde(default)]
+    pub command_line: Vec<String>,
+    /// The bt-arena version that ran it.
+    #[serde(default)]
+    pub bt_arena: String,
+    /// Each engine's `id name`, by configured name, as far as known.
+    #[serde(default)]
+    pub engines: BTreeMap<String, String>,
+}
+
+impl RunInfo {
+    /// The run.json of `dir`, if it has a readable one.
+    pub fn read(dir: &Path) -> Option<RunInfo> {
+        let text = std::fs::read_to_string(dir.join(RUN_JSON)).ok()?;
+        serde_json::from_str(&text).ok()
+    }
+
+    /// Writes `dir/run.json` atomically.
+    ///
+    /// # Errors
+    /// [`ResultsError::Io`] when it cannot be written.
+    pub fn write(&self, dir: &Path) -> Result<(), ResultsError> {
+        super::write_json(&dir.join(RUN_JSON), self, Existing::Replace).map(drop)
+    }
+}
+
+/// Where the games come from and what is known of the run, for the page's header and its
+/// metadata section.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunMeta {
+    /// The page's title: the event, or the file names.
+    pub title: String,
+    /// The files the games were read from.
+    pub sources: Vec<String>,
+    /// The run's config.json, when there is one.
+    pub config: Option<serde_json::Value>,
+    /// The run's run.json, when there is one.
+    pub info: Option<RunInfo>,
+    /// `(games recorded, games scheduled)` while the run goes on; `None` once it is over (or
+    /// unknown).
+    pub in_progress: Option<(u64, u64)>,
+}
+
+impl RunMeta {
+    /// The metadata of the run directory `dir` (its config.json and run.json, when readable),
+    /// titled by the config's event or the directory's name.
+    pub fn of_dir(dir: &Path) -> RunMeta {
+        let config: Option<serde_json::Value> = std::fs::read_to_string(dir.join("config.json"))
+            .ok()
+            .and_then(|text| serde_json::from_str(&text).ok());
+        let title = config
+            .as_ref()
+            .and_then(|c| c["event"].as_str().map(str::to_string))
+            .unwrap_or_else(|| {
+                dir.file_name()
+                    .map_or_else(String::new, |n| n.to_string_lossy().into())
+            });
+        RunMeta {
+            title,
+            sources: vec![dir.join(super::GAMES_CSV).display().to_string()],
+            config,
+            info: RunInfo::read(dir),
+            in_progress: None,
+        }
+    }
+}
+
+/// Everything the page shows.
+#[derive(Debug, Clone, Copy)]
+pub struct Report<'a> {
+    /// The report of the games (what summary.json holds).
+    pub summary: &'a Summary,
+    /// The series of the same games.
+    pub series: &'a Series,
+    /// The latest games in recorded order (every file's, one after the other), for the
+    /// viewer: it shows the last [`MAX_VIEWER_GAMES`].
+    pub games: &'a [GameRecord],
+    /// Where they come from.
+    pub meta: &'a RunMeta,
+}
+
+/// The page's HTML.
+///
+/// # Errors
+/// A message when the template fails to render (a bug: the template is built in).
+pub fn render(report: &Report<'_>) -> Result<String, String> {
+    let mut env = minijinja::Environment::new();
+    env.add_template("report.html", TEMPLATE)
+        .map_err(|e| format!("report template: {e:#}"))?;
+    let page = page(report);
+    env.get_template("report.html")
+        .and_then(|template| template.render(minijinja::value::Serde(&page)))
+        .map_err(|e| format!("report template: {e:#}"))
+}
+
+/// Renders `report` and writes it to `path` atomically.
+///
+/// # Errors
+/// [`ResultsError::Io`] when the file cannot be written (or the template fails).
+pub fn write_report(path: &Path, report: &Report<'_>) -> Result<(), ResultsError> {
+    let html = render(report)
+        .map_err(|e| ResultsError::io(path, "cannot render", std::io::Error::other(e)))?;
+    super::write_atomically(path, Existing::Replace, |file| {
+        file.write_all(html.as_bytes())
+    })
+    .map(drop)
+}
+
+/// The series of the games of `files` (games.csv or PGN, each read one game at a time as
+/// [`GameFile`] reads it) and their latest [`MAX_VIEWER_GAMES`] games, in recorded order, for
+/// `summary` (computed from the same files with `sprt`). Memory does not grow with the games
+/// (see [`SeriesBuilder`]).
+///
+/// # Errors
+/// The first error of a [`GameFile`] on the files, in order.
+pub fn series_of_files<P: AsRef<Path>>(
+    files: &[P],
+    summary: &Summary,
+    sprt: Option<&Sprt>,
+) -> Result<(Series, Vec<GameRecord>), ResultsError> {
+    let mut builder = SeriesBuilder::new(summary, sprt);
+    let mut latest = VecDeque::with_capacity(MAX_VIEWER_GAMES);
+    for path in files {
+        for game in GameFile::open(path.as_ref())? {
+            let game = game?;
+            builder.add(&game);
+            if latest.len() == MAX_VIEWER_GAMES {
+                latest.pop_front();
+            }
+            latest.push_back(game);
+        }
+        builder.end_file();
+    }
+    Ok((builder.finish(summary), latest.into()))
+}
+
+/// Writes `dir/report.html` for the games of the run directory `dir` (its games.csv, streamed)
+/// and their `summary` (computed with `sprt`), with the metadata of its config.json and
+/// run.json; `in_progress` is `(games recorded, games scheduled)` while the run goes on.
+///
+/// # Errors
+/// [`ResultsError::Io`] when games.csv cannot be read or the page cannot be written;
+/// [`ResultsError::Malformed`] for a row of games.csv that does not read.
+pub fn write_run_report(
+    dir: &Path,
+    summary: &Summary,
+    sprt: Option<&Sprt>,
+    in_progress: Option<(u64, u64)>,
+) -> Result<(), ResultsError> {
+    let (series, games) = series_of_files(&[dir.join(super::GAMES_CSV)], summary, sprt)?;
+    let meta = RunMeta {
+        in_progress,
+        ..RunMeta::of_dir(dir)
+    };
+    write_report(
+        &dir.join(REPORT_HTML),
+        &Report {
+            summary,
+            series: &series,
+            games: &games,
+            meta: &meta,
+        },
+    )
+}
+
+/// The template's context.
+#[derive(Serialize)]
+struct Page {
+    title: String,
+    status: String,
+    refresh: Option<u32>,
+    /// A class (`h1`, `h0`, `running`) and the line.
+    verdict: Option<(&'static str, String)>,
+    ratings_svg: String,
+    unrated: Option<String>,
+    standings: Vec<StandingRow>,
+    crosstable: Option<CrossRows>,
+    pairs: Vec<PairBlock>,
+    termination_names: Vec<&'static str>,
+    terminations: Vec<TerminationRow>,
+    move_times: Vec<MoveTimeRow>,
+    move_info_note: Option<String>,
+    openings_note: String,
+    openings: Vec<OpeningRow>,
+    viewer_json: String,
+    viewer_note: String,
+    meta: Vec<(String, String)>,
+    config: Option<String>,
+}
+
+#[derive(Serialize)]
+struct StandingRow {
+    rank: usize,
+    name: String,
+    elo: String,
+    error: String,
+    games: u64,
+    wins: u64,
+    losses: u64,
+    score: String,
+    los: String,
+}
+
+#[derive(Serialize)]
+struct CrossRows {
+    names: Vec<String>,
+    rows: Vec<(String, Vec<(String, &'static str)>)>,
+}
+
+#[derive(Serialize)]
+struct PairBlock {
+    title: String,
+    lines: Vec<String>,
+    ptnml_svg: String,
+    elo_svg: String,
+    llr_svg: Option<String>,
+}
+
+#[derive(Serialize)]
+struct TerminationRow {
+    name: String,
+    cells: Vec<String>,
+    faults: u64,
+    stray: u64,
+}
+
+#[derive(Serialize)]
+struct MoveTimeRow {
+    name: String,
+    moves: u64,
+    mean: String,
+    median: u64,
+    p90: u64,
+    max: u64,
+    svg: String,
+}
+
+#[derive(Serialize)]
+struct OpeningRow {
+    id: u64,
+    opening: String,
+    games: u64,
+    white: String,
+    pairs: u64,
+    same_colour: u64,
+}
+
+/// One game of the viewer.
+#[derive(Serialize)]
+struct ViewerGame {
+    label: String,
+    white: String,
+    black: String,
+    result: &'static str,
+    ending: String,
+    opening: String,
+    moves: Vec<String>,
+    comments: Vec<Option<String>>,
+}
+
+fn page(report: &Report<'_>) -> Page {
+    let summary = report.summary;
+    let termination_names = Termination::ALL
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| {
+            report
+                .series
+                .engines
+                .iter()
+                .any(|e| e.wins_by[*k] + e.losses_by[*k] > 0)
+        })
+        .map(|(_, t)| t.name())
+        .collect::<Vec<_>>();
+    Page {
+        title: report.meta.title.clone(),
+        status: status_line(report),
+        refresh: report.meta.in_progress.map(|_| REFRESH_SECONDS),
+        verdict: verdict(summary),
+        ratings_svg: ratings_svg(summary),
+        unrated: summary.unrated.clone(),
+        standings: standings(summary),
+        crosstable: (summary.engines.len() >= 3).then(|| cross_rows(summary)),
+        pairs: summary
+            .pairs
+            .iter()
+            .zip(&report.series.pairs)
+            .map(|(pair, series)| pair_block(pair, series))
+            .collect(),
+        terminations: termination_rows(report, &termination_names),
+        termination_names,
+        move_times: move_time_rows(report.series),
+        move_info_note: match &report.series.unreadable_move_info {
+            (0, _) => None,
+            (count, first) => Some(format!(
+                "{count} games have a move_info column that does not read; their times are \
+                 left out. The first: {}.",
+                first.as_deref().unwrap_or("?")
+            )),
+        },
+        openings_note: openings_note(&report.series.openings),
+        openings: report
+            .series
+            .openings
+            .iter()
+            .take(MAX_OPENING_ROWS)
+            .map(opening_row)
+            .collect(),
+        viewer_json: viewer_json(report.games),
+        viewer_note: viewer_note(report),
+        meta: meta_rows(report),
+        config: report
+            .meta
+            .config
+            .as_ref()
+            .and_then(|c| serde_json::to_string_pretty(c).ok()),
+    }
+}
+
+/// `in progress: 12 of 48 games` or `finished: 48 games`, with the time written.
+fn status_line(report: &Report<'_>) -> String {
+    let now = super::now_rfc3339();
+    match report.meta.in_progress {
+        Some((done, of)) => format!("In progress: {done} of {of} games (updated {now})"),
+        None => format!("{} games (written {now})", report.summary.games),
+    }
+}
+
+/// The SPRT's state, when there is one: its decision, or its LLR while it has none.
+fn verdict(summary: &Summary) -> Option<(&'static str, String)> {
+    let pair = summary.pairs.iter().find(|p| p.sprt.is_some())?;
+    let status = pair.sprt?;
+    let (class, accepted) = match status.report.decision {
+        SprtDecision::AcceptH1 => ("h1", "H1 accepted"),
+        SprtDecision::AcceptH0 => ("h0", "H0 accepted"),
+        SprtDecision::Continue => {
+            return Some(("running", format!("SPRT, no decision: {}", status.report)));
+        }
+    };
+    Some((
+        class,
+        format!(
+            "SPRT {accepted} at game {}: {} vs {}, {}",
+            status.games, pair.first, pair.second, status.report
+        ),
+    ))
+}
+
+/// Elo with a sign and one decimal, marked `>`/`<`/`~` when it is a bound.
+fn elo_text(elo: f64, bound: Option<Bound>) -> String {
+    format!("{}{:+.1}", bound.map_or("", Bound::mark), elo + 0.0)
+}
+
+fn ratings_svg(summary: &Summary) -> String {
+    let bars: Vec<RatingBar<'_>> = summary
+        .standings
+        .iter()
+        .map(|row| RatingBar {
+            name: &row.name,
+            elo: row.elo,
+            error95: row.error95.unwrap_or(0.0),
+            note: row.bound.map_or("", Bound::mark),
+        })
+        .collect();
+    svg::rating_bars("Ratings with 95% intervals", &bars)
+}
+
+fn standings(summary: &Summary) -> Vec<StandingRow> {
+    let dash = |text: Option<String>| text.unwrap_or_else(|| "-".to_string());
+    summary
+        .standings
+        .iter()
+        .map(|row| StandingRow {
+            rank: row.rank,
+            name: row.name.clone(),
+            elo: dash(row.elo.map(|e| elo_text(e, row.bound))),
+            error: dash(row.error95.map(|e| format!("{e:.1}"))),
+            games: row.games,
+            wins: row.wins,
+            losses: row.losses,
+            score: dash(row.score_percent.map(|s| format!("{s:.1}%"))),
+            los: dash(row.los_next.map(|l| format!("{:.1}%", 100.0 * l))),
+        })
+        .collect()
+}
+
+fn cross_rows(summary: &Summary) -> CrossRows {
+    let table = Crosstable::of(summary);
+    let rows = table
+        .names
+        .iter()
+        .zip(&table.cells)
+        .map(|(name, cells)| {
+            let cells = cells
+                .iter()
+                .map(|cell| {
+                    let class = match cell {
+                        Some((w, l)) if w > l => "ahead",
+                        Some((w, l)) if w < l => "behind",
+                        Some(_) => "even",
+                        None => "none",
+                    };
+                    (Crosstable::cell_text(*cell), class)
+                })
+                .collect();
+            (name.clone(), cells)
+        })
+        .collect();
+    CrossRows {
+        names: table.names,
+        rows,
+    }
+}
+
+fn pair_block(pair: &super::PairSummary, series: &PairSeries) -> PairBlock {
+    let elo = &pair.elo;
+    let score = match pair.games {
+        0 => "-".to_string(),
+        games => format!("{:.1}%", 100.0 * pair.wins as f64 / games as f64),
+    };
+    let Pentanomial { ll, ld, wl, wd, ww } = pair.pentanomial;
+    let mut lines = vec![
+        format!(
+            "Elo {:+.1} ± {:.1}, LOS {:.1}%",
+            elo.elo + 0.0,
+            elo.error95,
+            100.0 * elo.los
+        ),
+        format!(
+            "Games {}: {} wins, {} losses, score {score}",
+            pair.games, pair.wins, pair.losses
+        ),
+        format!(
+            "Ptnml(0-2) [{ll}, {ld}, {wl}, {wd}, {ww}]{}",
+            match pair.unpaired {
+                0 => String::new(),
+                n => format!(", {n} unpaired"),
+            }
+        ),
+    ];
+    if let Some(status) = pair.sprt {
+        lines.push(status.report.to_string());
+    }
+    let labels = ["LL 0".to_string(), "WL 1".to_string(), "WW 2".to_string()];
+    let ptnml_svg = svg::bars(
+        "Game pairs by points",
+        &labels,
+        &[ll, wl, ww],
+        PALETTE[0],
+        240,
+    );
+    let points: Vec<(f64, f64)> = series
+        .points
+        .iter()
+        .map(|p| (p.games as f64, p.elo))
+        .collect();
+    let band: Vec<(f64, f64)> = series
+        .points
+        .iter()
+        .map(|p| (p.elo - p.error95, p.elo + p.error95))
+        .collect();
+    let elo_lines: Vec<RefLine<'_>> = series.sprt.map_or_else(Vec::new, |s| {
+        vec![
+            RefLine {
+                value: s.elo0,
+                label: "elo0",
+                colour: "#b00",
+            },
+            RefLine {
+                value: s.elo1,
+                label: "elo1",
+                colour: "#070",
+            },
+        ]
+    });
+    let elo_svg = svg::line_chart(&LineChart {
+        title: "Elo over games with its 95% band",
+        points: &points,
+        band: Some(&band),
+        lines: &elo_lines,
+        mark: None,
+        x_name: "games",
+        y_name: "Elo",
+        colour: PALETTE[0],
+    });
+    let llr_svg = series.sprt.map(|s| {
+        let llr: Vec<(f64, f64)> = series
+            .points
+            .iter()
+            .filter_map(|p| p.llr.map(|llr| (p.games as f64, llr)))
+            .collect();
+        let lower = format!("H0 {:.2}", s.lower);
+        let upper = format!("H1 {:.2}", s.upper);
+        let mark = s.decided_at.map(|g| (g as f64, "decided"));
+        svg::line_chart(&LineChart {
+            title: "LLR over games between the SPRT bounds",
+            points: &llr,
+            band: None,
+            lines: &[
+                RefLine {
+                    value: s.lower,
+                    label: &lower,
+                    colour: "#b00",
+                },
+                RefLine {
+                    value: s.upper,
+                    label: &upper,
+                    colour: "#070",
+                },
+            ],
+            mark,
+            x_name: "games",
+            y_name: "LLR",
+            colour: PALETTE[1],
+        })
+    });
+    PairBlock {
+        title: format!("{} vs {}", pair.first, pair.second),
+        lines,
+        ptnml_svg,
+        elo_svg,
+        llr_svg,
+    }
+}
+
+fn termination_rows(report: &Report<'_>, names: &[&str]) -> Vec<TerminationRow> {
+    report
+        .series
+        .engines
+        .iter()
+        .zip(&report.summary.faults)
+        .map(|(engine, faults)| TerminationRow {
+            name: engine.name.clone(),
+            cells: Termination::ALL
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| names.contains(&t.name()))
+                .map(|(k, _)| format!("{} / {}", engine.wins_by[k], engine.losses_by[k]))
+                .collect(),
+            faults: faults.time_forfeits + faults.illegal_moves + faults.crashes + faults.stalls,
+            stray: faults.stray_answers,
+        })
+        .collect()
+}
+
+fn move_time_rows(series: &Series) -> Vec<MoveTimeRow> {
+    series
+        .engines
+        .iter()
+        .enumerate()
+        .map(|(k, engine)| {
+            let times = &engine.move_times;
+            let labels: Vec<String> = (0..times.histogram.len())
+                .map(|b| match b {
+                    0 => "0".to_string(),
+                    b if b == times.histogram.len() - 1 => {
+                        format!("{}+", b as u64 * times.bucket_ms)
+                    }
+                    b if b % 5 == 0 => format!("{}", b as u64 * times.bucket_ms),
+                    _ => String::new(),
+                })
+                .collect();
+            MoveTimeRow {
+                name: engine.name.clone(),
+                moves: times.moves,
+                mean: format!("{:.1}", times.mean_ms),
+                median: times.median_ms,
+                p90: times.p90_ms,
+                max: times.max_ms,
+                svg: svg::bars(
+                    &format!("Time per move of {}, ms", engine.name),
+                    &labels,
+                    &times.histogram,
+                    PALETTE[k % PALETTE.len()],
+                    420,
+                ),
+            }
+        })
+        .collect()
+}
+
+fn openings_note(openings: &[OpeningResult]) -> String {
+    let one_sided = openings
+        .iter()
+        .filter(|o| o.pairs > 0 && o.same_colour_pairs == o.pairs)
+        .count();
+    format!(
+        "{} openings played; {one_sided} where every game pair was won by the same colour in \
+         both games (the opening, not the engines, decided).",
+        openings.len()
+    )
+}
+
+fn opening_row(opening: &OpeningResult) -> OpeningRow {
+    OpeningRow {
+        id: opening.opening_id,
+        opening: opening.opening.clone(),
+        games: opening.games,
+        white: format!(
+            "{:.0}%",
+            100.0 * opening.white_wins as f64 / opening.games.max(1) as f64
+        ),
+        pairs: opening.pairs,
+        same_colour: opening.same_colour_pairs,
+    }
+}
+
+/// The viewer's games as JSON, safe inside a `<script>` element.
+/// How many games the viewer holds, of how many.
+fn viewer_note(report: &Report<'_>) -> String {
+    let shown = report.games.len().min(MAX_VIEWER_GAMES) as u64;
+    match report.summary.games {
+        total if total > shown => {
+            format!("The latest {shown} of {total} games; every game is in games.pgn.")
+        }
+        total => format!("{total} games."),
+    }
+}
+
+fn viewer_json(games: &[GameRecord]) -> String {
+    let start = games.len().saturating_sub(MAX_VIEWER_GAMES);
+    let list: Vec<ViewerGame> = games[start..]
+        .iter()
+        .map(|game| ViewerGame {
+            label: format!(
+                "Game {}: {} vs {}, {} ({})",
+                game.game_id, game.white, game.black, game.result, game.termination
+            ),
+            white: game.white.clone(),
+            black: game.black.clone(),
+            result: game.result.as_str(),
+            ending: format!(
+                "{}: {}",
+                game.termination,
+                game.termination.describe(game.result.winner())
+            ),
+            opening: game
+                .opening
+                .parse::<crate::rules::Position>()
+                .map_or_else(|_| game.opening.clone(), |p| p.to_string()),
+            moves: game.moves.split_whitespace().map(str::to_string).collect(),
+            comments: pgn::move_comments(game, CommentDetail::Full),
+        })
+        .collect();
+    // `<` only occurs inside JSON strings, where `\u003c` means the same: no `</script>` or
+    // `<!--` can end or confuse the script element.
+    serde_json::to_string(&list)
+        .unwrap_or_else(|_| "[]".to_string())
+        .replace('<', "\\u003c")
+}
+
+fn meta_rows(report: &Report<'_>) -> Vec<(String, String)> {
+    let meta = report.meta;
+    let mut rows = vec![("Games from".to_string(), meta.sources.join(", "))];
+    let started: Vec<&str> = report
+        .games
+        .iter()
+        .map(|g| g.started.as_str())
+        .filter(|s| !s.is_empty())
+        .collect();
+    if let (Some(first), Some(last)) = (started.iter().min(), started.iter().max()) {
+        rows.push(("First game started".into(), first.to_string()));
+        rows.push(("Last game started".into(), last.to_string()));
+    }
+    rows.push(("Report written".into(), super::now_rfc3339()));
+    if let Some(config) = &meta.config {
+        for key in [
+            "event", "rules", "format", "rounds", "games", "seed", "sprt",
+        ] {
+            let value = &config[key];
+            if !value.is_null() {
+                let text = value
+                    .as_str()
+                    .map_or_else(|| value.to_string(), str::to_string);
+                rows.push((key.to_string(), text));
+            }
+        }
+        if let Some(book) = config["openings"]["file"].as_str() {
+            rows.push(("openings".into(), book.to_string()));
+        }
+    }
+    if let Some(info) = &meta.info {
+        if !info.command_line.is_empty() {
+            rows.push(("Command line".into(), info.command_line.join(" ")));
+        }
+        if !info.bt_arena.is_empty() {
+            rows.push(("Run by".into(), format!("bt-arena {}", info.bt_arena)));
+        }
+        for (name, id) in &info.engines {
+            rows.push((format!("Engine {name}"), id.clone()));
+        }
+    }
+    rows.push((
+        "Report by".into(),
+        format!("bt-arena {}", env!("CARGO_PKG_VERSION")),
+    ));
+    rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::tests::record;
+    use crate::results::{GameResult::*, Termination::*};
+
+    fn sample() -> (Summary, Series, Vec<GameRecord>) {
+        let mut games = vec![
+            record(1, 1, "a<b>", "c", WhiteWins, GoalRank),
+            record(2, 1, "c", "a<b>", WhiteWins, TimeForfeit),
+            record(3, 2, "a<b>", "c", BlackWins, Crash),
+        ];
+        games[0].move_info = "12/3/-/-/20 -/-/-/-/5 M2/4/-/-/7".into();
+        let names = ["a<b>".to_string(), "c".to_string()];
+        let sprt = "elo0=0 elo1=10".parse().unwrap();
+        let summary = Summary::compute(&games, &names, Some(&sprt));
+        let series = Series::compute(&summary, &[&games], Some(&sprt));
+        (summary, series, games)
+    }
+
+    #[test]
+    fn the_page_holds_every_section_and_escapes_names() {
+        let (summary, series, games) = sample();
+        let meta = RunMeta {
+            title: "demo & test".into(),
+            sources: vec!["x/games.csv".into()],
+            in_progress: Some((3, 8)),
+            ..RunMeta::default()
+        };
+        let html = render(&Report {
+            summary: &summary,
+            series: &series,
+            games: &games,
+            meta: &meta,
+        })
+        .unwrap();
+        for id in [
+            "standings",
+            "pairs",
+            "terminations",
+            "times",
+            "openings",
+            "viewer",
+            "run",
+        ] {
+            assert!(html.contains(&format!("<section id=\"{id}\"")), "{id}");
+        }
+        assert!(html.contains("demo &amp; test"));
+        assert!(html.contains("a&lt;b&gt;"));
+        assert!(!html.contains("a<b>"), "a name reaches the page unescaped");
+        assert!(html.contains("http-equiv=\"refresh\" content=\"15\""));
+        assert!(html.contains("In progress: 3 of 8 games"));
+        assert!(html.contains("LLR over games between the SPRT bounds"));
+        assert!(
+            html.contains("+0.12/3 0.020s"),
+            "the viewer has the comments"
+        );
+        assert!(!html.contains("http://") || !html.contains("src=\"http"));
+        assert!(!html.contains("<script src"));
+    }
+
+    #[test]
+    fn viewer_json_cannot_close_its_script() {
+        let mut game = record(1, 1, "</script><script>x", "b", WhiteWins, GoalRank);
+        game.moves = String::new();
+        let json = viewer_json(&[game]);
+        assert!(!json.contains('<'), "{json}");
+        let parsed: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(parsed[0]["white"], "</script><script>x");
+    }
+}

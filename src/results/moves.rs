@@ -1,0 +1,356 @@
+//! What an engine said about each of its moves: the last score, depth, selective depth, nodes
+//! and principal variation it reported, and the time the move took; written three ways.
+//!
+//! * games.csv column `move_info`: one token per ply, separated by single spaces, each
+//!   `SCORE/DEPTH/SELDEPTH/NODES/MS` with `-` for what the engine did not report; `SCORE` is
+//!   centipawns (`35`, `-12`) or `M` and the engine's mate count (`M3`, `M-2`). No PV (it would
+//!   make every row long). E.g. `35/12/18/10234/120 -/-/-/-/3`. The tokens hold no comma and no
+//!   quote, so the column never needs CSV quoting.
+//! * A PGN move comment ([`MoveInfo::comment`]) in the cutechess/fastchess form:
+//!   `+0.35/12 0.120s`, with `, n=10234, sd=18, pv="a7a6 b2b3"` after it in
+//!   [`CommentDetail::Full`].
+//! * The game viewer of report.html shows the same comment text.
+//!
+//! Scores are the engine's own, from the mover's point of view (as cutechess and fastchess
+//! write them). A mate is written as cutechess writes it: `+M9` when the mover mates in 9 plies
+//! (`score mate 5`), `-M8` when it is mated in 8 plies (`score mate -4`).
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+/// An engine's score of its move, from its own (the mover's) point of view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum MoveScore {
+    /// Centipawns (`score cp N`).
+    Cp(i32),
+    /// Mate in N moves, negative when the mover is mated (`score mate N`).
+    Mate(i32),
+}
+
+impl MoveScore {
+    /// The cutechess form: `+0.35`, `-1.20`, `0.00`, `+M9`, `-M8` (mates in plies).
+    pub fn pgn(self) -> String {
+        match self {
+            MoveScore::Cp(cp) => {
+                let sign = if cp > 0 { "+" } else { "" };
+                format!("{sign}{:.2}", f64::from(cp) / 100.0)
+            }
+            MoveScore::Mate(moves) if moves > 0 => format!("+M{}", 2 * moves - 1),
+            MoveScore::Mate(moves) => format!("-M{}", -2 * moves),
+        }
+    }
+
+    /// Reads [`pgn`](MoveScore::pgn)'s form back (a mate in plies becomes moves again);
+    /// `None` when `text` is not a score.
+    pub fn parse_pgn(text: &str) -> Option<MoveScore> {
+        if let Some(plies) = text.strip_prefix("+M") {
+            let plies: i32 = plies.parse().ok()?;
+            return Some(MoveScore::Mate((plies + 1) / 2));
+        }
+        if let Some(plies) = text.strip_prefix("-M") {
+            let plies: i32 = plies.parse().ok()?;
+            return Some(MoveScore::Mate(-(plies / 2)));
+        }
+        let pawns: f64 = text.parse().ok()?;
+        let cp = (pawns * 100.0).round();
+        #[allow(clippy::cast_possible_truncation)] // in i32's range, checked
+        (cp.abs() <= f64::from(i32::MAX)).then_some(MoveScore::Cp(cp as i32))
+    }
+}
+
+/// How much a PGN move comment says.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CommentDetail {
+    /// Score, depth and time, then nodes, selective depth and PV when the engine gave them:
+    /// `{+0.35/12 0.120s, n=10234, sd=18, pv="a7a6 b2b3"}`.
+    #[default]
+    Full,
+    /// Score, depth and time only: `{+0.35/12 0.120s}`.
+    Short,
+    /// No move comments (the comment saying how the game ended stays).
+    None,
+}
+
+impl FromStr for CommentDetail {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text {
+            "full" => Ok(CommentDetail::Full),
+            "short" => Ok(CommentDetail::Short),
+            "none" => Ok(CommentDetail::None),
+            other => Err(format!(
+                "unknown PGN comment detail '{other}': expected full, short or none"
+            )),
+        }
+    }
+}
+
+/// What the engine reported for one move, and the time it took.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MoveInfo {
+    /// The last score reported, mover's view.
+    pub score: Option<MoveScore>,
+    /// The last depth reported, plies.
+    pub depth: Option<u32>,
+    /// The last selective depth reported, plies.
+    pub seldepth: Option<u32>,
+    /// The last node count reported.
+    pub nodes: Option<u64>,
+    /// Time from sending `go` to reading the move (the time charged to the clock), ms.
+    pub time_ms: u64,
+    /// The last principal variation reported, moves as the engine wrote them (not kept in
+    /// games.csv).
+    pub pv: Vec<String>,
+}
+
+impl MoveInfo {
+    /// The PGN comment's text (without braces): `+0.35/12 0.120s` (depth 0 when not reported;
+    /// just `0.120s` without a score), then with [`CommentDetail::Full`] `, n=.., sd=..,
+    /// pv=".."` for what was reported. `None` with [`CommentDetail::None`]. The PV loses any `{`, `}` or `"` (they
+    /// would end the comment or its quotes).
+    pub fn comment(&self, detail: CommentDetail) -> Option<String> {
+        if detail == CommentDetail::None {
+            return None;
+        }
+        let seconds = format!("{:.3}s", self.time_ms as f64 / 1000.0);
+        let mut text = match self.score {
+            Some(score) => format!("{}/{} {seconds}", score.pgn(), self.depth.unwrap_or(0)),
+            None => seconds,
+        };
+        if detail == CommentDetail::Full {
+            if let Some(nodes) = self.nodes {
+                text.push_str(&format!(", n={nodes}"));
+            }
+            if let Some(seldepth) = self.seldepth {
+                text.push_str(&format!(", sd={seldepth}"));
+            }
+            let pv: Vec<String> = self
+                .pv
+                .iter()
+                .map(|mv| mv.replace(['{', '}', '"'], ""))
+                .filter(|mv| !mv.is_empty())
+                .collect();
+            if !pv.is_empty() {
+                text.push_str(&format!(", pv=\"{}\"", pv.join(" ")));
+            }
+        }
+        Some(text)
+    }
+
+    /// Reads a PGN move comment in the form of [`comment`](MoveInfo::comment) (cutechess's
+    /// `+0.35/12 0.120s`, fastchess's `, n=.., sd=..`, and `pv=".."`); `None` when the comment
+    /// does not start with a score and depth or a time (it is some other remark).
+    pub fn parse_comment(comment: &str) -> Option<MoveInfo> {
+        let mut parts = comment.trim().split(", ");
+        let head = parts.next()?;
+        let mut info = MoveInfo::default();
+        let time = match head.split_once(' ') {
+            Some((score_depth, time)) => {
+                let (score, depth) = score_depth.split_once('/').unwrap_or((score_depth, ""));
+                info.score = Some(MoveScore::parse_pgn(score)?);
+                info.depth = depth.parse().ok().filter(|&d| d > 0);
+                time
+            }
+            None => head,
+        };
+        info.time_ms = parse_seconds_ms(time)?;
+        for part in parts {
+            match part.split_once('=') {
+                Some(("n", nodes)) => info.nodes = nodes.parse().ok(),
+                Some(("sd", seldepth)) => info.seldepth = seldepth.parse().ok(),
+                Some(("pv", pv)) => {
+                    info.pv = pv
+                        .trim_matches('"')
+                        .split_whitespace()
+                        .map(str::to_string)
+                        .collect();
+                }
+                _ => {}
+            }
+        }
+        Some(info)
+    }
+}
+
+/// `0.120s` (or `0.12s`, `1s`) as ms; `None` otherwise.
+fn parse_seconds_ms(text: &str) -> Option<u64> {
+    crate::game::time_control::seconds_to_ms(text.strip_suffix('s')?).ok()
+}
+
+/// `-` for a missing value.
+fn or_dash<T: fmt::Display>(value: Option<T>) -> String {
+    value.map_or_else(|| "-".to_string(), |v| v.to_string())
+}
+
+/// The games.csv `move_info` column of a game's moves (see the module documentation).
+pub fn encode_column(infos: &[MoveInfo]) -> String {
+    infos
+        .iter()
+        .map(|info| {
+            let score = match info.score {
+                None => "-".to_string(),
+                Some(MoveScore::Cp(cp)) => cp.to_string(),
+                Some(MoveScore::Mate(moves)) => format!("M{moves}"),
+            };
+            format!(
+                "{score}/{}/{}/{}/{}",
+                or_dash(info.depth),
+                or_dash(info.seldepth),
+                or_dash(info.nodes),
+                info.time_ms
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Reads a `move_info` column back (an empty column gives no moves).
+///
+/// # Errors
+/// The first token that is not `SCORE/DEPTH/SELDEPTH/NODES/MS`, with what is wrong.
+pub fn decode_column(column: &str) -> Result<Vec<MoveInfo>, String> {
+    column.split_whitespace().map(decode_token).collect()
+}
+
+/// One token of the `move_info` column.
+fn decode_token(token: &str) -> Result<MoveInfo, String> {
+    // Built only on an error: this runs for every ply of every game a report reads.
+    let bad = |what: &str| format!("move_info token `{token}`: {what}");
+    let mut fields = token.split('/');
+    let (Some(score), Some(depth), Some(seldepth), Some(nodes), Some(ms), None) = (
+        fields.next(),
+        fields.next(),
+        fields.next(),
+        fields.next(),
+        fields.next(),
+        fields.next(),
+    ) else {
+        return Err(bad("expected SCORE/DEPTH/SELDEPTH/NODES/MS"));
+    };
+    fn opt<T: FromStr>(field: &str) -> Result<Option<T>, ()> {
+        match field {
+            "-" => Ok(None),
+            _ => field.parse().map(Some).map_err(|_| ()),
+        }
+    }
+    let score = match score {
+        "-" => None,
+        _ => Some(match score.strip_prefix('M') {
+            Some(moves) => MoveScore::Mate(moves.parse().map_err(|_| bad("bad mate score"))?),
+            None => MoveScore::Cp(score.parse().map_err(|_| bad("bad score"))?),
+        }),
+    };
+    Ok(MoveInfo {
+        score,
+        depth: opt(depth).map_err(|()| bad("bad depth"))?,
+        seldepth: opt(seldepth).map_err(|()| bad("bad seldepth"))?,
+        nodes: opt(nodes).map_err(|()| bad("bad nodes"))?,
+        time_ms: ms.parse().map_err(|_| bad("bad time"))?,
+        pv: Vec::new(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn full() -> MoveInfo {
+        MoveInfo {
+            score: Some(MoveScore::Cp(35)),
+            depth: Some(12),
+            seldepth: Some(18),
+            nodes: Some(10234),
+            time_ms: 120,
+            pv: vec!["a7a6".into(), "b2b3".into()],
+        }
+    }
+
+    #[test]
+    fn scores_are_written_as_cutechess_writes_them() {
+        let texts: Vec<String> = [
+            MoveScore::Cp(35),
+            MoveScore::Cp(-120),
+            MoveScore::Cp(0),
+            MoveScore::Mate(5),
+            MoveScore::Mate(-4),
+            MoveScore::Mate(1),
+        ]
+        .iter()
+        .map(|s| s.pgn())
+        .collect();
+        assert_eq!(texts, ["+0.35", "-1.20", "0.00", "+M9", "-M8", "+M1"]);
+        for text in &texts {
+            assert_eq!(MoveScore::parse_pgn(text).unwrap().pgn(), *text);
+        }
+        assert_eq!(MoveScore::parse_pgn("+M9"), Some(MoveScore::Mate(5)));
+        assert_eq!(MoveScore::parse_pgn("-M8"), Some(MoveScore::Mate(-4)));
+        assert_eq!(MoveScore::parse_pgn("book"), None);
+    }
+
+    #[test]
+    fn comments_in_each_detail_and_back() {
+        let info = full();
+        assert_eq!(
+            info.comment(CommentDetail::Full).unwrap(),
+            "+0.35/12 0.120s, n=10234, sd=18, pv=\"a7a6 b2b3\""
+        );
+        assert_eq!(
+            info.comment(CommentDetail::Short).unwrap(),
+            "+0.35/12 0.120s"
+        );
+        assert_eq!(info.comment(CommentDetail::None), None);
+        assert_eq!(
+            MoveInfo::parse_comment(&info.comment(CommentDetail::Full).unwrap()),
+            Some(info.clone())
+        );
+        let bare = MoveInfo {
+            time_ms: 7,
+            ..MoveInfo::default()
+        };
+        assert_eq!(bare.comment(CommentDetail::Full).unwrap(), "0.007s");
+        assert_eq!(MoveInfo::parse_comment("0.007s"), Some(bare));
+        // cutechess's own comments read too; other remarks do not.
+        let cute = MoveInfo::parse_comment("-M8 1.5s").unwrap();
+        assert_eq!(
+            (cute.score, cute.depth, cute.time_ms),
+            (Some(MoveScore::Mate(-4)), None, 1500)
+        );
+        assert_eq!(MoveInfo::parse_comment("book"), None);
+        assert_eq!(MoveInfo::parse_comment("White reaches rank 8"), None);
+        // A PV cannot end the comment.
+        let mut odd = full();
+        odd.pv = vec!["a7}a6".into(), "\"".into()];
+        assert!(
+            odd.comment(CommentDetail::Full)
+                .unwrap()
+                .ends_with("pv=\"a7a6\"")
+        );
+    }
+
+    #[test]
+    fn the_csv_column_round_trips_without_the_pv() {
+        let mate = MoveInfo {
+            score: Some(MoveScore::Mate(-2)),
+            time_ms: 3,
+            ..MoveInfo::default()
+        };
+        let column = encode_column(&[full(), mate.clone()]);
+        assert_eq!(column, "35/12/18/10234/120 M-2/-/-/-/3");
+        assert!(!column.contains([',', '"']));
+        let mut expected = full();
+        expected.pv.clear();
+        assert_eq!(decode_column(&column).unwrap(), [expected, mate]);
+        assert_eq!(decode_column("").unwrap(), []);
+        assert_eq!(
+            decode_column("35/12/18/10234/120 x/1").unwrap_err(),
+            "move_info token `x/1`: expected SCORE/DEPTH/SELDEPTH/NODES/MS"
+        );
+        assert_eq!(
+            decode_column("35/1x/-/-/1").unwrap_err(),
+            "move_info token `35/1x/-/-/1`: bad depth"
+        );
+    }
+}

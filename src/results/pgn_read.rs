@@ -1,0 +1,704 @@
+//! Reading games back from PGN: bt-arena's games.pgn and the PGN that cutechess-cli, cutegames
+//! or fastchess write for Breakthrough engines, as [`GameRecord`]s for the report.
+//!
+//! Each game needs `White`, `Black` and a result of `1-0` or `0-1` (the `Result` tag, the token
+//! that ends the movetext, or both when they agree). The moves are replayed under the rules of
+//! the `Variant` tag (`breakthrough` is classic Breakthrough; `breakthrough-capture-only` is
+//! bt-arena's rule set; none means classic, which accepts every capture-only game), from the
+//! `FEN` tag or the start. Moves may be coordinates (`a2a3`, `a2-a3`, `a2xb3`) or SAN (`a3`,
+//! `axb3`). Move comments in the cutechess/fastchess form (`{+0.35/12 0.120s, n=.., sd=..}`)
+//! give the per-move data and the time each side used.
+//!
+//! How a game ended: by the rules when its last position is over (the result must agree);
+//! otherwise by bt-arena's word in the final comment (`{time-forfeit: White loses on time}`),
+//! else by the `Termination` tag (`time forfeit`, `rules infraction` or `illegal move`,
+//! `abandoned`, `stalled connection`), else it was adjudicated.
+//!
+//! Game pairs: bt-arena's own `X-Pair` tag when present; otherwise two consecutive games with
+//! the same engines, colours swapped and the same start position form a pair, as Ordo and
+//! fastchess pair them.
+//!
+//! A game that breaks these rules is an error naming the file and the line. A game with the
+//! result `*` (unfinished) or cut off at the end of the file is skipped and said so
+//! ([`ReadGames::skipped`]).
+
+use super::moves::{self, MoveInfo};
+use super::{GameRecord, GameResult, ResultsError, Termination};
+use crate::rules::{Move, Position, Rules, Square};
+use std::path::Path;
+
+/// The games of a file, in file order, and the games not counted.
+#[derive(Debug, Default)]
+pub struct ReadGames {
+    /// The games, with their pair numbers assigned.
+    pub games: Vec<GameRecord>,
+    /// One line per game skipped: `line N: why` (an unfinished game, a game cut off).
+    pub skipped: Vec<String>,
+}
+
+/// Reads the games of the PGN file `path`.
+///
+/// # Errors
+/// [`ResultsError::Io`] when the file cannot be read; [`ResultsError::Malformed`] with the
+/// line of the game (or of the move) at fault: a missing `White` or `Black`, a draw or a
+/// result the tags and the movetext disagree on, a result the last position contradicts, an
+/// unknown variant, a bad `FEN`, a move that is not legal, an unclosed comment.
+pub fn read_pgn(path: &Path) -> Result<ReadGames, ResultsError> {
+    let text =
+        std::fs::read_to_string(path).map_err(|e| ResultsError::io(path, "cannot read", e))?;
+    parse_pgn(&text, path)
+}
+
+/// Reads PGN `text` as [`read_pgn`] does; `path` names it in errors.
+///
+/// # Errors
+/// As [`read_pgn`].
+pub fn parse_pgn(text: &str, path: &Path) -> Result<ReadGames, ResultsError> {
+    let malformed = |line: u64, reason: String| ResultsError::Malformed {
+        path: path.to_path_buf(),
+        line,
+        reason,
+    };
+    let tokens = tokenize(crate::textfile::strip_bom(text)).map_err(|(l, r)| malformed(l, r))?;
+    let mut out = ReadGames::default();
+    let mut raw_games = Vec::new();
+    let mut rest = tokens.as_slice();
+    while !rest.is_empty() {
+        let (game, after) = split_game(rest);
+        rest = after;
+        match game {
+            RawGame::Complete(game) => raw_games.push(game),
+            RawGame::CutOff { line } => out.skipped.push(format!(
+                "line {line}: a game cut off at the end of the file"
+            )),
+        }
+    }
+    let mut pending = Vec::new();
+    for (ordinal, raw) in raw_games.iter().enumerate() {
+        match build_record(raw, ordinal as u64 + 1) {
+            Ok(Some(record)) => pending.push(record),
+            Ok(None) => out.skipped.push(format!(
+                "line {}: game {} ({} vs {}) is unfinished (`*`)",
+                raw.line,
+                ordinal + 1,
+                raw.tag("White").unwrap_or("?"),
+                raw.tag("Black").unwrap_or("?")
+            )),
+            Err((line, reason)) => return Err(malformed(line, reason)),
+        }
+    }
+    out.games = assign_pairs(pending);
+    Ok(out)
+}
+
+/// True when `path` holds PGN rather than CSV: a `.pgn` name, or text whose first
+/// non-blank character starts a tag, a comment or an escape line.
+pub fn is_pgn(path: &Path, head: &str) -> bool {
+    let named = path
+        .extension()
+        .is_some_and(|ext| ext.eq_ignore_ascii_case("pgn"));
+    let first = crate::textfile::strip_bom(head).trim_start().chars().next();
+    named || matches!(first, Some('[' | '%' | ';' | '{'))
+}
+
+/// A lexical token of PGN, with its line.
+#[derive(Debug, Clone, PartialEq)]
+enum Token {
+    /// `[Name "value"]`.
+    Tag(String, String),
+    /// `{text}`, line breaks made spaces.
+    Comment(String),
+    /// A move, move number, NAG or result.
+    Word(String),
+    /// `(`: a variation starts.
+    Open,
+    /// `)`: it ends.
+    Close,
+}
+
+/// The tokens of `text` with their 1-based lines.
+///
+/// # Errors
+/// `(line, reason)` for an unclosed comment or a tag that is not `[Name "value"]`.
+fn tokenize(text: &str) -> Result<Vec<(u64, Token)>, (u64, String)> {
+    let mut tokens = Vec::new();
+    let mut line = 1u64;
+    let mut chars = text.chars().peekable();
+    let mut at_line_start = true;
+    while let Some(c) = chars.next() {
+        match c {
+            '\n' => {
+                line += 1;
+                at_line_start = true;
+                continue;
+            }
+            '%' if at_line_start => skip_line(&mut chars),
+            ';' => skip_line(&mut chars),
+            '{' => {
+                let start = line;
+                let mut body = String::new();
+                loop {
+                    match chars.next() {
+                        Some('}') => break,
+                        Some('\n') => {
+                            line += 1;
+                            body.push(' ');
+                        }
+                        Some(other) => body.push(other),
+                        None => return Err((start, "a comment `{` is never closed".into())),
+                    }
+                }
+                tokens.push((start, Token::Comment(body.trim().to_string())));
+            }
+            '[' => {
+                let mut body = String::new();
+                let mut in_string = false;
+                loop {
+                    match chars.next() {
+                        Some('\\') if in_string => body.extend(chars.next()),
+                        Some('"') => {
+                            in_string = !in_string;
+                            body.push('"');
+                        }
+                        Some(']') if !in_string => break,
+                        Some('\n') | None => {
+                            return Err((line, "a tag `[` is not closed on its line".into()));
+                        }
+                        Some(other) => body.push(other),
+                    }
+                }
+                let tag = parse_tag(&body).ok_or_else(|| {
+                    (
+                        line,
+                        format!("`[{body}]` is not a tag of the form [Name \"value\"]"),
+                    )
+                })?;
+                tokens.push((line, tag));
+            }
+            '(' => tokens.push((line, Token::Open)),
+            ')' => tokens.push((line, Token::Close)),
+            c if c.is_whitespace() => {}
+            c => {
+                let mut word = String::from(c);
+                while let Some(&next) = chars.peek() {
+                    if next.is_whitespace() || "{}[]();".contains(next) {
+                        break;
+                    }
+                    word.push(next);
+                    chars.next();
+                }
+                tokens.push((line, Token::Word(word)));
+            }
+        }
+        at_line_start = false;
+    }
+    Ok(tokens)
+}
+
+/// Skips to the end of the line (the newline stays, to be counted).
+fn skip_line(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
+    while chars.peek().is_some_and(|&c| c != '\n') {
+        chars.next();
+    }
+}
+
+/// `Name "value"` (escapes already removed from the value) as a tag.
+fn parse_tag(body: &str) -> Option<Token> {
+    let (name, value) = body.trim().split_once(char::is_whitespace)?;
+    let value = value.trim().strip_prefix('"')?.strip_suffix('"')?;
+    Some(Token::Tag(name.to_string(), value.to_string()))
+}
+
+/// One game's tokens.
+#[derive(Debug)]
+struct Game {
+    /// The line of its first token.
+    line: u64,
+    tags: Vec<(String, String)>,
+    /// The movetext outside variations: moves (with their lines) and the comments after each
+    /// (`comments[0]` are those before the first move).
+    moves: Vec<(u64, String)>,
+    comments: Vec<Vec<String>>,
+    /// The result token and its line.
+    result: (u64, String),
+}
+
+impl Game {
+    fn tag(&self, name: &str) -> Option<&str> {
+        self.tags
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// A game as split from the tokens.
+enum RawGame {
+    /// Ended by a result token.
+    Complete(Game),
+    /// The tokens ran out first.
+    CutOff { line: u64 },
+}
+
+/// The results that end a movetext.
+const RESULT_TOKENS: [&str; 4] = ["1-0", "0-1", "1/2-1/2", "*"];
+
+/// The first game of `tokens` and the tokens after it.
+fn split_game(tokens: &[(u64, Token)]) -> (RawGame, &[(u64, Token)]) {
+    let line = tokens[0].0;
+    let mut game = Game {
+        line,
+        tags: Vec::new(),
+        moves: Vec::new(),
+        comments: vec![Vec::new()],
+        result: (line, String::new()),
+    };
+    let mut depth = 0usize;
+    for (i, (token_line, token)) in tokens.iter().enumerate() {
+        match token {
+            Token::Open => depth += 1,
+            Token::Close => depth = depth.saturating_sub(1),
+            _ if depth > 0 => {}
+            Token::Tag(name, value) => game.tags.push((name.clone(), value.clone())),
+            Token::Comment(text) => game.comments.last_mut().unwrap().push(text.clone()),
+            Token::Word(word) if RESULT_TOKENS.contains(&word.as_str()) => {
+                game.result = (*token_line, word.clone());
+                return (RawGame::Complete(game), &tokens[i + 1..]);
+            }
+            Token::Word(word) => {
+                if let Some(mv) = move_text(word) {
+                    game.moves.push((*token_line, mv.to_string()));
+                    game.comments.push(Vec::new());
+                }
+            }
+        }
+    }
+    (RawGame::CutOff { line }, &[])
+}
+
+/// The move in a movetext word, without its number and annotations (`12.a2a3!` gives
+/// `a2a3`); `None` for a move number alone (`12.`, `12...`) or a NAG (`$1`).
+fn move_text(word: &str) -> Option<&str> {
+    let word = word.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
+    let word = word.trim_end_matches(['!', '?', '+', '#']);
+    (!word.is_empty() && !word.starts_with('$')).then_some(word)
+}
+
+/// The record of `game`, the `ordinal`-th in its file; `None` for an unfinished game (`*`).
+/// Its pair is 0 unless the game has `X-Pair` ([`assign_pairs`] numbers the others).
+///
+/// # Errors
+/// `(line, reason)`, as [`read_pgn`] lists them.
+fn build_record(game: &Game, ordinal: u64) -> Result<Option<GameRecord>, (u64, String)> {
+    let at = |reason: String| (game.line, format!("game {ordinal}: {reason}"));
+    let white = game.tag("White").ok_or_else(|| at("no White tag".into()))?;
+    let black = game.tag("Black").ok_or_else(|| at("no Black tag".into()))?;
+    let Some(result) = game_result(game).map_err(at)? else {
+        return Ok(None);
+    };
+    let rules = match game.tag("Variant") {
+        None | Some("breakthrough" | "Breakthrough") => Rules::Classic,
+        Some("breakthrough-capture-only") => Rules::CaptureOnly,
+        Some(other) => {
+            return Err(at(format!(
+                "Variant \"{other}\" is not Breakthrough (breakthrough or \
+                 breakthrough-capture-only)"
+            )));
+        }
+    };
+    let start = match game.tag("FEN") {
+        Some(fen) => fen
+            .parse::<Position>()
+            .map_err(|e| at(format!("bad FEN \"{fen}\": {e}")))?,
+        None => Position::startpos(),
+    };
+    let (moves, last) = replay(game, ordinal, start, rules)?;
+    let termination = termination(game, last, rules, result).map_err(at)?;
+    let infos: Vec<Option<MoveInfo>> = (0..moves.len())
+        .map(|i| {
+            game.comments[i + 1]
+                .iter()
+                .find_map(|c| MoveInfo::parse_comment(c))
+        })
+        .collect();
+    let mut used_ms = [0u64; 2];
+    let mut side = start.side_to_move();
+    for info in infos.iter().flatten() {
+        used_ms[side.index()] += info.time_ms;
+        side = side.opponent();
+    }
+    let move_info = if infos.iter().any(Option::is_some) {
+        let filled: Vec<MoveInfo> = infos.into_iter().map(Option::unwrap_or_default).collect();
+        moves::encode_column(&filled)
+    } else {
+        String::new()
+    };
+    let number = |name: &str| game.tag(name).and_then(leading_number);
+    Ok(Some(GameRecord {
+        game_id: number("X-GameId").unwrap_or(ordinal),
+        round: number("Round").map_or(0, |r| u32::try_from(r).unwrap_or(u32::MAX)),
+        pair: number("X-Pair").unwrap_or(0),
+        opening_id: number("X-OpeningId").unwrap_or(0),
+        opening: start.to_string(),
+        white: white.to_string(),
+        black: black.to_string(),
+        result,
+        termination,
+        plies: u32::try_from(moves.len()).unwrap_or(u32::MAX),
+        moves: moves
+            .iter()
+            .map(Move::to_string)
+            .collect::<Vec<_>>()
+            .join(" "),
+        white_ms: used_ms[0],
+        black_ms: used_ms[1],
+        started: started(game),
+        white_stray: 0,
+        black_stray: 0,
+        move_info,
+    }))
+}
+
+/// The game's result; `None` for `*`.
+///
+/// # Errors
+/// A draw, or a `Result` tag the movetext's result token contradicts.
+fn game_result(game: &Game) -> Result<Option<GameResult>, String> {
+    let token = game.result.1.as_str();
+    if let Some(tag) = game.tag("Result").filter(|tag| *tag != token) {
+        return Err(format!(
+            "the Result tag \"{tag}\" disagrees with the result `{token}` ending the moves \
+             (line {})",
+            game.result.0
+        ));
+    }
+    match token {
+        "1-0" => Ok(Some(GameResult::WhiteWins)),
+        "0-1" => Ok(Some(GameResult::BlackWins)),
+        "*" => Ok(None),
+        other => Err(format!(
+            "the result {other} is a draw: Breakthrough has none"
+        )),
+    }
+}
+
+/// The moves of `game` replayed from `start`, and the last position. A last move that is
+/// not legal in a game lost by an illegal move is that move: it is left out.
+///
+/// # Errors
+/// `(line, reason)` for another move that is not legal or does not read.
+fn replay(
+    game: &Game,
+    ordinal: u64,
+    start: Position,
+    rules: Rules,
+) -> Result<(Vec<Move>, Position), (u64, String)> {
+    let mut position = start;
+    let mut moves = Vec::new();
+    for (i, (line, text)) in game.moves.iter().enumerate() {
+        match resolve_move(&position, rules, text) {
+            Ok(mv) => {
+                moves.push(mv);
+                position = position.play_unchecked(mv);
+            }
+            Err(_) if i + 1 == game.moves.len() && lost_by_illegal_move(game) => break,
+            Err(why) => {
+                return Err((
+                    *line,
+                    format!(
+                        "game {ordinal}: move {} `{text}` ({} to move): {why}",
+                        i + 1,
+                        position.side_to_move()
+                    ),
+                ));
+            }
+        }
+    }
+    Ok((moves, position))
+}
+
+/// True when the tags or the final comment say the game was lost by an illegal move.
+fn lost_by_illegal_move(game: &Game) -> bool {
+    matches!(
+        game.tag("Termination"),
+        Some("rules infraction" | "illegal move")
+    ) || final_word(game) == Some(Termination::IllegalMove)
+}
+
+/// The move `text` names in `position`: coordinates (`a2a3`, `a2-a3`, `a2xb3`) or SAN (`a3`,
+/// `axb3`, `Pa3`).
+///
+/// # Errors
+/// Why it names no legal move, or more than one.
+fn resolve_move(position: &Position, rules: Rules, text: &str) -> Result<Move, String> {
+    let plain: String = text.chars().filter(|c| !matches!(c, '-' | 'x')).collect();
+    if plain.len() == 4
+        && let Ok(mv) = plain.parse::<Move>()
+    {
+        return position
+            .check_move(rules, mv)
+            .map(|()| mv)
+            .map_err(|e| e.reason.to_string());
+    }
+    let san = text.strip_prefix('P').unwrap_or(text);
+    let capture = san.contains('x');
+    let san: String = san.chars().filter(|&c| c != 'x').collect();
+    if san.len() < 2 || !san.is_ascii() {
+        return Err("not a move".into());
+    }
+    let (prefix, to) = san.split_at(san.len() - 2);
+    let to: Square = to.parse().map_err(|_| "not a move".to_string())?;
+    let from_file = prefix.bytes().find(|b| (b'a'..=b'h').contains(b));
+    let from_rank = prefix.bytes().find(|b| (b'1'..=b'8').contains(b));
+    let candidates: Vec<Move> = position
+        .legal_moves(rules)
+        .iter()
+        .filter(|mv| mv.to == to)
+        .filter(|mv| from_file.is_none_or(|f| mv.from.file() == f - b'a'))
+        .filter(|mv| from_rank.is_none_or(|r| mv.from.rank() == r - b'1'))
+        .filter(|mv| !capture || position.is_capture(*mv))
+        .collect();
+    match candidates[..] {
+        [mv] => Ok(mv),
+        [] => Err("no legal move goes there".into()),
+        // A pawn move named by its square alone is the straight step, as in chess.
+        _ => candidates
+            .iter()
+            .copied()
+            .find(|mv| from_file.is_none() && mv.from.file() == to.file())
+            .ok_or_else(|| "more than one legal move goes there".into()),
+    }
+}
+
+/// bt-arena's termination word in a comment after the last move (`{time-forfeit: ...}`).
+fn final_word(game: &Game) -> Option<Termination> {
+    game.comments.last()?.iter().find_map(|comment| {
+        let (word, _) = comment.split_once(':')?;
+        Termination::ALL.into_iter().find(|t| t.name() == word)
+    })
+}
+
+/// How the game ended (see the module documentation).
+///
+/// # Errors
+/// When the last position is over and its winner is not the result's.
+fn termination(
+    game: &Game,
+    last: Position,
+    rules: Rules,
+    result: GameResult,
+) -> Result<Termination, String> {
+    if let Some(outcome) = last.outcome(rules) {
+        if GameResult::from_winner(outcome.winner) != result {
+            return Err(format!(
+                "the result {result} contradicts the last position: {outcome}"
+            ));
+        }
+        return Ok(outcome.reason.into());
+    }
+    if let Some(word) = final_word(game).filter(|t| t.is_fault() || *t == Termination::Adjudication)
+    {
+        return Ok(word);
+    }
+    Ok(match game.tag("Termination") {
+        Some("time forfeit") => Termination::TimeForfeit,
+        Some("rules infraction" | "illegal move") => Termination::IllegalMove,
+        Some("abandoned" | "emergency" | "death") => Termination::Crash,
+        Some("stalled connection") => Termination::Stall,
+        _ => Termination::Adjudication,
+    })
+}
+
+/// `started` from the `Date` tag (and `Time`, when given): `2026-11-30T12:00:00Z`; empty
+/// when the date is incomplete.
+fn started(game: &Game) -> String {
+    let Some(date) = game.tag("Date").filter(|d| !d.contains('?')) else {
+        return String::new();
+    };
+    let time = game
+        .tag("Time")
+        .filter(|t| t.len() == 8 && !t.contains('?'))
+        .unwrap_or("00:00:00");
+    let text = format!("{}T{time}Z", date.replace('.', "-"));
+    match humantime::parse_rfc3339(&text) {
+        Ok(_) => text,
+        Err(_) => String::new(),
+    }
+}
+
+/// The number a tag value starts with (`3` of `3`, `3.1`).
+fn leading_number(value: &str) -> Option<u64> {
+    let digits: String = value.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
+/// Numbers the game pairs: games with `X-Pair` keep it; the others pair two consecutive games
+/// with the same engines, colours swapped and the same start (numbers after the largest
+/// `X-Pair`); a game with no partner gets a pair of its own.
+fn assign_pairs(mut games: Vec<GameRecord>) -> Vec<GameRecord> {
+    let tagged: Vec<bool> = games.iter().map(|g| g.pair != 0).collect();
+    let mut next = games.iter().map(|g| g.pair).max().unwrap_or(0) + 1;
+    let mut i = 0;
+    while i < games.len() {
+        if tagged[i] {
+            i += 1;
+            continue;
+        }
+        games[i].pair = next;
+        let partner = i + 1 < games.len()
+            && !tagged[i + 1]
+            && games[i + 1].white == games[i].black
+            && games[i + 1].black == games[i].white
+            && games[i + 1].opening == games[i].opening;
+        if partner {
+            games[i + 1].pair = next;
+            i += 1;
+        }
+        next += 1;
+        i += 1;
+    }
+    games
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<ReadGames, ResultsError> {
+        parse_pgn(text, Path::new("x.pgn"))
+    }
+
+    fn error(text: &str) -> String {
+        parse(text).unwrap_err().to_string()
+    }
+
+    const CUTECHESS: &str = "[Event \"?\"]\n[White \"a\"]\n[Black \"b\"]\n[Result \"0-1\"]\n\
+        [Variant \"breakthrough\"]\n[Termination \"time forfeit\"]\n\n\
+        1. a3 {+0.20/5 0.5s} b6 {-0.10/6 0.25s} 2. a4 b5 3. axb5?! {0.00/1 0.1s} {White loses on time} 0-1\n\n\
+        [White \"b\"]\n[Black \"a\"]\n[Result \"1-0\"]\n[Variant \"breakthrough\"]\n\n\
+        1. a3 (1. b3 c6) b6 $2 2. b3 1-0\n";
+
+    #[test]
+    fn cutechess_games_read_with_san_comments_and_consecutive_pairs() {
+        let read = parse(CUTECHESS).unwrap();
+        assert_eq!(read.skipped, Vec::<String>::new());
+        let [first, second] = &read.games[..] else {
+            panic!("{:?}", read.games)
+        };
+        assert_eq!(first.moves, "a2a3 b7b6 a3a4 b6b5 a4b5");
+        assert_eq!(first.termination, Termination::TimeForfeit);
+        assert_eq!((first.white_ms, first.black_ms), (600, 250));
+        assert_eq!(
+            first.move_info,
+            "20/5/-/-/500 -10/6/-/-/250 -/-/-/-/0 -/-/-/-/0 0/1/-/-/100"
+        );
+        assert_eq!((first.game_id, second.game_id), (1, 2));
+        assert_eq!(first.pair, second.pair);
+        assert_eq!(second.moves, "a2a3 b7b6 b2b3");
+        assert_eq!(second.termination, Termination::Adjudication);
+        assert_eq!(second.move_info, "");
+        assert_eq!(first.opening, Position::startpos().to_string());
+    }
+
+    #[test]
+    fn bt_arena_pgn_reads_back_as_written() {
+        use crate::results::pgn::{PgnStyle, format_game};
+        use crate::results::tests::record;
+        let mut games = vec![
+            record(
+                5,
+                9,
+                "x",
+                "y",
+                GameResult::WhiteWins,
+                Termination::TimeForfeit,
+            ),
+            record(
+                2,
+                3,
+                "y",
+                "x",
+                GameResult::BlackWins,
+                Termination::IllegalMove,
+            ),
+        ];
+        for game in &mut games {
+            game.opening = Position::startpos().to_string();
+            // PGN keeps the date only.
+            game.started = "2026-11-30T00:00:00Z".into();
+        }
+        games[0].move_info = "35/12/18/10234/1000 M-2/-/-/-/200 -/-/-/-/300".into();
+        games[0].white_ms = 1300;
+        games[0].black_ms = 200;
+        games[1].opening = "pppppppp/pppppppp/8/8/8/P7/1PPPPPPP/PPPPPPPP b".into();
+        games[1].moves = "a7a6 b2b3 a6a5".into();
+        games[1].white_ms = 0;
+        games[1].black_ms = 0;
+        let text: String = games
+            .iter()
+            .map(|g| format_game(g, &PgnStyle::new("e", Rules::CaptureOnly)))
+            .collect();
+        let read = parse(&text).unwrap();
+        assert_eq!(read.games, games);
+    }
+
+    #[test]
+    fn unfinished_and_cut_off_games_are_skipped_and_named() {
+        let text =
+            "[White \"a\"]\n[Black \"b\"]\n\n1. a2a3 *\n\n[White \"a\"]\n[Black \"b\"]\n\n1. a2a3";
+        let read = parse(text).unwrap();
+        assert_eq!(read.games, []);
+        assert_eq!(
+            read.skipped,
+            [
+                "line 6: a game cut off at the end of the file",
+                "line 1: game 1 (a vs b) is unfinished (`*`)"
+            ]
+        );
+    }
+
+    #[test]
+    fn malformed_games_name_the_line() {
+        assert_eq!(
+            error("[White \"a\"]\n\n1. a2a3 1-0"),
+            "x.pgn, line 1: game 1: no Black tag"
+        );
+        assert_eq!(
+            error("[White \"a\"]\n[Black \"b\"]\n\n1. a2a3 1/2-1/2"),
+            "x.pgn, line 1: game 1: the result 1/2-1/2 is a draw: Breakthrough has none"
+        );
+        assert_eq!(
+            error("[White \"a\"]\n[Black \"b\"]\n[Result \"1-0\"]\n\n1. a2a3\n0-1"),
+            "x.pgn, line 1: game 1: the Result tag \"1-0\" disagrees with the result `0-1` \
+             ending the moves (line 6)"
+        );
+        assert_eq!(
+            error("[White \"a\"]\n[Black \"b\"]\n[Variant \"chess\"]\n\n1. e4 1-0"),
+            "x.pgn, line 1: game 1: Variant \"chess\" is not Breakthrough (breakthrough or \
+             breakthrough-capture-only)"
+        );
+        assert_eq!(
+            error("[White \"a\"]\n[Black \"b\"]\n\n1. a2a3 a7a6\n2. a3a5 1-0"),
+            "x.pgn, line 5: game 1: move 3 `a3a5` (White to move): not one step forward for \
+             White"
+        );
+        assert!(
+            error("[White \"a\"]\n[Black \"b\"]\n\n1. a2a3 {oops 1-0")
+                .contains("line 4: a comment")
+        );
+        assert!(error("[White a]\n").contains("line 1: `[White a]` is not a tag"));
+        let fen = "[White \"a\"]\n[Black \"b\"]\n[FEN \"8/8/8/8/8/8/8/P7 w - - 0 1\"]\n\n0-1";
+        assert_eq!(
+            error(fen),
+            "x.pgn, line 1: game 1: the result 0-1 contradicts the last position: White \
+             captured every Black pawn"
+        );
+    }
+
+    #[test]
+    fn pgn_is_told_from_csv() {
+        assert!(is_pgn(Path::new("a.PGN"), ""));
+        assert!(is_pgn(Path::new("a.txt"), "\u{feff}\n [Event \"x\"]"));
+        assert!(!is_pgn(Path::new("games.csv"), "game_id,round"));
+    }
+}

@@ -1,0 +1,624 @@
+//! What report.html shows beyond the [`Summary`]: series over the games (Elo and LLR of each
+//! pair after each game), terminations and move times per engine, and the openings' results.
+//! Computed here, once, from the games in recorded order; the page only draws them.
+
+use super::moves;
+use super::{GameRecord, Summary, Termination};
+use crate::stats::{EloModel, MatchCounts, Outcome, Sprt};
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap};
+
+/// Most points kept in a series: longer ones are thinned evenly (the last point is kept).
+pub const MAX_POINTS: usize = 400;
+
+/// The series and tables of report.html.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Series {
+    /// One per pair of [`Summary::pairs`], in that order.
+    pub pairs: Vec<PairSeries>,
+    /// One per engine of [`Summary::engines`], in that order.
+    pub engines: Vec<EngineGames>,
+    /// The openings played, most one-sided first.
+    pub openings: Vec<OpeningResult>,
+    /// Games whose games.csv `move_info` does not read (their move times are left out): how
+    /// many, and the first one's game number and error.
+    pub unreadable_move_info: (u64, Option<String>),
+}
+
+/// The Elo (and, with an SPRT, the LLR) of one pair after each game that changed its counts.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PairSeries {
+    /// The engine the numbers are for ([`super::PairSummary::first`]).
+    pub first: String,
+    /// Its opponent.
+    pub second: String,
+    /// The points, by games counted (at most [`MAX_POINTS`]).
+    pub points: Vec<SeriesPoint>,
+    /// The SPRT's bounds and hypotheses, when the pair has one.
+    pub sprt: Option<SprtLines>,
+}
+
+/// The estimate after `games` games of a pair.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct SeriesPoint {
+    /// Games counted.
+    pub games: u64,
+    /// Elo of `first` minus `second`.
+    pub elo: f64,
+    /// Half-width of its 95% interval, Elo.
+    pub error95: f64,
+    /// The SPRT's log-likelihood ratio, with an SPRT.
+    pub llr: Option<f64>,
+}
+
+/// The fixed lines of an LLR chart.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct SprtLines {
+    /// Lower bound (accept H0).
+    pub lower: f64,
+    /// Upper bound (accept H1).
+    pub upper: f64,
+    /// Elo under H0.
+    pub elo0: f64,
+    /// Elo under H1.
+    pub elo1: f64,
+    /// Games counted when a bound was first crossed, if one was.
+    pub decided_at: Option<u64>,
+}
+
+/// How one engine's games ended, and how long its moves took.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EngineGames {
+    /// Engine name.
+    pub name: String,
+    /// Games won, by termination, in the order of [`Termination::ALL`].
+    pub wins_by: Vec<u64>,
+    /// Games lost, by termination, in the same order.
+    pub losses_by: Vec<u64>,
+    /// Its move times (from games.csv `move_info`).
+    pub move_times: MoveTimes,
+}
+
+/// The distribution of one engine's time per move.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MoveTimes {
+    /// Moves with a recorded time.
+    pub moves: u64,
+    /// Mean, ms.
+    pub mean_ms: f64,
+    /// Median, ms.
+    pub median_ms: u64,
+    /// 90th percentile, ms.
+    pub p90_ms: u64,
+    /// Longest, ms.
+    pub max_ms: u64,
+    /// Moves per bucket: bucket `k` holds times in `[k * bucket_ms, (k + 1) * bucket_ms)`, the
+    /// last also everything longer; the same buckets for every engine ([`HISTOGRAM_BUCKETS`]).
+    pub histogram: Vec<u64>,
+    /// Width of a bucket, ms (at least 1).
+    pub bucket_ms: u64,
+}
+
+/// Buckets of a move-time histogram.
+pub const HISTOGRAM_BUCKETS: usize = 20;
+
+/// The results of the games played from one opening.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OpeningResult {
+    /// Its number in the book (0 when unknown, e.g. from another tool's PGN).
+    pub opening_id: u64,
+    /// The position.
+    pub opening: String,
+    /// Games played from it.
+    pub games: u64,
+    /// Games White won.
+    pub white_wins: u64,
+    /// Complete game pairs (same engines, colours swapped).
+    pub pairs: u64,
+    /// Pairs in which the same colour won both games: the opening, not the engines, decided.
+    pub same_colour_pairs: u64,
+}
+
+impl OpeningResult {
+    /// How far White's share is from even, 0 (even) to 0.5 (one colour won every game).
+    pub fn imbalance(&self) -> f64 {
+        (self.white_wins as f64 / self.games.max(1) as f64 - 0.5).abs()
+    }
+}
+
+impl Series {
+    /// The series of `shards` (each a file's games, in recorded order), for the engines and
+    /// pairs of `summary` (computed from the same games with the same `sprt`). Game pairs are
+    /// matched within a file, as the summary matches them. [`SeriesBuilder`] does the same
+    /// for games read one at a time.
+    pub fn compute<S: AsRef<[GameRecord]>>(
+        summary: &Summary,
+        shards: &[S],
+        sprt: Option<&Sprt>,
+    ) -> Series {
+        let mut builder = SeriesBuilder::new(summary, sprt);
+        for games in shards {
+            for game in games.as_ref() {
+                builder.add(game);
+            }
+            builder.end_file();
+        }
+        builder.finish(summary)
+    }
+}
+
+/// The series computed one game at a time, in recorded order, as [`Series::compute`] does,
+/// for games that are read one by one and not kept. Memory holds the counts, at most
+/// 2 × [`MAX_POINTS`] points per pair (thinned as they come: every other point is dropped
+/// each time the limit is reached), one count per distinct move time (ms) per engine, one row
+/// per opening, and the game pairs open in the current file; never the games.
+#[derive(Debug)]
+pub struct SeriesBuilder {
+    /// Engine index by name ([`Summary::engines`]).
+    index: HashMap<String, usize>,
+    pairs: Vec<PairTrack>,
+    engines: Vec<EngineTrack>,
+    openings: OpeningTrack,
+    unreadable: (u64, Option<String>),
+}
+
+impl SeriesBuilder {
+    /// No games yet, for the engines and pairs of `summary` (computed with `sprt`).
+    pub fn new(summary: &Summary, sprt: Option<&Sprt>) -> SeriesBuilder {
+        let index: HashMap<String, usize> = summary
+            .engines
+            .iter()
+            .enumerate()
+            .map(|(i, name)| (name.clone(), i))
+            .collect();
+        let pairs = summary
+            .pairs
+            .iter()
+            .map(|pair| PairTrack {
+                engines: (index[&pair.first], index[&pair.second]),
+                counts: MatchCounts::default(),
+                points: Vec::new(),
+                stride: 1,
+                changes: 0,
+                last: None,
+                sprt: pair.sprt.and(sprt.copied()),
+            })
+            .collect();
+        SeriesBuilder {
+            engines: summary
+                .engines
+                .iter()
+                .map(|_| EngineTrack::default())
+                .collect(),
+            index,
+            pairs,
+            openings: OpeningTrack::default(),
+            unreadable: (0, None),
+        }
+    }
+
+    /// Counts `game`, the next game of the file being read (a game of an engine the summary
+    /// does not know is left out). Call [`end_file`](Self::end_file) after each file.
+    pub fn add(&mut self, game: &GameRecord) {
+        let engine = |name: &str| self.index.get(name).copied();
+        let (Some(white), Some(black), Some(winner)) = (
+            engine(&game.white),
+            engine(&game.black),
+            engine(game.winner_name()),
+        ) else {
+            return;
+        };
+        let slot = Termination::ALL
+            .iter()
+            .position(|t| *t == game.termination)
+            .unwrap_or(0);
+        self.engines[winner].wins_by[slot] += 1;
+        self.engines[if winner == white { black } else { white }].losses_by[slot] += 1;
+        if let Err(error) = add_move_times(game, [white, black], &mut self.engines) {
+            self.unreadable.0 += 1;
+            self.unreadable
+                .1
+                .get_or_insert_with(|| format!("game {}: {error}", game.game_id));
+        }
+        self.openings.add(game);
+        let first = white.min(black);
+        if let Some(track) = self
+            .pairs
+            .iter_mut()
+            .find(|t| t.engines == (first, white.max(black)))
+        {
+            track.add(
+                game.pair,
+                Outcome {
+                    white: white == first,
+                    won: winner == first,
+                },
+            );
+        }
+    }
+
+    /// Ends a file: its open game pairs can no longer complete (pair numbers restart in the
+    /// next file).
+    pub fn end_file(&mut self) {
+        for track in &mut self.pairs {
+            track.counts.close_open_pairs();
+        }
+        self.openings.open.clear();
+    }
+
+    /// The series of the games added, for `summary` (the one given to
+    /// [`new`](Self::new)).
+    pub fn finish(self, summary: &Summary) -> Series {
+        let bucket_ms = bucket_width(&self.engines);
+        Series {
+            pairs: self
+                .pairs
+                .into_iter()
+                .zip(&summary.pairs)
+                .map(|(track, pair)| track.finish(pair))
+                .collect(),
+            engines: self
+                .engines
+                .into_iter()
+                .zip(&summary.engines)
+                .map(|(track, name)| track.finish(name, bucket_ms))
+                .collect(),
+            openings: self.openings.finish(),
+            unreadable_move_info: self.unreadable,
+        }
+    }
+}
+
+/// A pair's counts as they grow.
+#[derive(Debug)]
+struct PairTrack {
+    engines: (usize, usize),
+    /// Keyed by pair number within the file being read.
+    counts: MatchCounts<u64>,
+    /// Every `stride`-th point since the first (fewer than 2 × [`MAX_POINTS`]).
+    points: Vec<SeriesPoint>,
+    /// Changes of the counts between two points kept.
+    stride: u64,
+    /// Changes of the counts so far.
+    changes: u64,
+    /// The latest point, kept whatever the stride.
+    last: Option<SeriesPoint>,
+    sprt: Option<Sprt>,
+}
+
+impl PairTrack {
+    /// Counts a game; adds a point when the counts the Elo comes from changed (every game
+    /// until a pair is complete, then every completed pair), as the SPRT tests them.
+    fn add(&mut self, pair: u64, outcome: Outcome) {
+        let completed = self.counts.add(pair, outcome);
+        if !completed && self.counts.model() != EloModel::Trinomial {
+            return;
+        }
+        let elo = self.counts.elo();
+        let point = SeriesPoint {
+            games: self.counts.games(),
+            elo: elo.elo,
+            error95: elo.error95,
+            llr: self.sprt.map(|sprt| self.counts.llr(&sprt)),
+        };
+        if self.changes.is_multiple_of(self.stride) {
+            self.points.push(point);
+            if self.points.len() == 2 * MAX_POINTS {
+                // Keep points 0, 2, 4, ...: every (2 × stride)-th change.
+                self.points = self.points.iter().copied().step_by(2).collect();
+                self.stride *= 2;
+            }
+        }
+        self.changes += 1;
+        self.last = Some(point);
+    }
+
+    fn finish(self, pair: &super::PairSummary) -> PairSeries {
+        let sprt = pair.sprt.map(|status| SprtLines {
+            lower: status.report.lower,
+            upper: status.report.upper,
+            elo0: status.report.elo0,
+            elo1: status.report.elo1,
+            decided_at: (status.report.decision != crate::stats::SprtDecision::Continue)
+                .then_some(status.games),
+        });
+        let mut points = self.points;
+        if let Some(last) = self.last
+            && points.last() != Some(&last)
+        {
+            points.push(last);
+        }
+        PairSeries {
+            first: pair.first.clone(),
+            second: pair.second.clone(),
+            points: thin(points, MAX_POINTS),
+            sprt,
+        }
+    }
+}
+
+/// At most `max` of `points`, evenly spread, the last always kept.
+fn thin<T: Copy>(points: Vec<T>, max: usize) -> Vec<T> {
+    if points.len() <= max || max < 2 {
+        return points;
+    }
+    let last = points.len() - 1;
+    (0..max).map(|k| points[k * last / (max - 1)]).collect()
+}
+
+/// An engine's terminations and move times as they are counted.
+#[derive(Debug, Default)]
+struct EngineTrack {
+    wins_by: [u64; Termination::ALL.len()],
+    losses_by: [u64; Termination::ALL.len()],
+    /// Moves by their time, ms.
+    times_ms: BTreeMap<u64, u64>,
+}
+
+/// The `percent` percentile of the times in `counts` (time → moves): the time at rank
+/// `(n - 1) * percent / 100` (rounded to the nearest) of the `n` times in order; 0 for none.
+fn nearest_rank(counts: &BTreeMap<u64, u64>, percent: u64) -> u64 {
+    let total: u64 = counts.values().sum();
+    if total == 0 {
+        return 0;
+    }
+    let rank = ((total - 1) * percent + 50) / 100;
+    let mut seen = 0;
+    for (&ms, &moves) in counts {
+        seen += moves;
+        if seen > rank {
+            return ms;
+        }
+    }
+    0
+}
+
+impl EngineTrack {
+    fn finish(self, name: &str, bucket_ms: u64) -> EngineGames {
+        let times = &self.times_ms;
+        let mut histogram = vec![0u64; HISTOGRAM_BUCKETS];
+        for (&ms, &moves) in times {
+            let bucket = usize::try_from(ms / bucket_ms).unwrap_or(usize::MAX);
+            histogram[bucket.min(HISTOGRAM_BUCKETS - 1)] += moves;
+        }
+        let moves: u64 = times.values().sum();
+        let total_ms: u64 = times.iter().map(|(ms, moves)| ms * moves).sum();
+        EngineGames {
+            name: name.to_string(),
+            wins_by: self.wins_by.to_vec(),
+            losses_by: self.losses_by.to_vec(),
+            move_times: MoveTimes {
+                moves,
+                mean_ms: total_ms as f64 / moves.max(1) as f64,
+                median_ms: nearest_rank(times, 50),
+                p90_ms: nearest_rank(times, 90),
+                max_ms: times.last_key_value().map_or(0, |(&ms, _)| ms),
+                histogram,
+                bucket_ms,
+            },
+        }
+    }
+}
+
+/// Adds the move times of `game` (from its `move_info`; none when it has none) to its engines,
+/// White's and Black's by index.
+///
+/// # Errors
+/// The column's error when it does not read (nothing is added).
+fn add_move_times(
+    game: &GameRecord,
+    sides: [usize; 2],
+    engines: &mut [EngineTrack],
+) -> Result<(), String> {
+    let infos = moves::decode_column(&game.move_info)?;
+    let first = game
+        .opening
+        .parse::<crate::rules::Position>()
+        .map_or(0, |p| p.side_to_move().index());
+    for (ply, info) in infos.iter().enumerate() {
+        *engines[sides[(first + ply) % 2]]
+            .times_ms
+            .entry(info.time_ms)
+            .or_default() += 1;
+    }
+    Ok(())
+}
+
+/// The histogram bucket width shared by all engines: the 99th percentile of every move time
+/// over the buckets, so that a few very long moves do not squeeze the rest into one bucket.
+fn bucket_width(engines: &[EngineTrack]) -> u64 {
+    let mut all: BTreeMap<u64, u64> = BTreeMap::new();
+    for (&ms, &moves) in engines.iter().flat_map(|e| &e.times_ms) {
+        *all.entry(ms).or_default() += moves;
+    }
+    let top = nearest_rank(&all, 99);
+    (top + 1).div_ceil(HISTOGRAM_BUCKETS as u64).max(1)
+}
+
+/// The openings' results as they are counted.
+#[derive(Debug, Default)]
+struct OpeningTrack {
+    /// By position: the result so far, in order of first appearance.
+    rows: Vec<OpeningResult>,
+    row_of: HashMap<String, usize>,
+    /// Open game pairs of the file being read: pair number to the colour that won the first
+    /// game.
+    open: HashMap<u64, bool>,
+}
+
+impl OpeningTrack {
+    fn add(&mut self, game: &GameRecord) {
+        let row = *self.row_of.entry(game.opening.clone()).or_insert_with(|| {
+            self.rows.push(OpeningResult {
+                opening_id: game.opening_id,
+                opening: game.opening.clone(),
+                games: 0,
+                white_wins: 0,
+                pairs: 0,
+                same_colour_pairs: 0,
+            });
+            self.rows.len() - 1
+        });
+        let white_won = game.result == super::GameResult::WhiteWins;
+        let row = &mut self.rows[row];
+        row.games += 1;
+        row.white_wins += u64::from(white_won);
+        match self.open.remove(&game.pair) {
+            Some(first_white_won) => {
+                row.pairs += 1;
+                row.same_colour_pairs += u64::from(first_white_won == white_won);
+            }
+            None => {
+                self.open.insert(game.pair, white_won);
+            }
+        }
+    }
+
+    /// The rows, most one-sided first (then most games, then book order).
+    fn finish(mut self) -> Vec<OpeningResult> {
+        self.rows.sort_by(|a, b| {
+            b.imbalance()
+                .total_cmp(&a.imbalance())
+                .then(b.games.cmp(&a.games))
+                .then(a.opening_id.cmp(&b.opening_id))
+        });
+        self.rows
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::tests::record;
+    use crate::results::{GameResult::*, Termination::*};
+
+    /// The summary and series of `games` between `a` and `b`.
+    fn compute(games: &[GameRecord], sprt: Option<&Sprt>) -> (Summary, Series) {
+        let names = ["a".to_string(), "b".to_string()];
+        let summary = Summary::compute(games, &names, sprt);
+        let series = Series::compute(&summary, &[games], sprt);
+        (summary, series)
+    }
+
+    fn games() -> Vec<GameRecord> {
+        let mut games = vec![
+            record(1, 1, "a", "b", WhiteWins, GoalRank),
+            record(2, 1, "b", "a", WhiteWins, TimeForfeit),
+            record(3, 2, "a", "b", WhiteWins, GoalRank),
+            record(4, 2, "b", "a", BlackWins, AllCaptured),
+            record(5, 3, "a", "b", BlackWins, Crash),
+        ];
+        games[0].move_info = "1/1/-/-/10 2/1/-/-/30 3/1/-/-/20".into();
+        games[2].opening = "pppppppp/pppppppp/8/8/8/P7/1PPPPPPP/PPPPPPPP b".into();
+        games[3].opening = games[2].opening.clone();
+        games[2].move_info = "1/1/-/-/500 2/1/-/-/7 3/1/-/-/8".into();
+        games[4].move_info = "1/1/-/-/9 oops".into();
+        games
+    }
+
+    #[test]
+    fn pair_series_follow_the_summarys_counts() {
+        let games = games();
+        let sprt: Sprt = "elo0=0 elo1=10".parse().unwrap();
+        let (summary, series) = compute(&games, Some(&sprt));
+        let pair = &series.pairs[0];
+        // Game 1 alone (trinomial), then pairs 1 and 2 complete (pentanomial); game 5 opens
+        // pair 3 and changes nothing.
+        let games_at: Vec<u64> = pair.points.iter().map(|p| p.games).collect();
+        assert_eq!(games_at, [1, 2, 4]);
+        let last = pair.points.last().unwrap();
+        let pentanomial = summary.pairs[0].pentanomial;
+        assert_eq!(
+            pentanomial,
+            crate::stats::Pentanomial::from([0, 0, 1, 0, 1])
+        );
+        assert_eq!(
+            last.elo,
+            crate::stats::elo_pentanomial(&pentanomial).elo,
+            "the point after the last change is the summary's estimate"
+        );
+        assert_eq!(last.llr, Some(sprt.llr_pentanomial(&pentanomial)));
+        let lines = pair.sprt.unwrap();
+        assert_eq!((lines.lower, lines.upper), sprt.bounds());
+        assert_eq!(lines.decided_at, None);
+    }
+
+    #[test]
+    fn terminations_and_move_times_per_engine() {
+        let (_, series) = compute(&games(), None);
+        let [a, b] = &series.engines[..] else {
+            panic!()
+        };
+        assert_eq!(a.wins_by, [2, 1, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(a.losses_by, [0, 0, 0, 0, 1, 1, 0, 0]);
+        assert_eq!(b.wins_by, [0, 0, 0, 0, 1, 1, 0, 0]);
+        assert_eq!(b.losses_by, [2, 1, 0, 0, 0, 0, 0, 0]);
+        // Game 1: a (White) 10, 20; b 30. Game 3 from a position with Black to move:
+        // b 500, 8; a 7.
+        assert_eq!((a.move_times.moves, b.move_times.moves), (3, 3));
+        assert_eq!((a.move_times.median_ms, a.move_times.max_ms), (10, 20));
+        assert_eq!((b.move_times.median_ms, b.move_times.max_ms), (30, 500));
+        assert_eq!(b.move_times.mean_ms, 538.0 / 3.0);
+        // 20 buckets up to the 99th percentile of all moves (500 ms): 26 ms each.
+        assert_eq!(a.move_times.bucket_ms, 26);
+        assert_eq!(a.move_times.histogram[0], 3);
+        let mut expected = vec![0; HISTOGRAM_BUCKETS];
+        (expected[0], expected[1], expected[19]) = (1, 1, 1);
+        assert_eq!(b.move_times.histogram, expected);
+        assert_eq!(thin((0..1000).collect(), 5), [0, 249, 499, 749, 999]);
+    }
+
+    /// A long run keeps at most `MAX_POINTS` points, evenly spread, from the first game to
+    /// the last, while the builder never holds more than twice that many.
+    #[test]
+    fn a_long_series_is_thinned_as_it_grows() {
+        let games: Vec<GameRecord> = (1..=5000u64)
+            .map(|id| {
+                let (white, black) = if id % 2 == 1 { ("a", "b") } else { ("b", "a") };
+                let result = if id % 3 == 0 { BlackWins } else { WhiteWins };
+                record(id, id.div_ceil(2), white, black, result, GoalRank)
+            })
+            .collect();
+        let names = ["a".to_string(), "b".to_string()];
+        let summary = Summary::compute(&games, &names, None);
+        let mut builder = SeriesBuilder::new(&summary, None);
+        for game in &games {
+            builder.add(game);
+            assert!(builder.pairs[0].points.len() < 2 * MAX_POINTS);
+        }
+        builder.end_file();
+        let series = builder.finish(&summary);
+        let at: Vec<u64> = series.pairs[0].points.iter().map(|p| p.games).collect();
+        assert_eq!(at.len(), MAX_POINTS);
+        assert_eq!((at[0], at[at.len() - 1]), (1, 5000));
+        assert!(at.windows(2).all(|w| w[0] < w[1]), "{at:?}");
+        // Evenly spread: no gap more than twice the even one (5000 games / 400 points).
+        let widest = at.windows(2).map(|w| w[1] - w[0]).max().unwrap();
+        assert!(widest <= 2 * 5000 / 400 + 2, "{widest}");
+        let last = series.pairs[0].points.last().unwrap();
+        assert_eq!(last.elo, summary.pairs[0].elo.elo);
+    }
+
+    #[test]
+    fn percentiles_of_counted_times() {
+        let counts: BTreeMap<u64, u64> = [(1, 2), (5, 1), (9, 7)].into();
+        // Ranks 0-1: 1 ms, 2: 5 ms, 3-9: 9 ms.
+        assert_eq!(nearest_rank(&counts, 0), 1);
+        assert_eq!(nearest_rank(&counts, 20), 5);
+        assert_eq!(nearest_rank(&counts, 50), 9);
+        assert_eq!(nearest_rank(&BTreeMap::new(), 50), 0);
+    }
+
+    #[test]
+    fn openings_most_one_sided_first() {
+        let (_, series) = compute(&games(), None);
+        let rows: Vec<(u64, u64, u64, u64)> = series
+            .openings
+            .iter()
+            .map(|o| (o.games, o.white_wins, o.pairs, o.same_colour_pairs))
+            .collect();
+        // startpos: games 1, 2, 5 (White, White, Black; pair 1 same colour); the other: one
+        // pair split by colour.
+        assert_eq!(rows, [(3, 2, 1, 1), (2, 1, 1, 0)]);
+    }
+}

@@ -1,0 +1,452 @@
+//! The charts of report.html as inline SVG, drawn from numbers computed elsewhere
+//! ([`super::Summary`], [`super::series`]): bars with error whiskers, a line over games with a
+//! band and reference lines, and bar histograms. Every text is escaped here.
+
+use std::fmt::Write;
+
+/// Colours of the series, in order (colour-blind safe, Okabe–Ito).
+pub const PALETTE: [&str; 8] = [
+    "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000",
+];
+
+/// `text` with `&`, `<`, `>`, `"` and `'` escaped for HTML and SVG.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A linear map from a value range onto a pixel range.
+#[derive(Clone, Copy, Debug)]
+struct Scale {
+    from: (f64, f64),
+    to: (f64, f64),
+}
+
+impl Scale {
+    fn new(from: (f64, f64), to: (f64, f64)) -> Scale {
+        let from = if from.1 > from.0 {
+            from
+        } else {
+            (from.0 - 1.0, from.0 + 1.0)
+        };
+        Scale { from, to }
+    }
+
+    fn at(self, value: f64) -> f64 {
+        let t = (value - self.from.0) / (self.from.1 - self.from.0);
+        self.to.0 + t * (self.to.1 - self.to.0)
+    }
+}
+
+/// About `count` round tick values covering `[lo, hi]`.
+fn ticks(lo: f64, hi: f64, count: usize) -> Vec<f64> {
+    let span = (hi - lo).max(1e-9);
+    let raw = span / count.max(1) as f64;
+    let magnitude = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 2.5, 5.0, 10.0]
+        .iter()
+        .map(|m| m * magnitude)
+        .find(|step| *step >= raw)
+        .unwrap_or(10.0 * magnitude);
+    let (first, last) = ((lo / step).ceil(), (hi / step).floor());
+    std::iter::successors(Some(first), |k| Some(k + 1.0))
+        .take_while(|k| *k <= last)
+        .map(|k| k * step)
+        .collect()
+}
+
+/// A tick label: no decimals for whole numbers, else up to two.
+fn label(value: f64) -> String {
+    if (value - value.round()).abs() < 1e-9 {
+        // `+ 0.0` prints -0 as 0.
+        format!("{:.0}", value.round() + 0.0)
+    } else {
+        format!("{value:.2}")
+            .trim_end_matches('0')
+            .trim_end_matches('.')
+            .to_string()
+    }
+}
+
+/// The opening `<svg>` tag of a `width`×`height` chart titled `title` (for screen readers).
+fn open(width: f64, height: f64, class: &str, title: &str) -> String {
+    format!(
+        "<svg class=\"chart {class}\" viewBox=\"0 0 {width:.0} {height:.0}\" width=\"{width:.0}\" \
+         height=\"{height:.0}\" role=\"img\" xmlns=\"http://www.w3.org/2000/svg\">\
+         <title>{}</title>",
+        escape(title)
+    )
+}
+
+/// One bar of [`rating_bars`]: a name, an estimate and its 95% half-width.
+pub struct RatingBar<'a> {
+    /// The label on the left.
+    pub name: &'a str,
+    /// The estimate, Elo; `None` draws no bar (shown as `-`).
+    pub elo: Option<f64>,
+    /// Half-width of its 95% interval.
+    pub error95: f64,
+    /// Text after the number, e.g. `>` for a bound.
+    pub note: &'a str,
+}
+
+/// Horizontal bars from 0 to each estimate with whiskers over its 95% interval, one row per
+/// bar, a zero line and an Elo axis.
+pub fn rating_bars(title: &str, bars: &[RatingBar<'_>]) -> String {
+    let (width, left, right, row) = (760.0, 170.0, 130.0, 28.0);
+    let height = 40.0 + row * bars.len() as f64;
+    let reach = bars
+        .iter()
+        .filter_map(|b| b.elo.map(|e| e.abs() + b.error95))
+        .fold(50.0f64, f64::max)
+        .min(1300.0);
+    let x = Scale::new((-reach, reach), (left, width - right));
+    let mut svg = open(width, height, "ratings", title);
+    axis_x(&mut svg, x, -reach, reach, 16.0, height - 22.0, "Elo");
+    for (k, bar) in bars.iter().enumerate() {
+        let y = 20.0 + row * k as f64;
+        let mid = y + row / 2.0;
+        let _ = write!(
+            svg,
+            "<text x=\"{}\" y=\"{}\" text-anchor=\"end\" class=\"name\">{}</text>",
+            left - 8.0,
+            mid + 4.0,
+            escape(bar.name)
+        );
+        let Some(elo) = bar.elo else {
+            let _ = write!(
+                svg,
+                "<text x=\"{}\" y=\"{}\">-</text>",
+                x.at(0.0) + 4.0,
+                mid + 4.0
+            );
+            continue;
+        };
+        let colour = PALETTE[k % PALETTE.len()];
+        let (a, b) = (x.at(0.0).min(x.at(elo)), x.at(0.0).max(x.at(elo)));
+        let _ = write!(
+            svg,
+            "<rect x=\"{a:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{colour}\" \
+             opacity=\"0.75\"/>",
+            y + 5.0,
+            (b - a).max(1.0),
+            row - 10.0
+        );
+        let (lo, hi) = (x.at(elo - bar.error95), x.at(elo + bar.error95));
+        let _ = write!(
+            svg,
+            "<path d=\"M{lo:.1} {mid:.1}H{hi:.1}M{lo:.1} {:.1}V{:.1}M{hi:.1} {:.1}V{:.1}\" \
+             stroke=\"#222\" stroke-width=\"1.5\" class=\"whisker\"/>",
+            mid - 6.0,
+            mid + 6.0,
+            mid - 6.0,
+            mid + 6.0
+        );
+        let _ = write!(
+            svg,
+            "<text x=\"{}\" y=\"{}\" class=\"value\">{}{elo:+.1} ± {:.1}</text>",
+            width - right + 6.0,
+            mid + 4.0,
+            escape(bar.note),
+            bar.error95
+        );
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
+/// An x axis at `y` with ticks over `[lo, hi]` and grid lines up to `top`.
+fn axis_x(svg: &mut String, x: Scale, lo: f64, hi: f64, top: f64, y: f64, name: &str) {
+    let _ = write!(
+        svg,
+        "<line x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{y}\" y2=\"{y}\" stroke=\"#888\"/>",
+        x.at(lo),
+        x.at(hi)
+    );
+    for tick in ticks(lo, hi, 8) {
+        let at = x.at(tick);
+        let zero = if tick == 0.0 { " zero" } else { "" };
+        let _ = write!(
+            svg,
+            "<line x1=\"{at:.1}\" x2=\"{at:.1}\" y1=\"{top}\" y2=\"{y}\" class=\"grid{zero}\"/>\
+             <text x=\"{at:.1}\" y=\"{}\" text-anchor=\"middle\" class=\"tick\">{}</text>",
+            y + 14.0,
+            label(tick)
+        );
+    }
+    let _ = write!(
+        svg,
+        "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"end\" class=\"axis\">{}</text>",
+        x.at(hi),
+        y - 4.0,
+        escape(name)
+    );
+}
+
+/// A horizontal reference line of [`line_chart`].
+pub struct RefLine<'a> {
+    /// Its value.
+    pub value: f64,
+    /// Its label, drawn at the right end.
+    pub label: &'a str,
+    /// Its colour.
+    pub colour: &'a str,
+}
+
+/// What [`line_chart`] draws: the series, a band around it, reference lines and a marked x.
+pub struct LineChart<'a> {
+    /// For screen readers.
+    pub title: &'a str,
+    /// `(x, y)` points, x increasing.
+    pub points: &'a [(f64, f64)],
+    /// `(low, high)` at each point, shaded.
+    pub band: Option<&'a [(f64, f64)]>,
+    /// Horizontal lines.
+    pub lines: &'a [RefLine<'a>],
+    /// An x marked with a vertical line (e.g. where the SPRT decided), and its label.
+    pub mark: Option<(f64, &'a str)>,
+    /// Axis names.
+    pub x_name: &'a str,
+    /// Axis names.
+    pub y_name: &'a str,
+    /// Colour of the line.
+    pub colour: &'a str,
+}
+
+/// A line over `x` (games) with an optional shaded band, reference lines and a marked x; the
+/// y range covers all of them.
+pub fn line_chart(chart: &LineChart<'_>) -> String {
+    let (width, height) = (560.0, 260.0);
+    let (left, right, top, bottom) = (48.0, 70.0, 12.0, 34.0);
+    let mut svg = open(width, height, "line", chart.title);
+    if chart.points.is_empty() {
+        let _ = write!(
+            svg,
+            "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">no games yet</text></svg>",
+            width / 2.0,
+            height / 2.0
+        );
+        return svg;
+    }
+    let x_max = chart.points.last().map_or(1.0, |p| p.0).max(1.0);
+    let mut ys: Vec<f64> = chart.points.iter().map(|p| p.1).collect();
+    ys.extend(chart.lines.iter().map(|l| l.value));
+    if let Some(band) = chart.band {
+        ys.extend(band.iter().flat_map(|b| [b.0, b.1]));
+    }
+    let lo = ys.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = ys.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let pad = ((hi - lo) * 0.05).max(0.5);
+    let (lo, hi) = (lo - pad, hi + pad);
+    let x = Scale::new((0.0, x_max), (left, width - right));
+    let y = Scale::new((lo, hi), (height - bottom, top));
+    for tick in ticks(lo, hi, 6) {
+        let at = y.at(tick);
+        let zero = if tick == 0.0 { " zero" } else { "" };
+        let _ = write!(
+            svg,
+            "<line x1=\"{left}\" x2=\"{:.1}\" y1=\"{at:.1}\" y2=\"{at:.1}\" class=\"grid{zero}\"/>\
+             <text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\" class=\"tick\">{}</text>",
+            width - right,
+            left - 4.0,
+            at + 4.0,
+            label(tick)
+        );
+    }
+    axis_x(&mut svg, x, 0.0, x_max, top, height - bottom, chart.x_name);
+    let _ = write!(
+        svg,
+        "<text x=\"{left}\" y=\"{}\" class=\"axis\">{}</text>",
+        top + 10.0,
+        escape(chart.y_name)
+    );
+    if let Some(band) = chart.band {
+        let upper = chart
+            .points
+            .iter()
+            .zip(band)
+            .map(|(p, b)| format!("{:.1},{:.1}", x.at(p.0), y.at(b.1)));
+        let lower = chart
+            .points
+            .iter()
+            .zip(band)
+            .rev()
+            .map(|(p, b)| format!("{:.1},{:.1}", x.at(p.0), y.at(b.0)));
+        let all: Vec<String> = upper.chain(lower).collect();
+        let _ = write!(
+            svg,
+            "<polygon points=\"{}\" fill=\"{}\" opacity=\"0.18\" class=\"band\"/>",
+            all.join(" "),
+            chart.colour
+        );
+    }
+    for line in chart.lines {
+        let at = y.at(line.value);
+        let _ = write!(
+            svg,
+            "<line x1=\"{left}\" x2=\"{:.1}\" y1=\"{at:.1}\" y2=\"{at:.1}\" stroke=\"{}\" \
+             stroke-dasharray=\"6 4\" class=\"bound\"/><text x=\"{:.1}\" y=\"{:.1}\" \
+             class=\"tick\" fill=\"{}\">{}</text>",
+            width - right,
+            line.colour,
+            width - right + 4.0,
+            at + 4.0,
+            line.colour,
+            escape(line.label)
+        );
+    }
+    if let Some((at, text)) = chart.mark {
+        let px = x.at(at);
+        let _ = write!(
+            svg,
+            "<line x1=\"{px:.1}\" x2=\"{px:.1}\" y1=\"{top}\" y2=\"{:.1}\" stroke=\"#555\" \
+             stroke-dasharray=\"2 3\"/><text x=\"{:.1}\" y=\"{}\" class=\"tick\">{}</text>",
+            height - bottom,
+            px + 3.0,
+            top + 22.0,
+            escape(text)
+        );
+    }
+    let path: Vec<String> = chart
+        .points
+        .iter()
+        .map(|p| format!("{:.1},{:.1}", x.at(p.0), y.at(p.1)))
+        .collect();
+    let _ = write!(
+        svg,
+        "<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\" \
+         class=\"series\"/></svg>",
+        path.join(" "),
+        chart.colour
+    );
+    svg
+}
+
+/// Vertical bars with a label under each and the count over it.
+pub fn bars(title: &str, labels: &[String], counts: &[u64], colour: &str, width: u32) -> String {
+    let (height, bottom, top) = (150.0, 30.0, 16.0);
+    let max = counts.iter().copied().max().unwrap_or(0).max(1) as f64;
+    let slot = f64::from(width) / counts.len().max(1) as f64;
+    let mut svg = open(f64::from(width), height, "bars", title);
+    for (k, (&count, text)) in counts.iter().zip(labels).enumerate() {
+        let h = (height - bottom - top) * count as f64 / max;
+        let x0 = slot * k as f64;
+        let _ = write!(
+            svg,
+            "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{h:.1}\" fill=\"{colour}\"/>",
+            x0 + slot * 0.12,
+            height - bottom - h,
+            slot * 0.76
+        );
+        if count > 0 || counts.len() <= 8 {
+            let _ = write!(
+                svg,
+                "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" class=\"tick\">{count}</text>",
+                x0 + slot / 2.0,
+                height - bottom - h - 3.0
+            );
+        }
+        if !text.is_empty() {
+            let _ = write!(
+                svg,
+                "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\" class=\"tick\">{}</text>",
+                x0 + slot / 2.0,
+                height - bottom + 14.0,
+                escape(text)
+            );
+        }
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_are_round_and_cover_the_range() {
+        assert_eq!(ticks(0.0, 100.0, 5), [0.0, 20.0, 40.0, 60.0, 80.0, 100.0]);
+        assert_eq!(ticks(-2.94, 2.94, 6), [-2.0, -1.0, 0.0, 1.0, 2.0]);
+        assert_eq!(label(2.5), "2.5");
+        assert_eq!(label(-40.0), "-40");
+    }
+
+    #[test]
+    fn names_are_escaped_and_bars_have_whiskers() {
+        let svg = rating_bars(
+            "Elo",
+            &[
+                RatingBar {
+                    name: "<a & b>",
+                    elo: Some(100.0),
+                    error95: 30.0,
+                    note: "",
+                },
+                RatingBar {
+                    name: "c",
+                    elo: None,
+                    error95: 0.0,
+                    note: "",
+                },
+            ],
+        );
+        assert!(svg.contains("&lt;a &amp; b&gt;"), "{svg}");
+        assert!(!svg.contains("<a &"));
+        assert_eq!(svg.matches("class=\"whisker\"").count(), 1);
+        assert!(svg.contains("+100.0 ± 30.0"));
+    }
+
+    #[test]
+    fn a_line_chart_draws_band_bounds_and_mark() {
+        let points = [(1.0, 0.5), (2.0, 1.5), (4.0, 3.0)];
+        let band = [(0.0, 1.0), (1.0, 2.0), (2.5, 3.5)];
+        let lines = [
+            RefLine {
+                value: -2.94,
+                label: "H0",
+                colour: "#c00",
+            },
+            RefLine {
+                value: 2.94,
+                label: "H1",
+                colour: "#070",
+            },
+        ];
+        let svg = line_chart(&LineChart {
+            title: "LLR",
+            points: &points,
+            band: Some(&band),
+            lines: &lines,
+            mark: Some((4.0, "H1 accepted")),
+            x_name: "games",
+            y_name: "LLR",
+            colour: PALETTE[0],
+        });
+        assert_eq!(svg.matches("class=\"bound\"").count(), 2);
+        assert_eq!(svg.matches("class=\"band\"").count(), 1);
+        assert!(svg.contains("H1 accepted"));
+        assert!(svg.ends_with("</svg>"));
+        let empty = line_chart(&LineChart {
+            title: "x",
+            points: &[],
+            band: None,
+            lines: &[],
+            mark: None,
+            x_name: "",
+            y_name: "",
+            colour: "#000",
+        });
+        assert!(empty.contains("no games yet"));
+    }
+}

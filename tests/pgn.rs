@@ -1,0 +1,213 @@
+//! games.pgn as other tools read it, and `bt-arena elo` on PGN files: a real run's PGN gives
+//! the counts of its games.csv; another tool's PGN is paired as Ordo and fastchess pair it;
+//! malformed games are named with file and line; Fairy-Stockfish reads the FEN tag.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+mod common;
+
+use common::bt_arena;
+
+const RANDOM: &str = env!("CARGO_BIN_EXE_bt-random");
+const SEARCH: &str = env!("CARGO_BIN_EXE_bt-search");
+
+fn run(args: &[&str]) -> Output {
+    bt_arena(&args.iter().map(|a| a.to_string()).collect::<Vec<_>>())
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// A three-engine round-robin at depth 1, two games at a time (so game pairs may finish out of
+/// order), from the shipped capture-only book; returns the results directory.
+fn small_run(dir: &Path) -> std::path::PathBuf {
+    let out = dir.join("run");
+    let text = format!(
+        "tournament --engine cmd={SEARCH} name=search --engine cmd={RANDOM} name=random \
+         option.Seed=4 --engine cmd={SEARCH} name=search-material option.Eval=material \
+         --each depth=1 --rounds 2 --concurrency 2 --seed 5 --out {}",
+        out.display()
+    );
+    let output = run(&text.split_whitespace().collect::<Vec<_>>());
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    out
+}
+
+#[test]
+fn elo_on_a_runs_pgn_gives_the_counts_of_its_games_csv() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = small_run(dir.path());
+    let csv = run(&[
+        "elo",
+        "--json",
+        &out.join("games.csv").display().to_string(),
+    ]);
+    let pgn = run(&[
+        "elo",
+        "--json",
+        &out.join("games.pgn").display().to_string(),
+    ]);
+    assert_eq!(csv.status.code(), Some(0), "{}", stderr(&csv));
+    assert_eq!(pgn.status.code(), Some(0), "{}", stderr(&pgn));
+    assert_eq!(stdout(&pgn), stdout(&csv));
+    let summary: serde_json::Value = serde_json::from_str(&stdout(&pgn)).unwrap();
+    assert_eq!(summary["games"], 12);
+    let pairs = summary["pairs"].as_array().unwrap();
+    assert_eq!(pairs.len(), 3);
+    for pair in pairs {
+        let pentanomial: u64 = pair["pentanomial"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_u64().unwrap())
+            .sum();
+        assert_eq!((pair["games"].as_u64(), pentanomial), (Some(4), 2));
+    }
+
+    let text = std::fs::read_to_string(out.join("games.pgn")).unwrap();
+    assert_eq!(
+        text.matches("[TimeControl \"-\"]\n[X-Limit \"depth=1\"]\n")
+            .count(),
+        12
+    );
+    assert_eq!(
+        text.matches("[Variant \"breakthrough-capture-only\"]")
+            .count(),
+        12
+    );
+    assert_eq!(text.matches("[Termination \"normal\"]").count(), 12);
+    // bt-search reports score, depth, nodes, seldepth and PV for every move it plays.
+    assert!(text.contains("/1 0.0"), "{text}");
+    assert!(text.contains(", n="), "{text}");
+    assert!(text.contains(", pv=\""), "{text}");
+}
+
+#[test]
+fn a_cutechess_pgn_is_rated_with_consecutive_pairs_and_mixed_with_csv() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("cutechess.pgn");
+    let game = |white: &str, black: &str, result: &str, moves: &str| {
+        format!(
+            "[Event \"?\"]\n[White \"{white}\"]\n[Black \"{black}\"]\n[Result \"{result}\"]\n\
+             [Variant \"breakthrough\"]\n[Termination \"adjudication\"]\n\n{moves} {result}\n\n"
+        )
+    };
+    let mut text = String::new();
+    // Pairs: new wins both, then one each, then new loses both; an odd game at the end.
+    for (first, second) in [("1-0", "0-1"), ("1-0", "1-0"), ("0-1", "1-0")] {
+        text += &game("new", "base", first, "1. a3 {+0.10/3 0.05s} b6");
+        text += &game("base", "new", second, "1. a3 b6");
+    }
+    text += &game("new", "base", "1-0", "1. b3");
+    text += &game("new", "base", "*", "1. c3");
+    std::fs::write(&pgn, text).unwrap();
+    let output = run(&["elo", "--json", &pgn.display().to_string()]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let summary: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(summary["games"], 7);
+    assert_eq!(
+        summary["pairs"][0]["pentanomial"],
+        serde_json::json!([1, 0, 1, 0, 1])
+    );
+    assert_eq!(summary["pairs"][0]["unpaired"], 1);
+    assert_eq!(
+        (
+            summary["pairs"][0]["first"].as_str(),
+            summary["pairs"][0]["wins"].as_u64()
+        ),
+        (Some("new"), Some(4))
+    );
+    assert!(
+        stderr(&output).contains(&format!(
+            "warning: {}, line 64: game 8 (new vs base) is unfinished (`*`): not counted",
+            pgn.display()
+        )),
+        "{}",
+        stderr(&output)
+    );
+
+    // The same games with a run's games.csv: both files' games count, pairs within a file.
+    let out = small_run(dir.path());
+    let mixed = run(&[
+        "elo",
+        "--json",
+        &pgn.display().to_string(),
+        &out.join("games.csv").display().to_string(),
+    ]);
+    assert_eq!(mixed.status.code(), Some(0), "{}", stderr(&mixed));
+    let summary: serde_json::Value = serde_json::from_str(&stdout(&mixed)).unwrap();
+    assert_eq!(summary["games"], 19);
+    assert_eq!(summary["engines"].as_array().unwrap().len(), 5);
+}
+
+#[test]
+fn a_malformed_pgn_game_is_named_with_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("bad.pgn");
+    std::fs::write(
+        &pgn,
+        "[White \"a\"]\n[Black \"b\"]\n[Result \"1-0\"]\n\n1. a2a3 1-0\n\n\
+         [White \"b\"]\n[Black \"a\"]\n[Result \"0-1\"]\n\n1. a2a3 a7a6\n2. a3a5 0-1\n",
+    )
+    .unwrap();
+    let output = run(&["elo", &pgn.display().to_string()]);
+    assert_eq!(output.status.code(), Some(4));
+    assert_eq!(
+        stderr(&output).trim_end(),
+        format!(
+            "error: cannot read the games: {}, line 12: game 2: move 3 `a3a5` (White to move): \
+             not one step forward for White",
+            pgn.display()
+        )
+    );
+}
+
+/// Fairy-Stockfish echoes the FEN of `position fen FEN` (its `d` command's `Fen:` line).
+fn fairy_stockfish_fen(cmd: &Path, fen: &str) -> String {
+    let mut child = Command::new(cmd)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let script = format!(
+        "uci\nsetoption name UCI_Variant value breakthrough\nposition fen {fen}\nd\nquit\n"
+    );
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(script.as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&output.stdout).into_owned();
+    text.lines()
+        .find_map(|line| line.strip_prefix("Fen: "))
+        .unwrap_or_else(|| panic!("no Fen line in {text}"))
+        .to_string()
+}
+
+#[test]
+fn fairy_stockfish_reads_the_fen_tags_as_written() {
+    let Some(cmd) = common::fairy_stockfish_or_skip() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = small_run(dir.path());
+    let text = std::fs::read_to_string(out.join("games.pgn")).unwrap();
+    let fens: Vec<&str> = text
+        .lines()
+        .filter_map(|line| line.strip_prefix("[FEN \"")?.strip_suffix("\"]"))
+        .collect();
+    assert_eq!(fens.len(), 12);
+    for fen in fens.iter().step_by(4) {
+        assert_eq!(fen.split(' ').count(), 6, "{fen}");
+        assert_eq!(fairy_stockfish_fen(&cmd, fen), *fen);
+    }
+}

@@ -1,0 +1,296 @@
+//! report.html in a real browser: Debian's Chromium, headless, loads the page of a real run
+//! from disk (no server, no network), runs its script, and the DOM it leaves has the charts,
+//! the tables and a game viewer showing the right position. Also `bt-arena report` on run
+//! directories, games files and shards, and the page of a run in progress.
+//!
+//! The browser tests are skipped (saying so) when Chromium is not installed, except under CI
+//! (env `CI` set), where its absence fails them: .ci/run installs it.
+
+use bt_arena::results::{GameRecord, read_games};
+use bt_arena::rules::{Color, Position, Rules, Square};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+mod common;
+
+use common::bt_arena;
+
+const RANDOM: &str = env!("CARGO_BIN_EXE_bt-random");
+const SEARCH: &str = env!("CARGO_BIN_EXE_bt-search");
+
+fn run(text: &str) -> Output {
+    let args: Vec<String> = text.split_whitespace().map(String::from).collect();
+    bt_arena(&args)
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// Chromium, or `None` (after saying so) when it is not installed, except under CI.
+fn chromium_or_skip() -> Option<PathBuf> {
+    common::installed_or_skip("/usr/bin/chromium", "chromium")
+}
+
+/// Runs headless Chromium on `url` with `extra` flags (a profile of its own in `profile`),
+/// killing it after a minute.
+fn chromium(cmd: &Path, profile: &Path, extra: &[String], url: &str) -> Output {
+    let mut child = Command::new(cmd)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--allow-file-access-from-files",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(extra)
+        .arg(url)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("chromium starts");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("chromium did not finish within a minute");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// A two-engine SPRT run at depth 1 (so the page has an LLR chart); its directory.
+fn sprt_run(dir: &Path) -> PathBuf {
+    let out = dir.join("run");
+    let output = run(&format!(
+        "tournament --engine cmd={SEARCH} name=search --engine cmd={RANDOM} name=random \
+         option.Seed=3 --each depth=1 --rounds 3 --seed 7 --sprt elo0=0 elo1=400 --out {}",
+        out.display()
+    ));
+    assert!(
+        matches!(output.status.code(), Some(0 | 2)),
+        "{}",
+        stderr(&output)
+    );
+    out
+}
+
+/// The value of attribute `name` of each element that has it, in document order.
+fn attribute_values<'a>(dom: &'a str, name: &str) -> Vec<&'a str> {
+    let needle = format!(" {name}=\"");
+    dom.match_indices(&needle)
+        .map(|(at, _)| {
+            let rest = &dom[at + needle.len()..];
+            &rest[..rest.find('"').unwrap()]
+        })
+        .collect()
+}
+
+/// `data-sq` and `data-piece` of the board's squares, as (square, piece) pairs.
+fn board_squares(dom: &str) -> Vec<(String, String)> {
+    dom.match_indices("data-sq=\"")
+        .map(|(at, _)| {
+            let tag_end = at + dom[at..].find('>').unwrap();
+            let tag = &dom[at..tag_end];
+            let square = attribute_values(&format!(" {tag}"), "data-sq")[0].to_string();
+            let piece = attribute_values(&format!(" {tag}"), "data-piece")
+                .first()
+                .map_or(String::new(), |p| p.to_string());
+            (square, piece)
+        })
+        .collect()
+}
+
+/// The position of `game` after `plies` moves, as the viewer's squares: `P`, `p` or empty.
+fn expected_squares(game: &GameRecord, plies: usize) -> Vec<(String, String)> {
+    let mut position: Position = game.opening.parse().unwrap();
+    for mv in game.moves.split_whitespace().take(plies) {
+        let mv = position.parse_move(Rules::CaptureOnly, mv).unwrap();
+        position = position.play_unchecked(mv);
+    }
+    let mut squares = Vec::new();
+    for rank in (0..8).rev() {
+        for file in 0..8 {
+            let square = Square::new(file, rank).unwrap();
+            let piece = match position.pawn_at(square) {
+                Some(Color::White) => "P",
+                Some(Color::Black) => "p",
+                None => "",
+            };
+            squares.push((square.to_string(), piece.to_string()));
+        }
+    }
+    squares
+}
+
+#[test]
+fn chromium_renders_a_runs_report_with_charts_and_the_viewer_at_the_asked_move() {
+    let Some(cmd) = chromium_or_skip() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = sprt_run(dir.path());
+    let games = read_games(&out.join("games.csv")).unwrap();
+    let page = out.join("report.html");
+    let url = format!("file://{}#game=2&ply=5", page.display());
+    let output = chromium(
+        &cmd,
+        &dir.path().join("profile"),
+        &["--dump-dom".to_string()],
+        &url,
+    );
+    let dom = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        dom.contains("data-viewer=\"ready\""),
+        "the script did not finish:\n{dom}"
+    );
+    assert!(!dom.contains("data-script-error=\""), "{dom}");
+    // Charts: the ratings, the pair's Elo and LLR lines, its pentanomial and two move-time
+    // histograms.
+    assert_eq!(dom.matches("<svg class=\"chart ratings\"").count(), 1);
+    assert_eq!(dom.matches("<svg class=\"chart line\"").count(), 2);
+    assert_eq!(dom.matches("<svg class=\"chart bars\"").count(), 3);
+    assert_eq!(dom.matches("class=\"whisker\"").count(), 2);
+    assert_eq!(dom.matches("class=\"bound\"").count(), 4);
+    assert!(dom.contains("LLR over games between the SPRT bounds"));
+    // The viewer: every game listed, the second one shown after 5 plies.
+    assert_eq!(dom.matches("<option value=").count(), games.len());
+    assert_eq!(board_squares(&dom), expected_squares(&games[1], 5));
+    assert_eq!(
+        dom.matches("class=\"mv").count(),
+        games[1].moves.split_whitespace().count()
+    );
+    assert!(dom.contains("class=\"mv current\" data-ply=\"5\""), "{dom}");
+    assert!(dom.contains(&format!("ply 5 of {}", games[1].plies)));
+    // bt-search's comments are shown with its moves.
+    assert!(dom.contains("class=\"cmt\">{"), "{dom}");
+}
+
+#[test]
+fn chromium_takes_a_screenshot_of_the_page() {
+    let Some(cmd) = chromium_or_skip() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = sprt_run(dir.path());
+    let shot = dir.path().join("shot.png");
+    let output = chromium(
+        &cmd,
+        &dir.path().join("profile"),
+        &[
+            format!("--screenshot={}", shot.display()),
+            "--window-size=1200,900".to_string(),
+        ],
+        &format!("file://{}", out.join("report.html").display()),
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let png = std::fs::read(&shot).unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    // The IHDR chunk: width and height, big-endian, right after its length and type.
+    assert_eq!(&png[12..16], b"IHDR");
+    let width = u32::from_be_bytes(png[16..20].try_into().unwrap());
+    let height = u32::from_be_bytes(png[20..24].try_into().unwrap());
+    assert_eq!((width, height), (1200, 900));
+    // A blank page compresses to a few KiB; charts and tables do not.
+    assert!(png.len() > 30_000, "{} bytes", png.len());
+}
+
+#[test]
+fn report_writes_pages_for_runs_games_files_and_shards() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = sprt_run(dir.path());
+    std::fs::remove_file(out.join("report.html")).unwrap();
+    let output = run(&format!("report {}", out.display()));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let page = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(
+        page.contains("SPRT"),
+        "the run's SPRT comes from config.json"
+    );
+    assert!(page.contains("Command line"), "run.json is read");
+    assert!(page.contains("bt-search 0.1.0"), "the engine ids are shown");
+
+    let pgn_page = dir.path().join("from-pgn.html");
+    let output = run(&format!(
+        "report {} --out {}",
+        out.join("games.pgn").display(),
+        pgn_page.display()
+    ));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let from_pgn = std::fs::read_to_string(&pgn_page).unwrap();
+    let games = read_games(&out.join("games.csv")).unwrap();
+    assert!(from_pgn.contains(&format!("{} games (written", games.len())));
+
+    // Shards: two copies of the run count twice the games.
+    let merged = dir.path().join("merged.html");
+    let output = run(&format!(
+        "report {} {} --out {}",
+        out.display(),
+        out.join("games.pgn").display(),
+        merged.display()
+    ));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let merged = std::fs::read_to_string(&merged).unwrap();
+    assert!(merged.contains(&format!("{} games (written", 2 * games.len())));
+
+    let output = run(&format!("report {} {}", out.display(), out.display()));
+    assert_eq!(output.status.code(), Some(3));
+    assert!(
+        stderr(&output).contains("--out FILE"),
+        "{}",
+        stderr(&output)
+    );
+    let output = run(&format!("report {}", dir.path().display()));
+    assert_eq!(output.status.code(), Some(4));
+    assert!(
+        stderr(&output).contains("holds no games.csv and no shard directories"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn a_run_in_progress_has_a_page_that_reloads_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    // Moves of about 20 ms: a game lasts about a second, the run several.
+    let args: Vec<String> = format!(
+        "tournament --engine cmd={SEARCH} name=a --engine cmd={SEARCH} name=b option.Eval=material \
+         --each st=0.02 --rounds 3 --seed 2 --out {}",
+        out.display()
+    )
+    .split_whitespace()
+    .map(String::from)
+    .collect();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bt-arena"))
+        .args(&args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let page = out.join("report.html");
+    let mut seen_in_progress = None;
+    while child.try_wait().unwrap().is_none() {
+        if let Ok(text) = std::fs::read_to_string(&page)
+            && text.contains("In progress: ")
+        {
+            seen_in_progress = Some(text);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let during = seen_in_progress.expect("a page of the run in progress");
+    assert!(during.contains("http-equiv=\"refresh\" content=\"15\""));
+    assert!(during.contains(" of 6 games (updated "));
+    let after = std::fs::read_to_string(&page).unwrap();
+    assert!(after.contains("6 games (written "), "{after}");
+    assert!(!after.contains("http-equiv=\"refresh\""));
+}
