@@ -73,13 +73,7 @@ impl TimeControl {
                 base_ms,
                 increment_ms,
                 moves,
-            } => {
-                let period = moves.map_or(String::new(), |moves| format!("{moves}/"));
-                match increment_ms {
-                    0 => format!("{period}{}", Seconds(*base_ms)),
-                    _ => format!("{period}{}+{}", Seconds(*base_ms), Seconds(*increment_ms)),
-                }
-            }
+            } => clock_text(*base_ms, *increment_ms, *moves, false),
             _ => "-".to_string(),
         }
     }
@@ -99,17 +93,31 @@ impl fmt::Display for TimeControl {
                 base_ms,
                 increment_ms,
                 moves,
-            } => {
-                f.write_str("tc=")?;
-                if let Some(moves) = moves {
-                    write!(f, "{moves}/")?;
-                }
-                write!(f, "{}+{}", Seconds(*base_ms), Seconds(*increment_ms))
-            }
+            } => write!(
+                f,
+                "tc={}",
+                clock_text(*base_ms, *increment_ms, *moves, true)
+            ),
             TimeControl::MoveTime(ms) => write!(f, "st={}", Seconds(*ms)),
             TimeControl::Depth(depth) => write!(f, "depth={depth}"),
             TimeControl::Nodes(nodes) => write!(f, "nodes={nodes}"),
         }
+    }
+}
+
+/// A clock as `[MOVES/]BASE+INC` in seconds (`40/60+0.6`); without `+INC` when the increment
+/// is 0, unless `with_zero_increment`.
+fn clock_text(
+    base_ms: u64,
+    increment_ms: u64,
+    moves: Option<NonZeroU32>,
+    with_zero_increment: bool,
+) -> String {
+    let period = moves.map_or(String::new(), |moves| format!("{moves}/"));
+    if increment_ms == 0 && !with_zero_increment {
+        format!("{period}{}", Seconds(base_ms))
+    } else {
+        format!("{period}{}+{}", Seconds(base_ms), Seconds(increment_ms))
     }
 }
 
