@@ -37,7 +37,7 @@ pub const COLUMNS: [&str; 17] = [
 /// How many of [`COLUMNS`] a games.csv may have, oldest first: the first release's 14, then
 /// `white_stray` and `black_stray`, then `move_info`. The later columns hold no comma and no
 /// quote (unsigned integers; `move_info` tokens, see [`super::moves`]).
-const COLUMN_COUNTS: [usize; 3] = [14, 16, 17];
+pub const COLUMN_COUNTS: [usize; 3] = [14, 16, 17];
 
 /// File name of the CSV inside a run directory.
 pub const GAMES_CSV: &str = "games.csv";
@@ -174,11 +174,11 @@ pub fn read_games(path: &Path) -> Result<Vec<GameRecord>, ResultsError> {
 /// The games of a games.csv read one row at a time, in file order: an iterator of
 /// `Result<GameRecord, ResultsError>` whose memory does not grow with the file.
 ///
-/// Columns are matched by the header's names (extra columns are ignored; the
-/// later columns of [`COLUMN_COUNTS`] may be missing and then read as 0 or empty). The file is read up to the end of
-/// its last complete line, as long as it was when opened: a last row without its newline (cut
-/// off by a killed runner, or being written) is skipped without error, and an empty file, or
-/// one cut off inside the header, holds no games. A byte-order mark at the start is skipped
+/// Columns are matched by the header's names (extra columns are ignored; the later columns of
+/// [`COLUMN_COUNTS`] may be missing and then read as 0 or empty). The file is read up to the
+/// end of its last complete line, as long as it was when opened: a last row without its newline
+/// (cut off by a killed runner, or being written) is skipped without error, and an empty file,
+/// or one cut off inside the header, holds no games. A byte-order mark at the start is skipped
 /// (by the csv reader).
 ///
 /// An item is [`ResultsError::Io`] when the file cannot be read, or

@@ -36,7 +36,9 @@ mod tail;
 mod text;
 
 pub use atomic_file::{Existing, write_atomically, write_json};
-pub use files::{COLUMNS, GAMES_CSV, GAMES_PGN, GamesReader, ResultsWriter, read_games};
+pub use files::{
+    COLUMN_COUNTS, COLUMNS, GAMES_CSV, GAMES_PGN, GamesReader, ResultsWriter, read_games,
+};
 pub use game_file::GameFile;
 pub use json::{summary_json, write_summary};
 pub use pgn_read::ReadGames;

@@ -146,7 +146,7 @@ impl Summary {
     }
 
     /// [`compute_shards`](Summary::compute_shards) over games.csv (or PGN) files, streamed: the
-    /// games are read one at a time ([`GamesReader`]) and not kept, so memory does not grow
+    /// games are read one at a time ([`GamesReader`](super::GamesReader)) and not kept, so memory does not grow
     /// with them (see [`SummaryBuilder`]). PGN games not counted are not reported here (see
     /// [`SummaryBuilder::add_file`]).
     ///
