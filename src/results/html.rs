@@ -463,8 +463,8 @@ fn pair_block(pair: &super::PairSummary, series: &PairSeries) -> PairBlock {
     let Pentanomial { ll, ld, wl, wd, ww } = pair.pentanomial;
     let mut lines = vec![
         format!(
-            "Elo {:+.1} ± {:.1}, LOS {:.1}%",
-            elo.elo + 0.0,
+            "Elo {} ± {:.1}, LOS {:.1}%",
+            elo_text(elo.elo, elo.bound_side()),
             elo.error95,
             100.0 * elo.los
         ),
@@ -757,6 +757,27 @@ mod tests {
         let summary = Summary::compute(&games, &names, Some(&sprt));
         let series = Series::compute(&summary, &[&games], Some(&sprt));
         (summary, series, games)
+    }
+
+    #[test]
+    fn a_perfect_score_is_marked_as_a_floor_as_in_the_text_report() {
+        // Four pairs, all won by a: beyond the clamp.
+        let games: Vec<GameRecord> = (1..=8)
+            .map(|id| match id % 2 {
+                1 => record(id, id.div_ceil(2), "a", "b", WhiteWins, GoalRank),
+                _ => record(id, id / 2, "b", "a", BlackWins, GoalRank),
+            })
+            .collect();
+        let names = ["a".to_string(), "b".to_string()];
+        let summary = Summary::compute(&games, &names, None);
+        let series = Series::compute(&summary, &[&games], None);
+        let block = pair_block(&summary.pairs[0], &series.pairs[0]);
+        assert!(
+            block.lines[0].starts_with("Elo >+1199.8 ± "),
+            "{}",
+            block.lines[0]
+        );
+        assert!(summary.to_string().contains("Elo: >+1199.83 +/- "));
     }
 
     #[test]

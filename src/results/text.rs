@@ -130,16 +130,11 @@ impl fmt::Display for PairSummary {
     /// only`); after a verdict, `SPRT: H1 accepted at game 480; 2 games after the decision`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let elo = &self.elo;
-        let bound = elo.bound.then_some(if elo.elo > 0.0 {
-            Bound::Lower
-        } else {
-            Bound::Upper
-        });
         writeln!(f, "Results of {} vs {}:", self.first, self.second)?;
         writeln!(
             f,
             "Elo: {} +/- {:.2}, LOS: {}",
-            format_elo(elo.elo, bound),
+            format_elo(elo.elo, elo.bound_side()),
             elo.error95,
             format_percent(elo.los)
         )?;

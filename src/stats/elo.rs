@@ -15,6 +15,7 @@
 use serde::Serialize;
 
 use super::pentanomial::Pentanomial;
+use super::ratings::Bound;
 use super::sample::Empirical;
 use super::{SCORE_CLAMP, elo_from_score, phi, z95};
 
@@ -37,6 +38,18 @@ pub struct EloEstimate {
     /// as 1e-3, as in fishtest): finite, shrinking towards 0 as the one-sided
     /// sample grows (e.g. ±249.82 for 5 pairs all won, 0 for 1000-0 per game).
     pub bound: bool,
+}
+
+impl EloEstimate {
+    /// Which way the true estimate lies beyond `elo` when it is a [`bound`](Self::bound): a
+    /// floor ([`Bound::Lower`]) for a clamped positive score, a ceiling for a negative one.
+    pub fn bound_side(&self) -> Option<Bound> {
+        self.bound.then_some(if self.elo > 0.0 {
+            Bound::Lower
+        } else {
+            Bound::Upper
+        })
+    }
 }
 
 /// Normalized Elo (nElo) with its 95% error bar, fastchess style.
