@@ -448,3 +448,57 @@ fn bad_command_lines_suites_and_engines_get_their_exit_codes() {
         "{stderr}"
     );
 }
+
+/// `bt-arena COMMAND... | head -1`: reads one line of stdout, closes the pipe and returns the
+/// exit code and stderr of the rest of the run.
+fn first_line_then_close(args: &[&str]) -> (Option<i32>, String) {
+    use std::io::{BufRead, BufReader, Read};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bt-arena"))
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert!(!line.is_empty());
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    (child.wait().unwrap().code(), stderr)
+}
+
+/// A closed stdout (`| head -1`) does not kill the commands that drive engines with a panic:
+/// they finish, quit the engine and exit with their verdict.
+#[test]
+fn a_closed_stdout_is_not_a_crash() {
+    let engine = format!("cmd={RANDOM}");
+    for args in [
+        vec![
+            "perft-check",
+            "--engine",
+            &engine,
+            "--random",
+            "20",
+            "--seed",
+            "7",
+        ],
+        vec![
+            "check-engine",
+            "--engine",
+            &engine,
+            "--only",
+            "handshake,positions",
+        ],
+    ] {
+        let (code, stderr) = first_line_then_close(&args);
+        assert_eq!(code, Some(0), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+}

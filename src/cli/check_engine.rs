@@ -8,7 +8,6 @@ use bt_arena::engine::{EngineDescription, EngineKeys, Timeouts};
 use bt_arena::game::TimeControl;
 use bt_arena::rules::Rules;
 use clap::{ArgAction, Args};
-use std::io::Write;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -82,15 +81,14 @@ pub fn run(args: &CheckEngineArgs) -> Result<ExitCode> {
         ..Timeouts::default()
     };
     if !args.json {
-        println!(
+        say!(
             "{}",
             check_engine::header(&spec.name, None, spec.proto, args.rules)
         );
     }
     let report = check_engine::run(&spec, timeouts, opponent.as_ref(), &settings, |check| {
         if !args.json {
-            print!("{}", CheckLines(check));
-            let _ = std::io::stdout().flush();
+            out!("{}", CheckLines(check));
         }
     })
     .map_err(|error| match error {
@@ -98,9 +96,9 @@ pub fn run(args: &CheckEngineArgs) -> Result<ExitCode> {
         other => anyhow!("{other}"),
     })?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        say!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        println!("{}", report.footer());
+        say!("{}", report.footer());
     }
     Ok(if report.failed == 0 {
         ExitCode::SUCCESS

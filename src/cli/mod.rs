@@ -1,5 +1,23 @@
 //! The subcommands of the `bt-arena` binary: argument types and how results are printed.
 
+/// `print!` that ignores a closed stdout (`| head`), for the commands that drive engines: the
+/// run goes on and quits its engines, the exit code still tells the result, and the results
+/// of a tournament are in files anyway. (The other commands die quietly of SIGPIPE.)
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let mut stdout = std::io::stdout().lock();
+        let _ = write!(stdout, $($arg)*).and_then(|()| stdout.flush());
+    }};
+}
+
+/// [`out!`] with a newline.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        out!("{}\n", format_args!($($arg)*))
+    }};
+}
+
 pub mod check_engine;
 pub mod elo;
 pub mod merge;

@@ -71,7 +71,7 @@ pub fn run(args: &PerftCheckArgs) -> Result<ExitCode> {
     // An engine error's message includes its cause: no chain to print.
     let mut engine = Engine::start(&spec.launch(), args.rules).map_err(|e| anyhow!("{e}"))?;
     let render: &dyn Render = if args.json { &Json } else { &Text };
-    print!(
+    out!(
         "{}",
         render.header(&Header {
             engine: engine.name(),
@@ -82,11 +82,11 @@ pub fn run(args: &PerftCheckArgs) -> Result<ExitCode> {
         })
     );
     let mut report = perft_check::check_all(&mut engine, &settings, &targets, |position| {
-        print!("{}", render.position(position));
+        out!("{}", render.position(position));
     })?;
     engine.quit();
     report.seed = seed;
-    print!("{}", render.report(&report));
+    out!("{}", render.report(&report));
     Ok(if report.failed == 0 {
         ExitCode::SUCCESS
     } else {

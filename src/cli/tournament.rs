@@ -98,14 +98,6 @@ fn engine_groups(matches: &ArgMatches) -> Vec<Vec<String>> {
         .unwrap_or_default()
 }
 
-/// `println!` that ignores a closed stdout (`| head`): the results are in files anyway.
-macro_rules! say {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stdout().lock(), $($arg)*);
-    }};
-}
-
 /// Exit code of a run stopped by Ctrl-C (128 + SIGINT).
 const EXIT_INTERRUPTED: u8 = 130;
 
