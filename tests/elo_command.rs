@@ -327,16 +327,25 @@ fn sprt_without_two_engines_exits_3_saying_why() {
     ];
     for (name, games, why) in cases {
         let csv = write_run(&dir.path().join(name), &games);
-        let output = bt_arena(&["elo", "--sprt", "elo0=0 elo1=5", csv.to_str().unwrap()]);
-        assert_eq!(output.status.code(), Some(3), "{name}");
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert!(
-            stderr.contains(&format!(
-                "--sprt needs the games of exactly two engines; {why}"
-            )),
-            "{name}: {stderr}"
-        );
-        assert!(output.stdout.is_empty(), "{name}");
+        // `report` refuses it alike, writing no page.
+        let page = dir.path().join(format!("{name}.html"));
+        for command in ["elo", "report"] {
+            let mut args = vec![command, "--sprt", "elo0=0 elo1=5", csv.to_str().unwrap()];
+            if command == "report" {
+                args.extend(["--out", page.to_str().unwrap()]);
+            }
+            let output = bt_arena(&args);
+            assert_eq!(output.status.code(), Some(3), "{command} {name}");
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert!(
+                stderr.contains(&format!(
+                    "--sprt needs the games of exactly two engines; {why}"
+                )),
+                "{command} {name}: {stderr}"
+            );
+            assert!(output.stdout.is_empty(), "{command} {name}");
+        }
+        assert!(!page.exists(), "{name}");
     }
 }
 

@@ -214,6 +214,16 @@ fn report_writes_pages_for_runs_games_files_and_shards() {
     );
     assert!(page.contains("Command line"), "run.json is read");
     assert!(page.contains("bt-search 0.1.0"), "the engine ids are shown");
+    // `elo RUN` recomputes the run's report with the run's SPRT, as `report RUN` does.
+    let elo = run(&format!("elo {}", out.display()));
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let llr = summary["pairs"][0]["sprt"]["llr"].as_f64().unwrap();
+    assert!(
+        String::from_utf8_lossy(&elo.stdout).contains(&format!("LLR: {llr:.2} ")),
+        "{}",
+        String::from_utf8_lossy(&elo.stdout)
+    );
 
     let pgn_page = dir.path().join("from-pgn.html");
     let output = run(&format!(

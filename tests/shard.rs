@@ -130,6 +130,12 @@ fn sharded_runs_merge_to_the_unsharded_run_game_for_game() {
         );
         let page = std::fs::read_to_string(run.join("report.html")).unwrap();
         assert!(page.contains("14 games (written"), "the merged run's page");
+        // Described by the shards' config and run.json, without a shard of its own.
+        assert!(page.contains("Command line"), "run.json of a shard");
+        assert!(
+            !page.contains("&quot;shard&quot;"),
+            "no shard in the run's config"
+        );
         // A second merge replaces the merged files rather than appending to them.
         let again = bt_arena(&words("merge", &[path(&run)]));
         assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));

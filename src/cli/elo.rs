@@ -26,7 +26,7 @@ pub struct EloArgs {
     /// SPRT of the first engine against the second (needs exactly two engines), as separate
     /// tokens or one quoted string: elo0=0 elo1=5 alpha=0.05 beta=0.05 (alpha and beta
     /// default to 0.05). The games are replayed in file order: the verdict is the first
-    /// crossing of a bound.
+    /// crossing of a bound. Default: the run's own SPRT when FILE is one run directory.
     #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
     sprt: Vec<String>,
     /// Print the summary as JSON (the format of summary.json) instead of text.
@@ -36,8 +36,9 @@ pub struct EloArgs {
 
 /// Runs `bt-arena elo`: streams every file or run directory (twice: engine names, then
 /// games; a warning on stderr names each PGN game not counted), then prints the report and
-/// the SPRT verdicts recorded by sharded runs. Exit code: the `--sprt` verdict, or else a recorded one
-/// (0 H1, 1 H0, 2 no decision); 0 without either.
+/// the SPRT verdicts recorded by sharded runs. Exit code: the verdict of `--sprt` (or of the
+/// run's own SPRT, for one run directory), or else a recorded one (0 H1, 1 H0, 2 no decision);
+/// 0 without either.
 ///
 /// # Errors
 /// [`UsageError`] for a bad SPRT specification, no file, or `--sprt` with games of other than
@@ -66,22 +67,14 @@ pub fn run(args: &EloArgs) -> Result<ExitCode> {
     // but engines are named in schedule order: game 1's White is the tournament's first
     // engine (the one an SPRT tests), whichever game was written first.
     let engines = results::schedule_order(&sources).context("cannot read the games")?;
-    if sprt.is_some() && engines.len() != 2 {
-        return Err(UsageError(format!(
-            "--sprt needs the games of exactly two engines; {} {}",
-            if files.len() == 1 {
-                "the file holds"
-            } else {
-                "the files hold"
-            },
-            match engines.len() {
-                0 => "no games".to_string(),
-                1 => format!("games of one engine ({})", engines[0]),
-                n => format!("games of {n} engines ({})", engines.join(", ")),
-            }
-        ))
-        .into());
+    if sprt.is_some() {
+        check_two_engines(&engines, files.len())?;
     }
+    // Without --sprt, a run directory's games are tested with the run's own SPRT.
+    let sprt = sprt.or_else(|| match &files[..] {
+        [dir] => run_sprt(dir),
+        _ => None,
+    });
     let summary = summarize(&sources, &engines, sprt.as_ref())?;
     if args.json {
         print!("{}", results::summary_json(&summary));
@@ -99,6 +92,37 @@ pub fn run(args: &EloArgs) -> Result<ExitCode> {
         Some(SprtDecision::Continue) => super::EXIT_INCONCLUSIVE.into(),
         Some(SprtDecision::AcceptH1) | None => ExitCode::SUCCESS,
     })
+}
+
+/// Checks that the games an `--sprt` is asked for are those of two engines (`engines`, read
+/// from `files` files).
+///
+/// # Errors
+/// A [`UsageError`] saying how many engines there are.
+pub(super) fn check_two_engines(engines: &[String], files: usize) -> Result<()> {
+    if engines.len() == 2 {
+        return Ok(());
+    }
+    Err(UsageError(format!(
+        "--sprt needs the games of exactly two engines; {} {}",
+        if files == 1 {
+            "the file holds"
+        } else {
+            "the files hold"
+        },
+        match engines.len() {
+            0 => "no games".to_string(),
+            1 => format!("games of one engine ({})", engines[0]),
+            n => format!("games of {n} engines ({})", engines.join(", ")),
+        }
+    ))
+    .into())
+}
+
+/// The SPRT of the unsharded run in directory `dir` (its config.json), if it has one.
+fn run_sprt(dir: &Path) -> Option<Sprt> {
+    let config = TournamentConfig::read(&dir.join(CONFIG_FILE)).ok()?;
+    config.sprt.filter(|_| config.shard.is_none())
 }
 
 /// The report of the games of `files` (games.csv streamed, or PGN) for `engines` with `sprt`

@@ -2,7 +2,7 @@
 //! (games.csv or PGN of any tool).
 
 use super::UsageError;
-use super::elo::{source_files, split_sprt_values, summarize};
+use super::elo::{check_two_engines, source_files, split_sprt_values, summarize};
 use anyhow::{Context, Result, anyhow};
 use bt_arena::results;
 use bt_arena::results::html::{self, REPORT_HTML, Report, RunMeta};
@@ -59,7 +59,7 @@ pub fn run(args: &ReportArgs) -> Result<ExitCode> {
     }
     let dirs: Vec<&PathBuf> = inputs.iter().filter(|i| i.is_dir()).collect();
     let mut meta = match &dirs[..] {
-        [first, ..] => RunMeta::of_dir(&described_dir(first)?),
+        [first, ..] => run_meta(first)?,
         [] => RunMeta {
             title: files
                 .iter()
@@ -81,7 +81,11 @@ pub fn run(args: &ReportArgs) -> Result<ExitCode> {
     .map(|spec| spec.parse::<Sprt>())
     .transpose()
     .map_err(|e| UsageError(format!("invalid value for '--sprt': {e}")))?;
-    let summary = summarize(&files, &engine_order(&meta, &files)?, sprt.as_ref())?;
+    let engines = engine_order(&meta, &files)?;
+    if sprt.is_some() {
+        check_two_engines(&engines, files.len())?;
+    }
+    let summary = summarize(&files, &engines, sprt.as_ref())?;
     let (series, games) =
         html::series_of_files(&files, &summary, sprt.as_ref()).context("cannot read the games")?;
     html::write_report(
@@ -109,20 +113,20 @@ fn home_of(input: &Path) -> PathBuf {
     }
 }
 
-/// The directory whose config.json and run.json describe the run in `dir`: `dir` itself, or
-/// for a sharded run (shard directories and no config.json of its own) its first shard's.
+/// What describes the run in `dir`: its config.json and run.json, or for a sharded run (shard
+/// directories and no config.json of its own) its first shard's.
 ///
 /// # Errors
 /// A shard directory that cannot be listed.
-fn described_dir(dir: &Path) -> Result<PathBuf> {
+fn run_meta(dir: &Path) -> Result<RunMeta> {
     if dir.join(CONFIG_FILE).exists() {
-        return Ok(dir.to_path_buf());
+        return Ok(RunMeta::of_dir(dir));
     }
     let shards = shard_dirs(dir).map_err(|e| anyhow!(e))?;
-    Ok(shards
-        .into_iter()
-        .next()
-        .map_or_else(|| dir.to_path_buf(), |(_, shard)| shard))
+    Ok(shards.first().map_or_else(
+        || RunMeta::of_dir(dir),
+        |(_, shard)| RunMeta::of_shard_run(shard),
+    ))
 }
 
 /// The engines in the run's order (its config), else in schedule order.

@@ -84,6 +84,16 @@ pub struct RunMeta {
 }
 
 impl RunMeta {
+    /// The metadata of a sharded run, from its shard directory `shard`: that shard's config
+    /// without its `shard` field, and its run.json.
+    pub fn of_shard_run(shard: &Path) -> RunMeta {
+        let mut meta = RunMeta::of_dir(shard);
+        if let Some(config) = meta.config.as_mut().and_then(|c| c.as_object_mut()) {
+            config.remove("shard");
+        }
+        meta
+    }
+
     /// The metadata of the run directory `dir` (its config.json and run.json, when readable),
     /// titled by the config's event or the directory's name.
     pub fn of_dir(dir: &Path) -> RunMeta {
@@ -177,30 +187,25 @@ pub fn series_of_files<P: AsRef<Path>>(
 }
 
 /// Writes `dir/report.html` for the games of the run directory `dir` (its games.csv, streamed)
-/// and their `summary` (computed with `sprt`), with the metadata of its config.json and
-/// run.json; `in_progress` is `(games recorded, games scheduled)` while the run goes on.
+/// and their `summary` (computed with `sprt`), described by `meta` (e.g. [`RunMeta::of_dir`]).
 ///
 /// # Errors
 /// [`ResultsError::Io`] when games.csv cannot be read or the page cannot be written;
 /// [`ResultsError::Malformed`] for a row of games.csv that does not read.
 pub fn write_run_report(
     dir: &Path,
+    meta: &RunMeta,
     summary: &Summary,
     sprt: Option<&Sprt>,
-    in_progress: Option<(u64, u64)>,
 ) -> Result<(), ResultsError> {
     let (series, games) = series_of_files(&[dir.join(super::GAMES_CSV)], summary, sprt)?;
-    let meta = RunMeta {
-        in_progress,
-        ..RunMeta::of_dir(dir)
-    };
     write_report(
         &dir.join(REPORT_HTML),
         &Report {
             summary,
             series: &series,
             games: &games,
-            meta: &meta,
+            meta,
         },
     )
 }

@@ -3,7 +3,7 @@
 //! line, bt-arena's version and the engines' `id name`s).
 
 use super::{RunError, Shared, lock};
-use crate::results::html::{self, RunInfo};
+use crate::results::html::{self, RunInfo, RunMeta};
 use crate::results::{self, Summary};
 use crate::stats::Sprt;
 use std::path::Path;
@@ -64,7 +64,7 @@ impl LiveReport {
         sprt: Option<&Sprt>,
     ) -> Result<(), RunError> {
         self.info.write(dir)?;
-        html::write_run_report(dir, summary, sprt, None)?;
+        html::write_run_report(dir, &RunMeta::of_dir(dir), summary, sprt)?;
         Ok(())
     }
 }
@@ -97,8 +97,15 @@ impl Shared<'_> {
         );
         let sprt = self.sprt.as_ref();
         let names: Vec<String> = self.config.engines.iter().map(|e| e.name.clone()).collect();
-        let written = Summary::from_files(&[dir.join(results::GAMES_CSV)], &names, sprt)
-            .and_then(|summary| html::write_run_report(&dir, &summary, sprt, Some(progress)));
+        let written = Summary::from_files(&[dir.join(results::GAMES_CSV)], &names, sprt).and_then(
+            |summary| {
+                let meta = RunMeta {
+                    in_progress: Some(progress),
+                    ..RunMeta::of_dir(&dir)
+                };
+                html::write_run_report(&dir, &meta, &summary, sprt)
+            },
+        );
         live.last = Some(Instant::now());
         live.cost = started.elapsed();
         if let Err(err) = written

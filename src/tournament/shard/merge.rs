@@ -8,7 +8,8 @@ use super::super::schedule::{recorded_ids, schedule, shard_games};
 use super::Shard;
 use super::layout::{first_difference, shard_dirs};
 use super::sprt::{RecordedVerdict, SPRT_FILE, read_verdict};
-use crate::results::{self, GAMES_CSV, GAMES_PGN, GameRecord, ResultsError, Summary, html};
+use crate::results::html::{self, RunMeta};
+use crate::results::{self, GAMES_CSV, GAMES_PGN, GameRecord, ResultsError, Summary};
 use crate::stats::Sprt;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -221,7 +222,15 @@ impl MergedRun {
         }
         let summary = self.summary();
         results::write_summary(out, &summary)?;
-        html::write_run_report(out, &summary, self.sprt().as_ref(), None)?;
+        // The run's config.json and run.json are its shards'.
+        let meta = RunMeta {
+            sources: vec![out.join(GAMES_CSV).display().to_string()],
+            ..self.shards.first().map_or_else(
+                || RunMeta::of_dir(out),
+                |(_, dir)| RunMeta::of_shard_run(dir),
+            )
+        };
+        html::write_run_report(out, &meta, &summary, self.sprt().as_ref())?;
         if let Some(verdict) = &self.verdict
             && read_verdict(out)?.as_ref() != Some(verdict)
         {
