@@ -169,6 +169,21 @@ fn chromium_renders_a_runs_report_with_charts_and_the_viewer_at_the_asked_move()
     assert!(dom.contains(&format!("ply 5 of {}", games[1].plies)));
     // bt-search's comments are shown with its moves.
     assert!(dom.contains("class=\"cmt\">{"), "{dom}");
+
+    // Ply 0 of a game from the book says so.
+    let url = format!("file://{}#game=1&ply=0", page.display());
+    let output = chromium(
+        &cmd,
+        &dir.path().join("profile"),
+        &["--dump-dom".to_string()],
+        &url,
+    );
+    let dom = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        dom.contains("Book opening, White to move."),
+        "{}",
+        &dom[dom.find("id=\"viewer\"").unwrap_or(0)..]
+    );
 }
 
 #[test]

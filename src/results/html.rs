@@ -16,6 +16,7 @@ use super::moves::CommentDetail;
 use super::series::{OpeningResult, PairSeries, Series, SeriesBuilder};
 use super::svg::{self, LineChart, PALETTE, RatingBar, RefLine};
 use super::{Existing, GameFile, GameRecord, ResultsError, Summary, Termination, pgn};
+use crate::rules::Position;
 use crate::stats::{Bound, Pentanomial, Sprt, SprtDecision};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, VecDeque};
@@ -301,6 +302,8 @@ struct ViewerGame {
     result: &'static str,
     ending: String,
     opening: String,
+    /// The game began from a position other than the start.
+    from_book: bool,
     moves: Vec<String>,
     comments: Vec<Option<String>>,
 }
@@ -665,10 +668,11 @@ fn viewer_note(report: &Report<'_>) -> String {
 }
 
 fn viewer_json(games: &[GameRecord]) -> String {
-    let start = games.len().saturating_sub(MAX_VIEWER_GAMES);
-    let list: Vec<ViewerGame> = games[start..]
+    let first = games.len().saturating_sub(MAX_VIEWER_GAMES);
+    let list: Vec<ViewerGame> = games[first..]
         .iter()
-        .map(|game| ViewerGame {
+        .map(|game| (game, game.opening.parse::<Position>().ok()))
+        .map(|(game, start)| ViewerGame {
             label: format!(
                 "Game {}: {} vs {}, {} ({})",
                 game.game_id, game.white, game.black, game.result, game.termination
@@ -681,10 +685,8 @@ fn viewer_json(games: &[GameRecord]) -> String {
                 game.termination,
                 game.termination.describe(game.result.winner())
             ),
-            opening: game
-                .opening
-                .parse::<crate::rules::Position>()
-                .map_or_else(|_| game.opening.clone(), |p| p.to_string()),
+            opening: start.map_or_else(|| game.opening.clone(), |p| p.to_string()),
+            from_book: start.is_none_or(|p| p != Position::startpos()),
             moves: game.moves.split_whitespace().map(str::to_string).collect(),
             comments: pgn::move_comments(game, CommentDetail::Full),
         })

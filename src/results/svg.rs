@@ -307,13 +307,16 @@ pub fn line_chart(chart: &LineChart<'_>) -> String {
     }
     if let Some((at, text)) = chart.mark {
         let px = x.at(at);
+        // Left of the line, half way up: the reference lines are labelled on the right, the
+        // axis at the bottom, and a series that decided there is at a bound, not half way.
+        let label_y = (top + height - bottom) / 2.0;
         let _ = write!(
             svg,
             "<line x1=\"{px:.1}\" x2=\"{px:.1}\" y1=\"{top}\" y2=\"{:.1}\" stroke=\"#555\" \
-             stroke-dasharray=\"2 3\"/><text x=\"{:.1}\" y=\"{}\" class=\"tick\">{}</text>",
+             stroke-dasharray=\"2 3\"/><text x=\"{:.1}\" y=\"{label_y:.1}\" \
+             text-anchor=\"end\" class=\"tick\">{}</text>",
             height - bottom,
-            px + 3.0,
-            top + 22.0,
+            px - 3.0,
             escape(text)
         );
     }
