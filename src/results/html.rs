@@ -701,15 +701,9 @@ fn viewer_json(games: &[GameRecord]) -> String {
 fn meta_rows(report: &Report<'_>) -> Vec<(String, String)> {
     let meta = report.meta;
     let mut rows = vec![("Games from".to_string(), meta.sources.join(", "))];
-    let started: Vec<&str> = report
-        .games
-        .iter()
-        .map(|g| g.started.as_str())
-        .filter(|s| !s.is_empty())
-        .collect();
-    if let (Some(first), Some(last)) = (started.iter().min(), started.iter().max()) {
-        rows.push(("First game started".into(), first.to_string()));
-        rows.push(("Last game started".into(), last.to_string()));
+    if let Some((first, last)) = &report.series.started {
+        rows.push(("First game started".into(), first.clone()));
+        rows.push(("Last game started".into(), last.clone()));
     }
     rows.push(("Report written".into(), super::now_rfc3339()));
     if let Some(config) = &meta.config {

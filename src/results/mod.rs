@@ -244,7 +244,8 @@ pub struct GameRecord {
     pub white_ms: u64,
     /// Total thinking time used by Black, in milliseconds.
     pub black_ms: u64,
-    /// When the game started, RFC 3339 UTC, e.g. `2026-11-30T12:00:00Z` ([`now_rfc3339`]).
+    /// When the game started, RFC 3339 UTC, e.g. `2026-11-30T12:00:00Z` ([`now_rfc3339`]); for
+    /// a game read from PGN without a `Time` tag the date alone (`2026-11-30`), or empty.
     pub started: String,
     /// Lines White's engine wrote that answered no request (a stray `bestmove` or `readyok`),
     /// read during this game; never played. 0 when the file predates the column.

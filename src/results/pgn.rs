@@ -233,10 +233,13 @@ fn wrap(units: &[String], width: usize) -> String {
     text
 }
 
-/// `YYYY.MM.DD` from an RFC 3339 time, `????.??.??` when `started` is not one.
+/// `YYYY.MM.DD` from an RFC 3339 time or a date (`2026-11-30`), `????.??.??` when `started`
+/// is neither.
 fn pgn_date(started: &str) -> String {
-    match (humantime::parse_rfc3339_weak(started), started.get(..10)) {
-        (Ok(_), Some(date)) => date.replace('-', "."),
+    match started.get(..10) {
+        Some(date) if humantime::parse_rfc3339(&format!("{date}T00:00:00Z")).is_ok() => {
+            date.replace('-', ".")
+        }
         _ => "????.??.??".to_string(),
     }
 }

@@ -509,20 +509,22 @@ fn termination(
     })
 }
 
-/// `started` from the `Date` tag (and `Time`, when given): `2026-11-30T12:00:00Z`; empty
-/// when the date is incomplete.
+/// `started` from the `Date` tag and the `Time` tag: `2026-11-30T12:00:00Z`, or the date alone
+/// (`2026-11-30`) without a time; empty when the date is incomplete.
 fn started(game: &Game) -> String {
     let Some(date) = game.tag("Date").filter(|d| !d.contains('?')) else {
         return String::new();
     };
+    let date = date.replace('.', "-");
+    if humantime::parse_rfc3339(&format!("{date}T00:00:00Z")).is_err() {
+        return String::new();
+    }
     let time = game
         .tag("Time")
-        .filter(|t| t.len() == 8 && !t.contains('?'))
-        .unwrap_or("00:00:00");
-    let text = format!("{}T{time}Z", date.replace('.', "-"));
-    match humantime::parse_rfc3339(&text) {
-        Ok(_) => text,
-        Err(_) => String::new(),
+        .filter(|t| t.len() == 8 && !t.contains('?'));
+    match time.map(|time| format!("{date}T{time}Z")) {
+        Some(text) if humantime::parse_rfc3339(&text).is_ok() => text,
+        _ => date,
     }
 }
 
@@ -625,7 +627,7 @@ mod tests {
         for game in &mut games {
             game.opening = Position::startpos().to_string();
             // PGN keeps the date only.
-            game.started = "2026-11-30T00:00:00Z".into();
+            game.started = "2026-11-30".into();
         }
         games[0].move_info = "35/12/18/10234/1000 M-2/-/-/-/200 -/-/-/-/300".into();
         games[0].white_ms = 1300;

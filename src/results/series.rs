@@ -23,6 +23,9 @@ pub struct Series {
     /// Games whose games.csv `move_info` does not read (their move times are left out): how
     /// many, and the first one's game number and error.
     pub unreadable_move_info: (u64, Option<String>),
+    /// When the earliest and the latest game started ([`GameRecord::started`], compared as
+    /// text), if any game says.
+    pub started: Option<(String, String)>,
 }
 
 /// The Elo (and, with an SPRT, the LLR) of one pair after each game that changed its counts.
@@ -160,6 +163,7 @@ pub struct SeriesBuilder {
     engines: Vec<EngineTrack>,
     openings: OpeningTrack,
     unreadable: (u64, Option<String>),
+    started: Option<(String, String)>,
 }
 
 impl SeriesBuilder {
@@ -194,6 +198,7 @@ impl SeriesBuilder {
             pairs,
             openings: OpeningTrack::default(),
             unreadable: (0, None),
+            started: None,
         }
     }
 
@@ -221,6 +226,7 @@ impl SeriesBuilder {
                 .get_or_insert_with(|| format!("game {}: {error}", game.game_id));
         }
         self.openings.add(game);
+        self.note_start(&game.started);
         let first = white.min(black);
         if let Some(track) = self
             .pairs
@@ -234,6 +240,24 @@ impl SeriesBuilder {
                     won: winner == first,
                 },
             );
+        }
+    }
+
+    /// Widens the span of start times to `started` (RFC 3339 UTC times sort as text).
+    fn note_start(&mut self, started: &str) {
+        if started.is_empty() {
+            return;
+        }
+        match &mut self.started {
+            None => self.started = Some((started.to_string(), started.to_string())),
+            Some((first, last)) => {
+                if started < first.as_str() {
+                    *first = started.to_string();
+                }
+                if started > last.as_str() {
+                    *last = started.to_string();
+                }
+            }
         }
     }
 
@@ -265,6 +289,7 @@ impl SeriesBuilder {
                 .collect(),
             openings: self.openings.finish(),
             unreadable_move_info: self.unreadable,
+            started: self.started,
         }
     }
 }
@@ -572,13 +597,15 @@ mod tests {
     /// the last, while the builder never holds more than twice that many.
     #[test]
     fn a_long_series_is_thinned_as_it_grows() {
-        let games: Vec<GameRecord> = (1..=5000u64)
+        let mut games: Vec<GameRecord> = (1..=5000u64)
             .map(|id| {
                 let (white, black) = if id % 2 == 1 { ("a", "b") } else { ("b", "a") };
                 let result = if id % 3 == 0 { BlackWins } else { WhiteWins };
                 record(id, id.div_ceil(2), white, black, result, GoalRank)
             })
             .collect();
+        games[7].started = "2026-11-29T08:00:00Z".into();
+        games[4990].started = "2026-12-01T09:30:00Z".into();
         let names = ["a".to_string(), "b".to_string()];
         let summary = Summary::compute(&games, &names, None);
         let mut builder = SeriesBuilder::new(&summary, None);
@@ -597,6 +624,11 @@ mod tests {
         assert!(widest <= 2 * 5000 / 400 + 2, "{widest}");
         let last = series.pairs[0].points.last().unwrap();
         assert_eq!(last.elo, summary.pairs[0].elo.elo);
+        // The span of start times covers every game, not only those the viewer keeps.
+        assert_eq!(
+            series.started,
+            Some(("2026-11-29T08:00:00Z".into(), "2026-12-01T09:30:00Z".into()))
+        );
     }
 
     #[test]
