@@ -29,8 +29,9 @@ enum Command {
     CheckEngine(cli::check_engine::CheckEngineArgs),
     /// Play a round-robin or gauntlet tournament between engines.
     Tournament(cli::tournament::TournamentArgs),
-    /// Join the shards of a run (`tournament --shard`) into one games.csv, games.pgn and
-    /// summary.json, checking that they belong to one run and listing the games missing.
+    /// Join the shards of a run (`tournament --shard`) into one games.csv, games.pgn,
+    /// summary.json and report.html, checking that they belong to one run and listing the
+    /// games missing.
     Merge(cli::merge::MergeArgs),
     /// Recompute the report (standings, Elo, LOS, pentanomial counts, SPRT) from games.csv files,
     /// PGN files or run directories.

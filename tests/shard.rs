@@ -500,6 +500,11 @@ fn merge_refuses_shards_of_other_runs_and_repeated_games() {
         4,
         "error: 4 games of the schedule are missing (shard 1/3: 4 games (3-4, 9-10))",
     );
+    fails_with(
+        merge(&[path(&run)]),
+        4,
+        "(a shard never started, 1/3: run the tournament's command with `--shard 1/3`)",
+    );
     assert_eq!(recorded(&run.join("games.csv")), 8);
 }
 

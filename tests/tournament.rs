@@ -1099,10 +1099,44 @@ fn fatal_errors_come_before_any_start_up_line() {
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert!(
         stdout(&output)
-            .starts_with("Playing 2 games: 2 engines, 1 rounds, capture-only rules, 1 at a time;"),
+            .starts_with("Playing 2 games: 2 engines, 1 round, capture-only rules, 1 at a time;"),
         "{}",
         stdout(&output)
     );
     let output = bt_arena(&args(engines, &out));
     assert_silent_failure(&output, "already holds games: continue it with --resume");
+}
+
+/// Two runs with the default --out started in the same second get two directories, not an
+/// "already holds games" refusal of the second.
+#[test]
+fn runs_started_in_the_same_second_get_their_own_directories() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = || {
+        Command::new(env!("CARGO_BIN_EXE_bt-arena"))
+            .args(
+                format!(
+                    "tournament --engine cmd={RANDOM} name=a --engine cmd={RANDOM} name=b \
+                     --each depth=1 --rounds 1 --event dup"
+                )
+                .split_whitespace(),
+            )
+            .current_dir(dir.path())
+            .output()
+            .unwrap()
+    };
+    let started = Instant::now();
+    let (first, second) = (run(), run());
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    assert_eq!(second.status.code(), Some(0), "{}", stderr(&second));
+    let mut runs: Vec<String> = std::fs::read_dir(dir.path().join("results"))
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    runs.sort();
+    assert_eq!(runs.len(), 2, "{runs:?}");
+    // Within one second the second is the first's name with -2.
+    if started.elapsed() < Duration::from_secs(1) && runs[0].len() + 2 == runs[1].len() {
+        assert_eq!(runs[1], format!("{}-2", runs[0]));
+    }
 }

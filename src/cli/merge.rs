@@ -1,5 +1,5 @@
-//! `bt-arena merge`: the shards of a run joined into one games.csv, games.pgn and
-//! summary.json, with the run's SPRT verdict as the exit code.
+//! `bt-arena merge`: the shards of a run joined into one games.csv, games.pgn, summary.json
+//! and report.html, with the run's SPRT verdict as the exit code.
 
 use super::UsageError;
 use anyhow::{Result, anyhow};
@@ -84,6 +84,27 @@ fn expand_runs(dirs: &[PathBuf]) -> Result<Vec<PathBuf>> {
     Ok(expanded)
 }
 
+/// `` (a shard never started, 2/3: run the tournament's command with `--shard 2/3`)``
+/// naming the shards of the run with no directory among those merged; empty when every shard
+/// has one.
+fn never_started(merged: &MergedRun) -> String {
+    let count = merged.shards.first().map_or(1, |(shard, _)| shard.count());
+    let absent: Vec<String> = (0..count)
+        .filter(|&k| !merged.shards.iter().any(|(shard, _)| shard.index() == k))
+        .map(|k| format!("{k}/{count}"))
+        .collect();
+    match &absent[..] {
+        [] => String::new(),
+        [one] => format!(
+            " (a shard never started, {one}: run the tournament's command with `--shard {one}`)"
+        ),
+        several => format!(
+            " (shards never started, {}: run the tournament's command with `--shard K/N` for each)",
+            several.join(", ")
+        ),
+    }
+}
+
 /// Prints the verdict and the missing games; the exit code (see [`run`]).
 fn exit_code(merged: &MergedRun, replayed: Option<SprtDecision>) -> ExitCode {
     let decision = match &merged.verdict {
@@ -105,9 +126,10 @@ fn exit_code(merged: &MergedRun, replayed: Option<SprtDecision>) -> ExitCode {
         } else {
             eprintln!(
                 "error: {games} games of the schedule are missing ({}): continue each shard with \
-                 `bt-arena tournament --resume {} --shard K/N`, then merge again",
+                 `bt-arena tournament --resume {} --shard K/N`{}, then merge again",
                 merged.describe_missing(),
-                run_dir(merged).display()
+                run_dir(merged).display(),
+                never_started(merged)
             );
             return super::EXIT_ERROR.into();
         }

@@ -54,7 +54,8 @@ pub struct TournamentArgs {
     /// finished and recorded, but do not change the verdict).
     #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
     sprt: Vec<String>,
-    /// Results directory (default results/<event>-<date>).
+    /// Results directory (default results/<event>-<YYYYMMDD>-<HHMMSS>, UTC; `-2`, `-3`, ... after
+    /// it for a second run started in the same second).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     /// Continue the interrupted run in DIR as saved in its config.json (of a sharded run,
@@ -147,9 +148,9 @@ fn announce(config: &TournamentConfig, plan: Plan) {
         None => games,
     };
     say!(
-        "{games}: {} engines, {} rounds, {} rules, {} at a time; results in {}",
+        "{games}: {} engines, {}, {} rules, {} at a time; results in {}",
         config.engines.len(),
-        config.rounds,
+        bt_arena::results::plural(u64::from(config.rounds), "round"),
         config.rules,
         config.concurrency,
         config.results_dir().display()
@@ -300,7 +301,8 @@ fn resumed_config(
     {
         return Err(super::UsageError(format!(
             "--{flag} cannot be given with --resume: the run continues exactly as saved in {}, \
-             so that every game belongs to one tournament (only --concurrency and --log may change)",
+             so that every game belongs to one tournament (only --concurrency, --log and --shard may \
+             be given)",
             dir.join(tournament::runner::CONFIG_FILE).display()
         ))
         .into());
@@ -509,7 +511,8 @@ fn shipped_book(rules: Rules) -> Option<PathBuf> {
     path.exists().then_some(path)
 }
 
-/// `results/<event>-<YYYYMMDD-HHMMSS>`.
+/// `results/<event>-<YYYYMMDD-HHMMSS>` (UTC), or with `-2`, `-3`, ... after it when a run
+/// started in the same second already has that directory.
 fn default_out(event: &str) -> PathBuf {
     let stamp: String = bt_arena::results::now_rfc3339()
         .chars()
@@ -517,7 +520,14 @@ fn default_out(event: &str) -> PathBuf {
         .take(15)
         .collect::<String>()
         .replace('T', "-");
-    PathBuf::from("results").join(format!("{event}-{stamp}"))
+    let base = format!("{event}-{stamp}");
+    (1..)
+        .map(|n| match n {
+            1 => PathBuf::from("results").join(&base),
+            n => PathBuf::from("results").join(format!("{base}-{n}")),
+        })
+        .find(|dir| !dir.exists())
+        .unwrap_or_default()
 }
 
 /// The bundled demonstration: two settings of bt-search and bt-random, found beside this

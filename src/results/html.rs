@@ -15,7 +15,7 @@ use super::crosstable::Crosstable;
 use super::moves::CommentDetail;
 use super::series::{OpeningResult, PairSeries, Series, SeriesBuilder};
 use super::svg::{self, LineChart, PALETTE, RatingBar, RefLine};
-use super::{Existing, GameFile, GameRecord, ResultsError, Summary, Termination, pgn};
+use super::{Existing, GameFile, GameRecord, ResultsError, Summary, Termination, pgn, plural};
 use crate::rules::Position;
 use crate::stats::{Bound, Pentanomial, Sprt, SprtDecision};
 use serde::{Deserialize, Serialize};
@@ -477,8 +477,10 @@ fn pair_block(pair: &super::PairSummary, series: &PairSeries) -> PairBlock {
             100.0 * elo.los
         ),
         format!(
-            "Games {}: {} wins, {} losses, score {score}",
-            pair.games, pair.wins, pair.losses
+            "Games {}: {}, {}, score {score}",
+            pair.games,
+            plural(pair.wins, "win"),
+            plural(pair.losses, "loss")
         ),
         format!(
             "Ptnml(0-2) [{ll}, {ld}, {wl}, {wd}, {ww}]{}",

@@ -280,6 +280,16 @@ impl GameRecord {
     }
 }
 
+/// `count` and `noun`, the noun in the plural unless `count` is 1: `1 game`, `2 games`,
+/// `0 losses` (an `s`, or `es` after an `s`).
+pub fn plural(count: u64, noun: &str) -> String {
+    match (count, noun.ends_with('s')) {
+        (1, _) => format!("1 {noun}"),
+        (_, true) => format!("{count} {noun}es"),
+        (_, false) => format!("{count} {noun}s"),
+    }
+}
+
 /// The current time as RFC 3339 UTC to the second, e.g. `2026-11-30T12:00:00Z`: the format of
 /// [`GameRecord::started`].
 pub fn now_rfc3339() -> String {
@@ -385,6 +395,14 @@ pub(crate) mod tests {
             black_stray: 0,
             move_info: String::new(),
         }
+    }
+
+    #[test]
+    fn plurals() {
+        assert_eq!(plural(1, "game"), "1 game");
+        assert_eq!(plural(2, "game"), "2 games");
+        assert_eq!(plural(0, "loss"), "0 losses");
+        assert_eq!(plural(1, "loss"), "1 loss");
     }
 
     #[test]

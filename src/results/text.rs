@@ -2,6 +2,7 @@
 //! engines), a block per pair of engines (Elo, games, pentanomial counts, SPRT) and the faults table. [`Display`](fmt::Display)
 //! of [`Summary`] and [`PairSummary`].
 
+use super::plural;
 use super::report::{PairSummary, Summary};
 use crate::stats::{Bound, EloModel, SprtDecision};
 use std::fmt;
@@ -17,14 +18,6 @@ fn format_elo(elo: f64, bound: Option<Bound>) -> String {
 /// A probability as a percentage with two decimals, e.g. `97.72%`.
 fn format_percent(probability: f64) -> String {
     format!("{:.2}%", 100.0 * probability)
-}
-
-/// `1 game`, `2 games`.
-fn plural(count: u64, noun: &str) -> String {
-    match count {
-        1 => format!("1 {noun}"),
-        _ => format!("{count} {noun}s"),
-    }
 }
 
 /// `-` for a missing value.

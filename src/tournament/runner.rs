@@ -399,8 +399,9 @@ impl<'a> Shared<'a> {
         );
         self.say(&line);
         let verdict = tally.add(record.pair, game.white, winner);
-        self.progress.set_message(self.score_line(&tally));
+        // Counted before the message is set, so a drawn verdict never shows the count before it.
         self.progress.inc(1);
+        self.progress.set_message(self.score_line(&tally));
         if let (Some(verdict), Some(sprt)) = (verdict, &self.sprt) {
             self.sprt_stop.store(true, Ordering::SeqCst);
             self.say(&format!(
