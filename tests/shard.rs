@@ -373,7 +373,8 @@ fn a_killed_shard_resumes_and_the_run_merges_complete() {
         stderr(&merged).contains(&format!(
             "error: 10 games of the schedule are missing (shard 0/2: 10 games (1-2, 5-6, 9-10, \
              13-14, 17-18)): continue each shard with `bt-arena tournament --resume {} --shard \
-             K/N`, then merge again",
+             K/N` (a shard never started, 0/2: run the tournament's command with `--shard 0/2`), \
+             then merge again",
             run.display()
         )),
         "{}",
