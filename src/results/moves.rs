@@ -36,8 +36,9 @@ impl MoveScore {
                 let sign = if cp > 0 { "+" } else { "" };
                 format!("{sign}{:.2}", f64::from(cp) / 100.0)
             }
-            MoveScore::Mate(moves) if moves > 0 => format!("+M{}", 2 * moves - 1),
-            MoveScore::Mate(moves) => format!("-M{}", -2 * moves),
+            // In i64: twice an engine's `score mate N` may not fit an i32.
+            MoveScore::Mate(moves) if moves > 0 => format!("+M{}", 2 * i64::from(moves) - 1),
+            MoveScore::Mate(moves) => format!("-M{}", -2 * i64::from(moves)),
         }
     }
 
@@ -45,12 +46,14 @@ impl MoveScore {
     /// `None` when `text` is not a score.
     pub fn parse_pgn(text: &str) -> Option<MoveScore> {
         if let Some(plies) = text.strip_prefix("+M") {
-            let plies: i32 = plies.parse().ok()?;
-            return Some(MoveScore::Mate((plies + 1) / 2));
+            let plies: i64 = plies.parse().ok()?;
+            return i32::try_from(plies / 2 + plies % 2)
+                .ok()
+                .map(MoveScore::Mate);
         }
         if let Some(plies) = text.strip_prefix("-M") {
-            let plies: i32 = plies.parse().ok()?;
-            return Some(MoveScore::Mate(-(plies / 2)));
+            let plies: i64 = plies.parse().ok()?;
+            return i32::try_from(-(plies / 2)).ok().map(MoveScore::Mate);
         }
         let pawns: f64 = text.parse().ok()?;
         let cp = (pawns * 100.0).round();
@@ -288,6 +291,23 @@ mod tests {
         assert_eq!(MoveScore::parse_pgn("+M9"), Some(MoveScore::Mate(5)));
         assert_eq!(MoveScore::parse_pgn("-M8"), Some(MoveScore::Mate(-4)));
         assert_eq!(MoveScore::parse_pgn("book"), None);
+    }
+
+    #[test]
+    fn extreme_mate_scores_neither_overflow_nor_change() {
+        // Any i32 is a valid `score mate N`; twice it is not an i32.
+        for moves in [i32::MAX, i32::MIN, 1 << 30, -(1 << 30), 0] {
+            let text = MoveScore::Mate(moves).pgn();
+            assert_eq!(
+                MoveScore::parse_pgn(&text),
+                Some(MoveScore::Mate(moves)),
+                "{text}"
+            );
+        }
+        assert_eq!(MoveScore::Mate(i32::MAX).pgn(), "+M4294967293");
+        assert_eq!(MoveScore::Mate(i32::MIN).pgn(), "-M4294967296");
+        assert_eq!(MoveScore::parse_pgn("+M9223372036854775807"), None);
+        assert_eq!(MoveScore::parse_pgn("+M4294967297"), None);
     }
 
     #[test]
