@@ -201,6 +201,48 @@ fn chromium_takes_a_screenshot_of_the_page() {
 }
 
 #[test]
+fn chromium_lays_the_page_out_within_the_window_whatever_the_command_line() {
+    let Some(cmd) = chromium_or_skip() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = sprt_run(dir.path());
+    let command_line = std::fs::read_to_string(out.join("run.json")).unwrap();
+    assert!(
+        command_line.len() > 250,
+        "a command line wider than the window"
+    );
+    // A page in a 1200 px frame: the frame's document says how wide the report lays out.
+    let frame = dir.path().join("frame.html");
+    std::fs::write(
+        &frame,
+        format!(
+            "<!DOCTYPE html><html><body><iframe id=\"f\" style=\"width:1200px;height:900px\" \
+             src=\"file://{}\"></iframe><script>\
+             document.getElementById(\"f\").addEventListener(\"load\", function () {{\
+             var d = this.contentDocument.documentElement;\
+             document.body.setAttribute(\"data-width\", d.scrollWidth + \"/\" + d.clientWidth);\
+             }});</script></body></html>",
+            out.join("report.html").display()
+        ),
+    )
+    .unwrap();
+    let output = chromium(
+        &cmd,
+        &dir.path().join("profile"),
+        &["--dump-dom".to_string()],
+        &format!("file://{}", frame.display()),
+    );
+    let dom = String::from_utf8_lossy(&output.stdout).into_owned();
+    let widths = attribute_values(&dom, "data-width");
+    let (scroll, client) = widths
+        .first()
+        .and_then(|w| w.split_once('/'))
+        .unwrap_or_else(|| panic!("the frame was not measured:\n{dom}"));
+    assert_eq!(scroll, client, "the page scrolls sideways: {}", widths[0]);
+}
+
+#[test]
 fn report_writes_pages_for_runs_games_files_and_shards() {
     let dir = tempfile::tempdir().unwrap();
     let out = sprt_run(dir.path());
