@@ -18,7 +18,9 @@
 //! the same engines, colours swapped and the same start position form a pair, as Ordo and
 //! fastchess pair them.
 //!
-//! A game that breaks these rules is an error naming the file and the line. A game with the
+//! A game that breaks these rules is an error naming the file and the line, as is a game
+//! whose result does not come before the next game's tags (a tag after its movetext, a Seven
+//! Tag Roster tag given twice, a variation left open). A game with the
 //! result `*` (unfinished) or cut off at the end of the file is skipped and said so
 //! ([`ReadGames::skipped`]).
 
@@ -64,7 +66,9 @@ pub fn parse_pgn(text: &str, path: &Path) -> Result<ReadGames, ResultsError> {
     let mut raw_games = Vec::new();
     let mut rest = tokens.as_slice();
     while !rest.is_empty() {
-        let (game, after) = split_game(rest);
+        let ordinal = raw_games.len() + 1;
+        let (game, after) =
+            split_game(rest).map_err(|(l, r)| malformed(l, format!("game {ordinal}: {r}")))?;
         rest = after;
         match game {
             RawGame::Complete(game) => raw_games.push(game),
@@ -243,8 +247,16 @@ enum RawGame {
 /// The results that end a movetext.
 const RESULT_TOKENS: [&str; 4] = ["1-0", "0-1", "1/2-1/2", "*"];
 
+/// The tags that a game has once (the Seven Tag Roster): one seen again starts the next game.
+const ROSTER: [&str; 7] = ["Event", "Site", "Date", "Round", "White", "Black", "Result"];
+
 /// The first game of `tokens` and the tokens after it.
-fn split_game(tokens: &[(u64, Token)]) -> (RawGame, &[(u64, Token)]) {
+///
+/// # Errors
+/// `(line, reason)` when the tags of the next game come before this one's result (its
+/// movetext or its result lost, or a variation `(` left open): the two games would
+/// otherwise be read as one, with the first one's tags and the second one's moves.
+fn split_game(tokens: &[(u64, Token)]) -> Result<(RawGame, &[(u64, Token)]), (u64, String)> {
     let line = tokens[0].0;
     let mut game = Game {
         line,
@@ -254,18 +266,48 @@ fn split_game(tokens: &[(u64, Token)]) -> (RawGame, &[(u64, Token)]) {
         result: (line, String::new()),
     };
     let mut depth = 0usize;
+    // The line of the outermost open variation, and whether the movetext has begun.
+    let mut open_at = line;
+    let mut in_movetext = false;
     for (i, (token_line, token)) in tokens.iter().enumerate() {
         match token {
-            Token::Open => depth += 1,
+            Token::Tag(..) if depth > 0 => {
+                return Err((
+                    open_at,
+                    format!(
+                        "a variation `(` is never closed (the next game's tags start at line \
+                         {token_line})"
+                    ),
+                ));
+            }
+            Token::Tag(name, _)
+                if in_movetext || (ROSTER.contains(&name.as_str()) && game.tag(name).is_some()) =>
+            {
+                return Err((
+                    line,
+                    format!(
+                        "no result (1-0, 0-1 or *) before the next game's tags at line \
+                         {token_line}"
+                    ),
+                ));
+            }
+            Token::Open => {
+                if depth == 0 {
+                    open_at = *token_line;
+                }
+                depth += 1;
+                in_movetext = true;
+            }
             Token::Close => depth = depth.saturating_sub(1),
             _ if depth > 0 => {}
             Token::Tag(name, value) => game.tags.push((name.clone(), value.clone())),
             Token::Comment(text) => game.comments.last_mut().unwrap().push(text.clone()),
             Token::Word(word) if RESULT_TOKENS.contains(&word.as_str()) => {
                 game.result = (*token_line, word.clone());
-                return (RawGame::Complete(game), &tokens[i + 1..]);
+                return Ok((RawGame::Complete(game), &tokens[i + 1..]));
             }
             Token::Word(word) => {
+                in_movetext = true;
                 if let Some(mv) = move_text(word) {
                     game.moves.push((*token_line, mv.to_string()));
                     game.comments.push(Vec::new());
@@ -273,7 +315,7 @@ fn split_game(tokens: &[(u64, Token)]) -> (RawGame, &[(u64, Token)]) {
             }
         }
     }
-    (RawGame::CutOff { line }, &[])
+    Ok((RawGame::CutOff { line }, &[]))
 }
 
 /// The move in a movetext word, without its number and annotations (`12.a2a3!` gives
@@ -693,6 +735,42 @@ mod tests {
             "x.pgn, line 1: game 1: the result 0-1 contradicts the last position: White \
              captured every Black pawn"
         );
+    }
+
+    #[test]
+    fn a_game_without_its_result_is_not_read_into_the_next_one() {
+        // Game 1 lost its movetext: its tags must not take game 2's moves and result.
+        let game2 = "[White \"b\"]\n[Black \"a\"]\n[Result \"1-0\"]\n\n1. a2a3 1-0\n";
+        let tags_only = format!("[White \"ghost\"]\n[Black \"b\"]\n[Result \"1-0\"]\n\n{game2}");
+        assert_eq!(
+            error(&tags_only),
+            "x.pgn, line 1: game 1: no result (1-0, 0-1 or *) before the next game's tags at \
+             line 5"
+        );
+        // Game 1 cut off in its moves.
+        let cut = format!("[White \"a\"]\n[Black \"b\"]\n\n1. a2a3 a7a6\n\n{game2}");
+        assert_eq!(
+            error(&cut),
+            "x.pgn, line 1: game 1: no result (1-0, 0-1 or *) before the next game's tags at \
+             line 6"
+        );
+        // A variation left open would swallow every later game.
+        let open =
+            format!("[White \"a\"]\n[Black \"b\"]\n\n1. a2a3 (1. b2b3 1-0\n\n{game2}{game2}");
+        assert_eq!(
+            error(&open),
+            "x.pgn, line 4: game 1: a variation `(` is never closed (the next game's tags start \
+             at line 6)"
+        );
+        // The second game is numbered as such; tags after a comment between games still read.
+        let second =
+            format!("{game2}{{between games}}\n{game2}[White \"c\"]\n[Black \"d\"]\n1. a2a3");
+        assert_eq!(
+            error(&format!("{second}\n{game2}")),
+            "x.pgn, line 12: game 3: no result (1-0, 0-1 or *) before the next game's tags at \
+             line 15"
+        );
+        assert_eq!(parse(&second).unwrap().games.len(), 2);
     }
 
     #[test]
