@@ -261,11 +261,13 @@ fn restore_shard_pgn(path: &Path, shards: &[(Shard, PathBuf)]) -> Result<(), Res
 
 /// The games of a games.pgn written by bt-arena, in file order, each with its `X-GameId`:
 /// the text from its `[Event` tag to the next game's (a game without the tag is left out).
+/// A game starts the file or follows the blank line that ends the game before: a line of a
+/// long comment may also start with `[Event ` (an engine's PV is not checked).
 fn pgn_games_by_id(text: &str) -> impl Iterator<Item = (u64, &str)> {
     let mut starts: Vec<usize> = text
         .match_indices("[Event ")
         .map(|(at, _)| at)
-        .filter(|&at| at == 0 || text.as_bytes()[at - 1] == b'\n')
+        .filter(|&at| at == 0 || text[..at].ends_with("\n\n"))
         .collect();
     starts.push(text.len());
     let games: Vec<&str> = starts.windows(2).map(|w| &text[w[0]..w[1]]).collect();
@@ -306,6 +308,47 @@ fn id_ranges(ids: &[u64]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shard_pgn_splits_into_whole_games_whatever_the_pvs_say() {
+        use crate::results::moves::{CommentDetail, MoveInfo};
+        use crate::results::pgn::{PgnStyle, format_game_with};
+        use crate::results::tests::record;
+        use crate::results::{GameResult, Termination};
+        use crate::rules::Rules;
+        // A PV long enough to wrap, whose words start lines with `[Event ` and `[X-GameId `.
+        let pv: Vec<String> = ["a2a3", "[Event", "x]", "[X-GameId", "77]"]
+            .iter()
+            .cycle()
+            .take(200)
+            .map(|w| w.to_string())
+            .collect();
+        let info = MoveInfo {
+            time_ms: 1,
+            pv,
+            ..MoveInfo::default()
+        };
+        let mut style = PgnStyle::new("e", Rules::Classic);
+        style.comments = CommentDetail::Full;
+        let games: Vec<String> = [1, 2]
+            .into_iter()
+            .map(|id| {
+                let game = record(
+                    id,
+                    1,
+                    "a",
+                    "b",
+                    GameResult::WhiteWins,
+                    Termination::GoalRank,
+                );
+                format_game_with(&game, &[info.clone(), info.clone(), info.clone()], &style)
+            })
+            .collect();
+        assert!(games[0].contains("\n[Event x] [X-GameId"), "{}", games[0]);
+        let text = games.concat();
+        let split: Vec<(u64, &str)> = pgn_games_by_id(&text).collect();
+        assert_eq!(split, [(1, games[0].as_str()), (2, games[1].as_str())]);
+    }
 
     #[test]
     fn ids_read_as_ranges() {
