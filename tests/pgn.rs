@@ -264,7 +264,7 @@ fn comments_of_a_multipv_engine_are_those_of_its_best_line() {
         assert!(moves.len() > 4, "{movetext}");
         for (mv, comment) in moves.iter().skip(usize::from(!fsf_moves_first)).step_by(2) {
             let comment = comment.as_deref().unwrap_or_default();
-            assert!(comment.contains(&format!("/3 ")), "{mv} {{{comment}}}");
+            assert!(comment.contains("/3 "), "{mv} {{{comment}}}");
             assert!(
                 comment.contains(&format!("pv=\"{mv}")),
                 "the pv of the move played: {mv} {{{comment}}}"

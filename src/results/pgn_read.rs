@@ -247,6 +247,12 @@ enum RawGame {
 /// The results that end a movetext.
 const RESULT_TOKENS: [&str; 4] = ["1-0", "0-1", "1/2-1/2", "*"];
 
+/// A reason and the line it is about.
+type LineError = (u64, String);
+
+/// A token and its line.
+type Located = (u64, Token);
+
 /// The tags that a game has once (the Seven Tag Roster): one seen again starts the next game.
 const ROSTER: [&str; 7] = ["Event", "Site", "Date", "Round", "White", "Black", "Result"];
 
@@ -256,7 +262,7 @@ const ROSTER: [&str; 7] = ["Event", "Site", "Date", "Round", "White", "Black", "
 /// `(line, reason)` when the tags of the next game come before this one's result (its
 /// movetext or its result lost, or a variation `(` left open): the two games would
 /// otherwise be read as one, with the first one's tags and the second one's moves.
-fn split_game(tokens: &[(u64, Token)]) -> Result<(RawGame, &[(u64, Token)]), (u64, String)> {
+fn split_game(tokens: &[Located]) -> Result<(RawGame, &[Located]), LineError> {
     let line = tokens[0].0;
     let mut game = Game {
         line,
