@@ -297,6 +297,51 @@ fn report_writes_pages_for_runs_games_files_and_shards() {
 }
 
 #[test]
+fn report_keeps_the_games_it_reads_and_refuses_an_sprt_without_two_engines() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let output = run(&format!(
+        "tournament --engine cmd={RANDOM} name=a --engine cmd={RANDOM} name=b \
+         --engine cmd={RANDOM} name=c --each depth=1 --seed 3 --out {}",
+        out.display()
+    ));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    for name in ["games.pgn", "games.csv"] {
+        let games = out.join(name);
+        let before = std::fs::read(&games).unwrap();
+        // The file given as input and as --out, by another spelling of its path.
+        let other_spelling = out.join("..").join("run").join(name);
+        let output = run(&format!(
+            "report {} --out {}",
+            games.display(),
+            other_spelling.display()
+        ));
+        assert_eq!(output.status.code(), Some(3), "{}", stderr(&output));
+        assert!(
+            stderr(&output).contains("the page would replace its games"),
+            "{}",
+            stderr(&output)
+        );
+        assert_eq!(std::fs::read(&games).unwrap(), before, "{name} is kept");
+    }
+    let output = run(&format!(
+        "report {} --out {} --sprt elo0=0 elo1=5",
+        out.display(),
+        dir.path().join("x.html").display()
+    ));
+    assert_eq!(output.status.code(), Some(3), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains(
+            "--sprt needs the games of exactly two engines; the file holds games of 3 engines \
+             (a, b, c)"
+        ),
+        "{}",
+        stderr(&output)
+    );
+    assert!(!dir.path().join("x.html").exists());
+}
+
+#[test]
 fn a_run_in_progress_has_a_page_that_reloads_itself() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");

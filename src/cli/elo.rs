@@ -66,21 +66,8 @@ pub fn run(args: &EloArgs) -> Result<ExitCode> {
     // but engines are named in schedule order: game 1's White is the tournament's first
     // engine (the one an SPRT tests), whichever game was written first.
     let engines = results::schedule_order(&sources).context("cannot read the games")?;
-    if sprt.is_some() && engines.len() != 2 {
-        return Err(UsageError(format!(
-            "--sprt needs the games of exactly two engines; {} {}",
-            if files.len() == 1 {
-                "the file holds"
-            } else {
-                "the files hold"
-            },
-            match engines.len() {
-                0 => "no games".to_string(),
-                1 => format!("games of one engine ({})", engines[0]),
-                n => format!("games of {n} engines ({})", engines.join(", ")),
-            }
-        ))
-        .into());
+    if sprt.is_some() {
+        check_two_engines(&engines, files.len())?;
     }
     let summary = summarize(&sources, &engines, sprt.as_ref())?;
     if args.json {
@@ -119,6 +106,28 @@ pub(super) fn summarize(
         }
     }
     Ok(builder.finish())
+}
+
+/// Fails with a [`UsageError`] saying how many engines there are unless `engines` (those of
+/// the games in `inputs` files or directories) are two, as an SPRT needs.
+pub(super) fn check_two_engines(engines: &[String], inputs: usize) -> Result<()> {
+    if engines.len() == 2 {
+        return Ok(());
+    }
+    Err(UsageError(format!(
+        "--sprt needs the games of exactly two engines; {} {}",
+        if inputs == 1 {
+            "the file holds"
+        } else {
+            "the files hold"
+        },
+        match engines.len() {
+            0 => "no games".to_string(),
+            1 => format!("games of one engine ({})", engines[0]),
+            n => format!("games of {n} engines ({})", engines.join(", ")),
+        }
+    ))
+    .into())
 }
 
 /// The games.csv files of a file, or of a run or shard directory (a sharded run's shards in

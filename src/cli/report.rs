@@ -2,7 +2,7 @@
 //! (games.csv or PGN of any tool).
 
 use super::UsageError;
-use super::elo::{source_files, split_sprt_values, summarize};
+use super::elo::{check_two_engines, source_files, split_sprt_values, summarize};
 use anyhow::{Context, Result, anyhow};
 use bt_arena::results;
 use bt_arena::results::html::{self, REPORT_HTML, Report, RunMeta};
@@ -33,7 +33,8 @@ pub struct ReportArgs {
 /// Runs `bt-arena report`: reads the games, writes the page, prints its path.
 ///
 /// # Errors
-/// [`UsageError`] without an input, with several inputs and no `--out`, or a bad SPRT; a
+/// [`UsageError`] without an input, with several inputs and no `--out`, an `--out` that is
+/// one of the games files, a bad SPRT or `--sprt` with games of other than two engines; a
 /// missing or malformed games file (named, with the line); a page that cannot be written.
 pub fn run(args: &ReportArgs) -> Result<ExitCode> {
     let (spec, inputs) = split_sprt_values(&args.sprt, &args.inputs);
@@ -57,6 +58,7 @@ pub fn run(args: &ReportArgs) -> Result<ExitCode> {
     for input in &inputs {
         files.extend(source_files(input)?.0);
     }
+    refuse_to_overwrite(&out, &files)?;
     let dirs: Vec<&PathBuf> = inputs.iter().filter(|i| i.is_dir()).collect();
     let mut meta = match &dirs[..] {
         [first, ..] => RunMeta::of_dir(&described_dir(first)?),
@@ -71,6 +73,7 @@ pub fn run(args: &ReportArgs) -> Result<ExitCode> {
         },
     };
     meta.sources = files.iter().map(|f| f.display().to_string()).collect();
+    let given_sprt = spec.is_some();
     let sprt = match spec {
         Some(spec) => Some(spec),
         None => meta
@@ -81,7 +84,11 @@ pub fn run(args: &ReportArgs) -> Result<ExitCode> {
     .map(|spec| spec.parse::<Sprt>())
     .transpose()
     .map_err(|e| UsageError(format!("invalid value for '--sprt': {e}")))?;
-    let summary = summarize(&files, &engine_order(&meta, &files)?, sprt.as_ref())?;
+    let engines = engine_order(&meta, &files)?;
+    if given_sprt {
+        check_two_engines(&engines, inputs.len())?;
+    }
+    let summary = summarize(&files, &engines, sprt.as_ref())?;
     let (series, games) =
         html::series_of_files(&files, &summary, sprt.as_ref()).context("cannot read the games")?;
     html::write_report(
@@ -96,6 +103,26 @@ pub fn run(args: &ReportArgs) -> Result<ExitCode> {
     .context("cannot write the report")?;
     println!("Report: {}", out.display());
     Ok(ExitCode::SUCCESS)
+}
+
+/// Fails with a [`UsageError`] when `out` is one of the games `files` read: the page would
+/// replace the games.
+fn refuse_to_overwrite(out: &Path, files: &[PathBuf]) -> Result<()> {
+    let Ok(out_path) = out.canonicalize() else {
+        return Ok(()); // no such file yet
+    };
+    match files
+        .iter()
+        .find(|file| file.canonicalize().ok().as_ref() == Some(&out_path))
+    {
+        Some(file) => Err(UsageError(format!(
+            "--out {} is the games file {}: the page would replace its games",
+            out.display(),
+            file.display()
+        ))
+        .into()),
+        None => Ok(()),
+    }
 }
 
 /// The directory a page for `input` goes to: the run directory itself, or the file's.
