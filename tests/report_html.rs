@@ -172,6 +172,46 @@ fn chromium_renders_a_runs_report_with_charts_and_the_viewer_at_the_asked_move()
 }
 
 #[test]
+fn chromium_shows_a_game_whose_opening_does_not_read_without_a_script_error() {
+    let Some(cmd) = chromium_or_skip() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = sprt_run(dir.path());
+    // games.csv is text anyone may edit: game 1's opening made something else.
+    let mut games = read_games(&out.join("games.csv")).unwrap();
+    games[0].opening = "garbage".into();
+    let edited = dir.path().join("edited");
+    let mut writer =
+        bt_arena::results::ResultsWriter::open(&edited, bt_arena::rules::Rules::CaptureOnly)
+            .unwrap();
+    for game in &games {
+        writer.append(game).unwrap();
+    }
+    drop(writer);
+    let page = dir.path().join("edited.html");
+    let output = run(&format!(
+        "report {} --out {}",
+        edited.join("games.csv").display(),
+        page.display()
+    ));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let output = chromium(
+        &cmd,
+        &dir.path().join("profile"),
+        &["--dump-dom".to_string()],
+        &format!("file://{}#game=1&ply=1", page.display()),
+    );
+    let dom = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(!dom.contains("data-script-error=\""), "{dom}");
+    assert!(dom.contains("data-viewer=\"ready\""), "{dom}");
+    assert!(
+        dom.contains(&format!("ply 1 of {}", games[0].plies)),
+        "{dom}"
+    );
+}
+
+#[test]
 fn chromium_takes_a_screenshot_of_the_page() {
     let Some(cmd) = chromium_or_skip() else {
         return;
