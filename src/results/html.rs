@@ -463,8 +463,8 @@ fn pair_block(pair: &super::PairSummary, series: &PairSeries) -> PairBlock {
     let Pentanomial { ll, ld, wl, wd, ww } = pair.pentanomial;
     let mut lines = vec![
         format!(
-            "Elo {:+.1} ± {:.1}, LOS {:.1}%",
-            elo.elo + 0.0,
+            "Elo {} ± {:.1}, LOS {:.1}%",
+            elo_text(elo.elo, pair.elo_bound()),
             elo.error95,
             100.0 * elo.los
         ),
@@ -798,6 +798,32 @@ mod tests {
         );
         assert!(!html.contains("http://") || !html.contains("src=\"http"));
         assert!(!html.contains("<script src"));
+    }
+
+    #[test]
+    fn a_pairs_clamped_elo_is_marked_as_a_bound_as_in_the_text_report() {
+        // Four complete pairs, all won by a: the pentanomial Elo is the clamp, a floor.
+        let games: Vec<GameRecord> = (1..=4)
+            .flat_map(|pair| {
+                [
+                    record(2 * pair - 1, pair, "a", "b", WhiteWins, GoalRank),
+                    record(2 * pair, pair, "b", "a", BlackWins, GoalRank),
+                ]
+            })
+            .collect();
+        let names = ["a".to_string(), "b".to_string()];
+        let summary = Summary::compute(&games, &names, None);
+        let series = Series::compute(&summary, &[&games], None);
+        let text = summary.to_string();
+        assert!(text.contains("Elo: >+1199.83 +/- "), "{text}");
+        let html = render(&Report {
+            summary: &summary,
+            series: &series,
+            games: &games,
+            meta: &RunMeta::default(),
+        })
+        .unwrap();
+        assert!(html.contains("Elo &gt;+1199.8 ± "), "{html}");
     }
 
     #[test]

@@ -94,6 +94,18 @@ pub struct PairSummary {
     pub sprt: Option<SprtStatus>,
 }
 
+impl PairSummary {
+    /// `Some` when [`elo`](PairSummary::elo) is a bound (a one-sided score, clamped):
+    /// [`Bound::Lower`] when `first` won, [`Bound::Upper`] when it lost.
+    pub fn elo_bound(&self) -> Option<Bound> {
+        self.elo.bound.then_some(if self.elo.elo > 0.0 {
+            Bound::Lower
+        } else {
+            Bound::Upper
+        })
+    }
+}
+
 /// Losses by fault of one engine: how many games it lost by each of the four fault
 /// terminations ([`Termination::is_fault`]); and its stray answers, which lose nothing.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

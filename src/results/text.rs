@@ -130,11 +130,7 @@ impl fmt::Display for PairSummary {
     /// only`); after a verdict, `SPRT: H1 accepted at game 480; 2 games after the decision`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let elo = &self.elo;
-        let bound = elo.bound.then_some(if elo.elo > 0.0 {
-            Bound::Lower
-        } else {
-            Bound::Upper
-        });
+        let bound = self.elo_bound();
         writeln!(f, "Results of {} vs {}:", self.first, self.second)?;
         writeln!(
             f,
