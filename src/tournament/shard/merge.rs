@@ -197,11 +197,12 @@ impl MergedRun {
     /// Writes the merged games.csv (in game-id order), games.pgn and summary.json to `out`,
     /// each replacing the file there whole (a merge can be repeated as the shards go on);
     /// and the recorded verdict as `out/sprt.json` when `out` does not hold it yet. Returns
-    /// the summary.
+    /// the summary and how many games' PGN was written from games.csv because their shard's
+    /// games.pgn lacks them (without the engines' PVs).
     ///
     /// # Errors
     /// A results file that cannot be written.
-    pub fn write(&self, out: &Path) -> Result<Summary, ResultsError> {
+    pub fn write(&self, out: &Path) -> Result<(Summary, u64), ResultsError> {
         let io_error = |action, source| ResultsError::Io {
             path: out.to_path_buf(),
             action,
@@ -214,7 +215,7 @@ impl MergedRun {
             writer.append(game)?;
         }
         drop(writer);
-        restore_shard_pgn(&staging.path().join(GAMES_PGN), &self.shards)?;
+        let without_shard_pgn = restore_shard_pgn(&staging.path().join(GAMES_PGN), &self.shards)?;
         for file in [GAMES_CSV, GAMES_PGN] {
             std::fs::rename(staging.path().join(file), out.join(file))
                 .map_err(|e| io_error("cannot write", e))?;
@@ -227,17 +228,17 @@ impl MergedRun {
         {
             results::write_json(&out.join(SPRT_FILE), verdict, results::Existing::Replace)?;
         }
-        Ok(summary)
+        Ok((summary, without_shard_pgn))
     }
 }
 
 /// Rewrites the merged games.pgn at `path` (written from games.csv) with each game's text
 /// from the games.pgn of its shard (in `shards`) where that has it: games.csv does not keep
-/// the engines' PVs, the shard's PGN does.
+/// the engines' PVs, the shard's PGN does. Returns how many games no shard's PGN had.
 ///
 /// # Errors
 /// A games.pgn that cannot be read or written.
-fn restore_shard_pgn(path: &Path, shards: &[(Shard, PathBuf)]) -> Result<(), ResultsError> {
+fn restore_shard_pgn(path: &Path, shards: &[(Shard, PathBuf)]) -> Result<u64, ResultsError> {
     let read = |path: &Path| {
         std::fs::read_to_string(path).map_err(|e| ResultsError::io(path, "cannot read", e))
     };
@@ -253,10 +254,17 @@ fn restore_shard_pgn(path: &Path, shards: &[(Shard, PathBuf)]) -> Result<(), Res
         .flat_map(|text| pgn_games_by_id(text))
         .collect();
     let rendered = read(path)?;
+    let mut missing = 0;
     let merged: String = pgn_games_by_id(&rendered)
-        .map(|(id, game)| from_shards.get(&id).copied().unwrap_or(game))
+        .map(|(id, game)| {
+            from_shards.get(&id).copied().unwrap_or_else(|| {
+                missing += 1;
+                game
+            })
+        })
         .collect();
-    std::fs::write(path, merged).map_err(|e| ResultsError::io(path, "cannot write", e))
+    std::fs::write(path, merged).map_err(|e| ResultsError::io(path, "cannot write", e))?;
+    Ok(missing)
 }
 
 /// The games of a games.pgn written by bt-arena, in file order, each with its `X-GameId`:
