@@ -113,7 +113,8 @@ impl MoveInfo {
     /// The PGN comment's text (without braces): `+0.35/12 0.120s` (depth 0 when not reported;
     /// just `0.120s` without a score), then with [`CommentDetail::Full`] `, n=.., sd=..,
     /// pv=".."` for what was reported. `None` with [`CommentDetail::None`]. The PV loses any `{`, `}` or `"` (they
-    /// would end the comment or its quotes).
+    /// would end the comment or its quotes) and control characters (NUL, escape sequences:
+    /// PGN is printable text).
     pub fn comment(&self, detail: CommentDetail) -> Option<String> {
         if detail == CommentDetail::None {
             return None;
@@ -133,7 +134,7 @@ impl MoveInfo {
             let pv: Vec<String> = self
                 .pv
                 .iter()
-                .map(|mv| mv.replace(['{', '}', '"'], ""))
+                .map(|mv| mv.replace(|c: char| "{}\"".contains(c) || c.is_control(), ""))
                 .filter(|mv| !mv.is_empty())
                 .collect();
             if !pv.is_empty() {
@@ -342,11 +343,13 @@ mod tests {
         assert_eq!(MoveInfo::parse_comment("White reaches rank 8"), None);
         // A PV cannot end the comment.
         let mut odd = full();
-        odd.pv = vec!["a7}a6".into(), "\"".into()];
+        odd.pv = vec!["a7}a6".into(), "\"".into(), "b\0\u{1b}[31m2b3".into()];
         assert!(
             odd.comment(CommentDetail::Full)
                 .unwrap()
-                .ends_with("pv=\"a7a6\"")
+                .ends_with("pv=\"a7a6 b[31m2b3\""),
+            "{:?}",
+            odd.comment(CommentDetail::Full)
         );
     }
 
