@@ -211,3 +211,66 @@ fn fairy_stockfish_reads_the_fen_tags_as_written() {
         assert_eq!(fairy_stockfish_fen(&cmd, fen), *fen);
     }
 }
+
+/// The moves of a bt-arena movetext with the comment after each (`None` where there is none);
+/// move numbers, the closing comment and the result are left out.
+fn moves_with_comments(movetext: &str) -> Vec<(String, Option<String>)> {
+    let mut moves: Vec<(String, Option<String>)> = Vec::new();
+    let mut rest = movetext;
+    while let Some(c) = rest.chars().next() {
+        if c == '{' {
+            let end = rest.find('}').unwrap();
+            if let Some(last) = moves.last_mut().filter(|m| m.1.is_none()) {
+                last.1 = Some(rest[1..end].replace('\n', " "));
+            }
+            rest = &rest[end + 1..];
+        } else if c.is_whitespace() {
+            rest = &rest[1..];
+        } else {
+            let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+            let word = &rest[..end];
+            if !word.ends_with('.') && !["1-0", "0-1"].contains(&word) {
+                moves.push((word.to_string(), None));
+            }
+            rest = &rest[end..];
+        }
+    }
+    moves
+}
+
+#[test]
+fn comments_of_a_multipv_engine_are_those_of_its_best_line() {
+    let Some(fsf) = common::fairy_stockfish_or_skip() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    // With MultiPV=3 each depth ends with the third-best line (`multipv 3`), whose pv starts
+    // with another move than the one played.
+    let text = format!(
+        "tournament --rules classic --engine cmd={} name=fsf proto=uci option.MultiPV=3 \
+         --engine cmd={RANDOM} name=random --each depth=3 --rounds 1 --games 2 --out {}",
+        fsf.display(),
+        out.display()
+    );
+    let output = run(&text.split_whitespace().collect::<Vec<_>>());
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let pgn = std::fs::read_to_string(out.join("games.pgn")).unwrap();
+    let mut checked = 0;
+    for game in pgn.split("[Event ").skip(1) {
+        let fsf_moves_first = game.contains("[White \"fsf\"]");
+        let movetext = game.split("\n\n").nth(1).unwrap();
+        let moves = moves_with_comments(movetext);
+        assert!(moves.len() > 4, "{movetext}");
+        for (mv, comment) in moves.iter().skip(usize::from(!fsf_moves_first)).step_by(2) {
+            let comment = comment.as_deref().unwrap_or_default();
+            assert!(comment.contains("/3 "), "{mv} {{{comment}}}");
+            assert!(
+                comment.contains(&format!("pv=\"{mv}")),
+                "the pv of the move played: {mv} {{{comment}}}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 4, "{pgn}");
+}

@@ -187,6 +187,46 @@ fn chromium_renders_a_runs_report_with_charts_and_the_viewer_at_the_asked_move()
 }
 
 #[test]
+fn chromium_shows_a_game_whose_opening_does_not_read_without_a_script_error() {
+    let Some(cmd) = chromium_or_skip() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = sprt_run(dir.path());
+    // games.csv is text anyone may edit: game 1's opening made something else.
+    let mut games = read_games(&out.join("games.csv")).unwrap();
+    games[0].opening = "garbage".into();
+    let edited = dir.path().join("edited");
+    let mut writer =
+        bt_arena::results::ResultsWriter::open(&edited, bt_arena::rules::Rules::CaptureOnly)
+            .unwrap();
+    for game in &games {
+        writer.append(game).unwrap();
+    }
+    drop(writer);
+    let page = dir.path().join("edited.html");
+    let output = run(&format!(
+        "report {} --out {}",
+        edited.join("games.csv").display(),
+        page.display()
+    ));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let output = chromium(
+        &cmd,
+        &dir.path().join("profile"),
+        &["--dump-dom".to_string()],
+        &format!("file://{}#game=1&ply=1", page.display()),
+    );
+    let dom = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(!dom.contains("data-script-error=\""), "{dom}");
+    assert!(dom.contains("data-viewer=\"ready\""), "{dom}");
+    assert!(
+        dom.contains(&format!("ply 1 of {}", games[0].plies)),
+        "{dom}"
+    );
+}
+
+#[test]
 fn chromium_takes_a_screenshot_of_the_page() {
     let Some(cmd) = chromium_or_skip() else {
         return;
@@ -213,6 +253,48 @@ fn chromium_takes_a_screenshot_of_the_page() {
     assert_eq!((width, height), (1200, 900));
     // A blank page compresses to a few KiB; charts and tables do not.
     assert!(png.len() > 30_000, "{} bytes", png.len());
+}
+
+#[test]
+fn chromium_lays_the_page_out_within_the_window_whatever_the_command_line() {
+    let Some(cmd) = chromium_or_skip() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = sprt_run(dir.path());
+    let command_line = std::fs::read_to_string(out.join("run.json")).unwrap();
+    assert!(
+        command_line.len() > 250,
+        "a command line wider than the window"
+    );
+    // A page in a 1200 px frame: the frame's document says how wide the report lays out.
+    let frame = dir.path().join("frame.html");
+    std::fs::write(
+        &frame,
+        format!(
+            "<!DOCTYPE html><html><body><iframe id=\"f\" style=\"width:1200px;height:900px\" \
+             src=\"file://{}\"></iframe><script>\
+             document.getElementById(\"f\").addEventListener(\"load\", function () {{\
+             var d = this.contentDocument.documentElement;\
+             document.body.setAttribute(\"data-width\", d.scrollWidth + \"/\" + d.clientWidth);\
+             }});</script></body></html>",
+            out.join("report.html").display()
+        ),
+    )
+    .unwrap();
+    let output = chromium(
+        &cmd,
+        &dir.path().join("profile"),
+        &["--dump-dom".to_string()],
+        &format!("file://{}", frame.display()),
+    );
+    let dom = String::from_utf8_lossy(&output.stdout).into_owned();
+    let widths = attribute_values(&dom, "data-width");
+    let (scroll, client) = widths
+        .first()
+        .and_then(|w| w.split_once('/'))
+        .unwrap_or_else(|| panic!("the frame was not measured:\n{dom}"));
+    assert_eq!(scroll, client, "the page scrolls sideways: {}", widths[0]);
 }
 
 #[test]
@@ -274,6 +356,78 @@ fn report_writes_pages_for_runs_games_files_and_shards() {
     assert_eq!(output.status.code(), Some(4));
     assert!(
         stderr(&output).contains("holds no games.csv and no shard directories"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn report_keeps_the_games_it_reads_and_refuses_an_sprt_without_two_engines() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let output = run(&format!(
+        "tournament --engine cmd={RANDOM} name=a --engine cmd={RANDOM} name=b \
+         --engine cmd={RANDOM} name=c --each depth=1 --seed 3 --out {}",
+        out.display()
+    ));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    for name in ["games.pgn", "games.csv"] {
+        let games = out.join(name);
+        let before = std::fs::read(&games).unwrap();
+        // The file given as input and as --out, by another spelling of its path.
+        let other_spelling = out.join("..").join("run").join(name);
+        let output = run(&format!(
+            "report {} --out {}",
+            games.display(),
+            other_spelling.display()
+        ));
+        assert_eq!(output.status.code(), Some(3), "{}", stderr(&output));
+        assert!(
+            stderr(&output).contains("the page would replace its games"),
+            "{}",
+            stderr(&output)
+        );
+        assert_eq!(std::fs::read(&games).unwrap(), before, "{name} is kept");
+    }
+    let output = run(&format!(
+        "report {} --out {} --sprt elo0=0 elo1=5",
+        out.display(),
+        dir.path().join("x.html").display()
+    ));
+    assert_eq!(output.status.code(), Some(3), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains(
+            "--sprt needs the games of exactly two engines; the file holds games of 3 engines \
+             (a, b, c)"
+        ),
+        "{}",
+        stderr(&output)
+    );
+    assert!(!dir.path().join("x.html").exists());
+
+    // --out a directory: the page goes in it; --out in a missing directory: named.
+    let pages = dir.path().join("pages");
+    std::fs::create_dir(&pages).unwrap();
+    let output = run(&format!(
+        "report {} --out {}/",
+        out.display(),
+        pages.display()
+    ));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(pages.join("report.html").is_file());
+    let missing = dir.path().join("no/such/page.html");
+    let output = run(&format!(
+        "report {} --out {}",
+        out.display(),
+        missing.display()
+    ));
+    assert_eq!(output.status.code(), Some(3), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains(&format!(
+            "--out {}: there is no directory {}",
+            missing.display(),
+            dir.path().join("no/such").display()
+        )),
         "{}",
         stderr(&output)
     );

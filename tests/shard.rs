@@ -140,6 +140,22 @@ fn sharded_runs_merge_to_the_unsharded_run_game_for_game() {
         let again = bt_arena(&words("merge", &[path(&run)]));
         assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
         assert_eq!(games_of(&run.join("games.csv")), expected);
+        assert!(!stderr(&again).contains("warning"), "{}", stderr(&again));
+        if count == 3 {
+            // A shard's games.pgn lost: its games' PGN comes from games.csv, and merge says so.
+            std::fs::remove_file(run.join("shard-1").join("games.pgn")).unwrap();
+            let lost = bt_arena(&words("merge", &[path(&run)]));
+            assert_eq!(lost.status.code(), Some(0), "{}", stderr(&lost));
+            assert!(
+                stderr(&lost).contains(
+                    "warning: 4 of the games are not in their shard's games.pgn: their PGN was \
+                     written from games.csv, without the engines' PVs"
+                ),
+                "{}",
+                stderr(&lost)
+            );
+            assert_eq!(games_of(&run.join("games.csv")), expected);
+        }
     }
 }
 

@@ -117,6 +117,7 @@ fn info_line(report: &SearchReport) -> Info {
     Info {
         depth: Some(report.depth),
         seldepth: Some(report.seldepth),
+        multipv: None,
         score: Some(protocol_score(report.score)),
         nodes: Some(report.nodes),
         nps: Some(report.nps),

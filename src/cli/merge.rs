@@ -57,7 +57,7 @@ pub fn run(args: &MergeArgs) -> Result<ExitCode> {
             )
         }
     };
-    let summary = merged.write(&out)?;
+    let (summary, without_shard_pgn) = merged.write(&out)?;
     println!(
         "Merged {} of {} shards: {} games in game-id order into {}",
         merged.shards.len(),
@@ -65,6 +65,12 @@ pub fn run(args: &MergeArgs) -> Result<ExitCode> {
         merged.games.len(),
         out.display()
     );
+    if without_shard_pgn > 0 {
+        eprintln!(
+            "warning: {without_shard_pgn} of the games are not in their shard's games.pgn: \
+             their PGN was written from games.csv, without the engines' PVs"
+        );
+    }
     print!("\n{summary}");
     Ok(exit_code(&merged, summary.sprt_decision()))
 }

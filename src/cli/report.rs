@@ -20,9 +20,9 @@ pub struct ReportArgs {
     /// of one run (game pairs are matched within each).
     #[arg(value_name = "INPUT")]
     inputs: Vec<PathBuf>,
-    /// Where to write the page; default: report.html in the directory of the only INPUT (a
-    /// run directory, or the directory holding the file).
-    #[arg(long, value_name = "FILE")]
+    /// Where to write the page (a directory: report.html in it); default: report.html in the
+    /// directory of the only INPUT (a run directory, or the directory holding the file).
+    #[arg(long, value_name = "FILE|DIR")]
     out: Option<PathBuf>,
     /// SPRT of the first engine against the second, as `bt-arena elo --sprt` takes it;
     /// default: the one in the run's config.json.
@@ -33,7 +33,8 @@ pub struct ReportArgs {
 /// Runs `bt-arena report`: reads the games, writes the page, prints its path.
 ///
 /// # Errors
-/// [`UsageError`] without an input, with several inputs and no `--out`, or a bad SPRT; a
+/// [`UsageError`] without an input, with several inputs and no `--out`, an `--out` that is
+/// one of the games files, a bad SPRT or `--sprt` with games of other than two engines; a
 /// missing or malformed games file (named, with the line); a page that cannot be written.
 pub fn run(args: &ReportArgs) -> Result<ExitCode> {
     let (spec, inputs) = split_sprt_values(&args.sprt, &args.inputs);
@@ -44,7 +45,21 @@ pub fn run(args: &ReportArgs) -> Result<ExitCode> {
         .into());
     }
     let out = match (&args.out, &inputs[..]) {
-        (Some(out), _) => out.clone(),
+        // A directory: the page goes in it.
+        (Some(out), _) if out.is_dir() => out.join(REPORT_HTML),
+        (Some(out), _) => {
+            if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty())
+                && !parent.is_dir()
+            {
+                return Err(UsageError(format!(
+                    "--out {}: there is no directory {}",
+                    out.display(),
+                    parent.display()
+                ))
+                .into());
+            }
+            out.clone()
+        }
         (None, [only]) => home_of(only).join(REPORT_HTML),
         (None, _) => {
             return Err(UsageError(
@@ -57,6 +72,7 @@ pub fn run(args: &ReportArgs) -> Result<ExitCode> {
     for input in &inputs {
         files.extend(source_files(input)?.0);
     }
+    refuse_to_overwrite(&out, &files)?;
     let dirs: Vec<&PathBuf> = inputs.iter().filter(|i| i.is_dir()).collect();
     let mut meta = match &dirs[..] {
         [first, ..] => run_meta(first)?,
@@ -100,6 +116,26 @@ pub fn run(args: &ReportArgs) -> Result<ExitCode> {
     .context("cannot write the report")?;
     println!("Report: {}", out.display());
     Ok(ExitCode::SUCCESS)
+}
+
+/// Fails with a [`UsageError`] when `out` is one of the games `files` read: the page would
+/// replace the games.
+fn refuse_to_overwrite(out: &Path, files: &[PathBuf]) -> Result<()> {
+    let Ok(out_path) = out.canonicalize() else {
+        return Ok(()); // no such file yet
+    };
+    match files
+        .iter()
+        .find(|file| file.canonicalize().ok().as_ref() == Some(&out_path))
+    {
+        Some(file) => Err(UsageError(format!(
+            "--out {} is the games file {}: the page would replace its games",
+            out.display(),
+            file.display()
+        ))
+        .into()),
+        None => Ok(()),
+    }
 }
 
 /// The directory a page for `input` goes to: the run directory itself, or the file's.

@@ -51,7 +51,8 @@ pub struct SearchReply {
     pub bestmove: String,
     /// The `ponder` move, if the engine named one.
     pub ponder: Option<String>,
-    /// The search's `info` lines merged: the latest depth, score, nodes, pv, ... it reported.
+    /// The search's `info` lines merged: the latest depth, score, nodes, pv, ... it reported
+    /// for its best line (lines with `multipv` above 1 are left out).
     pub info: Info,
     /// From sending `go` to receiving `bestmove`, by the monotonic clock.
     pub elapsed: Duration,
@@ -300,7 +301,9 @@ impl Engine {
         let mut info = Info::default();
         self.wait(deadline, timeout, |engine, line, reply, at| match reply {
             Ok(Reply::Info(fields)) => {
-                info.merge(&fields);
+                if fields.is_best_line() {
+                    info.merge(&fields);
+                }
                 Ok(Wait::Continue)
             }
             Ok(Reply::BestMove { mv, ponder }) => Ok(Wait::Done(SearchReply {

@@ -22,8 +22,8 @@ impl fmt::Display for Score {
 }
 
 /// The words of an `info` line that start a field this module reads.
-const INFO_KEYS: [&str; 8] = [
-    "depth", "seldepth", "score", "nodes", "nps", "time", "pv", "string",
+const INFO_KEYS: [&str; 9] = [
+    "depth", "seldepth", "multipv", "score", "nodes", "nps", "time", "pv", "string",
 ];
 
 /// The fields of an `info` line that the harness reads; other fields are skipped.
@@ -33,7 +33,10 @@ pub struct Info {
     pub depth: Option<u32>,
     /// Selective depth in plies.
     pub seldepth: Option<u32>,
-    /// The score of the best line.
+    /// Which line this is when the engine reports several (`multipv N`, 1 the best); the
+    /// line's score and pv are of the N-th best move.
+    pub multipv: Option<u32>,
+    /// The score of the line.
     pub score: Option<Score>,
     /// Nodes searched so far.
     pub nodes: Option<u64>,
@@ -56,8 +59,15 @@ impl Info {
         }
     }
 
+    /// True unless the line is not the best one (`multipv N` with N above 1): a search's
+    /// report of its best move is folded from these lines only.
+    pub fn is_best_line(&self) -> bool {
+        self.multipv.is_none_or(|n| n <= 1)
+    }
+
     /// Takes every field that `newer` has, keeping the others: folds a search's info lines
-    /// into the latest known depth, score, nodes and pv.
+    /// into the latest known depth, score, nodes and pv. `multipv` is not taken (see
+    /// [`is_best_line`](Info::is_best_line)).
     pub fn merge(&mut self, newer: &Info) {
         fn take<T: Clone>(old: &mut Option<T>, new: &Option<T>) {
             if new.is_some() {
@@ -93,6 +103,7 @@ impl Info {
             match key {
                 "depth" => info.depth = Some(parse_number(key, tokens.next())?),
                 "seldepth" => info.seldepth = Some(parse_number(key, tokens.next())?),
+                "multipv" => info.multipv = Some(parse_number(key, tokens.next())?),
                 "nodes" => info.nodes = Some(parse_number(key, tokens.next())?),
                 "nps" => info.nps = Some(parse_number(key, tokens.next())?),
                 "time" => info.time_ms = Some(parse_number(key, tokens.next())?),
@@ -123,13 +134,14 @@ fn parse_score<'a>(tokens: &mut impl Iterator<Item = &'a str>) -> Result<Score, 
 }
 
 impl fmt::Display for Info {
-    /// Writes `info [depth D] [seldepth S] [score cp|mate N] [nodes N] [nps N] [time T]
-    /// [pv ...] [string ...]`.
+    /// Writes `info [depth D] [seldepth S] [multipv N] [score cp|mate N] [nodes N] [nps N]
+    /// [time T] [pv ...] [string ...]`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("info")?;
         let numbers = [
             ("depth", self.depth.map(u64::from)),
             ("seldepth", self.seldepth.map(u64::from)),
+            ("multipv", self.multipv.map(u64::from)),
         ];
         for (key, value) in numbers {
             if let Some(value) = value {

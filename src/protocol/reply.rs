@@ -188,6 +188,7 @@ mod tests {
             Reply::Info(Info {
                 depth: Some(3),
                 seldepth: Some(5),
+                multipv: Some(2),
                 score: Some(Score::Cp(-12)),
                 nodes: Some(1234),
                 nps: Some(5000),
@@ -224,6 +225,7 @@ mod tests {
             panic!("not info: {info:?}");
         };
         assert_eq!(info.depth, Some(7));
+        assert_eq!(info.multipv, Some(1));
         assert_eq!(info.score, Some(Score::Cp(10)));
         assert_eq!(info.nodes, Some(8899));
         assert_eq!(info.time_ms, Some(37));

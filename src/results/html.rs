@@ -372,7 +372,7 @@ fn status_line(report: &Report<'_>) -> String {
     let now = super::now_rfc3339();
     match report.meta.in_progress {
         Some((done, of)) => format!("In progress: {done} of {of} games (updated {now})"),
-        None => format!("{} games (written {now})", report.summary.games),
+        None => format!("{} (written {now})", plural(report.summary.games, "game")),
     }
 }
 
@@ -665,7 +665,7 @@ fn viewer_note(report: &Report<'_>) -> String {
         total if total > shown => {
             format!("The latest {shown} of {total} games; every game is in games.pgn.")
         }
-        total => format!("{total} games."),
+        total => format!("{}.", plural(total, "game")),
     }
 }
 
@@ -763,27 +763,6 @@ mod tests {
     }
 
     #[test]
-    fn a_perfect_score_is_marked_as_a_floor_as_in_the_text_report() {
-        // Four pairs, all won by a: beyond the clamp.
-        let games: Vec<GameRecord> = (1..=8)
-            .map(|id| match id % 2 {
-                1 => record(id, id.div_ceil(2), "a", "b", WhiteWins, GoalRank),
-                _ => record(id, id / 2, "b", "a", BlackWins, GoalRank),
-            })
-            .collect();
-        let names = ["a".to_string(), "b".to_string()];
-        let summary = Summary::compute(&games, &names, None);
-        let series = Series::compute(&summary, &[&games], None);
-        let block = pair_block(&summary.pairs[0], &series.pairs[0]);
-        assert!(
-            block.lines[0].starts_with("Elo >+1199.8 ± "),
-            "{}",
-            block.lines[0]
-        );
-        assert!(summary.to_string().contains("Elo: >+1199.83 +/- "));
-    }
-
-    #[test]
     fn the_page_holds_every_section_and_escapes_names() {
         let (summary, series, games) = sample();
         let meta = RunMeta {
@@ -822,6 +801,32 @@ mod tests {
         );
         assert!(!html.contains("http://") || !html.contains("src=\"http"));
         assert!(!html.contains("<script src"));
+    }
+
+    #[test]
+    fn a_pairs_clamped_elo_is_marked_as_a_bound_as_in_the_text_report() {
+        // Four complete pairs, all won by a: the pentanomial Elo is the clamp, a floor.
+        let games: Vec<GameRecord> = (1..=4)
+            .flat_map(|pair| {
+                [
+                    record(2 * pair - 1, pair, "a", "b", WhiteWins, GoalRank),
+                    record(2 * pair, pair, "b", "a", BlackWins, GoalRank),
+                ]
+            })
+            .collect();
+        let names = ["a".to_string(), "b".to_string()];
+        let summary = Summary::compute(&games, &names, None);
+        let series = Series::compute(&summary, &[&games], None);
+        let text = summary.to_string();
+        assert!(text.contains("Elo: >+1199.83 +/- "), "{text}");
+        let html = render(&Report {
+            summary: &summary,
+            series: &series,
+            games: &games,
+            meta: &RunMeta::default(),
+        })
+        .unwrap();
+        assert!(html.contains("Elo &gt;+1199.8 ± "), "{html}");
     }
 
     #[test]

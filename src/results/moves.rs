@@ -36,8 +36,9 @@ impl MoveScore {
                 let sign = if cp > 0 { "+" } else { "" };
                 format!("{sign}{:.2}", f64::from(cp) / 100.0)
             }
-            MoveScore::Mate(moves) if moves > 0 => format!("+M{}", 2 * moves - 1),
-            MoveScore::Mate(moves) => format!("-M{}", -2 * moves),
+            // In i64: twice an engine's `score mate N` may not fit an i32.
+            MoveScore::Mate(moves) if moves > 0 => format!("+M{}", 2 * i64::from(moves) - 1),
+            MoveScore::Mate(moves) => format!("-M{}", -2 * i64::from(moves)),
         }
     }
 
@@ -45,12 +46,14 @@ impl MoveScore {
     /// `None` when `text` is not a score.
     pub fn parse_pgn(text: &str) -> Option<MoveScore> {
         if let Some(plies) = text.strip_prefix("+M") {
-            let plies: i32 = plies.parse().ok()?;
-            return Some(MoveScore::Mate((plies + 1) / 2));
+            let plies: i64 = plies.parse().ok()?;
+            return i32::try_from(plies / 2 + plies % 2)
+                .ok()
+                .map(MoveScore::Mate);
         }
         if let Some(plies) = text.strip_prefix("-M") {
-            let plies: i32 = plies.parse().ok()?;
-            return Some(MoveScore::Mate(-(plies / 2)));
+            let plies: i64 = plies.parse().ok()?;
+            return i32::try_from(-(plies / 2)).ok().map(MoveScore::Mate);
         }
         let pawns: f64 = text.parse().ok()?;
         let cp = (pawns * 100.0).round();
@@ -110,7 +113,8 @@ impl MoveInfo {
     /// The PGN comment's text (without braces): `+0.35/12 0.120s` (depth 0 when not reported;
     /// just `0.120s` without a score), then with [`CommentDetail::Full`] `, n=.., sd=..,
     /// pv=".."` for what was reported. `None` with [`CommentDetail::None`]. The PV loses any `{`, `}` or `"` (they
-    /// would end the comment or its quotes).
+    /// would end the comment or its quotes) and control characters (NUL, escape sequences:
+    /// PGN is printable text).
     pub fn comment(&self, detail: CommentDetail) -> Option<String> {
         if detail == CommentDetail::None {
             return None;
@@ -130,7 +134,7 @@ impl MoveInfo {
             let pv: Vec<String> = self
                 .pv
                 .iter()
-                .map(|mv| mv.replace(['{', '}', '"'], ""))
+                .map(|mv| mv.replace(|c: char| "{}\"".contains(c) || c.is_control(), ""))
                 .filter(|mv| !mv.is_empty())
                 .collect();
             if !pv.is_empty() {
@@ -291,6 +295,23 @@ mod tests {
     }
 
     #[test]
+    fn extreme_mate_scores_neither_overflow_nor_change() {
+        // Any i32 is a valid `score mate N`; twice it is not an i32.
+        for moves in [i32::MAX, i32::MIN, 1 << 30, -(1 << 30), 0] {
+            let text = MoveScore::Mate(moves).pgn();
+            assert_eq!(
+                MoveScore::parse_pgn(&text),
+                Some(MoveScore::Mate(moves)),
+                "{text}"
+            );
+        }
+        assert_eq!(MoveScore::Mate(i32::MAX).pgn(), "+M4294967293");
+        assert_eq!(MoveScore::Mate(i32::MIN).pgn(), "-M4294967296");
+        assert_eq!(MoveScore::parse_pgn("+M9223372036854775807"), None);
+        assert_eq!(MoveScore::parse_pgn("+M4294967297"), None);
+    }
+
+    #[test]
     fn comments_in_each_detail_and_back() {
         let info = full();
         assert_eq!(
@@ -322,11 +343,13 @@ mod tests {
         assert_eq!(MoveInfo::parse_comment("White reaches rank 8"), None);
         // A PV cannot end the comment.
         let mut odd = full();
-        odd.pv = vec!["a7}a6".into(), "\"".into()];
+        odd.pv = vec!["a7}a6".into(), "\"".into(), "b\0\u{1b}[31m2b3".into()];
         assert!(
             odd.comment(CommentDetail::Full)
                 .unwrap()
-                .ends_with("pv=\"a7a6\"")
+                .ends_with("pv=\"a7a6 b[31m2b3\""),
+            "{:?}",
+            odd.comment(CommentDetail::Full)
         );
     }
 

@@ -18,7 +18,9 @@
 //! the same engines, colours swapped and the same start position form a pair, as Ordo and
 //! fastchess pair them.
 //!
-//! A game that breaks these rules is an error naming the file and the line. A game with the
+//! A game that breaks these rules is an error naming the file and the line, as is a game
+//! whose result does not come before the next game's tags (a tag after its movetext, a Seven
+//! Tag Roster tag given twice, a variation left open). A game with the
 //! result `*` (unfinished) or cut off at the end of the file is skipped and said so
 //! ([`ReadGames::skipped`]).
 
@@ -59,28 +61,29 @@ pub fn parse_pgn(text: &str, path: &Path) -> Result<ReadGames, ResultsError> {
         line,
         reason,
     };
-    let tokens = tokenize(crate::textfile::strip_bom(text)).map_err(|(l, r)| malformed(l, r))?;
+    // One game at a time: the tokens of a game are dropped once its record is built, so
+    // memory holds the text and the records, not every token of the file.
+    let mut tokens = Tokens::new(crate::textfile::strip_bom(text)).peekable();
     let mut out = ReadGames::default();
-    let mut raw_games = Vec::new();
-    let mut rest = tokens.as_slice();
-    while !rest.is_empty() {
-        let (game, after) = split_game(rest);
-        rest = after;
-        match game {
-            RawGame::Complete(game) => raw_games.push(game),
-            RawGame::CutOff { line } => out.skipped.push(format!(
-                "line {line}: a game cut off at the end of the file"
-            )),
-        }
-    }
     let mut pending = Vec::new();
-    for (ordinal, raw) in raw_games.iter().enumerate() {
-        match build_record(raw, ordinal as u64 + 1) {
+    let mut ordinal = 0u64;
+    while tokens.peek().is_some() {
+        ordinal += 1;
+        let game = split_game(&mut tokens, ordinal).map_err(|(l, r)| malformed(l, r))?;
+        let raw = match game {
+            RawGame::Complete(raw) => raw,
+            RawGame::CutOff { line } => {
+                out.skipped.push(format!(
+                    "line {line}: a game cut off at the end of the file"
+                ));
+                continue;
+            }
+        };
+        match build_record(&raw, ordinal) {
             Ok(Some(record)) => pending.push(record),
             Ok(None) => out.skipped.push(format!(
-                "line {}: game {} ({} vs {}) is unfinished (`*`)",
+                "line {}: game {ordinal} ({} vs {}) is unfinished (`*`)",
                 raw.line,
-                ordinal + 1,
                 raw.tag("White").unwrap_or("?"),
                 raw.tag("Black").unwrap_or("?")
             )),
@@ -116,83 +119,124 @@ enum Token {
     Close,
 }
 
-/// The tokens of `text` with their 1-based lines.
-///
-/// # Errors
-/// `(line, reason)` for an unclosed comment or a tag that is not `[Name "value"]`.
-fn tokenize(text: &str) -> Result<Vec<(u64, Token)>, (u64, String)> {
-    let mut tokens = Vec::new();
-    let mut line = 1u64;
-    let mut chars = text.chars().peekable();
-    let mut at_line_start = true;
-    while let Some(c) = chars.next() {
-        match c {
-            '\n' => {
-                line += 1;
-                at_line_start = true;
-                continue;
-            }
-            '%' if at_line_start => skip_line(&mut chars),
-            ';' => skip_line(&mut chars),
-            '{' => {
-                let start = line;
-                let mut body = String::new();
-                loop {
-                    match chars.next() {
-                        Some('}') => break,
-                        Some('\n') => {
-                            line += 1;
-                            body.push(' ');
-                        }
-                        Some(other) => body.push(other),
-                        None => return Err((start, "a comment `{` is never closed".into())),
-                    }
+/// The tokens of a PGN text with their 1-based lines, read as they are asked for; an item
+/// is `Err((line, reason))` for an unclosed comment or a tag that is not `[Name "value"]`
+/// (the text is not read further).
+struct Tokens<'a> {
+    chars: std::iter::Peekable<std::str::Chars<'a>>,
+    line: u64,
+    at_line_start: bool,
+    failed: bool,
+}
+
+impl<'a> Tokens<'a> {
+    fn new(text: &'a str) -> Tokens<'a> {
+        Tokens {
+            chars: text.chars().peekable(),
+            line: 1,
+            at_line_start: true,
+            failed: false,
+        }
+    }
+
+    /// The comment after its `{`, up to its `}`.
+    fn comment(&mut self) -> Result<Located, LineError> {
+        let start = self.line;
+        let mut body = String::new();
+        loop {
+            match self.chars.next() {
+                Some('}') => break,
+                Some('\n') => {
+                    self.line += 1;
+                    body.push(' ');
                 }
-                tokens.push((start, Token::Comment(body.trim().to_string())));
-            }
-            '[' => {
-                let mut body = String::new();
-                let mut in_string = false;
-                loop {
-                    match chars.next() {
-                        Some('\\') if in_string => body.extend(chars.next()),
-                        Some('"') => {
-                            in_string = !in_string;
-                            body.push('"');
-                        }
-                        Some(']') if !in_string => break,
-                        Some('\n') | None => {
-                            return Err((line, "a tag `[` is not closed on its line".into()));
-                        }
-                        Some(other) => body.push(other),
-                    }
-                }
-                let tag = parse_tag(&body).ok_or_else(|| {
-                    (
-                        line,
-                        format!("`[{body}]` is not a tag of the form [Name \"value\"]"),
-                    )
-                })?;
-                tokens.push((line, tag));
-            }
-            '(' => tokens.push((line, Token::Open)),
-            ')' => tokens.push((line, Token::Close)),
-            c if c.is_whitespace() => {}
-            c => {
-                let mut word = String::from(c);
-                while let Some(&next) = chars.peek() {
-                    if next.is_whitespace() || "{}[]();".contains(next) {
-                        break;
-                    }
-                    word.push(next);
-                    chars.next();
-                }
-                tokens.push((line, Token::Word(word)));
+                Some(other) => body.push(other),
+                None => return Err((start, "a comment `{` is never closed".into())),
             }
         }
-        at_line_start = false;
+        Ok((start, Token::Comment(body.trim().to_string())))
     }
-    Ok(tokens)
+
+    /// The tag after its `[`, up to its `]` on the same line.
+    fn tag(&mut self) -> Result<Located, LineError> {
+        let line = self.line;
+        let mut body = String::new();
+        let mut in_string = false;
+        loop {
+            match self.chars.next() {
+                Some('\\') if in_string => body.extend(self.chars.next()),
+                Some('"') => {
+                    in_string = !in_string;
+                    body.push('"');
+                }
+                Some(']') if !in_string => break,
+                Some('\n') | None => {
+                    return Err((line, "a tag `[` is not closed on its line".into()));
+                }
+                Some(other) => body.push(other),
+            }
+        }
+        let tag = parse_tag(&body).ok_or_else(|| {
+            (
+                line,
+                format!("`[{body}]` is not a tag of the form [Name \"value\"]"),
+            )
+        })?;
+        Ok((line, tag))
+    }
+
+    /// The word starting with `first`: up to whitespace or a character that starts another
+    /// token.
+    fn word(&mut self, first: char) -> Located {
+        let mut word = String::from(first);
+        while let Some(&next) = self.chars.peek() {
+            if next.is_whitespace() || "{}[]();".contains(next) {
+                break;
+            }
+            word.push(next);
+            self.chars.next();
+        }
+        (self.line, Token::Word(word))
+    }
+}
+
+impl Iterator for Tokens<'_> {
+    type Item = Result<Located, LineError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed {
+            return None;
+        }
+        while let Some(c) = self.chars.next() {
+            let token = match c {
+                '\n' => {
+                    self.line += 1;
+                    self.at_line_start = true;
+                    continue;
+                }
+                '%' if self.at_line_start => {
+                    skip_line(&mut self.chars);
+                    None
+                }
+                ';' => {
+                    skip_line(&mut self.chars);
+                    None
+                }
+                '{' => Some(self.comment()),
+                '[' => Some(self.tag()),
+                '(' => Some(Ok((self.line, Token::Open))),
+                ')' => Some(Ok((self.line, Token::Close))),
+                c if c.is_whitespace() => None,
+                c => Some(Ok(self.word(c))),
+            };
+            self.at_line_start = false;
+            if let Some(token) = token {
+                self.failed = token.is_err();
+                return Some(token);
+            }
+        }
+        None
+    }
 }
 
 /// Skips to the end of the line (the newline stays, to be counted).
@@ -243,9 +287,31 @@ enum RawGame {
 /// The results that end a movetext.
 const RESULT_TOKENS: [&str; 4] = ["1-0", "0-1", "1/2-1/2", "*"];
 
-/// The first game of `tokens` and the tokens after it.
-fn split_game(tokens: &[(u64, Token)]) -> (RawGame, &[(u64, Token)]) {
-    let line = tokens[0].0;
+/// A reason and the line it is about.
+type LineError = (u64, String);
+
+/// A token and its line.
+type Located = (u64, Token);
+
+/// The tags that a game has once (the Seven Tag Roster): one seen again starts the next game.
+const ROSTER: [&str; 7] = ["Event", "Site", "Date", "Round", "White", "Black", "Result"];
+
+/// The first game of `tokens` (which has one more token at least), its tokens taken; it is
+/// game `ordinal` of the file.
+///
+/// # Errors
+/// A token's error; and `(line, "game N: reason")` when the tags of the next game come before
+/// this one's result (its movetext or its result lost, or a variation `(` left open): the two
+/// games would otherwise be read as one, with the first one's tags and the second one's
+/// moves.
+fn split_game(
+    tokens: &mut std::iter::Peekable<Tokens<'_>>,
+    ordinal: u64,
+) -> Result<RawGame, LineError> {
+    let line = match tokens.peek() {
+        Some(Ok((line, _))) => *line,
+        _ => 0,
+    };
     let mut game = Game {
         line,
         tags: Vec::new(),
@@ -254,26 +320,58 @@ fn split_game(tokens: &[(u64, Token)]) -> (RawGame, &[(u64, Token)]) {
         result: (line, String::new()),
     };
     let mut depth = 0usize;
-    for (i, (token_line, token)) in tokens.iter().enumerate() {
+    // The line of the outermost open variation, and whether the movetext has begun.
+    let mut open_at = line;
+    let mut in_movetext = false;
+    for token in tokens {
+        let (token_line, token) = token?;
         match token {
-            Token::Open => depth += 1,
+            Token::Tag(..) if depth > 0 => {
+                return Err((
+                    open_at,
+                    format!(
+                        "game {ordinal}: a variation `(` is never closed (the next game's tags \
+                         start at line {token_line})"
+                    ),
+                ));
+            }
+            Token::Tag(name, _)
+                if in_movetext
+                    || (ROSTER.contains(&name.as_str()) && game.tag(&name).is_some()) =>
+            {
+                return Err((
+                    line,
+                    format!(
+                        "game {ordinal}: no result (1-0, 0-1 or *) before the next game's tags \
+                         at line {token_line}"
+                    ),
+                ));
+            }
+            Token::Open => {
+                if depth == 0 {
+                    open_at = token_line;
+                }
+                depth += 1;
+                in_movetext = true;
+            }
             Token::Close => depth = depth.saturating_sub(1),
             _ if depth > 0 => {}
-            Token::Tag(name, value) => game.tags.push((name.clone(), value.clone())),
-            Token::Comment(text) => game.comments.last_mut().unwrap().push(text.clone()),
+            Token::Tag(name, value) => game.tags.push((name, value)),
+            Token::Comment(text) => game.comments.last_mut().unwrap().push(text),
             Token::Word(word) if RESULT_TOKENS.contains(&word.as_str()) => {
-                game.result = (*token_line, word.clone());
-                return (RawGame::Complete(game), &tokens[i + 1..]);
+                game.result = (token_line, word);
+                return Ok(RawGame::Complete(game));
             }
             Token::Word(word) => {
-                if let Some(mv) = move_text(word) {
-                    game.moves.push((*token_line, mv.to_string()));
+                in_movetext = true;
+                if let Some(mv) = move_text(&word) {
+                    game.moves.push((token_line, mv.to_string()));
                     game.comments.push(Vec::new());
                 }
             }
         }
     }
-    (RawGame::CutOff { line }, &[])
+    Ok(RawGame::CutOff { line })
 }
 
 /// The move in a movetext word, without its number and annotations (`12.a2a3!` gives
@@ -653,8 +751,8 @@ mod tests {
         assert_eq!(
             read.skipped,
             [
-                "line 6: a game cut off at the end of the file",
-                "line 1: game 1 (a vs b) is unfinished (`*`)"
+                "line 1: game 1 (a vs b) is unfinished (`*`)",
+                "line 6: a game cut off at the end of the file"
             ]
         );
     }
@@ -695,6 +793,42 @@ mod tests {
             "x.pgn, line 1: game 1: the result 0-1 contradicts the last position: White \
              captured every Black pawn"
         );
+    }
+
+    #[test]
+    fn a_game_without_its_result_is_not_read_into_the_next_one() {
+        // Game 1 lost its movetext: its tags must not take game 2's moves and result.
+        let game2 = "[White \"b\"]\n[Black \"a\"]\n[Result \"1-0\"]\n\n1. a2a3 1-0\n";
+        let tags_only = format!("[White \"ghost\"]\n[Black \"b\"]\n[Result \"1-0\"]\n\n{game2}");
+        assert_eq!(
+            error(&tags_only),
+            "x.pgn, line 1: game 1: no result (1-0, 0-1 or *) before the next game's tags at \
+             line 5"
+        );
+        // Game 1 cut off in its moves.
+        let cut = format!("[White \"a\"]\n[Black \"b\"]\n\n1. a2a3 a7a6\n\n{game2}");
+        assert_eq!(
+            error(&cut),
+            "x.pgn, line 1: game 1: no result (1-0, 0-1 or *) before the next game's tags at \
+             line 6"
+        );
+        // A variation left open would swallow every later game.
+        let open =
+            format!("[White \"a\"]\n[Black \"b\"]\n\n1. a2a3 (1. b2b3 1-0\n\n{game2}{game2}");
+        assert_eq!(
+            error(&open),
+            "x.pgn, line 4: game 1: a variation `(` is never closed (the next game's tags start \
+             at line 6)"
+        );
+        // The second game is numbered as such; tags after a comment between games still read.
+        let second =
+            format!("{game2}{{between games}}\n{game2}[White \"c\"]\n[Black \"d\"]\n1. a2a3");
+        assert_eq!(
+            error(&format!("{second}\n{game2}")),
+            "x.pgn, line 12: game 3: no result (1-0, 0-1 or *) before the next game's tags at \
+             line 15"
+        );
+        assert_eq!(parse(&second).unwrap().games.len(), 2);
     }
 
     #[test]

@@ -429,13 +429,21 @@ impl EngineTrack {
 /// White's and Black's by index.
 ///
 /// # Errors
-/// The column's error when it does not read (nothing is added).
+/// The column's error when it does not read, or when it has not one token per move (nothing
+/// is added).
 fn add_move_times(
     game: &GameRecord,
     sides: [usize; 2],
     engines: &mut [EngineTrack],
 ) -> Result<(), String> {
     let infos = moves::decode_column(&game.move_info)?;
+    let plies = game.moves.split_whitespace().count();
+    if !infos.is_empty() && infos.len() != plies {
+        return Err(format!(
+            "move_info has {} tokens for {plies} moves",
+            infos.len()
+        ));
+    }
     let first = game
         .opening
         .parse::<crate::rules::Position>()
@@ -591,6 +599,26 @@ mod tests {
         (expected[0], expected[1], expected[19]) = (1, 1, 1);
         assert_eq!(b.move_times.histogram, expected);
         assert_eq!(thin((0..1000).collect(), 5), [0, 249, 499, 749, 999]);
+    }
+
+    #[test]
+    fn a_move_info_column_with_other_than_one_token_per_move_is_left_out() {
+        let mut games = games();
+        // Game 1 has 3 moves: a fourth token would give a's times a move it did not play.
+        games[0].move_info = "1/1/-/-/10 2/1/-/-/30 3/1/-/-/20 4/1/-/-/9999".into();
+        games[2].move_info = "1/1/-/-/500".into();
+        let (_, series) = compute(&games, None);
+        assert_eq!(
+            series.unreadable_move_info,
+            (
+                3,
+                Some("game 1: move_info has 4 tokens for 3 moves".to_string())
+            )
+        );
+        let [a, b] = &series.engines[..] else {
+            panic!()
+        };
+        assert_eq!((a.move_times.moves, b.move_times.moves), (0, 0));
     }
 
     /// A long run keeps at most `MAX_POINTS` points, evenly spread, from the first game to

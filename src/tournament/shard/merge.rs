@@ -198,11 +198,12 @@ impl MergedRun {
     /// Writes the merged games.csv (in game-id order), games.pgn and summary.json to `out`,
     /// each replacing the file there whole (a merge can be repeated as the shards go on);
     /// and the recorded verdict as `out/sprt.json` when `out` does not hold it yet. Returns
-    /// the summary.
+    /// the summary and how many games' PGN was written from games.csv because their shard's
+    /// games.pgn lacks them (without the engines' PVs).
     ///
     /// # Errors
     /// A results file that cannot be written.
-    pub fn write(&self, out: &Path) -> Result<Summary, ResultsError> {
+    pub fn write(&self, out: &Path) -> Result<(Summary, u64), ResultsError> {
         let io_error = |action, source| ResultsError::Io {
             path: out.to_path_buf(),
             action,
@@ -215,7 +216,7 @@ impl MergedRun {
             writer.append(game)?;
         }
         drop(writer);
-        restore_shard_pgn(&staging.path().join(GAMES_PGN), &self.shards)?;
+        let without_shard_pgn = restore_shard_pgn(&staging.path().join(GAMES_PGN), &self.shards)?;
         for file in [GAMES_CSV, GAMES_PGN] {
             std::fs::rename(staging.path().join(file), out.join(file))
                 .map_err(|e| io_error("cannot write", e))?;
@@ -236,17 +237,17 @@ impl MergedRun {
         {
             results::write_json(&out.join(SPRT_FILE), verdict, results::Existing::Replace)?;
         }
-        Ok(summary)
+        Ok((summary, without_shard_pgn))
     }
 }
 
 /// Rewrites the merged games.pgn at `path` (written from games.csv) with each game's text
 /// from the games.pgn of its shard (in `shards`) where that has it: games.csv does not keep
-/// the engines' PVs, the shard's PGN does.
+/// the engines' PVs, the shard's PGN does. Returns how many games no shard's PGN had.
 ///
 /// # Errors
 /// A games.pgn that cannot be read or written.
-fn restore_shard_pgn(path: &Path, shards: &[(Shard, PathBuf)]) -> Result<(), ResultsError> {
+fn restore_shard_pgn(path: &Path, shards: &[(Shard, PathBuf)]) -> Result<u64, ResultsError> {
     let read = |path: &Path| {
         std::fs::read_to_string(path).map_err(|e| ResultsError::io(path, "cannot read", e))
     };
@@ -262,19 +263,28 @@ fn restore_shard_pgn(path: &Path, shards: &[(Shard, PathBuf)]) -> Result<(), Res
         .flat_map(|text| pgn_games_by_id(text))
         .collect();
     let rendered = read(path)?;
+    let mut missing = 0;
     let merged: String = pgn_games_by_id(&rendered)
-        .map(|(id, game)| from_shards.get(&id).copied().unwrap_or(game))
+        .map(|(id, game)| {
+            from_shards.get(&id).copied().unwrap_or_else(|| {
+                missing += 1;
+                game
+            })
+        })
         .collect();
-    std::fs::write(path, merged).map_err(|e| ResultsError::io(path, "cannot write", e))
+    std::fs::write(path, merged).map_err(|e| ResultsError::io(path, "cannot write", e))?;
+    Ok(missing)
 }
 
 /// The games of a games.pgn written by bt-arena, in file order, each with its `X-GameId`:
 /// the text from its `[Event` tag to the next game's (a game without the tag is left out).
+/// A game starts the file or follows the blank line that ends the game before: a line of a
+/// long comment may also start with `[Event ` (an engine's PV is not checked).
 fn pgn_games_by_id(text: &str) -> impl Iterator<Item = (u64, &str)> {
     let mut starts: Vec<usize> = text
         .match_indices("[Event ")
         .map(|(at, _)| at)
-        .filter(|&at| at == 0 || text.as_bytes()[at - 1] == b'\n')
+        .filter(|&at| at == 0 || text[..at].ends_with("\n\n"))
         .collect();
     starts.push(text.len());
     let games: Vec<&str> = starts.windows(2).map(|w| &text[w[0]..w[1]]).collect();
@@ -315,6 +325,47 @@ fn id_ranges(ids: &[u64]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shard_pgn_splits_into_whole_games_whatever_the_pvs_say() {
+        use crate::results::moves::{CommentDetail, MoveInfo};
+        use crate::results::pgn::{PgnStyle, format_game_with};
+        use crate::results::tests::record;
+        use crate::results::{GameResult, Termination};
+        use crate::rules::Rules;
+        // A PV long enough to wrap, whose words start lines with `[Event ` and `[X-GameId `.
+        let pv: Vec<String> = ["a2a3", "[Event", "x]", "[X-GameId", "77]"]
+            .iter()
+            .cycle()
+            .take(200)
+            .map(|w| w.to_string())
+            .collect();
+        let info = MoveInfo {
+            time_ms: 1,
+            pv,
+            ..MoveInfo::default()
+        };
+        let mut style = PgnStyle::new("e", Rules::Classic);
+        style.comments = CommentDetail::Full;
+        let games: Vec<String> = [1, 2]
+            .into_iter()
+            .map(|id| {
+                let game = record(
+                    id,
+                    1,
+                    "a",
+                    "b",
+                    GameResult::WhiteWins,
+                    Termination::GoalRank,
+                );
+                format_game_with(&game, &[info.clone(), info.clone(), info.clone()], &style)
+            })
+            .collect();
+        assert!(games[0].contains("\n[Event x] [X-GameId"), "{}", games[0]);
+        let text = games.concat();
+        let split: Vec<(u64, &str)> = pgn_games_by_id(&text).collect();
+        assert_eq!(split, [(1, games[0].as_str()), (2, games[1].as_str())]);
+    }
 
     #[test]
     fn ids_read_as_ranges() {
