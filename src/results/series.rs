@@ -4,7 +4,7 @@
 
 use super::moves;
 use super::{GameRecord, Summary, Termination};
-use crate::stats::{EloModel, MatchCounts, Outcome, Sprt};
+use crate::stats::{MatchCounts, Outcome, Sprt};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 
@@ -315,8 +315,7 @@ impl PairTrack {
     /// Counts a game; adds a point when the counts the Elo comes from changed (every game
     /// until a pair is complete, then every completed pair), as the SPRT tests them.
     fn add(&mut self, pair: u64, outcome: Outcome) {
-        let completed = self.counts.add(pair, outcome);
-        if !completed && self.counts.model() != EloModel::Trinomial {
+        if !self.counts.add_changes_estimate(pair, outcome) {
             return;
         }
         let elo = self.counts.elo();
@@ -481,17 +480,24 @@ struct OpeningTrack {
 
 impl OpeningTrack {
     fn add(&mut self, game: &GameRecord) {
-        let row = *self.row_of.entry(game.opening.clone()).or_insert_with(|| {
-            self.rows.push(OpeningResult {
-                opening_id: game.opening_id,
-                opening: game.opening.clone(),
-                games: 0,
-                white_wins: 0,
-                pairs: 0,
-                same_colour_pairs: 0,
-            });
-            self.rows.len() - 1
-        });
+        // Looked up before it is inserted: the position is copied once per opening, not
+        // once per game.
+        let row = match self.row_of.get(&game.opening) {
+            Some(&row) => row,
+            None => {
+                self.rows.push(OpeningResult {
+                    opening_id: game.opening_id,
+                    opening: game.opening.clone(),
+                    games: 0,
+                    white_wins: 0,
+                    pairs: 0,
+                    same_colour_pairs: 0,
+                });
+                self.row_of
+                    .insert(game.opening.clone(), self.rows.len() - 1);
+                self.rows.len() - 1
+            }
+        };
         let white_won = game.result == super::GameResult::WhiteWins;
         let row = &mut self.rows[row];
         row.games += 1;
