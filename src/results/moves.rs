@@ -112,9 +112,9 @@ pub struct MoveInfo {
 impl MoveInfo {
     /// The PGN comment's text (without braces): `+0.35/12 0.120s` (depth 0 when not reported;
     /// just `0.120s` without a score), then with [`CommentDetail::Full`] `, n=.., sd=..,
-    /// pv=".."` for what was reported. `None` with [`CommentDetail::None`]. The PV loses any `{`, `}` or `"` (they
-    /// would end the comment or its quotes) and control characters (NUL, escape sequences:
-    /// PGN is printable text).
+    /// pv=".."` for what was reported. `None` with [`CommentDetail::None`]. The PV loses any
+    /// `{`, `}` or `"` (they would end the comment or its quotes) and control characters (NUL,
+    /// escape sequences: PGN is printable text).
     pub fn comment(&self, detail: CommentDetail) -> Option<String> {
         if detail == CommentDetail::None {
             return None;

@@ -95,7 +95,8 @@ pub fn fen(position: &Position) -> String {
 }
 
 /// The PGN text of one game (see the module documentation), ending in a blank line; the move
-/// comments come from the record's `move_info` (which keeps no PV).
+/// comments come from the record's `move_info` (which keeps no PV; a column that does not
+/// read gives no move comments).
 pub fn format_game(record: &GameRecord, style: &PgnStyle) -> String {
     let infos = moves::decode_column(&record.move_info).unwrap_or_default();
     format_game_with(record, &infos, style)
@@ -207,17 +208,15 @@ fn move_units(moves: &str, first_mover: Color) -> Vec<String> {
         .collect()
 }
 
-/// Joins `units` with spaces into lines of at most `width` characters (a longer unit gets a
-/// line of its own, and so may be broken at its spaces: a comment).
+/// Joins `units` with spaces into lines of at most `width` bytes (a longer unit gets a line
+/// of its own; a longer comment is broken at its spaces).
 fn wrap(units: &[String], width: usize) -> String {
     let mut text = String::new();
     let mut line_len = 0;
     let pieces = units.iter().flat_map(|unit| {
-        if unit.len() > width && unit.starts_with('{') {
-            unit.split(' ').map(str::to_string).collect()
-        } else {
-            vec![unit.clone()]
-        }
+        let breakable = unit.len() > width && unit.starts_with('{');
+        // One piece, the whole unit, unless it is broken at its spaces.
+        unit.splitn(if breakable { usize::MAX } else { 1 }, ' ')
     });
     for unit in pieces {
         if line_len > 0 && line_len + 1 + unit.len() > width {
@@ -227,7 +226,7 @@ fn wrap(units: &[String], width: usize) -> String {
             text.push(' ');
             line_len += 1;
         }
-        text.push_str(&unit);
+        text.push_str(unit);
         line_len += unit.len();
     }
     text
