@@ -85,13 +85,15 @@ pub struct EngineGames {
 /// The distribution of one engine's time per move.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MoveTimes {
-    /// Moves with a recorded time.
+    /// Moves with a recorded time (a move of a PGN game without a timed comment counts as
+    /// 0 ms).
     pub moves: u64,
     /// Mean, ms.
     pub mean_ms: f64,
-    /// Median, ms.
+    /// Median, ms: of the `moves` times in order, the one at rank `(moves - 1) / 2` (from 0,
+    /// rounded half up); 0 without moves.
     pub median_ms: u64,
-    /// 90th percentile, ms.
+    /// 90th percentile, ms: the time at rank `(moves - 1) × 0.9`, rounded as the median's.
     pub p90_ms: u64,
     /// Longest, ms.
     pub max_ms: u64,
