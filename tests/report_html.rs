@@ -226,6 +226,52 @@ fn chromium_shows_a_game_whose_opening_does_not_read_without_a_script_error() {
     );
 }
 
+/// `#game=N` is game number N, the number its label shows, wherever it stands in the viewer's
+/// list: games are recorded in the order they finish (not by number, with `--concurrency`), and
+/// a run of more than the 500 games the viewer holds shifts the list with every game, so a
+/// position in the list pointed at another game after a reload.
+#[test]
+fn chromium_opens_the_game_numbered_in_the_url_whatever_its_place_in_the_list() {
+    let Some(cmd) = chromium_or_skip() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = sprt_run(dir.path());
+    // The same games recorded in the opposite order: game 2 is the list's last but one.
+    let mut games = read_games(&out.join("games.csv")).unwrap();
+    assert!(games.len() >= 4, "{}", games.len());
+    games.reverse();
+    let reversed = dir.path().join("reversed");
+    let mut writer = bt_arena::results::ResultsWriter::open(&reversed, Rules::CaptureOnly).unwrap();
+    for game in &games {
+        writer.append(game).unwrap();
+    }
+    drop(writer);
+    let output = run(&format!("report {}", reversed.display()));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let game2 = games.iter().find(|g| g.game_id == 2).unwrap();
+    let plies = game2.moves.split_whitespace().count();
+    let output = chromium(
+        &cmd,
+        &dir.path().join("profile"),
+        &["--dump-dom".to_string()],
+        &format!(
+            "file://{}#game=2&ply={plies}",
+            reversed.join("report.html").display()
+        ),
+    );
+    let dom = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(dom.contains("data-viewer=\"ready\""), "{dom}");
+    assert!(
+        dom.contains(&format!(
+            "{} (White) vs {} (Black). After ",
+            game2.white, game2.black
+        )),
+        "{dom}"
+    );
+    assert_eq!(board_squares(&dom), expected_squares(game2, plies));
+}
+
 #[test]
 fn chromium_takes_a_screenshot_of_the_page() {
     let Some(cmd) = chromium_or_skip() else {

@@ -9,7 +9,7 @@
 //! every text, and [`super::svg`]). The page is written atomically ([`write_report`]), so a
 //! browser reloading it during a run sees the last complete version; while a run goes on it
 //! reloads itself every [`REFRESH_SECONDS`], keeping the game and move shown (in the URL's
-//! `#game=N&ply=P`, which also opens the viewer there).
+//! `#game=N&ply=P`, N the game number, which also opens the viewer there).
 
 use super::crosstable::Crosstable;
 use super::moves::CommentDetail;
@@ -296,6 +296,8 @@ struct OpeningRow {
 /// One game of the viewer.
 #[derive(Serialize)]
 struct ViewerGame {
+    /// Its game number ([`GameRecord::game_id`]): the `N` of the URL's `#game=N`.
+    id: u64,
     label: String,
     white: String,
     black: String,
@@ -692,6 +694,7 @@ fn viewer_json(games: &[GameRecord]) -> String {
         .iter()
         .map(|game| (game, game.opening.parse::<Position>().ok()))
         .map(|(game, start)| ViewerGame {
+            id: game.game_id,
             label: format!(
                 "Game {}: {} vs {}, {} ({})",
                 game.game_id, game.white, game.black, game.result, game.termination
