@@ -13,7 +13,9 @@
 
 use super::crosstable::Crosstable;
 use super::moves::CommentDetail;
-use super::series::{OpeningResult, PairSeries, Series, SeriesBuilder, SprtLines};
+use super::series::{
+    OpeningResult, PairSeries, Series, SeriesBuilder, SprtLines, UnreadableMoveInfo,
+};
 use super::svg::{self, LineChart, PALETTE, RatingBar, RefLine};
 use super::{Existing, GameFile, GameRecord, ResultsError, Summary, Termination, pgn, plural};
 use crate::rules::Position;
@@ -331,14 +333,7 @@ fn page(report: &Report<'_>) -> Page {
         termination_names: shown.iter().map(|&k| Termination::ALL[k].name()).collect(),
         terminations: termination_rows(report, &shown),
         move_times: move_time_rows(report.series),
-        move_info_note: match &report.series.unreadable_move_info {
-            (0, _) => None,
-            (count, first) => Some(format!(
-                "{count} games have a move_info column that does not read; their times are \
-                 left out. The first: {}.",
-                first.as_deref().unwrap_or("?")
-            )),
-        },
+        move_info_note: move_info_note(&report.series.unreadable_move_info),
         openings_note: openings_note(&report.series.openings),
         openings: report
             .series
@@ -649,6 +644,19 @@ fn move_time_rows(series: &Series) -> Vec<MoveTimeRow> {
         .collect()
 }
 
+/// What the move times leave out, when a game's `move_info` does not read: `1 game with a
+/// move_info column that does not read, left out of the move times. The first: game 7: ...`.
+fn move_info_note(unreadable: &UnreadableMoveInfo) -> Option<String> {
+    (unreadable.games > 0).then(|| {
+        format!(
+            "{} with a move_info column that does not read, left out of the move times. The \
+             first: {}.",
+            plural(unreadable.games, "game"),
+            unreadable.first.as_deref().unwrap_or("?")
+        )
+    })
+}
+
 fn openings_note(openings: &[OpeningResult]) -> String {
     let one_sided = openings
         .iter()
@@ -847,6 +855,29 @@ mod tests {
         })
         .unwrap();
         assert!(html.contains("Elo &gt;+1199.8 ± "), "{html}");
+    }
+
+    #[test]
+    fn a_move_info_that_does_not_read_is_named_with_one_game_in_the_singular() {
+        let (summary, _, mut games) = sample();
+        games[1].move_info = "1/1/-/-/x".into();
+        let sprt = "elo0=0 elo1=10".parse().unwrap();
+        let series = Series::compute(&summary, &[&games], Some(&sprt));
+        let html = render(&Report {
+            summary: &summary,
+            series: &series,
+            games: &games,
+            meta: &RunMeta::default(),
+        })
+        .unwrap();
+        assert!(
+            html.contains(
+                "1 game with a move_info column that does not read, left out of the move \
+                 times. The first: game 2: move_info token `1&#x2f;1&#x2f;-&#x2f;-&#x2f;x`: \
+                 bad time."
+            ),
+            "{html}"
+        );
     }
 
     #[test]

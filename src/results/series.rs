@@ -20,12 +20,20 @@ pub struct Series {
     pub engines: Vec<EngineGames>,
     /// The openings played, most one-sided first.
     pub openings: Vec<OpeningResult>,
-    /// Games whose games.csv `move_info` does not read (their move times are left out): how
-    /// many, and the first one's game number and error.
-    pub unreadable_move_info: (u64, Option<String>),
+    /// Games whose games.csv `move_info` does not read (their move times are left out).
+    pub unreadable_move_info: UnreadableMoveInfo,
     /// When the earliest and the latest game started ([`GameRecord::started`], compared as
     /// text), if any game says.
     pub started: Option<(String, String)>,
+}
+
+/// The games whose `move_info` column does not read, or has not one token per move.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct UnreadableMoveInfo {
+    /// How many.
+    pub games: u64,
+    /// The first one's game number and error: `game 7: move_info has 4 tokens for 3 moves`.
+    pub first: Option<String>,
 }
 
 /// The Elo (and, with an SPRT, the LLR) of one pair after each game that changed its counts.
@@ -164,7 +172,7 @@ pub struct SeriesBuilder {
     pairs: Vec<PairTrack>,
     engines: Vec<EngineTrack>,
     openings: OpeningTrack,
-    unreadable: (u64, Option<String>),
+    unreadable: UnreadableMoveInfo,
     started: Option<(String, String)>,
 }
 
@@ -199,7 +207,7 @@ impl SeriesBuilder {
             index,
             pairs,
             openings: OpeningTrack::default(),
-            unreadable: (0, None),
+            unreadable: UnreadableMoveInfo::default(),
             started: None,
         }
     }
@@ -222,9 +230,9 @@ impl SeriesBuilder {
         self.engines[winner].wins_by[slot] += 1;
         self.engines[if winner == white { black } else { white }].losses_by[slot] += 1;
         if let Err(error) = add_move_times(game, [white, black], &mut self.engines) {
-            self.unreadable.0 += 1;
+            self.unreadable.games += 1;
             self.unreadable
-                .1
+                .first
                 .get_or_insert_with(|| format!("game {}: {error}", game.game_id));
         }
         self.openings.add(game);
@@ -618,10 +626,10 @@ mod tests {
         let (_, series) = compute(&games, None);
         assert_eq!(
             series.unreadable_move_info,
-            (
-                3,
-                Some("game 1: move_info has 4 tokens for 3 moves".to_string())
-            )
+            UnreadableMoveInfo {
+                games: 3,
+                first: Some("game 1: move_info has 4 tokens for 3 moves".to_string())
+            }
         );
         let [a, b] = &series.engines[..] else {
             panic!()
