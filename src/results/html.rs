@@ -863,21 +863,12 @@ mod tests {
         games[1].move_info = "1/1/-/-/x".into();
         let sprt = "elo0=0 elo1=10".parse().unwrap();
         let series = Series::compute(&summary, &[&games], Some(&sprt));
-        let html = render(&Report {
-            summary: &summary,
-            series: &series,
-            games: &games,
-            meta: &RunMeta::default(),
-        })
-        .unwrap();
-        assert!(
-            html.contains(
-                "1 game with a move_info column that does not read, left out of the move \
-                 times. The first: game 2: move_info token `1&#x2f;1&#x2f;-&#x2f;-&#x2f;x`: \
-                 bad time."
-            ),
-            "{html}"
+        assert_eq!(
+            move_info_note(&series.unreadable_move_info).unwrap(),
+            "1 game with a move_info column that does not read, left out of the move times. \
+             The first: game 2: move_info token `1/1/-/-/x`: bad time."
         );
+        assert_eq!(move_info_note(&UnreadableMoveInfo::default()), None);
     }
 
     #[test]
