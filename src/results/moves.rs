@@ -16,7 +16,7 @@
 //! (`score mate 5`), `-M8` when it is mated in 8 plies (`score mate -4`).
 
 use serde::{Deserialize, Serialize};
-use std::fmt;
+use std::fmt::{self, Write};
 use std::str::FromStr;
 
 /// An engine's score of its move, from its own (the mover's) point of view.
@@ -125,11 +125,12 @@ impl MoveInfo {
             None => seconds,
         };
         if detail == CommentDetail::Full {
+            // Writing to a String cannot fail.
             if let Some(nodes) = self.nodes {
-                text.push_str(&format!(", n={nodes}"));
+                let _ = write!(text, ", n={nodes}");
             }
             if let Some(seldepth) = self.seldepth {
-                text.push_str(&format!(", sd={seldepth}"));
+                let _ = write!(text, ", sd={seldepth}");
             }
             let pv: Vec<String> = self
                 .pv
@@ -138,7 +139,7 @@ impl MoveInfo {
                 .filter(|mv| !mv.is_empty())
                 .collect();
             if !pv.is_empty() {
-                text.push_str(&format!(", pv=\"{}\"", pv.join(" ")));
+                let _ = write!(text, ", pv=\"{}\"", pv.join(" "));
             }
         }
         Some(text)

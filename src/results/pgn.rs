@@ -35,6 +35,7 @@ use super::GameRecord;
 use super::moves::{self, CommentDetail, MoveInfo};
 use crate::game::TimeControl;
 use crate::rules::{Color, Position, Rules};
+use std::fmt::Write;
 
 /// Longest movetext line.
 const LINE_WIDTH: usize = 79;
@@ -108,7 +109,8 @@ pub fn format_game_with(record: &GameRecord, infos: &[MoveInfo], style: &PgnStyl
     let opening = record.opening.parse::<Position>().ok();
     let mut text = String::new();
     let mut tag = |name: &str, value: &str| {
-        text.push_str(&format!("[{name} \"{}\"]\n", escape(value)));
+        // Writing to a String cannot fail.
+        let _ = writeln!(text, "[{name} \"{}\"]", escape(value));
     };
     tag("Event", &style.event);
     tag("Site", "?");
