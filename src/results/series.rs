@@ -592,6 +592,36 @@ mod tests {
         assert_eq!(lines.decided_at, None);
     }
 
+    /// Shards repeat pair numbers: a game of one file never completes a pair of another, in
+    /// the series as in the summary, so the last point is the summary's estimate and LLR.
+    #[test]
+    fn pairs_are_matched_within_each_file_as_in_the_summary() {
+        let sprt: Sprt = "elo0=0 elo1=10".parse().unwrap();
+        // Each file: pair 1 complete (a wins both), then the first game of pair 2.
+        let shard = |first_id: u64, last: GameRecord| {
+            vec![
+                record(first_id, 1, "a", "b", WhiteWins, GoalRank),
+                record(first_id + 1, 1, "b", "a", BlackWins, GoalRank),
+                last,
+            ]
+        };
+        let files = [
+            shard(1, record(3, 2, "a", "b", BlackWins, GoalRank)),
+            // Pair 2's other colours, but in another file: no pair.
+            shard(4, record(6, 2, "b", "a", WhiteWins, GoalRank)),
+        ];
+        let names = ["a".to_string(), "b".to_string()];
+        let summary = Summary::compute_shards(&files, &names, Some(&sprt));
+        let series = Series::compute(&summary, &files, Some(&sprt));
+        let pair = &summary.pairs[0];
+        assert_eq!((pair.pentanomial.ww, pair.unpaired), (2, 2));
+        let last = series.pairs[0].points.last().unwrap();
+        // The last change of the counts: the second file's pair 1.
+        assert_eq!(last.games, 5);
+        assert_eq!(last.elo, pair.elo.elo);
+        assert_eq!(last.llr, Some(pair.sprt.unwrap().report.llr));
+    }
+
     #[test]
     fn terminations_and_move_times_per_engine() {
         let (_, series) = compute(&games(), None);
