@@ -63,6 +63,14 @@ fn chromium(cmd: &Path, profile: &Path, extra: &[String], url: &str) -> Output {
     child.wait_with_output().unwrap()
 }
 
+/// The DOM Chromium leaves after loading `url` and running its script (a profile of its own in
+/// `dir`).
+fn page_dom(cmd: &Path, dir: &Path, url: &str) -> String {
+    let output = chromium(cmd, &dir.join("profile"), &["--dump-dom".to_string()], url);
+    assert!(output.status.success(), "{}", stderr(&output));
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
 /// A two-engine SPRT run at depth 1 (so the page has an LLR chart); its directory.
 fn sprt_run(dir: &Path) -> PathBuf {
     let out = dir.join("run");
@@ -77,6 +85,14 @@ fn sprt_run(dir: &Path) -> PathBuf {
         stderr(&output)
     );
     out
+}
+
+/// Writes `games` as the games.csv (and games.pgn) of directory `dir`.
+fn write_games(dir: &Path, games: &[GameRecord]) {
+    let mut writer = bt_arena::results::ResultsWriter::open(dir, Rules::CaptureOnly).unwrap();
+    for game in games {
+        writer.append(game).unwrap();
+    }
 }
 
 /// The value of attribute `name` of each element that has it, in document order.
@@ -136,15 +152,11 @@ fn chromium_renders_a_runs_report_with_charts_and_the_viewer_at_the_asked_move()
     let out = sprt_run(dir.path());
     let games = read_games(&out.join("games.csv")).unwrap();
     let page = out.join("report.html");
-    let url = format!("file://{}#game=2&ply=5", page.display());
-    let output = chromium(
+    let dom = page_dom(
         &cmd,
-        &dir.path().join("profile"),
-        &["--dump-dom".to_string()],
-        &url,
+        dir.path(),
+        &format!("file://{}#game=2&ply=5", page.display()),
     );
-    let dom = String::from_utf8_lossy(&output.stdout).into_owned();
-    assert!(output.status.success(), "{}", stderr(&output));
     assert!(
         dom.contains("data-viewer=\"ready\""),
         "the script did not finish:\n{dom}"
@@ -171,14 +183,11 @@ fn chromium_renders_a_runs_report_with_charts_and_the_viewer_at_the_asked_move()
     assert!(dom.contains("class=\"cmt\">{"), "{dom}");
 
     // Ply 0 of a game from the book says so.
-    let url = format!("file://{}#game=1&ply=0", page.display());
-    let output = chromium(
+    let dom = page_dom(
         &cmd,
-        &dir.path().join("profile"),
-        &["--dump-dom".to_string()],
-        &url,
+        dir.path(),
+        &format!("file://{}#game=1&ply=0", page.display()),
     );
-    let dom = String::from_utf8_lossy(&output.stdout);
     assert!(
         dom.contains("Book opening, White to move."),
         "{}",
@@ -197,13 +206,7 @@ fn chromium_shows_a_game_whose_opening_does_not_read_without_a_script_error() {
     let mut games = read_games(&out.join("games.csv")).unwrap();
     games[0].opening = "garbage".into();
     let edited = dir.path().join("edited");
-    let mut writer =
-        bt_arena::results::ResultsWriter::open(&edited, bt_arena::rules::Rules::CaptureOnly)
-            .unwrap();
-    for game in &games {
-        writer.append(game).unwrap();
-    }
-    drop(writer);
+    write_games(&edited, &games);
     let page = dir.path().join("edited.html");
     let output = run(&format!(
         "report {} --out {}",
@@ -211,19 +214,55 @@ fn chromium_shows_a_game_whose_opening_does_not_read_without_a_script_error() {
         page.display()
     ));
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    let output = chromium(
+    let dom = page_dom(
         &cmd,
-        &dir.path().join("profile"),
-        &["--dump-dom".to_string()],
+        dir.path(),
         &format!("file://{}#game=1&ply=1", page.display()),
     );
-    let dom = String::from_utf8_lossy(&output.stdout).into_owned();
     assert!(!dom.contains("data-script-error=\""), "{dom}");
     assert!(dom.contains("data-viewer=\"ready\""), "{dom}");
     assert!(
         dom.contains(&format!("ply 1 of {}", games[0].plies)),
         "{dom}"
     );
+}
+
+/// `#game=N` is game number N, the number its label shows, wherever it stands in the viewer's
+/// list: games are recorded in the order they finish (not by number, with `--concurrency`), and
+/// a run of more than the 500 games the viewer holds shifts the list with every game, so a
+/// position in the list pointed at another game after a reload.
+#[test]
+fn chromium_opens_the_game_numbered_in_the_url_whatever_its_place_in_the_list() {
+    let Some(cmd) = chromium_or_skip() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = sprt_run(dir.path());
+    // The same games recorded in the opposite order: game 2 is the list's last but one.
+    let mut games = read_games(&out.join("games.csv")).unwrap();
+    assert!(games.len() >= 4, "{}", games.len());
+    games.reverse();
+    let reversed = dir.path().join("reversed");
+    write_games(&reversed, &games);
+    let output = run(&format!("report {}", reversed.display()));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let game2 = games.iter().find(|g| g.game_id == 2).unwrap();
+    let plies = game2.moves.split_whitespace().count();
+    let page = reversed.join("report.html");
+    let dom = page_dom(
+        &cmd,
+        dir.path(),
+        &format!("file://{}#game=2&ply={plies}", page.display()),
+    );
+    assert!(dom.contains("data-viewer=\"ready\""), "{dom}");
+    assert!(
+        dom.contains(&format!(
+            "{} (White) vs {} (Black). After ",
+            game2.white, game2.black
+        )),
+        "{dom}"
+    );
+    assert_eq!(board_squares(&dom), expected_squares(game2, plies));
 }
 
 #[test]
@@ -282,13 +321,7 @@ fn chromium_lays_the_page_out_within_the_window_whatever_the_command_line() {
         ),
     )
     .unwrap();
-    let output = chromium(
-        &cmd,
-        &dir.path().join("profile"),
-        &["--dump-dom".to_string()],
-        &format!("file://{}", frame.display()),
-    );
-    let dom = String::from_utf8_lossy(&output.stdout).into_owned();
+    let dom = page_dom(&cmd, dir.path(), &format!("file://{}", frame.display()));
     let widths = attribute_values(&dom, "data-width");
     let (scroll, client) = widths
         .first()

@@ -44,59 +44,18 @@ pub fn run(args: &ReportArgs) -> Result<ExitCode> {
         )
         .into());
     }
-    let out = match (&args.out, &inputs[..]) {
-        // A directory: the page goes in it.
-        (Some(out), _) if out.is_dir() => out.join(REPORT_HTML),
-        (Some(out), _) => {
-            if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty())
-                && !parent.is_dir()
-            {
-                return Err(UsageError(format!(
-                    "--out {}: there is no directory {}",
-                    out.display(),
-                    parent.display()
-                ))
-                .into());
-            }
-            out.clone()
-        }
-        (None, [only]) => home_of(only).join(REPORT_HTML),
-        (None, _) => {
-            return Err(UsageError(
-                "with several inputs, say where the page goes: --out FILE".into(),
-            )
-            .into());
-        }
-    };
+    let out = out_path(args.out.as_deref(), &inputs)?;
     let mut files: Vec<PathBuf> = Vec::new();
     for input in &inputs {
         files.extend(source_files(input)?.0);
     }
     refuse_to_overwrite(&out, &files)?;
-    let dirs: Vec<&PathBuf> = inputs.iter().filter(|i| i.is_dir()).collect();
-    let mut meta = match &dirs[..] {
-        [first, ..] => run_meta(first)?,
-        [] => RunMeta {
-            title: files
-                .iter()
-                .filter_map(|f| f.file_name())
-                .map(|n| n.to_string_lossy().into_owned())
-                .collect::<Vec<_>>()
-                .join(", "),
-            ..RunMeta::default()
-        },
-    };
-    meta.sources = files.iter().map(|f| f.display().to_string()).collect();
-    let sprt = match spec {
-        Some(spec) => Some(spec),
-        None => meta
-            .config
-            .as_ref()
-            .and_then(|c| c["sprt"].as_str().map(str::to_string)),
-    }
-    .map(|spec| spec.parse::<Sprt>())
-    .transpose()
-    .map_err(|e| UsageError(format!("invalid value for '--sprt': {e}")))?;
+    let meta = inputs_meta(&inputs, &files)?;
+    let sprt = spec
+        .or_else(|| meta.config.as_ref()?["sprt"].as_str().map(str::to_string))
+        .map(|spec| spec.parse::<Sprt>())
+        .transpose()
+        .map_err(|e| UsageError(format!("invalid value for '--sprt': {e}")))?;
     let engines = engine_order(&meta, &files)?;
     if sprt.is_some() {
         check_two_engines(&engines, files.len())?;
@@ -116,6 +75,59 @@ pub fn run(args: &ReportArgs) -> Result<ExitCode> {
     .context("cannot write the report")?;
     println!("Report: {}", out.display());
     Ok(ExitCode::SUCCESS)
+}
+
+/// Where the page goes: `out` (report.html in it when it is a directory), else report.html
+/// beside the only input ([`home_of`]).
+///
+/// # Errors
+/// [`UsageError`] when the directory of `out` does not exist, or without `out` for several
+/// inputs.
+fn out_path(out: Option<&Path>, inputs: &[PathBuf]) -> Result<PathBuf> {
+    match (out, inputs) {
+        // A directory: the page goes in it.
+        (Some(out), _) if out.is_dir() => Ok(out.join(REPORT_HTML)),
+        (Some(out), _) => {
+            if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty())
+                && !parent.is_dir()
+            {
+                return Err(UsageError(format!(
+                    "--out {}: there is no directory {}",
+                    out.display(),
+                    parent.display()
+                ))
+                .into());
+            }
+            Ok(out.to_path_buf())
+        }
+        (None, [only]) => Ok(home_of(only).join(REPORT_HTML)),
+        (None, _) => Err(UsageError(
+            "with several inputs, say where the page goes: --out FILE".into(),
+        )
+        .into()),
+    }
+}
+
+/// What describes the games on the page: the first run directory among `inputs` ([`run_meta`]),
+/// else only the names of the games `files` as the title; the files as its sources.
+///
+/// # Errors
+/// As [`run_meta`].
+fn inputs_meta(inputs: &[PathBuf], files: &[PathBuf]) -> Result<RunMeta> {
+    let mut meta = match inputs.iter().find(|input| input.is_dir()) {
+        Some(dir) => run_meta(dir)?,
+        None => RunMeta {
+            title: files
+                .iter()
+                .filter_map(|f| f.file_name())
+                .map(|n| n.to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+                .join(", "),
+            ..RunMeta::default()
+        },
+    };
+    meta.sources = files.iter().map(|f| f.display().to_string()).collect();
+    Ok(meta)
 }
 
 /// Fails with a [`UsageError`] when `out` is one of the games `files` read: the page would

@@ -9,11 +9,13 @@
 //! every text, and [`super::svg`]). The page is written atomically ([`write_report`]), so a
 //! browser reloading it during a run sees the last complete version; while a run goes on it
 //! reloads itself every [`REFRESH_SECONDS`], keeping the game and move shown (in the URL's
-//! `#game=N&ply=P`, which also opens the viewer there).
+//! `#game=N&ply=P`, N the game number, which also opens the viewer there).
 
 use super::crosstable::Crosstable;
 use super::moves::CommentDetail;
-use super::series::{OpeningResult, PairSeries, Series, SeriesBuilder};
+use super::series::{
+    OpeningResult, PairSeries, Series, SeriesBuilder, SprtLines, UnreadableMoveInfo,
+};
 use super::svg::{self, LineChart, PALETTE, RatingBar, RefLine};
 use super::{Existing, GameFile, GameRecord, ResultsError, Summary, Termination, pgn, plural};
 use crate::rules::Position;
@@ -296,6 +298,8 @@ struct OpeningRow {
 /// One game of the viewer.
 #[derive(Serialize)]
 struct ViewerGame {
+    /// Its game number ([`GameRecord::game_id`]): the `N` of the URL's `#game=N`.
+    id: u64,
     label: String,
     white: String,
     black: String,
@@ -310,18 +314,7 @@ struct ViewerGame {
 
 fn page(report: &Report<'_>) -> Page {
     let summary = report.summary;
-    let termination_names = Termination::ALL
-        .iter()
-        .enumerate()
-        .filter(|(k, _)| {
-            report
-                .series
-                .engines
-                .iter()
-                .any(|e| e.wins_by[*k] + e.losses_by[*k] > 0)
-        })
-        .map(|(_, t)| t.name())
-        .collect::<Vec<_>>();
+    let shown = shown_terminations(report.series);
     Page {
         title: report.meta.title.clone(),
         status: status_line(report),
@@ -337,17 +330,10 @@ fn page(report: &Report<'_>) -> Page {
             .zip(&report.series.pairs)
             .map(|(pair, series)| pair_block(pair, series))
             .collect(),
-        terminations: termination_rows(report, &termination_names),
-        termination_names,
+        termination_names: shown.iter().map(|&k| Termination::ALL[k].name()).collect(),
+        terminations: termination_rows(report, &shown),
         move_times: move_time_rows(report.series),
-        move_info_note: match &report.series.unreadable_move_info {
-            (0, _) => None,
-            (count, first) => Some(format!(
-                "{count} games have a move_info column that does not read; their times are \
-                 left out. The first: {}.",
-                first.as_deref().unwrap_or("?")
-            )),
-        },
+        move_info_note: move_info_note(&report.series.unreadable_move_info),
         openings_note: openings_note(&report.series.openings),
         openings: report
             .series
@@ -462,7 +448,29 @@ fn cross_rows(summary: &Summary) -> CrossRows {
     }
 }
 
+/// A pair's block: its numbers as lines, its pentanomial bars, its Elo chart and, with an
+/// SPRT, its LLR chart.
 fn pair_block(pair: &super::PairSummary, series: &PairSeries) -> PairBlock {
+    let Pentanomial { ll, wl, ww, .. } = pair.pentanomial;
+    let labels = ["LL 0".to_string(), "WL 1".to_string(), "WW 2".to_string()];
+    PairBlock {
+        title: format!("{} vs {}", pair.first, pair.second),
+        lines: pair_lines(pair),
+        ptnml_svg: svg::bars(
+            "Game pairs by points",
+            &labels,
+            &[ll, wl, ww],
+            PALETTE[0],
+            240,
+        ),
+        elo_svg: elo_chart(series),
+        llr_svg: series.sprt.map(|lines| llr_chart(series, lines)),
+    }
+}
+
+/// A pair's numbers, as the text report gives them: Elo (a bound marked) with its error and
+/// LOS; games, wins, losses and score; the pentanomial counts; the SPRT's line.
+fn pair_lines(pair: &super::PairSummary) -> Vec<String> {
     let elo = &pair.elo;
     let score = match pair.games {
         0 => "-".to_string(),
@@ -493,14 +501,11 @@ fn pair_block(pair: &super::PairSummary, series: &PairSeries) -> PairBlock {
     if let Some(status) = pair.sprt {
         lines.push(status.report.to_string());
     }
-    let labels = ["LL 0".to_string(), "WL 1".to_string(), "WW 2".to_string()];
-    let ptnml_svg = svg::bars(
-        "Game pairs by points",
-        &labels,
-        &[ll, wl, ww],
-        PALETTE[0],
-        240,
-    );
+    lines
+}
+
+/// The Elo of a pair over its games with the 95% band, and the SPRT's elo0 and elo1 as lines.
+fn elo_chart(series: &PairSeries) -> String {
     let points: Vec<(f64, f64)> = series
         .points
         .iter()
@@ -525,7 +530,7 @@ fn pair_block(pair: &super::PairSummary, series: &PairSeries) -> PairBlock {
             },
         ]
     });
-    let elo_svg = svg::line_chart(&LineChart {
+    svg::line_chart(&LineChart {
         title: "Elo over games with its 95% band",
         points: &points,
         band: Some(&band),
@@ -534,48 +539,58 @@ fn pair_block(pair: &super::PairSummary, series: &PairSeries) -> PairBlock {
         x_name: "games",
         y_name: "Elo",
         colour: PALETTE[0],
-    });
-    let llr_svg = series.sprt.map(|s| {
-        let llr: Vec<(f64, f64)> = series
-            .points
-            .iter()
-            .filter_map(|p| p.llr.map(|llr| (p.games as f64, llr)))
-            .collect();
-        let lower = format!("H0 {:.2}", s.lower);
-        let upper = format!("H1 {:.2}", s.upper);
-        let mark = s.decided_at.map(|g| (g as f64, "decided"));
-        svg::line_chart(&LineChart {
-            title: "LLR over games between the SPRT bounds",
-            points: &llr,
-            band: None,
-            lines: &[
-                RefLine {
-                    value: s.lower,
-                    label: &lower,
-                    colour: "#b00",
-                },
-                RefLine {
-                    value: s.upper,
-                    label: &upper,
-                    colour: "#070",
-                },
-            ],
-            mark,
-            x_name: "games",
-            y_name: "LLR",
-            colour: PALETTE[1],
-        })
-    });
-    PairBlock {
-        title: format!("{} vs {}", pair.first, pair.second),
-        lines,
-        ptnml_svg,
-        elo_svg,
-        llr_svg,
-    }
+    })
 }
 
-fn termination_rows(report: &Report<'_>, names: &[&str]) -> Vec<TerminationRow> {
+/// The LLR of a pair over its games between the SPRT's bounds (`lines`), the game where it
+/// decided marked.
+fn llr_chart(series: &PairSeries, lines: SprtLines) -> String {
+    let llr: Vec<(f64, f64)> = series
+        .points
+        .iter()
+        .filter_map(|p| p.llr.map(|llr| (p.games as f64, llr)))
+        .collect();
+    let lower = format!("H0 {:.2}", lines.lower);
+    let upper = format!("H1 {:.2}", lines.upper);
+    svg::line_chart(&LineChart {
+        title: "LLR over games between the SPRT bounds",
+        points: &llr,
+        band: None,
+        lines: &[
+            RefLine {
+                value: lines.lower,
+                label: &lower,
+                colour: "#b00",
+            },
+            RefLine {
+                value: lines.upper,
+                label: &upper,
+                colour: "#070",
+            },
+        ],
+        mark: lines.decided_at.map(|g| (g as f64, "decided")),
+        x_name: "games",
+        y_name: "LLR",
+        colour: PALETTE[1],
+    })
+}
+
+/// The terminations some game ended by, as indices into [`Termination::ALL`]: the columns of
+/// the terminations table.
+fn shown_terminations(series: &Series) -> Vec<usize> {
+    (0..Termination::ALL.len())
+        .filter(|&k| {
+            series
+                .engines
+                .iter()
+                .any(|e| e.wins_by[k] + e.losses_by[k] > 0)
+        })
+        .collect()
+}
+
+/// Per engine, `wins / losses` by each termination of `shown` ([`shown_terminations`]), its
+/// losses by fault and its stray lines.
+fn termination_rows(report: &Report<'_>, shown: &[usize]) -> Vec<TerminationRow> {
     report
         .series
         .engines
@@ -583,11 +598,9 @@ fn termination_rows(report: &Report<'_>, names: &[&str]) -> Vec<TerminationRow> 
         .zip(&report.summary.faults)
         .map(|(engine, faults)| TerminationRow {
             name: engine.name.clone(),
-            cells: Termination::ALL
+            cells: shown
                 .iter()
-                .enumerate()
-                .filter(|(_, t)| names.contains(&t.name()))
-                .map(|(k, _)| format!("{} / {}", engine.wins_by[k], engine.losses_by[k]))
+                .map(|&k| format!("{} / {}", engine.wins_by[k], engine.losses_by[k]))
                 .collect(),
             faults: faults.time_forfeits + faults.illegal_moves + faults.crashes + faults.stalls,
             stray: faults.stray_answers,
@@ -631,6 +644,19 @@ fn move_time_rows(series: &Series) -> Vec<MoveTimeRow> {
         .collect()
 }
 
+/// What the move times leave out, when a game's `move_info` does not read: `1 game with a
+/// move_info column that does not read, left out of the move times. The first: game 7: ...`.
+fn move_info_note(unreadable: &UnreadableMoveInfo) -> Option<String> {
+    (unreadable.games > 0).then(|| {
+        format!(
+            "{} with a move_info column that does not read, left out of the move times. The \
+             first: {}.",
+            plural(unreadable.games, "game"),
+            unreadable.first.as_deref().unwrap_or("?")
+        )
+    })
+}
+
 fn openings_note(openings: &[OpeningResult]) -> String {
     let one_sided = openings
         .iter()
@@ -657,7 +683,6 @@ fn opening_row(opening: &OpeningResult) -> OpeningRow {
     }
 }
 
-/// The viewer's games as JSON, safe inside a `<script>` element.
 /// How many games the viewer holds, of how many.
 fn viewer_note(report: &Report<'_>) -> String {
     let shown = report.games.len().min(MAX_VIEWER_GAMES) as u64;
@@ -669,12 +694,15 @@ fn viewer_note(report: &Report<'_>) -> String {
     }
 }
 
+/// The viewer's games (the last [`MAX_VIEWER_GAMES`] of `games`) as JSON, safe inside a
+/// `<script>` element.
 fn viewer_json(games: &[GameRecord]) -> String {
     let first = games.len().saturating_sub(MAX_VIEWER_GAMES);
     let list: Vec<ViewerGame> = games[first..]
         .iter()
         .map(|game| (game, game.opening.parse::<Position>().ok()))
         .map(|(game, start)| ViewerGame {
+            id: game.game_id,
             label: format!(
                 "Game {}: {} vs {}, {} ({})",
                 game.game_id, game.white, game.black, game.result, game.termination
@@ -827,6 +855,20 @@ mod tests {
         })
         .unwrap();
         assert!(html.contains("Elo &gt;+1199.8 ± "), "{html}");
+    }
+
+    #[test]
+    fn a_move_info_that_does_not_read_is_named_with_one_game_in_the_singular() {
+        let (summary, _, mut games) = sample();
+        games[1].move_info = "1/1/-/-/x".into();
+        let sprt = "elo0=0 elo1=10".parse().unwrap();
+        let series = Series::compute(&summary, &[&games], Some(&sprt));
+        assert_eq!(
+            move_info_note(&series.unreadable_move_info).unwrap(),
+            "1 game with a move_info column that does not read, left out of the move times. \
+             The first: game 2: move_info token `1/1/-/-/x`: bad time."
+        );
+        assert_eq!(move_info_note(&UnreadableMoveInfo::default()), None);
     }
 
     #[test]

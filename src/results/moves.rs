@@ -16,7 +16,7 @@
 //! (`score mate 5`), `-M8` when it is mated in 8 plies (`score mate -4`).
 
 use serde::{Deserialize, Serialize};
-use std::fmt;
+use std::fmt::{self, Write};
 use std::str::FromStr;
 
 /// An engine's score of its move, from its own (the mover's) point of view.
@@ -112,9 +112,9 @@ pub struct MoveInfo {
 impl MoveInfo {
     /// The PGN comment's text (without braces): `+0.35/12 0.120s` (depth 0 when not reported;
     /// just `0.120s` without a score), then with [`CommentDetail::Full`] `, n=.., sd=..,
-    /// pv=".."` for what was reported. `None` with [`CommentDetail::None`]. The PV loses any `{`, `}` or `"` (they
-    /// would end the comment or its quotes) and control characters (NUL, escape sequences:
-    /// PGN is printable text).
+    /// pv=".."` for what was reported. `None` with [`CommentDetail::None`]. The PV loses any
+    /// `{`, `}` or `"` (they would end the comment or its quotes) and control characters (NUL,
+    /// escape sequences: PGN is printable text).
     pub fn comment(&self, detail: CommentDetail) -> Option<String> {
         if detail == CommentDetail::None {
             return None;
@@ -125,11 +125,12 @@ impl MoveInfo {
             None => seconds,
         };
         if detail == CommentDetail::Full {
+            // Writing to a String cannot fail.
             if let Some(nodes) = self.nodes {
-                text.push_str(&format!(", n={nodes}"));
+                let _ = write!(text, ", n={nodes}");
             }
             if let Some(seldepth) = self.seldepth {
-                text.push_str(&format!(", sd={seldepth}"));
+                let _ = write!(text, ", sd={seldepth}");
             }
             let pv: Vec<String> = self
                 .pv
@@ -138,7 +139,7 @@ impl MoveInfo {
                 .filter(|mv| !mv.is_empty())
                 .collect();
             if !pv.is_empty() {
-                text.push_str(&format!(", pv=\"{}\"", pv.join(" ")));
+                let _ = write!(text, ", pv=\"{}\"", pv.join(" "));
             }
         }
         Some(text)

@@ -35,6 +35,7 @@ use super::GameRecord;
 use super::moves::{self, CommentDetail, MoveInfo};
 use crate::game::TimeControl;
 use crate::rules::{Color, Position, Rules};
+use std::fmt::Write;
 
 /// Longest movetext line.
 const LINE_WIDTH: usize = 79;
@@ -95,7 +96,8 @@ pub fn fen(position: &Position) -> String {
 }
 
 /// The PGN text of one game (see the module documentation), ending in a blank line; the move
-/// comments come from the record's `move_info` (which keeps no PV).
+/// comments come from the record's `move_info` (which keeps no PV; a column that does not
+/// read gives no move comments).
 pub fn format_game(record: &GameRecord, style: &PgnStyle) -> String {
     let infos = moves::decode_column(&record.move_info).unwrap_or_default();
     format_game_with(record, &infos, style)
@@ -107,7 +109,8 @@ pub fn format_game_with(record: &GameRecord, infos: &[MoveInfo], style: &PgnStyl
     let opening = record.opening.parse::<Position>().ok();
     let mut text = String::new();
     let mut tag = |name: &str, value: &str| {
-        text.push_str(&format!("[{name} \"{}\"]\n", escape(value)));
+        // Writing to a String cannot fail.
+        let _ = writeln!(text, "[{name} \"{}\"]", escape(value));
     };
     tag("Event", &style.event);
     tag("Site", "?");
@@ -207,17 +210,15 @@ fn move_units(moves: &str, first_mover: Color) -> Vec<String> {
         .collect()
 }
 
-/// Joins `units` with spaces into lines of at most `width` characters (a longer unit gets a
-/// line of its own, and so may be broken at its spaces: a comment).
+/// Joins `units` with spaces into lines of at most `width` bytes (a longer unit gets a line
+/// of its own; a longer comment is broken at its spaces).
 fn wrap(units: &[String], width: usize) -> String {
     let mut text = String::new();
     let mut line_len = 0;
     let pieces = units.iter().flat_map(|unit| {
-        if unit.len() > width && unit.starts_with('{') {
-            unit.split(' ').map(str::to_string).collect()
-        } else {
-            vec![unit.clone()]
-        }
+        let breakable = unit.len() > width && unit.starts_with('{');
+        // One piece, the whole unit, unless it is broken at its spaces.
+        unit.splitn(if breakable { usize::MAX } else { 1 }, ' ')
     });
     for unit in pieces {
         if line_len > 0 && line_len + 1 + unit.len() > width {
@@ -227,7 +228,7 @@ fn wrap(units: &[String], width: usize) -> String {
             text.push(' ');
             line_len += 1;
         }
-        text.push_str(&unit);
+        text.push_str(unit);
         line_len += unit.len();
     }
     text

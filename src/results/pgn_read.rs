@@ -26,7 +26,7 @@
 
 use super::moves::{self, MoveInfo};
 use super::{GameRecord, GameResult, ResultsError, Termination};
-use crate::rules::{Move, Position, Rules, Square};
+use crate::rules::{Color, Move, Position, Rules, Square};
 use std::path::Path;
 
 /// The games of a file, in file order, and the games not counted.
@@ -412,25 +412,7 @@ fn build_record(game: &Game, ordinal: u64) -> Result<Option<GameRecord>, (u64, S
     };
     let (moves, last) = replay(game, ordinal, start, rules)?;
     let termination = termination(game, last, rules, result).map_err(at)?;
-    let infos: Vec<Option<MoveInfo>> = (0..moves.len())
-        .map(|i| {
-            game.comments[i + 1]
-                .iter()
-                .find_map(|c| MoveInfo::parse_comment(c))
-        })
-        .collect();
-    let mut used_ms = [0u64; 2];
-    let mut side = start.side_to_move();
-    for info in infos.iter().flatten() {
-        used_ms[side.index()] += info.time_ms;
-        side = side.opponent();
-    }
-    let move_info = if infos.iter().any(Option::is_some) {
-        let filled: Vec<MoveInfo> = infos.into_iter().map(Option::unwrap_or_default).collect();
-        moves::encode_column(&filled)
-    } else {
-        String::new()
-    };
+    let (move_info, used_ms) = move_info_and_times(game, moves.len(), start.side_to_move());
     let number = |name: &str| game.tag(name).and_then(leading_number);
     Ok(Some(GameRecord {
         game_id: number("X-GameId").unwrap_or(ordinal),
@@ -455,6 +437,33 @@ fn build_record(game: &Game, ordinal: u64) -> Result<Option<GameRecord>, (u64, S
         black_stray: 0,
         move_info,
     }))
+}
+
+/// The games.csv `move_info` column of the first `plies` moves of `game`, from their comments
+/// (empty when no move has a timed comment; a move without one gets `-/-/-/-/0`), and the
+/// time each side used by them, ms, `[White, Black]`: the sum of its moves' times. `first`
+/// made the first move.
+fn move_info_and_times(game: &Game, plies: usize, first: Color) -> (String, [u64; 2]) {
+    let infos: Vec<Option<MoveInfo>> = (0..plies)
+        .map(|i| {
+            game.comments[i + 1]
+                .iter()
+                .find_map(|c| MoveInfo::parse_comment(c))
+        })
+        .collect();
+    let mut used_ms = [0u64; 2];
+    // Every move takes its turn, timed or not (a `{book}` move has no time).
+    let movers = std::iter::successors(Some(first), |side| Some(side.opponent()));
+    for (info, side) in infos.iter().zip(movers) {
+        if let Some(info) = info {
+            used_ms[side.index()] += info.time_ms;
+        }
+    }
+    if !infos.iter().any(Option::is_some) {
+        return (String::new(), used_ms);
+    }
+    let filled: Vec<MoveInfo> = infos.into_iter().map(Option::unwrap_or_default).collect();
+    (moves::encode_column(&filled), used_ms)
 }
 
 /// The game's result; `None` for `*`.
@@ -698,6 +707,20 @@ mod tests {
         assert_eq!(second.termination, Termination::Adjudication);
         assert_eq!(second.move_info, "");
         assert_eq!(first.opening, Position::startpos().to_string());
+    }
+
+    /// A move without a timed comment (cutechess's `{book}`) still takes its side's turn: the
+    /// times after it go to the side that moved, not to the other one.
+    #[test]
+    fn a_move_without_a_time_does_not_shift_the_later_times_to_the_other_side() {
+        let text = "[White \"a\"]\n[Black \"b\"]\n[Result \"1-0\"]\n\n\
+            1. a3 {book} b6 {0.25s} 2. a4 {0.5s} b5 {0.125s} 1-0\n";
+        let game = &parse(text).unwrap().games[0];
+        assert_eq!((game.white_ms, game.black_ms), (500, 375));
+        assert_eq!(
+            game.move_info,
+            "-/-/-/-/0 -/-/-/-/250 -/-/-/-/500 -/-/-/-/125"
+        );
     }
 
     #[test]

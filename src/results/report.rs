@@ -145,9 +145,10 @@ impl Summary {
         builder.finish()
     }
 
-    /// [`compute_shards`](Summary::compute_shards) over games.csv (or PGN) files, streamed: the
-    /// games are read one at a time ([`GamesReader`](super::GamesReader)) and not kept, so memory does not grow
-    /// with them (see [`SummaryBuilder`]). PGN games not counted are not reported here (see
+    /// [`compute_shards`](Summary::compute_shards) over games.csv or PGN files
+    /// ([`GameFile`]): a games.csv is streamed, its games read one at a time and not kept, so
+    /// memory does not grow with them (see [`SummaryBuilder`]); a PGN file's games are held
+    /// while it is counted. PGN games not counted are not reported here (see
     /// [`SummaryBuilder::add_file`]).
     ///
     /// # Errors

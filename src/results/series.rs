@@ -4,7 +4,7 @@
 
 use super::moves;
 use super::{GameRecord, Summary, Termination};
-use crate::stats::{EloModel, MatchCounts, Outcome, Sprt};
+use crate::stats::{MatchCounts, Outcome, Sprt};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 
@@ -20,12 +20,20 @@ pub struct Series {
     pub engines: Vec<EngineGames>,
     /// The openings played, most one-sided first.
     pub openings: Vec<OpeningResult>,
-    /// Games whose games.csv `move_info` does not read (their move times are left out): how
-    /// many, and the first one's game number and error.
-    pub unreadable_move_info: (u64, Option<String>),
+    /// Games whose games.csv `move_info` does not read (their move times are left out).
+    pub unreadable_move_info: UnreadableMoveInfo,
     /// When the earliest and the latest game started ([`GameRecord::started`], compared as
     /// text), if any game says.
     pub started: Option<(String, String)>,
+}
+
+/// The games whose `move_info` column does not read, or has not one token per move.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct UnreadableMoveInfo {
+    /// How many.
+    pub games: u64,
+    /// The first one's game number and error: `game 7: move_info has 4 tokens for 3 moves`.
+    pub first: Option<String>,
 }
 
 /// The Elo (and, with an SPRT, the LLR) of one pair after each game that changed its counts.
@@ -85,13 +93,15 @@ pub struct EngineGames {
 /// The distribution of one engine's time per move.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MoveTimes {
-    /// Moves with a recorded time.
+    /// Moves with a recorded time (a move of a PGN game without a timed comment counts as
+    /// 0 ms).
     pub moves: u64,
     /// Mean, ms.
     pub mean_ms: f64,
-    /// Median, ms.
+    /// Median, ms: of the `moves` times in order, the one at rank `(moves - 1) / 2` (from 0,
+    /// rounded half up); 0 without moves.
     pub median_ms: u64,
-    /// 90th percentile, ms.
+    /// 90th percentile, ms: the time at rank `(moves - 1) × 0.9`, rounded as the median's.
     pub p90_ms: u64,
     /// Longest, ms.
     pub max_ms: u64,
@@ -162,7 +172,7 @@ pub struct SeriesBuilder {
     pairs: Vec<PairTrack>,
     engines: Vec<EngineTrack>,
     openings: OpeningTrack,
-    unreadable: (u64, Option<String>),
+    unreadable: UnreadableMoveInfo,
     started: Option<(String, String)>,
 }
 
@@ -197,7 +207,7 @@ impl SeriesBuilder {
             index,
             pairs,
             openings: OpeningTrack::default(),
-            unreadable: (0, None),
+            unreadable: UnreadableMoveInfo::default(),
             started: None,
         }
     }
@@ -220,9 +230,9 @@ impl SeriesBuilder {
         self.engines[winner].wins_by[slot] += 1;
         self.engines[if winner == white { black } else { white }].losses_by[slot] += 1;
         if let Err(error) = add_move_times(game, [white, black], &mut self.engines) {
-            self.unreadable.0 += 1;
+            self.unreadable.games += 1;
             self.unreadable
-                .1
+                .first
                 .get_or_insert_with(|| format!("game {}: {error}", game.game_id));
         }
         self.openings.add(game);
@@ -315,8 +325,7 @@ impl PairTrack {
     /// Counts a game; adds a point when the counts the Elo comes from changed (every game
     /// until a pair is complete, then every completed pair), as the SPRT tests them.
     fn add(&mut self, pair: u64, outcome: Outcome) {
-        let completed = self.counts.add(pair, outcome);
-        if !completed && self.counts.model() != EloModel::Trinomial {
+        if !self.counts.add_changes_estimate(pair, outcome) {
             return;
         }
         let elo = self.counts.elo();
@@ -481,17 +490,24 @@ struct OpeningTrack {
 
 impl OpeningTrack {
     fn add(&mut self, game: &GameRecord) {
-        let row = *self.row_of.entry(game.opening.clone()).or_insert_with(|| {
-            self.rows.push(OpeningResult {
-                opening_id: game.opening_id,
-                opening: game.opening.clone(),
-                games: 0,
-                white_wins: 0,
-                pairs: 0,
-                same_colour_pairs: 0,
-            });
-            self.rows.len() - 1
-        });
+        // Looked up before it is inserted: the position is copied once per opening, not
+        // once per game.
+        let row = match self.row_of.get(&game.opening) {
+            Some(&row) => row,
+            None => {
+                self.rows.push(OpeningResult {
+                    opening_id: game.opening_id,
+                    opening: game.opening.clone(),
+                    games: 0,
+                    white_wins: 0,
+                    pairs: 0,
+                    same_colour_pairs: 0,
+                });
+                self.row_of
+                    .insert(game.opening.clone(), self.rows.len() - 1);
+                self.rows.len() - 1
+            }
+        };
         let white_won = game.result == super::GameResult::WhiteWins;
         let row = &mut self.rows[row];
         row.games += 1;
@@ -576,6 +592,36 @@ mod tests {
         assert_eq!(lines.decided_at, None);
     }
 
+    /// Shards repeat pair numbers: a game of one file never completes a pair of another, in
+    /// the series as in the summary, so the last point is the summary's estimate and LLR.
+    #[test]
+    fn pairs_are_matched_within_each_file_as_in_the_summary() {
+        let sprt: Sprt = "elo0=0 elo1=10".parse().unwrap();
+        // Each file: pair 1 complete (a wins both), then the first game of pair 2.
+        let shard = |first_id: u64, last: GameRecord| {
+            vec![
+                record(first_id, 1, "a", "b", WhiteWins, GoalRank),
+                record(first_id + 1, 1, "b", "a", BlackWins, GoalRank),
+                last,
+            ]
+        };
+        let files = [
+            shard(1, record(3, 2, "a", "b", BlackWins, GoalRank)),
+            // Pair 2's other colours, but in another file: no pair.
+            shard(4, record(6, 2, "b", "a", WhiteWins, GoalRank)),
+        ];
+        let names = ["a".to_string(), "b".to_string()];
+        let summary = Summary::compute_shards(&files, &names, Some(&sprt));
+        let series = Series::compute(&summary, &files, Some(&sprt));
+        let pair = &summary.pairs[0];
+        assert_eq!((pair.pentanomial.ww, pair.unpaired), (2, 2));
+        let last = series.pairs[0].points.last().unwrap();
+        // The last change of the counts: the second file's pair 1.
+        assert_eq!(last.games, 5);
+        assert_eq!(last.elo, pair.elo.elo);
+        assert_eq!(last.llr, Some(pair.sprt.unwrap().report.llr));
+    }
+
     #[test]
     fn terminations_and_move_times_per_engine() {
         let (_, series) = compute(&games(), None);
@@ -610,10 +656,10 @@ mod tests {
         let (_, series) = compute(&games, None);
         assert_eq!(
             series.unreadable_move_info,
-            (
-                3,
-                Some("game 1: move_info has 4 tokens for 3 moves".to_string())
-            )
+            UnreadableMoveInfo {
+                games: 3,
+                first: Some("game 1: move_info has 4 tokens for 3 moves".to_string())
+            }
         );
         let [a, b] = &series.engines[..] else {
             panic!()

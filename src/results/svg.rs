@@ -94,14 +94,16 @@ pub struct RatingBar<'a> {
     pub name: &'a str,
     /// The estimate, Elo; `None` draws no bar (shown as `-`).
     pub elo: Option<f64>,
-    /// Half-width of its 95% interval.
+    /// Half-width of its 95% interval, Elo.
     pub error95: f64,
-    /// Text after the number, e.g. `>` for a bound.
+    /// Text before the number, e.g. `>` for a bound.
     pub note: &'a str,
 }
 
-/// Horizontal bars from 0 to each estimate with whiskers over its 95% interval, one row per
-/// bar, a zero line and an Elo axis.
+/// An `<svg>` element titled `title`: horizontal bars from 0 to each estimate with whiskers
+/// over its 95% interval, one row per bar, the value (`>+381.7 ± 242.2`) on the right, a zero
+/// line and an Elo axis from -R to R (R the widest interval's reach, at least 50 and at most
+/// 1300 Elo).
 pub fn rating_bars(title: &str, bars: &[RatingBar<'_>]) -> String {
     let (width, left, right, row) = (760.0, 170.0, 130.0, 28.0);
     let height = 40.0 + row * bars.len() as f64;
@@ -215,16 +217,17 @@ pub struct LineChart<'a> {
     pub lines: &'a [RefLine<'a>],
     /// An x marked with a vertical line (e.g. where the SPRT decided), and its label.
     pub mark: Option<(f64, &'a str)>,
-    /// Axis names.
+    /// Name of the x axis, written at its right end.
     pub x_name: &'a str,
-    /// Axis names.
+    /// Name of the y axis, written at its top.
     pub y_name: &'a str,
     /// Colour of the line.
     pub colour: &'a str,
 }
 
-/// A line over `x` (games) with an optional shaded band, reference lines and a marked x; the
-/// y range covers all of them.
+/// An `<svg>` element: a line over `x` (games, from 0) with an optional shaded band,
+/// reference lines and a marked x; the y range covers all of them. Without points it says
+/// `no games yet`.
 pub fn line_chart(chart: &LineChart<'_>) -> String {
     let (width, height) = (560.0, 260.0);
     let (left, right, top, bottom) = (48.0, 70.0, 12.0, 34.0);
@@ -250,19 +253,15 @@ pub fn line_chart(chart: &LineChart<'_>) -> String {
     let (lo, hi) = (lo - pad, hi + pad);
     let x = Scale::new((0.0, x_max), (left, width - right));
     let y = Scale::new((lo, hi), (height - bottom, top));
-    for tick in ticks(lo, hi, 6) {
-        let at = y.at(tick);
-        let zero = if tick == 0.0 { " zero" } else { "" };
-        let _ = write!(
-            svg,
-            "<line x1=\"{left}\" x2=\"{:.1}\" y1=\"{at:.1}\" y2=\"{at:.1}\" class=\"grid{zero}\"/>\
-             <text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\" class=\"tick\">{}</text>",
-            width - right,
-            left - 4.0,
-            at + 4.0,
-            label(tick)
-        );
-    }
+    let plot = Plot {
+        x,
+        y,
+        left,
+        right: width - right,
+        top,
+        bottom: height - bottom,
+    };
+    y_axis(&mut svg, plot, lo, hi);
     axis_x(&mut svg, x, 0.0, x_max, top, height - bottom, chart.x_name);
     let _ = write!(
         svg,
@@ -271,54 +270,13 @@ pub fn line_chart(chart: &LineChart<'_>) -> String {
         escape(chart.y_name)
     );
     if let Some(band) = chart.band {
-        let upper = chart
-            .points
-            .iter()
-            .zip(band)
-            .map(|(p, b)| format!("{:.1},{:.1}", x.at(p.0), y.at(b.1)));
-        let lower = chart
-            .points
-            .iter()
-            .zip(band)
-            .rev()
-            .map(|(p, b)| format!("{:.1},{:.1}", x.at(p.0), y.at(b.0)));
-        let all: Vec<String> = upper.chain(lower).collect();
-        let _ = write!(
-            svg,
-            "<polygon points=\"{}\" fill=\"{}\" opacity=\"0.18\" class=\"band\"/>",
-            all.join(" "),
-            chart.colour
-        );
+        draw_band(&mut svg, plot, chart.points, band, chart.colour);
     }
     for line in chart.lines {
-        let at = y.at(line.value);
-        let _ = write!(
-            svg,
-            "<line x1=\"{left}\" x2=\"{:.1}\" y1=\"{at:.1}\" y2=\"{at:.1}\" stroke=\"{}\" \
-             stroke-dasharray=\"6 4\" class=\"bound\"/><text x=\"{:.1}\" y=\"{:.1}\" \
-             class=\"tick\" fill=\"{}\">{}</text>",
-            width - right,
-            line.colour,
-            width - right + 4.0,
-            at + 4.0,
-            line.colour,
-            escape(line.label)
-        );
+        draw_ref_line(&mut svg, plot, line);
     }
     if let Some((at, text)) = chart.mark {
-        let px = x.at(at);
-        // Left of the line, half way up: the reference lines are labelled on the right, the
-        // axis at the bottom, and a series that decided there is at a bound, not half way.
-        let label_y = (top + height - bottom) / 2.0;
-        let _ = write!(
-            svg,
-            "<line x1=\"{px:.1}\" x2=\"{px:.1}\" y1=\"{top}\" y2=\"{:.1}\" stroke=\"#555\" \
-             stroke-dasharray=\"2 3\"/><text x=\"{:.1}\" y=\"{label_y:.1}\" \
-             text-anchor=\"end\" class=\"tick\">{}</text>",
-            height - bottom,
-            px - 3.0,
-            escape(text)
-        );
+        draw_mark(&mut svg, plot, at, text);
     }
     let path: Vec<String> = chart
         .points
@@ -335,7 +293,100 @@ pub fn line_chart(chart: &LineChart<'_>) -> String {
     svg
 }
 
-/// Vertical bars with a label under each and the count over it.
+/// The drawing area of a [`line_chart`]: its scales and its edges, pixels.
+#[derive(Clone, Copy, Debug)]
+struct Plot {
+    x: Scale,
+    y: Scale,
+    left: f64,
+    right: f64,
+    top: f64,
+    bottom: f64,
+}
+
+/// Horizontal grid lines with their labels on the left at round values over `[lo, hi]`.
+fn y_axis(svg: &mut String, plot: Plot, lo: f64, hi: f64) {
+    for tick in ticks(lo, hi, 6) {
+        let at = plot.y.at(tick);
+        let zero = if tick == 0.0 { " zero" } else { "" };
+        let _ = write!(
+            svg,
+            "<line x1=\"{}\" x2=\"{:.1}\" y1=\"{at:.1}\" y2=\"{at:.1}\" class=\"grid{zero}\"/>\
+             <text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\" class=\"tick\">{}</text>",
+            plot.left,
+            plot.right,
+            plot.left - 4.0,
+            at + 4.0,
+            label(tick)
+        );
+    }
+}
+
+/// The band `(low, high)` at each of `points`, shaded in `colour`.
+fn draw_band(
+    svg: &mut String,
+    plot: Plot,
+    points: &[(f64, f64)],
+    band: &[(f64, f64)],
+    colour: &str,
+) {
+    let (x, y) = (plot.x, plot.y);
+    let upper = points
+        .iter()
+        .zip(band)
+        .map(|(p, b)| format!("{:.1},{:.1}", x.at(p.0), y.at(b.1)));
+    let lower = points
+        .iter()
+        .zip(band)
+        .rev()
+        .map(|(p, b)| format!("{:.1},{:.1}", x.at(p.0), y.at(b.0)));
+    let all: Vec<String> = upper.chain(lower).collect();
+    let _ = write!(
+        svg,
+        "<polygon points=\"{}\" fill=\"{colour}\" opacity=\"0.18\" class=\"band\"/>",
+        all.join(" ")
+    );
+}
+
+/// A dashed horizontal line across the plot, labelled at its right end.
+fn draw_ref_line(svg: &mut String, plot: Plot, line: &RefLine<'_>) {
+    let at = plot.y.at(line.value);
+    let _ = write!(
+        svg,
+        "<line x1=\"{}\" x2=\"{:.1}\" y1=\"{at:.1}\" y2=\"{at:.1}\" stroke=\"{}\" \
+         stroke-dasharray=\"6 4\" class=\"bound\"/><text x=\"{:.1}\" y=\"{:.1}\" \
+         class=\"tick\" fill=\"{}\">{}</text>",
+        plot.left,
+        plot.right,
+        line.colour,
+        plot.right + 4.0,
+        at + 4.0,
+        line.colour,
+        escape(line.label)
+    );
+}
+
+/// A dotted vertical line at `at` on the x scale, labelled `text` on its left.
+fn draw_mark(svg: &mut String, plot: Plot, at: f64, text: &str) {
+    let px = plot.x.at(at);
+    // Left of the line, half way up: the reference lines are labelled on the right, the
+    // axis at the bottom, and a series that decided there is at a bound, not half way.
+    let label_y = (plot.top + plot.bottom) / 2.0;
+    let _ = write!(
+        svg,
+        "<line x1=\"{px:.1}\" x2=\"{px:.1}\" y1=\"{}\" y2=\"{:.1}\" stroke=\"#555\" \
+         stroke-dasharray=\"2 3\"/><text x=\"{:.1}\" y=\"{label_y:.1}\" \
+         text-anchor=\"end\" class=\"tick\">{}</text>",
+        plot.top,
+        plot.bottom,
+        px - 3.0,
+        escape(text)
+    );
+}
+
+/// An `<svg>` element `width` pixels wide titled `title`: a vertical bar per count of `counts`
+/// (scaled to the largest), the label of the same index of `labels` under it (none when
+/// empty) and the count over it (left out for a 0 when there are more than 8 bars).
 pub fn bars(title: &str, labels: &[String], counts: &[u64], colour: &str, width: u32) -> String {
     let (height, bottom, top) = (150.0, 30.0, 16.0);
     let max = counts.iter().copied().max().unwrap_or(0).max(1) as f64;

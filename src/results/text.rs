@@ -1,6 +1,6 @@
 //! The report as text, fastchess style: the game count, the standings, the crosstable (3+
-//! engines), a block per pair of engines (Elo, games, pentanomial counts, SPRT) and the faults table. [`Display`](fmt::Display)
-//! of [`Summary`] and [`PairSummary`].
+//! engines), a block per pair of engines (Elo, games, pentanomial counts, SPRT) and the faults
+//! table. [`Display`](fmt::Display) of [`Summary`] and [`PairSummary`].
 
 use super::plural;
 use super::report::{PairSummary, Summary};

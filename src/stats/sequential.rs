@@ -81,6 +81,15 @@ impl<K: Eq + Hash> MatchCounts<K> {
             }
         }
     }
+
+    /// Counts one game as [`add`](Self::add) does; returns `true` when the counts of
+    /// [`model`](Self::model) changed, and with them the Elo and the LLR: for every game until
+    /// a pair is complete (trinomial), then for each game that completes a pair (pentanomial).
+    /// [`SequentialTest`] tests the LLR at each such change.
+    pub fn add_changes_estimate(&mut self, pair: K, game: Outcome) -> bool {
+        let completed = self.add(pair, game);
+        completed || self.model() == EloModel::Trinomial
+    }
 }
 
 impl<K> MatchCounts<K> {
@@ -201,8 +210,7 @@ impl<K: Eq + Hash> SequentialTest<K> {
     /// Counts one game of pair `pair` (see [`MatchCounts::add`]); returns the verdict when
     /// this game reaches it, `None` otherwise (also for every game after it).
     pub fn add(&mut self, pair: K, game: Outcome) -> Option<Verdict> {
-        let completed = self.counts.add(pair, game);
-        let changed = completed || self.counts.model() == EloModel::Trinomial;
+        let changed = self.counts.add_changes_estimate(pair, game);
         if self.verdict.is_some() || !changed {
             return None;
         }
@@ -317,6 +325,18 @@ mod tests {
         assert_eq!(counts.unpaired(), 1);
         assert_eq!(counts.model(), EloModel::Pentanomial);
         assert_eq!(counts.elo(), elo_pentanomial(&[1, 0, 0, 0, 1].into()));
+    }
+
+    #[test]
+    fn the_estimate_changes_with_each_single_game_then_with_each_complete_pair() {
+        let mut counts = MatchCounts::default();
+        // Trinomial: every game counts.
+        assert!(counts.add_changes_estimate(1, WIN_WHITE));
+        assert!(counts.add_changes_estimate(2, LOSS_WHITE));
+        // Completes pair 1: pentanomial from now on.
+        assert!(counts.add_changes_estimate(1, WIN_BLACK));
+        assert!(!counts.add_changes_estimate(3, WIN_WHITE));
+        assert!(counts.add_changes_estimate(2, LOSS_BLACK));
     }
 
     #[test]

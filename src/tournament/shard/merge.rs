@@ -184,10 +184,9 @@ impl MergedRun {
         by_shard
             .iter()
             .map(|(shard, ids)| {
-                let games = if ids.len() == 1 { "game" } else { "games" };
                 format!(
-                    "shard {shard}/{count}: {} {games} ({})",
-                    ids.len(),
+                    "shard {shard}/{count}: {} ({})",
+                    results::plural(ids.len() as u64, "game"),
                     id_ranges(ids)
                 )
             })
@@ -195,14 +194,16 @@ impl MergedRun {
             .join("; ")
     }
 
-    /// Writes the merged games.csv (in game-id order), games.pgn and summary.json to `out`,
-    /// each replacing the file there whole (a merge can be repeated as the shards go on);
-    /// and the recorded verdict as `out/sprt.json` when `out` does not hold it yet. Returns
-    /// the summary and how many games' PGN was written from games.csv because their shard's
-    /// games.pgn lacks them (without the engines' PVs).
+    /// Writes the merged games.csv (in game-id order), games.pgn (each game's text from its
+    /// shard's games.pgn where that has it), summary.json and report.html (described by the
+    /// first shard's config.json and run.json) to `out`, each replacing the file there whole
+    /// (a merge can be repeated as the shards go on); and the recorded verdict as
+    /// `out/sprt.json` when `out` does not hold it yet. Returns the summary and how many
+    /// games' PGN was written from games.csv because their shard's games.pgn lacks them
+    /// (without the engines' PVs).
     ///
     /// # Errors
-    /// A results file that cannot be written.
+    /// A results file that cannot be written, or a shard's games.pgn that cannot be read.
     pub fn write(&self, out: &Path) -> Result<(Summary, u64), ResultsError> {
         let io_error = |action, source| ResultsError::Io {
             path: out.to_path_buf(),
