@@ -4,10 +4,12 @@
 //! Data flows one way: config → schedule → games → results (see [`crate::results`]) → report.
 
 pub mod config;
+pub mod identity;
+pub mod run_games;
 pub mod runner;
 pub mod schedule;
 pub mod shard;
 
-pub use config::{ConfigError, Format, OpeningOrder, OpeningsSpec, TournamentConfig};
+pub use config::{ConfigError, Format, OpeningOrder, OpeningsSpec, SeedOrigin, TournamentConfig};
 pub use runner::{Finish, GivenUp, NotPlayed, Plan, RunError, RunReport, run, saved_config};
 pub use shard::Shard;

@@ -19,18 +19,21 @@ mod live_report;
 mod progress;
 mod starts;
 
-pub use directory::{CONFIG_FILE, saved_config};
+pub use directory::saved_config;
 pub use live_report::{REPORT_COST_FACTOR, REPORT_INTERVAL};
 pub use starts::{GivenUp, MAX_START_FAILURES, NotPlayed};
 
-use super::config::TournamentConfig;
+use super::config::{SeedOrigin, TournamentConfig};
+use super::identity::{self, IdentityError};
+use super::run_games::{GameSources, ReadError, RunReading, Verdict};
 use super::schedule::{ScheduledGame, shard_games};
-use super::shard::{self, sprt::SprtWatcher};
+use super::shard::sprt::SprtWatcher;
 use crate::engine::{Engine, EngineDescription, EngineError, EngineLaunch};
 use crate::game::{self, Players, Unfinished};
 use crate::openings::{Book, Opening};
 use crate::results::{self, GameRecord, GameResult, GamesReader, ResultsWriter, Summary};
 use crate::rules::{ByColor, Color, Position};
+use crate::run_dir::RunDir;
 use crate::stats::{SequentialTest, Sprt, SprtDecision};
 use directory::{lock_directory, recorded_games, save_config};
 use indicatif::ProgressBar;
@@ -58,8 +61,15 @@ pub enum Finish {
 pub struct RunReport {
     /// Why it stopped.
     pub finish: Finish,
-    /// The report over every game in the results directory (including earlier sessions).
+    /// The run's verdict, as every command reading the run gives it.
+    pub verdict: Verdict,
+    /// The report over every game of the run (including earlier sessions; of a shard, over
+    /// every shard's games, read as [`GameSources`] reads them).
     pub summary: Summary,
+    /// The run's games, as read for the report.
+    pub sources: GameSources,
+    /// What reading them found: the games of the schedule missing.
+    pub reading: RunReading,
     /// Games not played because an engine could not start, in the order they were dropped.
     /// They are not recorded and are retried by `--resume`.
     pub not_played: Vec<NotPlayed>,
@@ -68,12 +78,24 @@ pub struct RunReport {
 }
 
 /// What a run is about to do, known once everything is checked and before any game starts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Plan {
-    /// Games in the schedule.
+    /// Games in the schedule (of a shard, its part of it).
     pub scheduled: usize,
     /// Games of the schedule already recorded (by an earlier session).
     pub recorded: usize,
+    /// What was repaired in the results files of an interrupted session, one line each (see
+    /// [`ResultsWriter::repairs`]).
+    pub repaired: Vec<String>,
+}
+
+/// How a run starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Start {
+    /// A new run, whose seed was given or drawn.
+    Fresh(SeedOrigin),
+    /// A run continued from its saved config (`--resume`).
+    Resume,
 }
 
 /// Errors that stop a run before or after its games (engine failures during games are
@@ -90,6 +112,11 @@ pub enum RunError {
     Config(String),
     /// Another bt-arena is writing the results directory.
     Busy(PathBuf),
+    /// The run cannot start in its directory: it holds another run, or the shard's settings
+    /// are not the run's.
+    Identity(IdentityError),
+    /// The run's games cannot be read back for its report.
+    Read(ReadError),
 }
 
 impl std::fmt::Display for RunError {
@@ -103,6 +130,8 @@ impl std::fmt::Display for RunError {
                 dir.display()
             ),
             RunError::Config(err) => f.write_str(err),
+            RunError::Identity(err) => err.fmt(f),
+            RunError::Read(err) => err.fmt(f),
             RunError::Busy(dir) => write!(
                 f,
                 "another bt-arena is running on {} (it holds {}/.lock)",
@@ -130,33 +159,41 @@ impl From<results::ResultsError> for RunError {
 /// # Errors
 /// [`RunError`] when the book, the results directory or the config file cannot be used.
 pub fn run(
-    config: &TournamentConfig,
-    resume: bool,
+    config: &mut TournamentConfig,
+    start: Start,
     stop: &AtomicBool,
-    announce: impl FnOnce(Plan),
+    announce: impl FnOnce(&TournamentConfig, Plan),
 ) -> Result<RunReport, RunError> {
     let openings = load_openings(config)?;
     let dir = config.results_dir();
-    let games_csv = dir.join(results::GAMES_CSV);
-    if games_csv.exists() && !resume {
-        return Err(RunError::OutputExists(dir));
-    }
-    shard::layout::check_run_dir(config).map_err(RunError::Config)?;
+    let games_csv = RunDir::new(&dir).games_csv();
+    let seed = match start {
+        Start::Fresh(_) if games_csv.exists() => return Err(RunError::OutputExists(dir)),
+        Start::Fresh(seed) => seed,
+        Start::Resume => SeedOrigin::Given,
+    };
+    identity::establish(config, seed).map_err(RunError::Identity)?;
+    let config = &*config;
     let _lock = lock_directory(&dir)?;
     save_config(config)?;
     let scheduled = shard_games(config, openings.len());
     let done = recorded_games(config, &scheduled, &games_csv)?;
     let live = LiveReport::start(&dir)?;
     let writer = config.results_writer(&dir)?;
+    let repaired = writer.repairs().to_vec();
     let queue: VecDeque<ScheduledGame> = scheduled
         .iter()
         .filter(|game| !done.contains(&game.game_id))
         .copied()
         .collect();
-    announce(Plan {
-        scheduled: scheduled.len(),
-        recorded: done.len(),
-    });
+    announce(
+        config,
+        Plan {
+            scheduled: scheduled.len(),
+            recorded: done.len(),
+            repaired,
+        },
+    );
     let shared = Shared::new(config, &openings, queue, writer, scheduled.len(), stop);
     *lock(&shared.live) = live;
     shared.seed_tally(&games_csv)?;
@@ -168,7 +205,7 @@ pub fn run(
         }
     });
     shared.progress.finish_and_clear();
-    let shared_verdict = shared.last_look();
+    shared.last_look();
     if let Some(err) = shared
         .write_error
         .into_inner()
@@ -177,22 +214,29 @@ pub fn run(
         return Err(err.into());
     }
     let names: Vec<String> = config.engines.iter().map(|e| e.name.clone()).collect();
-    // The report replays games.csv in its order, the order the running test was fed: its
-    // verdict is the one that stopped the run, whatever games in flight added after it. The
-    // file is streamed: memory does not grow with the games.
-    let summary = Summary::from_files(&[&games_csv], &names, shared.sprt.as_ref())?;
-    results::write_summary(&dir, &summary)?;
-    lock(&shared.live).finish(&dir, &summary, shared.sprt.as_ref())?;
-    let finish = if let Some(decision) = summary
-        .sprt_decision()
-        .filter(|d| *d != SprtDecision::Continue)
-        .or(shared_verdict)
-    {
-        Finish::Sprt(decision)
-    } else if stop.load(Ordering::SeqCst) {
-        Finish::Interrupted
-    } else {
-        Finish::Completed
+    // The run's report and verdict, read as every other command reads the run: a run on one
+    // machine replays games.csv in its order, the order the running test was fed, so its
+    // verdict is the one that stopped the run whatever games in flight added after it; a
+    // shard reads every shard's games in game-id order. Streamed: memory does not grow with
+    // the games.
+    let sources = GameSources::open(&[&config.out]).map_err(RunError::Read)?;
+    let (summary, reading) = sources
+        .summary(&names, config.sprt.as_ref())
+        .map_err(RunError::Read)?;
+    // A shard's own files report its own games (without the SPRT: the run's is over every
+    // shard).
+    let own = match config.shard {
+        Some(_) => Some(Summary::from_files(&[&games_csv], &names, None)?),
+        None => None,
+    };
+    let own = own.as_ref().unwrap_or(&summary);
+    results::write_summary(&dir, own)?;
+    lock(&shared.live).finish(&dir, own, shared.sprt.as_ref())?;
+    let verdict = Verdict::of(&summary, &reading);
+    let finish = match verdict {
+        Verdict::Accepted(decision) => Finish::Sprt(decision),
+        _ if stop.load(Ordering::SeqCst) => Finish::Interrupted,
+        _ => Finish::Completed,
     };
     let starts = shared
         .starts
@@ -200,7 +244,10 @@ pub fn run(
         .unwrap_or_else(|e| e.into_inner());
     Ok(RunReport {
         finish,
+        verdict,
         summary,
+        sources,
+        reading,
         not_played: starts.not_played,
         given_up: starts
             .engines
@@ -541,7 +588,7 @@ fn two_mut<T>(slots: &mut [T], a: usize, b: usize) -> (&mut T, &mut T) {
 
 /// How to launch the engine `spec` describes for worker `worker`: logs under `<out>/logs/`.
 fn launch(config: &TournamentConfig, spec: &EngineDescription, worker: usize) -> EngineLaunch {
-    let logs = config.results_dir().join("logs");
+    let logs = RunDir::new(config.results_dir()).logs();
     let file = |suffix: &str| logs.join(format!("{}-{worker}.{suffix}", file_safe(&spec.name)));
     EngineLaunch {
         stderr_log: Some(file("stderr.log")),
@@ -631,6 +678,7 @@ mod tests {
             shard: None,
             log: false,
             pgn_comments: Default::default(),
+            run_id: None,
         }
     }
 
@@ -665,7 +713,7 @@ mod tests {
         let stop = AtomicBool::new(false);
         let shared = Shared::new(&config, &openings, queue, writer, scheduled.len(), &stop);
         shared
-            .seed_tally(&dir.path().join(results::GAMES_CSV))
+            .seed_tally(&RunDir::new(dir.path()).games_csv())
             .unwrap();
         assert_eq!(shared.progress.position(), 4);
         assert_eq!(shared.progress.length(), Some(6));
@@ -683,7 +731,7 @@ mod tests {
         let stop = AtomicBool::new(false);
         let shared = Shared::new(&config, &openings, VecDeque::new(), writer, 6, &stop);
         shared
-            .seed_tally(&dir.path().join(results::GAMES_CSV))
+            .seed_tally(&RunDir::new(dir.path()).games_csv())
             .unwrap();
         // Pairs WW and WL for a.
         let llr = sprt.llr_pentanomial(&crate::stats::Pentanomial::from([0, 0, 1, 0, 1]));
