@@ -227,8 +227,7 @@ fn exit_code(config: &TournamentConfig, report: &tournament::RunReport) -> ExitC
             eprintln!("Interrupted: continue with `{}`", resume_command(config));
             EXIT_INTERRUPTED.into()
         }
-        Finish::Sprt(_) => super::conclude(&report.sources, &report.reading, report.verdict, true),
-        _ if !report.not_played.is_empty() => super::EXIT_ERROR.into(),
+        Finish::Completed if !report.not_played.is_empty() => super::EXIT_ERROR.into(),
         _ => super::conclude(&report.sources, &report.reading, report.verdict, true),
     }
 }

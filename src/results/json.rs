@@ -8,8 +8,6 @@ use super::report::Summary;
 use super::{Existing, write_json};
 use std::path::Path;
 
-/// File name of the summary inside a run directory.
-
 /// `summary` as pretty JSON with a final newline: the text of summary.json.
 pub fn summary_json(summary: &Summary) -> String {
     // Strings, numbers (non-finite ones become null), options and lists: nothing that

@@ -282,11 +282,9 @@ impl GameSources {
                 }
                 RunKind::Shard(_) => loose_shards.push((read_config(&run)?, input.to_path_buf())),
                 RunKind::Sharded(shards) => {
-                    let shards = shards
-                        .into_iter()
-                        .map(|(_, dir)| Ok((read_config(&dir)?, dir.root().to_path_buf())))
-                        .collect::<Result<Vec<_>, ReadError>>()?;
-                    sources.add_sharded(shards)?;
+                    for (_, dir) in shards {
+                        loose_shards.push((read_config(&dir)?, dir.root().to_path_buf()));
+                    }
                 }
                 RunKind::NoRun if run.games_csv().is_file() => {
                     let key = sources.key_of_dir(input)?;
@@ -299,17 +297,15 @@ impl GameSources {
                 RunKind::NoRun => return Err(ReadError::NoGames(input.to_path_buf())),
             }
         }
-        // Shards given one by one: grouped into runs by their settings.
-        while let Some((config, dir)) = loose_shards.first().cloned() {
-            let (run, rest): (Vec<_>, Vec<_>) = loose_shards.into_iter().partition(|(c, _)| {
-                first_difference(&c.identity(), &config.identity(), &["seed"]).is_none()
-                    && c.seed == config.seed
-            });
+        // Shards, of sharded run directories or given one by one: grouped into runs by their
+        // settings (shards of one run started in directories that share nothing have the
+        // same settings, seed included).
+        while let Some((config, _)) = loose_shards.first() {
+            let identity = config.identity();
+            let (run, rest): (Vec<_>, Vec<_>) = loose_shards
+                .into_iter()
+                .partition(|(c, _)| first_difference(&c.identity(), &identity, &[]).is_none());
             loose_shards = rest;
-            if run.is_empty() {
-                loose_shards.push((config, dir));
-                break;
-            }
             sources.add_sharded(run)?;
         }
         sources.refuse_files_given_twice()?;
@@ -423,11 +419,11 @@ impl GameSources {
                                 GameFile::Pgn { .. } => Row::Game(ordinal),
                             };
                             let place = Place { file, row };
-                            if has_ids {
-                                seen.insert(key, game.game_id, &place)?;
-                            }
                             if let Some(schedule) = &schedule {
                                 schedule.check(&game, &place, None)?;
+                            }
+                            if has_ids {
+                                seen.insert(key, game.game_id, &place)?;
                             }
                             recorded.push(game.game_id);
                             reading.games += 1;
@@ -480,10 +476,10 @@ impl GameSources {
                     file,
                     row: Row::Line(reader.line()),
                 };
-                seen.insert(key, game.game_id, &place)?;
                 if let Some(schedule) = schedule {
                     schedule.check(&game, &place, shards.get(index).map(|(k, _)| *k))?;
                 }
+                seen.insert(key, game.game_id, &place)?;
                 rows.push((game.game_id, index, position));
             }
             readers.push(Some(GamesReader::open(file)?));

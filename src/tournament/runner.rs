@@ -150,14 +150,19 @@ impl From<results::ResultsError> for RunError {
     }
 }
 
-/// Runs (or, with `resume`, continues) the tournament of `config`. `stop` is the Ctrl-C flag:
-/// once set, no game starts and games in flight are dropped at their next move. `announce` is
-/// called once with the [`Plan`] after every check has passed (book, results directory, lock,
-/// recorded games) and before any game starts, so start-up messages never precede a fatal
-/// error.
+/// Runs (or, with [`Start::Resume`], continues) the tournament of `config`. First the run's
+/// identity is decided or joined ([`identity::establish`]): a run id is given to a new run,
+/// and a shard takes its run's id and, when its seed was drawn, the run's seed, so `config`
+/// is updated. `stop` is the Ctrl-C flag: once set, no game starts and games in flight are
+/// dropped at their next move. `announce` is called once with the config and the [`Plan`]
+/// after every check has passed (book, identity, results directory, lock, recorded games)
+/// and before any game starts, so start-up messages never precede a fatal error. The report
+/// at the end reads the run as every other command does ([`GameSources`]): of a shard, every
+/// shard's games.
 ///
 /// # Errors
-/// [`RunError`] when the book, the results directory or the config file cannot be used.
+/// [`RunError`] when the book, the results directory or the config file cannot be used, the
+/// shard cannot join its run, or the games cannot be read back.
 pub fn run(
     config: &mut TournamentConfig,
     start: Start,

@@ -4,12 +4,13 @@
 //! summary.json and report.html: game for game those of the unsharded run.
 
 use super::super::config::TournamentConfig;
-use super::super::run_games::{GameSources, GroupKind, ReadError, RunReading};
+use super::super::run_games::{GameSources, Group, GroupKind, ReadError, RunReading};
 use super::sprt::{RecordedVerdict, read_verdict};
 use crate::results::html::{self, RunMeta};
 use crate::results::pgn_read::RawGames;
 use crate::results::{self, GameRecord, GameSink, ResultsError, ResultsWriter, Summary};
 use crate::run_dir::RunDir;
+use crate::run_dir::identity::first_difference;
 use crate::stats::Sprt;
 use std::collections::HashMap;
 use std::io::{BufReader, Write};
@@ -91,12 +92,7 @@ impl MergedRun {
                     "no shard directories to merge".into(),
                 ));
             }
-            _ => {
-                return Err(MergeError::NotShards(format!(
-                    "{} are not the shards of one run",
-                    described()
-                )));
-            }
+            [first, second, ..] => return Err(not_one_run(first, second, described())),
         };
         let GroupKind::Sharded {
             dir,
@@ -198,6 +194,32 @@ impl MergedRun {
             results::write_json(&target.sprt_json(), verdict, results::Existing::Replace)?;
         }
         Ok((summary, reading, without_shard_pgn))
+    }
+}
+
+/// Why two groups of games are not one run: the first field in which their first shards'
+/// configs differ ([`ReadError::NotOneRun`]), or that they are not both shards.
+fn not_one_run(first: &Group, second: &Group, described: String) -> MergeError {
+    let first_shard = |group: &Group| match &group.kind {
+        GroupKind::Sharded { shards, .. } => shards.first().map(|(_, dir)| dir.clone()),
+        _ => None,
+    };
+    let (Some(a), Some(b)) = (first_shard(first), first_shard(second)) else {
+        return MergeError::NotShards(format!("{described} are not the shards of one run"));
+    };
+    let config = |dir: &Path| TournamentConfig::read(&RunDir::new(dir).config_json()).ok();
+    match (config(&a), config(&b)) {
+        (Some(ours), Some(theirs)) => {
+            match first_difference(&theirs.identity(), &ours.identity(), &[]) {
+                Some(difference) => MergeError::Read(ReadError::NotOneRun {
+                    first: a,
+                    second: b,
+                    difference,
+                }),
+                None => MergeError::NotShards(format!("{described} are not the shards of one run")),
+            }
+        }
+        _ => MergeError::NotShards(format!("{described} are not the shards of one run")),
     }
 }
 
