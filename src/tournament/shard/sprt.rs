@@ -372,6 +372,16 @@ mod tests {
         assert_eq!(other.verdict(), Some(&verdict));
     }
 
+    /// Pairs 1 to `pairs`, each won twice by `new`, recorded by the two shards of `run`.
+    fn play_both_shards(run: &Path, pairs: u64) {
+        let mut shards = [writer(run, 0), writer(run, 1)];
+        for pair in 1..=pairs {
+            for game in pair_won(pair) {
+                shards[usize::from(pair % 2 == 0)].append(&game).unwrap();
+            }
+        }
+    }
+
     #[test]
     fn a_verdict_left_by_another_run_neither_stops_a_shard_nor_stays() {
         let dir = tempfile::tempdir().unwrap();
@@ -379,16 +389,7 @@ mod tests {
         let mut stale = config(run, "0/2");
         stale.run_id = Some("old-run".into());
         let mut watcher = SprtWatcher::for_config(&stale).unwrap();
-        let mut shard0 = writer(run, 0);
-        let mut shard1 = writer(run, 1);
-        for pair in 1..=30u64 {
-            for game in pair_won(pair) {
-                match pair % 2 {
-                    1 => shard0.append(&game).unwrap(),
-                    _ => shard1.append(&game).unwrap(),
-                }
-            }
-        }
+        play_both_shards(run, 30);
         let old = watcher.look().unwrap().unwrap().clone();
         assert_eq!(old.run_id.as_deref(), Some("old-run"));
         // The shards are removed; a new run in the same directory plays no game yet.
@@ -403,15 +404,7 @@ mod tests {
             &"elo0=0 elo1=200 alpha=0.05".parse().unwrap()
         ));
         // Its own verdict, once reached, replaces the stale record.
-        let (mut shard0, mut shard1) = (writer(run, 0), writer(run, 1));
-        for pair in 1..=30u64 {
-            for game in pair_won(pair) {
-                match pair % 2 {
-                    1 => shard0.append(&game).unwrap(),
-                    _ => shard1.append(&game).unwrap(),
-                }
-            }
-        }
+        play_both_shards(run, 30);
         let new = fresh.look().unwrap().unwrap().clone();
         assert_eq!(new.run_id.as_deref(), Some("run-a"));
         assert_eq!(read_verdict(run).unwrap(), Some(new));
