@@ -1,8 +1,9 @@
 //! The `bt-arena` command line: a thin layer over the `bt_arena` library.
 //!
 //! Exit codes (documented in README.md): 0 success; 1 a check failed (a perft mismatch, SPRT
-//! accepted H0); 2 inconclusive (SPRT reached the game limit); 3 a bad command line; 4 any other
-//! error (a missing or malformed file, an engine that failed).
+//! accepted H0); 2 inconclusive (no SPRT decision over the whole schedule); 3 a bad command
+//! line; 4 any other error (a missing or malformed file, an engine that failed); 5 a run
+//! incomplete, with no verdict yet.
 
 mod cli;
 
@@ -41,6 +42,8 @@ enum Command {
     Report(cli::report::ReportArgs),
     /// Generate an opening book (random balanced positions), or check one.
     Openings(cli::openings::OpeningsArgs),
+    /// Write the man pages, or print a shell completion script.
+    Generate(cli::generate::GenerateArgs),
 }
 
 fn main() -> ExitCode {
@@ -74,6 +77,7 @@ fn main() -> ExitCode {
         Command::Merge(args) => cli::merge::run(&args),
         Command::Report(args) => cli::report::run(&args),
         Command::Openings(args) => cli::openings::run(&args),
+        Command::Generate(args) => cli::generate::run(&args, Cli::command()),
     };
     result.unwrap_or_else(|err| {
         eprintln!("error: {err:#}");
@@ -93,5 +97,16 @@ fn die_quietly_on_closed_stdout() {
     // SAFETY: called once at start-up, before any thread exists; SIG_DFL is a valid handler.
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Cli;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_well_formed() {
+        Cli::command().debug_assert();
     }
 }
