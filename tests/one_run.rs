@@ -544,3 +544,225 @@ fn a_last_row_without_its_newline_is_named_and_replayed() {
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert_eq!(stderr(&output), "");
 }
+
+/// A complete two-shard run of `deterministic(7)` in `dir/name` (shard 0 alone is incomplete,
+/// shard 1 completes it).
+fn sharded_run(dir: &Path, name: &str) -> PathBuf {
+    let run = dir.join(name);
+    for (k, code) in [(0, 5), (1, 0)] {
+        let output = bt_arena(&words(
+            &deterministic(7),
+            &["--out", path(&run), "--shard", &format!("{k}/2")],
+        ));
+        assert_eq!(output.status.code(), Some(code), "{}", stderr(&output));
+    }
+    run
+}
+
+// Found by an adversarial pass: the same file or directory under another name is given
+// twice; shards of different runs given one by one are refused by every reader alike.
+#[test]
+fn inputs_given_twice_or_of_different_runs_are_refused_by_every_reader() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = sharded_run(dir.path(), "run");
+    let csv = run.join("shard-0/games.csv");
+    let link = dir.path().join("hard.csv");
+    std::fs::hard_link(&csv, &link).unwrap();
+    let shard = run.join("shard-0");
+    let again = format!("{}/../shard-0", shard.display());
+    for args in [
+        words("elo", &[path(&csv), path(&link)]),
+        words("elo", &[path(&shard), &again]),
+        words("elo", &[path(&run), path(&shard)]),
+    ] {
+        let output = bt_arena(&args);
+        assert_eq!(
+            output.status.code(),
+            Some(3),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+        assert!(
+            stderr(&output).contains("is given twice"),
+            "{}",
+            stderr(&output)
+        );
+    }
+    // Shard 1 of another run (another seed) beside shard 0 of this one.
+    let other = dir.path().join("other");
+    let output = bt_arena(&words(
+        &deterministic(7).replace("--seed 11", "--seed 12"),
+        &["--out", path(&other), "--shard", "1/2"],
+    ));
+    assert_eq!(output.status.code(), Some(5), "{}", stderr(&output));
+    let page = dir.path().join("x.html");
+    let merged = dir.path().join("merged");
+    let (a, b) = (path(&shard).to_string(), other.join("shard-1"));
+    for args in [
+        words("elo", &[&a, path(&b)]),
+        words("report", &[&a, path(&b), "--out", path(&page)]),
+        words("merge --out", &[path(&merged), &a, path(&b)]),
+    ] {
+        let output = bt_arena(&args);
+        assert_eq!(
+            output.status.code(),
+            Some(4),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+        assert!(
+            stderr(&output).contains(&format!(
+                "{a} and {} are not shards of one run: field `seed` is 11 there, 12 here",
+                b.display()
+            )),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+    }
+    // A merge never writes into another run's directory.
+    let output = bt_arena(&words("merge --out", &[path(&other), path(&run)]));
+    assert_eq!(output.status.code(), Some(3), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("it holds a run"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+// Found by an adversarial pass: a recorded verdict the games do not bear out (stale, edited,
+// unreadable) is never shown as the verdict; a shard killed before saving its config never
+// started.
+#[test]
+fn the_verdict_is_the_games_whatever_sprt_json_and_half_started_shards_say() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    let command = strong_against_random(20);
+    for (k, code) in [(0, 5), (1, 0)] {
+        let output = bt_arena(&words(
+            &command,
+            &["--out", path(&run), "--shard", &format!("{k}/2")],
+        ));
+        assert_eq!(output.status.code(), Some(code), "{}", stderr(&output));
+    }
+    let record = run.join("sprt.json");
+    let text = std::fs::read_to_string(&record).unwrap();
+    let honest = bt_arena(&words("elo", &[path(&run)]));
+    assert!(stdout(&honest).contains("over the games of every shard (recorded by shard"));
+    std::fs::write(&record, text.replace("\"AcceptH1\"", "\"AcceptH0\"")).unwrap();
+    let output = bt_arena(&words("elo", &[path(&run)]));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(!stdout(&output).contains("H0"), "{}", stdout(&output));
+    assert!(
+        stderr(&output).contains(&format!(
+            "warning: {} records H0 at game ",
+            record.display()
+        )),
+        "{}",
+        stderr(&output)
+    );
+    std::fs::write(&record, "not json").unwrap();
+    for args in [words("elo", &[path(&run)]), words("merge", &[path(&run)])] {
+        let output = bt_arena(&args);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+        assert!(
+            stderr(&output).contains("the record is ignored"),
+            "{}",
+            stderr(&output)
+        );
+    }
+    // A shard directory without its config (killed as it started) never started.
+    std::fs::create_dir_all(run.join("shard-2")).unwrap();
+    let output = bt_arena(&words("elo", &[path(&run)]));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+}
+
+// Found by an adversarial pass: a decided run resumed after its last row lost its newline
+// plays that game again (a pair is never cut in half), and games.pgn gets back the games it
+// lost; a cut inside the game id names no game.
+#[test]
+fn a_resume_after_the_verdict_finishes_its_pairs_and_restores_games_pgn() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    let command = format!(
+        "tournament --engine cmd={SEARCH} name=search --engine cmd={RANDOM} name=random \
+         --each depth=2 --rounds 40 --seed 5 --sprt elo0=0 elo1=200"
+    );
+    let output = bt_arena(&words(&command, &["--out", path(&run)]));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let csv = run.join("games.csv");
+    let rows_before = rows(&csv);
+    let text = std::fs::read_to_string(&csv).unwrap();
+    std::fs::write(&csv, text.trim_end_matches('\n')).unwrap();
+    let pgn = run.join("games.pgn");
+    std::fs::remove_file(&pgn).unwrap();
+    let output = bt_arena(&words("tournament --resume", &[path(&run)]));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("had no line end"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(
+        stderr(&output).contains("missing from it written again from games.csv"),
+        "{}",
+        stderr(&output)
+    );
+    assert_eq!(rows(&csv), rows_before, "the pair's game is played again");
+    let ids = std::fs::read_to_string(&pgn)
+        .unwrap()
+        .matches("[X-GameId ")
+        .count();
+    assert_eq!(ids, rows_before);
+    // A cut inside the game id: the game is not named.
+    let text = std::fs::read_to_string(&csv).unwrap();
+    std::fs::write(&csv, format!("{text}1")).unwrap();
+    let output = bt_arena(&words("elo", &[path(&run)]));
+    assert!(
+        stderr(&output).contains(": a row has no line end"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+// Found by an adversarial pass: a book changed between two shards' starts is another run.
+#[test]
+fn a_book_changed_under_a_run_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let book = dir.path().join("book.epd");
+    let shipped = concat!(env!("CARGO_MANIFEST_DIR"), "/openings/capture-only.epd");
+    std::fs::copy(shipped, &book).unwrap();
+    let command = format!(
+        "tournament --engine cmd={RANDOM} name=a --engine cmd={RANDOM} name=b --each depth=1 \
+         --rounds 4 --seed 3 --openings file={}",
+        book.display()
+    );
+    let run = dir.path().join("run");
+    let output = bt_arena(&words(&command, &["--out", path(&run), "--shard", "0/2"]));
+    assert_eq!(output.status.code(), Some(5), "{}", stderr(&output));
+    let text = std::fs::read_to_string(&book).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.reverse();
+    std::fs::write(&book, lines.join("\n") + "\n").unwrap();
+    let output = bt_arena(&words(&command, &["--out", path(&run), "--shard", "1/2"]));
+    assert_eq!(output.status.code(), Some(4), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("field `openings.digest`"),
+        "{}",
+        stderr(&output)
+    );
+    let output = bt_arena(&words(
+        "tournament --resume",
+        &[path(&run), "--shard", "0/2"],
+    ));
+    assert_eq!(output.status.code(), Some(4), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("changed since the run started"),
+        "{}",
+        stderr(&output)
+    );
+}

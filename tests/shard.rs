@@ -156,8 +156,8 @@ fn sharded_runs_merge_to_the_unsharded_run_game_for_game() {
             assert_eq!(lost.status.code(), Some(0), "{}", stderr(&lost));
             assert!(
                 stderr(&lost).contains(
-                    "warning: 4 of the games are not in their shard's games.pgn: their PGN was \
-                     written from games.csv, without the engines' PVs"
+                    "warning: 4 games missing from their shard's games.pgn (game 3, ...): their \
+                     PGN was written from games.csv, without the engines' PVs"
                 ),
                 "{}",
                 stderr(&lost)
@@ -396,8 +396,8 @@ fn a_killed_shard_resumes_and_the_run_merges_complete() {
     assert_eq!(merged.status.code(), Some(5), "shard 0 has not run");
     assert!(
         stderr(&merged).ends_with(&format!(
-            "Incomplete: 10 games of the schedule are missing, so the run has no verdict yet; \
-             play them, then read the run again:\n  shard 0/2: 10 games (1-2, 5-6, 9-10, 13-14, \
+            "Incomplete: 10 games of the schedule are missing; play them, then read the run \
+             again:\n  shard 0/2: 10 games (1-2, 5-6, 9-10, 13-14, \
              17-18): it never started: run the tournament's command with `--out {} --shard \
              0/2`\n",
             run.display()
@@ -543,8 +543,8 @@ fn merge_refuses_shards_of_other_runs_and_repeated_games() {
         merge(&[path(&run)]),
         5,
         &format!(
-            "Incomplete: 4 games of the schedule are missing, so the run has no verdict yet; play \
-             them, then read the run again:\n  shard 1/3: 4 games (3-4, 9-10): it never started: \
+            "Incomplete: 4 games of the schedule are missing; play them, then read the run \
+             again:\n  shard 1/3: 4 games (3-4, 9-10): it never started: \
              run the tournament's command with `--out {} --shard 1/3`\n",
             run.display()
         ),

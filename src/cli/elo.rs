@@ -71,9 +71,7 @@ pub fn run(args: &EloArgs) -> Result<ExitCode> {
         print!("{}", results::summary_json(&summary));
     } else {
         print!("{summary}");
-        if let Some(recorded) = sources.recorded_verdict()? {
-            println!("{recorded}");
-        }
+        super::print_recorded(&sources.recorded_verdict(&summary));
     }
     Ok(super::conclude(&sources, &reading, verdict, !args.json))
 }

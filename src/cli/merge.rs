@@ -7,7 +7,7 @@ use bt_arena::run_dir::{RunDir, RunKind};
 use bt_arena::tournament::run_games::{ReadError, Verdict};
 use bt_arena::tournament::shard::merge::{MergeError, MergedRun};
 use clap::Args;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Arguments of `bt-arena merge`.
@@ -20,6 +20,27 @@ pub struct MergeArgs {
     /// Write the merged files to this directory instead of the run directory.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+}
+
+/// Fails with a [`UsageError`] when `out` holds a run other than `run` (the merged run's
+/// directory): the merged files would mix with that run's.
+fn refuse_another_run(out: &Path, run: &Path) -> Result<()> {
+    let same = |a: &Path, b: &Path| matches!((a.canonicalize(), b.canonicalize()), (Ok(a), Ok(b)) if a == b);
+    let dir = RunDir::new(out);
+    let holds = match dir.kind() {
+        Ok(RunKind::Plain | RunKind::Shard(_)) => Some(dir.config_json()),
+        Ok(RunKind::Sharded(shards)) => shards.first().map(|(_, s)| s.root().to_path_buf()),
+        _ => dir.identity_json().exists().then(|| dir.identity_json()),
+    };
+    match holds {
+        Some(holds) if !same(out, run) => Err(UsageError(format!(
+            "--out {}: it holds a run ({}); merge into another directory",
+            out.display(),
+            holds.display()
+        ))
+        .into()),
+        _ => Ok(()),
+    }
 }
 
 /// Runs `bt-arena merge`: reads the shards through the one reader of a run's games (checked
@@ -43,43 +64,40 @@ pub fn run(args: &MergeArgs) -> Result<ExitCode> {
             )
             .into());
         }
-        (Some(out), _) => {
-            if matches!(
-                RunDir::new(out).kind(),
-                Ok(RunKind::Plain | RunKind::Shard(_))
-            ) {
-                return Err(UsageError(format!(
-                    "--out {}: it holds a run ({}); merge into another directory",
-                    out.display(),
-                    RunDir::new(out).config_json().display()
-                ))
-                .into());
-            }
-            out.clone()
-        }
+        (Some(out), _) => out.clone(),
     };
     let merged = MergedRun::open(&args.dirs).map_err(|err| match err {
-        MergeError::Read(ReadError::GivenTwice(_)) => UsageError(err.to_string()).into(),
+        MergeError::Read(ReadError::GivenTwice(_)) | MergeError::NotShards(_) => {
+            UsageError(err.to_string()).into()
+        }
         err => anyhow!(err),
     })?;
-    let (summary, reading, without_shard_pgn) = merged.write(&out).map_err(|e| anyhow!(e))?;
+    if args.out.is_some() {
+        refuse_another_run(&out, &merged.dir)?;
+    }
+    let written = merged.write(&out).map_err(|e| anyhow!(e))?;
     println!(
         "Merged {} of {} shards: {} games in game-id order into {}",
         merged.shards.len(),
         merged.count,
-        reading.games,
+        written.reading.games,
         out.display()
     );
-    if without_shard_pgn > 0 {
+    if let Some(first) = written.without_shard_pgn.first() {
         eprintln!(
-            "warning: {without_shard_pgn} of the games are not in their shard's games.pgn: \
-             their PGN was written from games.csv, without the engines' PVs"
+            "warning: {} missing from their shard's games.pgn (game {first}{}): their PGN was \
+             written from games.csv, without the engines' PVs",
+            bt_arena::results::plural(written.without_shard_pgn.len() as u64, "game"),
+            if written.without_shard_pgn.len() > 1 {
+                ", ..."
+            } else {
+                ""
+            }
         );
     }
-    print!("\n{summary}");
-    if let Some(recorded) = &merged.recorded {
-        println!("{recorded}");
-    }
+    print!("\n{}", written.summary);
+    super::print_recorded(&written.recorded);
+    let (summary, reading) = (written.summary, written.reading);
     let verdict = Verdict::of(&summary, &reading);
     Ok(super::conclude(&merged.sources, &reading, verdict, true))
 }

@@ -40,7 +40,9 @@ pub const EXIT_ERROR: u8 = 4;
 pub const EXIT_INCOMPLETE: u8 = 5;
 
 use bt_arena::stats::SprtDecision;
-use bt_arena::tournament::run_games::{GameSources, RunReading, Verdict, describe_missing};
+use bt_arena::tournament::run_games::{
+    GameSources, Recorded, RunReading, Verdict, describe_missing,
+};
 use std::process::ExitCode;
 
 /// The exit code of a verdict, the same whichever command reads the run: 0 H1 accepted (or
@@ -51,7 +53,17 @@ pub fn verdict_code(verdict: Verdict) -> u8 {
         Verdict::Accepted(SprtDecision::AcceptH0) => EXIT_FAILED,
         Verdict::Accepted(_) | Verdict::Complete => 0,
         Verdict::NoDecision => EXIT_INCONCLUSIVE,
-        Verdict::Incomplete => EXIT_INCOMPLETE,
+        Verdict::Incomplete { .. } => EXIT_INCOMPLETE,
+    }
+}
+
+/// Prints a sharded run's recorded verdict when its games bear it out, or on stderr why it
+/// is ignored.
+pub fn print_recorded(recorded: &Recorded) {
+    match recorded {
+        Recorded::None => {}
+        Recorded::Agrees(verdict) => println!("{verdict}"),
+        Recorded::Ignored(why) => eprintln!("warning: {why}"),
     }
 }
 
@@ -73,12 +85,17 @@ pub fn conclude(
             "{} of the schedule not played after the SPRT verdict",
             bt_arena::results::plural(missing as u64, "game")
         ),
-        Verdict::Incomplete => {
+        Verdict::Incomplete { tested } => {
             eprintln!(
-                "Incomplete: {} of the schedule {} missing, so the run has no verdict yet; play \
-                 them, then read the run again:",
+                "Incomplete: {} of the schedule {} missing{}; play {}, then read the run again:",
                 bt_arena::results::plural(missing as u64, "game"),
-                if missing == 1 { "is" } else { "are" }
+                if missing == 1 { "is" } else { "are" },
+                if tested {
+                    ", so the run has no verdict yet"
+                } else {
+                    ""
+                },
+                if missing == 1 { "it" } else { "them" }
             );
             for line in describe_missing(sources, reading) {
                 eprintln!("  {line}");

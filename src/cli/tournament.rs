@@ -128,9 +128,7 @@ pub fn run(args: &TournamentArgs, matches: &ArgMatches) -> Result<ExitCode> {
     let stop = interrupt_flag()?;
     let report = tournament::run(&mut config, start, &stop, announce)?;
     say!("\n{}", report.summary);
-    if let Some(recorded) = report.sources.recorded_verdict().unwrap_or(None) {
-        say!("{recorded}");
-    }
+    super::print_recorded(&report.sources.recorded_verdict(&report.summary));
     report_unplayed(&config, &report);
     say!("Results: {}", config.results_dir().display());
     Ok(exit_code(&config, &report))
@@ -304,7 +302,10 @@ fn resumed_config(
             "--{flag} cannot be given with --resume: the run continues exactly as saved in {}, \
              so that every game belongs to one tournament (only --concurrency, --log and --shard may \
              be given)",
-            RunDir::new(dir).config_json().display()
+            parse_shard(args)?
+                .map_or_else(|| RunDir::new(dir), |s| RunDir::new(dir).shard(s.index()))
+                .config_json()
+                .display()
         ))
         .into());
     }

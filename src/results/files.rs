@@ -8,7 +8,7 @@ use crate::game::TimeControl;
 use crate::rules::Rules;
 use crate::run_dir::RunDir;
 use csv::StringRecord;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -101,11 +101,6 @@ impl ResultsWriter {
         let mut pgn = open_for_append(&pgn_path)?;
         let cut = cut_partial_entry(&pgn_path, &mut pgn, PGN_ENDS)?;
         repairs.extend(cut.describe_game(&pgn_path));
-        if cut.kept > 0 {
-            drop(pgn);
-            repairs.extend(reconcile_pgn(&csv_path, &pgn_path)?);
-            pgn = open_for_append(&pgn_path)?;
-        }
         Ok(ResultsWriter {
             csv_path,
             csv,
@@ -120,9 +115,27 @@ impl ResultsWriter {
     /// What [`open`](ResultsWriter::open) repaired in files an interrupted session left, one
     /// line each naming the file: a games.csv row without its line end (removed: its game is
     /// played again), a games.pgn game cut off, games.pgn games that games.csv does not hold
-    /// (removed, so that games.pgn holds exactly the games of games.csv).
+    /// (removed) or that it lacks (written again, by [`reconciled`](ResultsWriter::reconciled)),
+    /// so that games.pgn holds exactly the games of games.csv.
     pub fn repairs(&self) -> &[String] {
         &self.repairs
+    }
+
+    /// Brings games.pgn back to exactly the games of games.csv (see [`repairs`]): removes
+    /// the games games.csv does not hold, writes again those it lacks (in the PGN style set
+    /// so far: call it after [`with_event`](ResultsWriter::with_event) and the others).
+    ///
+    /// [`repairs`]: ResultsWriter::repairs
+    ///
+    /// # Errors
+    /// [`ResultsError`] when games.csv or games.pgn cannot be read or written.
+    pub fn reconciled(mut self) -> Result<ResultsWriter, ResultsError> {
+        let done = reconcile_pgn(&self.csv_path, &self.pgn_path, &self.style)?;
+        if !done.is_empty() {
+            self.repairs.extend(done);
+            self.pgn = open_for_append(&self.pgn_path)?;
+        }
+        Ok(self)
     }
 
     /// Sets the PGN `Event` tag of the games appended from now on.
@@ -323,6 +336,15 @@ impl GamesReader {
     }
 }
 
+/// `game ID's row` for the start of a games.csv row, when its first field (the game id) is
+/// whole (a comma follows it); else `a row` (the cut may have fallen inside the id).
+fn row_of(text: &str) -> String {
+    match text.split_once(',').map(|(id, _)| id.parse::<u64>()) {
+        Some(Ok(id)) => format!("game {id}'s row"),
+        _ => "a row".to_string(),
+    }
+}
+
 /// `line N: game ID's row has no line end ...` for the row of `file` from byte `start` to its
 /// end (the game id is its first field, as far as it reads).
 fn describe_cut_off(file: &mut File, start: u64) -> io::Result<String> {
@@ -332,12 +354,7 @@ fn describe_cut_off(file: &mut File, start: u64) -> io::Result<String> {
     file.seek(SeekFrom::Start(start))?;
     (&mut *file).take(32).read_to_end(&mut head)?;
     file.seek(SeekFrom::Start(0))?;
-    let id = String::from_utf8_lossy(&head);
-    let id = id.split(',').next().unwrap_or_default();
-    let game = match id.parse::<u64>() {
-        Ok(id) => format!("game {id}'s row"),
-        Err(_) => "a row".to_string(),
-    };
+    let game = row_of(&String::from_utf8_lossy(&head));
     Ok(format!(
         "line {}: {game} has no line end (cut off by a kill, or its newline dropped by an \
          editor): not counted; `--resume` plays it again",
@@ -472,11 +489,7 @@ impl Cut {
         if self.removed.is_empty() {
             return None;
         }
-        let text = String::from_utf8_lossy(&self.removed);
-        let row = match text.split(',').next().map(str::parse::<u64>) {
-            Some(Ok(id)) => format!("game {id}'s row"),
-            _ => "a row".to_string(),
-        };
+        let row = row_of(&String::from_utf8_lossy(&self.removed));
         Some(format!(
             "{}, line {}: {row} had no line end (cut off by a kill, or its newline dropped by \
              an editor): removed, and its game is played again",
@@ -500,66 +513,82 @@ impl Cut {
 
 /// Brings games.pgn at `pgn` back to exactly the games of games.csv at `csv`, in its order:
 /// a game games.csv does not hold (written to games.pgn by a runner killed before its row
-/// was), or a game written twice (by the session that played it again), is removed. A game
-/// without an `X-GameId` is kept. The file is rewritten whole or not at all, and only when a
-/// game is removed. Returns a line saying what was removed, if anything.
+/// was), or a game written twice, is removed, and a game games.pgn lacks (lost, cut off) is
+/// written again from its games.csv row in `style` (without the engines' PVs, which games.csv
+/// does not keep). A games.pgn holding a game without an `X-GameId` (not bt-arena's) is left
+/// alone. The file is rewritten whole or not at all, and only when a game is removed or
+/// added. Returns the lines saying what was done.
 ///
 /// # Errors
 /// [`ResultsError`] when a file cannot be read or written.
-fn reconcile_pgn(csv: &Path, pgn: &Path) -> Result<Option<String>, ResultsError> {
+fn reconcile_pgn(csv: &Path, pgn: &Path, style: &PgnStyle) -> Result<Vec<String>, ResultsError> {
     use super::pgn_read::RawGames;
-    let recorded: HashSet<u64> = GamesReader::open(csv)?
+    let io_error = |e| ResultsError::io(pgn, "cannot read", e);
+    let recorded: Vec<u64> = GamesReader::open(csv)?
         .map(|game| game.map(|g| g.game_id))
         .collect::<Result<_, _>>()?;
-    let io_error = |e| ResultsError::io(pgn, "cannot read", e);
-    let games = || -> Result<_, ResultsError> {
-        Ok(RawGames::new(BufReader::new(
-            File::open(pgn).map_err(io_error)?,
-        )))
-    };
-    let keep = |seen: &mut HashSet<u64>, id: Option<u64>| match id {
-        Some(id) => recorded.contains(&id) && seen.insert(id),
-        None => true,
-    };
+    let wanted: HashSet<u64> = recorded.iter().copied().collect();
+    let mut texts: HashMap<u64, String> = HashMap::new();
     let mut removed = Vec::new();
-    let mut seen = HashSet::new();
-    for game in games()? {
+    for game in RawGames::new(BufReader::new(File::open(pgn).map_err(io_error)?)) {
         let game = game.map_err(io_error)?;
-        if !keep(&mut seen, game.game_id) {
-            removed.extend(game.game_id);
+        let Some(id) = game.game_id else {
+            return Ok(Vec::new());
+        };
+        if wanted.contains(&id) && !texts.contains_key(&id) {
+            texts.insert(id, game.text);
+        } else {
+            removed.push(id);
         }
     }
-    if removed.is_empty() {
-        return Ok(None);
+    let added: Vec<u64> = recorded
+        .iter()
+        .copied()
+        .filter(|id| !texts.contains_key(id))
+        .collect();
+    if removed.is_empty() && added.is_empty() {
+        return Ok(Vec::new());
     }
-    let mut seen = HashSet::new();
-    let mut failed = None;
+    let rows = GamesReader::open(csv)?;
     super::write_atomically(pgn, super::Existing::Replace, |file| {
-        for game in games().map_err(|e| {
-            failed = Some(e);
-            io::Error::other("cannot read")
-        })? {
-            let game = game?;
-            if keep(&mut seen, game.game_id) {
-                file.write_all(game.text.as_bytes())?;
+        for row in rows {
+            let row = row.map_err(io::Error::other)?;
+            match texts.remove(&row.game_id) {
+                Some(text) => file.write_all(text.as_bytes())?,
+                None => {
+                    let infos = super::moves::decode_column(&row.move_info).unwrap_or_default();
+                    file.write_all(pgn::format_game_with(&row, &infos, style).as_bytes())?;
+                }
             }
         }
         Ok(())
     })?;
-    if let Some(err) = failed {
-        return Err(err);
-    }
-    Ok(Some(format!(
-        "{}: {} that games.csv does not hold (written before a kill, or twice) removed: game \
-         {}",
-        pgn.display(),
-        super::plural(removed.len() as u64, "game"),
-        removed
-            .iter()
+    let ids = |ids: &[u64]| {
+        ids.iter()
             .map(u64::to_string)
             .collect::<Vec<_>>()
             .join(", ")
-    )))
+    };
+    let mut done = Vec::new();
+    if !removed.is_empty() {
+        done.push(format!(
+            "{}: {} that games.csv does not hold (written before a kill, or twice) removed: \
+             game {}",
+            pgn.display(),
+            super::plural(removed.len() as u64, "game"),
+            ids(&removed)
+        ));
+    }
+    if !added.is_empty() {
+        done.push(format!(
+            "{}: {} of games.csv missing from it written again from games.csv (without the \
+             engines' PVs): game {}",
+            pgn.display(),
+            super::plural(added.len() as u64, "game"),
+            ids(&added)
+        ));
+    }
+    Ok(done)
 }
 
 /// The last `n` bytes of `file` (fewer when it is shorter).

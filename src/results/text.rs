@@ -163,9 +163,10 @@ impl fmt::Display for PairSummary {
                     // Halted at a missing game (a sharded run read in game-id order).
                     return writeln!(
                         f,
-                        "SPRT: no verdict over the first {} (a game after them is missing); {} \
+                        "SPRT: no verdict over the first {} (a game after {} is missing); {} \
                          after it not in the LLR",
                         plural(status.games, "game"),
+                        if status.games == 1 { "it" } else { "them" },
                         plural(status.games_after, "game")
                     );
                 }

@@ -58,6 +58,12 @@ pub struct OpeningsSpec {
     /// How pairs take openings from it.
     #[serde(default)]
     pub order: OpeningOrder,
+    /// The SHA-256 of the book's bytes, in hexadecimal, taken when the run starts: part of
+    /// the run's identity, so that a shard or a resume reading a book changed since (or
+    /// another book at the same path) is refused, and the same book at another path (a
+    /// shared filesystem mounted elsewhere) is the same run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
 }
 
 impl OpeningsSpec {
@@ -173,7 +179,8 @@ fn default_concurrency() -> usize {
 impl TournamentConfig {
     /// The settings that make the games, as a run's identity records them
     /// ([`crate::run_dir::identity`]): config.json without the [`PER_SHARD_FIELDS`], with the
-    /// shard count for `shard` (`null` for a run on one machine).
+    /// shard count for `shard` (`null` for a run on one machine), and a book known by its
+    /// digest (not its path) once the digest is taken.
     pub fn identity(&self) -> serde_json::Value {
         let mut value = serde_json::to_value(self).unwrap_or(serde_json::Value::Null);
         if let Some(fields) = value.as_object_mut() {
@@ -181,6 +188,12 @@ impl TournamentConfig {
                 fields.remove(field);
             }
             fields.insert("shard".into(), self.shard.map(|s| s.count()).into());
+            // A book is known by its contents once they are: not by where it is.
+            if let Some(openings) = fields.get_mut("openings").and_then(|o| o.as_object_mut())
+                && openings.get("digest").is_some_and(|d| !d.is_null())
+            {
+                openings.remove("file");
+            }
         }
         value
     }
@@ -196,7 +209,8 @@ impl TournamentConfig {
 
     /// A writer appending this run's games to games.csv and games.pgn in `dir`, its PGN
     /// tagged with the run's event and each engine's time control, with the comments of
-    /// [`pgn_comments`](TournamentConfig::pgn_comments).
+    /// [`pgn_comments`](TournamentConfig::pgn_comments); games.pgn brought back to the games
+    /// of games.csv ([`ResultsWriter::reconciled`]).
     ///
     /// # Errors
     /// As [`ResultsWriter::open`].
@@ -206,10 +220,11 @@ impl TournamentConfig {
             .iter()
             .map(|engine| (engine.name.clone(), engine.limit))
             .collect();
-        Ok(ResultsWriter::open(dir, self.rules)?
+        ResultsWriter::open(dir, self.rules)?
             .with_event(self.event.clone())
             .with_limits(limits)
-            .with_comments(self.pgn_comments))
+            .with_comments(self.pgn_comments)
+            .reconciled()
     }
 
     /// Checks what serde cannot: at least two engines, unique names, positive counts, an

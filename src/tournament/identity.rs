@@ -149,9 +149,12 @@ pub fn establish(config: &mut TournamentConfig, seed: SeedOrigin) -> Result<(), 
             join_saved_shards(config, seed, &run)?;
             pause_for_tests();
             let created_by = format!("shard {shard}");
-            RunIdentity::new(config.identity(), created_by, now_rfc3339())
-                .create_or_read(&run)?
-                .0
+            let mut identity = RunIdentity::new(config.identity(), created_by, now_rfc3339());
+            // A run whose identity.json was lost keeps the id its shards saved.
+            if let Some(id) = &config.run_id {
+                identity.run_id.clone_from(id);
+            }
+            identity.create_or_read(&run)?.0
         }
     };
     join(config, seed, shard, &identity, &run)
@@ -194,8 +197,9 @@ fn join(
     }
 }
 
-/// For a run begun before identities existed: checks `config` against every shard's saved
-/// config (all but the seed when it was drawn, taking theirs).
+/// For a run without identity.json (begun before identities existed, or whose file was
+/// lost): checks `config` against every shard's saved config (all but the seed when it was
+/// drawn, taking theirs), and takes their run id.
 fn join_saved_shards(
     config: &mut TournamentConfig,
     seed: SeedOrigin,
@@ -209,8 +213,12 @@ fn join_saved_shards(
         if !path.exists() {
             continue;
         }
-        let theirs =
+        let mut theirs =
             TournamentConfig::read(&path).map_err(|e| IdentityError::ShardConfig(e.to_string()))?;
+        // A shard saved before book digests existed read the book at the same path.
+        if theirs.openings.digest.is_none() && theirs.openings.file == config.openings.file {
+            theirs.openings.digest.clone_from(&config.openings.digest);
+        }
         let ignored: &[&str] = match seed {
             SeedOrigin::Given => &[],
             SeedOrigin::Drawn => &["seed"],
@@ -224,6 +232,9 @@ fn join_saved_shards(
             });
         }
         config.seed = theirs.seed;
+        if config.run_id.is_none() {
+            config.run_id = theirs.run_id;
+        }
     }
     Ok(())
 }
@@ -374,6 +385,28 @@ mod tests {
         assert_eq!(identity.settings["seed"], 5);
         // The old shard resumes into the identity it now has.
         establish(&mut legacy, SeedOrigin::Given).unwrap();
-        assert_eq!(legacy.run_id, Some(identity.run_id));
+        assert_eq!(legacy.run_id, Some(identity.run_id.clone()));
+    }
+
+    #[test]
+    fn a_lost_identity_is_made_again_with_the_run_id_of_the_shards() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = RunDir::new(dir.path());
+        let mut shard = shard_config(dir.path(), "0/2");
+        establish(&mut shard, SeedOrigin::Drawn).unwrap();
+        std::fs::create_dir_all(run.shard(0).root()).unwrap();
+        std::fs::write(
+            run.shard(0).config_json(),
+            serde_json::to_string(&shard).unwrap(),
+        )
+        .unwrap();
+        let id = shard.run_id.clone().unwrap();
+        std::fs::remove_file(run.identity_json()).unwrap();
+        // The other shard starts, then the first resumes: one run, the old id.
+        let mut other = shard_config(dir.path(), "1/2");
+        establish(&mut other, SeedOrigin::Drawn).unwrap();
+        assert_eq!(other.run_id.as_ref(), Some(&id));
+        establish(&mut shard, SeedOrigin::Given).unwrap();
+        assert_eq!(RunIdentity::read(&run).unwrap().unwrap().run_id, id);
     }
 }

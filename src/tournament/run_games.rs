@@ -254,16 +254,17 @@ impl GameSources {
             groups: Vec::new(),
             keys: Vec::new(),
         };
-        let mut loose_shards: Vec<(TournamentConfig, PathBuf)> = Vec::new();
-        for input in inputs {
+        let mut given = Given::default();
+        // The shards, each with the input it came from: a sharded run directory's shards
+        // are one run, and so are the shard directories given one by one.
+        let mut shards: Vec<(TournamentConfig, PathBuf, usize)> = Vec::new();
+        let mut input_files = Vec::new();
+        for (source, input) in inputs.iter().enumerate() {
             let input = input.as_ref();
+            given.once(input)?;
             if !input.is_dir() {
-                let key = sources.key_of_dir(&parent_of(input))?;
-                sources.groups.push(Group {
-                    kind: GroupKind::File,
-                    files: vec![input.to_path_buf()],
-                    keys: vec![key],
-                });
+                sources.add_file(input)?;
+                input_files.push(input.to_path_buf());
                 continue;
             }
             let run = RunDir::new(input);
@@ -280,36 +281,78 @@ impl GameSources {
                         keys: vec![key],
                     });
                 }
-                RunKind::Shard(_) => loose_shards.push((read_config(&run)?, input.to_path_buf())),
-                RunKind::Sharded(shards) => {
-                    for (_, dir) in shards {
-                        loose_shards.push((read_config(&dir)?, dir.root().to_path_buf()));
+                RunKind::Shard(_) => {
+                    shards.push((read_config(&run)?, input.to_path_buf(), usize::MAX))
+                }
+                RunKind::Sharded(dirs) => {
+                    for (_, dir) in dirs {
+                        // A shard killed before it saved its config never started.
+                        if dir.config_json().exists() {
+                            given.once(dir.root())?;
+                            shards.push((read_config(&dir)?, dir.root().to_path_buf(), source));
+                        }
                     }
                 }
                 RunKind::NoRun if run.games_csv().is_file() => {
-                    let key = sources.key_of_dir(input)?;
-                    sources.groups.push(Group {
-                        kind: GroupKind::File,
-                        files: vec![run.games_csv()],
-                        keys: vec![key],
-                    });
+                    sources.add_file(&run.games_csv())?
                 }
                 RunKind::NoRun => return Err(ReadError::NoGames(input.to_path_buf())),
             }
         }
-        // Shards, of sharded run directories or given one by one: grouped into runs by their
-        // settings (shards of one run started in directories that share nothing have the
-        // same settings, seed included).
-        while let Some((config, _)) = loose_shards.first() {
-            let identity = config.identity();
-            let (run, rest): (Vec<_>, Vec<_>) = loose_shards
-                .into_iter()
-                .partition(|(c, _)| first_difference(&c.identity(), &identity, &[]).is_none());
-            loose_shards = rest;
-            sources.add_sharded(run)?;
+        sources.group_shards(shards)?;
+        // A run's games.csv given as a file too.
+        for file in sources.files() {
+            if !input_files.contains(&file) {
+                given.once(&file)?;
+            }
         }
-        sources.refuse_files_given_twice()?;
         Ok(sources)
+    }
+
+    /// Adds the games file `file`, outside any run.
+    fn add_file(&mut self, file: &Path) -> Result<(), ReadError> {
+        let key = self.key_of_dir(&parent_of(file))?;
+        self.groups.push(Group {
+            kind: GroupKind::File,
+            files: vec![file.to_path_buf()],
+            keys: vec![key],
+        });
+        Ok(())
+    }
+
+    /// Groups `shards` (config, directory, the input they came from: `usize::MAX` for a shard
+    /// directory given on its own) into runs by their settings: shards of one run started in
+    /// directories that share nothing (a CI matrix) have the same settings, seed included.
+    /// The shards of one sharded run directory, and the shard directories given one by one,
+    /// must be of one run.
+    ///
+    /// # Errors
+    /// [`ReadError::NotOneRun`] naming two shards of one input that differ, and the field.
+    fn group_shards(
+        &mut self,
+        mut shards: Vec<(TournamentConfig, PathBuf, usize)>,
+    ) -> Result<(), ReadError> {
+        while let Some((config, _, _)) = shards.first() {
+            let identity = config.identity();
+            let (run, rest): (Vec<_>, Vec<_>) = shards
+                .into_iter()
+                .partition(|(c, _, _)| first_difference(&c.identity(), &identity, &[]).is_none());
+            if let Some((other, dir, _)) = rest
+                .iter()
+                .find(|(_, _, source)| run.iter().any(|(_, _, s)| s == source))
+            {
+                let (first, first_dir, _) = &run[0];
+                return Err(ReadError::NotOneRun {
+                    first: first_dir.clone(),
+                    second: dir.clone(),
+                    difference: first_difference(&other.identity(), &first.identity(), &[])
+                        .expect("shards in different groups differ"),
+                });
+            }
+            shards = rest;
+            self.add_sharded(run.into_iter().map(|(c, d, _)| (c, d)).collect())?;
+        }
+        Ok(())
     }
 
     /// The groups, in reading order.
@@ -350,20 +393,44 @@ impl GameSources {
         self.single_run()?.config()?.sprt
     }
 
-    /// The verdict recorded by the shared SPRT of the only run read (its `sprt.json`), when
-    /// the inputs are one sharded run and the file is this run's, on its own test.
-    ///
-    /// # Errors
-    /// A sprt.json that cannot be read or is malformed.
-    pub fn recorded_verdict(&self) -> Result<Option<RecordedVerdict>, ReadError> {
+    /// The verdict recorded by the shared SPRT of the only run read (its `sprt.json`),
+    /// checked against `summary`, the report its games give: a record of another run or test
+    /// is not this run's ([`Recorded::None`]); a record the games do not bear out (a stale
+    /// file, an edited one) or that does not read is [`Recorded::Ignored`]. The verdict is
+    /// always the games'.
+    pub fn recorded_verdict(&self, summary: &Summary) -> Recorded {
         let Some(GroupKind::Sharded { dir, config, .. }) = self.single_run().map(|g| &g.kind)
         else {
-            return Ok(None);
+            return Recorded::None;
         };
-        let Some(sprt) = config.sprt else {
-            return Ok(None);
+        let path = RunDir::new(dir).sprt_json();
+        let record = match read_verdict(dir) {
+            Ok(Some(record)) => record,
+            Ok(None) => return Recorded::None,
+            Err(err) => return Recorded::Ignored(format!("{err}: the record is ignored")),
         };
-        Ok(read_verdict(dir)?.filter(|v| v.is_for(config.run_id.as_deref(), &sprt)))
+        let Some(sprt) = summary
+            .pairs
+            .first()
+            .and_then(|pair| pair.sprt.map(|status| (status, config.sprt)))
+        else {
+            return Recorded::None;
+        };
+        let (status, test) = sprt;
+        if !test.is_some_and(|test| record.is_for(config.run_id.as_deref(), &test)) {
+            return Recorded::None;
+        }
+        if (status.report.decision, status.games) == (record.report.decision, record.games) {
+            Recorded::Agrees(record)
+        } else {
+            Recorded::Ignored(format!(
+                "{} records {} at game {}, which the games read do not give: the record is \
+                 ignored (the verdict is the games')",
+                path.display(),
+                record.hypothesis(),
+                record.games
+            ))
+        }
     }
 
     /// The report of the games for `engines`, with `sprt` (see [`Summary::compute`]), and
@@ -595,17 +662,28 @@ impl GameSources {
             }
         })
     }
+}
 
-    /// Refuses a games file given twice (by its canonical path).
-    fn refuse_files_given_twice(&self) -> Result<(), ReadError> {
-        let mut seen: Vec<PathBuf> = Vec::new();
-        for file in self.files() {
-            let canonical = file.canonicalize().unwrap_or_else(|_| file.clone());
-            if seen.contains(&canonical) {
-                return Err(ReadError::GivenTwice(file));
-            }
-            seen.push(canonical);
+/// The files and directories given or read so far, by device and inode: the same file under
+/// another spelling (a symbolic link, `../`, a hard link) is the same file.
+#[derive(Default)]
+struct Given {
+    seen: Vec<(u64, u64)>,
+}
+
+impl Given {
+    /// Notes `path`; a path seen before is [`ReadError::GivenTwice`]. A path that does not
+    /// exist (yet) is not noted.
+    fn once(&mut self, path: &Path) -> Result<(), ReadError> {
+        use std::os::unix::fs::MetadataExt;
+        let Ok(meta) = std::fs::metadata(path) else {
+            return Ok(());
+        };
+        let id = (meta.dev(), meta.ino());
+        if self.seen.contains(&id) {
+            return Err(ReadError::GivenTwice(path.to_path_buf()));
         }
+        self.seen.push(id);
         Ok(())
     }
 }
@@ -769,6 +847,18 @@ impl Schedule {
     }
 }
 
+/// A sharded run's recorded verdict (`sprt.json`), checked against its games (see
+/// [`GameSources::recorded_verdict`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Recorded {
+    /// No record for this run and test.
+    None,
+    /// The record agrees with the verdict the games give.
+    Agrees(RecordedVerdict),
+    /// A record the games do not bear out, or that does not read: why it is ignored.
+    Ignored(String),
+}
+
 /// A run's verdict as its games give it: the same whichever command reads the run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
@@ -778,7 +868,10 @@ pub enum Verdict {
     /// are files, whose schedule is unknown).
     NoDecision,
     /// Games of the schedule are missing and no verdict stands: the run is incomplete.
-    Incomplete,
+    Incomplete {
+        /// Whether the run is tested by an SPRT (which has no verdict yet).
+        tested: bool,
+    },
     /// No SPRT, and no game missing.
     Complete,
 }
@@ -792,7 +885,9 @@ impl Verdict {
             Some(decision @ (SprtDecision::AcceptH1 | SprtDecision::AcceptH0)) => {
                 Verdict::Accepted(decision)
             }
-            _ if reading.missing_games() > 0 => Verdict::Incomplete,
+            decision if reading.missing_games() > 0 => Verdict::Incomplete {
+                tested: decision.is_some(),
+            },
             Some(SprtDecision::Continue) => Verdict::NoDecision,
             None => Verdict::Complete,
         }

@@ -40,7 +40,7 @@ use indicatif::ProgressBar;
 use live_report::LiveReport;
 use progress::{RunTally, progress_bar};
 use starts::{EngineStarts, Starts};
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -170,14 +170,17 @@ pub fn run(
     announce: impl FnOnce(&TournamentConfig, Plan),
 ) -> Result<RunReport, RunError> {
     let openings = load_openings(config)?;
+    take_book_digest(config, start)?;
     let dir = config.results_dir();
     let games_csv = RunDir::new(&dir).games_csv();
     let seed = match start {
-        Start::Fresh(_) if games_csv.exists() => return Err(RunError::OutputExists(dir)),
         Start::Fresh(seed) => seed,
         Start::Resume => SeedOrigin::Given,
     };
     identity::establish(config, seed).map_err(RunError::Identity)?;
+    if games_csv.exists() && matches!(start, Start::Fresh(_)) {
+        return Err(RunError::OutputExists(dir));
+    }
     let config = &*config;
     let _lock = lock_directory(&dir)?;
     save_config(config)?;
@@ -186,11 +189,15 @@ pub fn run(
     let live = LiveReport::start(&dir)?;
     let writer = config.results_writer(&dir)?;
     let repaired = writer.repairs().to_vec();
-    let queue: VecDeque<ScheduledGame> = scheduled
+    // A pair is never cut in half: the games whose partner is recorded (in flight when an
+    // earlier session stopped, or a row removed on repair) come first, and are played even
+    // after a verdict, as games in flight are.
+    let finishing = pairs_in_flight(&scheduled, &done);
+    let (first, rest): (Vec<ScheduledGame>, Vec<ScheduledGame>) = scheduled
         .iter()
         .filter(|game| !done.contains(&game.game_id))
-        .copied()
-        .collect();
+        .partition(|game| finishing.contains(&game.pair));
+    let queue: VecDeque<ScheduledGame> = first.into_iter().chain(rest).collect();
     announce(
         config,
         Plan {
@@ -199,7 +206,8 @@ pub fn run(
             repaired,
         },
     );
-    let shared = Shared::new(config, &openings, queue, writer, scheduled.len(), stop);
+    let mut shared = Shared::new(config, &openings, queue, writer, scheduled.len(), stop);
+    shared.finishing = finishing;
     *lock(&shared.live) = live;
     shared.seed_tally(&games_csv)?;
     let workers = config.concurrency.min(lock(&shared.queue).len());
@@ -262,6 +270,50 @@ pub fn run(
     })
 }
 
+/// Takes the SHA-256 of the book's bytes into the config (its `openings.digest`), which is
+/// part of the run's identity. A resumed run whose book changed since it started is refused.
+///
+/// # Errors
+/// [`RunError::Config`] when the book cannot be read, or changed since the run started.
+fn take_book_digest(config: &mut TournamentConfig, start: Start) -> Result<(), RunError> {
+    use sha2::Digest;
+    let Some(path) = &config.openings.file else {
+        return Ok(());
+    };
+    let bytes = std::fs::read(path)
+        .map_err(|e| RunError::Config(format!("cannot read {}: {e}", path.display())))?;
+    let digest: String = sha2::Sha256::digest(&bytes)
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect();
+    match (&config.openings.digest, start) {
+        (Some(saved), Start::Resume) if *saved != digest => Err(RunError::Config(format!(
+            "the book {} changed since the run started (its SHA-256 was {saved}, is {digest}): \
+             restore it to continue the run, or start another run",
+            path.display()
+        ))),
+        _ => {
+            config.openings.digest = Some(digest);
+            Ok(())
+        }
+    }
+}
+
+/// The pairs of `scheduled` some but not all of whose games are in `done`.
+fn pairs_in_flight(scheduled: &[ScheduledGame], done: &HashSet<u64>) -> HashSet<u64> {
+    let mut recorded: HashMap<u64, (usize, usize)> = HashMap::new();
+    for game in scheduled {
+        let (played, all) = recorded.entry(game.pair).or_default();
+        *all += 1;
+        *played += usize::from(done.contains(&game.game_id));
+    }
+    recorded
+        .into_iter()
+        .filter(|(_, (played, all))| *played > 0 && played < all)
+        .map(|(pair, _)| pair)
+        .collect()
+}
+
 /// The book's openings, or the start position alone when there is no book. Prints a warning
 /// when the book repeats positions.
 fn load_openings(config: &TournamentConfig) -> Result<Vec<Opening>, RunError> {
@@ -298,6 +350,9 @@ struct Shared<'a> {
     watcher: Option<Mutex<SprtWatcher>>,
     write_error: Mutex<Option<results::ResultsError>>,
     live: Mutex<LiveReport>,
+    /// Pairs one of whose games an earlier session recorded: their other games are played
+    /// whatever the SPRT says.
+    finishing: HashSet<u64>,
 }
 
 impl<'a> Shared<'a> {
@@ -338,6 +393,7 @@ impl<'a> Shared<'a> {
             watcher: SprtWatcher::for_config(config).map(Mutex::new),
             write_error: Mutex::new(None),
             live: Mutex::new(LiveReport::default()),
+            finishing: HashSet::new(),
         }
     }
 
@@ -374,13 +430,18 @@ impl<'a> Shared<'a> {
         self.stop.load(Ordering::SeqCst) || self.sprt_stop.load(Ordering::SeqCst)
     }
 
+    /// The next game to play: none after Ctrl-C; after a verdict, only a game that finishes
+    /// a pair whose other game is recorded.
     fn next_game(&self) -> Option<ScheduledGame> {
-        if self.stopping() {
+        if self.stop.load(Ordering::SeqCst) {
             return None;
         }
         let mut queue = lock(&self.queue);
         let pair = queue.front()?.pair;
-        if !self.shared_sprt_allows(pair) {
+        if self.finishing.contains(&pair) {
+            return queue.pop_front();
+        }
+        if self.stopping() || !self.shared_sprt_allows(pair) {
             return None;
         }
         queue.pop_front()

@@ -4,8 +4,8 @@
 //! summary.json and report.html: game for game those of the unsharded run.
 
 use super::super::config::TournamentConfig;
-use super::super::run_games::{GameSources, Group, GroupKind, ReadError, RunReading};
-use super::sprt::{RecordedVerdict, read_verdict};
+use super::super::run_games::{GameSources, Group, GroupKind, ReadError, Recorded, RunReading};
+use super::sprt::read_verdict;
 use crate::results::html::{self, RunMeta};
 use crate::results::pgn_read::RawGames;
 use crate::results::{self, GameRecord, GameSink, ResultsError, ResultsWriter, Summary};
@@ -29,9 +29,20 @@ pub struct MergedRun {
     pub shards: Vec<(u32, PathBuf)>,
     /// The run directory (the first shard's parent).
     pub dir: PathBuf,
-    /// The verdict the shards recorded in the run directory (`sprt.json`), when it is this
-    /// run's on this test.
-    pub recorded: Option<RecordedVerdict>,
+}
+
+/// What a merge wrote and found.
+#[derive(Debug)]
+pub struct Merged {
+    /// The report of the merged games.
+    pub summary: Summary,
+    /// What reading the shards found: the games missing.
+    pub reading: RunReading,
+    /// Games whose PGN was written from games.csv because their shard's games.pgn lacks
+    /// them (without the engines' PVs), in game-id order.
+    pub without_shard_pgn: Vec<u64>,
+    /// The run's recorded verdict, checked against the games.
+    pub recorded: Recorded,
 }
 
 /// Why shards cannot be merged.
@@ -101,18 +112,23 @@ impl MergedRun {
             shards,
         } = group.kind
         else {
-            return Err(MergeError::NotShards(format!(
-                "{} holds no shard directories (shard-0, shard-1, ...)",
-                described()
-            )));
+            return Err(MergeError::NotShards(match group.kind {
+                GroupKind::Plain { dir, .. } => format!(
+                    "{} is a run on one machine: there is nothing to merge (`bt-arena elo {0}` \
+                     and `bt-arena report {0}` read it)",
+                    dir.display()
+                ),
+                _ => format!(
+                    "{} holds no shard directories (shard-0, shard-1, ...)",
+                    described()
+                ),
+            }));
         };
-        let recorded = sources.recorded_verdict()?;
         Ok(MergedRun {
             config: *config,
             count,
             shards,
             dir,
-            recorded,
             sources,
         })
     }
@@ -130,15 +146,13 @@ impl MergedRun {
     /// Writes the merged games.csv (in game-id order), games.pgn (each game's text from its
     /// shard's games.pgn where that has it), summary.json and report.html (described by the
     /// first shard's config.json and run.json) to `out`, each replacing the file there whole
-    /// (a merge can be repeated as the shards go on); and the run's recorded verdict as
-    /// `out/sprt.json` when `out` does not hold it yet. Returns the summary, what the reading
-    /// found (the missing games), and how many games' PGN was written from games.csv because
-    /// their shard's games.pgn lacks them (without the engines' PVs).
+    /// (a merge can be repeated as the shards go on); and the run's recorded verdict, when the
+    /// games bear it out, as `out/sprt.json` when `out` does not hold it yet.
     ///
     /// # Errors
     /// [`MergeError`]: a shard's file that cannot be read or holds a game twice or a foreign
     /// one; a results file that cannot be written.
-    pub fn write(&self, out: &Path) -> Result<(Summary, RunReading, u64), MergeError> {
+    pub fn write(&self, out: &Path) -> Result<Merged, MergeError> {
         let io_error = |action, source| ResultsError::Io {
             path: out.to_path_buf(),
             action,
@@ -188,12 +202,18 @@ impl MergedRun {
                 meta: &meta,
             },
         )?;
-        if let Some(verdict) = &self.recorded
-            && read_verdict(out)?.as_ref() != Some(verdict)
+        let recorded = self.sources.recorded_verdict(&summary);
+        if let Recorded::Agrees(verdict) = &recorded
+            && read_verdict(out).ok().flatten().as_ref() != Some(verdict)
         {
             results::write_json(&target.sprt_json(), verdict, results::Existing::Replace)?;
         }
-        Ok((summary, reading, without_shard_pgn))
+        Ok(Merged {
+            summary,
+            reading,
+            without_shard_pgn,
+            recorded,
+        })
     }
 }
 
@@ -245,11 +265,11 @@ impl GameSink for Appender {
 
 /// Rewrites the merged games.pgn at `path` (written from games.csv) with each game's text
 /// from the games.pgn of its shard (in `shards`) where that has it: games.csv does not keep
-/// the engines' PVs, the shard's PGN does. Returns how many games no shard's PGN had.
+/// the engines' PVs, the shard's PGN does. Returns the ids of the games no shard's PGN had.
 ///
 /// # Errors
 /// A games.pgn that cannot be read or written.
-fn restore_shard_pgn(path: &Path, shards: &[(u32, PathBuf)]) -> Result<u64, ResultsError> {
+fn restore_shard_pgn(path: &Path, shards: &[(u32, PathBuf)]) -> Result<Vec<u64>, ResultsError> {
     let games_of = |path: &Path| -> Result<Vec<(Option<u64>, String)>, ResultsError> {
         let file =
             std::fs::File::open(path).map_err(|e| ResultsError::io(path, "cannot read", e))?;
@@ -269,13 +289,13 @@ fn restore_shard_pgn(path: &Path, shards: &[(u32, PathBuf)]) -> Result<u64, Resu
             }
         }
     }
-    let mut missing = 0;
+    let mut missing = Vec::new();
     let mut merged = Vec::new();
     for (id, text) in games_of(path)? {
         match id.and_then(|id| from_shards.remove(&id)) {
             Some(shard_text) => merged.push(shard_text),
             None => {
-                missing += 1;
+                missing.extend(id);
                 merged.push(text);
             }
         }

@@ -83,7 +83,7 @@ impl RecordedVerdict {
     }
 
     /// `H1` or `H0`.
-    fn hypothesis(&self) -> &'static str {
+    pub fn hypothesis(&self) -> &'static str {
         match self.report.decision {
             SprtDecision::AcceptH1 => "H1",
             SprtDecision::AcceptH0 => "H0",
@@ -265,8 +265,9 @@ fn record_verdict(run: &Path, verdict: RecordedVerdict) -> Result<RecordedVerdic
     if write_json(&path, &verdict, Existing::Keep)? {
         return Ok(verdict);
     }
-    match read_verdict(run)? {
-        Some(recorded) if recorded.same_verdict(&verdict) => Ok(recorded),
+    // A record that does not read is replaced as a stale one is.
+    match read_verdict(run) {
+        Ok(Some(recorded)) if recorded.same_verdict(&verdict) => Ok(recorded),
         _ => {
             write_json(&path, &verdict, Existing::Replace)?;
             Ok(verdict)
