@@ -8,8 +8,6 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::{Command, Output};
 
-mod common;
-
 const FAULTY: &str = env!("CARGO_BIN_EXE_bt-faulty");
 const RANDOM: &str = env!("CARGO_BIN_EXE_bt-random");
 
@@ -326,7 +324,7 @@ fn a_suite_saved_with_a_byte_order_mark_is_read() {
 
 #[test]
 fn fairy_stockfish_passes_under_classic_rules() {
-    let Some(cmd) = common::fairy_stockfish_or_skip() else {
+    let Some(cmd) = crate::util::fairy_stockfish_or_skip() else {
         return;
     };
     let engine = [format!("cmd={}", cmd.display()), "proto=uci".to_string()];

@@ -1,13 +1,11 @@
 //! The engine process layer against real processes: bt-random for the normal paths, bt-faulty
 //! for every failure path, and the operating system for what is left behind.
 
-mod common;
-
+use crate::util::*;
 use bt_arena::engine::{Engine, EngineError, EngineLaunch, MAX_LINE_BYTES, StrayOutput};
 use bt_arena::protocol::{GoLimits, Protocol, Score};
 use bt_arena::rules::perft::{PerftOptions, divide};
 use bt_arena::rules::{MoveError, Position, Rules};
-use common::*;
 use std::collections::BTreeMap;
 use std::os::unix::process::ExitStatusExt;
 use std::time::{Duration, Instant};

@@ -1,12 +1,10 @@
 //! bt-search as a process: its options, its moves through the runner's engine layer, its
 //! limits, and `stop` over raw stdin/stdout.
 
-mod common;
-
+use crate::util::{in_ms, roomy};
 use bt_arena::engine::{Engine, EngineLaunch, SearchReply};
 use bt_arena::protocol::{GoLimits, OptionKind, Protocol, Score};
 use bt_arena::rules::{Move, Position, Rules};
-use common::{in_ms, roomy};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};

@@ -12,9 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-mod common;
-
-use common::bt_arena;
+use crate::util::bt_arena;
 
 const RANDOM: &str = env!("CARGO_BIN_EXE_bt-random");
 const SEARCH: &str = env!("CARGO_BIN_EXE_bt-search");
@@ -30,7 +28,7 @@ fn stderr(output: &Output) -> String {
 
 /// Chromium, or `None` (after saying so) when it is not installed, except under CI.
 fn chromium_or_skip() -> Option<PathBuf> {
-    common::installed_or_skip("/usr/bin/chromium", "chromium")
+    crate::util::installed_or_skip("/usr/bin/chromium", "chromium")
 }
 
 /// Runs headless Chromium on `url` with `extra` flags (a profile of its own in `profile`),

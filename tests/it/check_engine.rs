@@ -6,8 +6,6 @@
 use serde_json::Value;
 use std::process::Command;
 
-mod common;
-
 /// A finished run: its exit code, the JSON report (when there is one), and stderr.
 struct Run {
     code: i32,
@@ -157,7 +155,7 @@ fn bt_random_with_a_seed_passes_every_check_under_classic_rules_over_uci() {
 
 #[test]
 fn fairy_stockfish_passes_every_check_under_classic_rules() {
-    let Some(path) = common::fairy_stockfish_or_skip() else {
+    let Some(path) = crate::util::fairy_stockfish_or_skip() else {
         return;
     };
     let cmd = format!("cmd={}", path.display());
@@ -178,7 +176,7 @@ fn fairy_stockfish_passes_every_check_under_classic_rules() {
 
 #[test]
 fn fairy_stockfish_has_no_capture_only_variant() {
-    let Some(path) = common::fairy_stockfish_or_skip() else {
+    let Some(path) = crate::util::fairy_stockfish_or_skip() else {
         return;
     };
     let cmd = format!("cmd={}", path.display());

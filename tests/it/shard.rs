@@ -9,9 +9,7 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-mod common;
-
-use common::{bt_arena, bt_arena_with_env, deterministic, games_of, pgn_without_dates};
+use crate::util::{bt_arena, bt_arena_with_env, deterministic, games_of, pgn_without_dates};
 
 const SEARCH: &str = env!("CARGO_BIN_EXE_bt-search");
 const RANDOM: &str = env!("CARGO_BIN_EXE_bt-random");

@@ -11,9 +11,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-mod common;
-
-use common::{bt_arena, deterministic, games_of, pgn_without_dates};
+use crate::util::{bt_arena, deterministic, games_of, pgn_without_dates};
 
 const SUBMIT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/slurm/submit.sh");
 const CLUSTER_UP: &str = "scripts/slurm/cluster-up.sh";

@@ -8,9 +8,7 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-mod common;
-
-use common::{bt_arena, bt_arena_with_env};
+use crate::util::{bt_arena, bt_arena_with_env};
 
 const RANDOM: &str = env!("CARGO_BIN_EXE_bt-random");
 const SEARCH: &str = env!("CARGO_BIN_EXE_bt-search");

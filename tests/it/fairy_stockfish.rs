@@ -15,9 +15,7 @@ use std::path::Path;
 use std::process::Output;
 use std::time::Duration;
 
-mod common;
-
-use common::bt_arena;
+use crate::util::bt_arena;
 
 /// The variants file shipped with the project, defining `breakthrough-capture-only`.
 const VARIANTS: &str = concat!(
@@ -29,7 +27,7 @@ const RANDOM: &str = env!("CARGO_BIN_EXE_bt-random");
 
 /// Its configuration, or `None` when it is missing outside CI.
 fn config() -> Option<EngineLaunch> {
-    let cmd = common::fairy_stockfish_or_skip()?;
+    let cmd = crate::util::fairy_stockfish_or_skip()?;
     Some(EngineLaunch {
         name: "fairy-stockfish".into(),
         cmd,
@@ -197,7 +195,7 @@ fn capture_only_keys(cmd: &Path) -> String {
 
 #[test]
 fn fairy_stockfish_with_the_variants_file_passes_perft_check() {
-    let Some(cmd) = common::fairy_stockfish_or_skip() else {
+    let Some(cmd) = crate::util::fairy_stockfish_or_skip() else {
         return;
     };
     let output = bt_arena(&words(&format!(
@@ -248,7 +246,7 @@ fn log_lines(log: &Path, marker: &str) -> Vec<String> {
 
 #[test]
 fn a_capture_only_tournament_sends_fairy_stockfish_options_in_the_order_given() {
-    let Some(cmd) = common::fairy_stockfish_or_skip() else {
+    let Some(cmd) = crate::util::fairy_stockfish_or_skip() else {
         return;
     };
     let dir = tempfile::tempdir().expect("a directory");
@@ -304,7 +302,7 @@ fn a_capture_only_tournament_sends_fairy_stockfish_options_in_the_order_given() 
 
 #[test]
 fn a_config_file_keeps_the_order_of_fairy_stockfish_options() {
-    let Some(cmd) = common::fairy_stockfish_or_skip() else {
+    let Some(cmd) = crate::util::fairy_stockfish_or_skip() else {
         return;
     };
     let dir = tempfile::tempdir().expect("a directory");
@@ -359,7 +357,7 @@ const DIAGONAL_WIN_OPENING: &str = "1p6/1P6/8/3p4/8/4P3/6p1/6P1 w";
 
 #[test]
 fn fairy_stockfish_told_to_play_classic_under_capture_only_loses_by_its_diagonal_steps() {
-    let Some(cmd) = common::fairy_stockfish_or_skip() else {
+    let Some(cmd) = crate::util::fairy_stockfish_or_skip() else {
         return;
     };
     let dir = tempfile::tempdir().expect("a directory");

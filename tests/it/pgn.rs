@@ -6,9 +6,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-mod common;
-
-use common::bt_arena;
+use crate::util::bt_arena;
 
 const RANDOM: &str = env!("CARGO_BIN_EXE_bt-random");
 const SEARCH: &str = env!("CARGO_BIN_EXE_bt-search");
@@ -195,7 +193,7 @@ fn fairy_stockfish_fen(cmd: &Path, fen: &str) -> String {
 
 #[test]
 fn fairy_stockfish_reads_the_fen_tags_as_written() {
-    let Some(cmd) = common::fairy_stockfish_or_skip() else {
+    let Some(cmd) = crate::util::fairy_stockfish_or_skip() else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -240,7 +238,7 @@ fn moves_with_comments(movetext: &str) -> Vec<(String, Option<String>)> {
 
 #[test]
 fn comments_of_a_multipv_engine_are_those_of_its_best_line() {
-    let Some(fsf) = common::fairy_stockfish_or_skip() else {
+    let Some(fsf) = crate::util::fairy_stockfish_or_skip() else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();

@@ -1,0 +1,24 @@
+//! bt-arena's integration tests: one test binary (as ripgrep has), one module per concern, the
+//! helpers they share in [`util`]. One binary links once: a change to the library relinks one
+//! test executable, not fifteen.
+//!
+//! Run one concern with `cargo test --test it MODULE::` (e.g. `cargo test --test it engine::`),
+//! or one test by its name.
+
+mod util;
+
+mod check_engine;
+mod elo_command;
+mod engine;
+mod fairy_stockfish;
+mod faulty_cli;
+mod openings;
+mod perft;
+mod perft_check;
+mod pgn;
+mod report_html;
+mod search;
+mod server;
+mod shard;
+mod slurm;
+mod tournament;
