@@ -4,7 +4,8 @@
 //! file stays quick.
 
 use serde_json::Value;
-use std::process::Command;
+
+use crate::util::{FAULTY, RANDOM, SEARCH, bt_arena};
 
 /// A finished run: its exit code, the JSON report (when there is one), and stderr.
 struct Run {
@@ -60,12 +61,7 @@ impl Run {
 
 /// Runs `bt-arena check-engine --json` with `args`.
 fn check_engine(args: &[&str]) -> Run {
-    let output = Command::new(env!("CARGO_BIN_EXE_bt-arena"))
-        .arg("check-engine")
-        .arg("--json")
-        .args(args)
-        .output()
-        .expect("bt-arena runs");
+    let output = bt_arena(&[&["check-engine", "--json"], args].concat());
     let stdout = String::from_utf8_lossy(&output.stdout);
     Run {
         code: output.status.code().unwrap_or(-1),
@@ -77,7 +73,7 @@ fn check_engine(args: &[&str]) -> Run {
 /// Runs bt-faulty with `fault` (and `extra` arguments) through the checks of `only`, with
 /// short timeouts.
 fn faulty(fault: &str, extra: &[&str], only: &str) -> Run {
-    let cmd = format!("cmd={}", env!("CARGO_BIN_EXE_bt-faulty"));
+    let cmd = format!("cmd={}", FAULTY);
     let args = format!("args=--fault {fault} {}", extra.join(" "));
     check_engine(&[
         "--engine",
@@ -109,7 +105,7 @@ fn assert_all_pass(run: &Run, count: usize) {
 
 #[test]
 fn bt_search_passes_every_check_with_the_mini_match() {
-    let cmd = format!("cmd={}", env!("CARGO_BIN_EXE_bt-search"));
+    let cmd = format!("cmd={}", SEARCH);
     let run = check_engine(&["--engine", &cmd]);
     assert_all_pass(&run, 25);
     assert_eq!(run.report["engine"], "bt-search");
@@ -132,7 +128,7 @@ fn bt_search_passes_every_check_with_the_mini_match() {
 
 #[test]
 fn bt_random_with_a_seed_passes_every_check_under_classic_rules_over_uci() {
-    let cmd = format!("cmd={}", env!("CARGO_BIN_EXE_bt-random"));
+    let cmd = format!("cmd={}", RANDOM);
     let run = check_engine(&[
         "--engine",
         &cmd,
@@ -424,17 +420,15 @@ fn a_crash_in_a_game_fails_the_mini_match() {
 
 #[test]
 fn the_text_report_shows_the_evidence_of_what_failed() {
-    let cmd = format!("cmd={}", env!("CARGO_BIN_EXE_bt-faulty"));
-    let output = Command::new(env!("CARGO_BIN_EXE_bt-arena"))
-        .args([
-            "check-engine",
-            "--engine",
-            &cmd,
-            "args=--fault infinite-returns",
-        ])
-        .args(["--only", "limits"])
-        .output()
-        .expect("bt-arena runs");
+    let cmd = format!("cmd={}", FAULTY);
+    let output = bt_arena(&[
+        "check-engine",
+        "--engine",
+        &cmd,
+        "args=--fault infinite-returns",
+        "--only",
+        "limits",
+    ]);
     let text = String::from_utf8_lossy(&output.stdout);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
@@ -479,7 +473,7 @@ fn an_engine_that_cannot_start_exits_4_and_a_bad_option_exits_3() {
         "{}",
         missing.stderr
     );
-    let cmd = format!("cmd={}", env!("CARGO_BIN_EXE_bt-search"));
+    let cmd = format!("cmd={}", SEARCH);
     let unknown = check_engine(&["--engine", &cmd, "option.Nope=1", "--quick"]);
     assert_eq!(unknown.code, 3);
     assert!(

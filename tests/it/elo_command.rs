@@ -1,44 +1,12 @@
 //! `bt-arena elo` on games.csv files written by the library: text and JSON reports, shards,
 //! SPRT, and the exit codes for a missing file, a malformed row and a bad command line.
 
-use bt_arena::results::{GameRecord, GameResult, ResultsWriter, Termination};
+use bt_arena::results::{GameRecord, ResultsWriter};
 use bt_arena::rules::Rules;
 use bt_arena::stats::{Sprt, elo_pentanomial};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-fn bt_arena(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bt-arena"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn game(game_id: u64, pair: u64, white: &str, black: &str, white_wins: bool) -> GameRecord {
-    GameRecord {
-        game_id,
-        round: 1,
-        pair,
-        opening_id: pair,
-        opening: "startpos".into(),
-        white: white.into(),
-        black: black.into(),
-        result: if white_wins {
-            GameResult::WhiteWins
-        } else {
-            GameResult::BlackWins
-        },
-        termination: Termination::GoalRank,
-        plies: 2,
-        moves: "a2a3 a7a6".into(),
-        white_ms: 10,
-        black_ms: 10,
-        started: "2026-11-30T12:00:00Z".into(),
-        white_stray: 0,
-        black_stray: 0,
-        move_info: String::new(),
-    }
-}
+use crate::util::{bt_arena, game, success_stdout};
 
 /// Pairs 1..=n of `new` vs `base`: new wins both games of pairs 1-3, one of pairs 4-5, none
 /// of pair 6; pentanomial [1, 0, 2, 0, 3] from new's side, 8 wins and 4 losses.
@@ -62,15 +30,6 @@ fn write_run(dir: &Path, games: &[GameRecord]) -> PathBuf {
         writer.append(game).unwrap();
     }
     writer.csv_path().to_path_buf()
-}
-
-fn stdout(output: &Output) -> String {
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout.clone()).unwrap()
 }
 
 #[test]
@@ -124,7 +83,7 @@ fn json_report_of_two_shards() {
         first.to_str().unwrap(),
         second.to_str().unwrap(),
     ]);
-    let json: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&success_stdout(&output)).unwrap();
     assert_eq!(json["games"], 12);
     assert_eq!(json["engines"], serde_json::json!(["new", "base"]));
     let pair = &json["pairs"][0];
@@ -146,7 +105,7 @@ fn json_report_of_two_shards() {
         first.to_str().unwrap(),
         first.to_str().unwrap(),
     ]);
-    let json: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&success_stdout(&output)).unwrap();
     assert_eq!(
         json["pairs"][0]["pentanomial"],
         serde_json::json!([0, 0, 0, 0, 6])
@@ -157,11 +116,11 @@ fn json_report_of_two_shards() {
 fn a_games_csv_saved_with_a_byte_order_mark_reads_the_same() {
     let dir = tempfile::tempdir().unwrap();
     let csv = write_run(dir.path(), &pairs());
-    let plain = stdout(&bt_arena(&["elo", "--json", csv.to_str().unwrap()]));
+    let plain = success_stdout(&bt_arena(&["elo", "--json", csv.to_str().unwrap()]));
     let text = std::fs::read_to_string(&csv).unwrap();
     std::fs::write(&csv, format!("\u{feff}{text}")).unwrap();
     let output = bt_arena(&["elo", "--json", csv.to_str().unwrap()]);
-    assert_eq!(stdout(&output), plain);
+    assert_eq!(success_stdout(&output), plain);
 
     // Line numbers in errors still count from the header.
     std::fs::write(&csv, format!("\u{feff}{text}1,2,3\n")).unwrap();

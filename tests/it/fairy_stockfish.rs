@@ -12,10 +12,9 @@ use bt_arena::rules::perft::{PerftOptions, divide};
 use bt_arena::rules::{Color, Position, Rules};
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::Output;
 use std::time::Duration;
 
-use crate::util::bt_arena;
+use crate::util::{RANDOM, assert_matches, bt_arena, stderr};
 
 /// The variants file shipped with the project, defining `breakthrough-capture-only`.
 const VARIANTS: &str = concat!(
@@ -23,7 +22,6 @@ const VARIANTS: &str = concat!(
     "/engines/fairy-stockfish/variants.ini"
 );
 const CAPTURE_ONLY_VARIANT: &str = "breakthrough-capture-only";
-const RANDOM: &str = env!("CARGO_BIN_EXE_bt-random");
 
 /// Its configuration, or `None` when it is missing outside CI.
 fn config() -> Option<EngineLaunch> {
@@ -126,17 +124,14 @@ fn fairy_stockfish_perft_matches_ours() {
 fn fairy_stockfish_is_refused_under_capture_only_with_the_fix_named() {
     let Some(config) = config() else { return };
     let err = Engine::start(&config, Rules::CaptureOnly).expect_err("no variant");
-    assert!(
-        matches!(
-            &err,
-            EngineError::UnsupportedVariant {
-                rules: Rules::CaptureOnly,
-                offered,
-                variants_file: true,
-                ..
-            } if offered == &[Rules::Classic]
-        ),
-        "{err:?}"
+    assert_matches!(
+        err,
+        EngineError::UnsupportedVariant {
+            rules: Rules::CaptureOnly,
+            offered,
+            variants_file: true,
+            ..
+        } if offered == &[Rules::Classic]
     );
     assert_eq!(
         err.to_string(),
@@ -178,10 +173,6 @@ fn fairy_stockfish_with_the_variants_file_plays_capture_only() {
 
 fn words(text: &str) -> Vec<String> {
     text.split_whitespace().map(String::from).collect()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
 /// The `--engine` keys of Fairy-Stockfish with the shipped variants file, options in order.

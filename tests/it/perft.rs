@@ -3,7 +3,8 @@
 
 use bt_arena::rules::Rules;
 use bt_arena::rules::perft::{self, PerftOptions};
-use std::process::Command;
+
+use crate::util::bt_arena;
 
 fn suite(rules: Rules) -> Vec<perft::SuiteEntry> {
     let path = format!(
@@ -66,14 +67,6 @@ fn counts_through_the_transposition_table_match_the_reference() {
         perft::perft(&start, Rules::CaptureOnly, 11, hashed),
         64_204_687_182
     );
-}
-
-fn bt_arena(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_bt-arena"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap()
 }
 
 #[test]

@@ -6,19 +6,13 @@ use bt_arena::rules::{Color, IllegalReason, Move, Position, Rules};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
-const FAULTY: &str = env!("CARGO_BIN_EXE_bt-faulty");
-const RANDOM: &str = env!("CARGO_BIN_EXE_bt-random");
+use crate::util::{FAULTY, RANDOM, bt_arena, bt_arena_command};
 
 /// Runs `bt-arena perft-check` with `args` from the crate's directory.
 fn perft_check(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bt-arena"))
-        .arg("perft-check")
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("bt-arena runs")
+    bt_arena(&[&["perft-check"], args].concat())
 }
 
 /// The `--engine` tokens of bt-faulty with `fault`.
@@ -451,8 +445,7 @@ fn bad_command_lines_suites_and_engines_get_their_exit_codes() {
 /// exit code and stderr of the rest of the run.
 fn first_line_then_close(args: &[&str]) -> (Option<i32>, String) {
     use std::io::{BufRead, BufReader, Read};
-    let mut child = Command::new(env!("CARGO_BIN_EXE_bt-arena"))
-        .args(args)
+    let mut child = bt_arena_command(args)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()

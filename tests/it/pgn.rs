@@ -4,24 +4,9 @@
 
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 
-use crate::util::bt_arena;
-
-const RANDOM: &str = env!("CARGO_BIN_EXE_bt-random");
-const SEARCH: &str = env!("CARGO_BIN_EXE_bt-search");
-
-fn run(args: &[&str]) -> Output {
-    bt_arena(&args.iter().map(|a| a.to_string()).collect::<Vec<_>>())
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
+use crate::util::{RANDOM, SEARCH, bt_arena, stderr, stdout};
 
 /// A three-engine round-robin at depth 1, two games at a time (so game pairs may finish out of
 /// order), from the shipped capture-only book; returns the results directory.
@@ -33,7 +18,7 @@ fn small_run(dir: &Path) -> std::path::PathBuf {
          --each depth=1 --rounds 2 --concurrency 2 --seed 5 --out {}",
         out.display()
     );
-    let output = run(&text.split_whitespace().collect::<Vec<_>>());
+    let output = bt_arena(&text.split_whitespace().collect::<Vec<_>>());
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     out
 }
@@ -42,12 +27,12 @@ fn small_run(dir: &Path) -> std::path::PathBuf {
 fn elo_on_a_runs_pgn_gives_the_counts_of_its_games_csv() {
     let dir = tempfile::tempdir().unwrap();
     let out = small_run(dir.path());
-    let csv = run(&[
+    let csv = bt_arena(&[
         "elo",
         "--json",
         &out.join("games.csv").display().to_string(),
     ]);
-    let pgn = run(&[
+    let pgn = bt_arena(&[
         "elo",
         "--json",
         &out.join("games.pgn").display().to_string(),
@@ -106,7 +91,7 @@ fn a_cutechess_pgn_is_rated_with_consecutive_pairs_and_mixed_with_csv() {
     text += &game("new", "base", "1-0", "1. b3");
     text += &game("new", "base", "*", "1. c3");
     std::fs::write(&pgn, text).unwrap();
-    let output = run(&["elo", "--json", &pgn.display().to_string()]);
+    let output = bt_arena(&["elo", "--json", &pgn.display().to_string()]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let summary: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
     assert_eq!(summary["games"], 7);
@@ -133,7 +118,7 @@ fn a_cutechess_pgn_is_rated_with_consecutive_pairs_and_mixed_with_csv() {
 
     // The same games with a run's games.csv: both files' games count, pairs within a file.
     let out = small_run(dir.path());
-    let mixed = run(&[
+    let mixed = bt_arena(&[
         "elo",
         "--json",
         &pgn.display().to_string(),
@@ -155,7 +140,7 @@ fn a_malformed_pgn_game_is_named_with_file_and_line() {
          [White \"b\"]\n[Black \"a\"]\n[Result \"0-1\"]\n\n1. a2a3 a7a6\n2. a3a5 0-1\n",
     )
     .unwrap();
-    let output = run(&["elo", &pgn.display().to_string()]);
+    let output = bt_arena(&["elo", &pgn.display().to_string()]);
     assert_eq!(output.status.code(), Some(4));
     assert_eq!(
         stderr(&output).trim_end(),
@@ -251,7 +236,7 @@ fn comments_of_a_multipv_engine_are_those_of_its_best_line() {
         fsf.display(),
         out.display()
     );
-    let output = run(&text.split_whitespace().collect::<Vec<_>>());
+    let output = bt_arena(&text.split_whitespace().collect::<Vec<_>>());
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let pgn = std::fs::read_to_string(out.join("games.pgn")).unwrap();
     let mut checked = 0;

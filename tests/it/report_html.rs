@@ -12,18 +12,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::util::bt_arena;
-
-const RANDOM: &str = env!("CARGO_BIN_EXE_bt-random");
-const SEARCH: &str = env!("CARGO_BIN_EXE_bt-search");
+use crate::util::{RANDOM, SEARCH, bt_arena, bt_arena_command, stderr};
 
 fn run(text: &str) -> Output {
     let args: Vec<String> = text.split_whitespace().map(String::from).collect();
     bt_arena(&args)
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
 /// Chromium, or `None` (after saying so) when it is not installed, except under CI.
@@ -477,10 +470,7 @@ fn a_run_in_progress_has_a_page_that_reloads_itself() {
     .split_whitespace()
     .map(String::from)
     .collect();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_bt-arena"))
-        .args(&args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdin(Stdio::null())
+    let mut child = bt_arena_command(&args)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()

@@ -1,7 +1,7 @@
 //! bt-search as a process: its options, its moves through the runner's engine layer, its
 //! limits, and `stop` over raw stdin/stdout.
 
-use crate::util::{in_ms, roomy};
+use crate::util::{SEARCH, in_ms, roomy};
 use bt_arena::engine::{Engine, EngineLaunch, SearchReply};
 use bt_arena::protocol::{GoLimits, OptionKind, Protocol, Score};
 use bt_arena::rules::{Move, Position, Rules};
@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 fn config(proto: Protocol, options: &[(&str, &str)]) -> EngineLaunch {
     EngineLaunch {
         name: "search".into(),
-        cmd: env!("CARGO_BIN_EXE_bt-search").into(),
+        cmd: SEARCH.into(),
         proto,
         options: options
             .iter()
@@ -213,7 +213,7 @@ struct Raw {
 
 impl Raw {
     fn start() -> Raw {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_bt-search"))
+        let mut child = Command::new(SEARCH)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()

@@ -9,10 +9,10 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::util::{bt_arena, bt_arena_with_env, deterministic, games_of, pgn_without_dates};
-
-const SEARCH: &str = env!("CARGO_BIN_EXE_bt-search");
-const RANDOM: &str = env!("CARGO_BIN_EXE_bt-random");
+use crate::util::{
+    RANDOM, SEARCH, bt_arena, bt_arena_with_env, deterministic, games_of, pgn_without_dates,
+    stderr, stdout,
+};
 
 /// `text` split at white space, then `extra`.
 fn words(text: &str, extra: &[&str]) -> Vec<String> {
@@ -24,14 +24,6 @@ fn words(text: &str, extra: &[&str]) -> Vec<String> {
 
 fn path(dir: &Path) -> &str {
     dir.to_str().expect("a UTF-8 temporary path")
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
 /// Runs `command` once per shard of `count`, all at the same time, into `run`; the outputs by

@@ -5,14 +5,12 @@ use bt_arena::rules::{Color, Position, Rules};
 use bt_arena::stats::Sprt;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::util::{bt_arena, bt_arena_with_env};
-
-const RANDOM: &str = env!("CARGO_BIN_EXE_bt-random");
-const SEARCH: &str = env!("CARGO_BIN_EXE_bt-search");
-const FAULTY: &str = env!("CARGO_BIN_EXE_bt-faulty");
+use crate::util::{
+    FAULTY, RANDOM, SEARCH, bt_arena, bt_arena_command, bt_arena_with_env, stderr, stdout,
+};
 
 /// `bt-arena tournament --resume DIR` followed by `flags`.
 fn resume(dir: &Path, flags: &str) -> Output {
@@ -35,14 +33,6 @@ fn args(text: &str, out: &Path) -> Vec<String> {
         .collect();
     args.extend(["--out".to_string(), out.display().to_string()]);
     args
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
 /// Replays a recorded game with the reference rules: every move legal, the recorded result and
@@ -436,11 +426,7 @@ fn bad_flags_and_files_are_named() {
             stderr(&output)
         );
     }
-    let output = bt_arena(&[
-        "tournament".into(),
-        "--resume".into(),
-        "/no/such/run".into(),
-    ]);
+    let output = bt_arena(&["tournament", "--resume", "/no/such/run"]);
     assert_eq!(output.status.code(), Some(4));
     assert!(
         stderr(&output).contains("/no/such/run"),
@@ -591,16 +577,15 @@ fn a_killed_run_resumes_without_losing_or_repeating_games() {
     // The engines run in their own working directory, so the test can find them in /proc.
     let engine_dir = dir.path().join("engines");
     std::fs::create_dir(&engine_dir).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_bt-arena"))
-        .args(args(
-            &format!(
-                "tournament --engine cmd=RANDOM name=a --engine cmd=RANDOM name=b --each st=0.02 dir={} \
-                 --rounds 30 --seed 3 --concurrency 2",
-                engine_dir.display()
-            ),
-            &out,
-        ))
-        .stdout(Stdio::null())
+    let mut child = bt_arena_command(args(
+        &format!(
+            "tournament --engine cmd=RANDOM name=a --engine cmd=RANDOM name=b --each st=0.02 dir={} \
+             --rounds 30 --seed 3 --concurrency 2",
+            engine_dir.display()
+        ),
+        &out,
+    ))
+    .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
@@ -1111,17 +1096,16 @@ fn fatal_errors_come_before_any_start_up_line() {
 fn runs_started_in_the_same_second_get_their_own_directories() {
     let dir = tempfile::tempdir().unwrap();
     let run = || {
-        Command::new(env!("CARGO_BIN_EXE_bt-arena"))
-            .args(
-                format!(
-                    "tournament --engine cmd={RANDOM} name=a --engine cmd={RANDOM} name=b \
-                     --each depth=1 --rounds 1 --event dup"
-                )
-                .split_whitespace(),
+        bt_arena_command(
+            format!(
+                "tournament --engine cmd={RANDOM} name=a --engine cmd={RANDOM} name=b \
+                 --each depth=1 --rounds 1 --event dup"
             )
-            .current_dir(dir.path())
-            .output()
-            .unwrap()
+            .split_whitespace(),
+        )
+        .current_dir(dir.path())
+        .output()
+        .unwrap()
     };
     let started = Instant::now();
     let (first, second) = (run(), run());
