@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use crate::util::{FAULTY, RANDOM, SEARCH, bt_arena};
+use crate::util::{FAULTY, RANDOM, SEARCH, bt_arena, fairy_stockfish};
 
 /// A finished run: its exit code, the JSON report (when there is one), and stderr.
 struct Run {
@@ -150,10 +150,9 @@ fn bt_random_with_a_seed_passes_every_check_under_classic_rules_over_uci() {
 }
 
 #[test]
+#[ignore = "needs fairy-stockfish (apt-get install fairy-stockfish)"]
 fn fairy_stockfish_passes_every_check_under_classic_rules() {
-    let Some(path) = crate::util::fairy_stockfish_or_skip() else {
-        return;
-    };
+    let path = fairy_stockfish();
     let cmd = format!("cmd={}", path.display());
     let run = check_engine(&["--engine", &cmd, "proto=uci", "--rules", "classic"]);
     assert_all_pass(&run, 25);
@@ -171,10 +170,9 @@ fn fairy_stockfish_passes_every_check_under_classic_rules() {
 }
 
 #[test]
+#[ignore = "needs fairy-stockfish (apt-get install fairy-stockfish)"]
 fn fairy_stockfish_has_no_capture_only_variant() {
-    let Some(path) = crate::util::fairy_stockfish_or_skip() else {
-        return;
-    };
+    let path = fairy_stockfish();
     let cmd = format!("cmd={}", path.display());
     let run = check_engine(&["--engine", &cmd, "proto=uci", "--quick"]);
     run.assert_fails(

@@ -3,7 +3,9 @@
 //! test executable, not fifteen.
 //!
 //! Run one concern with `cargo test --test it MODULE::` (e.g. `cargo test --test it engine::`),
-//! or one test by its name.
+//! or one test by its name. The tests that need an outside program (Fairy-Stockfish, Chromium, a
+//! Slurm cluster) are `#[ignore]`d with what they need as the reason; `cargo test --
+//! --include-ignored` runs them too, and fails them when it is missing.
 
 mod util;
 

@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Output;
 
-use crate::util::{FAULTY, RANDOM, bt_arena, bt_arena_command};
+use crate::util::{FAULTY, RANDOM, bt_arena, bt_arena_command, fairy_stockfish};
 
 /// Runs `bt-arena perft-check` with `args` from the crate's directory.
 fn perft_check(args: &[&str]) -> Output {
@@ -317,10 +317,9 @@ fn a_suite_saved_with_a_byte_order_mark_is_read() {
 }
 
 #[test]
+#[ignore = "needs fairy-stockfish (apt-get install fairy-stockfish)"]
 fn fairy_stockfish_passes_under_classic_rules() {
-    let Some(cmd) = crate::util::fairy_stockfish_or_skip() else {
-        return;
-    };
+    let cmd = fairy_stockfish();
     let engine = [format!("cmd={}", cmd.display()), "proto=uci".to_string()];
     let args = [
         "--rules",

@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use crate::util::{RANDOM, SEARCH, bt_arena, stderr, stdout};
+use crate::util::{RANDOM, SEARCH, bt_arena, fairy_stockfish, stderr, stdout};
 
 /// A three-engine round-robin at depth 1, two games at a time (so game pairs may finish out of
 /// order), from the shipped capture-only book; returns the results directory.
@@ -177,10 +177,9 @@ fn fairy_stockfish_fen(cmd: &Path, fen: &str) -> String {
 }
 
 #[test]
+#[ignore = "needs fairy-stockfish (apt-get install fairy-stockfish)"]
 fn fairy_stockfish_reads_the_fen_tags_as_written() {
-    let Some(cmd) = crate::util::fairy_stockfish_or_skip() else {
-        return;
-    };
+    let cmd = fairy_stockfish();
     let dir = tempfile::tempdir().unwrap();
     let out = small_run(dir.path());
     let text = std::fs::read_to_string(out.join("games.pgn")).unwrap();
@@ -222,10 +221,9 @@ fn moves_with_comments(movetext: &str) -> Vec<(String, Option<String>)> {
 }
 
 #[test]
+#[ignore = "needs fairy-stockfish (apt-get install fairy-stockfish)"]
 fn comments_of_a_multipv_engine_are_those_of_its_best_line() {
-    let Some(fsf) = crate::util::fairy_stockfish_or_skip() else {
-        return;
-    };
+    let fsf = fairy_stockfish();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
     // With MultiPV=3 each depth ends with the third-best line (`multipv 3`), whose pv starts

@@ -128,35 +128,27 @@ pub fn in_ms(ms: u64) -> Duration {
     Duration::from_millis(ms)
 }
 
-/// Fairy-Stockfish: where Debian's package puts the binary, then `PATH`. `None` (after saying
-/// so) when it is not installed, except under CI (env `CI` set), where its absence fails the
-/// test.
-pub fn fairy_stockfish_or_skip() -> Option<PathBuf> {
-    installed_or_skip("/usr/games/fairy-stockfish", "fairy-stockfish")
+/// Fairy-Stockfish: where Debian's package puts the binary, else on `PATH`. Fails the test
+/// when it is not installed: the tests that call this are `#[ignore]`d, run by
+/// `cargo test -- --include-ignored` where it is.
+pub fn fairy_stockfish() -> PathBuf {
+    installed("/usr/games/fairy-stockfish", "fairy-stockfish")
 }
 
-/// A program Debian's package `name` installs at `debian`, else `name` on `PATH`. `None`
-/// (after saying so) when it is not installed, except under CI (env `CI` set), where its
-/// absence fails the test: .ci/run must install it.
-pub fn installed_or_skip(debian: &str, name: &str) -> Option<PathBuf> {
+/// A program Debian's package `name` installs at `debian`, else `name` on `PATH`. Fails the
+/// test, saying what to install, when neither is there.
+pub fn installed(debian: &str, name: &str) -> PathBuf {
     let debian = PathBuf::from(debian);
-    let found = if debian.is_file() {
-        Some(debian)
-    } else {
-        std::env::var_os("PATH").and_then(|path| {
+    if debian.is_file() {
+        return debian;
+    }
+    std::env::var_os("PATH")
+        .and_then(|path| {
             std::env::split_paths(&path)
                 .map(|dir| dir.join(name))
                 .find(|candidate| candidate.is_file())
         })
-    };
-    if found.is_none() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "{name} is not installed but CI is set: .ci/run must install it"
-        );
-        eprintln!("{name} is not installed (apt-get install {name}): skipped");
-    }
-    found
+        .unwrap_or_else(|| panic!("{name} is not installed: apt-get install {name}"))
 }
 
 /// A `bt-arena` command with `args`, from the crate's directory and without input: to spawn,
