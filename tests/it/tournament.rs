@@ -629,11 +629,10 @@ fn processes_in(dir: &Path) -> Vec<u32> {
         .collect()
 }
 
-/// The `go` lines sent to an engine in its `--log` file, as the mover's time (White's on an
-/// even ply) and `movestogo`, grouped by game.
-fn clocks_sent(log: &str) -> Vec<Vec<(u64, u64)>> {
-    let mut games: Vec<Vec<(u64, u64)>> = Vec::new();
-    let mut ply = 0;
+/// The `go` lines sent to an engine in its `--log` file, as both sides' time (White's, Black's)
+/// and `movestogo`, grouped by game.
+fn clocks_sent(log: &str) -> Vec<Vec<([u64; 2], u64)>> {
+    let mut games: Vec<Vec<([u64; 2], u64)>> = Vec::new();
     for line in log.lines() {
         let Some((_, sent)) = line.split_once(" > ") else {
             continue;
@@ -645,19 +644,11 @@ fn clocks_sent(log: &str) -> Vec<Vec<(u64, u64)>> {
         };
         match words.first() {
             Some(&"uginewgame") | Some(&"ucinewgame") => games.push(Vec::new()),
-            Some(&"position") => {
-                ply = words
-                    .iter()
-                    .skip_while(|word| **word != "moves")
-                    .count()
-                    .saturating_sub(1)
-            }
             Some(&"go") => {
-                let [white, black] = [["p1time", "wtime"], ["p2time", "btime"]]
+                let times = [["p1time", "wtime"], ["p2time", "btime"]]
                     .map(|keys| keys.iter().find_map(|key| value(key)).unwrap());
-                let mover = if ply % 2 == 0 { white } else { black };
                 let moves_to_go = value("movestogo").unwrap_or_else(|| panic!("{line}"));
-                games.last_mut().unwrap().push((mover, moves_to_go));
+                games.last_mut().unwrap().push((times, moves_to_go));
             }
             _ => {}
         }
@@ -665,17 +656,71 @@ fn clocks_sent(log: &str) -> Vec<Vec<(u64, u64)>> {
     games
 }
 
+/// The clock of `engine` in each game of a `4/1+0` run, checked against the time each of its
+/// moves took (games.csv's `move_info`, whole ms): each game starts at 1000 ms and movestogo 4;
+/// a move costs its time exactly and movestogo counts down; the fourth move of a period
+/// refills the clock by 1000 ms and movestogo starts at 4 again. Times on the wire are whole
+/// ms rounded down, so a clock may show 1 ms less than the whole-ms difference.
+fn assert_periods_of_four(engine: &str, games: &[GameRecord], log: &str) {
+    let sent = clocks_sent(log);
+    assert_eq!(sent.len(), games.len(), "{engine}: {log}");
+    for (game, goes) in games.iter().zip(&sent) {
+        let side = if game.white == engine { 0 } else { 1 };
+        assert_eq!([&game.white, &game.black][side], engine);
+        let infos = bt_arena::results::moves::decode_column(&game.move_info).unwrap();
+        // The opening's side to move plays ply 0 of move_info.
+        let first = if game.opening.parse::<Position>().unwrap().side_to_move() == Color::White {
+            0
+        } else {
+            1
+        };
+        let used: Vec<u64> = infos
+            .iter()
+            .skip((side + 2 - first) % 2)
+            .step_by(2)
+            .map(|info| info.time_ms)
+            .collect();
+        let what = format!(
+            "{engine} in game {}: sent {goes:?}, used {used:?}",
+            game.game_id
+        );
+        assert_eq!(goes.len(), used.len(), "{what}");
+        // A side plays at least 5 moves in any game: a period ends and the next begins.
+        assert!(goes.len() >= 5, "{what}");
+        for (index, &(times, moves_to_go)) in goes.iter().enumerate() {
+            assert_eq!(moves_to_go, 4 - index as u64 % 4, "{what}");
+            let time = times[side];
+            if index == 0 {
+                assert_eq!(time, 1000, "{what}");
+                continue;
+            }
+            let refill = if index % 4 == 0 { 1000 } else { 0 };
+            let expected = (goes[index - 1].0[side] + refill)
+                .checked_sub(used[index - 1])
+                .unwrap();
+            assert!(
+                time == expected || time + 1 == expected,
+                "move {index}: {time} ms, expected {expected}: {what}"
+            );
+        }
+    }
+}
+
+/// Runs with moves per period (`tc=4/1+0`): bt-random on both sides, one over UGI and one over
+/// UCI, answers at once, so the games are quick and the clocks are checked to the
+/// millisecond against the time each move took.
 #[test]
 fn a_clock_of_moves_per_period_sends_movestogo_and_refills_each_period() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
     let output = bt_arena(&args(
-        "tournament --engine cmd=SEARCH name=search --engine cmd=RANDOM name=random proto=uci \
-         --each tc=4/1+0 --rounds 2 --log --seed 3",
+        "tournament --engine cmd=RANDOM name=ugi option.Seed=1 --engine cmd=RANDOM name=uci \
+         proto=uci option.Seed=2 --each tc=4/1+0 --rounds 2 --log --seed 3",
         &out,
     ));
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    let games = read_games(&out.join("games.csv")).unwrap();
+    let mut games = read_games(&out.join("games.csv")).unwrap();
+    games.sort_by_key(|game| game.game_id);
     assert_eq!(games.len(), 4);
     for game in &games {
         replay(game, Rules::CaptureOnly);
@@ -691,51 +736,42 @@ fn a_clock_of_moves_per_period_sends_movestogo_and_refills_each_period() {
     let limit = serde_json::json!({"clock": {"base_ms": 1000, "increment_ms": 0, "moves": 4}});
     assert_eq!(saved["engines"][0]["limit"], limit);
     assert_eq!(saved["engines"][1]["limit"], limit);
-    for engine in ["search", "random"] {
+    for engine in ["ugi", "uci"] {
         let log = std::fs::read_to_string(out.join(format!("logs/{engine}-0.log"))).unwrap();
-        let sent = clocks_sent(&log);
-        assert_eq!(sent.len(), 4, "{engine}: {log}");
-        for (game, moves) in sent.iter().enumerate() {
-            // A side plays at least 5 moves in any game: a period ends and the next begins.
-            assert!(moves.len() >= 5, "{engine} game {game}: {moves:?}");
-            // Each period starts with movestogo 4 and at least the base on the clock, which
-            // then only runs down (no increment) until the next period.
-            for (index, &(time_ms, moves_to_go)) in moves.iter().enumerate() {
-                assert_eq!(moves_to_go, 4 - index as u64 % 4, "{engine}: {moves:?}");
-                match index % 4 {
-                    0 => assert!(time_ms >= 1000, "{engine}: no refill in {moves:?}"),
-                    _ => assert!(time_ms <= moves[index - 1].0, "{engine}: {moves:?}"),
-                }
-            }
-        }
+        assert_periods_of_four(engine, &games, &log);
     }
-    let uci = std::fs::read_to_string(out.join("logs/random-0.log")).unwrap();
+    let uci = std::fs::read_to_string(out.join("logs/uci-0.log")).unwrap();
     assert!(uci.contains("> go wtime 1000 btime "), "{uci}");
 
     let config = dir.path().join("periods.toml");
     std::fs::write(
         &config,
         format!(
-            "rounds = 1\n[[engines]]\nname = \"search\"\ncmd = \"{SEARCH}\"\n\
+            "rounds = 1\n[[engines]]\nname = \"a\"\ncmd = \"{RANDOM}\"\n\
              limit = {{ clock = {{ moves = 4, base_ms = 1000, increment_ms = 0 }} }}\n\
-             [[engines]]\nname = \"random\"\ncmd = \"{RANDOM}\"\n\
+             [[engines]]\nname = \"b\"\ncmd = \"{RANDOM}\"\n\
              limit = {{ clock = {{ moves = 4, base_ms = 1000, increment_ms = 0 }} }}\n"
         ),
     )
     .unwrap();
     let from_file = dir.path().join("from-file");
     let output = bt_arena(&args(
-        &format!("tournament --config {}", config.display()),
+        &format!("tournament --config {} --log", config.display()),
         &from_file,
     ));
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    let games = read_games(&from_file.join("games.csv")).unwrap();
+    let mut games = read_games(&from_file.join("games.csv")).unwrap();
+    games.sort_by_key(|game| game.game_id);
     assert_eq!(games.len(), 2);
     assert!(games.iter().all(|game| !game.termination.is_fault()));
     let saved: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(from_file.join("config.json")).unwrap())
             .unwrap();
     assert_eq!(saved["engines"][0]["limit"], limit);
+    for engine in ["a", "b"] {
+        let log = std::fs::read_to_string(from_file.join(format!("logs/{engine}-0.log"))).unwrap();
+        assert_periods_of_four(engine, &games, &log);
+    }
     std::fs::write(
         &config,
         format!(
