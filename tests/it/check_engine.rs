@@ -307,9 +307,21 @@ fn a_slow_engine_fails_movetime_with_its_worst_overshoot() {
     let run = faulty("slow", &["--delay-ms", "250"], "limits");
     run.assert_fails(
         "limits.movetime",
-        "5 tries of go movetime 100: worst overshoot 1",
+        "5 tries of go movetime 100: worst overshoot ",
     );
-    assert!(run.check("limits.movetime")["evidence"]["ms"].as_u64() >= Some(250));
+    // The slowest answer, as the evidence times it: 250 ms of sleep at least.
+    let ms = run.check("limits.movetime")["evidence"]["ms"]
+        .as_u64()
+        .expect("the time of the slowest answer");
+    assert!(ms >= 250, "{ms}");
+    assert_eq!(
+        run.summary("limits.movetime"),
+        format!(
+            "5 tries of go movetime 100: worst overshoot {} ms (slowest answer {ms} ms; a \
+             tournament forfeits beyond 100 ms)",
+            ms - 100
+        )
+    );
     assert_eq!(run.verdict("limits.depth"), "pass");
 }
 
@@ -318,7 +330,19 @@ fn overrunning_the_clock_fails_clock() {
     let run = faulty("clock-overrun", &[], "limits");
     run.assert_fails(
         "limits.clock",
-        "4 tries with 300 ms left and no increment: slowest answer 6",
+        "4 tries with 300 ms left and no increment: slowest answer ",
+    );
+    // It thinks for the 300 ms left plus 300 ms.
+    let ms = run.check("limits.clock")["evidence"]["ms"]
+        .as_u64()
+        .expect("the time of the slowest answer");
+    assert!(ms >= 600, "{ms}");
+    assert_eq!(
+        run.summary("limits.clock"),
+        format!(
+            "4 tries with 300 ms left and no increment: slowest answer {ms} ms (a tournament \
+             forfeits beyond 400 ms)"
+        )
     );
     assert_eq!(run.verdict("limits.movetime"), "pass");
 }

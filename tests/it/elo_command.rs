@@ -318,12 +318,17 @@ fn sprt_takes_tokens_or_one_string() {
     let reference = bt_arena(&["elo", "--sprt", "elo0=0 elo1=5 alpha=0.1", csv]);
     assert_eq!(reference.status.code(), Some(2));
     let sprt: Sprt = "elo0=0 elo1=5 alpha=0.1".parse().unwrap();
-    let line = sprt.report(sprt.llr_pentanomial(&[1, 0, 2, 0, 3].into()));
-    assert!(
-        String::from_utf8_lossy(&reference.stdout).contains(&format!("{line}\n")),
-        "{}",
-        String::from_utf8_lossy(&reference.stdout)
+    let llr = sprt.llr_pentanomial(&[1, 0, 2, 0, 3].into());
+    let line = sprt.report(llr);
+    // alpha=0.1 with the default beta=0.05: LLR bounds ln(beta / (1 - alpha)) = -2.89 and
+    // ln((1 - beta) / alpha) = 2.25 (fishtest's), not the default's +-2.94.
+    let (lower, upper) = ((0.05f64 / 0.9).ln(), (0.95f64 / 0.1).ln());
+    assert_eq!(
+        line.to_string(),
+        format!("LLR: {llr:.2} (-2.89, 2.25) [0.00, 5.00]")
     );
+    let text = String::from_utf8_lossy(&reference.stdout);
+    assert!(text.contains(&format!("{line}\n")), "{text}");
     for args in [
         vec!["elo", "--sprt", "elo0=0", "elo1=5", "alpha=0.1", csv],
         vec!["elo", csv, "--sprt", "elo0=0", "elo1=5", "alpha=0.1"],
@@ -333,7 +338,19 @@ fn sprt_takes_tokens_or_one_string() {
         assert_eq!(output.status.code(), Some(2), "{args:?}");
         if args.last() != Some(&"--json") {
             assert_eq!(output.stdout, reference.stdout, "{args:?}");
+            continue;
         }
+        let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        let status = &json["pairs"][0]["sprt"];
+        let close = |key: &str, value: f64| {
+            status[key]
+                .as_f64()
+                .is_some_and(|got| (got - value).abs() < 1e-12)
+        };
+        assert!(close("lower", lower) && close("upper", upper), "{status}");
+        assert!(close("elo0", 0.0) && close("elo1", 5.0), "{status}");
+        assert_eq!(status["llr"].as_f64(), Some(llr), "{status}");
+        assert_eq!(status["decision"], "Continue", "{status}");
     }
     // The files are still required, and a bad token is named.
     let output = bt_arena(&["elo", "--sprt", "elo0=0", "elo1=5"]);

@@ -3,7 +3,7 @@
 
 use crate::util::*;
 use bt_arena::engine::{Engine, EngineError, EngineLaunch, MAX_LINE_BYTES, StrayOutput};
-use bt_arena::protocol::{GoLimits, Protocol, Score};
+use bt_arena::protocol::{GoLimits, Info, Protocol, Score};
 use bt_arena::rules::perft::{PerftOptions, divide};
 use bt_arena::rules::{MoveError, Position, Rules};
 use std::collections::BTreeMap;
@@ -662,41 +662,59 @@ fn engines_outlive_the_thread_that_started_them() {
     engine.is_ready().expect("still there");
 }
 
-/// An engine that writes malformed `info` lines before a legal `bestmove`: the lines are
-/// skipped, the move is taken.
+/// An engine that writes malformed `info` lines before a legal `bestmove`: each line is
+/// skipped whole (none of its fields is taken, nor overwrites an earlier line's), the move is
+/// taken.
 #[test]
 fn malformed_info_lines_are_skipped() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let script = dir.path().join("chatty.sh");
+    let malformed = "echo 'info depth 5 score cp 12.5'; echo 'info nodes -1 depth 6'; \
+                     echo 'info depth 99999999999999999999999 nodes 7'";
     std::fs::write(
         &script,
-        "#!/bin/sh\nwhile read -r line; do case \"$line\" in\n\
-         ugi) echo 'id name chatty'; echo ugiok;;\n\
-         isready) echo readyok;;\n\
-         go*) echo 'info score cp 12.5'; echo 'info nodes -1'; echo 'info depth 99999999999999999999999'; echo 'bestmove a2a3';;\n\
-         quit) exit 0;;\n\
-         esac; done\n",
+        format!(
+            "#!/bin/sh\nwhile read -r line; do case \"$line\" in\n\
+             ugi) echo 'id name chatty'; echo ugiok;;\n\
+             isready) echo readyok;;\n\
+             'go depth 1') {malformed}; echo 'bestmove a2a3';;\n\
+             'go depth 2') echo 'info depth 3 nodes 50 score cp 20'; {malformed}; \
+             echo 'bestmove b2b3';;\n\
+             quit) exit 0;;\n\
+             esac; done\n"
+        ),
     )
     .expect("script written");
-    std::process::Command::new("chmod")
-        .arg("+x")
-        .arg(&script)
-        .status()
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755))
         .expect("chmod");
-    let config = bt_arena::engine::EngineLaunch {
+    let config = EngineLaunch {
         name: "chatty".into(),
         cmd: script,
-        ..Default::default()
+        timeouts: roomy(),
+        ..EngineLaunch::default()
     };
-    let mut engine = bt_arena::engine::Engine::start(&config, Rules::CaptureOnly).expect("starts");
-    let reply = engine
-        .go(
-            &bt_arena::rules::Position::startpos(),
-            &[],
-            &bt_arena::protocol::GoLimits::depth(1),
-            Duration::from_secs(10),
-        )
-        .expect("a move despite the bad info lines");
+    let mut engine = start(&config, Rules::CaptureOnly);
+    let go = |engine: &mut Engine, depth| {
+        engine
+            .go(
+                &Position::startpos(),
+                &[],
+                &GoLimits::depth(depth),
+                in_ms(10_000),
+            )
+            .expect("a move despite the bad info lines")
+    };
+    let reply = go(&mut engine, 1);
     assert_eq!(reply.bestmove, "a2a3");
+    assert_eq!(reply.info, Info::default());
+    let reply = go(&mut engine, 2);
+    assert_eq!(reply.bestmove, "b2b3");
+    let good = Info {
+        depth: Some(3),
+        nodes: Some(50),
+        score: Some(Score::Cp(20)),
+        ..Info::default()
+    };
+    assert_eq!(reply.info, good);
     engine.quit();
 }

@@ -104,7 +104,24 @@ fn the_command_checks_suites_and_fails_on_a_mismatch() {
     let output = bt_arena(&["perft", "--suite", "tests/perft/capture-only.epd", "7"]);
     assert_eq!(output.status.code(), Some(0), "{output:?}");
     let text = String::from_utf8(output.stdout).unwrap();
-    assert!(text.contains("0 failed"), "{text}");
+    // Every line of the suite, each at its depths up to 7.
+    let entries = suite(Rules::CaptureOnly);
+    let checks: usize = entries
+        .iter()
+        .map(|entry| {
+            entry
+                .expected
+                .iter()
+                .filter(|(depth, _)| *depth <= 7)
+                .count()
+        })
+        .sum();
+    assert_eq!((entries.len(), checks), (14, 81));
+    assert!(
+        text.ends_with("\n14 lines, 81 checks: 81 passed, 0 failed\n"),
+        "{text}"
+    );
+    assert_eq!(text.matches("  ok (").count(), 14, "{text}");
 
     // The capture-only suite checked under classic rules must fail, with exit code 1.
     let output = bt_arena(&[

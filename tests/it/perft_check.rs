@@ -287,11 +287,46 @@ fn bt_random_passes_the_start_suites_and_random_positions() {
     assert_eq!(report["positions"][0]["expected"], 50118);
     assert_eq!(report["positions"][0]["reported"], 50118);
 
-    let args = ["--suite", "tests/perft/capture-only.epd", "--random", "5"];
+    let args = [
+        "--suite",
+        "tests/perft/capture-only.epd",
+        "--random",
+        "5",
+        "--seed",
+        "7",
+    ];
     let report = json_check(&engine, &args, 0);
-    assert_eq!(report["positions"].as_array().map(Vec::len), Some(14 + 5));
+    assert_eq!(
+        (&report["seed"], &report["passed"]),
+        (&7.into(), &19.into())
+    );
     assert_eq!(report["failed"], 0);
-    assert!(report["seed"].is_u64());
+    let positions = report["positions"].as_array().expect("positions");
+    assert_eq!(positions.len(), 14 + 5);
+    // The seed's five random games, each cut at a ply, counted right (by our perft) and
+    // reported so.
+    let sources: Vec<&str> = positions[14..]
+        .iter()
+        .map(|p| p["source"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        sources,
+        [
+            "random game 1, ply 11",
+            "random game 2, ply 72",
+            "random game 3, ply 12",
+            "random game 4, ply 70",
+            "random game 5, ply 76"
+        ]
+    );
+    for checked in positions {
+        let at = position(checked["position"].as_str().unwrap());
+        let depth = checked["depth"].as_u64().unwrap() as u32;
+        let count =
+            bt_arena::rules::perft::perft(&at, Rules::CaptureOnly, depth, Default::default());
+        assert_eq!(checked["expected"], count, "{checked}");
+        assert_eq!(checked["reported"], count, "{checked}");
+    }
 
     let args = [
         "--rules",

@@ -2,6 +2,8 @@
 //! the counts of its games.csv; another tool's PGN is paired as Ordo and fastchess pair it;
 //! malformed games are named with file and line; Fairy-Stockfish reads the FEN tag.
 
+use bt_arena::results::moves::MoveScore;
+use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -66,10 +68,59 @@ fn elo_on_a_runs_pgn_gives_the_counts_of_its_games_csv() {
         12
     );
     assert_eq!(text.matches("[Termination \"normal\"]").count(), 12);
-    // bt-search reports score, depth, nodes, seldepth and PV for every move it plays.
-    assert!(text.contains("/1 0.0"), "{text}");
-    assert!(text.contains(", n="), "{text}");
-    assert!(text.contains(", pv=\""), "{text}");
+    // bt-search reports score, depth, nodes, seldepth and PV for every move it plays: each of
+    // its moves has them all in its comment.
+    let mut checked = 0;
+    for (tags, movetext) in pgn_games(&text) {
+        let first = match tags.get("FEN") {
+            Some(fen) if fen.ends_with(" b") => 1,
+            _ => 0,
+        };
+        for (ply, (mv, comment)) in moves_with_comments(&movetext).iter().enumerate() {
+            let mover = &tags[["White", "Black"][(first + ply) % 2]];
+            if !mover.starts_with("search") {
+                continue;
+            }
+            let comment = comment.as_deref().unwrap_or_default();
+            let (score, rest) = comment.split_once("/1 ").unwrap_or_default();
+            assert!(
+                MoveScore::parse_pgn(score).is_some()
+                    && rest.contains("s, n=")
+                    && rest.contains(", sd=")
+                    && rest.contains(", pv=\""),
+                "{mover}'s move {mv}: {{{comment}}} in {movetext}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 12 * 10, "{checked} moves of bt-search");
+}
+
+/// The games of a PGN text: each one's tags (name, value) and its movetext.
+fn pgn_games(text: &str) -> Vec<(HashMap<String, String>, String)> {
+    let mut games: Vec<(HashMap<String, String>, String)> = Vec::new();
+    for line in text.lines() {
+        if let Some(tag) = line.strip_prefix('[') {
+            if games
+                .last()
+                .is_none_or(|(_, movetext)| !movetext.is_empty())
+            {
+                games.push(Default::default());
+            }
+            let (name, value) = tag.split_once(' ').unwrap();
+            let value = value.trim_end_matches(']').trim_matches('"');
+            games
+                .last_mut()
+                .unwrap()
+                .0
+                .insert(name.into(), value.into());
+        } else if !line.is_empty() {
+            let movetext = &mut games.last_mut().unwrap().1;
+            movetext.push_str(line);
+            movetext.push('\n');
+        }
+    }
+    games
 }
 
 #[test]

@@ -89,9 +89,15 @@ fn a_round_robin_records_every_game_in_pairs() {
     assert!(text.contains("Finished game 1 ("), "{text}");
     let pgn = std::fs::read_to_string(out.join("games.pgn")).unwrap();
     assert_eq!(pgn.matches("[Variant ").count(), 12);
+    // summary.json is the report `elo --json` computes from the run's games.csv.
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
-    assert!(summary.is_object());
+    let elo = bt_arena(&["elo", "--json", out.join("games.csv").to_str().unwrap()]);
+    assert_eq!(elo.status.code(), Some(0), "{}", stderr(&elo));
+    let replayed: serde_json::Value = serde_json::from_slice(&elo.stdout).unwrap();
+    assert_eq!(summary, replayed);
+    assert_eq!(summary["games"], 12);
+    assert_eq!(summary["pairs"].as_array().map(Vec::len), Some(3));
     let config: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("config.json")).unwrap()).unwrap();
     assert_eq!(config["seed"], 9);
@@ -1127,10 +1133,31 @@ fn fatal_errors_come_before_any_start_up_line() {
 }
 
 /// Two runs with the default --out started in the same second get two directories, not an
-/// "already holds games" refusal of the second.
+/// "already holds games" refusal of the second. Made certain rather than left to timing: the
+/// directories of every second of the next two minutes, with `-2`, exist before the runs, so
+/// each run takes `-3`, or `-4` when the other run already took `-3` in that second.
 #[test]
 fn runs_started_in_the_same_second_get_their_own_directories() {
     let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results");
+    // `dup-YYYYMMDD-HHMMSS`, UTC, as the runner names a run of event `dup`.
+    let base = |time: std::time::SystemTime| {
+        let stamp: String = humantime::format_rfc3339_seconds(time)
+            .to_string()
+            .chars()
+            .filter(char::is_ascii_digit)
+            .collect();
+        format!("dup-{}-{}", &stamp[..8], &stamp[8..])
+    };
+    let now = std::time::SystemTime::now();
+    let mut taken = HashSet::new();
+    for second in 0..120 {
+        let name = base(now + Duration::from_secs(second));
+        for name in [name.clone(), format!("{name}-2")] {
+            std::fs::create_dir_all(results.join(&name)).unwrap();
+            taken.insert(name);
+        }
+    }
     let run = || {
         bt_arena_command(
             format!(
@@ -1143,18 +1170,28 @@ fn runs_started_in_the_same_second_get_their_own_directories() {
         .output()
         .unwrap()
     };
-    let started = Instant::now();
-    let (first, second) = (run(), run());
-    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
-    assert_eq!(second.status.code(), Some(0), "{}", stderr(&second));
-    let mut runs: Vec<String> = std::fs::read_dir(dir.path().join("results"))
-        .unwrap()
-        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    runs.sort();
-    assert_eq!(runs.len(), 2, "{runs:?}");
-    // Within one second the second is the first's name with -2.
-    if started.elapsed() < Duration::from_secs(1) && runs[0].len() + 2 == runs[1].len() {
-        assert_eq!(runs[1], format!("{}-2", runs[0]));
+    let mut runs = Vec::new();
+    for _ in 0..2 {
+        let output = run();
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        let new: Vec<String> = std::fs::read_dir(&results)
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|name| !taken.contains(name))
+            .collect();
+        assert_eq!(new.len(), 1, "{new:?}");
+        assert!(results.join(&new[0]).join("games.csv").is_file(), "{new:?}");
+        taken.insert(new[0].clone());
+        runs.push(new[0].clone());
     }
+    let (second, suffix) = runs[0].rsplit_once('-').unwrap();
+    assert_eq!(
+        suffix, "3",
+        "{runs:?} (a run that started two minutes late gets no suffix)"
+    );
+    let expected = match runs[1].strip_prefix(second) {
+        Some(_) => format!("{second}-4"),
+        None => format!("{}-3", runs[1].rsplit_once('-').unwrap().0),
+    };
+    assert_eq!(runs[1], expected, "{runs:?}");
 }
