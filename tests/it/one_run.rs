@@ -7,31 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-mod common;
-
-use common::{bt_arena, deterministic};
-
-const SEARCH: &str = env!("CARGO_BIN_EXE_bt-search");
-const RANDOM: &str = env!("CARGO_BIN_EXE_bt-random");
-
-fn words(text: &str, extra: &[&str]) -> Vec<String> {
-    text.split_whitespace()
-        .chain(extra.iter().copied())
-        .map(String::from)
-        .collect()
-}
-
-fn path(dir: &Path) -> &str {
-    dir.to_str().expect("a UTF-8 temporary path")
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
+use crate::util::{RANDOM, SEARCH, bt_arena, deterministic, path, stderr, stdout, words};
 
 /// The `SPRT: ...` and `LLR: ...` lines of a text report.
 fn sprt_lines(output: &Output) -> Vec<String> {

@@ -1,13 +1,38 @@
-//! Helpers shared by the engine integration tests: configurations for the bundled binaries and
-//! process checks through the operating system.
-
-#![allow(dead_code)]
+//! Helpers the integration tests share: running bt-arena, reading its output, a game record
+//! to write, configurations for the bundled engines, checks of processes through the operating
+//! system, and finding the outside programs some tests need.
 
 use bt_arena::engine::{EngineLaunch, Timeouts};
 use bt_arena::protocol::Protocol;
+use bt_arena::results::{GameRecord, GameResult, Termination};
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+/// Asserts that `value` matches `pattern` (with its `if` guard), failing with the value's
+/// `Debug` form; matches a reference to `value`, so bindings are references. With `=> expr`,
+/// gives `expr` evaluated with the pattern's bindings:
+/// `let tail = assert_matches!(err, EngineError::Crashed { stderr_tail, .. } => stderr_tail);`
+macro_rules! assert_matches {
+    ($value:expr, $pattern:pat $(if $guard:expr)? $(=> $then:expr)? $(,)?) => {
+        match &$value {
+            $pattern $(if $guard)? => ($($then)?),
+            other => panic!(
+                "expected {}, got {other:?}",
+                stringify!($pattern $(if $guard)?)
+            ),
+        }
+    };
+}
+pub(crate) use assert_matches;
+
+/// The bundled random mover that `cargo test` built.
+pub const RANDOM: &str = env!("CARGO_BIN_EXE_bt-random");
+/// The bundled alpha-beta engine that `cargo test` built.
+pub const SEARCH: &str = env!("CARGO_BIN_EXE_bt-search");
+/// The test engine that misbehaves on purpose (`bt-faulty --help` lists its faults).
+pub const FAULTY: &str = env!("CARGO_BIN_EXE_bt-faulty");
 
 /// Timeouts roomy enough for a loaded 2-core machine.
 pub fn roomy() -> Timeouts {
@@ -31,7 +56,7 @@ pub fn short() -> Timeouts {
 pub fn random(proto: Protocol) -> EngineLaunch {
     EngineLaunch {
         name: "random".into(),
-        cmd: env!("CARGO_BIN_EXE_bt-random").into(),
+        cmd: RANDOM.into(),
         proto,
         timeouts: roomy(),
         ..EngineLaunch::default()
@@ -44,7 +69,7 @@ pub fn faulty(fault: &str, extra: &[&str]) -> EngineLaunch {
     args.extend(extra.iter().map(|arg| arg.to_string()));
     EngineLaunch {
         name: format!("faulty-{fault}"),
-        cmd: env!("CARGO_BIN_EXE_bt-faulty").into(),
+        cmd: FAULTY.into(),
         args,
         timeouts: roomy(),
         ..EngineLaunch::default()
@@ -90,18 +115,6 @@ pub fn is_running(pid: u32) -> bool {
     }
 }
 
-/// Waits up to `limit` for `done` to hold; returns whether it did.
-pub fn eventually(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
-    let deadline = Instant::now() + limit;
-    while Instant::now() < deadline {
-        if done() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    done()
-}
-
 /// Asserts that process `pid` has been reaped.
 pub fn assert_reaped(pid: u32) {
     assert!(
@@ -115,52 +128,109 @@ pub fn in_ms(ms: u64) -> Duration {
     Duration::from_millis(ms)
 }
 
-/// Fairy-Stockfish: where Debian's package puts the binary, then `PATH`. `None` (after saying
-/// so) when it is not installed, except under CI (env `CI` set), where its absence fails the
-/// test.
-pub fn fairy_stockfish_or_skip() -> Option<PathBuf> {
-    installed_or_skip("/usr/games/fairy-stockfish", "fairy-stockfish")
+/// Fairy-Stockfish: where Debian's package puts the binary, else on `PATH`. Fails the test
+/// when it is not installed: the tests that call this are `#[ignore]`d, run by
+/// `cargo test -- --include-ignored` where it is.
+pub fn fairy_stockfish() -> PathBuf {
+    installed("/usr/games/fairy-stockfish", "fairy-stockfish")
 }
 
-/// A program Debian's package `name` installs at `debian`, else `name` on `PATH`. `None`
-/// (after saying so) when it is not installed, except under CI (env `CI` set), where its
-/// absence fails the test: .ci/run must install it.
-pub fn installed_or_skip(debian: &str, name: &str) -> Option<PathBuf> {
+/// A program Debian's package `name` installs at `debian`, else `name` on `PATH`. Fails the
+/// test, saying what to install, when neither is there.
+pub fn installed(debian: &str, name: &str) -> PathBuf {
     let debian = PathBuf::from(debian);
-    let found = if debian.is_file() {
-        Some(debian)
-    } else {
-        std::env::var_os("PATH").and_then(|path| {
+    if debian.is_file() {
+        return debian;
+    }
+    std::env::var_os("PATH")
+        .and_then(|path| {
             std::env::split_paths(&path)
                 .map(|dir| dir.join(name))
                 .find(|candidate| candidate.is_file())
         })
-    };
-    if found.is_none() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "{name} is not installed but CI is set: .ci/run must install it"
-        );
-        eprintln!("{name} is not installed (apt-get install {name}): skipped");
-    }
-    found
+        .unwrap_or_else(|| panic!("{name} is not installed: apt-get install {name}"))
+}
+
+/// A `bt-arena` command with `args`, from the crate's directory and without input: to spawn,
+/// or to change before running it.
+pub fn bt_arena_command<S: AsRef<OsStr>>(args: impl IntoIterator<Item = S>) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_bt-arena"));
+    command
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::null());
+    command
 }
 
 /// Runs bt-arena with `args` from the crate's directory, without input, and waits for it.
-pub fn bt_arena(args: &[String]) -> Output {
-    bt_arena_with_env(args, &[])
+pub fn bt_arena<S: AsRef<OsStr>>(args: &[S]) -> Output {
+    bt_arena_command(args).output().expect("bt-arena runs")
 }
 
 /// bt-arena with environment variables set (its engines inherit them).
-#[allow(dead_code)]
-pub fn bt_arena_with_env(args: &[String], env: &[(&str, &str)]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bt-arena"))
-        .args(args)
+pub fn bt_arena_with_env<S: AsRef<OsStr>>(args: &[S], env: &[(&str, &str)]) -> Output {
+    bt_arena_command(args)
         .envs(env.iter().copied())
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdin(Stdio::null())
         .output()
         .expect("bt-arena runs")
+}
+
+/// What a program wrote to stdout, as text.
+/// `text` split at white space, then `extra`: the arguments of a command line.
+pub fn words(text: &str, extra: &[&str]) -> Vec<String> {
+    text.split_whitespace()
+        .chain(extra.iter().copied())
+        .map(String::from)
+        .collect()
+}
+
+/// A (temporary, UTF-8) path as an argument.
+pub fn path(dir: &Path) -> &str {
+    dir.to_str().expect("a UTF-8 temporary path")
+}
+
+pub fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// What a program wrote to stderr, as text.
+pub fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// What a program that must have succeeded wrote to stdout; fails the test with its stderr
+/// otherwise.
+pub fn success_stdout(output: &Output) -> String {
+    assert!(output.status.success(), "{}", stderr(output));
+    String::from_utf8(output.stdout.clone()).expect("UTF-8 output")
+}
+
+/// A record of game `game_id` of game pair `pair` from the start position, decided on the
+/// goal rank after the two plies `a2a3 a7a6`: White wins when `white_wins`, else Black.
+pub fn game(game_id: u64, pair: u64, white: &str, black: &str, white_wins: bool) -> GameRecord {
+    GameRecord {
+        game_id,
+        round: 1,
+        pair,
+        opening_id: pair,
+        opening: "startpos".into(),
+        white: white.into(),
+        black: black.into(),
+        result: if white_wins {
+            GameResult::WhiteWins
+        } else {
+            GameResult::BlackWins
+        },
+        termination: Termination::GoalRank,
+        plies: 2,
+        moves: "a2a3 a7a6".into(),
+        white_ms: 10,
+        black_ms: 10,
+        started: "2026-11-30T12:00:00Z".into(),
+        white_stray: 0,
+        black_stray: 0,
+        move_info: String::new(),
+    }
 }
 
 /// `bt-arena tournament` flags of a run that plays the same games every time: two settings of
@@ -170,7 +240,7 @@ pub fn deterministic(rounds: u32) -> String {
     format!(
         "tournament --engine cmd={search} name=full --engine cmd={search} name=material \
          option.Eval=material --each depth=2 --openings file={book} --rounds {rounds} --seed 11",
-        search = env!("CARGO_BIN_EXE_bt-search"),
+        search = SEARCH,
         book = concat!(env!("CARGO_MANIFEST_DIR"), "/openings/capture-only.epd"),
     )
 }
