@@ -14,6 +14,7 @@
 //! | [`bundled`] | the engine side of the pipe: the command loop and the search of the bundled engines |
 //! | [`game`] | one game: the move loop, adjudication and the time control with its clocks |
 //! | [`tournament`] | config, the schedule of game pairs (round-robin, gauntlet, shards), the runner that plays it |
+//! | [`tune`] | SPSA tuning of engine options (fishtest's and OpenBench's algorithm), resumable and reproducible |
 //! | [`openings`] | opening books: reading, generating and checking them |
 //! | [`results`] | games.csv, PGN, the report of a run (computed once, rendered as text and JSON) |
 //! | [`stats`] | Elo, LOS, pentanomial counts, SPRT (fishtest's formulas), Bradley–Terry ratings |
@@ -94,3 +95,4 @@ pub mod rules;
 pub mod stats;
 pub mod textfile;
 pub mod tournament;
+pub mod tune;
