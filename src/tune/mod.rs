@@ -7,9 +7,15 @@
 //!   OpenBench's SPSA, cited there);
 //! - [`draw`]: the random draws, each keyed by (seed, iteration), never one stream.
 
+pub mod config;
 pub mod draw;
+pub mod iterations;
 pub mod params;
+pub mod report;
+pub mod runner;
 pub mod spsa;
 
+pub use config::TuneConfig;
 pub use params::{Origin, ParamKind, ParamsError, TuneParam};
+pub use runner::{TuneError, TuneFinish, TunePlan, TuneReport, run};
 pub use spsa::{Perturbation, SpsaSettings};

@@ -13,7 +13,7 @@ pub const CONFIG_FILE: &str = "config.json";
 
 /// Holds an exclusive lock on `DIR/.lock` while the run lasts, so two runners never write
 /// one results directory.
-pub(super) fn lock_directory(dir: &Path) -> Result<std::fs::File, RunError> {
+pub(crate) fn lock_directory(dir: &Path) -> Result<std::fs::File, RunError> {
     let path = dir.join(".lock");
     let file = std::fs::create_dir_all(dir)
         .and_then(|()| std::fs::File::create(&path))
