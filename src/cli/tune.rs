@@ -21,8 +21,9 @@ use std::process::ExitCode;
 pub struct TuneArgs {
     /// The engine both sides run, with the keys of `tournament --engine`: cmd=PATH [args="A B"]
     /// [dir=D] [proto=ugi|uci] [option.X=Y] [tc=[MOVES/]BASE+INC | st=S | depth=N | nodes=N]
-    /// [timemargin=MS] [handshake=S] [isready=S] [restart=on|off]. Give it once. A fast fixed
-    /// limit (nodes= or depth=) makes a tune quick and, at --concurrency 1, repeatable.
+    /// [timemargin=MS] [handshake=S] [isready=S] [restart=on|off]. Give it once (name= is not
+    /// used: the sides are tune+ and tune-). A fast fixed limit (nodes= or depth=) makes a
+    /// tune quick and, at --concurrency 1, repeatable.
     #[arg(long, num_args = 1.., action = ArgAction::Append, value_name = "KEY=VALUE")]
     engine: Vec<String>,
     /// Keys for the engine (its own keys win), as in `tournament`.

@@ -161,11 +161,12 @@ pub fn run(
         .map_err(TuneError::Params)?;
     config.save(&dir)?;
     let (log, finished) = IterationsFile::open(&dir, &config.params, config.spsa.iterations)?;
-    let next_game = match games_csv.exists() {
+    let (last_game, last_pair) = match games_csv.exists() {
         true => results::read_games(&games_csv)?
             .iter()
-            .map(|game| (game.game_id, game.pair))
-            .fold((0, 0), |(g, p), (game, pair)| (g.max(game), p.max(pair))),
+            .fold((0, 0), |(g, p), game| {
+                (g.max(game.game_id), p.max(game.pair))
+            }),
         false => (0, 0),
     };
     let writer = tournament.results_writer(&dir)?;
@@ -173,16 +174,12 @@ pub fn run(
         iterations: config.spsa.iterations,
         finished: finished.len() as u64,
     };
-    let shared = Shared::new(
-        config,
-        &tournament,
-        &openings,
-        writer,
-        log,
+    let recorded = Recorded {
         finished,
-        next_game,
-        stop,
-    );
+        last_game,
+        last_pair,
+    };
+    let shared = Shared::new(config, &tournament, &openings, writer, log, recorded, stop);
     announce(plan);
     let workers = config.concurrency.max(1);
     let mut probe = Some(probe);
@@ -210,6 +207,15 @@ pub fn run(
         theta: state.theta,
         finished: done,
     })
+}
+
+/// What earlier sessions left: the finished iterations, and the last game id and pair number
+/// in games.csv (new games are numbered after them).
+#[derive(Debug)]
+struct Recorded {
+    finished: BTreeMap<u64, IterationRecord>,
+    last_game: u64,
+    last_pair: u64,
 }
 
 /// An iteration started and not finished.
@@ -278,15 +284,17 @@ struct Shared<'a> {
 }
 
 impl<'a> Shared<'a> {
-    #[allow(clippy::too_many_arguments)]
     fn new(
         config: &'a TuneConfig,
         tournament: &'a TournamentConfig,
         openings: &'a [Opening],
         writer: ResultsWriter,
         log: IterationsFile,
-        finished: BTreeMap<u64, IterationRecord>,
-        (last_game, last_pair): (u64, u64),
+        Recorded {
+            finished,
+            last_game,
+            last_pair,
+        }: Recorded,
         stop: &'a AtomicBool,
     ) -> Shared<'a> {
         let theta = theta_after(&config.params, finished.values());
@@ -419,7 +427,7 @@ impl<'a> Shared<'a> {
         } else {
             Color::Black
         };
-        let finished = {
+        {
             let mut state = lock(&self.state);
             let Some(at) = state
                 .open
@@ -474,15 +482,14 @@ impl<'a> Shared<'a> {
                 state.theta = theta_after(&self.config.params, state.finished.values());
             }
             self.say(&line);
-            state.snapshot(self.config, true)
-        };
-        self.refresh_report(&finished);
+        }
+        self.refresh_report();
     }
 
-    /// Rewrites report.html, summary.json and the tuned values from `snapshot`, at most once
-    /// per [`REPORT_INTERVAL`] (the end of the tune writes them once more). A failure is
-    /// warned about and does not stop the tune.
-    fn refresh_report(&self, snapshot: &Snapshot) {
+    /// Rewrites report.html, summary.json and the tuned values, at most once per
+    /// [`REPORT_INTERVAL`] (the end of the tune writes them once more). A failure is warned
+    /// about and does not stop the tune.
+    fn refresh_report(&self) {
         let Ok(mut last) = self.reported.try_lock() else {
             return;
         };
@@ -490,7 +497,8 @@ impl<'a> Shared<'a> {
             return;
         }
         *last = Some(Instant::now());
-        if let Err(err) = report::write_all(&self.config.out, snapshot) {
+        let snapshot = lock(&self.state).snapshot(self.config, true);
+        if let Err(err) = report::write_all(&self.config.out, &snapshot) {
             self.say(&format!("warning: report.html not updated: {err}"));
         }
     }
