@@ -161,15 +161,13 @@ pub fn run(
         .map_err(TuneError::Params)?;
     config.save(&dir)?;
     let (log, finished) = IterationsFile::open(&dir, &config.params, config.spsa.iterations)?;
-    let (last_game, last_pair) = match games_csv.exists() {
-        true => results::read_games(&games_csv)?
-            .iter()
-            .fold((0, 0), |(g, p), game| {
-                (g.max(game.game_id), p.max(game.pair))
-            }),
-        false => (0, 0),
-    };
+    // Opened first: it cuts a row torn by a kill before games.csv is read.
     let writer = tournament.results_writer(&dir)?;
+    let (last_game, last_pair) = results::read_games(&games_csv)?
+        .iter()
+        .fold((0, 0), |(g, p), game| {
+            (g.max(game.game_id), p.max(game.pair))
+        });
     let plan = TunePlan {
         iterations: config.spsa.iterations,
         finished: finished.len() as u64,
