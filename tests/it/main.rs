@@ -26,3 +26,4 @@ mod server;
 mod shard;
 mod slurm;
 mod tournament;
+mod tune;

@@ -176,6 +176,18 @@ pub fn bt_arena_with_env<S: AsRef<OsStr>>(args: &[S], env: &[(&str, &str)]) -> O
 }
 
 /// What a program wrote to stdout, as text.
+/// Polls `done` every 10 ms until it holds or `limit` passes; whether it held.
+pub fn eventually(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
+    let deadline = std::time::Instant::now() + limit;
+    while std::time::Instant::now() < deadline {
+        if done() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    done()
+}
+
 /// `text` split at white space, then `extra`: the arguments of a command line.
 pub fn words(text: &str, extra: &[&str]) -> Vec<String> {
     text.split_whitespace()
