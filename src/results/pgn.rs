@@ -33,8 +33,8 @@
 
 use super::GameRecord;
 use super::moves::{self, CommentDetail, MoveInfo};
-use crate::game::TimeControl;
 use crate::rules::{Color, Position, Rules};
+use crate::time_control::TimeControl;
 use std::fmt::Write;
 
 /// Longest movetext line.

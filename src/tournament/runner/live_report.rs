@@ -3,8 +3,8 @@
 //! line, bt-arena's version and the engines' `id name`s).
 
 use super::{RunError, Shared, lock};
-use crate::results::{self, Summary};
 use crate::results::html::{self, RunInfo, RunMeta};
+use crate::results::{self, Summary};
 use crate::run_dir::RunDir;
 use crate::stats::Sprt;
 use std::path::Path;
