@@ -170,7 +170,7 @@ impl TournamentConfig {
         let limits = self
             .engines
             .iter()
-            .map(|engine| (engine.name.clone(), engine.limit))
+            .map(|engine| (engine.name.clone(), engine.effective_limit()))
             .collect();
         Ok(ResultsWriter::open(dir, self.rules)?
             .with_event(self.event.clone())
