@@ -16,28 +16,29 @@ use std::fmt;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-/// The depth each bench position is searched to, in plies: about a second in all on one
-/// core of the development machine (a release build).
-pub const BENCH_DEPTH: u32 = 10;
+/// The depth each bench position is searched to, in plies: about a second of one core in
+/// all on the development machine (a release build: 8,081,473 nodes in 0.85 s of CPU time).
+pub const BENCH_DEPTH: u32 = 13;
 
 /// The transposition table of a bench search, MiB (bt-search's default `Hash`).
 pub const BENCH_HASH_MB: usize = 16;
 
-/// The positions of the bench: the start, openings of the shipped capture-only book, and
-/// middle games and endings from games of bt-search against itself (White or Black to move).
+/// The positions of the bench (capture-only rules): the start, four openings of the shipped
+/// book, and seven positions from games of bt-search against its material-only self (after
+/// 21 to 47 plies), White or Black to move.
 pub const BENCH_POSITIONS: [&str; 12] = [
     "pppppppp/pppppppp/8/8/8/8/PPPPPPPP/PPPPPPPP w",
     "pppppppp/pppp1p2/4p1pp/8/8/1P3P2/PPPPP1PP/P1PPPPPP w",
     "pppppp1p/ppppp1pp/5pp1/8/4P3/5P2/PPPP2PP/PPPPPPPP w",
     "pppppppp/1p1ppppp/2p5/p7/8/2PPP3/PP3PPP/PPPPPPPP w",
     "pppppppp/p1pp1p1p/1p2p1p1/8/8/2PP4/PPP1PPPP/PP1PPPPP w",
-    "pppppppp/1ppppp1p/p7/6p1/8/4P1P1/PPPPPP1P/PPPP1PPP b",
-    "ppp1pppp/1pp2pp1/3p3p/p3p3/2P2P2/P2PP1P1/1P3P1P/PPPPPPP1 w",
-    "1pppppp1/p1p3pp/3pp3/2p2p2/P1P1P3/1P3PP1/3P3P/PPPPPPPP b",
-    "2pp1pp1/pp3p1p/2p1p1p1/p7/3PP2P/PP3P2/2P3P1/PPPPPP1P w",
-    "3p1p2/p1pp1p1p/1p2p3/2p3p1/P2P1P2/2P1P1P1/1P5P/PPP2PP1 b",
-    "6p1/pp3p1p/2p1p3/3p4/1P1P2P1/P3P3/5P1P/2PP2P1 w",
-    "8/2p3pp/p2pp3/1p6/4PP2/1P4P1/P6P/8 b",
+    "pppppppp/3p3p/1p3p2/p2P3P/8/PP6/5P2/PPPPPPPP b",
+    "pppppppp/6pp/P4p2/2p1p2P/P2p2P1/3P4/4PP2/PPPP1PPP b",
+    "1ppppppp/p7/p2p1pp1/P2Pp3/4P1PP/8/1P6/P1PPPPPP b",
+    "pppppppp/8/8/3ppp2/Pp5p/1P1PPP1P/1PPPPPPP/8 w",
+    "5ppp/p1ppp3/p2p1p2/P2Pp1pP/4P1P1/2P5/8/P2PPPPP w",
+    "4pppp/2pp4/pp1p3p/p2P1p1P/P1P2P2/5PP1/8/PP1PP2P b",
+    "1p2pppp/p1pp4/P6p/P1p4P/8/3PP3/1P4P1/P4P1P b",
 ];
 
 /// What a bench measured.

@@ -4,9 +4,11 @@
 //! (TOML or JSON, the same fields) both produce a [`TournamentConfig`], which is saved with the
 //! results as `config.json` so a run can be resumed exactly.
 
+use super::prepare::Session;
 use super::shard::Shard;
 use crate::engine::EngineDescription;
 use crate::results::moves::CommentDetail;
+use crate::results::provenance::EngineProvenance;
 use crate::results::{ResultsError, ResultsWriter};
 use crate::rules::Rules;
 use crate::stats::Sprt;
@@ -132,6 +134,15 @@ pub struct TournamentConfig {
     /// How much the move comments of games.pgn say (`full`, `short`, `none`).
     #[serde(default)]
     pub pgn_comments: CommentDetail,
+    /// `--scale-tc REFERENCE_NPS`: the speed, in nodes per second of the base (last) engine's
+    /// bench, the time controls are meant for; each session multiplies both engines' clocks
+    /// by this over the speed it measures (see [`crate::tournament::prepare`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale_tc: Option<u64>,
+    /// What this session learnt or was given that config.json does not keep (its deadline,
+    /// builds and clock scaling).
+    #[serde(skip)]
+    pub session: Session,
 }
 
 fn default_event() -> String {
@@ -175,6 +186,7 @@ impl TournamentConfig {
         Ok(ResultsWriter::open(dir, self.rules)?
             .with_event(self.event.clone())
             .with_limits(limits)
+            .with_builds(EngineProvenance::of_engines(&self.engines))
             .with_comments(self.pgn_comments))
     }
 
@@ -384,6 +396,8 @@ mod tests {
             shard: None,
             log: false,
             pgn_comments: Default::default(),
+            scale_tc: None,
+            session: Default::default(),
         }
     }
 

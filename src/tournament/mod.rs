@@ -4,6 +4,7 @@
 //! Data flows one way: config → schedule → games → results (see [`crate::results`]) → report.
 
 pub mod config;
+pub mod prepare;
 pub mod runner;
 pub mod schedule;
 pub mod shard;

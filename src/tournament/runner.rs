@@ -51,6 +51,9 @@ pub enum Finish {
     Sprt(SprtDecision),
     /// Stopped by the user; `--resume` continues.
     Interrupted,
+    /// The session's deadline (`--max-time`) passed before the schedule was played: no new
+    /// game pair started after it (pairs begun were finished); `--resume` continues.
+    TimeLimit,
 }
 
 /// What a run produced.
@@ -146,7 +149,7 @@ pub fn run(
     save_config(config)?;
     let scheduled = shard_games(config, openings.len());
     let done = recorded_games(config, &scheduled, &games_csv)?;
-    let live = LiveReport::start(&dir)?;
+    let live = LiveReport::start(&dir, &config.session)?;
     let writer = config.results_writer(&dir)?;
     let queue: VecDeque<ScheduledGame> = scheduled
         .iter()
@@ -180,7 +183,8 @@ pub fn run(
     // The report replays games.csv in its order, the order the running test was fed: its
     // verdict is the one that stopped the run, whatever games in flight added after it. The
     // file is streamed: memory does not grow with the games.
-    let summary = Summary::from_files(&[&games_csv], &names, shared.sprt.as_ref())?;
+    let mut summary = Summary::from_files(&[&games_csv], &names, shared.sprt.as_ref())?;
+    summary.builds = results::provenance::EngineProvenance::of_engines(&config.engines);
     results::write_summary(&dir, &summary)?;
     lock(&shared.live).finish(&dir, &summary, shared.sprt.as_ref())?;
     let finish = if let Some(decision) = summary
@@ -191,6 +195,8 @@ pub fn run(
         Finish::Sprt(decision)
     } else if stop.load(Ordering::SeqCst) {
         Finish::Interrupted
+    } else if shared.out_of_time.load(Ordering::SeqCst) {
+        Finish::TimeLimit
     } else {
         Finish::Completed
     };
@@ -246,6 +252,11 @@ struct Shared<'a> {
     watcher: Option<Mutex<SprtWatcher>>,
     write_error: Mutex<Option<results::ResultsError>>,
     live: Mutex<LiveReport>,
+    /// The pair of the game taken last from the queue: after the deadline only its games
+    /// start.
+    last_pair: Mutex<Option<u64>>,
+    /// Set when the deadline kept a game pair from starting.
+    out_of_time: AtomicBool,
 }
 
 impl<'a> Shared<'a> {
@@ -286,6 +297,8 @@ impl<'a> Shared<'a> {
             watcher: SprtWatcher::for_config(config).map(Mutex::new),
             write_error: Mutex::new(None),
             live: Mutex::new(LiveReport::default()),
+            last_pair: Mutex::new(None),
+            out_of_time: AtomicBool::new(false),
         }
     }
 
@@ -328,9 +341,21 @@ impl<'a> Shared<'a> {
         }
         let mut queue = lock(&self.queue);
         let pair = queue.front()?.pair;
+        let mut last_pair = lock(&self.last_pair);
+        if *last_pair != Some(pair)
+            && self
+                .config
+                .session
+                .deadline
+                .is_some_and(|deadline| std::time::Instant::now() >= deadline)
+        {
+            self.out_of_time.store(true, Ordering::SeqCst);
+            return None;
+        }
         if !self.shared_sprt_allows(pair) {
             return None;
         }
+        *last_pair = Some(pair);
         queue.pop_front()
     }
 
@@ -631,6 +656,8 @@ mod tests {
             shard: None,
             log: false,
             pgn_comments: Default::default(),
+            scale_tc: None,
+            session: Default::default(),
         }
     }
 

@@ -170,7 +170,9 @@ impl MergedRun {
     /// replayed in game-id order).
     pub fn summary(&self) -> Summary {
         let names: Vec<String> = self.config.engines.iter().map(|e| e.name.clone()).collect();
-        Summary::compute(&self.games, &names, self.sprt().as_ref())
+        let mut summary = Summary::compute(&self.games, &names, self.sprt().as_ref());
+        summary.builds = results::provenance::EngineProvenance::of_engines(&self.config.engines);
+        summary
     }
 
     /// The missing games by shard, each with its first ranges:
