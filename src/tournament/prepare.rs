@@ -191,10 +191,16 @@ pub fn resolve_sources(config: &mut TournamentConfig) -> Result<Vec<String>, Pre
     }
     // Names made alike by one commit (rev=HEAD and rev=main on the same commit) take their
     // revision to stay apart; names given alike stay so, and validation names them.
-    for &index in &named {
-        let name = &config.engines[index].name;
-        let twins = config.engines.iter().filter(|e| &e.name == name).count();
-        if twins > 1 {
+    let twins: Vec<usize> = named
+        .iter()
+        .copied()
+        .filter(|&index| {
+            let name = &config.engines[index].name;
+            config.engines.iter().filter(|e| &e.name == name).count() > 1
+        })
+        .collect();
+    for index in twins {
+        {
             let engine = &mut config.engines[index];
             let rev = engine
                 .source
@@ -280,7 +286,7 @@ pub fn prepare(
         let scaling = scale_base.is_some_and(|(base, _)| base == index);
         if engine.source.is_some() || engine.bench.is_some() || scaling {
             let copies = if scaling { concurrency } else { 1 };
-            match bench_engine(engine, copies, say)? {
+            match bench_engine(engine, copies, !scaling, say)? {
                 Some(run) => {
                     provenance.bench = engine.bench;
                     provenance.bench_nps = Some(run.nps);
@@ -438,22 +444,25 @@ pub fn build_engine(
 }
 
 /// Runs `engine`'s bench (`copies` at once) and checks or records its signature. Returns
-/// `None` when a source-built engine without a pinned signature has no bench (a warning:
-/// its build has no signature to check).
+/// `None` when the engine has no bench and `optional` (a source-built engine without a
+/// signature to check and not benched for its speed): a warning, its build has no signature.
 fn bench_engine(
     engine: &mut EngineDescription,
     copies: usize,
+    optional: bool,
     say: &mut dyn FnMut(String),
 ) -> Result<Option<BenchRun>, PrepareError> {
     let name = engine.name.clone();
     let run = match run_bench(&engine.launch(), copies) {
         Ok(run) => run,
-        Err(BenchError::NoBench { .. }) if engine.bench.is_none() && copies == 1 => {
-            say(format!(
-                "warning: engine {name} has no bench (`ENGINE bench` printing `N nodes M nps`): \
-                 its build has no signature, so a miscompiled build on another machine would \
-                 go unnoticed"
-            ));
+        Err(BenchError::NoBench { .. }) if engine.bench.is_none() => {
+            if optional {
+                say(format!(
+                    "warning: engine {name} has no bench (`ENGINE bench` printing `N nodes M \
+                     nps`): its build has no signature, so a miscompiled build on another \
+                     machine would go unnoticed"
+                ));
+            }
             return Ok(None);
         }
         Err(error) => {
