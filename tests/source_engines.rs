@@ -281,7 +281,7 @@ fn max_time_starts_no_new_pair_after_it_and_exits_2() {
     assert_eq!(output.status.code(), Some(2), "{stderr}");
     let played = games(&out);
     assert!(
-        played >= 2 && played < 1000 && played % 2 == 0,
+        (2..1000).contains(&played) && played.is_multiple_of(2),
         "{played} games"
     );
     assert!(stderr.contains(&format!(
