@@ -167,7 +167,7 @@ struct Settings {
     #[arg(long = "bench-nps", value_name = "N")]
     bench_nps: Option<u64>,
     /// `bench`: print the bench (`N nodes M nps`) and exit, instead of speaking the protocol.
-    #[arg(value_parser = ["bench"])]
+    #[arg(value_parser = ["bench"], hide_possible_values = true)]
     command: Option<String>,
 }
 
