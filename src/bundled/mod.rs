@@ -5,7 +5,7 @@
 //!   [`server::serve`]).
 //! - [`search`]: the alpha-beta searcher of `bt-search`, also the scorer of the openings
 //!   generator.
-//! - [`bench`]: `bt-search bench`, the searcher's signature (a node count) and speed.
+//! - [`bench`](mod@bench): `bt-search bench`, the searcher's signature (a node count) and speed.
 
 pub mod bench;
 pub mod search;

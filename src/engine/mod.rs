@@ -12,7 +12,7 @@
 //! [`StrayOutput`] (see [`Engine::take_stray`] and docs/PROTOCOL.md, "Output that answers no
 //! request").
 //!
-//! - [`source`], [`build`], [`bench`]: an engine built from a git revision (its commit
+//! - [`source`], [`build`], [`bench`](mod@bench): an engine built from a git revision (its commit
 //!   resolved once), the build cache it is built in, and its bench (OpenBench's `ENGINE bench`:
 //!   the build's signature and the machine's speed).
 //!

@@ -1,5 +1,6 @@
-//! Tournaments: configuration, the schedule of game pairs, and the runner that plays the
-//! schedule (each game by [`crate::game`]) and keeps every result safe.
+//! Tournaments: configuration, the engines made ready before any game ([`prepare`]: built
+//! from source, benched, clocks scaled), the schedule of game pairs, and the runner that plays
+//! the schedule (each game by [`crate::game`]) and keeps every result safe.
 //!
 //! Data flows one way: config → schedule → games → results (see [`crate::results`]) → report.
 
