@@ -120,7 +120,8 @@ impl std::error::Error for BenchError {}
 
 /// Runs `copies` (at least 1) benches of the engine `launch` describes at once: its command
 /// and arguments followed by `bench`, in its directory with its environment, standard input
-/// closed. Each runs in a process group of its own, killed whole on timeout.
+/// closed. Each runs in a process group of its own, killed whole on timeout. The counts are
+/// read from standard output, else from standard error.
 ///
 /// # Errors
 /// A [`BenchError`]: the engine cannot start, runs too long, prints no bench, or its copies
@@ -155,7 +156,7 @@ pub fn run_bench(launch: &EngineLaunch, copies: usize) -> Result<BenchRun, Bench
         }
     }
     let deadline = Instant::now() + BENCH_TIMEOUT;
-    let outputs: Vec<Result<(String, String), BenchError>> = std::thread::scope(|scope| {
+    let outputs: Vec<Result<(String, String, String), BenchError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = children
             .into_iter()
             .map(|child| {
@@ -177,14 +178,18 @@ pub fn run_bench(launch: &EngineLaunch, copies: usize) -> Result<BenchRun, Bench
     let mut counts = Vec::new();
     let mut speeds = Vec::new();
     for output in outputs {
-        let (stdout, status) = output?;
-        match parse_bench_output(&stdout) {
+        let (stdout, stderr, status) = output?;
+        // Standard output first; what it lacks may be on standard error.
+        let (nodes, nps) = parse_bench_output(&stdout);
+        let (err_nodes, err_nps) = parse_bench_output(&stderr);
+        match (nodes.or(err_nodes), nps.or(err_nps)) {
             (Some(nodes), Some(nps)) => {
                 counts.push(nodes);
                 speeds.push(nps);
             }
             _ => {
-                let lines: Vec<&str> = stdout.lines().filter(|l| !l.trim().is_empty()).collect();
+                let both = format!("{stdout}\n{stderr}");
+                let lines: Vec<&str> = both.lines().filter(|l| !l.trim().is_empty()).collect();
                 let tail = lines[lines.len().saturating_sub(3)..]
                     .iter()
                     .map(|line| line.chars().take(200).collect())
@@ -217,13 +222,13 @@ fn command_line(launch: &EngineLaunch) -> String {
         .join(" ")
 }
 
-/// The output of `child` (stdout then stderr, as one text) and how it exited, or a timeout
-/// (the process group killed) past `deadline`.
+/// The output of `child` (stdout and stderr) and how it exited, or a timeout (the process
+/// group killed) past `deadline`.
 fn wait_output(
     mut child: Child,
     deadline: Instant,
     command: &str,
-) -> Result<(String, String), BenchError> {
+) -> Result<(String, String, String), BenchError> {
     let stdout = child.stdout.take();
     let stderr = child.stderr.take();
     std::thread::scope(|scope| {
@@ -242,13 +247,12 @@ fn wait_output(
         };
         // The group is gone or done: a grandchild holding the pipes open is killed with it.
         kill_group(&mut child);
-        let text = format!(
-            "{}\n{}",
+        let (out, err) = (
             out.join().unwrap_or_default(),
-            err.join().unwrap_or_default()
+            err.join().unwrap_or_default(),
         );
         match status {
-            Some(status) => Ok((text, status.to_string())),
+            Some(status) => Ok((out, err, status.to_string())),
             None => Err(BenchError::Timeout {
                 command: command.to_string(),
             }),
@@ -405,6 +409,14 @@ mod tests {
         assert_eq!(run.nps, run.copies.iter().sum::<u64>() / 3);
         let one = run_bench(&shell("echo '5 nodes 10 nps'"), 1).unwrap();
         assert_eq!(one.to_string(), "5 nodes 10 nps");
+        // Standard output wins over standard error, which is read when it has the bench.
+        let both = run_bench(
+            &shell("echo '5 nodes 10 nps'; echo '99 nodes 1 nps' >&2"),
+            1,
+        );
+        assert_eq!(both.unwrap().nodes, 5);
+        let stderr = run_bench(&shell("echo 'info'; echo '9 nodes 3 nps' >&2"), 1);
+        assert_eq!(stderr.unwrap().nodes, 9);
         assert_eq!(
             BenchRun {
                 nodes: 5,
