@@ -561,3 +561,27 @@ fn revisions_that_cannot_be_built_as_named_are_refused() {
         format!("engine@{short} (main)")
     );
 }
+
+/// check-engine and perft-check build engines from source too (here: a revision that is not
+/// one, refused as a bad command line before anything is built).
+#[test]
+fn check_engine_and_perft_check_take_engines_built_from_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let (repo, _) = repo(dir.path(), &[2]);
+    let src = format!("src={}", repo.display());
+    for command in ["check-engine", "perft-check"] {
+        let output = bt_arena(
+            &[command, "--engine", &src, "rev=v9", "bin=engine"],
+            dir.path(),
+        );
+        assert_eq!(output.status.code(), Some(3), "{command}");
+        assert!(
+            text(&output.stderr).contains(&format!(
+                "error: engine 'engine': rev=v9 is not a commit of {}: no such branch, tag or commit",
+                repo.display()
+            )),
+            "{command}: {}",
+            text(&output.stderr)
+        );
+    }
+}

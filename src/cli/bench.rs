@@ -2,14 +2,14 @@
 //! convention (`ENGINE bench` prints `N nodes M nps`), for engines given by path or built from
 //! a git revision.
 
-use anyhow::{Result, anyhow};
-use bt_arena::engine::EngineKeys;
+use anyhow::Result;
 use bt_arena::engine::bench::run_bench;
 use bt_arena::engine::build::{self, BuildCache};
+use bt_arena::engine::{EngineDescription, EngineKeys};
 use bt_arena::game::TimeControl;
 use bt_arena::tournament::prepare::{self, PrepareError};
 use clap::{ArgAction, ArgMatches, Args};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Arguments of `bt-arena bench`.
@@ -29,6 +29,40 @@ pub struct BenchArgs {
     build_cache: Option<PathBuf>,
 }
 
+/// `engine` ready to start: an engine built from source has its revision resolved, its name
+/// `NAME@SHORTHASH`, and its build (made or found in the build cache `cache`, else the
+/// default one); any other engine is returned as it is. Says on stderr what was built (stdout
+/// may be a report in JSON).
+///
+/// # Errors
+/// A [`super::UsageError`] for a revision that cannot be resolved (or a dirty work tree); the
+/// build's error (exit 4) otherwise.
+pub fn built_from_source(
+    mut engine: EngineDescription,
+    cache: Option<&Path>,
+) -> Result<EngineDescription> {
+    let Some(source) = engine.source.as_mut() else {
+        return Ok(engine);
+    };
+    source.resolve().map_err(|error| {
+        super::UsageError(
+            PrepareError::Source {
+                engine: engine.name.clone(),
+                error,
+            }
+            .to_string(),
+        )
+    })?;
+    engine.name = format!(
+        "{}@{}",
+        engine.name,
+        source.short_commit().unwrap_or_default()
+    );
+    let cache = BuildCache::locate(cache)?;
+    prepare::build_engine(&mut engine, &cache, None, &mut |line| eprintln!("{line}"))?;
+    Ok(engine)
+}
+
 /// The `--engine` flags, each with its own keys.
 fn engine_groups(matches: &ArgMatches) -> Vec<Vec<String>> {
     matches
@@ -46,33 +80,12 @@ fn engine_groups(matches: &ArgMatches) -> Vec<Vec<String>> {
 /// A [`super::UsageError`] for bad engine keys or revisions; an error naming the engine when
 /// it cannot be built or has no bench.
 pub fn run(args: &BenchArgs, matches: &ArgMatches) -> Result<ExitCode> {
-    let mut cache = None;
     let mut mismatches = 0;
     for (index, tokens) in engine_groups(matches).iter().enumerate() {
-        let mut engine = EngineKeys::parse(tokens)
+        let engine = EngineKeys::parse(tokens)
             .and_then(|keys| keys.into_description(TimeControl::Depth(1)))
             .map_err(|e| super::UsageError(format!("--engine #{}: {e}", index + 1)))?;
-        if let Some(source) = engine.source.as_mut() {
-            source.resolve().map_err(|error| {
-                super::UsageError(
-                    PrepareError::Source {
-                        engine: engine.name.clone(),
-                        error,
-                    }
-                    .to_string(),
-                )
-            })?;
-            engine.name = format!(
-                "{}@{}",
-                engine.name,
-                source.short_commit().unwrap_or_default()
-            );
-            if cache.is_none() {
-                cache = Some(BuildCache::locate(args.build_cache.as_deref())?);
-            }
-            let cache = cache.as_ref().ok_or_else(|| anyhow!("no build cache"))?;
-            prepare::build_engine(&mut engine, cache, None, &mut |line| say!("{line}"))?;
-        }
+        let engine = built_from_source(engine, args.build_cache.as_deref())?;
         let bench = run_bench(&engine.launch(), args.concurrency as usize).map_err(|error| {
             PrepareError::Bench {
                 engine: engine.name.clone(),
