@@ -163,13 +163,24 @@ fn main() -> ExitCode {
     }
 }
 
-/// `bt-search bench`: one line per position, then `N nodes M nps`.
+/// `bt-search bench`: one line per position, then `N nodes M nps`. A closed stdout (`| head`)
+/// ends it quietly.
 fn run_bench(depth: u32) -> ExitCode {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
     let mut searcher = Searcher::new(BENCH_HASH_MB);
     let result = bench(&mut searcher, depth, |index, position, nodes| {
-        println!("position {:>2}: {nodes:>10} nodes  {position}", index + 1);
+        let _ = writeln!(
+            out,
+            "position {:>2}: {nodes:>10} nodes  {position}",
+            index + 1
+        );
     });
-    println!("depth {depth}, {} ms\n{result}", result.elapsed.as_millis());
+    let _ = writeln!(
+        out,
+        "depth {depth}, {} ms\n{result}",
+        result.elapsed.as_millis()
+    );
     ExitCode::SUCCESS
 }
 
