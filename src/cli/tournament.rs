@@ -351,6 +351,11 @@ fn resumed_config(
         .into());
     }
     let mut config = resumed_shard_config(dir, parse_shard(args)?)?;
+    // Saved commits are kept; only a source saved without one (a hand-written config) is
+    // resolved now.
+    for warning in prepare::resolve_sources(&mut config)? {
+        eprintln!("warning: {warning}");
+    }
     config.concurrency = args.concurrency.unwrap_or(config.concurrency);
     config.log |= args.log;
     config
