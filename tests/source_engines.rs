@@ -312,7 +312,7 @@ fn a_resumed_run_keeps_its_commit_after_the_branch_moves() {
     let out = dir.path().join("out");
     let cache = dir.path().join("cache");
     let src = format!("src={}", repo.display());
-    let random = format!("cmd={}", env!("CARGO_BIN_EXE_bt-random"));
+    let slow = format!("cmd={}", env!("CARGO_BIN_EXE_bt-faulty"));
     let first = bt_arena(
         &[
             "tournament",
@@ -322,8 +322,8 @@ fn a_resumed_run_keeps_its_commit_after_the_branch_moves() {
             BUILD,
             "bin=engine",
             "--engine",
-            &random,
-            "args=--fault slow",
+            &slow,
+            "args=--fault slow --delay-ms 20",
             "--each",
             "tc=60",
             "--rounds",
