@@ -15,8 +15,11 @@
 use bt_arena::engine::{Engine, EngineKeys, EngineLaunch};
 use bt_arena::game::TimeControl;
 use bt_arena::protocol::GoLimits;
-use bt_arena::results::{GAMES_CSV, read_games};
+use bt_arena::results::read_games;
 use bt_arena::rules::{Position, Rules};
+use bt_arena::run_dir::RunDir;
+use bt_arena::tournament::SeedOrigin;
+use bt_arena::tournament::runner::Start;
 use bt_arena::tournament::{Format, OpeningsSpec, TournamentConfig, run};
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
@@ -114,17 +117,19 @@ fn config(
         pgn_comments: Default::default(),
         scale_tc: None,
         session: Default::default(),
+        run_id: None,
     }
 }
 
 /// Plays `games` games and returns (seconds, plies).
 fn tournament(games: u32, concurrency: usize) -> (f64, u64) {
     let dir = tempfile::tempdir().expect("tempdir");
-    let config = config(2, games / 2, concurrency, dir.path().join("run"));
+    let mut config = config(2, games / 2, concurrency, dir.path().join("run"));
     let start = Instant::now();
-    run(&config, false, &AtomicBool::new(false), |_| {}).expect("run");
+    let fresh = Start::Fresh(SeedOrigin::Given);
+    run(&mut config, fresh, &AtomicBool::new(false), |_, _| {}).expect("run");
     let seconds = start.elapsed().as_secs_f64();
-    let games = read_games(&config.out.join(GAMES_CSV)).expect("games.csv");
+    let games = read_games(&RunDir::new(&config.out).games_csv()).expect("games.csv");
     (
         seconds,
         games.iter().map(|game| u64::from(game.plies)).sum(),
@@ -179,7 +184,7 @@ fn main() {
         .and_then(|arg| arg.parse().ok())
         .unwrap_or(20_000);
     let dir = tempfile::tempdir().expect("tempdir");
-    let config = config(2, games / 2, 2, dir.path().join("run"));
+    let mut config = config(2, games / 2, 2, dir.path().join("run"));
     let done = AtomicBool::new(false);
     std::thread::scope(|scope| {
         scope.spawn(|| {
@@ -193,7 +198,8 @@ fn main() {
                 std::thread::sleep(Duration::from_secs(5));
             }
         });
-        let _ = run(&config, false, &AtomicBool::new(false), |_| {}).expect("run");
+        let fresh = Start::Fresh(SeedOrigin::Given);
+        let _ = run(&mut config, fresh, &AtomicBool::new(false), |_, _| {}).expect("run");
         done.store(true, std::sync::atomic::Ordering::SeqCst);
     });
     eprintln!(

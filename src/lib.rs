@@ -16,6 +16,7 @@
 //! | [`tournament`] | config, the engines made ready (built, benched, clocks scaled), the schedule of game pairs (round-robin, gauntlet, shards), the runner that plays it |
 //! | [`openings`] | opening books: reading, generating and checking them |
 //! | [`results`] | games.csv, PGN, the report of a run (computed once, rendered as text and JSON) |
+//! | [`run_dir`] | a run directory's layout, its kind (one machine, sharded, one shard), a run's identity, atomic writes |
 //! | [`stats`] | Elo, LOS, pentanomial counts, SPRT (fishtest's formulas), Bradley–Terry ratings |
 //! | [`perft_check`] | an engine's perft against the rules, walked down to the faulty position |
 //! | [`check_engine`] | the protocol and rules checklist for engine authors |
@@ -95,6 +96,7 @@ pub mod perft_check;
 pub mod protocol;
 pub mod results;
 pub mod rules;
+pub mod run_dir;
 pub mod stats;
 pub mod textfile;
 pub mod tournament;

@@ -1,9 +1,10 @@
 //! The `bt-arena` command line: a thin layer over the `bt_arena` library.
 //!
 //! Exit codes (documented in README.md): 0 success; 1 a check failed (a perft mismatch, SPRT
-//! accepted H0, a bench signature that is not the one given); 2 inconclusive (SPRT reached the
-//! game limit, or --max-time stopped the run first); 3 a bad command line; 4 any other error (a
-//! missing or malformed file, an engine that failed, a failed build).
+//! accepted H0, a bench signature that is not the one given); 2 inconclusive (no SPRT decision
+//! over the whole schedule, or --max-time stopped the run first); 3 a bad command line; 4 any
+//! other error (a missing or malformed file, an engine that failed, a failed build); 5 a run
+//! incomplete, with no verdict yet.
 
 mod cli;
 
@@ -47,6 +48,8 @@ enum Command {
     /// Run engines' bench (OpenBench's `ENGINE bench`): the signature (a node count) and this
     /// machine's speed, for engines given by path or built from a git revision.
     Bench(cli::bench::BenchArgs),
+    /// Write the man pages, or print a shell completion script.
+    Generate(cli::generate::GenerateArgs),
 }
 
 fn main() -> ExitCode {
@@ -84,6 +87,7 @@ fn main() -> ExitCode {
         Command::Report(args) => cli::report::run(&args),
         Command::Openings(args) => cli::openings::run(&args),
         Command::Bench(args) => cli::bench::run(&args, &matches),
+        Command::Generate(args) => cli::generate::run(&args, Cli::command()),
     };
     result.unwrap_or_else(|err| {
         eprintln!("error: {err:#}");
@@ -103,5 +107,16 @@ fn die_quietly_on_closed_stdout() {
     // SAFETY: called once at start-up, before any thread exists; SIG_DFL is a valid handler.
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Cli;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_well_formed() {
+        Cli::command().debug_assert();
     }
 }

@@ -139,18 +139,22 @@ fn json_report_of_two_shards() {
     assert_eq!(json["standings"][0]["name"], "new");
     assert_eq!(json["standings"][0]["wins"], 8);
 
-    // The same file twice: pairs stay within a file, so the counts double.
+    // The same file twice would count its games twice: refused (see: issue 18, case 5).
     let output = bt_arena(&[
         "elo",
         "--json",
         first.to_str().unwrap(),
         first.to_str().unwrap(),
     ]);
-    let json: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(output.status.code(), Some(3));
     assert_eq!(
-        json["pairs"][0]["pentanomial"],
-        serde_json::json!([0, 0, 0, 0, 6])
+        String::from_utf8_lossy(&output.stderr),
+        format!(
+            "error: {} is given twice: its games would be counted twice\n",
+            first.display()
+        )
     );
+    assert!(output.stdout.is_empty());
 }
 
 #[test]

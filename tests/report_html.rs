@@ -336,7 +336,10 @@ fn report_writes_pages_for_runs_games_files_and_shards() {
     let out = sprt_run(dir.path());
     std::fs::remove_file(out.join("report.html")).unwrap();
     let output = run(&format!("report {}", out.display()));
-    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    // The run's verdict, as `elo` gives it: H1 or no decision within 3 rounds.
+    let verdict = run(&format!("elo {}", out.display())).status.code();
+    assert!(matches!(verdict, Some(0 | 2)), "{verdict:?}");
+    assert_eq!(output.status.code(), verdict, "{}", stderr(&output));
     let page = std::fs::read_to_string(out.join("report.html")).unwrap();
     assert!(
         page.contains("SPRT"),
@@ -366,7 +369,7 @@ fn report_writes_pages_for_runs_games_files_and_shards() {
     let games = read_games(&out.join("games.csv")).unwrap();
     assert!(from_pgn.contains(&format!("{} games (written", games.len())));
 
-    // Shards: two copies of the run count twice the games.
+    // A run and its own games.pgn hold the same games: refused, not counted twice.
     let merged = dir.path().join("merged.html");
     let output = run(&format!(
         "report {} {} --out {}",
@@ -374,9 +377,13 @@ fn report_writes_pages_for_runs_games_files_and_shards() {
         out.join("games.pgn").display(),
         merged.display()
     ));
-    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    let merged = std::fs::read_to_string(&merged).unwrap();
-    assert!(merged.contains(&format!("{} games (written", 2 * games.len())));
+    assert_eq!(output.status.code(), Some(4), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("game 1 of one run comes twice"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(!merged.exists());
 
     let output = run(&format!("report {} {}", out.display(), out.display()));
     assert_eq!(output.status.code(), Some(3));

@@ -7,7 +7,7 @@
 //! environment variable `CI` is set: then that is a failure (.ci/run installs the packages and
 //! starts the daemons).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
@@ -149,8 +149,12 @@ fn a_slurm_array_of_three_shards_merges_to_the_unsharded_run() {
         run_dir.display().to_string(),
         env!("CARGO_BIN_EXE_bt-arena").to_string(),
     ];
-    // The tournament's flags, without the subcommand.
-    submit.extend(command.split_whitespace().skip(1).map(String::from));
+    // The tournament's flags, without the subcommand, and without --seed as the README
+    // submits them: the shards, started together, must still join one run with one seed
+    // (the book is read in order, so the games do not depend on the seed).
+    let unseeded = command.replace(" --seed 11", "");
+    assert_ne!(unseeded, command);
+    submit.extend(unseeded.split_whitespace().skip(1).map(String::from));
     let output = Command::new(SUBMIT)
         .args(&submit)
         .current_dir(dir.path())
@@ -187,6 +191,18 @@ fn a_slurm_array_of_three_shards_merges_to_the_unsharded_run() {
         games_of(&run_dir.join("games.csv")),
         games_of(&single.join("games.csv"))
     );
+    let json = |path: PathBuf| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    };
+    let identity = json(run_dir.join("identity.json"));
+    for shard in 0..3 {
+        let config = json(run_dir.join(format!("shard-{shard}/config.json")));
+        assert_eq!(
+            config["seed"], identity["settings"]["seed"],
+            "shard {shard}"
+        );
+        assert_eq!(config["run_id"], identity["run_id"], "shard {shard}");
+    }
     assert_eq!(
         std::fs::read_to_string(run_dir.join("summary.json")).unwrap(),
         std::fs::read_to_string(single.join("summary.json")).unwrap()

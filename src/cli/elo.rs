@@ -2,31 +2,30 @@
 //! recomputed from games.csv and PGN files.
 
 use super::UsageError;
-use anyhow::{Context, Result, anyhow, bail};
-use bt_arena::results::{self, Summary, SummaryBuilder};
-use bt_arena::stats::{Sprt, SprtDecision};
-use bt_arena::tournament::TournamentConfig;
-use bt_arena::tournament::runner::CONFIG_FILE;
-use bt_arena::tournament::shard::layout::shard_dirs;
-use bt_arena::tournament::shard::sprt::{RecordedVerdict, read_verdict};
+use anyhow::{Context, Result, anyhow};
+use bt_arena::results;
+use bt_arena::stats::Sprt;
+use bt_arena::tournament::run_games::{GameSources, ReadError, Verdict};
 use clap::Args;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Arguments of `bt-arena elo`.
 #[derive(Args, Debug)]
 pub struct EloArgs {
-    /// games.csv or PGN files (bt-arena's, cutechess-cli's, fastchess's), e.g. the shards of
-    /// one run, or run directories: a directory's games.csv, or the games of its shards
-    /// (`tournament --shard`) merged in game-id order. Game pairs are matched within a file (in
-    /// a PGN without bt-arena's X-Pair tags: two consecutive games, colours swapped, same
-    /// start); engines are listed in order of first appearance.
+    /// Run directories (a run on one machine: its games.csv in file order; a sharded run or
+    /// shard directories of one run: every shard's games in game-id order), or games.csv and
+    /// PGN files (bt-arena's, cutechess-cli's, fastchess's), each read in file order. Each game
+    /// is counted once: a game given twice is refused. Game pairs are matched within a run or
+    /// file (in a PGN without bt-arena's X-Pair tags: two consecutive games, colours swapped,
+    /// same start); engines are listed in the run's order, else by first appearance.
     #[arg(value_name = "FILE|DIR")]
     files: Vec<PathBuf>,
     /// SPRT of the first engine against the second (needs exactly two engines), as separate
     /// tokens or one quoted string: elo0=0 elo1=5 alpha=0.05 beta=0.05 (alpha and beta
-    /// default to 0.05). The games are replayed in file order: the verdict is the first
-    /// crossing of a bound. Default: the run's own SPRT when FILE is one run directory.
+    /// default to 0.05). The games are replayed in the order read: the verdict is the first
+    /// crossing of a bound (over a sharded run, before its first missing game). Default: the
+    /// run's own SPRT when the inputs are one run.
     #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
     sprt: Vec<String>,
     /// Print the summary as JSON (the format of summary.json) instead of text.
@@ -34,16 +33,18 @@ pub struct EloArgs {
     json: bool,
 }
 
-/// Runs `bt-arena elo`: streams every file or run directory (twice: engine names, then
-/// games; a warning on stderr names each PGN game not counted), then prints the report and
-/// the SPRT verdicts recorded by sharded runs. Exit code: the verdict of `--sprt` (or of the
-/// run's own SPRT, for one run directory), or else a recorded one (0 H1, 1 H0, 2 no decision);
-/// 0 without either.
+/// Runs `bt-arena elo`: reads every file and run directory once through the one reader of
+/// games ([`GameSources`]: a run on one machine in file order, a sharded run in game-id
+/// order, each game once; a warning on stderr names each game not counted), then prints the
+/// report. Exit code: the verdict ([`super::conclude`]): with `--sprt`, or the run's own SPRT
+/// for one run, 0 H1, 1 H0, 2 no decision; 5 when games of a run's schedule are missing and
+/// no verdict stands; 0 otherwise.
 ///
 /// # Errors
-/// [`UsageError`] for a bad SPRT specification, no file, or `--sprt` with games of other than
-/// two engines; a missing, unreadable or malformed games file (the message names it, with the
-/// line for a malformed row); a directory without games, or whose shards are not of one run.
+/// [`UsageError`] for a bad SPRT specification, no file, a file given twice, or `--sprt`
+/// with games of other than two engines; a missing, unreadable or malformed games file (the
+/// message names it, with the line for a malformed row); a directory without games; shards
+/// not of one run; a game that comes twice or is not of its run's schedule.
 pub fn run(args: &EloArgs) -> Result<ExitCode> {
     let (spec, files) = split_sprt_values(&args.sprt, &args.files);
     let sprt = spec
@@ -55,42 +56,34 @@ pub fn run(args: &EloArgs) -> Result<ExitCode> {
             UsageError("bt-arena elo needs at least one games.csv or PGN FILE".into()).into(),
         );
     }
-    let mut sources = Vec::new();
-    let mut verdicts: Vec<RecordedVerdict> = Vec::new();
-    for path in &files {
-        let (paths, verdict) = source_files(path)?;
-        sources.extend(paths);
-        verdicts.extend(verdict.filter(|v| !verdicts.contains(v)));
-    }
-    // Two passes over the files, each streamed: the engines first, then the games. The
-    // games are counted in file order (the order they finished in, which the SPRT replays),
-    // but engines are named in schedule order: game 1's White is the tournament's first
-    // engine (the one an SPRT tests), whichever game was written first.
-    let engines = results::schedule_order(&sources).context("cannot read the games")?;
+    let sources = open_sources(&files)?;
+    let engines = sources.engines().context("cannot read the games")?;
     if sprt.is_some() {
         check_two_engines(&engines, files.len())?;
     }
-    // Without --sprt, a run directory's games are tested with the run's own SPRT.
-    let sprt = sprt.or_else(|| match &files[..] {
-        [dir] => run_sprt(dir),
-        _ => None,
-    });
-    let summary = summarize(&sources, &engines, sprt.as_ref())?;
+    // Without --sprt, a run's games are tested with the run's own SPRT.
+    let sprt = sprt.or_else(|| sources.run_sprt());
+    let (summary, reading) = sources
+        .summary(&engines, sprt.as_ref())
+        .context("cannot read the games")?;
+    let verdict = Verdict::of(&summary, &reading);
     if args.json {
         print!("{}", results::summary_json(&summary));
     } else {
         print!("{summary}");
-        for verdict in &verdicts {
-            println!("{verdict}");
-        }
+        super::print_recorded(&sources.recorded_verdict(&summary));
     }
-    let decision = summary
-        .sprt_decision()
-        .or_else(|| verdicts.first().map(|v| v.report.decision));
-    Ok(match decision {
-        Some(SprtDecision::AcceptH0) => super::EXIT_FAILED.into(),
-        Some(SprtDecision::Continue) => super::EXIT_INCONCLUSIVE.into(),
-        Some(SprtDecision::AcceptH1) | None => ExitCode::SUCCESS,
+    Ok(super::conclude(&sources, &reading, verdict, !args.json))
+}
+
+/// The games of `inputs` ([`GameSources::open`]); a file given twice is a usage error.
+///
+/// # Errors
+/// [`UsageError`] for a file given twice; the reader's error otherwise.
+pub(super) fn open_sources(inputs: &[PathBuf]) -> Result<GameSources> {
+    GameSources::open(inputs).map_err(|err| match err {
+        ReadError::GivenTwice(_) => UsageError(err.to_string()).into(),
+        err => anyhow!(err),
     })
 }
 
@@ -117,69 +110,6 @@ pub(super) fn check_two_engines(engines: &[String], files: usize) -> Result<()> 
         }
     ))
     .into())
-}
-
-/// The SPRT of the unsharded run in directory `dir` (its config.json), if it has one.
-fn run_sprt(dir: &Path) -> Option<Sprt> {
-    let config = TournamentConfig::read(&dir.join(CONFIG_FILE)).ok()?;
-    config.sprt.filter(|_| config.shard.is_none())
-}
-
-/// The report of the games of `files` (games.csv streamed, or PGN) for `engines` with `sprt`
-/// ([`SummaryBuilder`]); a warning on stderr names each PGN game not counted.
-///
-/// # Errors
-/// A file that cannot be read or holds a malformed game (naming the file and line).
-pub(super) fn summarize(
-    files: &[PathBuf],
-    engines: &[String],
-    sprt: Option<&Sprt>,
-) -> Result<Summary> {
-    let mut builder = SummaryBuilder::new(engines, sprt);
-    for path in files {
-        let skipped = builder.add_file(path).context("cannot read the games")?;
-        for game in skipped {
-            eprintln!("warning: {}, {game}: not counted", path.display());
-        }
-    }
-    Ok(builder.finish())
-}
-
-/// The games.csv files of a file, or of a run or shard directory (a sharded run's shards in
-/// shard order: each holds whole game pairs), and the SPRT verdict recorded for them (a
-/// sharded run's `sprt.json`).
-///
-/// # Errors
-/// A directory holding neither games.csv nor shards, or an unreadable `sprt.json`.
-pub(super) fn source_files(path: &Path) -> Result<(Vec<PathBuf>, Option<RecordedVerdict>)> {
-    if !path.is_dir() {
-        return Ok((vec![path.to_path_buf()], None));
-    }
-    let csv = path.join(results::GAMES_CSV);
-    let config = path.join(CONFIG_FILE);
-    let shards = shard_dirs(path).map_err(|e| anyhow!(e))?;
-    if !shards.is_empty() && !config.exists() {
-        let files = shards
-            .iter()
-            .map(|(_, dir)| dir.join(results::GAMES_CSV))
-            .filter(|csv| csv.exists())
-            .collect();
-        return Ok((files, read_verdict(path)?));
-    }
-    if !csv.exists() {
-        bail!(
-            "{} holds no {} and no shard directories",
-            path.display(),
-            results::GAMES_CSV
-        );
-    }
-    // A shard's verdict is its run directory's.
-    let is_shard = TournamentConfig::read(&config).is_ok_and(|c| c.shard.is_some());
-    let run = match (is_shard, path.parent()) {
-        (true, Some(parent)) => parent,
-        _ => path,
-    };
-    Ok((vec![csv], read_verdict(run)?))
 }
 
 /// The `--sprt` specification and the files. `--sprt` takes several values, so in

@@ -1,12 +1,11 @@
 //! `bt-arena merge`: the shards of a run joined into one games.csv, games.pgn, summary.json
-//! and report.html, with the run's SPRT verdict as the exit code.
+//! and report.html, with the run's verdict as the exit code.
 
 use super::UsageError;
 use anyhow::{Result, anyhow};
-use bt_arena::stats::SprtDecision;
-use bt_arena::tournament::runner::CONFIG_FILE;
-use bt_arena::tournament::shard::layout::shard_dirs;
-use bt_arena::tournament::shard::merge::{self, MergedRun};
+use bt_arena::run_dir::{RunDir, RunKind};
+use bt_arena::tournament::run_games::{ReadError, Verdict};
+use bt_arena::tournament::shard::merge::{MergeError, MergedRun};
 use clap::Args;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -15,7 +14,7 @@ use std::process::ExitCode;
 #[derive(Args, Debug)]
 pub struct MergeArgs {
     /// The run directory, whose shard-K directories are merged into it; with --out, shard
-    /// directories (or run directories, standing for their shards).
+    /// directories (or run directories, standing for their shards) of one run.
     #[arg(required = true, value_name = "DIR")]
     dirs: Vec<PathBuf>,
     /// Write the merged files to this directory instead of the run directory.
@@ -23,18 +22,41 @@ pub struct MergeArgs {
     out: Option<PathBuf>,
 }
 
-/// Runs `bt-arena merge`: checks the shards, writes the merged files and prints the report.
-/// Exit code: the SPRT's verdict when the run has one (0 H1, 1 H0), recorded by the shards
-/// (`sprt.json`) or else reached over the merged games; otherwise 4 when games are missing,
-/// 2 for an SPRT with no decision, 0 for a complete run.
+/// Fails with a [`UsageError`] when `out` holds a run other than `run` (the merged run's
+/// directory): the merged files would mix with that run's.
+fn refuse_another_run(out: &Path, run: &Path) -> Result<()> {
+    let same = |a: &Path, b: &Path| matches!((a.canonicalize(), b.canonicalize()), (Ok(a), Ok(b)) if a == b);
+    let dir = RunDir::new(out);
+    let holds = match dir.kind() {
+        Ok(RunKind::Plain | RunKind::Shard(_)) => Some(dir.config_json()),
+        Ok(RunKind::Sharded(shards)) => shards.first().map(|(_, s)| s.root().to_path_buf()),
+        _ => dir.identity_json().exists().then(|| dir.identity_json()),
+    };
+    match holds {
+        Some(holds) if !same(out, run) => Err(UsageError(format!(
+            "--out {}: it holds a run ({}); merge into another directory",
+            out.display(),
+            holds.display()
+        ))
+        .into()),
+        _ => Ok(()),
+    }
+}
+
+/// Runs `bt-arena merge`: reads the shards through the one reader of a run's games (checked
+/// to be shards of one run, each game once, in game-id order), writes the merged files and
+/// prints the report. Exit code: the run's verdict, as `elo` and `report` give it
+/// ([`super::conclude`]): 0 H1 (or a complete run without SPRT), 1 H0, 2 no decision over
+/// the whole schedule, 5 games missing and no verdict.
 ///
 /// # Errors
-/// [`UsageError`] for several directories without `--out`, or an `--out` holding an unsharded
-/// run; an error naming the directory or file at fault when the shards are not of one run,
-/// a game is foreign or repeated, or a file cannot be read or written.
+/// [`UsageError`] for several directories without `--out`, a directory given twice, or an
+/// `--out` holding a run on one machine; an error naming the directory or file at fault when
+/// the shards are not of one run, a game is foreign or repeated, or a file cannot be read or
+/// written.
 pub fn run(args: &MergeArgs) -> Result<ExitCode> {
-    let (merged, out) = match (&args.out, args.dirs.as_slice()) {
-        (None, [run]) => (merge::read_run(run).map_err(|e| anyhow!(e))?, run.clone()),
+    let out = match (&args.out, args.dirs.as_slice()) {
+        (None, [run]) => run.clone(),
         (None, _) => {
             return Err(UsageError(
                 "several directories are merged with --out DIR (the run directory alone needs none)"
@@ -42,120 +64,40 @@ pub fn run(args: &MergeArgs) -> Result<ExitCode> {
             )
             .into());
         }
-        (Some(out), dirs) => {
-            if out.join(CONFIG_FILE).exists() {
-                return Err(UsageError(format!(
-                    "--out {}: it holds a run ({CONFIG_FILE}); merge into another directory",
-                    out.display()
-                ))
-                .into());
-            }
-            let dirs = expand_runs(dirs)?;
-            (
-                merge::read_shards(&dirs).map_err(|e| anyhow!(e))?,
-                out.clone(),
-            )
-        }
+        (Some(out), _) => out.clone(),
     };
-    let (summary, without_shard_pgn) = merged.write(&out)?;
+    let merged = MergedRun::open(&args.dirs).map_err(|err| match err {
+        MergeError::Read(ReadError::GivenTwice(_)) | MergeError::NotShards(_) => {
+            UsageError(err.to_string()).into()
+        }
+        err => anyhow!(err),
+    })?;
+    if args.out.is_some() {
+        refuse_another_run(&out, &merged.dir)?;
+    }
+    let written = merged.write(&out).map_err(|e| anyhow!(e))?;
     println!(
         "Merged {} of {} shards: {} games in game-id order into {}",
         merged.shards.len(),
-        merged.shards.first().map_or(0, |(shard, _)| shard.count()),
-        merged.games.len(),
+        merged.count,
+        written.reading.games,
         out.display()
     );
-    if without_shard_pgn > 0 {
+    if let Some(first) = written.without_shard_pgn.first() {
         eprintln!(
-            "warning: {without_shard_pgn} of the games are not in their shard's games.pgn: \
-             their PGN was written from games.csv, without the engines' PVs"
+            "warning: {} missing from their shard's games.pgn (game {first}{}): their PGN was \
+             written from games.csv, without the engines' PVs",
+            bt_arena::results::plural(written.without_shard_pgn.len() as u64, "game"),
+            if written.without_shard_pgn.len() > 1 {
+                ", ..."
+            } else {
+                ""
+            }
         );
     }
-    print!("\n{summary}");
-    Ok(exit_code(&merged, summary.sprt_decision()))
-}
-
-/// `dirs` with each run directory (no config.json, shard-K directories) replaced by its
-/// shard directories.
-fn expand_runs(dirs: &[PathBuf]) -> Result<Vec<PathBuf>> {
-    let mut expanded = Vec::new();
-    for dir in dirs {
-        let shards = shard_dirs(dir).map_err(|e| anyhow!(e))?;
-        if dir.join(CONFIG_FILE).exists() || shards.is_empty() {
-            expanded.push(dir.clone());
-        } else {
-            expanded.extend(shards.into_iter().map(|(_, dir)| dir));
-        }
-    }
-    Ok(expanded)
-}
-
-/// `` (a shard never started, 2/3: run the tournament's command with `--shard 2/3`)``
-/// naming the shards of the run with no directory among those merged; empty when every shard
-/// has one.
-fn never_started(merged: &MergedRun) -> String {
-    let count = merged.shards.first().map_or(1, |(shard, _)| shard.count());
-    let absent: Vec<String> = (0..count)
-        .filter(|&k| !merged.shards.iter().any(|(shard, _)| shard.index() == k))
-        .map(|k| format!("{k}/{count}"))
-        .collect();
-    match &absent[..] {
-        [] => String::new(),
-        [one] => format!(
-            " (a shard never started, {one}: run the tournament's command with `--shard {one}`)"
-        ),
-        several => format!(
-            " (shards never started, {}: run the tournament's command with `--shard K/N` for each)",
-            several.join(", ")
-        ),
-    }
-}
-
-/// Prints the verdict and the missing games; the exit code (see [`run`]).
-fn exit_code(merged: &MergedRun, replayed: Option<SprtDecision>) -> ExitCode {
-    let decision = match &merged.verdict {
-        Some(verdict) => {
-            println!("{verdict}");
-            if replayed != Some(verdict.report.decision) {
-                eprintln!(
-                    "warning: the merged games replayed in game-id order do not reach the recorded verdict"
-                );
-            }
-            Some(verdict.report.decision)
-        }
-        None => replayed.filter(|d| *d != SprtDecision::Continue),
-    };
-    if !merged.missing.is_empty() {
-        let games = merged.missing.len();
-        if decision.is_some() {
-            println!("{games} games of the schedule not played after the SPRT verdict");
-        } else {
-            eprintln!(
-                "error: {games} games of the schedule are missing ({}): continue each shard with \
-                 `bt-arena tournament --resume {} --shard K/N`{}, then merge again",
-                merged.describe_missing(),
-                run_dir(merged).display(),
-                never_started(merged)
-            );
-            return super::EXIT_ERROR.into();
-        }
-    }
-    match decision {
-        Some(SprtDecision::AcceptH1) => ExitCode::SUCCESS,
-        Some(SprtDecision::AcceptH0) => super::EXIT_FAILED.into(),
-        _ if merged.sprt().is_some() => {
-            eprintln!("SPRT: no decision over every game of the schedule");
-            super::EXIT_INCONCLUSIVE.into()
-        }
-        _ => ExitCode::SUCCESS,
-    }
-}
-
-/// The run directory holding the first shard.
-fn run_dir(merged: &MergedRun) -> &Path {
-    merged
-        .shards
-        .first()
-        .and_then(|(_, dir)| dir.parent())
-        .unwrap_or(Path::new("RUN"))
+    print!("\n{}", written.summary);
+    super::print_recorded(&written.recorded);
+    let (summary, reading) = (written.summary, written.reading);
+    let verdict = Verdict::of(&summary, &reading);
+    Ok(super::conclude(&merged.sources, &reading, verdict, true))
 }

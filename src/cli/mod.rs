@@ -21,6 +21,7 @@ macro_rules! say {
 pub mod bench;
 pub mod check_engine;
 pub mod elo;
+pub mod generate;
 pub mod merge;
 pub mod openings;
 pub mod perft;
@@ -36,6 +37,78 @@ pub const EXIT_INCONCLUSIVE: u8 = 2;
 pub const EXIT_USAGE: u8 = 3;
 /// Exit code: any other error.
 pub const EXIT_ERROR: u8 = 4;
+/// Exit code: the run is incomplete (games of its schedule missing) and has no verdict yet.
+pub const EXIT_INCOMPLETE: u8 = 5;
+
+use bt_arena::stats::SprtDecision;
+use bt_arena::tournament::run_games::{
+    GameSources, Recorded, RunReading, Verdict, describe_missing,
+};
+use std::process::ExitCode;
+
+/// The exit code of a verdict, the same whichever command reads the run: 0 H1 accepted (or
+/// a complete run without SPRT), 1 H0 accepted, 2 no decision over a complete run,
+/// [`EXIT_INCOMPLETE`] games missing and no verdict.
+pub fn verdict_code(verdict: Verdict) -> u8 {
+    match verdict {
+        Verdict::Accepted(SprtDecision::AcceptH0) => EXIT_FAILED,
+        Verdict::Accepted(_) | Verdict::Complete => 0,
+        Verdict::NoDecision => EXIT_INCONCLUSIVE,
+        Verdict::Incomplete { .. } => EXIT_INCOMPLETE,
+    }
+}
+
+/// Prints a sharded run's recorded verdict when its games bear it out, or on stderr why it
+/// is ignored.
+pub fn print_recorded(recorded: &Recorded) {
+    match recorded {
+        Recorded::None => {}
+        Recorded::Agrees(verdict) => println!("{verdict}"),
+        Recorded::Ignored(why) => eprintln!("warning: {why}"),
+    }
+}
+
+/// Says what a reading concludes beyond the report (the games not counted, the games
+/// missing and how to play them, a run with no decision) and gives the verdict's exit code
+/// ([`verdict_code`]). `notes` on stdout go with the text report (not with JSON).
+pub fn conclude(
+    sources: &GameSources,
+    reading: &RunReading,
+    verdict: Verdict,
+    notes: bool,
+) -> ExitCode {
+    for line in &reading.skipped {
+        eprintln!("warning: {line}: not counted");
+    }
+    let missing = reading.missing_games();
+    match verdict {
+        Verdict::Accepted(_) if missing > 0 && notes => println!(
+            "{} of the schedule not played after the SPRT verdict",
+            bt_arena::results::plural(missing as u64, "game")
+        ),
+        Verdict::Incomplete { tested } => {
+            eprintln!(
+                "Incomplete: {} of the schedule {} missing{}; play {}, then read the run again:",
+                bt_arena::results::plural(missing as u64, "game"),
+                if missing == 1 { "is" } else { "are" },
+                if tested {
+                    ", so the run has no verdict yet"
+                } else {
+                    ""
+                },
+                if missing == 1 { "it" } else { "them" }
+            );
+            for line in describe_missing(sources, reading) {
+                eprintln!("  {line}");
+            }
+        }
+        Verdict::NoDecision if sources.single_run().is_some() => {
+            eprintln!("SPRT: no decision over every game of the schedule");
+        }
+        _ => {}
+    }
+    ExitCode::from(verdict_code(verdict))
+}
 
 /// A command line that parses but makes no sense (an unknown engine key, two engines with one
 /// name, a missing engine executable): reported like clap's own errors, with [`EXIT_USAGE`].

@@ -2,13 +2,12 @@
 //! (games.csv or PGN of any tool).
 
 use super::UsageError;
-use super::elo::{check_two_engines, source_files, split_sprt_values, summarize};
-use anyhow::{Context, Result, anyhow};
-use bt_arena::results;
-use bt_arena::results::html::{self, REPORT_HTML, Report, RunMeta};
+use super::elo::{check_two_engines, open_sources, split_sprt_values};
+use anyhow::{Context, Result};
+use bt_arena::results::html::{self, PageGames, Report, RunMeta};
+use bt_arena::run_dir::{RunDir, RunKind};
 use bt_arena::stats::Sprt;
-use bt_arena::tournament::runner::CONFIG_FILE;
-use bt_arena::tournament::shard::layout::shard_dirs;
+use bt_arena::tournament::run_games::{GameSources, GroupKind, Verdict};
 use clap::Args;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -30,12 +29,14 @@ pub struct ReportArgs {
     sprt: Vec<String>,
 }
 
-/// Runs `bt-arena report`: reads the games, writes the page, prints its path.
+/// Runs `bt-arena report`: reads the games through the one reader of games (as `elo`
+/// does), writes the page, prints its path. Exit code: the verdict, as `elo` gives it.
 ///
 /// # Errors
 /// [`UsageError`] without an input, with several inputs and no `--out`, an `--out` that is
-/// one of the games files, a bad SPRT or `--sprt` with games of other than two engines; a
-/// missing or malformed games file (named, with the line); a page that cannot be written.
+/// one of the games files or a run's own page for a file of it, a file given twice, a bad
+/// SPRT or `--sprt` with games of other than two engines; a missing or malformed games file
+/// (named, with the line); a game that comes twice; a page that cannot be written.
 pub fn run(args: &ReportArgs) -> Result<ExitCode> {
     let (spec, inputs) = split_sprt_values(&args.sprt, &args.inputs);
     if inputs.is_empty() {
@@ -45,24 +46,25 @@ pub fn run(args: &ReportArgs) -> Result<ExitCode> {
         .into());
     }
     let out = out_path(args.out.as_deref(), &inputs)?;
-    let mut files: Vec<PathBuf> = Vec::new();
-    for input in &inputs {
-        files.extend(source_files(input)?.0);
-    }
+    let sources = open_sources(&inputs)?;
+    let files = sources.files();
     refuse_to_overwrite(&out, &files)?;
-    let meta = inputs_meta(&inputs, &files)?;
+    let meta = inputs_meta(&sources, &files);
     let sprt = spec
-        .or_else(|| meta.config.as_ref()?["sprt"].as_str().map(str::to_string))
         .map(|spec| spec.parse::<Sprt>())
         .transpose()
         .map_err(|e| UsageError(format!("invalid value for '--sprt': {e}")))?;
-    let engines = engine_order(&meta, &files)?;
+    let engines = sources.engines().context("cannot read the games")?;
     if sprt.is_some() {
         check_two_engines(&engines, files.len())?;
     }
-    let summary = summarize(&files, &engines, sprt.as_ref())?;
-    let (series, games) =
-        html::series_of_files(&files, &summary, sprt.as_ref()).context("cannot read the games")?;
+    let sprt = sprt.or_else(|| sources.run_sprt());
+    let (summary, reading) = sources
+        .summary(&engines, sprt.as_ref())
+        .context("cannot read the games")?;
+    let mut page = PageGames::new(&summary, sprt.as_ref());
+    sources.read(&mut page).context("cannot read the games")?;
+    let (series, games) = page.finish(&summary);
     html::write_report(
         &out,
         &Report {
@@ -74,7 +76,8 @@ pub fn run(args: &ReportArgs) -> Result<ExitCode> {
     )
     .context("cannot write the report")?;
     println!("Report: {}", out.display());
-    Ok(ExitCode::SUCCESS)
+    let verdict = Verdict::of(&summary, &reading);
+    Ok(super::conclude(&sources, &reading, verdict, false))
 }
 
 /// Where the page goes: `out` (report.html in it when it is a directory), else report.html
@@ -86,7 +89,7 @@ pub fn run(args: &ReportArgs) -> Result<ExitCode> {
 fn out_path(out: Option<&Path>, inputs: &[PathBuf]) -> Result<PathBuf> {
     match (out, inputs) {
         // A directory: the page goes in it.
-        (Some(out), _) if out.is_dir() => Ok(out.join(REPORT_HTML)),
+        (Some(out), _) if out.is_dir() => Ok(RunDir::new(out).report_html()),
         (Some(out), _) => {
             if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty())
                 && !parent.is_dir()
@@ -100,7 +103,15 @@ fn out_path(out: Option<&Path>, inputs: &[PathBuf]) -> Result<PathBuf> {
             }
             Ok(out.to_path_buf())
         }
-        (None, [only]) => Ok(home_of(only).join(REPORT_HTML)),
+        (None, [only]) if !only.is_dir() && is_run(&home_of(only)) => Err(UsageError(format!(
+            "{} is the page of the run in {}: a page of {} alone would replace it; give --out, \
+             or make the run's page with `bt-arena report {1}`",
+            RunDir::new(home_of(only)).report_html().display(),
+            home_of(only).display(),
+            only.display()
+        ))
+        .into()),
+        (None, [only]) => Ok(RunDir::new(home_of(only)).report_html()),
         (None, _) => Err(UsageError(
             "with several inputs, say where the page goes: --out FILE".into(),
         )
@@ -108,15 +119,17 @@ fn out_path(out: Option<&Path>, inputs: &[PathBuf]) -> Result<PathBuf> {
     }
 }
 
-/// What describes the games on the page: the first run directory among `inputs` ([`run_meta`]),
-/// else only the names of the games `files` as the title; the files as its sources.
-///
-/// # Errors
-/// As [`run_meta`].
-fn inputs_meta(inputs: &[PathBuf], files: &[PathBuf]) -> Result<RunMeta> {
-    let mut meta = match inputs.iter().find(|input| input.is_dir()) {
-        Some(dir) => run_meta(dir)?,
-        None => RunMeta {
+/// What describes the games on the page: the run read ([`RunMeta::of_dir`], of a sharded run
+/// its first shard's config and run.json), else only the names of the games `files` as the
+/// title; the files as its sources.
+fn inputs_meta(sources: &GameSources, files: &[PathBuf]) -> RunMeta {
+    let run = sources.single_run().map(|group| &group.kind);
+    let mut meta = match run {
+        Some(GroupKind::Plain { dir, .. }) => RunMeta::of_dir(dir),
+        Some(GroupKind::Sharded { shards, .. }) => shards
+            .first()
+            .map_or_else(RunMeta::default, |(_, dir)| RunMeta::of_shard_run(dir)),
+        _ => RunMeta {
             title: files
                 .iter()
                 .filter_map(|f| f.file_name())
@@ -127,7 +140,12 @@ fn inputs_meta(inputs: &[PathBuf], files: &[PathBuf]) -> Result<RunMeta> {
         },
     };
     meta.sources = files.iter().map(|f| f.display().to_string()).collect();
-    Ok(meta)
+    meta
+}
+
+/// Whether `dir` holds a run (on one machine, sharded, or a shard).
+fn is_run(dir: &Path) -> bool {
+    !matches!(RunDir::new(dir).kind(), Ok(RunKind::NoRun) | Err(_))
 }
 
 /// Fails with a [`UsageError`] when `out` is one of the games `files` read: the page would
@@ -158,44 +176,5 @@ fn home_of(input: &Path) -> PathBuf {
     match input.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
         _ => PathBuf::from("."),
-    }
-}
-
-/// What describes the run in `dir`: its config.json and run.json, or for a sharded run (shard
-/// directories and no config.json of its own) its first shard's.
-///
-/// # Errors
-/// A shard directory that cannot be listed.
-fn run_meta(dir: &Path) -> Result<RunMeta> {
-    if dir.join(CONFIG_FILE).exists() {
-        return Ok(RunMeta::of_dir(dir));
-    }
-    let shards = shard_dirs(dir).map_err(|e| anyhow!(e))?;
-    Ok(shards.first().map_or_else(
-        || RunMeta::of_dir(dir),
-        |(_, shard)| RunMeta::of_shard_run(shard),
-    ))
-}
-
-/// The engines in the run's order (its config), else in schedule order.
-///
-/// # Errors
-/// A games file that cannot be read.
-fn engine_order(meta: &RunMeta, files: &[PathBuf]) -> Result<Vec<String>> {
-    let configured: Vec<String> = meta
-        .config
-        .as_ref()
-        .and_then(|c| c["engines"].as_array())
-        .map(|engines| {
-            engines
-                .iter()
-                .filter_map(|e| e["name"].as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default();
-    if configured.is_empty() {
-        results::schedule_order(files).context("cannot read the games")
-    } else {
-        Ok(configured)
     }
 }

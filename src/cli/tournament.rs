@@ -6,10 +6,11 @@ use bt_arena::engine::EngineKeys;
 use bt_arena::engine::build::{self, BuildCache};
 use bt_arena::game::TimeControl;
 use bt_arena::rules::Rules;
-use bt_arena::stats::SprtDecision;
+use bt_arena::run_dir::RunDir;
 use bt_arena::tournament::prepare;
+use bt_arena::tournament::runner::Start;
 use bt_arena::tournament::{
-    self, Finish, Format, OpeningOrder, OpeningsSpec, Plan, Shard, TournamentConfig, shard,
+    self, Finish, Format, OpeningOrder, OpeningsSpec, Plan, SeedOrigin, Shard, TournamentConfig,
 };
 use clap::{ArgAction, ArgMatches, Args};
 use std::path::{Path, PathBuf};
@@ -125,16 +126,20 @@ const EXIT_INTERRUPTED: u8 = 130;
 pub fn run(args: &TournamentArgs, matches: &ArgMatches) -> Result<ExitCode> {
     let started = Instant::now();
     let engines = engine_groups(matches);
-    let (mut config, resume) = match &args.resume {
-        Some(dir) => (resumed_config(dir, args, matches)?, true),
+    let (mut config, start) = match &args.resume {
+        Some(dir) => (resumed_config(dir, args, matches)?, Start::Resume),
         None => {
-            let base = match &args.config {
-                Some(path) => TournamentConfig::read(path)?,
-                None => default_config()?,
+            let (base, file_seed) = match &args.config {
+                Some(path) => TournamentConfig::read_with_seed(path)?,
+                None => (default_config()?, SeedOrigin::Drawn),
+            };
+            let seed = match (args.seed, file_seed) {
+                (Some(_), _) | (None, SeedOrigin::Given) => SeedOrigin::Given,
+                (None, SeedOrigin::Drawn) => SeedOrigin::Drawn,
             };
             let config = build_config(base, args, &engines)
                 .map_err(|e| super::UsageError(format!("{e:#}")))?;
-            (config, false)
+            (config, Start::Fresh(seed))
         }
     };
     config.session.deadline = args.max_time.map(|limit| started + limit);
@@ -144,20 +149,20 @@ pub fn run(args: &TournamentArgs, matches: &ArgMatches) -> Result<ExitCode> {
     };
     prepare::prepare(&mut config, cache.as_ref(), &mut |line| say!("{line}"))?;
     let stop = interrupt_flag()?;
-    let report = tournament::run(&config, resume, &stop, |plan| announce(&config, plan))?;
+    let report = tournament::run(&mut config, start, &stop, announce)?;
     say!("\n{}", report.summary);
-    if config.shard.is_some()
-        && let Some(verdict) = shard::sprt::read_verdict(&config.out).unwrap_or(None)
-    {
-        say!("{verdict}");
-    }
+    super::print_recorded(&report.sources.recorded_verdict(&report.summary));
     report_unplayed(&config, &report);
     say!("Results: {}", config.results_dir().display());
     Ok(exit_code(&config, &report))
 }
 
-/// The start-up lines: what is played, where the results go, and the openings.
+/// The start-up lines: what was repaired, what is played, where the results go, the seed
+/// and the openings.
 fn announce(config: &TournamentConfig, plan: Plan) {
+    for repair in &plan.repaired {
+        eprintln!("warning: {repair}");
+    }
     let games = match plan.recorded {
         0 => format!("Playing {} games", plan.scheduled),
         recorded => format!(
@@ -177,6 +182,11 @@ fn announce(config: &TournamentConfig, plan: Plan) {
         config.rules,
         config.concurrency,
         config.results_dir().display()
+    );
+    say!(
+        "Seed: {} (run {})",
+        config.seed,
+        config.run_id.as_deref().unwrap_or("without an id")
     );
     print_openings(&config.openings);
 }
@@ -228,16 +238,16 @@ fn print_openings(openings: &OpeningsSpec) {
     }
 }
 
-/// The exit code of a finished run (see README.md): with --sprt 0 H1, 1 H0, 2 no decision; 4
-/// when games could not be played; 130 after Ctrl-C.
+/// The exit code of a finished run (see README.md): the run's verdict as every command
+/// reading it gives it ([`super::conclude`]: with --sprt 0 H1, 1 H0, 2 no decision; 5 when
+/// games of the run are missing, e.g. other shards not done); 4 when games could not be
+/// played; 130 after Ctrl-C.
 fn exit_code(config: &TournamentConfig, report: &tournament::RunReport) -> ExitCode {
     match report.finish {
         Finish::Interrupted => {
             eprintln!("Interrupted: continue with `{}`", resume_command(config));
             EXIT_INTERRUPTED.into()
         }
-        Finish::Sprt(SprtDecision::AcceptH1) => ExitCode::SUCCESS,
-        Finish::Sprt(SprtDecision::AcceptH0) => super::EXIT_FAILED.into(),
         Finish::TimeLimit => {
             let decision = match config.sprt {
                 Some(_) => "no SPRT decision; ",
@@ -251,19 +261,8 @@ fn exit_code(config: &TournamentConfig, report: &tournament::RunReport) -> ExitC
             );
             super::EXIT_INCONCLUSIVE.into()
         }
-        _ if !report.not_played.is_empty() => super::EXIT_ERROR.into(),
-        _ if config.sprt.is_some() => {
-            match config.shard {
-                Some(shard) => eprintln!(
-                    "SPRT: no verdict yet over the games of every shard; shard {shard} has played \
-                     its games (`bt-arena merge {}` reports the run)",
-                    config.out.display()
-                ),
-                None => eprintln!("SPRT: no decision within the game limit"),
-            }
-            super::EXIT_INCONCLUSIVE.into()
-        }
-        _ => ExitCode::SUCCESS,
+        Finish::Completed if !report.not_played.is_empty() => super::EXIT_ERROR.into(),
+        _ => super::conclude(&report.sources, &report.reading, report.verdict, true),
     }
 }
 
@@ -346,7 +345,10 @@ fn resumed_config(
             "--{flag} cannot be given with --resume: the run continues exactly as saved in {}, \
              so that every game belongs to one tournament (only --concurrency, --log, --shard, \
              --max-time and --build-cache may be given)",
-            dir.join(tournament::runner::CONFIG_FILE).display()
+            parse_shard(args)?
+                .map_or_else(|| RunDir::new(dir), |s| RunDir::new(dir).shard(s.index()))
+                .config_json()
+                .display()
         ))
         .into());
     }
@@ -418,9 +420,9 @@ fn parse_shard(args: &TournamentArgs) -> Result<Option<Shard>> {
 fn resumed_shard_config(dir: &Path, shard: Option<Shard>) -> Result<TournamentConfig> {
     let dir = std::path::absolute(dir).context("cannot resolve a path")?;
     let config_dir = shard.map_or_else(|| dir.clone(), |shard| dir.join(shard.dir_name()));
-    let saved = config_dir.join(tournament::runner::CONFIG_FILE);
+    let saved = RunDir::new(&config_dir).config_json();
     if !saved.exists() {
-        let shards = tournament::shard::layout::shard_dirs(&dir).map_err(|e| anyhow!(e))?;
+        let shards = RunDir::new(&dir).shard_dirs().map_err(|e| anyhow!(e))?;
         match shard {
             None if !shards.is_empty() => {
                 return Err(super::UsageError(format!(
@@ -448,7 +450,7 @@ fn resumed_shard_config(dir: &Path, shard: Option<Shard>) -> Result<TournamentCo
         (Some(given), saved) => {
             return Err(super::UsageError(format!(
                 "--shard {given}: {} was saved as {}",
-                config_dir.join(tournament::runner::CONFIG_FILE).display(),
+                RunDir::new(&config_dir).config_json().display(),
                 saved.map_or("an unsharded run".to_string(), |s| format!("shard {s}"))
             ))
             .into());
@@ -622,5 +624,6 @@ fn default_config() -> Result<TournamentConfig> {
         pgn_comments: Default::default(),
         scale_tc: None,
         session: Default::default(),
+        run_id: None,
     })
 }

@@ -6,7 +6,9 @@ use super::pgn::{self, PgnStyle};
 use super::{GameRecord, ResultsError};
 use crate::game::TimeControl;
 use crate::rules::Rules;
+use crate::run_dir::RunDir;
 use csv::StringRecord;
+use std::collections::{HashMap, HashSet};
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -39,10 +41,6 @@ pub const COLUMNS: [&str; 17] = [
 /// quote (unsigned integers; `move_info` tokens, see [`super::moves`]).
 pub const COLUMN_COUNTS: [usize; 3] = [14, 16, 17];
 
-/// File name of the CSV inside a run directory.
-pub const GAMES_CSV: &str = "games.csv";
-/// File name of the PGN inside a run directory.
-pub const GAMES_PGN: &str = "games.pgn";
 /// What a complete games.csv ends with: the end of a row.
 const CSV_ENDS: &[&[u8]] = &[b"\n"];
 /// What a complete games.pgn ends with: a game's result token and the blank line after it.
@@ -69,6 +67,8 @@ pub struct ResultsWriter {
     /// How many of [`COLUMNS`] the header of games.csv has: rows are written with as many
     /// (a file begun by an older release keeps its columns).
     columns: usize,
+    /// What [`open`](ResultsWriter::open) repaired, one line each.
+    repairs: Vec<String>,
 }
 
 impl ResultsWriter {
@@ -86,17 +86,21 @@ impl ResultsWriter {
     pub fn open(dir: &Path, rules: Rules) -> Result<ResultsWriter, ResultsError> {
         fs::create_dir_all(dir)
             .map_err(|e| ResultsError::io(dir, "cannot create the directory", e))?;
-        let csv_path = dir.join(GAMES_CSV);
+        let run = RunDir::new(dir);
+        let csv_path = run.games_csv();
         let mut csv = open_for_append(&csv_path)?;
-        let columns = if cut_partial_entry(&csv_path, &mut csv, CSV_ENDS)? == 0 {
+        let cut = cut_partial_entry(&csv_path, &mut csv, CSV_ENDS)?;
+        let mut repairs: Vec<String> = cut.describe_row(&csv_path).into_iter().collect();
+        let columns = if cut.kept == 0 {
             write_flushed(&csv_path, &mut csv, header_line(&COLUMNS).as_bytes())?;
             COLUMNS.len()
         } else {
             check_header_line(&csv_path, &mut csv)?
         };
-        let pgn_path = dir.join(GAMES_PGN);
+        let pgn_path = run.games_pgn();
         let mut pgn = open_for_append(&pgn_path)?;
-        cut_partial_entry(&pgn_path, &mut pgn, PGN_ENDS)?;
+        let cut = cut_partial_entry(&pgn_path, &mut pgn, PGN_ENDS)?;
+        repairs.extend(cut.describe_game(&pgn_path));
         Ok(ResultsWriter {
             csv_path,
             csv,
@@ -104,7 +108,34 @@ impl ResultsWriter {
             pgn,
             style: PgnStyle::new(DEFAULT_EVENT, rules),
             columns,
+            repairs,
         })
+    }
+
+    /// What [`open`](ResultsWriter::open) repaired in files an interrupted session left, one
+    /// line each naming the file: a games.csv row without its line end (removed: its game is
+    /// played again), a games.pgn game cut off, games.pgn games that games.csv does not hold
+    /// (removed) or that it lacks (written again, by [`reconciled`](ResultsWriter::reconciled)),
+    /// so that games.pgn holds exactly the games of games.csv.
+    pub fn repairs(&self) -> &[String] {
+        &self.repairs
+    }
+
+    /// Brings games.pgn back to exactly the games of games.csv (see [`repairs`]): removes
+    /// the games games.csv does not hold, writes again those it lacks (in the PGN style set
+    /// so far: call it after [`with_event`](ResultsWriter::with_event) and the others).
+    ///
+    /// [`repairs`]: ResultsWriter::repairs
+    ///
+    /// # Errors
+    /// [`ResultsError`] when games.csv or games.pgn cannot be read or written.
+    pub fn reconciled(mut self) -> Result<ResultsWriter, ResultsError> {
+        let done = reconcile_pgn(&self.csv_path, &self.pgn_path, &self.style)?;
+        if !done.is_empty() {
+            self.repairs.extend(done);
+            self.pgn = open_for_append(&self.pgn_path)?;
+        }
+        Ok(self)
     }
 
     /// Sets the PGN `Event` tag of the games appended from now on.
@@ -187,9 +218,12 @@ pub fn read_games(path: &Path) -> Result<Vec<GameRecord>, ResultsError> {
 /// Columns are matched by the header's names (extra columns are ignored; the later columns of
 /// [`COLUMN_COUNTS`] may be missing and then read as 0 or empty). The file is read up to the
 /// end of its last complete line, as long as it was when opened: a last row without its newline
-/// (cut off by a killed runner, or being written) is skipped without error, and an empty file,
-/// or one cut off inside the header, holds no games. A byte-order mark at the start is skipped
-/// (by the csv reader).
+/// (cut off by a killed runner, being written, or stripped of its newline by an editor) is not
+/// read, and [`cut_off`](GamesReader::cut_off) says so, naming its game; an empty file, or one
+/// cut off inside the header, holds no games. A byte-order mark at the start is skipped (by
+/// the csv reader). [`next_position`](GamesReader::next_position) and
+/// [`seek`](GamesReader::seek) let a reader come back to a row (to read several files in
+/// game-id order).
 ///
 /// An item is [`ResultsError::Io`] when the file cannot be read, or
 /// [`ResultsError::Malformed`] with the 1-based line and the reason (naming the bad value,
@@ -198,9 +232,13 @@ pub fn read_games(path: &Path) -> Result<Vec<GameRecord>, ResultsError> {
 pub struct GamesReader {
     path: PathBuf,
     /// `None` once the rows are exhausted or an error was returned.
-    csv: Option<csv::Reader<io::Take<File>>>,
+    csv: Option<csv::Reader<File>>,
+    /// Bytes of complete lines: rows starting here or later are not read.
+    complete: u64,
     headers: StringRecord,
     row: StringRecord,
+    /// The last row, when it lacks its newline: `line N: ...` naming it.
+    cut_off: Option<String>,
 }
 
 impl GamesReader {
@@ -213,16 +251,22 @@ impl GamesReader {
         let io_error = |e| ResultsError::io(path, "cannot read", e);
         let mut file = File::open(path).map_err(io_error)?;
         let complete = complete_csv_len(&mut file).map_err(io_error)?;
+        let length = file.metadata().map_err(io_error)?.len();
         let mut reader = GamesReader {
             path: path.to_path_buf(),
             csv: None,
+            complete,
             headers: StringRecord::new(),
             row: StringRecord::new(),
+            cut_off: None,
         };
         if complete == 0 {
             return Ok(reader);
         }
-        let mut csv = csv::Reader::from_reader(file.take(complete));
+        if length > complete {
+            reader.cut_off = Some(describe_cut_off(&mut file, complete).map_err(io_error)?);
+        }
+        let mut csv = csv::Reader::from_reader(file);
         reader.headers = csv
             .headers()
             .map_err(|e| malformed(path, &e, None))?
@@ -237,11 +281,57 @@ impl GamesReader {
         &self.path
     }
 
+    /// The row left out because it lacks its newline, if any, as `line N: why` (naming its
+    /// game id): a row cut off by a kill may still parse (its last column cut at a token), so
+    /// it is never counted; `--resume` plays its game again.
+    pub fn cut_off(&self) -> Option<&str> {
+        self.cut_off.as_deref()
+    }
+
+    /// [`cut_off`](GamesReader::cut_off) as a list of the lines not counted (none or one).
+    pub fn skipped(&self) -> &[String] {
+        self.cut_off.as_slice()
+    }
+
+    /// Where the next row starts (`None` once the rows are exhausted), for
+    /// [`seek`](GamesReader::seek).
+    pub fn next_position(&self) -> Option<csv::Position> {
+        self.csv.as_ref().map(|csv| csv.position().clone())
+    }
+
+    /// The 1-based line of the row read last (0 before any).
+    pub fn line(&self) -> u64 {
+        self.row.position().map_or(0, csv::Position::line)
+    }
+
+    /// Goes back (or forward) to the row starting at `position`, one that
+    /// [`next_position`](GamesReader::next_position) gave for this file.
+    ///
+    /// # Errors
+    /// [`ResultsError::Io`] when the file cannot be read there, or the rows were exhausted.
+    pub fn seek(&mut self, position: &csv::Position) -> Result<(), ResultsError> {
+        let Some(csv) = &mut self.csv else {
+            return Err(ResultsError::io(
+                &self.path,
+                "cannot read",
+                io::Error::other("the file was read to its end"),
+            ));
+        };
+        if csv.position().byte() == position.byte() {
+            return Ok(());
+        }
+        csv.seek(position.clone())
+            .map_err(|e| ResultsError::io(&self.path, "cannot read", io::Error::other(e)))
+    }
+
     /// The next row, `None` at the end of the complete rows.
     fn next_game(&mut self) -> Result<Option<GameRecord>, ResultsError> {
         let Some(csv) = &mut self.csv else {
             return Ok(None);
         };
+        if csv.position().byte() >= self.complete {
+            return Ok(None);
+        }
         let path = &self.path;
         if !csv
             .read_record(&mut self.row)
@@ -256,6 +346,41 @@ impl GamesReader {
     }
 }
 
+/// `game ID's row` for the start of a games.csv row, when its first field (the game id) is
+/// whole (a comma follows it); else `a row` (the cut may have fallen inside the id).
+fn row_of(text: &str) -> String {
+    match text.split_once(',').map(|(id, _)| id.parse::<u64>()) {
+        Some(Ok(id)) => format!("game {id}'s row"),
+        _ => "a row".to_string(),
+    }
+}
+
+/// `line N: game ID's row has no line end ...` for the row of `file` from byte `start` to its
+/// end (the game id is its first field, as far as it reads).
+fn describe_cut_off(file: &mut File, start: u64) -> io::Result<String> {
+    let mut head = Vec::new();
+    file.seek(SeekFrom::Start(0))?;
+    let lines = BufReader::new(&mut *file).take(start).split(b'\n').count();
+    file.seek(SeekFrom::Start(start))?;
+    (&mut *file).take(32).read_to_end(&mut head)?;
+    file.seek(SeekFrom::Start(0))?;
+    let game = row_of(&String::from_utf8_lossy(&head));
+    Ok(format!(
+        "line {}: {game} has no line end (cut off by a kill, or its newline dropped by an \
+         editor): not counted; `--resume` plays it again",
+        lines + 1
+    ))
+}
+
+impl std::fmt::Debug for GamesReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GamesReader")
+            .field("path", &self.path)
+            .field("open", &self.csv.is_some())
+            .finish()
+    }
+}
+
 impl Iterator for GamesReader {
     type Item = Result<GameRecord, ResultsError>;
 
@@ -265,15 +390,6 @@ impl Iterator for GamesReader {
             self.csv = None;
         }
         next.transpose()
-    }
-}
-
-impl std::fmt::Debug for GamesReader {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("GamesReader")
-            .field("path", &self.path)
-            .field("open", &self.csv.is_some())
-            .finish()
     }
 }
 
@@ -344,20 +460,145 @@ fn write_flushed(path: &Path, file: &mut File, bytes: &[u8]) -> Result<(), Resul
 /// Cuts `file` back to the end of its last complete entry, an entry being complete when it
 /// ends with one of `ends`; returns the file's length afterwards. Reads only the tail of a
 /// file that is already complete.
-fn cut_partial_entry(path: &Path, file: &mut File, ends: &[&[u8]]) -> Result<u64, ResultsError> {
+fn cut_partial_entry(path: &Path, file: &mut File, ends: &[&[u8]]) -> Result<Cut, ResultsError> {
     let io_error = |e| ResultsError::io(path, "cannot repair", e);
     let tail = read_tail(file, LONGEST_END).map_err(io_error)?;
     let len = file.metadata().map_err(io_error)?.len();
     if tail.is_empty() || ends.iter().any(|end| tail.ends_with(end)) {
-        return Ok(len);
+        return Ok(Cut {
+            kept: len,
+            line: 0,
+            removed: Vec::new(),
+        });
     }
     let mut bytes = Vec::new();
     file.seek(SeekFrom::Start(0))
         .and_then(|_| file.read_to_end(&mut bytes))
         .map_err(io_error)?;
-    let complete = complete_len(&bytes, ends) as u64;
-    file.set_len(complete).map_err(io_error)?;
-    Ok(complete)
+    let complete = complete_len(&bytes, ends);
+    file.set_len(complete as u64).map_err(io_error)?;
+    Ok(Cut {
+        kept: complete as u64,
+        line: bytes[..complete].iter().filter(|&&b| b == b'\n').count() as u64 + 1,
+        removed: bytes.split_off(complete),
+    })
+}
+
+/// What [`cut_partial_entry`] did: the bytes kept, and the entry removed (empty when none)
+/// with the line it started on.
+struct Cut {
+    kept: u64,
+    line: u64,
+    removed: Vec<u8>,
+}
+
+impl Cut {
+    /// A line saying what was removed from games.csv: `games.csv, line N: game ID's row had
+    /// no line end: removed (...)`; `None` when nothing was.
+    fn describe_row(&self, path: &Path) -> Option<String> {
+        if self.removed.is_empty() {
+            return None;
+        }
+        let row = row_of(&String::from_utf8_lossy(&self.removed));
+        Some(format!(
+            "{}, line {}: {row} had no line end (cut off by a kill, or its newline dropped by \
+             an editor): removed, and its game is played again",
+            path.display(),
+            self.line
+        ))
+    }
+
+    /// A line saying what was removed from games.pgn; `None` when nothing was.
+    fn describe_game(&self, path: &Path) -> Option<String> {
+        if self.removed.is_empty() {
+            return None;
+        }
+        Some(format!(
+            "{}, line {}: a game cut off at the end of the file: removed",
+            path.display(),
+            self.line
+        ))
+    }
+}
+
+/// Brings games.pgn at `pgn` back to exactly the games of games.csv at `csv`, in its order:
+/// a game games.csv does not hold (written to games.pgn by a runner killed before its row
+/// was), or a game written twice, is removed, and a game games.pgn lacks (lost, cut off) is
+/// written again from its games.csv row in `style` (without the engines' PVs, which games.csv
+/// does not keep). A games.pgn holding a game without an `X-GameId` (not bt-arena's) is left
+/// alone. The file is rewritten whole or not at all, and only when a game is removed or
+/// added. Returns the lines saying what was done.
+///
+/// # Errors
+/// [`ResultsError`] when a file cannot be read or written.
+fn reconcile_pgn(csv: &Path, pgn: &Path, style: &PgnStyle) -> Result<Vec<String>, ResultsError> {
+    use super::pgn_read::RawGames;
+    let io_error = |e| ResultsError::io(pgn, "cannot read", e);
+    let recorded: Vec<u64> = GamesReader::open(csv)?
+        .map(|game| game.map(|g| g.game_id))
+        .collect::<Result<_, _>>()?;
+    let wanted: HashSet<u64> = recorded.iter().copied().collect();
+    let mut texts: HashMap<u64, String> = HashMap::new();
+    let mut removed = Vec::new();
+    for game in RawGames::new(BufReader::new(File::open(pgn).map_err(io_error)?)) {
+        let game = game.map_err(io_error)?;
+        let Some(id) = game.game_id else {
+            return Ok(Vec::new());
+        };
+        if wanted.contains(&id) && !texts.contains_key(&id) {
+            texts.insert(id, game.text);
+        } else {
+            removed.push(id);
+        }
+    }
+    let added: Vec<u64> = recorded
+        .iter()
+        .copied()
+        .filter(|id| !texts.contains_key(id))
+        .collect();
+    if removed.is_empty() && added.is_empty() {
+        return Ok(Vec::new());
+    }
+    let rows = GamesReader::open(csv)?;
+    super::write_atomically(pgn, super::Existing::Replace, |file| {
+        for row in rows {
+            let row = row.map_err(io::Error::other)?;
+            match texts.remove(&row.game_id) {
+                Some(text) => file.write_all(text.as_bytes())?,
+                None => {
+                    let infos = super::moves::decode_column(&row.move_info).unwrap_or_default();
+                    file.write_all(pgn::format_game_with(&row, &infos, style).as_bytes())?;
+                }
+            }
+        }
+        Ok(())
+    })?;
+    let ids = |ids: &[u64]| {
+        ids.iter()
+            .map(u64::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut done = Vec::new();
+    if !removed.is_empty() {
+        done.push(format!(
+            "{}: {} that games.csv does not hold (written before a kill, or twice) removed: \
+             game {}",
+            pgn.display(),
+            super::plural(removed.len() as u64, "game"),
+            ids(&removed)
+        ));
+    }
+    if !added.is_empty() {
+        done.push(format!(
+            "{}: {} of games.csv missing from it written again from games.csv (without the \
+             engines' PVs): game {}",
+            pgn.display(),
+            super::plural(added.len() as u64, "game"),
+            ids(&added)
+        ));
+    }
+    Ok(done)
 }
 
 /// The last `n` bytes of `file` (fewer when it is shorter).
@@ -646,7 +887,7 @@ pub(crate) mod tests {
     #[test]
     fn a_games_csv_without_the_stray_columns_reads_as_0_and_keeps_its_columns() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join(GAMES_CSV);
+        let path = RunDir::new(dir.path()).games_csv();
         let old_header = COLUMNS[..14].join(",");
         let old_row = "1,1,1,1,startpos,alpha,beta,1-0,goal-rank,3,a2a3 a7a6 b2b3,1500,1200,\
                        2026-11-30T12:00:00Z";
@@ -672,7 +913,7 @@ pub(crate) mod tests {
     #[test]
     fn a_games_csv_without_move_info_keeps_its_16_columns() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join(GAMES_CSV);
+        let path = RunDir::new(dir.path()).games_csv();
         let header = COLUMNS[..16].join(",");
         fs::write(&path, format!("{header}\n")).unwrap();
         let games = sample_games();

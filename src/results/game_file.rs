@@ -20,6 +20,8 @@ pub enum GameFile {
         games: std::vec::IntoIter<GameRecord>,
         /// `line N: why` for each unfinished or cut-off game.
         skipped: Vec<String>,
+        /// Whether the games' ids are bt-arena's `X-GameId` tags ([`ReadGames::ids_tagged`]).
+        ids_tagged: bool,
     },
 }
 
@@ -37,20 +39,34 @@ impl GameFile {
         if !pgn_read::is_pgn(path, &String::from_utf8_lossy(&head[..len])) {
             return GamesReader::open(path).map(GameFile::Csv);
         }
-        let ReadGames { games, skipped } = pgn_read::read_pgn(path)?;
+        let ReadGames {
+            games,
+            skipped,
+            ids_tagged,
+        } = pgn_read::read_pgn(path)?;
         Ok(GameFile::Pgn {
             games: games.into_iter(),
             skipped,
+            ids_tagged,
         })
     }
 
-    /// The games of the file that are not counted (PGN games unfinished or cut off), one line
-    /// each: `line N: why`. Empty for a games.csv (whose cut-off last row is skipped silently,
-    /// being the one a killed runner was writing).
+    /// The games of the file that are not counted, one line each: `line N: why`. PGN games
+    /// unfinished or cut off; the last row of a games.csv when it has no line end
+    /// ([`GamesReader::cut_off`]).
     pub fn skipped(&self) -> &[String] {
         match self {
-            GameFile::Csv(_) => &[],
+            GameFile::Csv(reader) => reader.skipped(),
             GameFile::Pgn { skipped, .. } => skipped,
+        }
+    }
+
+    /// Whether a game's id identifies it in its run: always in a games.csv, in a PGN file
+    /// when every game has bt-arena's `X-GameId` tag (other tools' PGN has no ids).
+    pub fn has_game_ids(&self) -> bool {
+        match self {
+            GameFile::Csv(_) => true,
+            GameFile::Pgn { ids_tagged, .. } => *ids_tagged,
         }
     }
 }

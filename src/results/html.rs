@@ -18,18 +18,17 @@ use super::series::{
     OpeningResult, PairSeries, Series, SeriesBuilder, SprtLines, UnreadableMoveInfo,
 };
 use super::svg::{self, LineChart, PALETTE, RatingBar, RefLine};
-use super::{Existing, GameFile, GameRecord, ResultsError, Summary, Termination, pgn, plural};
+use super::{
+    Existing, GameFile, GameRecord, GameSink, ResultsError, Summary, Termination, pgn, plural,
+};
 use crate::rules::Position;
+use crate::run_dir::RunDir;
 use crate::stats::{Bound, Pentanomial, Sprt, SprtDecision};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, VecDeque};
 use std::io::Write;
 use std::path::Path;
 
-/// File name of the page inside a run directory.
-pub const REPORT_HTML: &str = "report.html";
-/// File name of the run's command line and engine identities inside a run directory.
-pub const RUN_JSON: &str = "run.json";
 /// How often a page of a run in progress reloads itself, seconds.
 pub const REFRESH_SECONDS: u32 = 15;
 /// Most games the viewer holds (the latest ones): every game is in games.pgn.
@@ -64,7 +63,7 @@ pub struct RunInfo {
 impl RunInfo {
     /// The run.json of `dir`, if it has a readable one.
     pub fn read(dir: &Path) -> Option<RunInfo> {
-        let text = std::fs::read_to_string(dir.join(RUN_JSON)).ok()?;
+        let text = std::fs::read_to_string(RunDir::new(dir).run_json()).ok()?;
         serde_json::from_str(&text).ok()
     }
 
@@ -73,7 +72,7 @@ impl RunInfo {
     /// # Errors
     /// [`ResultsError::Io`] when it cannot be written.
     pub fn write(&self, dir: &Path) -> Result<(), ResultsError> {
-        super::write_json(&dir.join(RUN_JSON), self, Existing::Replace).map(drop)
+        super::write_json(&RunDir::new(dir).run_json(), self, Existing::Replace).map(drop)
     }
 }
 
@@ -108,7 +107,8 @@ impl RunMeta {
     /// The metadata of the run directory `dir` (its config.json and run.json, when readable),
     /// titled by the config's event or the directory's name.
     pub fn of_dir(dir: &Path) -> RunMeta {
-        let config: Option<serde_json::Value> = std::fs::read_to_string(dir.join("config.json"))
+        let run = RunDir::new(dir);
+        let config: Option<serde_json::Value> = std::fs::read_to_string(run.config_json())
             .ok()
             .and_then(|text| serde_json::from_str(&text).ok());
         let title = config
@@ -120,7 +120,7 @@ impl RunMeta {
             });
         RunMeta {
             title,
-            sources: vec![dir.join(super::GAMES_CSV).display().to_string()],
+            sources: vec![run.games_csv().display().to_string()],
             config,
             info: RunInfo::read(dir),
             in_progress: None,
@@ -169,10 +169,51 @@ pub fn write_report(path: &Path, report: &Report<'_>) -> Result<(), ResultsError
     .map(drop)
 }
 
+/// What the page needs of the games, taken one at a time as a [`GameSink`]: the series (see
+/// [`SeriesBuilder`]) and the latest [`MAX_VIEWER_GAMES`] games, in the order read. Memory
+/// does not grow with the games.
+#[derive(Debug)]
+pub struct PageGames {
+    builder: SeriesBuilder,
+    latest: VecDeque<GameRecord>,
+}
+
+impl PageGames {
+    /// No games yet, for `summary` (computed from the same games with `sprt`).
+    pub fn new(summary: &Summary, sprt: Option<&Sprt>) -> PageGames {
+        PageGames {
+            builder: SeriesBuilder::new(summary, sprt),
+            latest: VecDeque::with_capacity(MAX_VIEWER_GAMES),
+        }
+    }
+
+    /// The series and the latest games, in the order read.
+    pub fn finish(self, summary: &Summary) -> (Series, Vec<GameRecord>) {
+        (self.builder.finish(summary), self.latest.into())
+    }
+}
+
+impl GameSink for PageGames {
+    fn game(&mut self, game: &GameRecord) {
+        self.builder.add(game);
+        if self.latest.len() == MAX_VIEWER_GAMES {
+            self.latest.pop_front();
+        }
+        self.latest.push_back(game.clone());
+    }
+
+    fn gap(&mut self) {
+        self.builder.gap();
+    }
+
+    fn end(&mut self) {
+        self.builder.end_file();
+    }
+}
+
 /// The series of the games of `files` (games.csv or PGN, each read one game at a time as
 /// [`GameFile`] reads it) and their latest [`MAX_VIEWER_GAMES`] games, in recorded order, for
-/// `summary` (computed from the same files with `sprt`). Memory does not grow with the games
-/// (see [`SeriesBuilder`]).
+/// `summary` (computed from the same files with `sprt`): [`PageGames`] fed the files.
 ///
 /// # Errors
 /// The first error of a [`GameFile`] on the files, in order.
@@ -181,20 +222,14 @@ pub fn series_of_files<P: AsRef<Path>>(
     summary: &Summary,
     sprt: Option<&Sprt>,
 ) -> Result<(Series, Vec<GameRecord>), ResultsError> {
-    let mut builder = SeriesBuilder::new(summary, sprt);
-    let mut latest = VecDeque::with_capacity(MAX_VIEWER_GAMES);
+    let mut page = PageGames::new(summary, sprt);
     for path in files {
         for game in GameFile::open(path.as_ref())? {
-            let game = game?;
-            builder.add(&game);
-            if latest.len() == MAX_VIEWER_GAMES {
-                latest.pop_front();
-            }
-            latest.push_back(game);
+            page.game(&game?);
         }
-        builder.end_file();
+        page.end();
     }
-    Ok((builder.finish(summary), latest.into()))
+    Ok(page.finish(summary))
 }
 
 /// Writes `dir/report.html` for the games of the run directory `dir` (its games.csv, streamed)
@@ -209,9 +244,10 @@ pub fn write_run_report(
     summary: &Summary,
     sprt: Option<&Sprt>,
 ) -> Result<(), ResultsError> {
-    let (series, games) = series_of_files(&[dir.join(super::GAMES_CSV)], summary, sprt)?;
+    let run = RunDir::new(dir);
+    let (series, games) = series_of_files(&[run.games_csv()], summary, sprt)?;
     write_report(
-        &dir.join(REPORT_HTML),
+        &run.report_html(),
         &Report {
             summary,
             series: &series,

@@ -4,12 +4,9 @@
 //! types of [`report`](super::report)), pretty-printed, with a final newline.
 
 use super::ResultsError;
-use super::atomic_file::{Existing, write_json};
 use super::report::Summary;
+use super::{Existing, write_json};
 use std::path::Path;
-
-/// File name of the summary inside a run directory.
-const SUMMARY_FILE: &str = "summary.json";
 
 /// `summary` as pretty JSON with a final newline: the text of summary.json.
 pub fn summary_json(summary: &Summary) -> String {
@@ -25,7 +22,8 @@ pub fn summary_json(summary: &Summary) -> String {
 /// # Errors
 /// [`ResultsError::Io`] when the temporary file cannot be created, written or renamed.
 pub fn write_summary(dir: &Path, summary: &Summary) -> Result<(), ResultsError> {
-    write_json(&dir.join(SUMMARY_FILE), summary, Existing::Replace).map(|_| ())
+    let path = crate::run_dir::RunDir::new(dir).summary_json();
+    write_json(&path, summary, Existing::Replace).map(|_| ())
 }
 
 #[cfg(test)]
@@ -66,7 +64,7 @@ mod tests {
         assert!(text.ends_with("\n}\n"), "{text}");
         let dir = tempfile::tempdir().unwrap();
         write_summary(dir.path(), &summary).unwrap();
-        let written = std::fs::read_to_string(dir.path().join(SUMMARY_FILE)).unwrap();
+        let written = std::fs::read_to_string(dir.path().join("summary.json")).unwrap();
         assert_eq!(written, text);
     }
 }

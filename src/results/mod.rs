@@ -21,7 +21,6 @@
 //!
 //! Breakthrough has no draws: every game is `1-0` or `0-1`.
 
-mod atomic_file;
 pub mod crosstable;
 mod files;
 mod game_file;
@@ -37,10 +36,8 @@ pub mod svg;
 mod tail;
 mod text;
 
-pub use atomic_file::{Existing, write_atomically, write_json};
-pub use files::{
-    COLUMN_COUNTS, COLUMNS, GAMES_CSV, GAMES_PGN, GamesReader, ResultsWriter, read_games,
-};
+pub use crate::run_dir::Existing;
+pub use files::{COLUMN_COUNTS, COLUMNS, GamesReader, ResultsWriter, read_games};
 pub use game_file::GameFile;
 pub use json::{summary_json, write_summary};
 pub use pgn_read::ReadGames;
@@ -52,8 +49,22 @@ pub use tail::GamesTail;
 use crate::rules::{Color, Reason};
 use serde::{Deserialize, Serialize};
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::SystemTime;
+
+/// What takes the games of a reading one at a time, in the order they are read (see
+/// `tournament::run_games`): the report ([`SummaryBuilder`]) and report.html's series
+/// ([`series::SeriesBuilder`]).
+pub trait GameSink {
+    /// The next game.
+    fn game(&mut self, game: &GameRecord);
+    /// Games are missing before the next one: a sequential test replayed in game-id order
+    /// stops here (its verdict would lack evidence).
+    fn gap(&mut self);
+    /// The end of a file, or of a run read as one: its open game pairs can no longer
+    /// complete.
+    fn end(&mut self);
+}
 
 /// The result of a game: `1-0` or `0-1` (serde and [`Display`](fmt::Display) use those
 /// strings). No draws exist.
@@ -290,6 +301,36 @@ pub fn plural(count: u64, noun: &str) -> String {
         (_, true) => format!("{count} {noun}es"),
         (_, false) => format!("{count} {noun}s"),
     }
+}
+
+/// Writes `value` as pretty JSON to `path` whole or not at all
+/// ([`crate::run_dir::atomic::write_json`]). Returns `false` when an existing file was kept.
+///
+/// # Errors
+/// [`ResultsError::Io`] naming `path` when the temporary file cannot be created, written,
+/// renamed or linked.
+pub fn write_json(
+    path: &Path,
+    value: &impl Serialize,
+    existing: Existing,
+) -> Result<bool, ResultsError> {
+    crate::run_dir::atomic::write_json(path, value, existing)
+        .map_err(|e| ResultsError::io(path, "cannot write", e))
+}
+
+/// Writes `path` whole or not at all ([`crate::run_dir::atomic::write_atomically`]).
+/// Returns `false` when an existing file was kept.
+///
+/// # Errors
+/// [`ResultsError::Io`] naming `path` when the temporary file cannot be created, written,
+/// renamed or linked.
+pub fn write_atomically(
+    path: &Path,
+    existing: Existing,
+    contents: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+) -> Result<bool, ResultsError> {
+    crate::run_dir::atomic::write_atomically(path, existing, contents)
+        .map_err(|e| ResultsError::io(path, "cannot write", e))
 }
 
 /// The current time as RFC 3339 UTC to the second, e.g. `2026-11-30T12:00:00Z`: the format of

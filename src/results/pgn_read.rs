@@ -36,6 +36,9 @@ pub struct ReadGames {
     pub games: Vec<GameRecord>,
     /// One line per game skipped: `line N: why` (an unfinished game, a game cut off).
     pub skipped: Vec<String>,
+    /// Whether every game read has bt-arena's `X-GameId` tag, so that its
+    /// [`game_id`](GameRecord::game_id) identifies it (else games are numbered in file order).
+    pub ids_tagged: bool,
 }
 
 /// Reads the games of the PGN file `path`.
@@ -67,6 +70,7 @@ pub fn parse_pgn(text: &str, path: &Path) -> Result<ReadGames, ResultsError> {
     let mut out = ReadGames::default();
     let mut pending = Vec::new();
     let mut ordinal = 0u64;
+    out.ids_tagged = true;
     while tokens.peek().is_some() {
         ordinal += 1;
         let game = split_game(&mut tokens, ordinal).map_err(|(l, r)| malformed(l, r))?;
@@ -79,6 +83,7 @@ pub fn parse_pgn(text: &str, path: &Path) -> Result<ReadGames, ResultsError> {
                 continue;
             }
         };
+        out.ids_tagged &= raw.tag("X-GameId").is_some();
         match build_record(&raw, ordinal) {
             Ok(Some(record)) => pending.push(record),
             Ok(None) => out.skipped.push(format!(
@@ -92,6 +97,80 @@ pub fn parse_pgn(text: &str, path: &Path) -> Result<ReadGames, ResultsError> {
     }
     out.games = assign_pairs(pending);
     Ok(out)
+}
+
+/// One game of a games.pgn as written: its text, from its `[Event` tag to the start of the
+/// next game, and its `X-GameId` when it has one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RawPgnGame {
+    /// The game's text, its blank line after the movetext included.
+    pub text: String,
+    /// Its `X-GameId` tag, when it has one.
+    pub game_id: Option<u64>,
+}
+
+/// The games of a games.pgn written by bt-arena, one at a time and as written (not parsed):
+/// an iterator of `io::Result<RawPgnGame>` whose memory holds one game. A game starts with
+/// a line beginning `[Event ` at the start of the file or after a blank line (a line of a
+/// long comment may also start with `[Event `: an engine's PV is not checked). Text before
+/// the first game is a game of its own, without an id.
+#[derive(Debug)]
+pub struct RawGames<R> {
+    lines: R,
+    /// The first line of the next game, read with the game before.
+    next_start: Option<String>,
+    done: bool,
+}
+
+impl<R: std::io::BufRead> RawGames<R> {
+    /// The games of `reader`.
+    pub fn new(reader: R) -> RawGames<R> {
+        RawGames {
+            lines: reader,
+            next_start: None,
+            done: false,
+        }
+    }
+}
+
+impl<R: std::io::BufRead> Iterator for RawGames<R> {
+    type Item = std::io::Result<RawPgnGame>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let mut text = self.next_start.take().unwrap_or_default();
+        loop {
+            let mut line = String::new();
+            match self.lines.read_line(&mut line) {
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(e));
+                }
+                Ok(0) => {
+                    self.done = true;
+                    break;
+                }
+                Ok(_) => {}
+            }
+            let starts_game =
+                line.starts_with("[Event ") && (text.is_empty() || text.ends_with("\n\n"));
+            if starts_game && !text.is_empty() {
+                self.next_start = Some(line);
+                break;
+            }
+            text.push_str(&line);
+        }
+        if text.is_empty() {
+            return None;
+        }
+        let game_id = text
+            .split_once("\n[X-GameId \"")
+            .and_then(|(_, rest)| rest.split_once('"'))
+            .and_then(|(id, _)| id.parse().ok());
+        Some(Ok(RawPgnGame { text, game_id }))
+    }
 }
 
 /// True when `path` holds PGN rather than CSV: a `.pgn` name, or text whose first
@@ -859,5 +938,30 @@ mod tests {
         assert!(is_pgn(Path::new("a.PGN"), ""));
         assert!(is_pgn(Path::new("a.txt"), "\u{feff}\n [Event \"x\"]"));
         assert!(!is_pgn(Path::new("games.csv"), "game_id,round"));
+    }
+
+    #[test]
+    fn raw_games_split_at_event_tags_after_a_blank_line() {
+        let game = |id: u64, comment: &str| {
+            format!("[Event \"e\"]\n[X-GameId \"{id}\"]\n\n1. a2a3 {{{comment}}} 1-0\n\n")
+        };
+        let text = [game(1, "x\n[Event y]"), game(2, ""), game(7, "")].concat();
+        let games: Vec<RawPgnGame> = RawGames::new(text.as_bytes())
+            .collect::<std::io::Result<_>>()
+            .unwrap();
+        assert_eq!(
+            games.iter().map(|g| g.game_id).collect::<Vec<_>>(),
+            [Some(1), Some(2), Some(7)]
+        );
+        assert_eq!(games[0].text, game(1, "x\n[Event y]"));
+        assert_eq!(
+            games.iter().map(|g| g.text.as_str()).collect::<String>(),
+            text
+        );
+        let cut = RawGames::new("[Event \"e\"]\n\n1. a2a3".as_bytes())
+            .collect::<std::io::Result<Vec<_>>>()
+            .unwrap();
+        assert_eq!(cut.len(), 1);
+        assert_eq!(cut[0].game_id, None);
     }
 }

@@ -279,6 +279,14 @@ impl SummaryBuilder {
         self.tally.close_open_pairs();
     }
 
+    /// Halts the SPRT at a missing game ([`SequentialTest::halt`]): later games count in
+    /// the standings and pairs, not in the test.
+    pub fn halt_sprt(&mut self) {
+        if let Some(test) = &mut self.tally.sprt {
+            test.halt();
+        }
+    }
+
     /// Counts every game of the games.csv (streamed) or PGN file at `path` ([`GameFile`]),
     /// then ends the file. Returns the PGN games not counted ([`GameFile::skipped`]).
     ///
@@ -325,6 +333,20 @@ impl SummaryBuilder {
         self.index.insert(name.to_string(), index);
         self.tally.add_engine();
         index
+    }
+}
+
+impl super::GameSink for SummaryBuilder {
+    fn game(&mut self, game: &GameRecord) {
+        self.add(game);
+    }
+
+    fn gap(&mut self) {
+        self.halt_sprt();
+    }
+
+    fn end(&mut self) {
+        self.end_file();
     }
 }
 

@@ -280,6 +280,14 @@ impl SeriesBuilder {
         self.openings.open.clear();
     }
 
+    /// Games are missing before the next one: the LLR series stops here, as the SPRT of a
+    /// reading in game-id order does (see [`super::GameSink::gap`]).
+    pub fn gap(&mut self) {
+        for track in &mut self.pairs {
+            track.sprt = None;
+        }
+    }
+
     /// The series of the games added, for `summary` (the one given to
     /// [`new`](Self::new)).
     pub fn finish(self, summary: &Summary) -> Series {
@@ -301,6 +309,20 @@ impl SeriesBuilder {
             unreadable_move_info: self.unreadable,
             started: self.started,
         }
+    }
+}
+
+impl super::GameSink for SeriesBuilder {
+    fn game(&mut self, game: &GameRecord) {
+        self.add(game);
+    }
+
+    fn gap(&mut self) {
+        SeriesBuilder::gap(self);
+    }
+
+    fn end(&mut self) {
+        self.end_file();
     }
 }
 

@@ -120,7 +120,9 @@ impl fmt::Display for PairSummary {
     /// ```
     ///
     /// The Ptnml line names the games in no complete pair (`; 1 unpaired game, in the score
-    /// only`); after a verdict, `SPRT: H1 accepted at game 480; 2 games after the decision`.
+    /// only`); after a verdict, `SPRT: H1 accepted at game 480; 2 games after the decision`;
+    /// for a test halted at a missing game, `SPRT: no verdict over the first 40 games (a game
+    /// after them is missing); 18 games after it not in the LLR`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let elo = &self.elo;
         writeln!(f, "Results of {} vs {}:", self.first, self.second)?;
@@ -157,6 +159,17 @@ impl fmt::Display for PairSummary {
             let accepted = match status.report.decision {
                 SprtDecision::AcceptH1 => "H1",
                 SprtDecision::AcceptH0 => "H0",
+                SprtDecision::Continue if status.games_after > 0 => {
+                    // Halted at a missing game (a sharded run read in game-id order).
+                    return writeln!(
+                        f,
+                        "SPRT: no verdict over the first {} (a game after {} is missing); {} \
+                         after it not in the LLR",
+                        plural(status.games, "game"),
+                        if status.games == 1 { "it" } else { "them" },
+                        plural(status.games_after, "game")
+                    );
+                }
                 SprtDecision::Continue => return Ok(()),
             };
             write!(f, "SPRT: {accepted} accepted at game {}", status.games)?;

@@ -178,9 +178,10 @@ pub struct SprtStatus {
     /// every game counted (decision [`SprtDecision::Continue`]).
     #[serde(flatten)]
     pub report: SprtReport,
-    /// Games counted at the verdict; without one, every game counted.
+    /// Games counted at the verdict (or where the test was halted without one, see
+    /// [`SequentialTest::halt`]); else every game counted.
     pub games: u64,
-    /// Games counted after the verdict (they do not change it); 0 without one.
+    /// Games counted after the verdict or the halt (they do not change it); else 0.
     pub games_after: u64,
     /// The counts `report.llr` came from.
     pub model: EloModel,
@@ -195,6 +196,9 @@ pub struct SequentialTest<K> {
     sprt: Sprt,
     counts: MatchCounts<K>,
     verdict: Option<Verdict>,
+    /// Where the test was halted without a verdict ([`SequentialTest::halt`]): the LLR, games
+    /// and model then.
+    halted: Option<Verdict>,
 }
 
 impl<K: Eq + Hash> SequentialTest<K> {
@@ -204,6 +208,23 @@ impl<K: Eq + Hash> SequentialTest<K> {
             sprt,
             counts: MatchCounts::default(),
             verdict: None,
+            halted: None,
+        }
+    }
+
+    /// Halts the test without a verdict: the games after this point are counted (they are
+    /// real games) but can no longer reach a verdict, and the status reports the LLR at this
+    /// point. A reader of a sharded run halts it at the first missing game, since a verdict
+    /// needs every game before it. No effect once a verdict is reached or the test halted.
+    pub fn halt(&mut self) {
+        if self.verdict.is_none() && self.halted.is_none() {
+            let llr = self.counts.llr(&self.sprt);
+            self.halted = Some(Verdict {
+                decision: SprtDecision::Continue,
+                llr,
+                games: self.counts.games(),
+                model: self.counts.model(),
+            });
         }
     }
 
@@ -211,7 +232,7 @@ impl<K: Eq + Hash> SequentialTest<K> {
     /// this game reaches it, `None` otherwise (also for every game after it).
     pub fn add(&mut self, pair: K, game: Outcome) -> Option<Verdict> {
         let changed = self.counts.add_changes_estimate(pair, game);
-        if self.verdict.is_some() || !changed {
+        if self.verdict.is_some() || self.halted.is_some() || !changed {
             return None;
         }
         let llr = self.counts.llr(&self.sprt);
@@ -265,7 +286,7 @@ impl<K> SequentialTest<K> {
 
     /// The status to report (see [`SprtStatus`]).
     pub fn status(&self) -> SprtStatus {
-        let status = match self.verdict {
+        let status = match self.verdict.or(self.halted) {
             Some(verdict) => SprtStatus {
                 report: self.sprt.report(verdict.llr),
                 games: verdict.games,
@@ -455,5 +476,32 @@ mod tests {
         assert_eq!(status.report.decision, SprtDecision::Continue);
         assert_eq!((status.games, status.games_after), (3, 0));
         assert_eq!(test.verdict(), None);
+    }
+
+    #[test]
+    fn a_halted_test_counts_later_games_but_reaches_no_verdict() {
+        let sprt = sprt("elo0=0 elo1=200");
+        let mut test = SequentialTest::new(sprt);
+        for pair in 1..=2u64 {
+            assert_eq!(test.add(pair, WIN_WHITE), None);
+            assert_eq!(test.add(pair, WIN_BLACK), None);
+        }
+        let llr = sprt.llr_pentanomial(&[0, 0, 0, 0, 2].into());
+        test.halt();
+        for pair in 3..=40u64 {
+            assert_eq!(test.add(pair, WIN_WHITE), None);
+            assert_eq!(test.add(pair, WIN_BLACK), None);
+        }
+        let status = test.status();
+        assert_eq!(status.report, sprt.report(llr));
+        assert_eq!(status.report.decision, SprtDecision::Continue);
+        assert_eq!((status.games, status.games_after), (4, 76));
+        assert_eq!(test.counts().pentanomial().as_array(), [0, 0, 0, 0, 40]);
+        // Unhalted, the same games decide.
+        let mut free = SequentialTest::new(sprt);
+        let decided = (1..=40u64)
+            .flat_map(|pair| [(pair, WIN_WHITE), (pair, WIN_BLACK)])
+            .find_map(|(pair, game)| free.add(pair, game));
+        assert_eq!(decided.map(|v| v.decision), Some(SprtDecision::AcceptH1));
     }
 }

@@ -5,12 +5,12 @@
 //! results as `config.json` so a run can be resumed exactly.
 
 use super::prepare::Session;
-use super::shard::Shard;
 use crate::engine::EngineDescription;
 use crate::results::moves::CommentDetail;
 use crate::results::provenance::EngineProvenance;
 use crate::results::{ResultsError, ResultsWriter};
 use crate::rules::Rules;
+use crate::run_dir::Shard;
 use crate::stats::Sprt;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -60,6 +60,12 @@ pub struct OpeningsSpec {
     /// How pairs take openings from it.
     #[serde(default)]
     pub order: OpeningOrder,
+    /// The SHA-256 of the book's bytes, in hexadecimal, taken when the run starts: part of
+    /// the run's identity, so that a shard or a resume reading a book changed since (or
+    /// another book at the same path) is refused, and the same book at another path (a
+    /// shared filesystem mounted elsewhere) is the same run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
 }
 
 impl OpeningsSpec {
@@ -143,6 +149,26 @@ pub struct TournamentConfig {
     /// builds and clock scaling).
     #[serde(skip)]
     pub session: Session,
+    /// The run's id (see [`crate::run_dir::identity::RunIdentity::run_id`]): drawn when the
+    /// run starts, shared by every shard of a sharded run. `None` in a config file, and in
+    /// the config.json of runs begun before run ids existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<String>,
+}
+
+/// Fields of config.json that do not make the games, so need not agree between the shards of
+/// a run: where the run directory is mounted, how many games a shard plays at once, whether it
+/// logs, and the run id (which the run's identity holds).
+pub const PER_SHARD_FIELDS: [&str; 4] = ["out", "concurrency", "log", "run_id"];
+
+/// Where a config's seed came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SeedOrigin {
+    /// Given (`--seed`, a config file, a saved config.json): a shard with another seed is
+    /// another run.
+    Given,
+    /// Drawn at random because none was given: a shard joining a run takes the run's.
+    Drawn,
 }
 
 fn default_event() -> String {
@@ -162,6 +188,27 @@ fn default_concurrency() -> usize {
 }
 
 impl TournamentConfig {
+    /// The settings that make the games, as a run's identity records them
+    /// ([`crate::run_dir::identity`]): config.json without the [`PER_SHARD_FIELDS`], with the
+    /// shard count for `shard` (`null` for a run on one machine), and a book known by its
+    /// digest (not its path) once the digest is taken.
+    pub fn identity(&self) -> serde_json::Value {
+        let mut value = serde_json::to_value(self).unwrap_or(serde_json::Value::Null);
+        if let Some(fields) = value.as_object_mut() {
+            for field in PER_SHARD_FIELDS {
+                fields.remove(field);
+            }
+            fields.insert("shard".into(), self.shard.map(|s| s.count()).into());
+            // A book is known by its contents once they are: not by where it is.
+            if let Some(openings) = fields.get_mut("openings").and_then(|o| o.as_object_mut())
+                && openings.get("digest").is_some_and(|d| !d.is_null())
+            {
+                openings.remove("file");
+            }
+        }
+        value
+    }
+
     /// Where this run's games.csv, games.pgn, summary.json, config.json and logs go: `out`,
     /// or `out/shard-K` for shard `K` of a sharded run.
     pub fn results_dir(&self) -> PathBuf {
@@ -173,7 +220,8 @@ impl TournamentConfig {
 
     /// A writer appending this run's games to games.csv and games.pgn in `dir`, its PGN
     /// tagged with the run's event and each engine's time control, with the comments of
-    /// [`pgn_comments`](TournamentConfig::pgn_comments).
+    /// [`pgn_comments`](TournamentConfig::pgn_comments); games.pgn brought back to the games
+    /// of games.csv ([`ResultsWriter::reconciled`]).
     ///
     /// # Errors
     /// As [`ResultsWriter::open`].
@@ -183,11 +231,12 @@ impl TournamentConfig {
             .iter()
             .map(|engine| (engine.name.clone(), engine.effective_limit()))
             .collect();
-        Ok(ResultsWriter::open(dir, self.rules)?
+        ResultsWriter::open(dir, self.rules)?
             .with_event(self.event.clone())
             .with_limits(limits)
             .with_builds(EngineProvenance::of_engines(&self.engines))
-            .with_comments(self.pgn_comments))
+            .with_comments(self.pgn_comments)
+            .reconciled()
     }
 
     /// Checks what serde cannot: at least two engines, unique names, positive counts, an
@@ -237,15 +286,36 @@ impl TournamentConfig {
     /// [`ConfigError::Read`], [`ConfigError::Parse`] or [`ConfigError::Invalid`], naming the
     /// file.
     pub fn read(path: &Path) -> Result<TournamentConfig, ConfigError> {
+        TournamentConfig::read_with_seed(path).map(|(config, _)| config)
+    }
+
+    /// [`read`](TournamentConfig::read), and whether the file gives the seed (else it was
+    /// drawn at random).
+    ///
+    /// # Errors
+    /// As [`read`](TournamentConfig::read).
+    pub fn read_with_seed(path: &Path) -> Result<(TournamentConfig, SeedOrigin), ConfigError> {
         let text = crate::textfile::read_to_string(path).map_err(|source| ConfigError::Read {
             path: path.to_path_buf(),
             source,
         })?;
         let is_json = path.extension().is_some_and(|ext| ext == "json");
-        let config: TournamentConfig = if is_json {
-            serde_json::from_str(&text).map_err(|e| e.to_string())
+        // Parsed twice: into the config (whose errors name the line), then as a table, to
+        // tell a seed given from one drawn by the default.
+        let (config, names_seed) = if is_json {
+            serde_json::from_str::<TournamentConfig>(&text)
+                .map(|config| {
+                    let table = serde_json::from_str::<serde_json::Value>(&text);
+                    (config, table.is_ok_and(|t| t.get("seed").is_some()))
+                })
+                .map_err(|e| e.to_string())
         } else {
-            toml::from_str(&text).map_err(|e| e.to_string())
+            toml::from_str::<TournamentConfig>(&text)
+                .map(|config| {
+                    let table = toml::from_str::<toml::Table>(&text);
+                    (config, table.is_ok_and(|t| t.contains_key("seed")))
+                })
+                .map_err(|e| e.to_string())
         }
         .map_err(|reason| ConfigError::Parse {
             path: path.to_path_buf(),
@@ -255,7 +325,11 @@ impl TournamentConfig {
             path: path.to_path_buf(),
             error: Box::new(error),
         })?;
-        Ok(config)
+        let origin = match names_seed {
+            true => SeedOrigin::Given,
+            false => SeedOrigin::Drawn,
+        };
+        Ok((config, origin))
     }
 }
 
@@ -398,6 +472,7 @@ mod tests {
             pgn_comments: Default::default(),
             scale_tc: None,
             session: Default::default(),
+            run_id: None,
         }
     }
 

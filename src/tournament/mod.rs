@@ -3,13 +3,25 @@
 //! the schedule (each game by [`crate::game`]) and keeps every result safe.
 //!
 //! Data flows one way: config → schedule → games → results (see [`crate::results`]) → report.
+//!
+//! * [`config`]: a tournament's settings, saved as config.json;
+//! * [`identity`]: a run's identity, decided once and joined by every shard;
+//! * [`prepare`]: the engines made ready before any game (built from source, benched, clocks
+//!   scaled);
+//! * [`schedule`]: every game of a tournament, fixed by its config and seed;
+//! * [`runner`]: the workers that play the schedule, resume and stop on the SPRT;
+//! * [`shard`]: one tournament over many machines, its shared SPRT, and the merge;
+//! * [`run_games`]: the one reader of a run's games, each game once, in the order its SPRT
+//!   takes them, and the run's [`run_games::Verdict`], the same whichever command reads it.
 
 pub mod config;
+pub mod identity;
 pub mod prepare;
+pub mod run_games;
 pub mod runner;
 pub mod schedule;
 pub mod shard;
 
-pub use config::{ConfigError, Format, OpeningOrder, OpeningsSpec, TournamentConfig};
+pub use config::{ConfigError, Format, OpeningOrder, OpeningsSpec, SeedOrigin, TournamentConfig};
 pub use runner::{Finish, GivenUp, NotPlayed, Plan, RunError, RunReport, run, saved_config};
 pub use shard::Shard;

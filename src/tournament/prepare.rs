@@ -1,9 +1,9 @@
 //! Getting a tournament's engines ready before any game, in two steps:
 //!
 //! 1. [`resolve_sources`], when the run is set up: each engine built from source gets its
-//!    commit (a shard adopts the one its sibling shards saved; a saved commit is never
-//!    resolved again) and its name `NAME@SHORTHASH`; two engines that are one build are
-//!    warned about.
+//!    commit (a shard joining a run adopts the one the run's identity holds; a saved commit
+//!    is never resolved again) and its name `NAME@SHORTHASH`; two engines that are one build
+//!    are warned about.
 //! 2. [`prepare`], once the config is final: each engine built from source is built (or
 //!    found in the build cache, see [`crate::engine::build`]), its build log copied into the
 //!    results directory; engines with a signature to give or check are benched (see
@@ -16,13 +16,14 @@
 //! Any failure stops the run before its first game.
 
 use super::TournamentConfig;
-use super::runner::{CONFIG_FILE, file_safe};
-use super::shard::layout::shard_dirs;
+use super::runner::file_safe;
 use crate::engine::EngineDescription;
 use crate::engine::bench::{BenchError, BenchRun, run_bench};
 use crate::engine::build::{BuildCache, BuildError};
 use crate::engine::source::SourceError;
 use crate::results::provenance::{ClockScale, EngineProvenance};
+use crate::run_dir::RunDir;
+use crate::run_dir::identity::RunIdentity;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -213,24 +214,23 @@ pub fn resolve_sources(config: &mut TournamentConfig) -> Result<Vec<String>, Pre
     Ok(warnings)
 }
 
-/// A shard started after others takes the commits (and names and signatures) its sibling
-/// shards saved for engines with the same revision, build command and executable: `main`
-/// means the same commit on every shard, however late it starts.
+/// A shard joining a run takes the commits (and names and signatures) the run's identity
+/// (`RUN/identity.json`, written by the first shard) holds for engines with the same revision,
+/// build command and executable: `main` means the same commit on every shard, however late it
+/// starts.
 fn adopt_from_shards(config: &mut TournamentConfig) {
-    let Some(shard) = config.shard else {
+    if config.shard.is_none() {
+        return;
+    }
+    let Ok(Some(identity)) = RunIdentity::read(&RunDir::new(&config.out)) else {
         return;
     };
-    let Ok(dirs) = shard_dirs(&config.out) else {
-        return;
-    };
-    let Some(saved) = dirs
-        .iter()
-        .filter(|(index, _)| *index != shard.index())
-        .find_map(|(_, dir)| TournamentConfig::read(&dir.join(CONFIG_FILE)).ok())
+    let Ok(saved) =
+        serde_json::from_value::<Vec<EngineDescription>>(identity.settings["engines"].clone())
     else {
         return;
     };
-    for (ours, theirs) in config.engines.iter_mut().zip(&saved.engines) {
+    for (ours, theirs) in config.engines.iter_mut().zip(&saved) {
         let (Some(our_source), Some(their_source)) = (ours.source.as_mut(), &theirs.source) else {
             continue;
         };

@@ -19,25 +19,28 @@ mod live_report;
 mod progress;
 mod starts;
 
-pub use directory::{CONFIG_FILE, saved_config};
+pub use directory::saved_config;
 pub use live_report::{REPORT_COST_FACTOR, REPORT_INTERVAL};
 pub use starts::{GivenUp, MAX_START_FAILURES, NotPlayed};
 
-use super::config::TournamentConfig;
+use super::config::{SeedOrigin, TournamentConfig};
+use super::identity::{self, IdentityError};
+use super::run_games::{GameSources, ReadError, RunReading, Verdict};
 use super::schedule::{ScheduledGame, shard_games};
-use super::shard::{self, sprt::SprtWatcher};
+use super::shard::sprt::SprtWatcher;
 use crate::engine::{Engine, EngineDescription, EngineError, EngineLaunch};
 use crate::game::{self, Players, Unfinished};
 use crate::openings::{Book, Opening};
 use crate::results::{self, GameRecord, GameResult, GamesReader, ResultsWriter, Summary};
 use crate::rules::{ByColor, Color, Position};
+use crate::run_dir::RunDir;
 use crate::stats::{SequentialTest, Sprt, SprtDecision};
 use directory::{lock_directory, recorded_games, save_config};
 use indicatif::ProgressBar;
 use live_report::LiveReport;
 use progress::{RunTally, progress_bar};
 use starts::{EngineStarts, Starts};
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -61,8 +64,15 @@ pub enum Finish {
 pub struct RunReport {
     /// Why it stopped.
     pub finish: Finish,
-    /// The report over every game in the results directory (including earlier sessions).
+    /// The run's verdict, as every command reading the run gives it.
+    pub verdict: Verdict,
+    /// The report over every game of the run (including earlier sessions; of a shard, over
+    /// every shard's games, read as [`GameSources`] reads them).
     pub summary: Summary,
+    /// The run's games, as read for the report.
+    pub sources: GameSources,
+    /// What reading them found: the games of the schedule missing.
+    pub reading: RunReading,
     /// Games not played because an engine could not start, in the order they were dropped.
     /// They are not recorded and are retried by `--resume`.
     pub not_played: Vec<NotPlayed>,
@@ -71,12 +81,24 @@ pub struct RunReport {
 }
 
 /// What a run is about to do, known once everything is checked and before any game starts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Plan {
-    /// Games in the schedule.
+    /// Games in the schedule (of a shard, its part of it).
     pub scheduled: usize,
     /// Games of the schedule already recorded (by an earlier session).
     pub recorded: usize,
+    /// What was repaired in the results files of an interrupted session, one line each (see
+    /// [`ResultsWriter::repairs`]).
+    pub repaired: Vec<String>,
+}
+
+/// How a run starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Start {
+    /// A new run, whose seed was given or drawn.
+    Fresh(SeedOrigin),
+    /// A run continued from its saved config (`--resume`).
+    Resume,
 }
 
 /// Errors that stop a run before or after its games (engine failures during games are
@@ -93,6 +115,11 @@ pub enum RunError {
     Config(String),
     /// Another bt-arena is writing the results directory.
     Busy(PathBuf),
+    /// The run cannot start in its directory: it holds another run, or the shard's settings
+    /// are not the run's.
+    Identity(IdentityError),
+    /// The run's games cannot be read back for its report.
+    Read(ReadError),
 }
 
 impl std::fmt::Display for RunError {
@@ -106,6 +133,8 @@ impl std::fmt::Display for RunError {
                 dir.display()
             ),
             RunError::Config(err) => f.write_str(err),
+            RunError::Identity(err) => err.fmt(f),
+            RunError::Read(err) => err.fmt(f),
             RunError::Busy(dir) => write!(
                 f,
                 "another bt-arena is running on {} (it holds {}/.lock)",
@@ -124,43 +153,64 @@ impl From<results::ResultsError> for RunError {
     }
 }
 
-/// Runs (or, with `resume`, continues) the tournament of `config`. `stop` is the Ctrl-C flag:
-/// once set, no game starts and games in flight are dropped at their next move. `announce` is
-/// called once with the [`Plan`] after every check has passed (book, results directory, lock,
-/// recorded games) and before any game starts, so start-up messages never precede a fatal
-/// error.
+/// Runs (or, with [`Start::Resume`], continues) the tournament of `config`. First the run's
+/// identity is decided or joined ([`identity::establish`]): a run id is given to a new run,
+/// and a shard takes its run's id and, when its seed was drawn, the run's seed, so `config`
+/// is updated. `stop` is the Ctrl-C flag: once set, no game starts and games in flight are
+/// dropped at their next move. `announce` is called once with the config and the [`Plan`]
+/// after every check has passed (book, identity, results directory, lock, recorded games)
+/// and before any game starts, so start-up messages never precede a fatal error. The report
+/// at the end reads the run as every other command does ([`GameSources`]): of a shard, every
+/// shard's games.
 ///
 /// # Errors
-/// [`RunError`] when the book, the results directory or the config file cannot be used.
+/// [`RunError`] when the book, the results directory or the config file cannot be used, the
+/// shard cannot join its run, or the games cannot be read back.
 pub fn run(
-    config: &TournamentConfig,
-    resume: bool,
+    config: &mut TournamentConfig,
+    start: Start,
     stop: &AtomicBool,
-    announce: impl FnOnce(Plan),
+    announce: impl FnOnce(&TournamentConfig, Plan),
 ) -> Result<RunReport, RunError> {
     let openings = load_openings(config)?;
+    take_book_digest(config, start)?;
     let dir = config.results_dir();
-    let games_csv = dir.join(results::GAMES_CSV);
-    if games_csv.exists() && !resume {
+    let games_csv = RunDir::new(&dir).games_csv();
+    let seed = match start {
+        Start::Fresh(seed) => seed,
+        Start::Resume => SeedOrigin::Given,
+    };
+    identity::establish(config, seed).map_err(RunError::Identity)?;
+    if games_csv.exists() && matches!(start, Start::Fresh(_)) {
         return Err(RunError::OutputExists(dir));
     }
-    shard::layout::check_run_dir(config).map_err(RunError::Config)?;
+    let config = &*config;
     let _lock = lock_directory(&dir)?;
     save_config(config)?;
     let scheduled = shard_games(config, openings.len());
     let done = recorded_games(config, &scheduled, &games_csv)?;
     let live = LiveReport::start(&dir, &config.session)?;
     let writer = config.results_writer(&dir)?;
-    let queue: VecDeque<ScheduledGame> = scheduled
+    let repaired = writer.repairs().to_vec();
+    // A pair is never cut in half: the games whose partner is recorded (in flight when an
+    // earlier session stopped, or a row removed on repair) come first, and are played even
+    // after a verdict, as games in flight are.
+    let finishing = pairs_in_flight(&scheduled, &done);
+    let (first, rest): (Vec<ScheduledGame>, Vec<ScheduledGame>) = scheduled
         .iter()
         .filter(|game| !done.contains(&game.game_id))
-        .copied()
-        .collect();
-    announce(Plan {
-        scheduled: scheduled.len(),
-        recorded: done.len(),
-    });
-    let shared = Shared::new(config, &openings, queue, writer, scheduled.len(), stop);
+        .partition(|game| finishing.contains(&game.pair));
+    let queue: VecDeque<ScheduledGame> = first.into_iter().chain(rest).collect();
+    announce(
+        config,
+        Plan {
+            scheduled: scheduled.len(),
+            recorded: done.len(),
+            repaired,
+        },
+    );
+    let mut shared = Shared::new(config, &openings, queue, writer, scheduled.len(), stop);
+    shared.finishing = finishing;
     *lock(&shared.live) = live;
     shared.seed_tally(&games_csv)?;
     let workers = config.concurrency.min(lock(&shared.queue).len());
@@ -171,7 +221,7 @@ pub fn run(
         }
     });
     shared.progress.finish_and_clear();
-    let shared_verdict = shared.last_look();
+    shared.last_look();
     if let Some(err) = shared
         .write_error
         .into_inner()
@@ -180,25 +230,30 @@ pub fn run(
         return Err(err.into());
     }
     let names: Vec<String> = config.engines.iter().map(|e| e.name.clone()).collect();
-    // The report replays games.csv in its order, the order the running test was fed: its
-    // verdict is the one that stopped the run, whatever games in flight added after it. The
-    // file is streamed: memory does not grow with the games.
-    let mut summary = Summary::from_files(&[&games_csv], &names, shared.sprt.as_ref())?;
-    summary.builds = results::provenance::EngineProvenance::of_engines(&config.engines);
-    results::write_summary(&dir, &summary)?;
-    lock(&shared.live).finish(&dir, &summary, shared.sprt.as_ref())?;
-    let finish = if let Some(decision) = summary
-        .sprt_decision()
-        .filter(|d| *d != SprtDecision::Continue)
-        .or(shared_verdict)
-    {
-        Finish::Sprt(decision)
-    } else if stop.load(Ordering::SeqCst) {
-        Finish::Interrupted
-    } else if shared.out_of_time.load(Ordering::SeqCst) {
-        Finish::TimeLimit
-    } else {
-        Finish::Completed
+    // The run's report and verdict, read as every other command reads the run: a run on one
+    // machine replays games.csv in its order, the order the running test was fed, so its
+    // verdict is the one that stopped the run whatever games in flight added after it; a
+    // shard reads every shard's games in game-id order. Streamed: memory does not grow with
+    // the games.
+    let sources = GameSources::open(&[&config.out]).map_err(RunError::Read)?;
+    let (summary, reading) = sources
+        .summary(&names, config.sprt.as_ref())
+        .map_err(RunError::Read)?;
+    // A shard's own files report its own games (without the SPRT: the run's is over every
+    // shard).
+    let mut own = match config.shard {
+        Some(_) => Summary::from_files(&[&games_csv], &names, None)?,
+        None => summary.clone(),
+    };
+    own.builds = results::provenance::EngineProvenance::of_engines(&config.engines);
+    results::write_summary(&dir, &own)?;
+    lock(&shared.live).finish(&dir, &own, shared.sprt.as_ref())?;
+    let verdict = Verdict::of(&summary, &reading);
+    let finish = match verdict {
+        Verdict::Accepted(decision) => Finish::Sprt(decision),
+        _ if stop.load(Ordering::SeqCst) => Finish::Interrupted,
+        _ if shared.out_of_time.load(Ordering::SeqCst) => Finish::TimeLimit,
+        _ => Finish::Completed,
     };
     let starts = shared
         .starts
@@ -206,7 +261,10 @@ pub fn run(
         .unwrap_or_else(|e| e.into_inner());
     Ok(RunReport {
         finish,
+        verdict,
         summary,
+        sources,
+        reading,
         not_played: starts.not_played,
         given_up: starts
             .engines
@@ -214,6 +272,50 @@ pub fn run(
             .filter_map(|engine| engine.given_up)
             .collect(),
     })
+}
+
+/// Takes the SHA-256 of the book's bytes into the config (its `openings.digest`), which is
+/// part of the run's identity. A resumed run whose book changed since it started is refused.
+///
+/// # Errors
+/// [`RunError::Config`] when the book cannot be read, or changed since the run started.
+fn take_book_digest(config: &mut TournamentConfig, start: Start) -> Result<(), RunError> {
+    use sha2::Digest;
+    let Some(path) = &config.openings.file else {
+        return Ok(());
+    };
+    let bytes = std::fs::read(path)
+        .map_err(|e| RunError::Config(format!("cannot read {}: {e}", path.display())))?;
+    let digest: String = sha2::Sha256::digest(&bytes)
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect();
+    match (&config.openings.digest, start) {
+        (Some(saved), Start::Resume) if *saved != digest => Err(RunError::Config(format!(
+            "the book {} changed since the run started (its SHA-256 was {saved}, is {digest}): \
+             restore it to continue the run, or start another run",
+            path.display()
+        ))),
+        _ => {
+            config.openings.digest = Some(digest);
+            Ok(())
+        }
+    }
+}
+
+/// The pairs of `scheduled` some but not all of whose games are in `done`.
+fn pairs_in_flight(scheduled: &[ScheduledGame], done: &HashSet<u64>) -> HashSet<u64> {
+    let mut recorded: HashMap<u64, (usize, usize)> = HashMap::new();
+    for game in scheduled {
+        let (played, all) = recorded.entry(game.pair).or_default();
+        *all += 1;
+        *played += usize::from(done.contains(&game.game_id));
+    }
+    recorded
+        .into_iter()
+        .filter(|(_, (played, all))| *played > 0 && played < all)
+        .map(|(pair, _)| pair)
+        .collect()
 }
 
 /// The book's openings, or the start position alone when there is no book. Prints a warning
@@ -257,6 +359,9 @@ struct Shared<'a> {
     last_pair: Mutex<Option<u64>>,
     /// Set when the deadline kept a game pair from starting.
     out_of_time: AtomicBool,
+    /// Pairs one of whose games an earlier session recorded: their other games are played
+    /// whatever the SPRT says.
+    finishing: HashSet<u64>,
 }
 
 impl<'a> Shared<'a> {
@@ -299,6 +404,7 @@ impl<'a> Shared<'a> {
             live: Mutex::new(LiveReport::default()),
             last_pair: Mutex::new(None),
             out_of_time: AtomicBool::new(false),
+            finishing: HashSet::new(),
         }
     }
 
@@ -335,13 +441,19 @@ impl<'a> Shared<'a> {
         self.stop.load(Ordering::SeqCst) || self.sprt_stop.load(Ordering::SeqCst)
     }
 
+    /// The next game to play: none after Ctrl-C; after a verdict, only a game that finishes
+    /// a pair whose other game is recorded.
     fn next_game(&self) -> Option<ScheduledGame> {
-        if self.stopping() {
+        if self.stop.load(Ordering::SeqCst) {
             return None;
         }
         let mut queue = lock(&self.queue);
         let pair = queue.front()?.pair;
         let mut last_pair = lock(&self.last_pair);
+        if self.finishing.contains(&pair) {
+            *last_pair = Some(pair);
+            return queue.pop_front();
+        }
         if *last_pair != Some(pair)
             && self
                 .config
@@ -352,7 +464,7 @@ impl<'a> Shared<'a> {
             self.out_of_time.store(true, Ordering::SeqCst);
             return None;
         }
-        if !self.shared_sprt_allows(pair) {
+        if self.stopping() || !self.shared_sprt_allows(pair) {
             return None;
         }
         *last_pair = Some(pair);
@@ -566,7 +678,7 @@ fn two_mut<T>(slots: &mut [T], a: usize, b: usize) -> (&mut T, &mut T) {
 
 /// How to launch the engine `spec` describes for worker `worker`: logs under `<out>/logs/`.
 fn launch(config: &TournamentConfig, spec: &EngineDescription, worker: usize) -> EngineLaunch {
-    let logs = config.results_dir().join("logs");
+    let logs = RunDir::new(config.results_dir()).logs();
     let file = |suffix: &str| logs.join(format!("{}-{worker}.{suffix}", file_safe(&spec.name)));
     EngineLaunch {
         stderr_log: Some(file("stderr.log")),
@@ -658,6 +770,7 @@ mod tests {
             pgn_comments: Default::default(),
             scale_tc: None,
             session: Default::default(),
+            run_id: None,
         }
     }
 
@@ -692,7 +805,7 @@ mod tests {
         let stop = AtomicBool::new(false);
         let shared = Shared::new(&config, &openings, queue, writer, scheduled.len(), &stop);
         shared
-            .seed_tally(&dir.path().join(results::GAMES_CSV))
+            .seed_tally(&RunDir::new(dir.path()).games_csv())
             .unwrap();
         assert_eq!(shared.progress.position(), 4);
         assert_eq!(shared.progress.length(), Some(6));
@@ -710,7 +823,7 @@ mod tests {
         let stop = AtomicBool::new(false);
         let shared = Shared::new(&config, &openings, VecDeque::new(), writer, 6, &stop);
         shared
-            .seed_tally(&dir.path().join(results::GAMES_CSV))
+            .seed_tally(&RunDir::new(dir.path()).games_csv())
             .unwrap();
         // Pairs WW and WL for a.
         let llr = sprt.llr_pentanomial(&crate::stats::Pentanomial::from([0, 0, 1, 0, 1]));

@@ -161,6 +161,7 @@ mod tests {
             pgn_comments: Default::default(),
             scale_tc: None,
             session: Default::default(),
+            run_id: None,
         }
     }
 

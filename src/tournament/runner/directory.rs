@@ -3,18 +3,16 @@
 
 use super::RunError;
 use crate::results;
+use crate::run_dir::RunDir;
 use crate::tournament::config::TournamentConfig;
 use crate::tournament::schedule::{ScheduledGame, recorded_ids};
 use std::collections::HashSet;
 use std::path::Path;
 
-/// The file the effective config is saved to, in the results directory.
-pub const CONFIG_FILE: &str = "config.json";
-
 /// Holds an exclusive lock on `DIR/.lock` while the run lasts, so two runners never write
 /// one results directory.
 pub(super) fn lock_directory(dir: &Path) -> Result<std::fs::File, RunError> {
-    let path = dir.join(".lock");
+    let path = RunDir::new(dir).lock();
     let file = std::fs::create_dir_all(dir)
         .and_then(|()| std::fs::File::create(&path))
         .map_err(|e| RunError::Config(format!("cannot create {}: {e}", path.display())))?;
@@ -52,9 +50,9 @@ pub(super) fn recorded_games(
 
 /// Writes the effective config as `config.json` in the results directory.
 pub(super) fn save_config(config: &TournamentConfig) -> Result<(), RunError> {
-    let dir = config.results_dir();
-    let path = dir.join(CONFIG_FILE);
-    std::fs::create_dir_all(dir.join("logs"))
+    let dir = RunDir::new(config.results_dir());
+    let path = dir.config_json();
+    std::fs::create_dir_all(dir.logs())
         .map_err(|e| RunError::Config(format!("cannot write {}: {e}", path.display())))?;
     // Whole or not at all: the other shards of a run read it while this one starts.
     results::write_json(&path, config, results::Existing::Replace)?;
@@ -66,6 +64,6 @@ pub(super) fn save_config(config: &TournamentConfig) -> Result<(), RunError> {
 /// # Errors
 /// A message naming the file when it is missing or malformed.
 pub fn saved_config(dir: &Path) -> Result<TournamentConfig, String> {
-    TournamentConfig::read(&dir.join(CONFIG_FILE))
+    TournamentConfig::read(&RunDir::new(dir).config_json())
         .map_err(|e| format!("cannot resume {}: {e}", dir.display()))
 }

@@ -3,8 +3,9 @@
 //! line, bt-arena's version and the engines' `id name`s).
 
 use super::{RunError, Shared, lock};
+use crate::results::Summary;
 use crate::results::html::{self, RunInfo, RunMeta};
-use crate::results::{self, Summary};
+use crate::run_dir::RunDir;
 use crate::stats::Sprt;
 use crate::tournament::prepare::Session;
 use std::path::Path;
@@ -101,7 +102,7 @@ impl Shared<'_> {
         );
         let sprt = self.sprt.as_ref();
         let names: Vec<String> = self.config.engines.iter().map(|e| e.name.clone()).collect();
-        let written = Summary::from_files(&[dir.join(results::GAMES_CSV)], &names, sprt).and_then(
+        let written = Summary::from_files(&[RunDir::new(&dir).games_csv()], &names, sprt).and_then(
             |summary| {
                 let meta = RunMeta {
                     in_progress: Some(progress),

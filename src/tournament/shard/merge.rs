@@ -1,212 +1,158 @@
-//! The shards of a run joined back into one: checked to belong to one run, their games in
-//! game-id order, the games of the schedule no shard recorded, and the merged games.csv,
-//! games.pgn and summary.json: game for game those of the unsharded run.
+//! The shards of a run joined back into one: read through the one reader of a run's games
+//! ([`GameSources`]: checked to be shards of one run, each game once, in game-id order, the
+//! games of the schedule no shard recorded named), and written as one games.csv, games.pgn,
+//! summary.json and report.html: game for game those of the unsharded run.
 
 use super::super::config::TournamentConfig;
-use super::super::runner::CONFIG_FILE;
-use super::super::schedule::{recorded_ids, schedule, shard_games};
-use super::Shard;
-use super::layout::{first_difference, shard_dirs};
-use super::sprt::{RecordedVerdict, SPRT_FILE, read_verdict};
+use super::super::run_games::{GameSources, Group, GroupKind, ReadError, Recorded, RunReading};
+use super::sprt::read_verdict;
 use crate::results::html::{self, RunMeta};
-use crate::results::{self, GAMES_CSV, GAMES_PGN, GameRecord, ResultsError, Summary};
+use crate::results::pgn_read::RawGames;
+use crate::results::{self, GameRecord, GameSink, ResultsError, ResultsWriter, Summary};
+use crate::run_dir::RunDir;
+use crate::run_dir::identity::first_difference;
 use crate::stats::Sprt;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::HashMap;
+use std::io::{BufReader, Write};
 use std::path::{Path, PathBuf};
 
-/// The shards of one run, read and checked.
+/// The shards of one run, resolved and ready to merge.
 #[derive(Debug)]
 pub struct MergedRun {
+    /// The shards' games.
+    pub sources: GameSources,
     /// The run's config: the first shard's, without its shard.
     pub config: TournamentConfig,
+    /// The run's shard count.
+    pub count: u32,
     /// The shards read, by index, with their directories.
-    pub shards: Vec<(Shard, PathBuf)>,
-    /// Every game of every shard, in game-id order.
-    pub games: Vec<GameRecord>,
-    /// The games of the schedule no shard recorded, in game-id order, with the index of the
-    /// shard that plays them.
-    pub missing: Vec<(u64, u32)>,
-    /// The verdict of the shared SPRT, when the run directory holding the shards recorded
-    /// one (`sprt.json`).
-    pub verdict: Option<RecordedVerdict>,
+    pub shards: Vec<(u32, PathBuf)>,
+    /// The run directory (the first shard's parent).
+    pub dir: PathBuf,
 }
 
-/// Reads the shards in run directory `run` (its `shard-K` directories).
-///
-/// # Errors
-/// As [`read_shards`]; also when `run` holds no shard directory.
-pub fn read_run(run: &Path) -> Result<MergedRun, String> {
-    let dirs: Vec<PathBuf> = shard_dirs(run)?.into_iter().map(|(_, dir)| dir).collect();
-    if dirs.is_empty() {
-        return Err(format!(
-            "{} holds no shard directories (shard-0, shard-1, ...)",
-            run.display()
-        ));
-    }
-    read_shards(&dirs)
+/// What a merge wrote and found.
+#[derive(Debug)]
+pub struct Merged {
+    /// The report of the merged games.
+    pub summary: Summary,
+    /// What reading the shards found: the games missing.
+    pub reading: RunReading,
+    /// Games whose PGN was written from games.csv because their shard's games.pgn lacks
+    /// them (without the engines' PVs), in game-id order.
+    pub without_shard_pgn: Vec<u64>,
+    /// The run's recorded verdict, checked against the games.
+    pub recorded: Recorded,
 }
 
-/// Reads the shard directories `dirs` (each with the config.json and games.csv a shard
-/// wrote) and checks that they are shards of one run: their configs agree (see
-/// [`first_difference`]), no shard is given twice, and each games.csv holds only games of
-/// its shard's part of the schedule, once each (so no game appears twice).
-///
-/// Shards not given are not an error: their games are [`missing`](MergedRun::missing).
-/// The book is not read (it may not be at hand where shards are merged): game ids, pairs
-/// and engines do not depend on it.
-///
-/// # Errors
-/// A message naming the directory or file at fault and why.
-pub fn read_shards(dirs: &[PathBuf]) -> Result<MergedRun, String> {
-    let mut shards: Vec<(TournamentConfig, PathBuf)> = Vec::new();
-    for dir in dirs {
-        let config = shard_config(dir)?;
-        if let Some((first, first_dir)) = shards.first()
-            && let Some(difference) = first_difference(&config, first)
-        {
-            return Err(format!(
-                "{} and {} are not shards of one run: {difference}",
-                first_dir.display(),
-                dir.display()
-            ));
-        }
-        if let Some((_, twin)) = shards.iter().find(|(c, _)| c.shard == config.shard) {
-            return Err(format!(
-                "{} and {} are both shard {}",
-                twin.display(),
-                dir.display(),
-                config.shard.map(|s| s.to_string()).unwrap_or_default()
-            ));
-        }
-        shards.push((config, dir.clone()));
-    }
-    shards.sort_by_key(|(config, _)| config.shard.map(Shard::index));
-    let mut games = Vec::new();
-    for (config, dir) in &shards {
-        games.extend(shard_games_checked(config, dir)?);
-    }
-    games.sort_by_key(|game| game.game_id);
-    let (mut config, _) = shards
-        .first()
-        .ok_or("no shard directories to merge")?
-        .clone();
-    let count = config.shard.map_or(1, Shard::count);
-    config.shard = None;
-    let recorded: HashSet<u64> = games.iter().map(|game| game.game_id).collect();
-    let missing = schedule(&config, 1)
-        .into_iter()
-        .filter(|game| !recorded.contains(&game.game_id))
-        .map(|game| {
-            (
-                game.game_id,
-                u32::try_from((game.pair - 1) % u64::from(count)).unwrap_or(u32::MAX),
-            )
-        })
-        .collect();
-    Ok(MergedRun {
-        verdict: recorded_verdict(&shards)?,
-        config,
-        shards: shards
-            .into_iter()
-            .filter_map(|(config, dir)| Some((config.shard?, dir)))
-            .collect(),
-        games,
-        missing,
-    })
+/// Why shards cannot be merged.
+#[derive(Debug)]
+pub enum MergeError {
+    /// The games cannot be read (see [`ReadError`]).
+    Read(ReadError),
+    /// A results file cannot be read or written.
+    Results(ResultsError),
+    /// The inputs are not the shards of exactly one run.
+    NotShards(String),
 }
 
-/// The config a shard saved in `dir`.
-fn shard_config(dir: &Path) -> Result<TournamentConfig, String> {
-    let path = dir.join(CONFIG_FILE);
-    if !path.is_file() {
-        return Err(format!(
-            "{} is not a shard directory: it has no {CONFIG_FILE}",
-            dir.display()
-        ));
-    }
-    let config = TournamentConfig::read(&path).map_err(|e| e.to_string())?;
-    if config.shard.is_none() {
-        return Err(format!(
-            "{} is not a shard's: it has no `shard` field (an unsharded run)",
-            path.display()
-        ));
-    }
-    Ok(config)
-}
-
-/// The games in shard directory `dir`, checked against the shard's part of the schedule.
-fn shard_games_checked(config: &TournamentConfig, dir: &Path) -> Result<Vec<GameRecord>, String> {
-    let path = dir.join(GAMES_CSV);
-    if !path.exists() {
-        return Ok(Vec::new());
-    }
-    let games = results::read_games(&path).map_err(|e| e.to_string())?;
-    recorded_ids(config, &shard_games(config, 1), &games).map_err(|(game_id, why)| {
-        format!("cannot merge: {} game {game_id}: {why}", path.display())
-    })?;
-    Ok(games)
-}
-
-/// The verdict recorded in the run directories holding the shards, if any.
-fn recorded_verdict(
-    shards: &[(TournamentConfig, PathBuf)],
-) -> Result<Option<RecordedVerdict>, String> {
-    let runs: Vec<&Path> = shards.iter().filter_map(|(_, dir)| dir.parent()).collect();
-    for run in runs {
-        if let Some(verdict) = read_verdict(run).map_err(|e| e.to_string())? {
-            return Ok(Some(verdict));
+impl std::fmt::Display for MergeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MergeError::Read(err) => err.fmt(f),
+            MergeError::Results(err) => err.fmt(f),
+            MergeError::NotShards(why) => f.write_str(why),
         }
     }
-    Ok(None)
+}
+
+impl std::error::Error for MergeError {}
+
+impl From<ReadError> for MergeError {
+    fn from(err: ReadError) -> Self {
+        MergeError::Read(err)
+    }
+}
+
+impl From<ResultsError> for MergeError {
+    fn from(err: ResultsError) -> Self {
+        MergeError::Results(err)
+    }
 }
 
 impl MergedRun {
+    /// The shards in `inputs`: a sharded run directory, or shard directories (or run
+    /// directories standing for their shards) of one run.
+    ///
+    /// # Errors
+    /// [`MergeError`]: inputs that are not the shards of exactly one run, or as
+    /// [`GameSources::open`].
+    pub fn open<P: AsRef<Path>>(inputs: &[P]) -> Result<MergedRun, MergeError> {
+        let sources = GameSources::open(inputs)?;
+        let described = || {
+            inputs
+                .iter()
+                .map(|p| p.as_ref().display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let group = match sources.groups() {
+            [group] => group.clone(),
+            [] => {
+                return Err(MergeError::NotShards(
+                    "no shard directories to merge".into(),
+                ));
+            }
+            [first, second, ..] => return Err(not_one_run(first, second, described())),
+        };
+        let GroupKind::Sharded {
+            dir,
+            config,
+            count,
+            shards,
+        } = group.kind
+        else {
+            return Err(MergeError::NotShards(match group.kind {
+                GroupKind::Plain { dir, .. } => format!(
+                    "{} is a run on one machine: there is nothing to merge (`bt-arena elo {0}` \
+                     and `bt-arena report {0}` read it)",
+                    dir.display()
+                ),
+                _ => format!(
+                    "{} holds no shard directories (shard-0, shard-1, ...)",
+                    described()
+                ),
+            }));
+        };
+        Ok(MergedRun {
+            config: *config,
+            count,
+            shards,
+            dir,
+            sources,
+        })
+    }
+
     /// The run's SPRT, when it has one between two engines.
     pub fn sprt(&self) -> Option<Sprt> {
         self.config.sprt
     }
 
-    /// The report of the merged games (engines in tournament order; with the run's SPRT,
-    /// replayed in game-id order).
-    pub fn summary(&self) -> Summary {
-        let names: Vec<String> = self.config.engines.iter().map(|e| e.name.clone()).collect();
-        let mut summary = Summary::compute(&self.games, &names, self.sprt().as_ref());
-        summary.builds = results::provenance::EngineProvenance::of_engines(&self.config.engines);
-        summary
-    }
-
-    /// The missing games by shard, each with its first ranges:
-    /// `shard 0/3: 2 games (13-14); shard 2/3: 4 games (5-6, 11-12)`.
-    pub fn describe_missing(&self) -> String {
-        let mut by_shard: BTreeMap<u32, Vec<u64>> = BTreeMap::new();
-        for &(game_id, shard) in &self.missing {
-            by_shard.entry(shard).or_default().push(game_id);
-        }
-        let count = self.shards.first().map_or(1, |(shard, _)| shard.count());
-        by_shard
-            .iter()
-            .map(|(shard, ids)| {
-                format!(
-                    "shard {shard}/{count}: {} ({})",
-                    results::plural(ids.len() as u64, "game"),
-                    id_ranges(ids)
-                )
-            })
-            .collect::<Vec<_>>()
-            .join("; ")
+    /// The engines in tournament order.
+    pub fn engines(&self) -> Vec<String> {
+        self.config.engines.iter().map(|e| e.name.clone()).collect()
     }
 
     /// Writes the merged games.csv (in game-id order), games.pgn (each game's text from its
     /// shard's games.pgn where that has it), summary.json and report.html (described by the
     /// first shard's config.json and run.json) to `out`, each replacing the file there whole
-    /// (a merge can be repeated as the shards go on); and the recorded verdict as
-    /// `out/sprt.json` when `out` does not hold it yet. Returns the summary and how many
-    /// games' PGN was written from games.csv because their shard's games.pgn lacks them
-    /// (without the engines' PVs).
+    /// (a merge can be repeated as the shards go on); and the run's recorded verdict, when the
+    /// games bear it out, as `out/sprt.json` when `out` does not hold it yet.
     ///
     /// # Errors
-    /// A results file that cannot be written, or a shard's games.pgn that cannot be read.
-    pub fn write(&self, out: &Path) -> Result<(Summary, u64), ResultsError> {
+    /// [`MergeError`]: a shard's file that cannot be read or holds a game twice or a foreign
+    /// one; a results file that cannot be written.
+    pub fn write(&self, out: &Path) -> Result<Merged, MergeError> {
         let io_error = |action, source| ResultsError::Io {
             path: out.to_path_buf(),
             action,
@@ -214,115 +160,153 @@ impl MergedRun {
         };
         std::fs::create_dir_all(out).map_err(|e| io_error("cannot create the directory", e))?;
         let staging = tempfile::tempdir_in(out).map_err(|e| io_error("cannot write", e))?;
-        let mut writer = self.config.results_writer(staging.path())?;
-        for game in &self.games {
-            writer.append(game)?;
+        let staged = RunDir::new(staging.path());
+        let mut writer = Appender {
+            writer: self.config.results_writer(staging.path())?,
+            error: None,
+        };
+        self.sources.read(&mut writer)?;
+        if let Some(err) = writer.error {
+            return Err(err.into());
         }
         drop(writer);
-        let without_shard_pgn = restore_shard_pgn(&staging.path().join(GAMES_PGN), &self.shards)?;
-        for file in [GAMES_CSV, GAMES_PGN] {
-            std::fs::rename(staging.path().join(file), out.join(file))
-                .map_err(|e| io_error("cannot write", e))?;
+        let without_shard_pgn = restore_shard_pgn(&staged.games_pgn(), &self.shards)?;
+        let target = RunDir::new(out);
+        for (from, to) in [
+            (staged.games_csv(), target.games_csv()),
+            (staged.games_pgn(), target.games_pgn()),
+        ] {
+            std::fs::rename(from, to).map_err(|e| io_error("cannot write", e))?;
         }
-        let summary = self.summary();
+        let (mut summary, reading) = self
+            .sources
+            .summary(&self.engines(), self.sprt().as_ref())?;
+        summary.builds = results::provenance::EngineProvenance::of_engines(&self.config.engines);
         results::write_summary(out, &summary)?;
         // The run's config.json and run.json are its shards'.
         let meta = RunMeta {
-            sources: vec![out.join(GAMES_CSV).display().to_string()],
+            sources: vec![target.games_csv().display().to_string()],
             ..self.shards.first().map_or_else(
                 || RunMeta::of_dir(out),
                 |(_, dir)| RunMeta::of_shard_run(dir),
             )
         };
-        html::write_run_report(out, &meta, &summary, self.sprt().as_ref())?;
-        if let Some(verdict) = &self.verdict
-            && read_verdict(out)?.as_ref() != Some(verdict)
+        let mut page = html::PageGames::new(&summary, self.sprt().as_ref());
+        self.sources.read(&mut page)?;
+        let (series, games) = page.finish(&summary);
+        html::write_report(
+            &target.report_html(),
+            &html::Report {
+                summary: &summary,
+                series: &series,
+                games: &games,
+                meta: &meta,
+            },
+        )?;
+        let recorded = self.sources.recorded_verdict(&summary);
+        if let Recorded::Agrees(verdict) = &recorded
+            && read_verdict(out).ok().flatten().as_ref() != Some(verdict)
         {
-            results::write_json(&out.join(SPRT_FILE), verdict, results::Existing::Replace)?;
+            results::write_json(&target.sprt_json(), verdict, results::Existing::Replace)?;
         }
-        Ok((summary, without_shard_pgn))
+        Ok(Merged {
+            summary,
+            reading,
+            without_shard_pgn,
+            recorded,
+        })
     }
+}
+
+/// Why two groups of games are not one run: the first field in which their first shards'
+/// configs differ ([`ReadError::NotOneRun`]), or that they are not both shards.
+fn not_one_run(first: &Group, second: &Group, described: String) -> MergeError {
+    let first_shard = |group: &Group| match &group.kind {
+        GroupKind::Sharded { shards, .. } => shards.first().map(|(_, dir)| dir.clone()),
+        _ => None,
+    };
+    let (Some(a), Some(b)) = (first_shard(first), first_shard(second)) else {
+        return MergeError::NotShards(format!("{described} are not the shards of one run"));
+    };
+    let config = |dir: &Path| TournamentConfig::read(&RunDir::new(dir).config_json()).ok();
+    match (config(&a), config(&b)) {
+        (Some(ours), Some(theirs)) => {
+            match first_difference(&theirs.identity(), &ours.identity(), &[]) {
+                Some(difference) => MergeError::Read(ReadError::NotOneRun {
+                    first: a,
+                    second: b,
+                    difference,
+                }),
+                None => MergeError::NotShards(format!("{described} are not the shards of one run")),
+            }
+        }
+        _ => MergeError::NotShards(format!("{described} are not the shards of one run")),
+    }
+}
+
+/// A [`GameSink`] appending every game to a games.csv and games.pgn.
+struct Appender {
+    writer: ResultsWriter,
+    error: Option<ResultsError>,
+}
+
+impl GameSink for Appender {
+    fn game(&mut self, game: &GameRecord) {
+        if self.error.is_none()
+            && let Err(err) = self.writer.append(game)
+        {
+            self.error = Some(err);
+        }
+    }
+
+    fn gap(&mut self) {}
+
+    fn end(&mut self) {}
 }
 
 /// Rewrites the merged games.pgn at `path` (written from games.csv) with each game's text
 /// from the games.pgn of its shard (in `shards`) where that has it: games.csv does not keep
-/// the engines' PVs, the shard's PGN does. Returns how many games no shard's PGN had.
+/// the engines' PVs, the shard's PGN does. Returns the ids of the games no shard's PGN had.
 ///
 /// # Errors
 /// A games.pgn that cannot be read or written.
-fn restore_shard_pgn(path: &Path, shards: &[(Shard, PathBuf)]) -> Result<u64, ResultsError> {
-    let read = |path: &Path| {
-        std::fs::read_to_string(path).map_err(|e| ResultsError::io(path, "cannot read", e))
+fn restore_shard_pgn(path: &Path, shards: &[(u32, PathBuf)]) -> Result<Vec<u64>, ResultsError> {
+    let games_of = |path: &Path| -> Result<Vec<(Option<u64>, String)>, ResultsError> {
+        let file =
+            std::fs::File::open(path).map_err(|e| ResultsError::io(path, "cannot read", e))?;
+        RawGames::new(BufReader::new(file))
+            .map(|game| game.map(|g| (g.game_id, g.text)))
+            .collect::<std::io::Result<_>>()
+            .map_err(|e| ResultsError::io(path, "cannot read", e))
     };
-    let mut shard_texts = Vec::new();
+    let mut from_shards: HashMap<u64, String> = HashMap::new();
     for (_, dir) in shards {
-        let pgn = dir.join(GAMES_PGN);
+        let pgn = RunDir::new(dir).games_pgn();
         if pgn.exists() {
-            shard_texts.push(read(&pgn)?);
+            for (id, text) in games_of(&pgn)? {
+                if let Some(id) = id {
+                    from_shards.entry(id).or_insert(text);
+                }
+            }
         }
     }
-    let from_shards: HashMap<u64, &str> = shard_texts
-        .iter()
-        .flat_map(|text| pgn_games_by_id(text))
-        .collect();
-    let rendered = read(path)?;
-    let mut missing = 0;
-    let merged: String = pgn_games_by_id(&rendered)
-        .map(|(id, game)| {
-            from_shards.get(&id).copied().unwrap_or_else(|| {
-                missing += 1;
-                game
-            })
-        })
-        .collect();
-    std::fs::write(path, merged).map_err(|e| ResultsError::io(path, "cannot write", e))?;
+    let mut missing = Vec::new();
+    let mut merged = Vec::new();
+    for (id, text) in games_of(path)? {
+        match id.and_then(|id| from_shards.remove(&id)) {
+            Some(shard_text) => merged.push(shard_text),
+            None => {
+                missing.extend(id);
+                merged.push(text);
+            }
+        }
+    }
+    results::write_atomically(path, results::Existing::Replace, |file| {
+        merged
+            .iter()
+            .try_for_each(|text| file.write_all(text.as_bytes()))
+    })?;
     Ok(missing)
-}
-
-/// The games of a games.pgn written by bt-arena, in file order, each with its `X-GameId`:
-/// the text from its `[Event` tag to the next game's (a game without the tag is left out).
-/// A game starts the file or follows the blank line that ends the game before: a line of a
-/// long comment may also start with `[Event ` (an engine's PV is not checked).
-fn pgn_games_by_id(text: &str) -> impl Iterator<Item = (u64, &str)> {
-    let mut starts: Vec<usize> = text
-        .match_indices("[Event ")
-        .map(|(at, _)| at)
-        .filter(|&at| at == 0 || text[..at].ends_with("\n\n"))
-        .collect();
-    starts.push(text.len());
-    let games: Vec<&str> = starts.windows(2).map(|w| &text[w[0]..w[1]]).collect();
-    games.into_iter().filter_map(|game| {
-        let (_, rest) = game.split_once("\n[X-GameId \"")?;
-        let id = rest.split_once('"')?.0.parse().ok()?;
-        Some((id, game))
-    })
-}
-
-/// Most ranges [`id_ranges`] names.
-const MAX_RANGES: usize = 6;
-
-/// Ascending ids as ranges, the first [`MAX_RANGES`] of them: `1-4, 7, 9-10`, or
-/// `1-2, 4-5, 7-8, 10-11, 13-14, 16-17, ...`.
-fn id_ranges(ids: &[u64]) -> String {
-    let mut ranges: Vec<(u64, u64)> = Vec::new();
-    for &id in ids {
-        match ranges.last_mut() {
-            Some((_, end)) if *end + 1 == id => *end = id,
-            _ => ranges.push((id, id)),
-        }
-    }
-    let mut named: Vec<String> = ranges
-        .iter()
-        .take(MAX_RANGES)
-        .map(|&(start, end)| match start == end {
-            true => start.to_string(),
-            false => format!("{start}-{end}"),
-        })
-        .collect();
-    if ranges.len() > MAX_RANGES {
-        named.push("...".to_string());
-    }
-    named.join(", ")
 }
 
 #[cfg(test)]
@@ -366,16 +350,13 @@ mod tests {
             .collect();
         assert!(games[0].contains("\n[Event x] [X-GameId"), "{}", games[0]);
         let text = games.concat();
-        let split: Vec<(u64, &str)> = pgn_games_by_id(&text).collect();
-        assert_eq!(split, [(1, games[0].as_str()), (2, games[1].as_str())]);
-    }
-
-    #[test]
-    fn ids_read_as_ranges() {
-        assert_eq!(id_ranges(&[1, 2, 3, 4, 7, 9, 10]), "1-4, 7, 9-10");
-        assert_eq!(id_ranges(&[5]), "5");
-        assert_eq!(id_ranges(&[]), "");
-        let pairs: Vec<u64> = (1..=10).flat_map(|p| [3 * p - 2, 3 * p - 1]).collect();
-        assert_eq!(id_ranges(&pairs), "1-2, 4-5, 7-8, 10-11, 13-14, 16-17, ...");
+        let split: Vec<(Option<u64>, String)> = RawGames::new(text.as_bytes())
+            .map(|game| game.map(|g| (g.game_id, g.text)))
+            .collect::<std::io::Result<_>>()
+            .unwrap();
+        assert_eq!(
+            split,
+            [(Some(1), games[0].clone()), (Some(2), games[1].clone())]
+        );
     }
 }

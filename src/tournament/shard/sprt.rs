@@ -9,25 +9,29 @@
 //! is in game-id order). A game never recorded (not played, or in flight when a shard was
 //! stopped) holds the test back until a resumed shard plays it.
 //!
-//! The first shard to see a bound crossed records the verdict in `RUN/sprt.json`, once and
-//! atomically: written to a temporary file, then linked to its name only if no file has that
-//! name (works over NFS). Every shard stops at its next pair boundary once the file exists.
+//! Every shard computes the verdict itself from the games on the shared filesystem, so it
+//! stops at its next pair boundary once the games reach one, and never on a verdict whose
+//! games it cannot read. The first shard to reach it records it in `RUN/sprt.json`, once and
+//! atomically (written to a temporary file, then linked to its name only if no file has that
+//! name, which works over NFS), naming the run id and the test: a file left by another run
+//! or another test is replaced, never honoured.
 
 use super::super::config::TournamentConfig;
 use super::Shard;
 use crate::results::{Existing, GameRecord, GamesTail, ResultsError, now_rfc3339, write_json};
+use crate::run_dir::RunDir;
 use crate::stats::{EloModel, Outcome, SequentialTest, Sprt, SprtDecision, SprtReport};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-/// The file in the run directory that holds the verdict of the shared SPRT.
-pub const SPRT_FILE: &str = "sprt.json";
-
 /// The verdict of a sharded run's SPRT, as `RUN/sprt.json` holds it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RecordedVerdict {
+    /// The run whose games reached it (`None` in files written before run ids existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<String>,
     /// The test, `elo0=.. elo1=.. alpha=.. beta=..`.
     pub sprt: String,
     /// The LLR at the verdict, the bounds, the hypotheses and the decision (`AcceptH0` or
@@ -51,8 +55,35 @@ pub struct RecordedVerdict {
 }
 
 impl RecordedVerdict {
+    /// Whether this is the verdict of run `run_id` (a file without a run id: of any run) on
+    /// test `sprt` (compared parsed, so `alpha=0.05` written out or left implicit is one
+    /// test).
+    pub fn is_for(&self, run_id: Option<&str>, sprt: &Sprt) -> bool {
+        let same_run = match (&self.run_id, run_id) {
+            (Some(ours), Some(theirs)) => ours == theirs,
+            _ => true,
+        };
+        same_run
+            && self
+                .sprt
+                .parse::<Sprt>()
+                .is_ok_and(|recorded| recorded == *sprt)
+    }
+
+    /// Whether `other` is the same verdict (run, test, deciding game and decision), whoever
+    /// recorded it and when.
+    fn same_verdict(&self, other: &RecordedVerdict) -> bool {
+        (&self.run_id, &self.sprt, self.games, self.report.decision)
+            == (
+                &other.run_id,
+                &other.sprt,
+                other.games,
+                other.report.decision,
+            )
+    }
+
     /// `H1` or `H0`.
-    fn hypothesis(&self) -> &'static str {
+    pub fn hypothesis(&self) -> &'static str {
         match self.report.decision {
             SprtDecision::AcceptH1 => "H1",
             SprtDecision::AcceptH0 => "H0",
@@ -82,7 +113,7 @@ impl fmt::Display for RecordedVerdict {
 /// [`ResultsError::Io`] when the file exists but cannot be read; [`ResultsError::Malformed`]
 /// when it is not a verdict.
 pub fn read_verdict(run: &Path) -> Result<Option<RecordedVerdict>, ResultsError> {
-    let path = run.join(SPRT_FILE);
+    let path = RunDir::new(run).sprt_json();
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -108,6 +139,7 @@ pub fn read_verdict(run: &Path) -> Result<Option<RecordedVerdict>, ResultsError>
 #[derive(Debug)]
 pub struct SprtWatcher {
     run: PathBuf,
+    run_id: Option<String>,
     shard: Shard,
     /// The engine tested (the first).
     tested: String,
@@ -129,15 +161,13 @@ impl SprtWatcher {
     pub fn for_config(config: &TournamentConfig) -> Option<SprtWatcher> {
         let shard = config.shard?;
         let sprt: Sprt = config.sprt?;
-        let run = config.out.clone();
+        let run = RunDir::new(&config.out);
         Some(SprtWatcher {
             tails: (0..shard.count())
-                .map(|index| {
-                    let dir = format!("{}{index}", super::layout::SHARD_PREFIX);
-                    GamesTail::new(run.join(dir).join(crate::results::GAMES_CSV))
-                })
+                .map(|index| GamesTail::new(run.shard(index).games_csv()))
                 .collect(),
-            run,
+            run: config.out.clone(),
+            run_id: config.run_id.clone(),
             shard,
             tested: config.engines.first()?.name.clone(),
             pending: BTreeMap::new(),
@@ -165,21 +195,18 @@ impl SprtWatcher {
         Ok(true)
     }
 
-    /// Looks for a verdict: the one in `RUN/sprt.json`, else the one the games recorded so
-    /// far reach, which it then records there (when another shard was first, its verdict is
-    /// kept).
+    /// Looks for a verdict: the one the games recorded so far reach (read in game-id order
+    /// up to the first game missing), which it then records in `RUN/sprt.json` (when another
+    /// shard recorded the same verdict first, its record is kept).
     ///
     /// # Errors
     /// A games.csv or sprt.json that cannot be read or is malformed; a verdict that cannot
     /// be written.
     pub fn look(&mut self) -> Result<Option<&RecordedVerdict>, ResultsError> {
-        if self.verdict.is_none() {
-            self.verdict = match read_verdict(&self.run)? {
-                Some(recorded) => Some(recorded),
-                None => self.count_new_games()?.map_or(Ok(None), |verdict| {
-                    record_verdict(&self.run, verdict).map(Some)
-                })?,
-            };
+        if self.verdict.is_none()
+            && let Some(verdict) = self.count_new_games()?
+        {
+            self.verdict = Some(record_verdict(&self.run, verdict)?);
         }
         Ok(self.verdict.as_ref())
     }
@@ -205,6 +232,7 @@ impl SprtWatcher {
             if let Some(verdict) = self.test.add(pair, outcome) {
                 let counts = self.test.counts();
                 return Ok(Some(RecordedVerdict {
+                    run_id: self.run_id.clone(),
                     sprt: self.test.sprt().to_string(),
                     report: self.test.sprt().report(verdict.llr),
                     games: verdict.games,
@@ -229,17 +257,22 @@ fn outcome_for(tested: &str, game: &GameRecord) -> Outcome {
     }
 }
 
-/// Records `verdict` as `run/sprt.json` unless a verdict is there already; returns the
-/// verdict the file holds.
+/// Records `verdict` as `run/sprt.json` unless the same verdict is there already (recorded by
+/// another shard first: that record is kept and returned); a file holding another verdict
+/// (of another run or test, left in a reused directory) is replaced.
 fn record_verdict(run: &Path, verdict: RecordedVerdict) -> Result<RecordedVerdict, ResultsError> {
-    if write_json(&run.join(SPRT_FILE), &verdict, Existing::Keep)? {
+    let path = RunDir::new(run).sprt_json();
+    if write_json(&path, &verdict, Existing::Keep)? {
         return Ok(verdict);
     }
-    read_verdict(run)?.ok_or_else(|| ResultsError::Io {
-        path: run.join(SPRT_FILE),
-        action: "cannot read",
-        source: std::io::ErrorKind::NotFound.into(),
-    })
+    // A record that does not read is replaced as a stale one is.
+    match read_verdict(run) {
+        Ok(Some(recorded)) if recorded.same_verdict(&verdict) => Ok(recorded),
+        _ => {
+            write_json(&path, &verdict, Existing::Replace)?;
+            Ok(verdict)
+        }
+    }
 }
 
 #[cfg(test)]
@@ -253,6 +286,7 @@ mod tests {
     fn config(run: &Path, shard: &str) -> TournamentConfig {
         let mut config = test_config(run, shard);
         config.sprt = Some("elo0=0 elo1=200".parse().unwrap());
+        config.run_id = Some("run-a".into());
         config
     }
 
@@ -282,33 +316,37 @@ mod tests {
         let deciding = (1..)
             .find(|&n| sprt.llr_pentanomial(&[0, 0, 0, 0, n].into()) >= upper)
             .unwrap();
-        let mut watcher = SprtWatcher::for_config(&config(run, "0/2")).unwrap();
-        let (mut shard0, mut shard1) = (writer(run, 0), writer(run, 1));
-        // Shard 1 plays the even pairs well past the deciding one; shard 0 lags at pair 1.
-        for pair in (2..=2 * deciding).step_by(2) {
-            for game in pair_won(pair) {
-                shard1.append(&game).unwrap();
-            }
-        }
-        assert!(watcher.may_start(1).unwrap());
-        assert!(watcher.may_start(1).unwrap(), "the pair's second game");
-        assert_eq!(watcher.look().unwrap(), None);
-        let mut play = |pair| {
-            for game in pair_won(pair) {
-                shard0.append(&game).unwrap();
-            }
+        // The shard that plays the deciding pair lags; the other plays well past it.
+        let lagging = u32::try_from((deciding - 1) % 2).unwrap();
+        let ahead = 1 - lagging;
+        let mut watcher = SprtWatcher::for_config(&config(run, &format!("{lagging}/2"))).unwrap();
+        let (mut behind, mut front) = (writer(run, lagging), writer(run, ahead));
+        let pairs_of = |shard: u32, last: u64| {
+            (1..=last).filter(move |pair| (pair - 1) % 2 == u64::from(shard))
         };
-        for pair in (1..deciding).step_by(2) {
-            play(pair);
+        for pair in pairs_of(ahead, 2 * deciding) {
+            for game in pair_won(pair) {
+                front.append(&game).unwrap();
+            }
         }
-        if deciding % 2 == 1 {
-            assert_eq!(
-                watcher.look().unwrap(),
-                None,
-                "the deciding pair is missing"
-            );
-            assert!(watcher.may_start(deciding).unwrap());
-            play(deciding);
+        let first = pairs_of(lagging, deciding).next().unwrap();
+        assert!(watcher.may_start(first).unwrap());
+        assert!(watcher.may_start(first).unwrap(), "the pair's second game");
+        assert_eq!(watcher.look().unwrap(), None);
+        for pair in pairs_of(lagging, deciding - 1) {
+            for game in pair_won(pair) {
+                behind.append(&game).unwrap();
+            }
+        }
+        assert_eq!(
+            watcher.look().unwrap(),
+            None,
+            "the deciding pair {deciding} is missing"
+        );
+        assert!(!run.join("sprt.json").exists());
+        assert!(watcher.may_start(deciding).unwrap());
+        for game in pair_won(deciding) {
+            behind.append(&game).unwrap();
         }
         let verdict = watcher.look().unwrap().unwrap().clone();
         assert_eq!(verdict.games, 2 * deciding);
@@ -316,35 +354,72 @@ mod tests {
         assert_eq!((verdict.wins, verdict.losses), (2 * deciding, 0));
         assert_eq!(verdict.report, sprt.report(verdict.report.llr));
         assert_eq!(verdict.report.decision, SprtDecision::AcceptH1);
-        assert_eq!(verdict.recorded_by.to_string(), "0/2");
+        assert_eq!(verdict.recorded_by.to_string(), format!("{lagging}/2"));
+        assert_eq!(verdict.run_id.as_deref(), Some("run-a"));
         assert_eq!(read_verdict(run).unwrap(), Some(verdict.clone()));
         assert!(!watcher.may_start(99).unwrap());
         assert!(
-            verdict
-                .to_string()
-                .ends_with(&format!("SPRT: H1 accepted at game {} over the games of every shard (recorded by shard 0/2)", 2 * deciding)),
+            verdict.to_string().ends_with(&format!(
+                "SPRT: H1 accepted at game {} over the games of every shard (recorded by \
+                 shard {lagging}/2)",
+                2 * deciding
+            )),
             "{verdict}"
         );
 
-        // Shard 1 finds the verdict recorded and keeps it, whatever it would compute.
-        let mut other = SprtWatcher::for_config(&config(run, "1/2")).unwrap();
+        // The other shard reaches the same verdict from the games and keeps the record.
+        let mut other = SprtWatcher::for_config(&config(run, &format!("{ahead}/2"))).unwrap();
         assert!(!other.may_start(2).unwrap());
         assert_eq!(other.verdict(), Some(&verdict));
-        // A second recording keeps the first.
-        let mut second = verdict.clone();
-        second.recorded_by = "1/2".parse().unwrap();
-        assert_eq!(record_verdict(run, second).unwrap(), verdict);
+    }
+
+    /// Pairs 1 to `pairs`, each won twice by `new`, recorded by the two shards of `run`.
+    fn play_both_shards(run: &Path, pairs: u64) {
+        let mut shards = [writer(run, 0), writer(run, 1)];
+        for pair in 1..=pairs {
+            for game in pair_won(pair) {
+                shards[usize::from(pair % 2 == 0)].append(&game).unwrap();
+            }
+        }
+    }
+
+    #[test]
+    fn a_verdict_left_by_another_run_neither_stops_a_shard_nor_stays() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = dir.path();
+        let mut stale = config(run, "0/2");
+        stale.run_id = Some("old-run".into());
+        let mut watcher = SprtWatcher::for_config(&stale).unwrap();
+        play_both_shards(run, 30);
+        let old = watcher.look().unwrap().unwrap().clone();
+        assert_eq!(old.run_id.as_deref(), Some("old-run"));
+        // The shards are removed; a new run in the same directory plays no game yet.
+        std::fs::remove_dir_all(run.join("shard-0")).unwrap();
+        std::fs::remove_dir_all(run.join("shard-1")).unwrap();
+        let mut fresh = SprtWatcher::for_config(&config(run, "0/2")).unwrap();
+        assert!(fresh.may_start(1).unwrap(), "no game reaches a verdict");
+        assert_eq!(fresh.look().unwrap(), None);
+        assert!(!old.is_for(Some("run-a"), &"elo0=0 elo1=200".parse().unwrap()));
+        assert!(old.is_for(
+            Some("old-run"),
+            &"elo0=0 elo1=200 alpha=0.05".parse().unwrap()
+        ));
+        // Its own verdict, once reached, replaces the stale record.
+        play_both_shards(run, 30);
+        let new = fresh.look().unwrap().unwrap().clone();
+        assert_eq!(new.run_id.as_deref(), Some("run-a"));
+        assert_eq!(read_verdict(run).unwrap(), Some(new));
     }
 
     #[test]
     fn a_malformed_verdict_file_is_an_error_naming_it() {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join(SPRT_FILE), "{\"sprt\": 1}").unwrap();
+        std::fs::write(dir.path().join("sprt.json"), "{\"sprt\": 1}").unwrap();
         let err = read_verdict(dir.path()).unwrap_err().to_string();
         assert!(
             err.starts_with(&format!(
                 "{}, line 1: ",
-                dir.path().join(SPRT_FILE).display()
+                dir.path().join("sprt.json").display()
             )),
             "{err}"
         );

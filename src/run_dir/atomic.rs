@@ -1,7 +1,7 @@
-//! Results files written whole or not at all: summary.json, a sharded run's sprt.json,
-//! run.json and report.html.
+//! Files written whole or not at all: summary.json, config.json, a run's identity.json and
+//! sprt.json, run.json and report.html. A reader (another shard, a browser reloading the page)
+//! sees the old file or the new one, never a part of one.
 
-use super::ResultsError;
 use serde::Serialize;
 use std::fs::File;
 use std::io::{self, Write};
@@ -22,13 +22,8 @@ pub enum Existing {
 /// [`write_atomically`] does. Returns `false` when an existing file was kept.
 ///
 /// # Errors
-/// [`ResultsError::Io`] naming `path` when the temporary file cannot be created, written,
-/// renamed or linked.
-pub fn write_json(
-    path: &Path,
-    value: &impl Serialize,
-    existing: Existing,
-) -> Result<bool, ResultsError> {
+/// The I/O error when the temporary file cannot be created, written, renamed or linked.
+pub fn write_json(path: &Path, value: &impl Serialize, existing: Existing) -> io::Result<bool> {
     write_atomically(path, existing, |file| {
         serde_json::to_writer_pretty(&mut *file, value)?;
         file.write_all(b"\n")
@@ -38,32 +33,29 @@ pub fn write_json(
 /// Writes `path` whole or not at all: `contents` writes to a temporary file in the same
 /// directory, which is made readable like the other results files (0644), synced, then
 /// renamed to `path` ([`Existing::Replace`]) or linked to it only if no file has that name
-/// ([`Existing::Keep`]). A reader sees the old file or the new one, never a part. Returns
-/// `false` when an existing file was kept.
+/// ([`Existing::Keep`]: a hard link, which is atomic over NFS where `O_EXCL` and `flock` may
+/// not be). Returns `false` when an existing file was kept.
 ///
 /// # Errors
-/// [`ResultsError::Io`] naming `path` when the temporary file cannot be created, written,
-/// renamed or linked.
+/// The I/O error when the temporary file cannot be created, written, renamed or linked.
 pub fn write_atomically(
     path: &Path,
     existing: Existing,
     contents: impl FnOnce(&mut File) -> io::Result<()>,
-) -> Result<bool, ResultsError> {
-    let io_error = |e| ResultsError::io(path, "cannot write", e);
+) -> io::Result<bool> {
     let dir = path
         .parent()
         .filter(|dir| !dir.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    let mut file = tempfile::NamedTempFile::new_in(dir).map_err(io_error)?;
-    contents(file.as_file_mut())
-        .and_then(|()| {
-            // The temporary file starts as 0600.
-            use std::os::unix::fs::PermissionsExt;
-            file.as_file()
-                .set_permissions(std::fs::Permissions::from_mode(0o644))
-        })
-        .and_then(|()| file.as_file().sync_all())
-        .map_err(io_error)?;
+    let mut file = tempfile::NamedTempFile::new_in(dir)?;
+    contents(file.as_file_mut())?;
+    {
+        // The temporary file starts as 0600.
+        use std::os::unix::fs::PermissionsExt;
+        file.as_file()
+            .set_permissions(std::fs::Permissions::from_mode(0o644))?;
+    }
+    file.as_file().sync_all()?;
     match existing {
         Existing::Replace => file.persist(path).map(|_| true),
         Existing::Keep => match file.persist_noclobber(path) {
@@ -71,7 +63,7 @@ pub fn write_atomically(
             written => written.map(|_| true),
         },
     }
-    .map_err(|e| io_error(e.error))
+    .map_err(|e| e.error)
 }
 
 #[cfg(test)]
@@ -91,7 +83,7 @@ mod tests {
         let mode = std::fs::metadata(&path).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o644);
         let err = write_json(&dir.path().join("no/x.json"), &1, Existing::Keep).unwrap_err();
-        assert!(err.to_string().contains("no/x.json: cannot write"), "{err}");
+        assert_eq!(err.kind(), io::ErrorKind::NotFound, "{err}");
         // No temporary file is left behind.
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }

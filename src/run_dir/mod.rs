@@ -1,0 +1,358 @@
+//! A run directory: the one place that knows its layout and what kind of run it holds.
+//!
+//! ```text
+//! RUN/                      a run on one machine (RunKind::Plain)
+//!   config.json             the effective config, read back by --resume
+//!   games.csv  games.pgn    the record: one row (one PGN game) per finished game
+//!   summary.json report.html run.json
+//!   .lock  logs/
+//! RUN/                      a sharded run (RunKind::Sharded): no config.json of its own
+//!   identity.json           the run's identity, decided once by the first shard to start
+//!   sprt.json               the shared SPRT's verdict, once one is reached
+//!   shard-K/                one shard (RunKind::Shard): the files of a run on one machine
+//!   games.csv games.pgn summary.json report.html   what `bt-arena merge` writes
+//! ```
+//!
+//! Every module asks [`RunDir`] for a path instead of joining names; [`Shard`] (which shard
+//! of a run a directory holds) lives here too, below the tournament code that plays it.
+//! [`identity`] decides a run's identity once and lets shards join it; [`atomic`] writes a
+//! file whole or not at all.
+
+pub mod atomic;
+pub mod identity;
+mod shard;
+
+pub use atomic::Existing;
+pub use shard::{K8S_INDEX, SLURM_COUNT, SLURM_INDEX, Shard};
+
+use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// The record of a run's games, one row per finished game.
+pub const GAMES_CSV: &str = "games.csv";
+/// The same games as PGN.
+pub const GAMES_PGN: &str = "games.pgn";
+/// The report of the games as JSON.
+pub const SUMMARY_JSON: &str = "summary.json";
+/// The effective config of a run on one machine, or of one shard.
+pub const CONFIG_JSON: &str = "config.json";
+/// The run's command line and engine identities.
+pub const RUN_JSON: &str = "run.json";
+/// The report as one self-contained page.
+pub const REPORT_HTML: &str = "report.html";
+/// A sharded run's SPRT verdict, recorded once.
+pub const SPRT_JSON: &str = "sprt.json";
+/// A sharded run's identity ([`identity::RunIdentity`]).
+pub const IDENTITY_JSON: &str = "identity.json";
+/// The lock a runner holds while it writes the directory.
+pub const LOCK: &str = ".lock";
+/// The engines' stderr and protocol logs.
+pub const LOGS: &str = "logs";
+/// Shard `K`'s directory in a sharded run directory is this prefix and `K`.
+pub const SHARD_PREFIX: &str = "shard-";
+
+/// A run directory (see the module documentation for its layout). Holds a path only: nothing
+/// is read until asked.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct RunDir {
+    root: PathBuf,
+}
+
+/// What a directory holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RunKind {
+    /// A run on one machine: a config.json without a `shard` field.
+    Plain,
+    /// One shard of a sharded run: a config.json with a `shard` field.
+    Shard(Shard),
+    /// A sharded run: `shard-K` directories (sorted by `K`) and no config.json of its own.
+    Sharded(Vec<(u32, RunDir)>),
+    /// No run: neither a config.json nor shard directories (perhaps games files alone).
+    NoRun,
+}
+
+/// Why a run directory cannot be read.
+#[derive(Debug)]
+pub enum RunDirError {
+    /// A file or directory that cannot be read or written.
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// What was being done, e.g. `cannot list`.
+        action: &'static str,
+        /// The operating system's reason.
+        source: io::Error,
+    },
+    /// A file that does not hold what its name says (not JSON, a bad `shard` value).
+    Malformed {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+impl fmt::Display for RunDirError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunDirError::Io {
+                path,
+                action,
+                source,
+            } => write!(f, "{}: {action}: {source}", path.display()),
+            RunDirError::Malformed { path, reason } => write!(f, "{}: {reason}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for RunDirError {}
+
+impl RunDir {
+    /// The run directory at `root`.
+    pub fn new(root: impl Into<PathBuf>) -> RunDir {
+        RunDir { root: root.into() }
+    }
+
+    /// The directory itself.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// `games.csv`: the record of the games.
+    pub fn games_csv(&self) -> PathBuf {
+        self.root.join(GAMES_CSV)
+    }
+
+    /// `games.pgn`.
+    pub fn games_pgn(&self) -> PathBuf {
+        self.root.join(GAMES_PGN)
+    }
+
+    /// `summary.json`.
+    pub fn summary_json(&self) -> PathBuf {
+        self.root.join(SUMMARY_JSON)
+    }
+
+    /// `config.json`.
+    pub fn config_json(&self) -> PathBuf {
+        self.root.join(CONFIG_JSON)
+    }
+
+    /// `run.json`.
+    pub fn run_json(&self) -> PathBuf {
+        self.root.join(RUN_JSON)
+    }
+
+    /// `report.html`.
+    pub fn report_html(&self) -> PathBuf {
+        self.root.join(REPORT_HTML)
+    }
+
+    /// `sprt.json`, a sharded run's verdict.
+    pub fn sprt_json(&self) -> PathBuf {
+        self.root.join(SPRT_JSON)
+    }
+
+    /// `identity.json`, a sharded run's identity.
+    pub fn identity_json(&self) -> PathBuf {
+        self.root.join(IDENTITY_JSON)
+    }
+
+    /// `.lock`.
+    pub fn lock(&self) -> PathBuf {
+        self.root.join(LOCK)
+    }
+
+    /// `logs/`.
+    pub fn logs(&self) -> PathBuf {
+        self.root.join(LOGS)
+    }
+
+    /// The directory of shard `index` of this (sharded) run: `shard-K`.
+    pub fn shard(&self, index: u32) -> RunDir {
+        RunDir::new(self.root.join(format!("{SHARD_PREFIX}{index}")))
+    }
+
+    /// The run directory holding this shard directory (its parent).
+    pub fn parent_run(&self) -> RunDir {
+        RunDir::new(
+            self.root
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(Path::new(".")),
+        )
+    }
+
+    /// The `shard-K` directories, as `(K, dir)` sorted by `K`; none when the directory does
+    /// not exist.
+    ///
+    /// # Errors
+    /// [`RunDirError::Io`] when it exists but cannot be listed.
+    pub fn shard_dirs(&self) -> Result<Vec<(u32, RunDir)>, RunDirError> {
+        let entries = match std::fs::read_dir(&self.root) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(source) => {
+                return Err(RunDirError::Io {
+                    path: self.root.clone(),
+                    action: "cannot list",
+                    source,
+                });
+            }
+        };
+        let mut dirs: Vec<(u32, RunDir)> = entries
+            .filter_map(Result::ok)
+            .filter(|entry| entry.path().is_dir())
+            .filter_map(|entry| {
+                let name = entry.file_name();
+                let index = name.to_str()?.strip_prefix(SHARD_PREFIX)?.parse().ok()?;
+                Some((index, RunDir::new(entry.path())))
+            })
+            .collect();
+        dirs.sort_by_key(|(index, _)| *index);
+        Ok(dirs)
+    }
+
+    /// What the directory holds: a config.json makes it a run on one machine or a shard (by
+    /// its `shard` field); else `shard-K` directories make it a sharded run.
+    ///
+    /// # Errors
+    /// [`RunDirError`] when config.json cannot be read or is not a JSON object with a valid
+    /// `shard`, or the directory cannot be listed.
+    pub fn kind(&self) -> Result<RunKind, RunDirError> {
+        match self.saved_shard()? {
+            Some(Some(shard)) => return Ok(RunKind::Shard(shard)),
+            Some(None) => return Ok(RunKind::Plain),
+            None => {}
+        }
+        let shards = self.shard_dirs()?;
+        Ok(if shards.is_empty() {
+            RunKind::NoRun
+        } else {
+            RunKind::Sharded(shards)
+        })
+    }
+
+    /// The `shard` of the saved config.json: `None` without the file, `Some(None)` for a run
+    /// on one machine.
+    fn saved_shard(&self) -> Result<Option<Option<Shard>>, RunDirError> {
+        let path = self.config_json();
+        let Some(config) = read_json(&path)? else {
+            return Ok(None);
+        };
+        let malformed = |reason: String| RunDirError::Malformed {
+            path: path.clone(),
+            reason,
+        };
+        match config.get("shard") {
+            None | Some(serde_json::Value::Null) => Ok(Some(None)),
+            Some(serde_json::Value::String(text)) => text
+                .parse()
+                .map(|shard| Some(Some(shard)))
+                .map_err(malformed),
+            Some(other) => Err(malformed(format!("`shard` is {other}, not K/N"))),
+        }
+    }
+}
+
+/// The JSON object in `path`; `None` when there is no such file.
+///
+/// # Errors
+/// [`RunDirError::Io`] when it cannot be read, [`RunDirError::Malformed`] when it is not a
+/// JSON object.
+pub fn read_json(path: &Path) -> Result<Option<serde_json::Value>, RunDirError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => {
+            return Err(RunDirError::Io {
+                path: path.to_path_buf(),
+                action: "cannot read",
+                source,
+            });
+        }
+    };
+    let value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| RunDirError::Malformed {
+            path: path.to_path_buf(),
+            reason: format!("line {}: {e}", e.line()),
+        })?;
+    if !value.is_object() {
+        return Err(RunDirError::Malformed {
+            path: path.to_path_buf(),
+            reason: "not a JSON object".to_string(),
+        });
+    }
+    Ok(Some(value))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_directory_is_told_by_its_config_and_shards() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = RunDir::new(dir.path());
+        assert_eq!(run.kind().unwrap(), RunKind::NoRun);
+        assert_eq!(
+            RunDir::new(dir.path().join("none")).kind().unwrap(),
+            RunKind::NoRun
+        );
+        std::fs::create_dir_all(run.shard(1).root()).unwrap();
+        std::fs::create_dir_all(run.shard(0).root()).unwrap();
+        std::fs::create_dir_all(dir.path().join("shard-x")).unwrap();
+        assert_eq!(
+            run.kind().unwrap(),
+            RunKind::Sharded(vec![(0, run.shard(0)), (1, run.shard(1))])
+        );
+        std::fs::write(run.shard(1).config_json(), r#"{"shard": "1/2"}"#).unwrap();
+        assert_eq!(
+            run.shard(1).kind().unwrap(),
+            RunKind::Shard(Shard::new(1, 2).unwrap())
+        );
+        assert_eq!(run.shard(1).parent_run(), run);
+        std::fs::write(run.config_json(), r#"{"event": "e"}"#).unwrap();
+        assert_eq!(run.kind().unwrap(), RunKind::Plain);
+        std::fs::write(run.config_json(), r#"{"shard": "3/2"}"#).unwrap();
+        let err = run.kind().unwrap_err().to_string();
+        assert!(err.contains("config.json: bad shard '3/2'"), "{err}");
+        std::fs::write(run.config_json(), "[").unwrap();
+        let err = run.kind().unwrap_err().to_string();
+        assert!(err.contains("config.json: line 1: "), "{err}");
+    }
+
+    #[test]
+    fn every_file_is_named_in_the_directory() {
+        let run = RunDir::new("/r");
+        let names = [
+            run.games_csv(),
+            run.games_pgn(),
+            run.summary_json(),
+            run.config_json(),
+            run.run_json(),
+            run.report_html(),
+            run.sprt_json(),
+            run.identity_json(),
+            run.lock(),
+            run.logs(),
+        ];
+        let expected = [
+            "games.csv",
+            "games.pgn",
+            "summary.json",
+            "config.json",
+            "run.json",
+            "report.html",
+            "sprt.json",
+            "identity.json",
+            ".lock",
+            "logs",
+        ];
+        for (path, name) in names.iter().zip(expected) {
+            assert_eq!(path, &Path::new("/r").join(name));
+        }
+        assert_eq!(run.shard(2).root(), Path::new("/r/shard-2"));
+    }
+}
