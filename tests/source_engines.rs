@@ -419,8 +419,8 @@ fn a_signature_that_is_not_the_expected_one_stops_before_any_game() {
     assert!(!out.join("games.csv").exists());
 }
 
-/// Shards of one run: a shard started after main moved adopts the commit its siblings saved;
-/// one whose build gives another signature than theirs does not play.
+/// Shards of one run: a shard started after main moved adopts the commit the run's identity
+/// holds; one whose build gives another signature than the identity's does not play.
 #[test]
 fn later_shards_adopt_the_commit_and_check_the_signature() {
     let dir = tempfile::tempdir().unwrap();
@@ -456,23 +456,29 @@ fn later_shards_adopt_the_commit_and_check_the_signature() {
             dir.path(),
         )
     };
+    // A shard that ends before the others exits with 5 (the run is not complete yet).
     let first = shard("0/3");
-    assert!(first.status.success(), "{}", text(&first.stderr));
+    assert_eq!(first.status.code(), Some(5), "{}", text(&first.stderr));
     std::fs::write(repo.join("engine.sh"), "#!/bin/sh\nexit 1\n").unwrap();
     git(&repo, &["commit", "--quiet", "-am", "moved"]);
+    // With two game pairs, shards 0 and 1 play the whole schedule.
     let second = shard("1/3");
-    assert!(second.status.success(), "{}", text(&second.stderr));
+    assert_eq!(second.status.code(), Some(0), "{}", text(&second.stderr));
     let saved = json(&run.join("shard-1/config.json"));
     assert_eq!(saved["engines"][0]["source"]["commit"], commits[0].as_str());
     assert_eq!(
         saved["engines"][0]["name"],
         format!("engine@{}", &commits[0][..7])
     );
-    // A sibling that recorded another signature: this build may not join.
-    let path = run.join("shard-0/config.json");
-    let mut other = json(&path);
-    other["engines"][0]["bench"] = 7.into();
-    std::fs::write(&path, other.to_string()).unwrap();
+    // A run whose identity holds another signature: this build may not join it.
+    let path = run.join("identity.json");
+    let mut identity = json(&path);
+    assert_eq!(
+        identity["settings"]["engines"][0]["source"]["commit"],
+        commits[0].as_str()
+    );
+    identity["settings"]["engines"][0]["bench"] = 7.into();
+    std::fs::write(&path, identity.to_string()).unwrap();
     let third = shard("2/3");
     assert_eq!(third.status.code(), Some(4));
     assert!(
