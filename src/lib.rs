@@ -14,6 +14,7 @@
 //! | [`bundled`] | the engine side of the pipe: the command loop and the search of the bundled engines |
 //! | [`game`] | one game: the move loop, adjudication and the time control with its clocks |
 //! | [`tournament`] | config, the engines made ready (built, benched, clocks scaled), the schedule of game pairs (round-robin, gauntlet, shards), the runner that plays it |
+//! | [`tune`] | SPSA tuning of engine options (fishtest's and OpenBench's algorithm), resumable and reproducible |
 //! | [`openings`] | opening books: reading, generating and checking them |
 //! | [`results`] | games.csv, PGN, the report of a run (computed once, rendered as text and JSON) |
 //! | [`run_dir`] | a run directory's layout, its kind (one machine, sharded, one shard), a run's identity, atomic writes |
@@ -100,3 +101,4 @@ pub mod run_dir;
 pub mod stats;
 pub mod textfile;
 pub mod tournament;
+pub mod tune;

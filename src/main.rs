@@ -33,6 +33,9 @@ enum Command {
     CheckEngine(cli::check_engine::CheckEngineArgs),
     /// Play a round-robin or gauntlet tournament between engines.
     Tournament(cli::tournament::TournamentArgs),
+    /// Tune engine options with SPSA (fishtest's and OpenBench's algorithm): θ+ against θ−
+    /// for game pairs each iteration, resumable, reproducible with --seed.
+    Tune(cli::tune::TuneArgs),
     /// Join the shards of a run (`tournament --shard`) into one games.csv, games.pgn,
     /// summary.json and report.html, checking that they belong to one run and listing the
     /// games missing.
@@ -71,6 +74,7 @@ fn main() -> ExitCode {
     if !matches!(
         cli.command,
         Command::Tournament(_)
+            | Command::Tune(_)
             | Command::PerftCheck(_)
             | Command::CheckEngine(_)
             | Command::Bench(_)
@@ -82,6 +86,7 @@ fn main() -> ExitCode {
         Command::PerftCheck(args) => cli::perft_check::run(&args),
         Command::CheckEngine(args) => cli::check_engine::run(&args),
         Command::Tournament(args) => cli::tournament::run(&args, &matches),
+        Command::Tune(args) => cli::tune::run(&args, &matches),
         Command::Elo(args) => cli::elo::run(&args),
         Command::Merge(args) => cli::merge::run(&args),
         Command::Report(args) => cli::report::run(&args),

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Brings up a one-node Slurm cluster on this machine, for testing bt-arena's Slurm jobs
-# (tests/slurm.rs): munged, slurmctld and slurmd, configured by scripts/slurm/slurm.conf with
+# (tests/it/slurm.rs): munged, slurmctld and slurmd, configured by scripts/slurm/slurm.conf with
 # the node `localhost` and this machine's CPU count. Idempotent: starts only what is not
 # running, and waits (at most 60 s) until the node takes jobs.
 #

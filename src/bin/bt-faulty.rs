@@ -27,6 +27,13 @@
 //! | `nodes-decrease` | prints a second `info` with fewer nodes and less time than the first | `output.info-monotone` |
 //! | `no-perft` | has no `go perft`: answers it as a plain `go`, with a `bestmove` | `movegen.perft` (skipped) |
 //!
+//! A mode for `bt-arena tune`'s tests, `tunable`: declares two spin options `KnobA` and `KnobB`
+//! (-1000 to 1000, default 0) and plays bt-search's move at depth 2, or, with a probability
+//! `1 - exp(-d² / (2 w²))` that grows smoothly with the distance `d` of (KnobA, KnobB) from
+//! `(--target-a, --target-b)` (`w` = `--width`), a random legal move: its strength falls
+//! smoothly as the knobs leave the target, so SPSA gets a signal everywhere (a step function
+//! would give none on its plateaus). With `Seed` set it is deterministic.
+//!
 //! Without a fault it is a random mover that waits for `stop` after `go infinite` and answers
 //! `isready` meanwhile; it prints no `info` lines and is not deterministic.
 //!
@@ -44,6 +51,7 @@
 //! `go perft` uses the binary's own naive move generator (correct unless a perft fault is
 //! chosen); moves in games come from the reference rules.
 
+use bt_arena::bundled::search::{Limits, Searcher};
 use bt_arena::protocol::{
     Command, GoLimits, Info, NO_MOVE, OptionDecl, OptionKind, Protocol, Reply,
 };
@@ -51,6 +59,7 @@ use bt_arena::rules::{Color, Move, Position, Rules, Square};
 use clap::{Parser, ValueEnum};
 use std::io::{self, BufRead, Write};
 use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 /// A way to misbehave; named on the command line in kebab-case (`crash-mid-game`).
@@ -125,6 +134,9 @@ enum Fault {
     BestmoveOnIsready,
     /// Its bench reports half the speed it measured (or was given with `--bench-nps`).
     HalfNps,
+    /// Plays bt-search's depth-2 move, or a random one with a probability growing smoothly
+    /// with the distance of options KnobA and KnobB from `--target-a`, `--target-b`.
+    Tunable,
 }
 
 impl Fault {
@@ -163,6 +175,20 @@ struct Settings {
     /// perft-wrong-side: the Black pawn count that triggers the bug.
     #[arg(long = "pawns", value_name = "N", default_value_t = 8)]
     wrong_side_pawns: u32,
+    /// tunable: the best value of option KnobA.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 300,
+        allow_hyphen_values = true
+    )]
+    target_a: i64,
+    /// tunable: the best value of option KnobB.
+    #[arg(long, value_name = "N", default_value_t = -200, allow_hyphen_values = true)]
+    target_b: i64,
+    /// tunable: the distance at which a random move has probability 1 - e^(-1/2) (39%).
+    #[arg(long, value_name = "W", default_value_t = 200.0)]
+    width: f64,
     /// bench: report this speed (nodes per second) instead of the one measured.
     #[arg(long = "bench-nps", value_name = "N")]
     bench_nps: Option<u64>,
@@ -193,6 +219,13 @@ fn bench(settings: &Settings) {
     say(format!("{nodes} nodes {nps} nps"));
 }
 
+/// tunable: the options and their range.
+const KNOBS: [&str; 2] = ["KnobA", "KnobB"];
+/// tunable: the knobs' range, -KNOB_RANGE to KNOB_RANGE.
+const KNOB_RANGE: i64 = 1000;
+/// tunable: the depth of the searched moves.
+const TUNABLE_DEPTH: u32 = 2;
+
 /// A whole number of milliseconds.
 fn parse_ms(text: &str) -> Result<Duration, std::num::ParseIntError> {
     text.parse().map(Duration::from_millis)
@@ -217,6 +250,10 @@ struct Faulty {
     searching: bool,
     /// `bestmove-before-go`: a new game began and its stray line is not written yet.
     new_game: bool,
+    /// tunable: the values of KnobA and KnobB.
+    knobs: [i64; 2],
+    /// tunable: the searcher of its good moves.
+    searcher: Searcher,
 }
 
 impl Faulty {
@@ -257,6 +294,16 @@ impl Faulty {
         };
         say(Reply::Option(rules));
         say(Reply::Option(OptionDecl::spin("Seed", 0, 0, i64::MAX)));
+        if self.settings.fault == Fault::Tunable {
+            for knob in KNOBS {
+                say(Reply::Option(OptionDecl::spin(
+                    knob,
+                    0,
+                    -KNOB_RANGE,
+                    KNOB_RANGE,
+                )));
+            }
+        }
         if self.settings.fault == Fault::BadOptionLine {
             say("option name Hash type spin default 16 min 1");
         }
@@ -296,6 +343,12 @@ impl Faulty {
                 std::process::exit(2);
             }
             ("Seed", Some(Ok(seed))) => self.rng = fastrand::Rng::with_seed(seed),
+            (name, _) if KNOBS.contains(&name) => {
+                let index = usize::from(name == KNOBS[1]);
+                if let Some(knob) = value.and_then(|v| v.parse().ok()) {
+                    self.knobs[index] = knob;
+                }
+            }
             _ => {}
         }
     }
@@ -369,6 +422,7 @@ impl Faulty {
                 move_after_game_over(&self.position, self.rules)
             }
             Fault::UnparseableMove => "z9z0".into(),
+            Fault::Tunable => self.tunable_move(),
             _ => self.random_move(),
         };
         self.moves_played += 1;
@@ -394,6 +448,35 @@ impl Faulty {
             Some(mv) => mv.to_string(),
             None => NO_MOVE.into(),
         }
+    }
+
+    /// tunable: a random move with probability `1 - exp(-d² / (2 w²))`, `d` the distance of the
+    /// knobs from the target, else bt-search's move at depth 2.
+    fn tunable_move(&mut self) -> String {
+        let target = [self.settings.target_a, self.settings.target_b];
+        let squared: f64 = self
+            .knobs
+            .iter()
+            .zip(target)
+            .map(|(&knob, target)| ((knob - target) as f64).powi(2))
+            .sum();
+        let width = self.settings.width;
+        let random = 1.0 - (-squared / (2.0 * width * width)).exp();
+        if self.rng.f64() < random {
+            return self.random_move();
+        }
+        let limits = Limits {
+            depth: Some(TUNABLE_DEPTH),
+            ..Limits::default()
+        };
+        self.searcher.clear();
+        let stop = AtomicBool::new(false);
+        let result = self
+            .searcher
+            .search(&self.position, self.rules, &limits, &stop, &mut |_| {});
+        result
+            .best
+            .map_or_else(|| NO_MOVE.to_string(), |mv| mv.to_string())
     }
 
     fn perft(&self, depth: u32) {
@@ -591,6 +674,8 @@ fn main() -> ExitCode {
         rng: fastrand::Rng::new(),
         searching: false,
         new_game: false,
+        knobs: [0; 2],
+        searcher: Searcher::new(1),
     };
     for line in io::stdin().lock().lines() {
         let Ok(line) = line else { break };

@@ -8,6 +8,9 @@
 //! * `Depth` (spin, plies, default 0 = no cap): the deepest iteration whatever `go` says, a way
 //!   to weaken the engine.
 //! * `Eval` (combo `full` / `material`, default `full`): the evaluation.
+//! * the full evaluation's weights, one spin option each in centipawns (`Pawn`, `Advance1`
+//!   ... `Advance6`, `HomeGuard`, `Hanging`, ..., `Race`, `RaceMove`: see
+//!   [`EvalWeights::OPTIONS`]), defaulting to the values the engine plays with, for tuning.
 //!
 //! `bt-search bench [DEPTH]` searches the bench positions of [`bt_arena::bundled::bench`] to
 //! DEPTH plies (default [`BENCH_DEPTH`]), prints one line per position and then
@@ -19,7 +22,7 @@
 
 use bt_arena::bundled::bench::{BENCH_DEPTH, BENCH_HASH_MB, bench};
 use bt_arena::bundled::search::{
-    EvalKind, Limits, MAX_DEPTH, SearchClock, SearchReport, SearchScore, Searcher,
+    EvalKind, EvalWeights, Limits, MAX_DEPTH, SearchClock, SearchReport, SearchScore, Searcher,
 };
 use bt_arena::bundled::server::{Brain, SearchRequest, serve};
 use bt_arena::protocol::{self, Info, OptionDecl, OptionKind};
@@ -59,6 +62,9 @@ impl Brain for SearchBrain {
                 },
             },
         ]
+        .into_iter()
+        .chain(weight_options())
+        .collect()
     }
 
     fn set_option(&mut self, name: &str, value: &str) -> Result<(), String> {
@@ -73,6 +79,14 @@ impl Brain for SearchBrain {
             "Eval" => self
                 .searcher
                 .set_eval_kind(value.parse().map_err(|err| format!("{err}"))?),
+            _ if EvalWeights::option(name).is_some() => {
+                let mut weights = *self.searcher.eval_weights();
+                let weight = value
+                    .parse()
+                    .map_err(|_| format!("'{value}' is not an integer"))?;
+                weights.set(name, weight)?;
+                self.searcher.set_eval_weights(weights);
+            }
             _ => return Err(format!("no option named '{name}'")),
         }
         Ok(())
@@ -94,6 +108,18 @@ impl Brain for SearchBrain {
             .search(&request.position, request.rules, &limits, stop, &mut report)
             .best
     }
+}
+
+/// The evaluation weights as spin options, defaulting to the weights the engine plays with.
+fn weight_options() -> impl Iterator<Item = OptionDecl> {
+    EvalWeights::OPTIONS.iter().map(|option| {
+        OptionDecl::spin(
+            option.name,
+            i64::from(option.default_value()),
+            i64::from(option.min),
+            i64::from(option.max),
+        )
+    })
 }
 
 /// The search limits for `request`, with the depth capped at `depth_cap` plies (0: no cap).

@@ -28,6 +28,7 @@ pub mod perft;
 pub mod perft_check;
 pub mod report;
 pub mod tournament;
+pub mod tune;
 
 /// Exit code: a check failed (perft mismatch, SPRT accepted H0).
 pub const EXIT_FAILED: u8 = 1;

@@ -117,7 +117,7 @@ fn engine_groups(matches: &ArgMatches) -> Vec<Vec<String>> {
 }
 
 /// Exit code of a run stopped by Ctrl-C (128 + SIGINT).
-const EXIT_INTERRUPTED: u8 = 130;
+pub(super) const EXIT_INTERRUPTED: u8 = 130;
 
 /// Runs `bt-arena tournament`.
 ///
@@ -279,7 +279,7 @@ fn resume_command(config: &TournamentConfig) -> String {
 
 /// The Ctrl-C flag: the first Ctrl-C sets it (no new games; games in flight are dropped), a
 /// second one exits at once (engine processes die with the runner).
-fn interrupt_flag() -> Result<Arc<AtomicBool>> {
+pub(super) fn interrupt_flag() -> Result<Arc<AtomicBool>> {
     static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
     if let Some(flag) = FLAG.get() {
         return Ok(flag.clone());
@@ -300,7 +300,7 @@ fn interrupt_flag() -> Result<Arc<AtomicBool>> {
 }
 
 /// The default time control of the bundled demonstration and of engines given without one.
-const DEFAULT_LIMIT: TimeControl = TimeControl::Clock {
+pub(super) const DEFAULT_LIMIT: TimeControl = TimeControl::Clock {
     base_ms: 2_000,
     increment_ms: 20,
     moves: None,
@@ -495,7 +495,7 @@ fn override_settings(config: &mut TournamentConfig, args: &TournamentArgs) -> Re
 
 /// Engine commands given as paths (not bare names looked up in PATH), engine directories, the
 /// book and the results directory, relative to the directory bt-arena runs in.
-fn make_paths_absolute(config: &mut TournamentConfig) -> Result<()> {
+pub(super) fn make_paths_absolute(config: &mut TournamentConfig) -> Result<()> {
     let absolute = |path: &Path| std::path::absolute(path).context("cannot resolve a path");
     for engine in &mut config.engines {
         if let Some(source) = engine.source.as_mut() {
@@ -517,7 +517,7 @@ fn make_paths_absolute(config: &mut TournamentConfig) -> Result<()> {
 
 /// Fails early, naming the engine, when its executable is missing, a directory or not
 /// executable, or its working directory does not exist.
-fn check_engine_commands(config: &TournamentConfig) -> Result<()> {
+pub(super) fn check_engine_commands(config: &TournamentConfig) -> Result<()> {
     use std::os::unix::fs::PermissionsExt;
     // An engine built from source is checked once built.
     for engine in config.engines.iter().filter(|e| e.source.is_none()) {
@@ -564,14 +564,14 @@ fn which(cmd: &Path) -> bool {
 }
 
 /// The shipped opening book of `rules`, when the working directory has it.
-fn shipped_book(rules: Rules) -> Option<PathBuf> {
+pub(super) fn shipped_book(rules: Rules) -> Option<PathBuf> {
     let path = PathBuf::from(format!("openings/{}.epd", rules.name()));
     path.exists().then_some(path)
 }
 
 /// `results/<event>-<YYYYMMDD-HHMMSS>` (UTC), or with `-2`, `-3`, ... after it when a run
 /// started in the same second already has that directory.
-fn default_out(event: &str) -> PathBuf {
+pub(super) fn default_out(event: &str) -> PathBuf {
     let stamp: String = bt_arena::results::now_rfc3339()
         .chars()
         .filter(|c| c.is_ascii_digit() || *c == 'T')

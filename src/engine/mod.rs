@@ -435,6 +435,20 @@ impl Engine {
         self.send_setup(&command)
     }
 
+    /// Sets `options` (name, value) in order, checked against the engine's declarations as
+    /// at start, then waits for `readyok`: for a runner that changes options between games
+    /// (a tune plays other parameter values every iteration).
+    ///
+    /// # Errors
+    /// [`EngineError::UnknownOption`], [`EngineError::BadOptionValue`], or as
+    /// [`Engine::is_ready`].
+    pub fn set_options(&mut self, options: &[(String, String)]) -> Result<(), EngineError> {
+        for (name, value) in options {
+            self.set_option(name, value)?;
+        }
+        self.is_ready()
+    }
+
     /// Keeps `warning`, writes it to the communication log and prints it to stderr unless
     /// this process printed it before (engines restarted for each game would repeat it).
     fn warn(&mut self, warning: String) {

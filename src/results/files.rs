@@ -196,9 +196,28 @@ impl ResultsWriter {
         record: &GameRecord,
         infos: &[MoveInfo],
     ) -> Result<(), ResultsError> {
+        self.append_tagged(record, infos, &[])
+    }
+
+    /// [`append_with`](ResultsWriter::append_with) with `tags` (name, value) added to the
+    /// game's PGN tags (a tune's parameter values); games.csv gets the same row.
+    ///
+    /// # Errors
+    /// As [`append`](ResultsWriter::append).
+    pub fn append_tagged(
+        &mut self,
+        record: &GameRecord,
+        infos: &[MoveInfo],
+        tags: &[(String, String)],
+    ) -> Result<(), ResultsError> {
         let mut row = csv_row(record)?;
         drop_later_columns(&mut row, COLUMNS.len() - self.columns);
         let game = pgn::format_game_with(record, infos, &self.style);
+        let game = if tags.is_empty() {
+            game
+        } else {
+            pgn::insert_tags(&game, tags)
+        };
         write_flushed(&self.pgn_path, &mut self.pgn, game.as_bytes())?;
         write_flushed(&self.csv_path, &mut self.csv, &row)
     }

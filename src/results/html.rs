@@ -877,7 +877,16 @@ mod tests {
             html.contains("+0.12/3 0.020s"),
             "the viewer has the comments"
         );
-        assert!(!html.contains("http://") || !html.contains("src=\"http"));
+        // Nothing is loaded from the network: no remote script, style sheet, image or font.
+        for remote in [
+            "src=\"http",
+            "href=\"http",
+            "url(http",
+            "src=\"//",
+            "href=\"//",
+        ] {
+            assert!(!html.contains(remote), "the page loads {remote}...");
+        }
         assert!(!html.contains("<script src"));
     }
 

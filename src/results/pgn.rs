@@ -179,6 +179,20 @@ pub fn format_game_with(record: &GameRecord, infos: &[MoveInfo], style: &PgnStyl
     text
 }
 
+/// `game` (the text of one game, as [`format_game_with`] writes it) with `tags` (name,
+/// value) added after its own tags, e.g. the parameter values of a tune's game.
+pub fn insert_tags(game: &str, tags: &[(String, String)]) -> String {
+    let end = game.find("\n\n").map_or(game.len(), |at| at + 1);
+    let mut text = String::with_capacity(game.len() + 64 * tags.len());
+    text.push_str(&game[..end]);
+    for (name, value) in tags {
+        // Writing to a String cannot fail.
+        let _ = writeln!(text, "[{name} \"{}\"]", escape(value));
+    }
+    text.push_str(&game[end..]);
+    text
+}
+
 /// The movetext: numbered moves with their comments from `infos` (none past its end), the
 /// ending as a comment, the result; wrapped, no final newline.
 fn movetext(

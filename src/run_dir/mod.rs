@@ -11,6 +11,9 @@
 //!   sprt.json               the shared SPRT's verdict, once one is reached
 //!   shard-K/                one shard (RunKind::Shard): the files of a run on one machine
 //!   games.csv games.pgn summary.json report.html   what `bt-arena merge` writes
+//! RUN/                      a tune (`bt-arena tune`): a run on one machine's files, and
+//!   tune.json tune.csv      its settings and iterations
+//!   tuned-options.txt tuned-params.txt   its result
 //! ```
 //!
 //! Every module asks [`RunDir`] for a path instead of joining names; [`Shard`] (which shard
@@ -49,6 +52,14 @@ pub const IDENTITY_JSON: &str = "identity.json";
 pub const LOCK: &str = ".lock";
 /// The engines' stderr and protocol logs.
 pub const LOGS: &str = "logs";
+/// A tune's settings (`bt-arena tune`), read back by its `--resume`.
+pub const TUNE_JSON: &str = "tune.json";
+/// A tune's iterations, one row each.
+pub const TUNE_CSV: &str = "tune.csv";
+/// A tune's result as `option.NAME=VALUE` lines.
+pub const TUNED_OPTIONS: &str = "tuned-options.txt";
+/// A tune's result in OpenBench's parameter format.
+pub const TUNED_PARAMS: &str = "tuned-params.txt";
 /// Shard `K`'s directory in a sharded run directory is this prefix and `K`.
 pub const SHARD_PREFIX: &str = "shard-";
 
@@ -157,6 +168,26 @@ impl RunDir {
     /// `identity.json`, a sharded run's identity.
     pub fn identity_json(&self) -> PathBuf {
         self.root.join(IDENTITY_JSON)
+    }
+
+    /// `tune.json`, a tune's settings.
+    pub fn tune_json(&self) -> PathBuf {
+        self.root.join(TUNE_JSON)
+    }
+
+    /// `tune.csv`, a tune's iterations.
+    pub fn tune_csv(&self) -> PathBuf {
+        self.root.join(TUNE_CSV)
+    }
+
+    /// `tuned-options.txt`, a tune's result as `option.NAME=VALUE` lines.
+    pub fn tuned_options(&self) -> PathBuf {
+        self.root.join(TUNED_OPTIONS)
+    }
+
+    /// `tuned-params.txt`, a tune's result in OpenBench's format.
+    pub fn tuned_params(&self) -> PathBuf {
+        self.root.join(TUNED_PARAMS)
     }
 
     /// `.lock`.

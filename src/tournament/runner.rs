@@ -19,6 +19,7 @@ mod live_report;
 mod progress;
 mod starts;
 
+pub(crate) use directory::lock_directory;
 pub use directory::saved_config;
 pub use live_report::{REPORT_COST_FACTOR, REPORT_INTERVAL};
 pub use starts::{GivenUp, MAX_START_FAILURES, NotPlayed};
@@ -35,7 +36,7 @@ use crate::results::{self, GameRecord, GameResult, GamesReader, ResultsWriter, S
 use crate::rules::{ByColor, Color, Position};
 use crate::run_dir::RunDir;
 use crate::stats::{SequentialTest, Sprt, SprtDecision};
-use directory::{lock_directory, recorded_games, save_config};
+use directory::{recorded_games, save_config};
 use indicatif::ProgressBar;
 use live_report::LiveReport;
 use progress::{RunTally, progress_bar};
@@ -320,7 +321,7 @@ fn pairs_in_flight(scheduled: &[ScheduledGame], done: &HashSet<u64>) -> HashSet<
 
 /// The book's openings, or the start position alone when there is no book. Prints a warning
 /// when the book repeats positions.
-fn load_openings(config: &TournamentConfig) -> Result<Vec<Opening>, RunError> {
+pub(crate) fn load_openings(config: &TournamentConfig) -> Result<Vec<Opening>, RunError> {
     match &config.openings.file {
         Some(path) => {
             let book = Book::load(path, config.rules).map_err(RunError::Book)?;
@@ -677,7 +678,11 @@ fn two_mut<T>(slots: &mut [T], a: usize, b: usize) -> (&mut T, &mut T) {
 }
 
 /// How to launch the engine `spec` describes for worker `worker`: logs under `<out>/logs/`.
-fn launch(config: &TournamentConfig, spec: &EngineDescription, worker: usize) -> EngineLaunch {
+pub(crate) fn launch(
+    config: &TournamentConfig,
+    spec: &EngineDescription,
+    worker: usize,
+) -> EngineLaunch {
     let logs = RunDir::new(config.results_dir()).logs();
     let file = |suffix: &str| logs.join(format!("{}-{worker}.{suffix}", file_safe(&spec.name)));
     EngineLaunch {
@@ -705,7 +710,7 @@ pub fn file_safe(name: &str) -> String {
 }
 
 /// The games.csv row of a finished game.
-fn game_record(
+pub(crate) fn game_record(
     config: &TournamentConfig,
     game: &ScheduledGame,
     opening: &Opening,

@@ -120,7 +120,7 @@ pub fn recorded_ids(
 }
 
 /// The order in which pairs take openings: the book order, or a seeded shuffle of it.
-fn opening_sequence(order: OpeningOrder, book_len: usize, seed: u64) -> Vec<usize> {
+pub fn opening_sequence(order: OpeningOrder, book_len: usize, seed: u64) -> Vec<usize> {
     let mut sequence: Vec<usize> = (0..book_len).collect();
     if order == OpeningOrder::Random {
         fastrand::Rng::with_seed(seed).shuffle(&mut sequence);

@@ -21,8 +21,12 @@
 //!
 //! [`EvalKind::Material`] counts pawns only: a deliberately weak evaluation to pit against.
 //! Both are symmetric: the score of a position is minus the score of its colour-flipped twin.
+//!
+//! The full evaluation's weights are [`EvalWeights`] (engine options of `bt-search`, see the
+//! `weights` module); [`EvalWeights::DEFAULT`] holds the values it was written with.
 
 use super::score::WIN;
+use super::weights::{EVAL_LIMIT, EvalWeights};
 use crate::rules::{Black, Color, Position, Rules, Side, Step, White};
 use std::fmt;
 use std::str::FromStr;
@@ -90,23 +94,6 @@ pub const PAWN: i32 = 100;
 /// About the value of a decided pawn race, in centipawns (minus 20 a move the race takes).
 pub const RACE: i32 = 2_500;
 
-/// Bonus by rank counted from the pawn's home rank (0 = home, 7 = goal).
-const ADVANCE: [i32; 8] = [0, 4, 9, 15, 25, 40, 65, 0];
-/// Bonus for each pawn on its home rank.
-const HOME_GUARD: i32 = 10;
-/// Penalty for a pawn the enemy can take without losing one back.
-const HANGING: i32 = 18;
-/// Bonus by rank for a pawn that is not hanging.
-const SAFE_ADVANCE: [i32; 8] = [0, 0, 0, 4, 12, 28, 55, 0];
-/// Bonus by rank for a passed pawn.
-const PASSED: [i32; 8] = [0, 0, 5, 10, 20, 35, 55, 0];
-/// Bonus by rank for an unstoppable pawn (on top of the passed bonus).
-const UNSTOPPABLE: [i32; 8] = [0, 10, 20, 35, 60, 100, 160, 0];
-/// Bonus for having the move.
-const TEMPO: i32 = 10;
-/// What a decided race loses per move it takes, so shorter races score higher.
-const RACE_MOVE: i32 = 20;
-
 /// For a pawn moving up from each square: the squares `dy >= 1` ranks ahead and at most `dy`
 /// files aside. No enemy pawn outside it can ever block or take the pawn.
 const CONE: [u64; 64] = ahead_masks(true);
@@ -135,18 +122,30 @@ const fn ahead_masks(widening: bool) -> [u64; 64] {
 }
 
 /// The evaluation of `position` under `rules` in centipawns from the side to move's point of
-/// view. A finished position scores `WIN` (the side to move has won) or `-WIN` (lost), see
-/// [`super::score::WIN`].
+/// view, with the default weights. A finished position scores `WIN` (the side to move has won)
+/// or `-WIN` (lost), see [`super::score::WIN`].
 pub fn evaluate(position: &Position, rules: Rules, kind: EvalKind) -> i32 {
+    evaluate_with(position, rules, kind, &EvalWeights::DEFAULT)
+}
+
+/// [`evaluate`] with the full evaluation's weights `weights`. An unfinished position scores at
+/// most [`EVAL_LIMIT`] in absolute value, whatever the weights.
+pub fn evaluate_with(
+    position: &Position,
+    rules: Rules,
+    kind: EvalKind,
+    weights: &EvalWeights,
+) -> i32 {
     match position.outcome(rules) {
         Some(outcome) if outcome.winner == position.side_to_move() => WIN,
         Some(_) => -WIN,
-        None => static_eval(position, kind),
+        None => static_eval(position, kind, weights),
     }
 }
 
 /// The evaluation of a position whose game is not over: the rule set does not enter the terms.
-pub(crate) fn static_eval(position: &Position, kind: EvalKind) -> i32 {
+/// It is clamped to [`EVAL_LIMIT`] (at the default weights no position comes near it).
+pub(crate) fn static_eval(position: &Position, kind: EvalKind, weights: &EvalWeights) -> i32 {
     let us = position.side_to_move();
     let (own, enemy) = (position.pawns(us), position.pawns(us.opponent()));
     // Orient the board so the side to move moves up (towards rank 8).
@@ -156,15 +155,15 @@ pub(crate) fn static_eval(position: &Position, kind: EvalKind) -> i32 {
     };
     match kind {
         EvalKind::Material => PAWN * (own.count_ones() as i32 - enemy.count_ones() as i32),
-        EvalKind::Full => full(own, enemy),
+        EvalKind::Full => full(own, enemy, weights).clamp(-EVAL_LIMIT, EVAL_LIMIT),
     }
 }
 
 /// The full evaluation with the side to move's pawns `own` moving up and `enemy` moving down.
-fn full(own: u64, enemy: u64) -> i32 {
-    let us = side_terms(own, enemy);
-    let them = side_terms(enemy.swap_bytes(), own.swap_bytes());
-    us.score - them.score + TEMPO + race(&us, &them)
+fn full(own: u64, enemy: u64, weights: &EvalWeights) -> i32 {
+    let us = side_terms(own, enemy, weights);
+    let them = side_terms(enemy.swap_bytes(), own.swap_bytes(), weights);
+    us.score - them.score + weights.tempo + race(&us, &them, weights)
 }
 
 /// What [`side_terms`] finds for one side.
@@ -180,7 +179,7 @@ struct SideTerms {
 const NO_PAWN: u32 = u32::MAX;
 
 /// The terms of the side whose pawns `own` move up, against `enemy` moving down.
-fn side_terms(own: u64, enemy: u64) -> SideTerms {
+fn side_terms(own: u64, enemy: u64, weights: &EvalWeights) -> SideTerms {
     let attacks = |step| White::advance(step, own);
     let enemy_attacks = |step| Black::advance(step, enemy);
     let (defended_once, defended_twice) = (
@@ -194,12 +193,13 @@ fn side_terms(own: u64, enemy: u64) -> SideTerms {
     let hanging = own & ((attacked_once & !defended_once) | (attacked_twice & !defended_twice));
     let safe = own & !hanging;
 
-    let mut score = PAWN * own.count_ones() as i32 + HOME_GUARD * (own & 0xFF).count_ones() as i32
-        - HANGING * hanging.count_ones() as i32;
+    let mut score = weights.pawn * own.count_ones() as i32
+        + weights.home_guard * (own & 0xFF).count_ones() as i32
+        - weights.hanging * hanging.count_ones() as i32;
     for rank in 1..7 {
         let row = 0xFFu64 << (8 * rank);
-        score += ADVANCE[rank] * (own & row).count_ones() as i32
-            + SAFE_ADVANCE[rank] * (safe & row).count_ones() as i32;
+        score += weights.advance[rank] * (own & row).count_ones() as i32
+            + weights.safe_advance[rank] * (safe & row).count_ones() as i32;
     }
 
     let mut unstoppable = NO_PAWN;
@@ -209,9 +209,9 @@ fn side_terms(own: u64, enemy: u64) -> SideTerms {
         pawns &= pawns - 1;
         let rank = square / 8;
         if SPAN[square] & enemy == 0 {
-            score += PASSED[rank];
+            score += weights.passed[rank];
             if CONE[square] & enemy == 0 {
-                score += UNSTOPPABLE[rank];
+                score += weights.unstoppable[rank];
                 unstoppable = unstoppable.min(7 - rank as u32);
             }
         }
@@ -231,11 +231,11 @@ fn side_terms(own: u64, enemy: u64) -> SideTerms {
 /// The race bonus for the side to move (`us`) against `them`: it moves first, so it wins the
 /// race when its unstoppable pawn needs no more moves than any enemy pawn, and loses it when
 /// an enemy unstoppable pawn needs fewer moves than every one of its pawns.
-fn race(us: &SideTerms, them: &SideTerms) -> i32 {
+fn race(us: &SideTerms, them: &SideTerms, weights: &EvalWeights) -> i32 {
     if us.unstoppable != NO_PAWN && us.unstoppable <= them.nearest {
-        RACE - RACE_MOVE * us.unstoppable as i32
+        weights.race - weights.race_move * us.unstoppable as i32
     } else if them.unstoppable != NO_PAWN && them.unstoppable < us.nearest {
-        -(RACE - RACE_MOVE * them.unstoppable as i32)
+        -(weights.race - weights.race_move * them.unstoppable as i32)
     } else {
         0
     }
@@ -263,7 +263,10 @@ mod tests {
     #[test]
     fn the_start_is_worth_the_tempo_and_material_counts_pawns() {
         let start = Position::startpos();
-        assert_eq!(evaluate(&start, Rules::CaptureOnly, EvalKind::Full), TEMPO);
+        assert_eq!(
+            evaluate(&start, Rules::CaptureOnly, EvalKind::Full),
+            EvalWeights::DEFAULT.tempo
+        );
         assert_eq!(evaluate(&start, Rules::CaptureOnly, EvalKind::Material), 0);
         let up = position("pppppppp/ppppppp1/8/8/8/8/PPPPPPPP/PPPPPPPP b");
         assert_eq!(evaluate(&up, Rules::Classic, EvalKind::Material), -PAWN);
@@ -279,8 +282,8 @@ mod tests {
             let p = position(text);
             for kind in EvalKind::ALL {
                 assert_eq!(
-                    static_eval(&p, kind),
-                    static_eval(&flipped(&p), kind),
+                    static_eval(&p, kind, &EvalWeights::DEFAULT),
+                    static_eval(&flipped(&p), kind, &EvalWeights::DEFAULT),
                     "{text} {kind}"
                 );
             }
@@ -298,7 +301,7 @@ mod tests {
 
     #[test]
     fn advanced_safe_and_unstoppable_pawns_are_worth_more() {
-        let eval = |text| static_eval(&position(text), EvalKind::Full);
+        let eval = |text| static_eval(&position(text), EvalKind::Full, &EvalWeights::DEFAULT);
         // The same pawns, one White pawn further up.
         assert!(eval("pppp4/8/8/8/4P3/8/8/PPP5 w") > eval("pppp4/8/8/8/8/4P3/8/PPP5 w"));
         // A pawn defended by another is worth more than one hanging.

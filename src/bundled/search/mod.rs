@@ -14,8 +14,8 @@
 //! * a transposition table ([`Searcher::new`], replacement in the `tt` module);
 //! * move ordering: the table's move, captures, threats, killers, history (`ordering` module);
 //! * late move reductions of quiet moves and reverse futility pruning near the leaves;
-//! * the evaluation of [`evaluate`] ([`EvalKind::Full`]) or material only
-//!   ([`EvalKind::Material`]).
+//! * the evaluation of [`evaluate`] ([`EvalKind::Full`], its weights [`EvalWeights`] settable)
+//!   or material only ([`EvalKind::Material`]).
 //!
 //! Limits ([`Limits`]) combine: depth, nodes, a fixed move time, a clock (soft and hard
 //! deadlines from the `time` module), or none (until the stop flag). The search reads the stop
@@ -36,13 +36,15 @@ mod score;
 mod time;
 mod tree;
 mod tt;
+mod weights;
 
 #[cfg(test)]
 mod tests;
 
-pub use eval::{EvalKind, PAWN, RACE, UnknownEvalKind, evaluate};
+pub use eval::{EvalKind, PAWN, RACE, UnknownEvalKind, evaluate, evaluate_with};
 pub use score::{SearchScore, WIN};
 pub use time::{DEFAULT_MOVES_TO_GO, MOVE_OVERHEAD_MS};
+pub use weights::{EVAL_LIMIT, EvalWeights, WeightOption};
 
 use crate::rules::{Move, Position, Rules};
 use std::sync::atomic::AtomicBool;
@@ -127,6 +129,7 @@ pub struct Searcher {
     table: TranspositionTable,
     hash_mb: usize,
     eval: EvalKind,
+    weights: EvalWeights,
 }
 
 impl Searcher {
@@ -137,6 +140,7 @@ impl Searcher {
             table: TranspositionTable::new(hash_mb),
             hash_mb,
             eval: EvalKind::default(),
+            weights: EvalWeights::DEFAULT,
         }
     }
 
@@ -163,6 +167,17 @@ impl Searcher {
         self.eval = kind;
     }
 
+    /// The weights of the full evaluation.
+    pub fn eval_weights(&self) -> &EvalWeights {
+        &self.weights
+    }
+
+    /// Sets the weights of the full evaluation (the table is kept: call [`Searcher::clear`]
+    /// for searches that do not depend on what was searched before).
+    pub fn set_eval_weights(&mut self, weights: EvalWeights) {
+        self.weights = weights;
+    }
+
     /// Empties the table (a new game), so the next search behaves as a new searcher's.
     pub fn clear(&mut self) {
         self.table.clear();
@@ -180,6 +195,14 @@ impl Searcher {
         report: &mut dyn FnMut(&SearchReport),
     ) -> SearchResult {
         self.table.new_search();
-        tree::Search::new(rules, self.eval, &mut self.table, limits, stop).run(position, report)
+        tree::Search::new(
+            rules,
+            self.eval,
+            &self.weights,
+            &mut self.table,
+            limits,
+            stop,
+        )
+        .run(position, report)
     }
 }

@@ -2,11 +2,12 @@
 //! quiescence. See the parent module for what it does; the comments here say how.
 
 use super::board::{self, can_win_at_once, winning_move};
-use super::eval::{EvalKind, evaluate, static_eval};
+use super::eval::{EvalKind, evaluate_with, static_eval};
 use super::ordering::{Heuristics, MoveList, QUIET_LIMIT};
 use super::score::{INFINITY, SearchScore, WIN_BOUND, loss_in, win_in};
 use super::time::{Deadlines, deadlines};
 use super::tt::{ScoreBound, TranspositionTable};
+use super::weights::EvalWeights;
 use super::{Limits, MAX_DEPTH, SearchReport, SearchResult};
 use crate::rules::perft::{zobrist, zobrist_delta};
 use crate::rules::{Move, Position, Rules};
@@ -29,6 +30,7 @@ const MAX_MOVES: usize = 48;
 pub(crate) struct Search<'a> {
     rules: Rules,
     eval: EvalKind,
+    weights: &'a EvalWeights,
     table: &'a mut TranspositionTable,
     stop: &'a AtomicBool,
     max_depth: u32,
@@ -45,11 +47,12 @@ pub(crate) struct Search<'a> {
 }
 
 impl<'a> Search<'a> {
-    /// A search under `rules` with evaluation `eval`, through `table`, within `limits`, reading
-    /// `stop`. The clock starts now.
+    /// A search under `rules` with evaluation `eval` and its `weights`, through `table`, within
+    /// `limits`, reading `stop`. The clock starts now.
     pub fn new(
         rules: Rules,
         eval: EvalKind,
+        weights: &'a EvalWeights,
         table: &'a mut TranspositionTable,
         limits: &Limits,
         stop: &'a AtomicBool,
@@ -57,6 +60,7 @@ impl<'a> Search<'a> {
         Search {
             rules,
             eval,
+            weights,
             table,
             stop,
             max_depth: limits.depth.map_or(MAX_DEPTH, |d| d.clamp(1, MAX_DEPTH)),
@@ -81,7 +85,7 @@ impl<'a> Search<'a> {
     ) -> SearchResult {
         let moves = position.legal_moves(self.rules);
         if moves.is_empty() {
-            let over = evaluate(position, self.rules, self.eval);
+            let over = evaluate_with(position, self.rules, self.eval, self.weights);
             return self.result(None, SearchScore::from_internal(over), 0, Vec::new());
         }
         if let Some(mv) = winning_move(position, self.rules) {
@@ -96,7 +100,8 @@ impl<'a> Search<'a> {
             .map(|(mv, _)| mv)
             .collect();
         let fallback = root[0];
-        let static_score = SearchScore::from_internal(static_eval(position, self.eval));
+        let static_score =
+            SearchScore::from_internal(static_eval(position, self.eval, self.weights));
         let mut best = self.result(Some(fallback), static_score, 0, vec![fallback]);
         for depth in 1..=self.max_depth {
             let score = self.root(position, hash, &mut root, depth as i32);
@@ -191,7 +196,7 @@ impl<'a> Search<'a> {
             return score;
         }
         if ply >= MAX_PLY - 1 {
-            return static_eval(position, self.eval);
+            return static_eval(position, self.eval, self.weights);
         }
         // Mate-distance pruning: no line from here ends sooner than the next plies allow.
         alpha = alpha.max(loss_in(ply + 2));
@@ -206,7 +211,7 @@ impl<'a> Search<'a> {
         }
         let threatened = board::threatened(position, self.rules);
         if !pv_node && !threatened && depth <= FUTILITY_DEPTH && beta.abs() < WIN_BOUND {
-            let eval = static_eval(position, self.eval);
+            let eval = static_eval(position, self.eval, self.weights);
             if eval - FUTILITY_MARGIN * depth >= beta {
                 return eval;
             }
@@ -317,13 +322,13 @@ impl<'a> Search<'a> {
             return score;
         }
         if ply >= MAX_PLY - 1 {
-            return static_eval(position, self.eval);
+            return static_eval(position, self.eval, self.weights);
         }
         let threatened = board::threatened(position, self.rules);
         let mut best = if threatened {
             -INFINITY
         } else {
-            let stand_pat = static_eval(position, self.eval);
+            let stand_pat = static_eval(position, self.eval, self.weights);
             if stand_pat >= beta {
                 return stand_pat;
             }

@@ -11,7 +11,7 @@ use std::path::Path;
 
 /// Holds an exclusive lock on `DIR/.lock` while the run lasts, so two runners never write
 /// one results directory.
-pub(super) fn lock_directory(dir: &Path) -> Result<std::fs::File, RunError> {
+pub(crate) fn lock_directory(dir: &Path) -> Result<std::fs::File, RunError> {
     let path = RunDir::new(dir).lock();
     let file = std::fs::create_dir_all(dir)
         .and_then(|()| std::fs::File::create(&path))

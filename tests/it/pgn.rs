@@ -2,28 +2,13 @@
 //! the counts of its games.csv; another tool's PGN is paired as Ordo and fastchess pair it;
 //! malformed games are named with file and line; Fairy-Stockfish reads the FEN tag.
 
+use bt_arena::results::moves::MoveScore;
+use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 
-mod common;
-
-use common::bt_arena;
-
-const RANDOM: &str = env!("CARGO_BIN_EXE_bt-random");
-const SEARCH: &str = env!("CARGO_BIN_EXE_bt-search");
-
-fn run(args: &[&str]) -> Output {
-    bt_arena(&args.iter().map(|a| a.to_string()).collect::<Vec<_>>())
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
+use crate::util::{RANDOM, SEARCH, bt_arena, fairy_stockfish, stderr, stdout};
 
 /// A three-engine round-robin at depth 1, two games at a time (so game pairs may finish out of
 /// order), from the shipped capture-only book; returns the results directory.
@@ -35,7 +20,7 @@ fn small_run(dir: &Path) -> std::path::PathBuf {
          --each depth=1 --rounds 2 --concurrency 2 --seed 5 --out {}",
         out.display()
     );
-    let output = run(&text.split_whitespace().collect::<Vec<_>>());
+    let output = bt_arena(&text.split_whitespace().collect::<Vec<_>>());
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     out
 }
@@ -44,12 +29,12 @@ fn small_run(dir: &Path) -> std::path::PathBuf {
 fn elo_on_a_runs_pgn_gives_the_counts_of_its_games_csv() {
     let dir = tempfile::tempdir().unwrap();
     let out = small_run(dir.path());
-    let csv = run(&[
+    let csv = bt_arena(&[
         "elo",
         "--json",
         &out.join("games.csv").display().to_string(),
     ]);
-    let pgn = run(&[
+    let pgn = bt_arena(&[
         "elo",
         "--json",
         &out.join("games.pgn").display().to_string(),
@@ -83,10 +68,59 @@ fn elo_on_a_runs_pgn_gives_the_counts_of_its_games_csv() {
         12
     );
     assert_eq!(text.matches("[Termination \"normal\"]").count(), 12);
-    // bt-search reports score, depth, nodes, seldepth and PV for every move it plays.
-    assert!(text.contains("/1 0.0"), "{text}");
-    assert!(text.contains(", n="), "{text}");
-    assert!(text.contains(", pv=\""), "{text}");
+    // bt-search reports score, depth, nodes, seldepth and PV for every move it plays: each of
+    // its moves has them all in its comment.
+    let mut checked = 0;
+    for (tags, movetext) in pgn_games(&text) {
+        let first = match tags.get("FEN") {
+            Some(fen) if fen.ends_with(" b") => 1,
+            _ => 0,
+        };
+        for (ply, (mv, comment)) in moves_with_comments(&movetext).iter().enumerate() {
+            let mover = &tags[["White", "Black"][(first + ply) % 2]];
+            if !mover.starts_with("search") {
+                continue;
+            }
+            let comment = comment.as_deref().unwrap_or_default();
+            let (score, rest) = comment.split_once("/1 ").unwrap_or_default();
+            assert!(
+                MoveScore::parse_pgn(score).is_some()
+                    && rest.contains("s, n=")
+                    && rest.contains(", sd=")
+                    && rest.contains(", pv=\""),
+                "{mover}'s move {mv}: {{{comment}}} in {movetext}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 12 * 10, "{checked} moves of bt-search");
+}
+
+/// The games of a PGN text: each one's tags (name, value) and its movetext.
+fn pgn_games(text: &str) -> Vec<(HashMap<String, String>, String)> {
+    let mut games: Vec<(HashMap<String, String>, String)> = Vec::new();
+    for line in text.lines() {
+        if let Some(tag) = line.strip_prefix('[') {
+            if games
+                .last()
+                .is_none_or(|(_, movetext)| !movetext.is_empty())
+            {
+                games.push(Default::default());
+            }
+            let (name, value) = tag.split_once(' ').unwrap();
+            let value = value.trim_end_matches(']').trim_matches('"');
+            games
+                .last_mut()
+                .unwrap()
+                .0
+                .insert(name.into(), value.into());
+        } else if !line.is_empty() {
+            let movetext = &mut games.last_mut().unwrap().1;
+            movetext.push_str(line);
+            movetext.push('\n');
+        }
+    }
+    games
 }
 
 #[test]
@@ -108,7 +142,7 @@ fn a_cutechess_pgn_is_rated_with_consecutive_pairs_and_mixed_with_csv() {
     text += &game("new", "base", "1-0", "1. b3");
     text += &game("new", "base", "*", "1. c3");
     std::fs::write(&pgn, text).unwrap();
-    let output = run(&["elo", "--json", &pgn.display().to_string()]);
+    let output = bt_arena(&["elo", "--json", &pgn.display().to_string()]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let summary: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
     assert_eq!(summary["games"], 7);
@@ -135,7 +169,7 @@ fn a_cutechess_pgn_is_rated_with_consecutive_pairs_and_mixed_with_csv() {
 
     // The same games with a run's games.csv: both files' games count, pairs within a file.
     let out = small_run(dir.path());
-    let mixed = run(&[
+    let mixed = bt_arena(&[
         "elo",
         "--json",
         &pgn.display().to_string(),
@@ -157,7 +191,7 @@ fn a_malformed_pgn_game_is_named_with_file_and_line() {
          [White \"b\"]\n[Black \"a\"]\n[Result \"0-1\"]\n\n1. a2a3 a7a6\n2. a3a5 0-1\n",
     )
     .unwrap();
-    let output = run(&["elo", &pgn.display().to_string()]);
+    let output = bt_arena(&["elo", &pgn.display().to_string()]);
     assert_eq!(output.status.code(), Some(4));
     assert_eq!(
         stderr(&output).trim_end(),
@@ -194,10 +228,9 @@ fn fairy_stockfish_fen(cmd: &Path, fen: &str) -> String {
 }
 
 #[test]
+#[ignore = "needs fairy-stockfish (apt-get install fairy-stockfish)"]
 fn fairy_stockfish_reads_the_fen_tags_as_written() {
-    let Some(cmd) = common::fairy_stockfish_or_skip() else {
-        return;
-    };
+    let cmd = fairy_stockfish();
     let dir = tempfile::tempdir().unwrap();
     let out = small_run(dir.path());
     let text = std::fs::read_to_string(out.join("games.pgn")).unwrap();
@@ -239,10 +272,9 @@ fn moves_with_comments(movetext: &str) -> Vec<(String, Option<String>)> {
 }
 
 #[test]
+#[ignore = "needs fairy-stockfish (apt-get install fairy-stockfish)"]
 fn comments_of_a_multipv_engine_are_those_of_its_best_line() {
-    let Some(fsf) = common::fairy_stockfish_or_skip() else {
-        return;
-    };
+    let fsf = fairy_stockfish();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
     // With MultiPV=3 each depth ends with the third-best line (`multipv 3`), whose pv starts
@@ -253,7 +285,7 @@ fn comments_of_a_multipv_engine_are_those_of_its_best_line() {
         fsf.display(),
         out.display()
     );
-    let output = run(&text.split_whitespace().collect::<Vec<_>>());
+    let output = bt_arena(&text.split_whitespace().collect::<Vec<_>>());
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let pgn = std::fs::read_to_string(out.join("games.pgn")).unwrap();
     let mut checked = 0;

@@ -4,9 +4,8 @@
 //! file stays quick.
 
 use serde_json::Value;
-use std::process::Command;
 
-mod common;
+use crate::util::{FAULTY, RANDOM, SEARCH, bt_arena, fairy_stockfish};
 
 /// A finished run: its exit code, the JSON report (when there is one), and stderr.
 struct Run {
@@ -62,12 +61,7 @@ impl Run {
 
 /// Runs `bt-arena check-engine --json` with `args`.
 fn check_engine(args: &[&str]) -> Run {
-    let output = Command::new(env!("CARGO_BIN_EXE_bt-arena"))
-        .arg("check-engine")
-        .arg("--json")
-        .args(args)
-        .output()
-        .expect("bt-arena runs");
+    let output = bt_arena(&[&["check-engine", "--json"], args].concat());
     let stdout = String::from_utf8_lossy(&output.stdout);
     Run {
         code: output.status.code().unwrap_or(-1),
@@ -79,7 +73,7 @@ fn check_engine(args: &[&str]) -> Run {
 /// Runs bt-faulty with `fault` (and `extra` arguments) through the checks of `only`, with
 /// short timeouts.
 fn faulty(fault: &str, extra: &[&str], only: &str) -> Run {
-    let cmd = format!("cmd={}", env!("CARGO_BIN_EXE_bt-faulty"));
+    let cmd = format!("cmd={}", FAULTY);
     let args = format!("args=--fault {fault} {}", extra.join(" "));
     check_engine(&[
         "--engine",
@@ -111,7 +105,7 @@ fn assert_all_pass(run: &Run, count: usize) {
 
 #[test]
 fn bt_search_passes_every_check_with_the_mini_match() {
-    let cmd = format!("cmd={}", env!("CARGO_BIN_EXE_bt-search"));
+    let cmd = format!("cmd={}", SEARCH);
     let run = check_engine(&["--engine", &cmd]);
     assert_all_pass(&run, 25);
     assert_eq!(run.report["engine"], "bt-search");
@@ -134,7 +128,7 @@ fn bt_search_passes_every_check_with_the_mini_match() {
 
 #[test]
 fn bt_random_with_a_seed_passes_every_check_under_classic_rules_over_uci() {
-    let cmd = format!("cmd={}", env!("CARGO_BIN_EXE_bt-random"));
+    let cmd = format!("cmd={}", RANDOM);
     let run = check_engine(&[
         "--engine",
         &cmd,
@@ -156,10 +150,9 @@ fn bt_random_with_a_seed_passes_every_check_under_classic_rules_over_uci() {
 }
 
 #[test]
+#[ignore = "needs fairy-stockfish (apt-get install fairy-stockfish)"]
 fn fairy_stockfish_passes_every_check_under_classic_rules() {
-    let Some(path) = common::fairy_stockfish_or_skip() else {
-        return;
-    };
+    let path = fairy_stockfish();
     let cmd = format!("cmd={}", path.display());
     let run = check_engine(&["--engine", &cmd, "proto=uci", "--rules", "classic"]);
     assert_all_pass(&run, 25);
@@ -177,10 +170,9 @@ fn fairy_stockfish_passes_every_check_under_classic_rules() {
 }
 
 #[test]
+#[ignore = "needs fairy-stockfish (apt-get install fairy-stockfish)"]
 fn fairy_stockfish_has_no_capture_only_variant() {
-    let Some(path) = common::fairy_stockfish_or_skip() else {
-        return;
-    };
+    let path = fairy_stockfish();
     let cmd = format!("cmd={}", path.display());
     let run = check_engine(&["--engine", &cmd, "proto=uci", "--quick"]);
     run.assert_fails(
@@ -315,9 +307,21 @@ fn a_slow_engine_fails_movetime_with_its_worst_overshoot() {
     let run = faulty("slow", &["--delay-ms", "250"], "limits");
     run.assert_fails(
         "limits.movetime",
-        "5 tries of go movetime 100: worst overshoot 1",
+        "5 tries of go movetime 100: worst overshoot ",
     );
-    assert!(run.check("limits.movetime")["evidence"]["ms"].as_u64() >= Some(250));
+    // The slowest answer, as the evidence times it: 250 ms of sleep at least.
+    let ms = run.check("limits.movetime")["evidence"]["ms"]
+        .as_u64()
+        .expect("the time of the slowest answer");
+    assert!(ms >= 250, "{ms}");
+    assert_eq!(
+        run.summary("limits.movetime"),
+        format!(
+            "5 tries of go movetime 100: worst overshoot {} ms (slowest answer {ms} ms; a \
+             tournament forfeits beyond 100 ms)",
+            ms - 100
+        )
+    );
     assert_eq!(run.verdict("limits.depth"), "pass");
 }
 
@@ -326,7 +330,19 @@ fn overrunning_the_clock_fails_clock() {
     let run = faulty("clock-overrun", &[], "limits");
     run.assert_fails(
         "limits.clock",
-        "4 tries with 300 ms left and no increment: slowest answer 6",
+        "4 tries with 300 ms left and no increment: slowest answer ",
+    );
+    // It thinks for the 300 ms left plus 300 ms.
+    let ms = run.check("limits.clock")["evidence"]["ms"]
+        .as_u64()
+        .expect("the time of the slowest answer");
+    assert!(ms >= 600, "{ms}");
+    assert_eq!(
+        run.summary("limits.clock"),
+        format!(
+            "4 tries with 300 ms left and no increment: slowest answer {ms} ms (a tournament \
+             forfeits beyond 400 ms)"
+        )
     );
     assert_eq!(run.verdict("limits.movetime"), "pass");
 }
@@ -426,17 +442,15 @@ fn a_crash_in_a_game_fails_the_mini_match() {
 
 #[test]
 fn the_text_report_shows_the_evidence_of_what_failed() {
-    let cmd = format!("cmd={}", env!("CARGO_BIN_EXE_bt-faulty"));
-    let output = Command::new(env!("CARGO_BIN_EXE_bt-arena"))
-        .args([
-            "check-engine",
-            "--engine",
-            &cmd,
-            "args=--fault infinite-returns",
-        ])
-        .args(["--only", "limits"])
-        .output()
-        .expect("bt-arena runs");
+    let cmd = format!("cmd={}", FAULTY);
+    let output = bt_arena(&[
+        "check-engine",
+        "--engine",
+        &cmd,
+        "args=--fault infinite-returns",
+        "--only",
+        "limits",
+    ]);
     let text = String::from_utf8_lossy(&output.stdout);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
@@ -481,7 +495,7 @@ fn an_engine_that_cannot_start_exits_4_and_a_bad_option_exits_3() {
         "{}",
         missing.stderr
     );
-    let cmd = format!("cmd={}", env!("CARGO_BIN_EXE_bt-search"));
+    let cmd = format!("cmd={}", SEARCH);
     let unknown = check_engine(&["--engine", &cmd, "option.Nope=1", "--quick"]);
     assert_eq!(unknown.code, 3);
     assert!(

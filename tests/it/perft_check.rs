@@ -6,21 +6,13 @@ use bt_arena::rules::{Color, IllegalReason, Move, Position, Rules};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
-mod common;
-
-const FAULTY: &str = env!("CARGO_BIN_EXE_bt-faulty");
-const RANDOM: &str = env!("CARGO_BIN_EXE_bt-random");
+use crate::util::{FAULTY, RANDOM, bt_arena, bt_arena_command, fairy_stockfish};
 
 /// Runs `bt-arena perft-check` with `args` from the crate's directory.
 fn perft_check(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bt-arena"))
-        .arg("perft-check")
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("bt-arena runs")
+    bt_arena(&[&["perft-check"], args].concat())
 }
 
 /// The `--engine` tokens of bt-faulty with `fault`.
@@ -295,11 +287,46 @@ fn bt_random_passes_the_start_suites_and_random_positions() {
     assert_eq!(report["positions"][0]["expected"], 50118);
     assert_eq!(report["positions"][0]["reported"], 50118);
 
-    let args = ["--suite", "tests/perft/capture-only.epd", "--random", "5"];
+    let args = [
+        "--suite",
+        "tests/perft/capture-only.epd",
+        "--random",
+        "5",
+        "--seed",
+        "7",
+    ];
     let report = json_check(&engine, &args, 0);
-    assert_eq!(report["positions"].as_array().map(Vec::len), Some(14 + 5));
+    assert_eq!(
+        (&report["seed"], &report["passed"]),
+        (&7.into(), &19.into())
+    );
     assert_eq!(report["failed"], 0);
-    assert!(report["seed"].is_u64());
+    let positions = report["positions"].as_array().expect("positions");
+    assert_eq!(positions.len(), 14 + 5);
+    // The seed's five random games, each cut at a ply, counted right (by our perft) and
+    // reported so.
+    let sources: Vec<&str> = positions[14..]
+        .iter()
+        .map(|p| p["source"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        sources,
+        [
+            "random game 1, ply 11",
+            "random game 2, ply 72",
+            "random game 3, ply 12",
+            "random game 4, ply 70",
+            "random game 5, ply 76"
+        ]
+    );
+    for checked in positions {
+        let at = position(checked["position"].as_str().unwrap());
+        let depth = checked["depth"].as_u64().unwrap() as u32;
+        let count =
+            bt_arena::rules::perft::perft(&at, Rules::CaptureOnly, depth, Default::default());
+        assert_eq!(checked["expected"], count, "{checked}");
+        assert_eq!(checked["reported"], count, "{checked}");
+    }
 
     let args = [
         "--rules",
@@ -325,10 +352,9 @@ fn a_suite_saved_with_a_byte_order_mark_is_read() {
 }
 
 #[test]
+#[ignore = "needs fairy-stockfish (apt-get install fairy-stockfish)"]
 fn fairy_stockfish_passes_under_classic_rules() {
-    let Some(cmd) = common::fairy_stockfish_or_skip() else {
-        return;
-    };
+    let cmd = fairy_stockfish();
     let engine = [format!("cmd={}", cmd.display()), "proto=uci".to_string()];
     let args = [
         "--rules",
@@ -453,8 +479,7 @@ fn bad_command_lines_suites_and_engines_get_their_exit_codes() {
 /// exit code and stderr of the rest of the run.
 fn first_line_then_close(args: &[&str]) -> (Option<i32>, String) {
     use std::io::{BufRead, BufReader, Read};
-    let mut child = Command::new(env!("CARGO_BIN_EXE_bt-arena"))
-        .args(args)
+    let mut child = bt_arena_command(args)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()

@@ -5,9 +5,11 @@
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
+use crate::util::FAULTY;
+
 /// Runs bt-faulty with `args` and `env` (name, value), writing `input` to its stdin.
 fn bt_faulty(args: &[&str], env: &[(&str, &str)], input: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_bt-faulty"))
+    let mut child = Command::new(FAULTY)
         .args(args)
         .env_remove("BT_FAULTY_FAULT")
         .envs(env.iter().copied())

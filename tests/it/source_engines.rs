@@ -1,27 +1,9 @@
 //! Engines built from git revisions (`src=`, `rev=`, `build=`, `bin=`), their bench
 //! signatures, `bt-arena bench`, `--scale-tc` and `--max-time`, through the bt-arena binary.
 
+use crate::util::git;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let output = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .output()
-        .expect("git runs");
-    assert!(output.status.success(), "git {args:?}: {output:?}");
-    String::from_utf8(output.stdout).unwrap().trim().to_string()
-}
 
 /// A repository `engine` whose commits hold a script running bt-search capped at a depth;
 /// `depths` gives one commit each on `main`. Returns the repository and the hashes.

@@ -5,16 +5,12 @@ use bt_arena::rules::{Color, Position, Rules};
 use bt_arena::stats::Sprt;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
-mod common;
-
-use common::{bt_arena, bt_arena_with_env};
-
-const RANDOM: &str = env!("CARGO_BIN_EXE_bt-random");
-const SEARCH: &str = env!("CARGO_BIN_EXE_bt-search");
-const FAULTY: &str = env!("CARGO_BIN_EXE_bt-faulty");
+use crate::util::{
+    FAULTY, RANDOM, SEARCH, bt_arena, bt_arena_command, bt_arena_with_env, stderr, stdout,
+};
 
 /// `bt-arena tournament --resume DIR` followed by `flags`.
 fn resume(dir: &Path, flags: &str) -> Output {
@@ -37,14 +33,6 @@ fn args(text: &str, out: &Path) -> Vec<String> {
         .collect();
     args.extend(["--out".to_string(), out.display().to_string()]);
     args
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
 /// Replays a recorded game with the reference rules: every move legal, the recorded result and
@@ -101,9 +89,15 @@ fn a_round_robin_records_every_game_in_pairs() {
     assert!(text.contains("Finished game 1 ("), "{text}");
     let pgn = std::fs::read_to_string(out.join("games.pgn")).unwrap();
     assert_eq!(pgn.matches("[Variant ").count(), 12);
+    // summary.json is the report `elo --json` computes from the run's games.csv.
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
-    assert!(summary.is_object());
+    let elo = bt_arena(&["elo", "--json", out.join("games.csv").to_str().unwrap()]);
+    assert_eq!(elo.status.code(), Some(0), "{}", stderr(&elo));
+    let replayed: serde_json::Value = serde_json::from_slice(&elo.stdout).unwrap();
+    assert_eq!(summary, replayed);
+    assert_eq!(summary["games"], 12);
+    assert_eq!(summary["pairs"].as_array().map(Vec::len), Some(3));
     let config: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("config.json")).unwrap()).unwrap();
     assert_eq!(config["seed"], 9);
@@ -438,11 +432,7 @@ fn bad_flags_and_files_are_named() {
             stderr(&output)
         );
     }
-    let output = bt_arena(&[
-        "tournament".into(),
-        "--resume".into(),
-        "/no/such/run".into(),
-    ]);
+    let output = bt_arena(&["tournament", "--resume", "/no/such/run"]);
     assert_eq!(output.status.code(), Some(4));
     assert!(
         stderr(&output).contains("/no/such/run"),
@@ -593,16 +583,15 @@ fn a_killed_run_resumes_without_losing_or_repeating_games() {
     // The engines run in their own working directory, so the test can find them in /proc.
     let engine_dir = dir.path().join("engines");
     std::fs::create_dir(&engine_dir).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_bt-arena"))
-        .args(args(
-            &format!(
-                "tournament --engine cmd=RANDOM name=a --engine cmd=RANDOM name=b --each st=0.02 dir={} \
-                 --rounds 30 --seed 3 --concurrency 2",
-                engine_dir.display()
-            ),
-            &out,
-        ))
-        .stdout(Stdio::null())
+    let mut child = bt_arena_command(args(
+        &format!(
+            "tournament --engine cmd=RANDOM name=a --engine cmd=RANDOM name=b --each st=0.02 dir={} \
+             --rounds 30 --seed 3 --concurrency 2",
+            engine_dir.display()
+        ),
+        &out,
+    ))
+    .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
@@ -646,11 +635,10 @@ fn processes_in(dir: &Path) -> Vec<u32> {
         .collect()
 }
 
-/// The `go` lines sent to an engine in its `--log` file, as the mover's time (White's on an
-/// even ply) and `movestogo`, grouped by game.
-fn clocks_sent(log: &str) -> Vec<Vec<(u64, u64)>> {
-    let mut games: Vec<Vec<(u64, u64)>> = Vec::new();
-    let mut ply = 0;
+/// The `go` lines sent to an engine in its `--log` file, as both sides' time (White's, Black's)
+/// and `movestogo`, grouped by game.
+fn clocks_sent(log: &str) -> Vec<Vec<([u64; 2], u64)>> {
+    let mut games: Vec<Vec<([u64; 2], u64)>> = Vec::new();
     for line in log.lines() {
         let Some((_, sent)) = line.split_once(" > ") else {
             continue;
@@ -662,19 +650,11 @@ fn clocks_sent(log: &str) -> Vec<Vec<(u64, u64)>> {
         };
         match words.first() {
             Some(&"uginewgame") | Some(&"ucinewgame") => games.push(Vec::new()),
-            Some(&"position") => {
-                ply = words
-                    .iter()
-                    .skip_while(|word| **word != "moves")
-                    .count()
-                    .saturating_sub(1)
-            }
             Some(&"go") => {
-                let [white, black] = [["p1time", "wtime"], ["p2time", "btime"]]
+                let times = [["p1time", "wtime"], ["p2time", "btime"]]
                     .map(|keys| keys.iter().find_map(|key| value(key)).unwrap());
-                let mover = if ply % 2 == 0 { white } else { black };
                 let moves_to_go = value("movestogo").unwrap_or_else(|| panic!("{line}"));
-                games.last_mut().unwrap().push((mover, moves_to_go));
+                games.last_mut().unwrap().push((times, moves_to_go));
             }
             _ => {}
         }
@@ -682,17 +662,71 @@ fn clocks_sent(log: &str) -> Vec<Vec<(u64, u64)>> {
     games
 }
 
+/// The clock of `engine` in each game of a `4/1+0` run, checked against the time each of its
+/// moves took (games.csv's `move_info`, whole ms): each game starts at 1000 ms and movestogo 4;
+/// a move costs its time exactly and movestogo counts down; the fourth move of a period
+/// refills the clock by 1000 ms and movestogo starts at 4 again. Times on the wire are whole
+/// ms rounded down, so a clock may show 1 ms less than the whole-ms difference.
+fn assert_periods_of_four(engine: &str, games: &[GameRecord], log: &str) {
+    let sent = clocks_sent(log);
+    assert_eq!(sent.len(), games.len(), "{engine}: {log}");
+    for (game, goes) in games.iter().zip(&sent) {
+        let side = if game.white == engine { 0 } else { 1 };
+        assert_eq!([&game.white, &game.black][side], engine);
+        let infos = bt_arena::results::moves::decode_column(&game.move_info).unwrap();
+        // The opening's side to move plays ply 0 of move_info.
+        let first = if game.opening.parse::<Position>().unwrap().side_to_move() == Color::White {
+            0
+        } else {
+            1
+        };
+        let used: Vec<u64> = infos
+            .iter()
+            .skip((side + 2 - first) % 2)
+            .step_by(2)
+            .map(|info| info.time_ms)
+            .collect();
+        let what = format!(
+            "{engine} in game {}: sent {goes:?}, used {used:?}",
+            game.game_id
+        );
+        assert_eq!(goes.len(), used.len(), "{what}");
+        // A side plays at least 5 moves in any game: a period ends and the next begins.
+        assert!(goes.len() >= 5, "{what}");
+        for (index, &(times, moves_to_go)) in goes.iter().enumerate() {
+            assert_eq!(moves_to_go, 4 - index as u64 % 4, "{what}");
+            let time = times[side];
+            if index == 0 {
+                assert_eq!(time, 1000, "{what}");
+                continue;
+            }
+            let refill = if index % 4 == 0 { 1000 } else { 0 };
+            let expected = (goes[index - 1].0[side] + refill)
+                .checked_sub(used[index - 1])
+                .unwrap();
+            assert!(
+                time == expected || time + 1 == expected,
+                "move {index}: {time} ms, expected {expected}: {what}"
+            );
+        }
+    }
+}
+
+/// Runs with moves per period (`tc=4/1+0`): bt-random on both sides, one over UGI and one over
+/// UCI, answers at once, so the games are quick and the clocks are checked to the
+/// millisecond against the time each move took.
 #[test]
 fn a_clock_of_moves_per_period_sends_movestogo_and_refills_each_period() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
     let output = bt_arena(&args(
-        "tournament --engine cmd=SEARCH name=search --engine cmd=RANDOM name=random proto=uci \
-         --each tc=4/1+0 --rounds 2 --log --seed 3",
+        "tournament --engine cmd=RANDOM name=ugi option.Seed=1 --engine cmd=RANDOM name=uci \
+         proto=uci option.Seed=2 --each tc=4/1+0 --rounds 2 --log --seed 3",
         &out,
     ));
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    let games = read_games(&out.join("games.csv")).unwrap();
+    let mut games = read_games(&out.join("games.csv")).unwrap();
+    games.sort_by_key(|game| game.game_id);
     assert_eq!(games.len(), 4);
     for game in &games {
         replay(game, Rules::CaptureOnly);
@@ -708,51 +742,42 @@ fn a_clock_of_moves_per_period_sends_movestogo_and_refills_each_period() {
     let limit = serde_json::json!({"clock": {"base_ms": 1000, "increment_ms": 0, "moves": 4}});
     assert_eq!(saved["engines"][0]["limit"], limit);
     assert_eq!(saved["engines"][1]["limit"], limit);
-    for engine in ["search", "random"] {
+    for engine in ["ugi", "uci"] {
         let log = std::fs::read_to_string(out.join(format!("logs/{engine}-0.log"))).unwrap();
-        let sent = clocks_sent(&log);
-        assert_eq!(sent.len(), 4, "{engine}: {log}");
-        for (game, moves) in sent.iter().enumerate() {
-            // A side plays at least 5 moves in any game: a period ends and the next begins.
-            assert!(moves.len() >= 5, "{engine} game {game}: {moves:?}");
-            // Each period starts with movestogo 4 and at least the base on the clock, which
-            // then only runs down (no increment) until the next period.
-            for (index, &(time_ms, moves_to_go)) in moves.iter().enumerate() {
-                assert_eq!(moves_to_go, 4 - index as u64 % 4, "{engine}: {moves:?}");
-                match index % 4 {
-                    0 => assert!(time_ms >= 1000, "{engine}: no refill in {moves:?}"),
-                    _ => assert!(time_ms <= moves[index - 1].0, "{engine}: {moves:?}"),
-                }
-            }
-        }
+        assert_periods_of_four(engine, &games, &log);
     }
-    let uci = std::fs::read_to_string(out.join("logs/random-0.log")).unwrap();
+    let uci = std::fs::read_to_string(out.join("logs/uci-0.log")).unwrap();
     assert!(uci.contains("> go wtime 1000 btime "), "{uci}");
 
     let config = dir.path().join("periods.toml");
     std::fs::write(
         &config,
         format!(
-            "rounds = 1\n[[engines]]\nname = \"search\"\ncmd = \"{SEARCH}\"\n\
+            "rounds = 1\n[[engines]]\nname = \"a\"\ncmd = \"{RANDOM}\"\n\
              limit = {{ clock = {{ moves = 4, base_ms = 1000, increment_ms = 0 }} }}\n\
-             [[engines]]\nname = \"random\"\ncmd = \"{RANDOM}\"\n\
+             [[engines]]\nname = \"b\"\ncmd = \"{RANDOM}\"\n\
              limit = {{ clock = {{ moves = 4, base_ms = 1000, increment_ms = 0 }} }}\n"
         ),
     )
     .unwrap();
     let from_file = dir.path().join("from-file");
     let output = bt_arena(&args(
-        &format!("tournament --config {}", config.display()),
+        &format!("tournament --config {} --log", config.display()),
         &from_file,
     ));
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    let games = read_games(&from_file.join("games.csv")).unwrap();
+    let mut games = read_games(&from_file.join("games.csv")).unwrap();
+    games.sort_by_key(|game| game.game_id);
     assert_eq!(games.len(), 2);
     assert!(games.iter().all(|game| !game.termination.is_fault()));
     let saved: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(from_file.join("config.json")).unwrap())
             .unwrap();
     assert_eq!(saved["engines"][0]["limit"], limit);
+    for engine in ["a", "b"] {
+        let log = std::fs::read_to_string(from_file.join(format!("logs/{engine}-0.log"))).unwrap();
+        assert_periods_of_four(engine, &games, &log);
+    }
     std::fs::write(
         &config,
         format!(
@@ -1108,35 +1133,65 @@ fn fatal_errors_come_before_any_start_up_line() {
 }
 
 /// Two runs with the default --out started in the same second get two directories, not an
-/// "already holds games" refusal of the second.
+/// "already holds games" refusal of the second. Made certain rather than left to timing: the
+/// directories of every second of the next two minutes, with `-2`, exist before the runs, so
+/// each run takes `-3`, or `-4` when the other run already took `-3` in that second.
 #[test]
 fn runs_started_in_the_same_second_get_their_own_directories() {
     let dir = tempfile::tempdir().unwrap();
-    let run = || {
-        Command::new(env!("CARGO_BIN_EXE_bt-arena"))
-            .args(
-                format!(
-                    "tournament --engine cmd={RANDOM} name=a --engine cmd={RANDOM} name=b \
-                     --each depth=1 --rounds 1 --event dup"
-                )
-                .split_whitespace(),
-            )
-            .current_dir(dir.path())
-            .output()
-            .unwrap()
+    let results = dir.path().join("results");
+    // `dup-YYYYMMDD-HHMMSS`, UTC, as the runner names a run of event `dup`.
+    let base = |time: std::time::SystemTime| {
+        let stamp: String = humantime::format_rfc3339_seconds(time)
+            .to_string()
+            .chars()
+            .filter(char::is_ascii_digit)
+            .collect();
+        format!("dup-{}-{}", &stamp[..8], &stamp[8..])
     };
-    let started = Instant::now();
-    let (first, second) = (run(), run());
-    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
-    assert_eq!(second.status.code(), Some(0), "{}", stderr(&second));
-    let mut runs: Vec<String> = std::fs::read_dir(dir.path().join("results"))
-        .unwrap()
-        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    runs.sort();
-    assert_eq!(runs.len(), 2, "{runs:?}");
-    // Within one second the second is the first's name with -2.
-    if started.elapsed() < Duration::from_secs(1) && runs[0].len() + 2 == runs[1].len() {
-        assert_eq!(runs[1], format!("{}-2", runs[0]));
+    let now = std::time::SystemTime::now();
+    let mut taken = HashSet::new();
+    for second in 0..120 {
+        let name = base(now + Duration::from_secs(second));
+        for name in [name.clone(), format!("{name}-2")] {
+            std::fs::create_dir_all(results.join(&name)).unwrap();
+            taken.insert(name);
+        }
     }
+    let run = || {
+        bt_arena_command(
+            format!(
+                "tournament --engine cmd={RANDOM} name=a --engine cmd={RANDOM} name=b \
+                 --each depth=1 --rounds 1 --event dup"
+            )
+            .split_whitespace(),
+        )
+        .current_dir(dir.path())
+        .output()
+        .unwrap()
+    };
+    let mut runs = Vec::new();
+    for _ in 0..2 {
+        let output = run();
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        let new: Vec<String> = std::fs::read_dir(&results)
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|name| !taken.contains(name))
+            .collect();
+        assert_eq!(new.len(), 1, "{new:?}");
+        assert!(results.join(&new[0]).join("games.csv").is_file(), "{new:?}");
+        taken.insert(new[0].clone());
+        runs.push(new[0].clone());
+    }
+    let (second, suffix) = runs[0].rsplit_once('-').unwrap();
+    assert_eq!(
+        suffix, "3",
+        "{runs:?} (a run that started two minutes late gets no suffix)"
+    );
+    let expected = match runs[1].strip_prefix(second) {
+        Some(_) => format!("{second}-4"),
+        None => format!("{}-3", runs[1].rsplit_once('-').unwrap().0),
+    };
+    assert_eq!(runs[1], expected, "{runs:?}");
 }

@@ -9,32 +9,10 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-mod common;
-
-use common::{bt_arena, bt_arena_with_env, deterministic, games_of, pgn_without_dates};
-
-const SEARCH: &str = env!("CARGO_BIN_EXE_bt-search");
-const RANDOM: &str = env!("CARGO_BIN_EXE_bt-random");
-
-/// `text` split at white space, then `extra`.
-fn words(text: &str, extra: &[&str]) -> Vec<String> {
-    text.split_whitespace()
-        .chain(extra.iter().copied())
-        .map(String::from)
-        .collect()
-}
-
-fn path(dir: &Path) -> &str {
-    dir.to_str().expect("a UTF-8 temporary path")
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
+use crate::util::{
+    RANDOM, SEARCH, bt_arena, bt_arena_with_env, deterministic, games_of, path, pgn_without_dates,
+    stderr, stdout, words,
+};
 
 /// Runs `command` once per shard of `count`, all at the same time, into `run`; the outputs by
 /// shard index.

@@ -3,7 +3,8 @@
 
 use bt_arena::rules::Rules;
 use bt_arena::rules::perft::{self, PerftOptions};
-use std::process::Command;
+
+use crate::util::bt_arena;
 
 fn suite(rules: Rules) -> Vec<perft::SuiteEntry> {
     let path = format!(
@@ -68,14 +69,6 @@ fn counts_through_the_transposition_table_match_the_reference() {
     );
 }
 
-fn bt_arena(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_bt-arena"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap()
-}
-
 #[test]
 fn the_command_prints_counts_per_depth_and_divide() {
     let output = bt_arena(&["perft", "4"]);
@@ -111,7 +104,24 @@ fn the_command_checks_suites_and_fails_on_a_mismatch() {
     let output = bt_arena(&["perft", "--suite", "tests/perft/capture-only.epd", "7"]);
     assert_eq!(output.status.code(), Some(0), "{output:?}");
     let text = String::from_utf8(output.stdout).unwrap();
-    assert!(text.contains("0 failed"), "{text}");
+    // Every line of the suite, each at its depths up to 7.
+    let entries = suite(Rules::CaptureOnly);
+    let checks: usize = entries
+        .iter()
+        .map(|entry| {
+            entry
+                .expected
+                .iter()
+                .filter(|(depth, _)| *depth <= 7)
+                .count()
+        })
+        .sum();
+    assert_eq!((entries.len(), checks), (14, 81));
+    assert!(
+        text.ends_with("\n14 lines, 81 checks: 81 passed, 0 failed\n"),
+        "{text}"
+    );
+    assert_eq!(text.matches("  ok (").count(), 14, "{text}");
 
     // The capture-only suite checked under classic rules must fail, with exit code 1.
     let output = bt_arena(&[

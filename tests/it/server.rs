@@ -5,6 +5,8 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::Duration;
 
+use crate::util::RANDOM;
+
 /// bt-random with its pipes, read on a thread so every read has a timeout.
 struct Raw {
     child: Child,
@@ -15,7 +17,7 @@ struct Raw {
 
 impl Raw {
     fn start() -> Raw {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_bt-random"))
+        let mut child = Command::new(RANDOM)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()

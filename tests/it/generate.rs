@@ -4,9 +4,7 @@
 use std::path::Path;
 use std::process::Command;
 
-mod common;
-
-use common::bt_arena;
+use crate::util::bt_arena;
 
 fn args(words: &[&str]) -> Vec<String> {
     words.iter().map(|w| w.to_string()).collect()

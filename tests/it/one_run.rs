@@ -5,33 +5,11 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-mod common;
-
-use common::{bt_arena, deterministic};
-
-const SEARCH: &str = env!("CARGO_BIN_EXE_bt-search");
-const RANDOM: &str = env!("CARGO_BIN_EXE_bt-random");
-
-fn words(text: &str, extra: &[&str]) -> Vec<String> {
-    text.split_whitespace()
-        .chain(extra.iter().copied())
-        .map(String::from)
-        .collect()
-}
-
-fn path(dir: &Path) -> &str {
-    dir.to_str().expect("a UTF-8 temporary path")
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
+use crate::util::{
+    RANDOM, SEARCH, bt_arena, deterministic, eventually, path, stderr, stdout, words,
+};
 
 /// The `SPRT: ...` and `LLR: ...` lines of a text report.
 fn sprt_lines(output: &Output) -> Vec<String> {
@@ -62,15 +40,8 @@ fn spawn(args: &[String], env: &[(&str, &str)]) -> Child {
 
 /// Waits (up to a minute) until `file` exists.
 fn wait_for(file: &Path) {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !file.exists() {
-        assert!(
-            Instant::now() < deadline,
-            "{} never appeared",
-            file.display()
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    let appeared = eventually(Duration::from_secs(60), || file.exists());
+    assert!(appeared, "{} never appeared", file.display());
 }
 
 /// `bt-search` against `bt-random` at depth 2 with an SPRT that H1 accepts within a few

@@ -1,44 +1,12 @@
 //! `bt-arena elo` on games.csv files written by the library: text and JSON reports, shards,
 //! SPRT, and the exit codes for a missing file, a malformed row and a bad command line.
 
-use bt_arena::results::{GameRecord, GameResult, ResultsWriter, Termination};
+use bt_arena::results::{GameRecord, ResultsWriter};
 use bt_arena::rules::Rules;
 use bt_arena::stats::{Sprt, elo_pentanomial};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-fn bt_arena(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bt-arena"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn game(game_id: u64, pair: u64, white: &str, black: &str, white_wins: bool) -> GameRecord {
-    GameRecord {
-        game_id,
-        round: 1,
-        pair,
-        opening_id: pair,
-        opening: "startpos".into(),
-        white: white.into(),
-        black: black.into(),
-        result: if white_wins {
-            GameResult::WhiteWins
-        } else {
-            GameResult::BlackWins
-        },
-        termination: Termination::GoalRank,
-        plies: 2,
-        moves: "a2a3 a7a6".into(),
-        white_ms: 10,
-        black_ms: 10,
-        started: "2026-11-30T12:00:00Z".into(),
-        white_stray: 0,
-        black_stray: 0,
-        move_info: String::new(),
-    }
-}
+use crate::util::{bt_arena, game, success_stdout};
 
 /// Pairs 1..=n of `new` vs `base`: new wins both games of pairs 1-3, one of pairs 4-5, none
 /// of pair 6; pentanomial [1, 0, 2, 0, 3] from new's side, 8 wins and 4 losses.
@@ -62,15 +30,6 @@ fn write_run(dir: &Path, games: &[GameRecord]) -> PathBuf {
         writer.append(game).unwrap();
     }
     writer.csv_path().to_path_buf()
-}
-
-fn stdout(output: &Output) -> String {
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout.clone()).unwrap()
 }
 
 #[test]
@@ -124,7 +83,7 @@ fn json_report_of_two_shards() {
         first.to_str().unwrap(),
         second.to_str().unwrap(),
     ]);
-    let json: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&success_stdout(&output)).unwrap();
     assert_eq!(json["games"], 12);
     assert_eq!(json["engines"], serde_json::json!(["new", "base"]));
     let pair = &json["pairs"][0];
@@ -161,11 +120,11 @@ fn json_report_of_two_shards() {
 fn a_games_csv_saved_with_a_byte_order_mark_reads_the_same() {
     let dir = tempfile::tempdir().unwrap();
     let csv = write_run(dir.path(), &pairs());
-    let plain = stdout(&bt_arena(&["elo", "--json", csv.to_str().unwrap()]));
+    let plain = success_stdout(&bt_arena(&["elo", "--json", csv.to_str().unwrap()]));
     let text = std::fs::read_to_string(&csv).unwrap();
     std::fs::write(&csv, format!("\u{feff}{text}")).unwrap();
     let output = bt_arena(&["elo", "--json", csv.to_str().unwrap()]);
-    assert_eq!(stdout(&output), plain);
+    assert_eq!(success_stdout(&output), plain);
 
     // Line numbers in errors still count from the header.
     std::fs::write(&csv, format!("\u{feff}{text}1,2,3\n")).unwrap();
@@ -363,12 +322,17 @@ fn sprt_takes_tokens_or_one_string() {
     let reference = bt_arena(&["elo", "--sprt", "elo0=0 elo1=5 alpha=0.1", csv]);
     assert_eq!(reference.status.code(), Some(2));
     let sprt: Sprt = "elo0=0 elo1=5 alpha=0.1".parse().unwrap();
-    let line = sprt.report(sprt.llr_pentanomial(&[1, 0, 2, 0, 3].into()));
-    assert!(
-        String::from_utf8_lossy(&reference.stdout).contains(&format!("{line}\n")),
-        "{}",
-        String::from_utf8_lossy(&reference.stdout)
+    let llr = sprt.llr_pentanomial(&[1, 0, 2, 0, 3].into());
+    let line = sprt.report(llr);
+    // alpha=0.1 with the default beta=0.05: LLR bounds ln(beta / (1 - alpha)) = -2.89 and
+    // ln((1 - beta) / alpha) = 2.25 (fishtest's), not the default's +-2.94.
+    let (lower, upper) = ((0.05f64 / 0.9).ln(), (0.95f64 / 0.1).ln());
+    assert_eq!(
+        line.to_string(),
+        format!("LLR: {llr:.2} (-2.89, 2.25) [0.00, 5.00]")
     );
+    let text = String::from_utf8_lossy(&reference.stdout);
+    assert!(text.contains(&format!("{line}\n")), "{text}");
     for args in [
         vec!["elo", "--sprt", "elo0=0", "elo1=5", "alpha=0.1", csv],
         vec!["elo", csv, "--sprt", "elo0=0", "elo1=5", "alpha=0.1"],
@@ -378,7 +342,19 @@ fn sprt_takes_tokens_or_one_string() {
         assert_eq!(output.status.code(), Some(2), "{args:?}");
         if args.last() != Some(&"--json") {
             assert_eq!(output.stdout, reference.stdout, "{args:?}");
+            continue;
         }
+        let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        let status = &json["pairs"][0]["sprt"];
+        let close = |key: &str, value: f64| {
+            status[key]
+                .as_f64()
+                .is_some_and(|got| (got - value).abs() < 1e-12)
+        };
+        assert!(close("lower", lower) && close("upper", upper), "{status}");
+        assert!(close("elo0", 0.0) && close("elo1", 5.0), "{status}");
+        assert_eq!(status["llr"].as_f64(), Some(llr), "{status}");
+        assert_eq!(status["decision"], "Continue", "{status}");
     }
     // The files are still required, and a bad token is named.
     let output = bt_arena(&["elo", "--sprt", "elo0=0", "elo1=5"]);

@@ -1,13 +1,11 @@
 //! The engine process layer against real processes: bt-random for the normal paths, bt-faulty
 //! for every failure path, and the operating system for what is left behind.
 
-mod common;
-
+use crate::util::*;
 use bt_arena::engine::{Engine, EngineError, EngineLaunch, MAX_LINE_BYTES, StrayOutput};
-use bt_arena::protocol::{GoLimits, Protocol, Score};
+use bt_arena::protocol::{GoLimits, Info, Protocol, Score};
 use bt_arena::rules::perft::{PerftOptions, divide};
 use bt_arena::rules::{MoveError, Position, Rules};
-use common::*;
 use std::collections::BTreeMap;
 use std::os::unix::process::ExitStatusExt;
 use std::time::{Duration, Instant};
@@ -200,7 +198,7 @@ fn missing_command_is_a_spawn_error() {
     let mut config = random(Protocol::Ugi);
     config.cmd = "/nonexistent/bt-engine".into();
     let err = Engine::start(&config, Rules::CaptureOnly).expect_err("no such command");
-    assert!(matches!(err, EngineError::Spawn { .. }), "{err:?}");
+    assert_matches!(err, EngineError::Spawn { .. });
     assert!(err.to_string().contains("/nonexistent/bt-engine"), "{err}");
 }
 
@@ -213,7 +211,7 @@ fn non_executable_files_are_refused() {
         let mut config = random(Protocol::Ugi);
         config.cmd = cmd;
         let err = Engine::start(&config, Rules::CaptureOnly).expect_err("not executable");
-        assert!(matches!(err, EngineError::NotExecutable { .. }), "{err:?}");
+        assert_matches!(err, EngineError::NotExecutable { .. });
     }
 }
 
@@ -223,14 +221,10 @@ fn exit_at_start_is_reported_with_status_and_stderr() {
     let mut config = faulty("exit-at-start", &[]);
     config.stderr_log = Some(dir.path().join("stderr.log"));
     let err = start_error(config.clone(), Rules::CaptureOnly);
-    let EngineError::ExitedAtStart {
-        status,
-        stderr_tail,
-        ..
-    } = &err
-    else {
-        panic!("{err:?}");
-    };
+    let (status, stderr_tail) = assert_matches!(
+        err,
+        EngineError::ExitedAtStart { status, stderr_tail, .. } => (status, stderr_tail)
+    );
     assert_eq!(status.and_then(|s| s.code()), Some(3));
     assert!(stderr_tail.contains("exiting at start"), "{stderr_tail}");
     assert!(err.to_string().contains("faulty-exit-at-start"), "{err}");
@@ -243,10 +237,7 @@ fn missing_ugiok_is_a_handshake_timeout() {
     let mut config = faulty("no-ugiok", &[]);
     config.timeouts = short();
     let err = start_error(config, Rules::CaptureOnly);
-    assert!(
-        matches!(err, EngineError::HandshakeTimeout { .. }),
-        "{err:?}"
-    );
+    assert_matches!(err, EngineError::HandshakeTimeout { .. });
 }
 
 #[test]
@@ -254,18 +245,16 @@ fn missing_readyok_is_a_ready_timeout() {
     let mut config = faulty("no-readyok", &[]);
     config.timeouts = short();
     let err = start_error(config, Rules::CaptureOnly);
-    assert!(matches!(err, EngineError::ReadyTimeout { .. }), "{err:?}");
+    assert_matches!(err, EngineError::ReadyTimeout { .. });
 }
 
 #[test]
 fn a_fixed_rules_option_is_refused_and_a_matching_one_accepted() {
     let err = start_error(faulty("fixed-rules", &[]), Rules::CaptureOnly);
-    let EngineError::RulesMismatch {
-        rules, declared, ..
-    } = &err
-    else {
-        panic!("{err:?}");
-    };
+    let (rules, declared) = assert_matches!(
+        err,
+        EngineError::RulesMismatch { rules, declared, .. } => (rules, declared)
+    );
     assert_eq!(*rules, Rules::CaptureOnly);
     assert!(declared.contains("var classic"), "{declared}");
     assert!(
@@ -301,7 +290,7 @@ fn an_undeclared_combo_value_is_sent_with_a_warning() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let mut config = random(Protocol::Ugi);
     config.name = "search".into();
-    config.cmd = env!("CARGO_BIN_EXE_bt-search").into();
+    config.cmd = SEARCH.into();
     config.options = vec![("eval".into(), "neural".into())];
     config.comm_log = Some(dir.path().join("comm.log"));
     let engine = start(&config, Rules::CaptureOnly);
@@ -325,10 +314,10 @@ fn configured_options_are_checked_against_the_declarations() {
     let mut config = random(Protocol::Ugi);
     config.options = vec![("Hash".into(), "16".into())];
     let err = start_error(config.clone(), Rules::CaptureOnly);
-    assert!(matches!(&err, EngineError::UnknownOption { option, .. } if option == "Hash"));
+    assert_matches!(err, EngineError::UnknownOption { option, .. } if option == "Hash");
     config.options = vec![("seed".into(), "-5".into())];
     let err = start_error(config, Rules::CaptureOnly);
-    assert!(matches!(&err, EngineError::BadOptionValue { option, .. } if option == "Seed"));
+    assert_matches!(err, EngineError::BadOptionValue { option, .. } if option == "Seed");
 }
 
 #[test]
@@ -349,14 +338,10 @@ fn a_crash_mid_game_is_reported_with_its_status() {
     let err = engine
         .go(&start, &moves, &GoLimits::movetime(10), in_ms(10_000))
         .expect_err("a crash");
-    let EngineError::Crashed {
-        status,
-        stderr_tail,
-        ..
-    } = &err
-    else {
-        panic!("{err:?}");
-    };
+    let (status, stderr_tail) = assert_matches!(
+        err,
+        EngineError::Crashed { status, stderr_tail, .. } => (status, stderr_tail)
+    );
     assert_eq!(status.and_then(|s| s.code()), Some(2));
     assert!(
         stderr_tail.contains("crashing after 2 moves"),
@@ -364,10 +349,7 @@ fn a_crash_mid_game_is_reported_with_its_status() {
     );
     assert_reaped(pid);
     // Talking to a crashed engine keeps failing the same way.
-    assert!(matches!(
-        engine.is_ready(),
-        Err(EngineError::Crashed { .. })
-    ));
+    assert_matches!(engine.is_ready(), Err(EngineError::Crashed { .. }));
 }
 
 #[test]
@@ -385,7 +367,7 @@ fn a_hung_engine_times_out_and_is_killed_on_quit() {
             in_ms(300),
         )
         .expect_err("no move");
-    assert!(matches!(err, EngineError::MoveTimeout { .. }), "{err:?}");
+    assert_matches!(err, EngineError::MoveTimeout { .. });
     assert!(began.elapsed() >= Duration::from_millis(300));
     assert!(is_running(pid));
     let status = engine.quit().expect("reaped");
@@ -437,7 +419,7 @@ fn slow_engines_answer_late_and_miss_short_deadlines() {
             in_ms(100),
         )
         .expect_err("too slow");
-    assert!(matches!(err, EngineError::MoveTimeout { .. }), "{err:?}");
+    assert_matches!(err, EngineError::MoveTimeout { .. });
 }
 
 #[test]
@@ -451,9 +433,7 @@ fn garbage_instead_of_a_move_is_reported() {
             in_ms(10_000),
         )
         .expect_err("garbage");
-    let EngineError::Garbage { line, .. } = &err else {
-        panic!("{err:?}");
-    };
+    let line = assert_matches!(err, EngineError::Garbage { line, .. } => line);
     assert!(line.contains("garbage instead of a move"), "{line}");
 }
 
@@ -537,15 +517,12 @@ fn late_answers_to_timed_out_requests_are_never_played() {
     let mut engine = start(&faulty("slow", &["--delay-ms", "500"]), Rules::CaptureOnly);
     // It sleeps 500 ms on each go, reading nothing meanwhile.
     let err = legal_answer(&mut engine, &[], in_ms(100)).expect_err("too slow");
-    assert!(
-        matches!(
-            err,
-            EngineError::MoveTimeout { .. } | EngineError::ReadyTimeout { .. }
-        ),
-        "{err:?}"
+    assert_matches!(
+        err,
+        EngineError::MoveTimeout { .. } | EngineError::ReadyTimeout { .. }
     );
     let err = legal_answer(&mut engine, &["a2a3"], in_ms(100)).expect_err("asleep");
-    assert!(matches!(err, EngineError::ReadyTimeout { .. }), "{err:?}");
+    assert_matches!(err, EngineError::ReadyTimeout { .. });
     // The answers to both (a White and a Black move) come first: neither answers this go.
     legal_answer(&mut engine, &["a2a3", "h7h6"], in_ms(10_000)).expect("a move");
     assert_eq!(engine.take_stray().lines, 2);
@@ -559,14 +536,14 @@ fn illegal_and_unparseable_moves_reach_the_runner_as_written() {
         .go(&start_pos, &[], &GoLimits::movetime(10), in_ms(10_000))
         .expect("an answer");
     let verdict = start_pos.parse_move(Rules::CaptureOnly, &reply.bestmove);
-    assert!(matches!(verdict, Err(MoveError::Illegal(_))), "{verdict:?}");
+    assert_matches!(verdict, Err(MoveError::Illegal(_)));
     let mut engine = start(&faulty("unparseable-move", &[]), Rules::CaptureOnly);
     let reply = engine
         .go(&start_pos, &[], &GoLimits::movetime(10), in_ms(10_000))
         .expect("an answer");
     assert_eq!(reply.bestmove, "z9z0");
     let verdict = start_pos.parse_move(Rules::CaptureOnly, &reply.bestmove);
-    assert!(matches!(verdict, Err(MoveError::Syntax(_))), "{verdict:?}");
+    assert_matches!(verdict, Err(MoveError::Syntax(_)));
 }
 
 #[test]
@@ -583,9 +560,9 @@ fn a_huge_line_is_cut_off_and_the_engine_killed() {
             in_ms(10_000),
         )
         .expect_err("a huge line");
-    assert!(
-        matches!(err, EngineError::LineTooLong { limit_bytes, .. } if limit_bytes == MAX_LINE_BYTES),
-        "{err:?}"
+    assert_matches!(
+        err,
+        EngineError::LineTooLong { limit_bytes, .. } if *limit_bytes == MAX_LINE_BYTES
     );
     engine.quit();
     assert_reaped(pid);
@@ -685,41 +662,59 @@ fn engines_outlive_the_thread_that_started_them() {
     engine.is_ready().expect("still there");
 }
 
-/// An engine that writes malformed `info` lines before a legal `bestmove`: the lines are
-/// skipped, the move is taken.
+/// An engine that writes malformed `info` lines before a legal `bestmove`: each line is
+/// skipped whole (none of its fields is taken, nor overwrites an earlier line's), the move is
+/// taken.
 #[test]
 fn malformed_info_lines_are_skipped() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let script = dir.path().join("chatty.sh");
+    let malformed = "echo 'info depth 5 score cp 12.5'; echo 'info nodes -1 depth 6'; \
+                     echo 'info depth 99999999999999999999999 nodes 7'";
     std::fs::write(
         &script,
-        "#!/bin/sh\nwhile read -r line; do case \"$line\" in\n\
-         ugi) echo 'id name chatty'; echo ugiok;;\n\
-         isready) echo readyok;;\n\
-         go*) echo 'info score cp 12.5'; echo 'info nodes -1'; echo 'info depth 99999999999999999999999'; echo 'bestmove a2a3';;\n\
-         quit) exit 0;;\n\
-         esac; done\n",
+        format!(
+            "#!/bin/sh\nwhile read -r line; do case \"$line\" in\n\
+             ugi) echo 'id name chatty'; echo ugiok;;\n\
+             isready) echo readyok;;\n\
+             'go depth 1') {malformed}; echo 'bestmove a2a3';;\n\
+             'go depth 2') echo 'info depth 3 nodes 50 score cp 20'; {malformed}; \
+             echo 'bestmove b2b3';;\n\
+             quit) exit 0;;\n\
+             esac; done\n"
+        ),
     )
     .expect("script written");
-    std::process::Command::new("chmod")
-        .arg("+x")
-        .arg(&script)
-        .status()
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755))
         .expect("chmod");
-    let config = bt_arena::engine::EngineLaunch {
+    let config = EngineLaunch {
         name: "chatty".into(),
         cmd: script,
-        ..Default::default()
+        timeouts: roomy(),
+        ..EngineLaunch::default()
     };
-    let mut engine = bt_arena::engine::Engine::start(&config, Rules::CaptureOnly).expect("starts");
-    let reply = engine
-        .go(
-            &bt_arena::rules::Position::startpos(),
-            &[],
-            &bt_arena::protocol::GoLimits::depth(1),
-            Duration::from_secs(10),
-        )
-        .expect("a move despite the bad info lines");
+    let mut engine = start(&config, Rules::CaptureOnly);
+    let go = |engine: &mut Engine, depth| {
+        engine
+            .go(
+                &Position::startpos(),
+                &[],
+                &GoLimits::depth(depth),
+                in_ms(10_000),
+            )
+            .expect("a move despite the bad info lines")
+    };
+    let reply = go(&mut engine, 1);
     assert_eq!(reply.bestmove, "a2a3");
+    assert_eq!(reply.info, Info::default());
+    let reply = go(&mut engine, 2);
+    assert_eq!(reply.bestmove, "b2b3");
+    let good = Info {
+        depth: Some(3),
+        nodes: Some(50),
+        score: Some(Score::Cp(20)),
+        ..Info::default()
+    };
+    assert_eq!(reply.info, good);
     engine.quit();
 }

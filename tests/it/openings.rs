@@ -4,41 +4,32 @@
 use bt_arena::openings::Book;
 use bt_arena::rules::Rules;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
+
+use crate::util::{RANDOM, bt_arena_command, stderr, stdout};
 
 /// Runs bt-arena in `dir` with the whitespace-separated arguments of `command`.
-fn bt_arena(dir: &Path, command: &str) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bt-arena"))
-        .args(command.split_whitespace())
+fn in_dir(dir: &Path, command: &str) -> Output {
+    bt_arena_command(command.split_whitespace())
         .current_dir(dir)
-        .stdin(Stdio::null())
         .output()
         .unwrap()
 }
 
 /// A tournament in `dir` between two bt-random engines, one game pair, with `extra` flags.
 fn random_pair(dir: &Path, extra: &str) -> Output {
-    let random = env!("CARGO_BIN_EXE_bt-random");
-    bt_arena(
+    in_dir(
         dir,
         &format!(
-            "tournament --engine cmd={random} name=a --engine cmd={random} name=b \
+            "tournament --engine cmd={RANDOM} name=a --engine cmd={RANDOM} name=b \
              --each tc=2+0.02 --rounds 1 --games 2 {extra}"
         ),
     )
 }
 
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
 /// A small, fast book: 20 openings of 4 plies under classic rules, scored at depth 2.
 fn generate(dir: &Path, seed: u64, extra: &str) -> Output {
-    bt_arena(
+    in_dir(
         dir,
         &format!(
             "openings generate --rules classic --plies 4 --count 20 --seed {seed} --depth 2 \
@@ -80,7 +71,7 @@ fn check_reports_the_generated_book() {
     let dir = tempfile::tempdir().unwrap();
     assert!(generate(dir.path(), 1, "").status.success());
     let check = "openings check book.epd --rules classic --depth 2";
-    let output = bt_arena(dir.path(), check);
+    let output = in_dir(dir.path(), check);
     assert!(output.status.success(), "{}", stderr(&output));
     let text = stdout(&output);
     for expected in [
@@ -93,7 +84,7 @@ fn check_reports_the_generated_book() {
     ] {
         assert!(text.contains(expected), "{expected:?} in {text}");
     }
-    let output = bt_arena(dir.path(), &format!("{check} --json"));
+    let output = in_dir(dir.path(), &format!("{check} --json"));
     let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(json["count"], 20);
     assert_eq!(json["rules"], "classic");
@@ -107,7 +98,7 @@ fn check_lists_duplicates_and_counts_plies_without_comments() {
     let dir = tempfile::tempdir().unwrap();
     let book = "startpos\npppppppp/pppppppp/8/8/8/P7/1PPPPPPP/PPPPPPPP b\nstartpos ; id \"s\"\n";
     std::fs::write(dir.path().join("dup.epd"), book).unwrap();
-    let output = bt_arena(dir.path(), "openings check dup.epd --depth 2");
+    let output = in_dir(dir.path(), "openings check dup.epd --depth 2");
     assert!(output.status.success(), "{}", stderr(&output));
     let text = stdout(&output);
     for expected in [
@@ -137,11 +128,11 @@ fn bad_books_exit_4_naming_the_file_and_line() {
     ];
     for (book, message) in cases {
         std::fs::write(dir.path().join("bad.epd"), book).unwrap();
-        let output = bt_arena(dir.path(), "openings check bad.epd");
+        let output = in_dir(dir.path(), "openings check bad.epd");
         assert_eq!(output.status.code(), Some(4), "{book}");
         assert!(stderr(&output).contains(message), "{}", stderr(&output));
     }
-    let output = bt_arena(dir.path(), "openings check missing.epd");
+    let output = in_dir(dir.path(), "openings check missing.epd");
     assert_eq!(output.status.code(), Some(4));
     assert!(stderr(&output).contains("cannot read opening book missing.epd"));
 }
@@ -151,7 +142,7 @@ fn a_book_saved_with_a_byte_order_mark_loads_from_the_command_and_in_a_tournamen
     let dir = tempfile::tempdir().unwrap();
     let book = "\u{feff}startpos\npppppppp/pppppppp/8/8/8/P7/1PPPPPPP/PPPPPPPP b\n";
     std::fs::write(dir.path().join("bom.epd"), book).unwrap();
-    let output = bt_arena(dir.path(), "openings check bom.epd --depth 1");
+    let output = in_dir(dir.path(), "openings check bom.epd --depth 1");
     assert!(output.status.success(), "{}", stderr(&output));
     assert!(stdout(&output).starts_with("bom.epd: 2 openings under capture-only rules\n"));
     let output = random_pair(dir.path(), "--openings file=bom.epd --out run");
@@ -181,7 +172,7 @@ fn an_existing_book_is_only_replaced_with_force() {
 fn generation_gives_up_saying_how_much_it_tried() {
     let dir = tempfile::tempdir().unwrap();
     // One ply from the start reaches only 8 positions under capture-only rules.
-    let output = bt_arena(
+    let output = in_dir(
         dir.path(),
         "openings generate --plies 1 --count 9 --seed 1 --out book.epd",
     );
@@ -204,15 +195,12 @@ fn bad_flags_are_usage_errors() {
     ] {
         let command = format!("openings generate --count 5 --seed 1 {flags}");
         assert_eq!(
-            bt_arena(dir.path(), &command).status.code(),
+            in_dir(dir.path(), &command).status.code(),
             Some(3),
             "{command}"
         );
     }
-    assert_eq!(
-        bt_arena(dir.path(), "openings check").status.code(),
-        Some(3)
-    );
+    assert_eq!(in_dir(dir.path(), "openings check").status.code(), Some(3));
     assert!(!dir.path().join("b.epd").exists());
 }
 

@@ -1,9 +1,9 @@
 //! Fairy-Stockfish, an outside UCI engine: under classic rules (its own `breakthrough`), and
 //! under capture-only rules with the variants file the project ships
 //! (`engines/fairy-stockfish/variants.ini`): handshake, options in the order given, moves judged
-//! by our rules, its perft against ours, tournaments run from flags and config files. Skipped
-//! (with a message) when it is not installed, except under CI (env `CI` set), where its absence
-//! fails the test.
+//! by our rules, its perft against ours, tournaments run from flags and config files. Each test
+//! is `#[ignore]`d, as it needs Fairy-Stockfish installed: `cargo test -- --include-ignored`
+//! runs them, and fails them when it is missing.
 
 use bt_arena::engine::{Engine, EngineError, EngineLaunch, Timeouts};
 use bt_arena::protocol::{GoLimits, Protocol};
@@ -12,12 +12,9 @@ use bt_arena::rules::perft::{PerftOptions, divide};
 use bt_arena::rules::{Color, Position, Rules};
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::Output;
 use std::time::Duration;
 
-mod common;
-
-use common::bt_arena;
+use crate::util::{RANDOM, assert_matches, bt_arena, fairy_stockfish, stderr};
 
 /// The variants file shipped with the project, defining `breakthrough-capture-only`.
 const VARIANTS: &str = concat!(
@@ -25,14 +22,12 @@ const VARIANTS: &str = concat!(
     "/engines/fairy-stockfish/variants.ini"
 );
 const CAPTURE_ONLY_VARIANT: &str = "breakthrough-capture-only";
-const RANDOM: &str = env!("CARGO_BIN_EXE_bt-random");
 
-/// Its configuration, or `None` when it is missing outside CI.
-fn config() -> Option<EngineLaunch> {
-    let cmd = common::fairy_stockfish_or_skip()?;
-    Some(EngineLaunch {
+/// Its configuration.
+fn config() -> EngineLaunch {
+    EngineLaunch {
         name: "fairy-stockfish".into(),
-        cmd,
+        cmd: fairy_stockfish(),
         proto: Protocol::Uci,
         timeouts: Timeouts {
             handshake: Duration::from_secs(20),
@@ -40,18 +35,18 @@ fn config() -> Option<EngineLaunch> {
             quit_grace: Duration::from_secs(2),
         },
         ..EngineLaunch::default()
-    })
+    }
 }
 
 /// Its configuration with the shipped variants file loaded and the capture-only variant chosen,
 /// in that order.
-fn capture_only_config() -> Option<EngineLaunch> {
-    let mut config = config()?;
+fn capture_only_config() -> EngineLaunch {
+    let mut config = config();
     config.options = vec![
         ("VariantPath".into(), VARIANTS.into()),
         ("UCI_Variant".into(), CAPTURE_ONLY_VARIANT.into()),
     ];
-    Some(config)
+    config
 }
 
 /// The time allowed for a `go` or `go perft`.
@@ -95,8 +90,9 @@ fn assert_perft_matches(engine: &mut Engine, rules: Rules, positions: &[&str], d
 }
 
 #[test]
+#[ignore = "needs fairy-stockfish (apt-get install fairy-stockfish)"]
 fn fairy_stockfish_plays_legal_classic_moves() {
-    let Some(config) = config() else { return };
+    let config = config();
     let mut engine =
         Engine::start(&config, Rules::Classic).unwrap_or_else(|err| panic!("start failed: {err}"));
     assert!(
@@ -113,8 +109,9 @@ fn fairy_stockfish_plays_legal_classic_moves() {
 }
 
 #[test]
+#[ignore = "needs fairy-stockfish (apt-get install fairy-stockfish)"]
 fn fairy_stockfish_perft_matches_ours() {
-    let Some(config) = config() else { return };
+    let config = config();
     let mut engine =
         Engine::start(&config, Rules::Classic).unwrap_or_else(|err| panic!("start failed: {err}"));
     let positions = [
@@ -125,20 +122,18 @@ fn fairy_stockfish_perft_matches_ours() {
 }
 
 #[test]
+#[ignore = "needs fairy-stockfish (apt-get install fairy-stockfish)"]
 fn fairy_stockfish_is_refused_under_capture_only_with_the_fix_named() {
-    let Some(config) = config() else { return };
+    let config = config();
     let err = Engine::start(&config, Rules::CaptureOnly).expect_err("no variant");
-    assert!(
-        matches!(
-            &err,
-            EngineError::UnsupportedVariant {
-                rules: Rules::CaptureOnly,
-                offered,
-                variants_file: true,
-                ..
-            } if offered == &[Rules::Classic]
-        ),
-        "{err:?}"
+    assert_matches!(
+        err,
+        EngineError::UnsupportedVariant {
+            rules: Rules::CaptureOnly,
+            offered,
+            variants_file: true,
+            ..
+        } if offered == &[Rules::Classic]
     );
     assert_eq!(
         err.to_string(),
@@ -150,10 +145,9 @@ fn fairy_stockfish_is_refused_under_capture_only_with_the_fix_named() {
 }
 
 #[test]
+#[ignore = "needs fairy-stockfish (apt-get install fairy-stockfish)"]
 fn fairy_stockfish_with_the_variants_file_plays_capture_only() {
-    let Some(config) = capture_only_config() else {
-        return;
-    };
+    let config = capture_only_config();
     let mut engine = Engine::start(&config, Rules::CaptureOnly)
         .unwrap_or_else(|err| panic!("start failed: {err}"));
     assert_eq!(engine.warnings().len(), 1, "{:?}", engine.warnings());
@@ -182,10 +176,6 @@ fn words(text: &str) -> Vec<String> {
     text.split_whitespace().map(String::from).collect()
 }
 
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
 /// The `--engine` keys of Fairy-Stockfish with the shipped variants file, options in order.
 fn capture_only_keys(cmd: &Path) -> String {
     format!(
@@ -196,10 +186,9 @@ fn capture_only_keys(cmd: &Path) -> String {
 }
 
 #[test]
+#[ignore = "needs fairy-stockfish (apt-get install fairy-stockfish)"]
 fn fairy_stockfish_with_the_variants_file_passes_perft_check() {
-    let Some(cmd) = common::fairy_stockfish_or_skip() else {
-        return;
-    };
+    let cmd = fairy_stockfish();
     let output = bt_arena(&words(&format!(
         "perft-check --json --rules capture-only --depth 5 --suite tests/perft/capture-only.epd \
          --random 3 --seed 5 --engine {}",
@@ -247,10 +236,9 @@ fn log_lines(log: &Path, marker: &str) -> Vec<String> {
 }
 
 #[test]
+#[ignore = "needs fairy-stockfish (apt-get install fairy-stockfish)"]
 fn a_capture_only_tournament_sends_fairy_stockfish_options_in_the_order_given() {
-    let Some(cmd) = common::fairy_stockfish_or_skip() else {
-        return;
-    };
+    let cmd = fairy_stockfish();
     let dir = tempfile::tempdir().expect("a directory");
     let out = dir.path().join("run");
     let output = bt_arena(&words(&format!(
@@ -303,10 +291,9 @@ fn a_capture_only_tournament_sends_fairy_stockfish_options_in_the_order_given() 
 }
 
 #[test]
+#[ignore = "needs fairy-stockfish (apt-get install fairy-stockfish)"]
 fn a_config_file_keeps_the_order_of_fairy_stockfish_options() {
-    let Some(cmd) = common::fairy_stockfish_or_skip() else {
-        return;
-    };
+    let cmd = fairy_stockfish();
     let dir = tempfile::tempdir().expect("a directory");
     let out = dir.path().join("run");
     let config = dir.path().join("run.toml");
@@ -358,10 +345,9 @@ limit = {{ depth = 1 }}
 const DIAGONAL_WIN_OPENING: &str = "1p6/1P6/8/3p4/8/4P3/6p1/6P1 w";
 
 #[test]
+#[ignore = "needs fairy-stockfish (apt-get install fairy-stockfish)"]
 fn fairy_stockfish_told_to_play_classic_under_capture_only_loses_by_its_diagonal_steps() {
-    let Some(cmd) = common::fairy_stockfish_or_skip() else {
-        return;
-    };
+    let cmd = fairy_stockfish();
     let dir = tempfile::tempdir().expect("a directory");
     let book = dir.path().join("book.epd");
     std::fs::write(&book, format!("{DIAGONAL_WIN_OPENING}\n")).expect("a book");

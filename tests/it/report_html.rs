@@ -3,8 +3,8 @@
 //! the tables and a game viewer showing the right position. Also `bt-arena report` on run
 //! directories, games files and shards, and the page of a run in progress.
 //!
-//! The browser tests are skipped (saying so) when Chromium is not installed, except under CI
-//! (env `CI` set), where its absence fails them: .ci/run installs it.
+//! The browser tests are `#[ignore]`d, as they need Chromium installed: `cargo test --
+//! --include-ignored` runs them, and fails them when it is missing (.ci/run installs it).
 
 use bt_arena::results::{GameRecord, read_games};
 use bt_arena::rules::{Color, Position, Rules, Square};
@@ -12,25 +12,16 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-mod common;
-
-use common::bt_arena;
-
-const RANDOM: &str = env!("CARGO_BIN_EXE_bt-random");
-const SEARCH: &str = env!("CARGO_BIN_EXE_bt-search");
+use crate::util::{RANDOM, SEARCH, bt_arena, bt_arena_command, installed, stderr};
 
 fn run(text: &str) -> Output {
     let args: Vec<String> = text.split_whitespace().map(String::from).collect();
     bt_arena(&args)
 }
 
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
-/// Chromium, or `None` (after saying so) when it is not installed, except under CI.
-fn chromium_or_skip() -> Option<PathBuf> {
-    common::installed_or_skip("/usr/bin/chromium", "chromium")
+/// Chromium; fails the test when it is not installed (the tests that need it are `#[ignore]`d).
+fn chromium_path() -> PathBuf {
+    installed("/usr/bin/chromium", "chromium")
 }
 
 /// Runs headless Chromium on `url` with `extra` flags (a profile of its own in `profile`),
@@ -144,10 +135,9 @@ fn expected_squares(game: &GameRecord, plies: usize) -> Vec<(String, String)> {
 }
 
 #[test]
+#[ignore = "needs chromium (apt-get install chromium)"]
 fn chromium_renders_a_runs_report_with_charts_and_the_viewer_at_the_asked_move() {
-    let Some(cmd) = chromium_or_skip() else {
-        return;
-    };
+    let cmd = chromium_path();
     let dir = tempfile::tempdir().unwrap();
     let out = sprt_run(dir.path());
     let games = read_games(&out.join("games.csv")).unwrap();
@@ -196,10 +186,9 @@ fn chromium_renders_a_runs_report_with_charts_and_the_viewer_at_the_asked_move()
 }
 
 #[test]
+#[ignore = "needs chromium (apt-get install chromium)"]
 fn chromium_shows_a_game_whose_opening_does_not_read_without_a_script_error() {
-    let Some(cmd) = chromium_or_skip() else {
-        return;
-    };
+    let cmd = chromium_path();
     let dir = tempfile::tempdir().unwrap();
     let out = sprt_run(dir.path());
     // games.csv is text anyone may edit: game 1's opening made something else.
@@ -232,10 +221,9 @@ fn chromium_shows_a_game_whose_opening_does_not_read_without_a_script_error() {
 /// a run of more than the 500 games the viewer holds shifts the list with every game, so a
 /// position in the list pointed at another game after a reload.
 #[test]
+#[ignore = "needs chromium (apt-get install chromium)"]
 fn chromium_opens_the_game_numbered_in_the_url_whatever_its_place_in_the_list() {
-    let Some(cmd) = chromium_or_skip() else {
-        return;
-    };
+    let cmd = chromium_path();
     let dir = tempfile::tempdir().unwrap();
     let out = sprt_run(dir.path());
     // The same games recorded in the opposite order: game 2 is the list's last but one.
@@ -266,10 +254,9 @@ fn chromium_opens_the_game_numbered_in_the_url_whatever_its_place_in_the_list() 
 }
 
 #[test]
+#[ignore = "needs chromium (apt-get install chromium)"]
 fn chromium_takes_a_screenshot_of_the_page() {
-    let Some(cmd) = chromium_or_skip() else {
-        return;
-    };
+    let cmd = chromium_path();
     let dir = tempfile::tempdir().unwrap();
     let out = sprt_run(dir.path());
     let shot = dir.path().join("shot.png");
@@ -295,10 +282,9 @@ fn chromium_takes_a_screenshot_of_the_page() {
 }
 
 #[test]
+#[ignore = "needs chromium (apt-get install chromium)"]
 fn chromium_lays_the_page_out_within_the_window_whatever_the_command_line() {
-    let Some(cmd) = chromium_or_skip() else {
-        return;
-    };
+    let cmd = chromium_path();
     let dir = tempfile::tempdir().unwrap();
     let out = sprt_run(dir.path());
     let command_line = std::fs::read_to_string(out.join("run.json")).unwrap();
@@ -486,10 +472,7 @@ fn a_run_in_progress_has_a_page_that_reloads_itself() {
     .split_whitespace()
     .map(String::from)
     .collect();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_bt-arena"))
-        .args(&args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdin(Stdio::null())
+    let mut child = bt_arena_command(&args)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()

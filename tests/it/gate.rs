@@ -4,6 +4,7 @@
 //! the stronger commit, reject a weakened one, stop with exit 4 and the log of a broken build,
 //! and reuse its build cache on a second run.
 
+use crate::util::git;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -28,25 +29,6 @@ echo "$BT_ARENA_COMMIT" >> "${BUILD_COUNTER:-/dev/null}"
 sed -e "s|@BT_SEARCH@|$BT_SEARCH|" -e "s|@DEPTH@|$(cat depth)|" engine.in > engine
 chmod +x engine
 "#;
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let output = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .output()
-        .expect("git runs");
-    assert!(output.status.success(), "git {args:?}: {output:?}");
-    String::from_utf8(output.stdout).unwrap().trim().to_string()
-}
 
 /// The engine's repository: `base` (depth 2, tagged), `main` (depth 4), branch `weak` from
 /// base (depth 1), branch `broken` from base (a build that fails). Returns the hashes of

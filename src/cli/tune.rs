@@ -1,0 +1,283 @@
+//! `bt-arena tune`: SPSA tuning of an engine's options (flags as `tournament`'s where they
+//! mean the same), and the tuned values printed at the end.
+
+use super::tournament::{
+    DEFAULT_LIMIT, EXIT_INTERRUPTED, check_engine_commands, default_out, interrupt_flag,
+    make_paths_absolute, shipped_book,
+};
+use anyhow::{Context, Result, anyhow};
+use bt_arena::engine::EngineKeys;
+use bt_arena::results::moves::CommentDetail;
+use bt_arena::rules::Rules;
+use bt_arena::tournament::{OpeningOrder, OpeningsSpec};
+use bt_arena::tune::report::{TUNED_OPTIONS, TUNED_PARAMS};
+use bt_arena::tune::{self, SpsaSettings, TuneConfig, TuneError, TuneFinish, TunePlan, params};
+use clap::{ArgAction, ArgMatches, Args};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Arguments of `bt-arena tune`.
+#[derive(Args, Debug)]
+pub struct TuneArgs {
+    /// The engine both sides run, with the keys of `tournament --engine`: cmd=PATH [args="A B"]
+    /// [dir=D] [proto=ugi|uci] [option.X=Y] [tc=[MOVES/]BASE+INC | st=S | depth=N | nodes=N]
+    /// [timemargin=MS] [handshake=S] [isready=S] [restart=on|off]. Give it once (name= is not
+    /// used: the sides are tune+ and tune-). A fast fixed limit (nodes= or depth=) makes a
+    /// tune quick and, at --concurrency 1, repeatable.
+    #[arg(long, num_args = 1.., action = ArgAction::Append, value_name = "KEY=VALUE")]
+    engine: Vec<String>,
+    /// Keys for the engine (its own keys win), as in `tournament`.
+    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
+    each: Vec<String>,
+    /// The parameters, one a line: OpenBench's `NAME, int|float, VALUE, MIN, MAX, C_END,
+    /// R_END` or fishtest's `NAME,VALUE,MIN,MAX,C_END,R_END` (# starts a comment).
+    #[arg(long, value_name = "FILE")]
+    params: Option<PathBuf>,
+    /// One parameter, in either format (e.g. `--param Pawn,100,50,200,10,0.002`); repeat.
+    #[arg(long, action = ArgAction::Append, value_name = "LINE")]
+    param: Vec<String>,
+    /// Iterations of the tune (the gains are scheduled over them).
+    #[arg(long, value_name = "I")]
+    iterations: Option<u64>,
+    /// Game pairs per iteration (θ+ against θ−, each pair one opening with colours swapped).
+    #[arg(long, value_name = "N")]
+    pairs: Option<u32>,
+    /// A as a fraction of the iterations (A = RATIO · I; default 0.1).
+    #[arg(long, value_name = "RATIO")]
+    a_ratio: Option<f64>,
+    /// α, the decay of the step a_k = a / (A + k)^α (default 0.602).
+    #[arg(long)]
+    alpha: Option<f64>,
+    /// γ, the decay of the perturbation c_k = c / k^γ (default 0.101).
+    #[arg(long)]
+    gamma: Option<f64>,
+    /// Seed of every draw (flips, rounding, opening order); default drawn at random and saved.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Games played at the same time; above 1, iterations overlap (each starts from the θ
+    /// known when it starts).
+    #[arg(long)]
+    concurrency: Option<usize>,
+    /// Opening book: file=PATH [order=sequential|random]. Default: the shipped book of the
+    /// rule set when present (openings/<rules>.epd), else the start position.
+    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
+    openings: Vec<String>,
+    /// Rule set: capture-only or classic.
+    #[arg(long)]
+    rules: Option<Rules>,
+    /// Run directory (default results/<event>-<YYYYMMDD>-<HHMMSS>, UTC).
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Continue the tune in DIR as saved in its tune.json, θ rebuilt from its tune.csv; only
+    /// --concurrency and --log may be given with it.
+    #[arg(long, value_name = "DIR")]
+    resume: Option<PathBuf>,
+    /// Event name (PGN Event tag, default run directory); default bt-arena-tune.
+    #[arg(long)]
+    event: Option<String>,
+    /// Log every engine's protocol traffic under <out>/logs/.
+    #[arg(long)]
+    log: bool,
+    /// What the move comments of games.pgn say: full, short or none.
+    #[arg(long, value_name = "full|short|none")]
+    pgn_comments: Option<CommentDetail>,
+}
+
+/// Flags `--resume` takes.
+const RESUME_FLAGS: [&str; 3] = ["resume", "concurrency", "log"];
+
+/// Runs `bt-arena tune`.
+///
+/// # Errors
+/// A bad flag or parameter ([`super::UsageError`]), an engine that cannot start, an unusable
+/// book or run directory.
+pub fn run(args: &TuneArgs, matches: &ArgMatches) -> Result<ExitCode> {
+    let matches = matches.subcommand_matches("tune").unwrap_or(matches);
+    let (config, resume) = match &args.resume {
+        Some(dir) => (resumed_config(dir, args, matches)?, true),
+        None => (
+            build_config(args, matches).map_err(|e| super::UsageError(format!("{e:#}")))?,
+            false,
+        ),
+    };
+    let stop = interrupt_flag()?;
+    let report = tune::run(&config, resume, &stop, |plan| announce(&config, plan)).map_err(
+        |err| match err {
+            TuneError::Params(err) => super::UsageError(err.to_string()).into(),
+            other => anyhow!(other),
+        },
+    )?;
+    let dir = config.out.display();
+    say!(
+        "θ after {} of {} iterations ({dir}/{TUNED_OPTIONS}; OpenBench's format in {dir}/{TUNED_PARAMS}):",
+        report.finished,
+        config.spsa.iterations
+    );
+    let values: Vec<String> = config
+        .params
+        .iter()
+        .zip(&report.theta)
+        .map(|(param, &value)| format!("option.{}={}", param.name, param.format_value(value)))
+        .collect();
+    say!("{}", values.join(" "));
+    say!("Results: {dir}");
+    Ok(match report.finish {
+        TuneFinish::Completed => ExitCode::SUCCESS,
+        TuneFinish::Interrupted => {
+            eprintln!("Interrupted: continue with `bt-arena tune --resume {dir}`");
+            EXIT_INTERRUPTED.into()
+        }
+    })
+}
+
+/// The start-up line.
+fn announce(config: &TuneConfig, plan: TunePlan) {
+    let what = match plan.finished {
+        0 => format!("Tuning {} parameters", config.params.len()),
+        done => format!(
+            "Resuming a tune of {} parameters ({done} iterations finished)",
+            config.params.len()
+        ),
+    };
+    say!(
+        "{what} of {} over {} iterations of {} game pairs, {} rules, {} at a time, seed {}; \
+         results in {}",
+        config.engine.cmd.display(),
+        config.spsa.iterations,
+        config.spsa.pairs,
+        config.rules,
+        config.concurrency,
+        config.seed,
+        config.out.display()
+    );
+}
+
+/// The saved tune in `dir`, with `--concurrency` and `--log` applied.
+///
+/// # Errors
+/// A [`super::UsageError`] naming any other flag given; an error naming `dir` when its
+/// tune.json cannot be read.
+fn resumed_config(dir: &Path, args: &TuneArgs, given: &ArgMatches) -> Result<TuneConfig> {
+    let command = TuneArgs::augment_args(clap::Command::new("tune"));
+    if let Some(flag) = command
+        .get_arguments()
+        .filter_map(|arg| arg.get_long().map(|long| (arg.get_id().as_str(), long)))
+        .find(|&(id, flag)| {
+            !RESUME_FLAGS.contains(&flag)
+                && given.value_source(id) == Some(clap::parser::ValueSource::CommandLine)
+        })
+        .map(|(_, flag)| flag)
+    {
+        return Err(super::UsageError(format!(
+            "--{flag} cannot be given with --resume: the tune continues exactly as saved in {} \
+             (only --concurrency and --log may be given)",
+            dir.join(tune::config::TUNE_JSON).display()
+        ))
+        .into());
+    }
+    let dir = std::path::absolute(dir).context("cannot resolve a path")?;
+    let mut config = TuneConfig::read(&dir).map_err(|e| anyhow!("cannot resume: {e}"))?;
+    config.out = dir;
+    config.concurrency = args.concurrency.unwrap_or(config.concurrency);
+    config.log |= args.log;
+    config
+        .validate()
+        .map_err(|e| super::UsageError(format!("--resume: {e}")))?;
+    Ok(config)
+}
+
+/// The tune the flags describe, with every path made absolute.
+fn build_config(args: &TuneArgs, matches: &ArgMatches) -> Result<TuneConfig> {
+    let groups: Vec<Vec<String>> = matches
+        .get_occurrences::<String>("engine")
+        .map(|groups| groups.map(|group| group.cloned().collect()).collect())
+        .unwrap_or_default();
+    let [tokens] = groups.as_slice() else {
+        return Err(anyhow!(
+            "tune takes exactly one --engine (both sides run it), got {}",
+            groups.len()
+        ));
+    };
+    let each = EngineKeys::parse(&args.each).map_err(|e| anyhow!("--each: {e}"))?;
+    let mut engine = EngineKeys::parse(tokens)
+        .and_then(|keys| keys.with_defaults(&each).into_description(DEFAULT_LIMIT))
+        .map_err(|e| anyhow!("--engine: {e}"))?;
+    if engine.source.is_some() {
+        return Err(anyhow!(
+            "--engine: tune does not build engines from source (src=): build the commit and \
+             give its executable with cmd=PATH"
+        ));
+    }
+    engine.name = "tune".to_string();
+    let mut params = match &args.params {
+        Some(path) => params::read_file(path)?,
+        None => Vec::new(),
+    };
+    for param in params::parse_flags(&args.param)? {
+        if let Some(first) = params
+            .iter()
+            .find(|p| p.name.eq_ignore_ascii_case(&param.name))
+        {
+            let at = first
+                .origin
+                .as_ref()
+                .map(|o| o.to_string())
+                .unwrap_or_default();
+            let origin = param
+                .origin
+                .as_ref()
+                .map(|o| o.to_string())
+                .unwrap_or_default();
+            return Err(anyhow!(
+                "{origin}: '{}' is declared twice (first at {at})",
+                param.name
+            ));
+        }
+        params.push(param);
+    }
+    let iterations = args
+        .iterations
+        .ok_or_else(|| anyhow!("--iterations I is required (or --resume DIR)"))?;
+    let mut spsa = SpsaSettings::new(iterations);
+    spsa.pairs = args.pairs.unwrap_or(spsa.pairs);
+    spsa.a_ratio = args.a_ratio.unwrap_or(spsa.a_ratio);
+    spsa.alpha = args.alpha.unwrap_or(spsa.alpha);
+    spsa.gamma = args.gamma.unwrap_or(spsa.gamma);
+    let rules = args.rules.unwrap_or_default();
+    let openings = if args.openings.is_empty() {
+        OpeningsSpec {
+            file: shipped_book(rules),
+            order: OpeningOrder::Sequential,
+            digest: None,
+        }
+    } else {
+        OpeningsSpec::parse(&args.openings)?
+    };
+    let event = args
+        .event
+        .clone()
+        .unwrap_or_else(|| "bt-arena-tune".to_string());
+    let mut config = TuneConfig {
+        out: args.out.clone().unwrap_or_else(|| default_out(&event)),
+        event,
+        engine,
+        params,
+        spsa,
+        rules,
+        openings,
+        seed: args.seed.unwrap_or_else(|| fastrand::u64(..)),
+        concurrency: args.concurrency.unwrap_or(1),
+        log: args.log,
+        pgn_comments: args.pgn_comments.unwrap_or_default(),
+    };
+    config.validate().map_err(|e| anyhow!(e))?;
+    // The tournament's checks and paths, on the tune seen as a tournament.
+    let mut tournament = config.tournament();
+    make_paths_absolute(&mut tournament)?;
+    check_engine_commands(&tournament)?;
+    config.engine.cmd = tournament.engines[0].cmd.clone();
+    config.engine.dir = tournament.engines[0].dir.clone();
+    config.openings = tournament.openings;
+    config.out = tournament.out;
+    Ok(config)
+}

@@ -1,0 +1,291 @@
+//! Reading the games of [`GameSources`]: each run on one machine and each file in file
+//! order, each sharded run in game-id order, every game once and checked against its run's
+//! schedule.
+
+use super::{GameSources, Group, GroupKind, Missing, ReadError, RunReading};
+use crate::results::{GameFile, GameRecord, GameSink, GamesReader, ResultsError};
+use crate::run_dir::Shard;
+use crate::tournament::config::TournamentConfig;
+use crate::tournament::schedule::{ScheduledGame, schedule};
+use std::collections::HashMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+impl GameSources {
+    /// Reads every game once into `sink`: each run on one machine and each file in file
+    /// order, each sharded run in game-id order with a [`GameSink::gap`] before the first
+    /// game that follows a missing one; [`GameSink::end`] after each group. Memory: the ids
+    /// read (for the duplicate check) and, for a sharded run, where each row starts; never
+    /// the games (a PGN file's games are held while it is read).
+    ///
+    /// # Errors
+    /// [`ReadError`]: a file that cannot be read or holds a malformed game, a game that
+    /// comes twice or is not of its run's schedule.
+    pub fn read(&self, sink: &mut dyn GameSink) -> Result<RunReading, ReadError> {
+        let mut reading = RunReading::default();
+        let mut seen = Seen::default();
+        for group in &self.groups {
+            let schedule = group
+                .config()
+                .map(|config| Schedule::of(config, &group.kind));
+            let mut recorded = Vec::new();
+            match &group.kind {
+                GroupKind::Sharded { .. } => {
+                    self.read_in_id_order(group, schedule.as_ref(), &mut seen, &mut reading, sink)?;
+                }
+                _ => {
+                    for (file, &key) in group.files.iter().zip(&group.keys) {
+                        if group.config().is_some() && !file.exists() {
+                            continue; // a run that has not finished a game yet
+                        }
+                        let mut games = GameFile::open(file)?;
+                        let has_ids = games.has_game_ids();
+                        note_skipped(file, games.skipped(), &mut reading);
+                        let mut ordinal = 0;
+                        while let Some(game) = games.next() {
+                            let game = game?;
+                            ordinal += 1;
+                            let row = match &games {
+                                GameFile::Csv(reader) => Row::Line(reader.line()),
+                                GameFile::Pgn { .. } => Row::Game(ordinal),
+                            };
+                            let place = Place { file, row };
+                            if let Some(schedule) = &schedule {
+                                schedule.check(&game, &place, None)?;
+                            }
+                            if has_ids {
+                                seen.insert(key, game.game_id, &place)?;
+                            }
+                            recorded.push(game.game_id);
+                            reading.games += 1;
+                            sink.game(&game);
+                        }
+                    }
+                    sink.end();
+                }
+            }
+            let missing = match &schedule {
+                Some(schedule) if !matches!(group.kind, GroupKind::Sharded { .. }) => {
+                    schedule.missing(&recorded)
+                }
+                _ => Vec::new(),
+            };
+            if !matches!(group.kind, GroupKind::Sharded { .. }) {
+                reading.missing.push(missing);
+            }
+        }
+        Ok(reading)
+    }
+
+    /// Reads a sharded run's games in game-id order: first where each row starts, then the
+    /// rows in order.
+    fn read_in_id_order(
+        &self,
+        group: &Group,
+        schedule: Option<&Schedule>,
+        seen: &mut Seen,
+        reading: &mut RunReading,
+        sink: &mut dyn GameSink,
+    ) -> Result<(), ReadError> {
+        let shards: &[(u32, PathBuf)] = match &group.kind {
+            GroupKind::Sharded { shards, .. } => shards,
+            _ => &[],
+        };
+        let mut readers = Vec::new();
+        let mut rows: Vec<(u64, usize, csv::Position)> = Vec::new();
+        for (index, (file, &key)) in group.files.iter().zip(&group.keys).enumerate() {
+            if !file.exists() {
+                readers.push(None);
+                continue;
+            }
+            let mut reader = GamesReader::open(file)?;
+            note_skipped(file, reader.skipped(), reading);
+            while let Some(position) = reader.next_position() {
+                let Some(game) = reader.next() else { break };
+                let game = game?;
+                let place = Place {
+                    file,
+                    row: Row::Line(reader.line()),
+                };
+                if let Some(schedule) = schedule {
+                    schedule.check(&game, &place, shards.get(index).map(|(k, _)| *k))?;
+                }
+                seen.insert(key, game.game_id, &place)?;
+                rows.push((game.game_id, index, position));
+            }
+            readers.push(Some(GamesReader::open(file)?));
+        }
+        rows.sort_by_key(|&(game_id, _, _)| game_id);
+        let mut next_id = 1;
+        let mut gapped = false;
+        for (game_id, index, position) in &rows {
+            if *game_id != next_id && !gapped {
+                sink.gap();
+                gapped = true;
+            }
+            next_id = game_id + 1;
+            let reader = readers[*index]
+                .as_mut()
+                .expect("a file with rows has a reader");
+            reader.seek(position)?;
+            let game = reader
+                .next()
+                .transpose()?
+                .ok_or_else(|| ResultsError::Malformed {
+                    path: group.files[*index].clone(),
+                    line: position.line(),
+                    reason: "the file changed while it was read".to_string(),
+                })?;
+            reading.games += 1;
+            sink.game(&game);
+        }
+        sink.end();
+        let recorded: Vec<u64> = rows.iter().map(|&(id, _, _)| id).collect();
+        reading.missing.push(
+            schedule
+                .map(|schedule| schedule.missing(&recorded))
+                .unwrap_or_default(),
+        );
+        Ok(())
+    }
+}
+
+/// Adds a file's `skipped` lines to the reading, naming the file.
+fn note_skipped(file: &Path, skipped: &[String], reading: &mut RunReading) {
+    reading.skipped.extend(
+        skipped
+            .iter()
+            .map(|line| format!("{}, {line}", file.display())),
+    );
+}
+
+/// Where a game was read.
+struct Place<'a> {
+    file: &'a Path,
+    row: Row,
+}
+
+/// A game's place in its file.
+#[derive(Clone, Copy)]
+enum Row {
+    /// The line of a games.csv row.
+    Line(u64),
+    /// The game's number in a PGN file.
+    Game(u64),
+}
+
+impl fmt::Display for Place<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.row {
+            Row::Line(line) => write!(f, "{} line {line}", self.file.display()),
+            Row::Game(game) => write!(f, "{} (game {game} of the file)", self.file.display()),
+        }
+    }
+}
+
+/// The games read so far, by run key and game id, with where they were read.
+#[derive(Default)]
+struct Seen {
+    places: HashMap<(usize, u64), String>,
+}
+
+impl Seen {
+    /// Notes game `game_id` of run `key` read at `place`.
+    fn insert(&mut self, key: usize, game_id: u64, place: &Place<'_>) -> Result<(), ReadError> {
+        match self.places.entry((key, game_id)) {
+            std::collections::hash_map::Entry::Occupied(first) => Err(ReadError::Duplicate {
+                game_id,
+                first: first.get().clone(),
+                second: place.to_string(),
+            }),
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(place.to_string());
+                Ok(())
+            }
+        }
+    }
+}
+
+/// A run's schedule, as far as a reader checks games against it (the book is not needed:
+/// ids, pairs and engines do not depend on it).
+struct Schedule {
+    games: Vec<ScheduledGame>,
+    engines: Vec<String>,
+    /// The shard count of a sharded run.
+    count: Option<u32>,
+}
+
+impl Schedule {
+    fn of(config: &TournamentConfig, kind: &GroupKind) -> Schedule {
+        Schedule {
+            games: schedule(config, 1),
+            engines: config.engines.iter().map(|e| e.name.clone()).collect(),
+            count: match kind {
+                GroupKind::Sharded { count, .. } => Some(*count),
+                _ => None,
+            },
+        }
+    }
+
+    /// Checks that `game` is one of the schedule, played by the scheduled engines (and, read
+    /// from shard `shard`'s file, of that shard's pairs).
+    fn check(
+        &self,
+        game: &GameRecord,
+        place: &Place<'_>,
+        shard: Option<u32>,
+    ) -> Result<(), ReadError> {
+        let foreign = |why: String| ReadError::Foreign {
+            place: place.to_string(),
+            game_id: game.game_id,
+            why,
+        };
+        let slot = usize::try_from(game.game_id)
+            .ok()
+            .and_then(|id| id.checked_sub(1))
+            .and_then(|index| self.games.get(index))
+            .ok_or_else(|| foreign("not in the run's schedule".to_string()))?;
+        let expected = (&self.engines[slot.white], &self.engines[slot.black]);
+        if (&game.white, &game.black) != expected {
+            return Err(foreign(format!(
+                "played by {} vs {}, scheduled as {} vs {}",
+                game.white, game.black, expected.0, expected.1
+            )));
+        }
+        if let (Some(count), Some(shard)) = (self.count, shard) {
+            let owner = u32::try_from((slot.pair - 1) % u64::from(count)).unwrap_or(u32::MAX);
+            if owner != shard {
+                return Err(foreign(format!(
+                    "of shard {owner}/{count}'s pairs, not of shard {shard}/{count}'s"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The scheduled games not among `recorded`, in game-id order, with their shards.
+    fn missing(&self, recorded: &[u64]) -> Vec<Missing> {
+        let mut present = vec![false; self.games.len()];
+        for &id in recorded {
+            if let Some(slot) = usize::try_from(id)
+                .ok()
+                .and_then(|id| id.checked_sub(1))
+                .and_then(|index| present.get_mut(index))
+            {
+                *slot = true;
+            }
+        }
+        self.games
+            .iter()
+            .zip(present)
+            .filter(|(_, present)| !present)
+            .map(|(game, _)| Missing {
+                game_id: game.game_id,
+                shard: self.count.and_then(|count| {
+                    let index = u32::try_from((game.pair - 1) % u64::from(count)).ok()?;
+                    Shard::new(index, count).ok()
+                }),
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,188 @@
+//! A run's verdict as its games give it, its recorded verdict checked against them, and
+//! what is missing.
+
+use super::{GameSources, GroupKind, RunReading};
+use crate::results::{self, Summary};
+use crate::run_dir::{RunDir, Shard};
+use crate::stats::SprtDecision;
+use crate::tournament::shard::sprt::{RecordedVerdict, read_verdict};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+impl GameSources {
+    /// The verdict recorded by the shared SPRT of the only run read (its `sprt.json`),
+    /// checked against `summary`, the report its games give: a record of another run or test
+    /// is not this run's ([`Recorded::None`]); a record the games do not bear out (a stale
+    /// file, an edited one) or that does not read is [`Recorded::Ignored`]. The verdict is
+    /// always the games'.
+    pub fn recorded_verdict(&self, summary: &Summary) -> Recorded {
+        let Some(GroupKind::Sharded { dir, config, .. }) = self.single_run().map(|g| &g.kind)
+        else {
+            return Recorded::None;
+        };
+        let path = RunDir::new(dir).sprt_json();
+        let record = match read_verdict(dir) {
+            Ok(Some(record)) => record,
+            Ok(None) => return Recorded::None,
+            Err(err) => return Recorded::Ignored(format!("{err}: the record is ignored")),
+        };
+        let Some(sprt) = summary
+            .pairs
+            .first()
+            .and_then(|pair| pair.sprt.map(|status| (status, config.sprt)))
+        else {
+            return Recorded::None;
+        };
+        let (status, test) = sprt;
+        if !test.is_some_and(|test| record.is_for(config.run_id.as_deref(), &test)) {
+            return Recorded::None;
+        }
+        if (status.report.decision, status.games) == (record.report.decision, record.games) {
+            Recorded::Agrees(record)
+        } else {
+            Recorded::Ignored(format!(
+                "{} records {} at game {}, which the games read do not give: the record is \
+                 ignored (the verdict is the games')",
+                path.display(),
+                record.hypothesis(),
+                record.games
+            ))
+        }
+    }
+}
+
+/// A sharded run's recorded verdict (`sprt.json`), checked against its games (see
+/// [`GameSources::recorded_verdict`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Recorded {
+    /// No record for this run and test.
+    None,
+    /// The record agrees with the verdict the games give.
+    Agrees(RecordedVerdict),
+    /// A record the games do not bear out, or that does not read: why it is ignored.
+    Ignored(String),
+}
+
+/// A run's verdict as its games give it: the same whichever command reads the run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// The SPRT accepted a hypothesis (H1 or H0), every game before its deciding game read.
+    Accepted(SprtDecision),
+    /// The SPRT reached no decision, and no game of the schedule is missing (or the games
+    /// are files, whose schedule is unknown).
+    NoDecision,
+    /// Games of the schedule are missing and no verdict stands: the run is incomplete.
+    Incomplete {
+        /// Whether the run is tested by an SPRT (which has no verdict yet).
+        tested: bool,
+    },
+    /// No SPRT, and no game missing.
+    Complete,
+}
+
+impl Verdict {
+    /// The verdict of a reading: its summary's SPRT decision (which the reading halted at the
+    /// first missing game, so that a decision stands on every game before it), else
+    /// incomplete when games are missing.
+    pub fn of(summary: &Summary, reading: &RunReading) -> Verdict {
+        match summary.sprt_decision() {
+            Some(decision @ (SprtDecision::AcceptH1 | SprtDecision::AcceptH0)) => {
+                Verdict::Accepted(decision)
+            }
+            decision if reading.missing_games() > 0 => Verdict::Incomplete {
+                tested: decision.is_some(),
+            },
+            Some(SprtDecision::Continue) => Verdict::NoDecision,
+            None => Verdict::Complete,
+        }
+    }
+}
+
+/// The missing games of each run read, by shard, with the first ranges of ids and how to
+/// play them: `shard 1/2: 20 games (3-4, 7-8, ...): bt-arena tournament --resume RUN --shard
+/// 1/2`, one line per shard (or per run on one machine).
+pub fn describe_missing(sources: &GameSources, reading: &RunReading) -> Vec<String> {
+    let mut lines = Vec::new();
+    for (group, missing) in sources.groups().iter().zip(&reading.missing) {
+        if missing.is_empty() {
+            continue;
+        }
+        let dir = group
+            .dir()
+            .unwrap_or(Path::new("RUN"))
+            .display()
+            .to_string();
+        let mut by_shard: BTreeMap<Option<u32>, (Option<Shard>, Vec<u64>)> = BTreeMap::new();
+        for game in missing {
+            let entry = by_shard
+                .entry(game.shard.map(Shard::index))
+                .or_insert((game.shard, Vec::new()));
+            entry.1.push(game.game_id);
+        }
+        for (shard, ids) in by_shard.into_values() {
+            let games = format!(
+                "{} ({})",
+                results::plural(ids.len() as u64, "game"),
+                id_ranges(&ids)
+            );
+            lines.push(match (shard, &group.kind) {
+                (Some(shard), GroupKind::Sharded { shards, .. }) => {
+                    let started = shards.iter().any(|(k, _)| *k == shard.index());
+                    let how = match started {
+                        true => format!(
+                            "continue with `bt-arena tournament --resume {dir} --shard {shard}`"
+                        ),
+                        false => format!(
+                            "it never started: run the tournament's command with `--out {dir} \
+                             --shard {shard}`"
+                        ),
+                    };
+                    format!("shard {shard}: {games}: {how}")
+                }
+                _ => format!("{dir}: {games}: continue with `bt-arena tournament --resume {dir}`"),
+            });
+        }
+    }
+    lines
+}
+
+/// Most ranges [`id_ranges`] names.
+const MAX_RANGES: usize = 6;
+
+/// Ascending ids as ranges, the first [`MAX_RANGES`] of them: `1-4, 7, 9-10`, or
+/// `1-2, 4-5, 7-8, 10-11, 13-14, 16-17, ...`.
+pub fn id_ranges(ids: &[u64]) -> String {
+    let mut ranges: Vec<(u64, u64)> = Vec::new();
+    for &id in ids {
+        match ranges.last_mut() {
+            Some((_, end)) if *end + 1 == id => *end = id,
+            _ => ranges.push((id, id)),
+        }
+    }
+    let mut named: Vec<String> = ranges
+        .iter()
+        .take(MAX_RANGES)
+        .map(|&(start, end)| match start == end {
+            true => start.to_string(),
+            false => format!("{start}-{end}"),
+        })
+        .collect();
+    if ranges.len() > MAX_RANGES {
+        named.push("...".to_string());
+    }
+    named.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_read_as_ranges() {
+        assert_eq!(id_ranges(&[1, 2, 3, 4, 7, 9, 10]), "1-4, 7, 9-10");
+        assert_eq!(id_ranges(&[5]), "5");
+        assert_eq!(id_ranges(&[]), "");
+        let pairs: Vec<u64> = (1..=10).flat_map(|p| [3 * p - 2, 3 * p - 1]).collect();
+        assert_eq!(id_ranges(&pairs), "1-2, 4-5, 7-8, 10-11, 13-14, 16-17, ...");
+    }
+}

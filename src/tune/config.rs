@@ -1,0 +1,142 @@
+//! What defines a tune, saved as `tune.json` in its run directory so that `--resume` continues
+//! it exactly.
+
+use super::params::{self, ParamsError, TuneParam};
+use super::spsa::SpsaSettings;
+use crate::engine::EngineDescription;
+use crate::results::moves::CommentDetail;
+use crate::rules::Rules;
+use crate::run_dir::RunDir;
+use crate::tournament::{Format, OpeningsSpec, TournamentConfig};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// The file a tune's config is saved to, in its run directory.
+pub use crate::run_dir::TUNE_JSON;
+
+/// The name of the side playing θ + c_k·Δ.
+pub const PLUS: &str = "tune+";
+/// The name of the side playing θ − c_k·Δ.
+pub const MINUS: &str = "tune-";
+
+/// Everything that defines a tune.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TuneConfig {
+    /// Event name (the PGN `Event` tag).
+    pub event: String,
+    /// The engine both sides run, with its limit and fixed options; the tuned options are
+    /// set on top of them before each game.
+    pub engine: EngineDescription,
+    /// The tuned parameters, in declaration order.
+    pub params: Vec<TuneParam>,
+    /// The SPSA schedule.
+    pub spsa: SpsaSettings,
+    /// The rule set.
+    pub rules: Rules,
+    /// Openings: each game pair of an iteration takes the next one.
+    pub openings: OpeningsSpec,
+    /// The seed of every draw: flips, rounding offsets, the opening order.
+    pub seed: u64,
+    /// Games played at the same time (several iterations may be in flight).
+    pub concurrency: usize,
+    /// The run directory.
+    pub out: PathBuf,
+    /// Write each engine's protocol traffic to `<out>/logs/`.
+    pub log: bool,
+    /// How much the move comments of games.pgn say.
+    pub pgn_comments: CommentDetail,
+}
+
+impl TuneConfig {
+    /// The two sides as engines of a tournament: `tune+` and `tune-`, both `engine` with its
+    /// own options (the tuned ones are set before each game).
+    pub fn sides(&self) -> [EngineDescription; 2] {
+        [PLUS, MINUS].map(|name| EngineDescription {
+            name: name.to_string(),
+            ..self.engine.clone()
+        })
+    }
+
+    /// The tune as the tournament whose building blocks it plays with (engines, results
+    /// files, openings, logs): `tune+` against `tune-`, `2 · pairs` games a round, a round an
+    /// iteration.
+    pub fn tournament(&self) -> TournamentConfig {
+        TournamentConfig {
+            event: self.event.clone(),
+            engines: self.sides().to_vec(),
+            format: Format::RoundRobin,
+            rules: self.rules,
+            openings: self.openings.clone(),
+            rounds: u32::try_from(self.spsa.iterations).unwrap_or(u32::MAX),
+            games: self.spsa.pairs.saturating_mul(2),
+            concurrency: self.concurrency,
+            seed: self.seed,
+            sprt: None,
+            out: self.out.clone(),
+            shard: None,
+            log: self.log,
+            pgn_comments: self.pgn_comments,
+            run_id: None,
+            scale_tc: None,
+            session: Default::default(),
+        }
+    }
+
+    /// Checks the settings: the schedule ([`SpsaSettings::validate`]), at least one
+    /// parameter, a concurrency of at least 1.
+    ///
+    /// # Errors
+    /// A message naming the setting.
+    pub fn validate(&self) -> Result<(), String> {
+        self.spsa.validate()?;
+        if self.params.is_empty() {
+            return Err("no parameter to tune: give --params FILE or --param".to_string());
+        }
+        if self.concurrency == 0 {
+            return Err("--concurrency must be at least 1".to_string());
+        }
+        Ok(())
+    }
+
+    /// Writes the config as `tune.json` in `dir`, atomically.
+    ///
+    /// # Errors
+    /// As [`crate::results::write_json`].
+    pub fn save(&self, dir: &Path) -> Result<(), crate::results::ResultsError> {
+        crate::results::write_json(
+            &RunDir::new(dir).tune_json(),
+            self,
+            crate::results::Existing::Replace,
+        )?;
+        Ok(())
+    }
+
+    /// Reads the config saved in the run directory `dir`.
+    ///
+    /// # Errors
+    /// A message naming the file when it cannot be read or is not a tune's config.
+    pub fn read(dir: &Path) -> Result<TuneConfig, String> {
+        let path = RunDir::new(dir).tune_json();
+        let text = crate::textfile::read_to_string(&path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let config: TuneConfig = serde_json::from_str(&text)
+            .map_err(|e| format!("bad tune config {}: {e}", path.display()))?;
+        config
+            .validate()
+            .map_err(|e| format!("bad tune config {}: {e}", path.display()))?;
+        Ok(config)
+    }
+
+    /// Checks the parameters against the options the engine declares
+    /// ([`params::check_against`]).
+    ///
+    /// # Errors
+    /// As [`params::check_against`].
+    pub fn check_params(
+        &self,
+        declared: &[crate::protocol::OptionDecl],
+    ) -> Result<(), ParamsError> {
+        params::check_against(&self.params, declared)
+    }
+}

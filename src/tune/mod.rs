@@ -1,0 +1,31 @@
+//! `bt-arena tune`: SPSA tuning of engine options, played with the engines, game loop,
+//! results files and openings of tournaments.
+//!
+//! - [`params`]: the parameters, from OpenBench's or fishtest's lines, checked against the
+//!   engine's options;
+//! - [`spsa`]: the gain schedule, one iteration's perturbation and the update (fishtest's and
+//!   OpenBench's SPSA, cited there);
+//! - [`draw`]: the random draws, each keyed by (seed, iteration), never one stream;
+//! - [`iterations`]: tune.csv, a row per finished iteration, and θ rebuilt from it (the order
+//!   iterations are applied in);
+//! - [`config`]: what defines a tune, saved as tune.json for `--resume`;
+//! - [`runner`]: the workers that play the iterations, overlapping under `--concurrency`;
+//! - [`report`]: report.html, summary.json and the tuned values as option lines and
+//!   OpenBench lines.
+//!
+//! A tune's run directory holds tune.json, tune.csv, games.csv and games.pgn (the sides named
+//! `tune+` and `tune-`), logs/, report.html, summary.json, tuned-options.txt and
+//! tuned-params.txt.
+
+pub mod config;
+pub mod draw;
+pub mod iterations;
+pub mod params;
+pub mod report;
+pub mod runner;
+pub mod spsa;
+
+pub use config::TuneConfig;
+pub use params::{Origin, ParamKind, ParamsError, TuneParam};
+pub use runner::{TuneError, TuneFinish, TunePlan, TuneReport, run};
+pub use spsa::{Perturbation, SpsaSettings};

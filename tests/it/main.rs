@@ -1,0 +1,31 @@
+//! bt-arena's integration tests: one test binary (as ripgrep has), one module per concern, the
+//! helpers they share in [`util`]. One binary links once: a change to the library relinks one
+//! test executable, not fifteen.
+//!
+//! Run one concern with `cargo test --test it MODULE::` (e.g. `cargo test --test it engine::`),
+//! or one test by its name. The tests that need an outside program (Fairy-Stockfish, Chromium, a
+//! Slurm cluster) are `#[ignore]`d with what they need as the reason; `cargo test --
+//! --include-ignored` runs them too, and fails them when it is missing.
+
+mod util;
+
+mod check_engine;
+mod elo_command;
+mod engine;
+mod fairy_stockfish;
+mod faulty_cli;
+mod gate;
+mod generate;
+mod one_run;
+mod openings;
+mod perft;
+mod perft_check;
+mod pgn;
+mod report_html;
+mod search;
+mod server;
+mod shard;
+mod slurm;
+mod source_engines;
+mod tournament;
+mod tune;

@@ -1,0 +1,447 @@
+//! `bt-arena tune` and what it tunes: bt-search's evaluation weights as options, and SPSA runs
+//! driving the real runner and engines (reproducible, resumable, converging).
+
+use crate::util::{in_ms, roomy};
+use bt_arena::bundled::search::EvalWeights;
+use bt_arena::engine::{Engine, EngineLaunch};
+use bt_arena::protocol::{GoLimits, OptionKind, Protocol};
+use bt_arena::rules::{Position, Rules};
+use bt_arena::tune::iterations::{self, IterationRecord, IterationsFile, theta_after};
+use bt_arena::tune::{Perturbation, TuneConfig};
+use std::path::{Path, PathBuf};
+
+/// bt-search over UGI with `options` set, started for `rules`.
+fn search_engine(options: &[(String, String)], rules: Rules) -> Engine {
+    let launch = EngineLaunch {
+        name: "search".into(),
+        cmd: env!("CARGO_BIN_EXE_bt-search").into(),
+        proto: Protocol::Ugi,
+        options: options.to_vec(),
+        timeouts: roomy(),
+        ..EngineLaunch::default()
+    };
+    Engine::start(&launch, rules).unwrap_or_else(|err| panic!("bt-search starts: {err}"))
+}
+
+/// The best move and node count of a depth-7 search of each of `positions`, each after
+/// `uginewgame`.
+fn answers(engine: &mut Engine, positions: &[&str]) -> Vec<(String, Option<u64>)> {
+    positions
+        .iter()
+        .map(|text| {
+            let position: Position = text.parse().expect("test position");
+            engine.new_game().expect("new game");
+            let reply = engine
+                .go(&position, &[], &GoLimits::depth(7), in_ms(20_000))
+                .unwrap_or_else(|err| panic!("an answer in {text}: {err}"));
+            (reply.bestmove, reply.info.nodes)
+        })
+        .collect()
+}
+
+const POSITIONS: [&str; 4] = [
+    "pppppppp/pppppppp/8/8/8/8/PPPPPPPP/PPPPPPPP w",
+    "2pppp1p/pp6/1p1Pppp1/1P6/p2p1P1p/P2P2p1/P1P1P2P/1PP2PP1 b",
+    "p1pp4/1p2pppp/p1p1p1p1/3p4/PPp1P1P1/P7/1P1P1PP1/2P1PP1P w",
+    "ppp2pp1/pp1p3p/2pppppp/2P1p3/7P/PP3P2/PPPPPPP1/3PP1PP b",
+];
+
+#[test]
+fn bt_search_declares_its_weights_and_plays_the_same_with_every_weight_set_to_its_default() {
+    let plain = search_engine(&[], Rules::CaptureOnly);
+    for option in EvalWeights::OPTIONS {
+        let declared = plain.options().iter().find(|o| o.is_named(option.name));
+        assert_eq!(
+            declared.map(|o| o.kind.clone()),
+            Some(OptionKind::Spin {
+                default: i64::from(option.default_value()),
+                min: i64::from(option.min),
+                max: i64::from(option.max),
+            }),
+            "{}",
+            option.name
+        );
+    }
+    let mut plain = plain;
+    let defaults: Vec<(String, String)> = EvalWeights::OPTIONS
+        .iter()
+        .map(|o| (o.name.to_string(), o.default_value().to_string()))
+        .collect();
+    let mut explicit = search_engine(&defaults, Rules::CaptureOnly);
+    let expected = answers(&mut plain, &POSITIONS);
+    assert_eq!(answers(&mut explicit, &POSITIONS), expected);
+    // The same searches with one weight changed differ: the options are read.
+    let detuned = [("SafeAdvance5".to_string(), "200".to_string())];
+    let mut other = search_engine(&detuned, Rules::CaptureOnly);
+    assert_ne!(answers(&mut other, &POSITIONS), expected);
+}
+
+/// A parameters file of three bt-search weights in `dir`.
+fn weights_file(dir: &Path) -> PathBuf {
+    let path = dir.join("weights.txt");
+    let text = "# bt-search weights\n\
+                Pawn, int, 100, 50, 200, 10, 0.002\n\
+                Tempo,10,-20,40,3,0.002\n\
+                SafeAdvance5, int, 28, 0, 100, 5, 0.002\n";
+    std::fs::write(&path, text).expect("write the parameters file");
+    path
+}
+
+/// `bt-arena tune` flags of a deterministic tune of bt-search (depth 2, `iterations` of two
+/// game pairs, seed 17) into `out`, with `extra` flags.
+fn search_tune(params: &Path, out: &Path, iterations: u32, extra: &[&str]) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "tune",
+        "--engine",
+        &format!("cmd={}", env!("CARGO_BIN_EXE_bt-search")),
+        "depth=2",
+        "--params",
+        &params.display().to_string(),
+        "--iterations",
+        &iterations.to_string(),
+        "--pairs",
+        "2",
+        "--seed",
+        "17",
+        "--out",
+        &out.display().to_string(),
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    args.extend(extra.iter().map(|s| s.to_string()));
+    args
+}
+
+/// Runs bt-arena with `args`, asserting it exits with `code`; returns its stdout and stderr.
+fn run_expecting(args: &[String], code: i32) -> (String, String) {
+    let output = crate::util::bt_arena(args);
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    );
+    assert_eq!(output.status.code(), Some(code), "{stdout}\n{stderr}");
+    (stdout, stderr)
+}
+
+/// The tune of `dir` (its tune.json) and its finished iterations, in file order.
+fn iterations(dir: &Path) -> (TuneConfig, Vec<IterationRecord>) {
+    let config = TuneConfig::read(dir).expect("tune.json reads");
+    let path = dir.join(iterations::TUNE_CSV);
+    let text = std::fs::read_to_string(&path).expect("tune.csv reads");
+    let (_, by_number) =
+        IterationsFile::open(dir, &config.params, config.spsa.iterations).expect("tune.csv opens");
+    let order: Vec<u64> = text
+        .lines()
+        .skip(1)
+        .map(|line| {
+            line.split(',')
+                .next()
+                .unwrap_or_default()
+                .parse()
+                .expect("an iteration")
+        })
+        .collect();
+    let records = order.iter().map(|k| by_number[k].clone()).collect();
+    (config, records)
+}
+
+/// What must be equal between two runs: each iteration's number, θ, flips, gains, values
+/// played and score (not the time it finished, nor its game ids).
+fn comparable(records: &[IterationRecord]) -> Vec<(Perturbation, u32, u32)> {
+    let mut list: Vec<_> = records
+        .iter()
+        .map(|r| (r.step.clone(), r.wins, r.losses))
+        .collect();
+    list.sort_by_key(|(step, _, _)| step.iteration);
+    list
+}
+
+#[test]
+fn a_tune_repeated_with_the_same_seed_gives_the_same_theta_at_every_iteration_bit_for_bit() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let params = weights_file(dir.path());
+    let (first, second) = (dir.path().join("first"), dir.path().join("second"));
+    let (stdout, _) = run_expecting(&search_tune(&params, &first, 6, &[]), 0);
+    run_expecting(&search_tune(&params, &second, 6, &[]), 0);
+    let (config, records) = iterations(&first);
+    let (_, again) = iterations(&second);
+    assert_eq!(records.len(), 6);
+    assert_eq!(comparable(&records), comparable(&again));
+    assert_eq!(
+        crate::util::games_of(&first.join("games.csv")),
+        crate::util::games_of(&second.join("games.csv"))
+    );
+    // At --concurrency 1 each iteration starts from θ after all the ones before it.
+    for (index, record) in records.iter().enumerate() {
+        assert_eq!(record.step.iteration, index as u64 + 1);
+        assert_eq!(
+            record.step.theta,
+            theta_after(&config.params, &records[..index])
+        );
+        assert_eq!(record.first_game, 4 * index as u64 + 1);
+        assert_eq!(record.wins + record.losses, 4);
+    }
+    let theta = theta_after(&config.params, &records);
+    assert_ne!(theta, vec![100.0, 10.0, 28.0], "the tune moved nothing");
+    // The tuned values, as option lines, in OpenBench's format and in summary.json.
+    let options: Vec<String> = config
+        .params
+        .iter()
+        .zip(&theta)
+        .map(|(p, &v)| format!("option.{}={}", p.name, p.format_value(v)))
+        .collect();
+    let text = |name: &str| std::fs::read_to_string(first.join(name)).expect(name);
+    assert_eq!(
+        text("tuned-options.txt"),
+        format!("{}\n", options.join("\n"))
+    );
+    assert!(stdout.contains(&options.join(" ")), "{stdout}");
+    let openbench = text("tuned-params.txt");
+    assert_eq!(
+        openbench.lines().next(),
+        Some(
+            format!(
+                "Pawn, int, {}, 50, 200, 10, 0.002",
+                config.params[0].format_value(theta[0])
+            )
+            .as_str()
+        )
+    );
+    let summary: serde_json::Value =
+        serde_json::from_str(&text("summary.json")).expect("summary.json is JSON");
+    assert_eq!(summary["finished"], 6);
+    assert_eq!(summary["games"], 24);
+    assert_eq!(summary["params"][1]["name"], "Tempo");
+    assert_eq!(summary["params"][1]["value"], theta[1]);
+    // Each game's values are in its PGN tags: game 1 has tune+ White, game 2 tune− White.
+    let pgn = text("games.pgn");
+    let values = |values: &[f64]| -> String {
+        config
+            .params
+            .iter()
+            .zip(values)
+            .map(|(p, &v)| format!("{}={}", p.name, p.format_value(v)))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let step = &records[0].step;
+    let first_game = format!(
+        "[X-TuneIteration \"1\"]\n[X-WhiteOptions \"{}\"]\n[X-BlackOptions \"{}\"]\n",
+        values(&step.plus),
+        values(&step.minus)
+    );
+    let second_game = format!(
+        "[X-TuneIteration \"1\"]\n[X-WhiteOptions \"{}\"]\n[X-BlackOptions \"{}\"]\n",
+        values(&step.minus),
+        values(&step.plus)
+    );
+    assert_eq!(pgn.find(&first_game), pgn.find("[X-TuneIteration"));
+    assert!(pgn.contains(&second_game), "{second_game}");
+    assert_eq!(pgn.matches("[X-TuneIteration").count(), 24);
+    let html = text("report.html");
+    assert!(html.contains("<td class=\"name\">SafeAdvance5</td>"));
+    assert!(html.contains("6 of 6 iterations, finished"));
+}
+
+#[test]
+fn a_tune_killed_with_sigkill_and_resumed_ends_with_the_theta_of_an_uninterrupted_run() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let params = weights_file(dir.path());
+    let (whole, killed) = (dir.path().join("whole"), dir.path().join("killed"));
+    // nodes=3000 rather than depth=2: slow enough to be killed in the middle.
+    let args = |out: &Path| -> Vec<String> {
+        search_tune(&params, out, 12, &[])
+            .into_iter()
+            .map(|arg| {
+                if arg == "depth=2" {
+                    "nodes=3000".to_string()
+                } else {
+                    arg
+                }
+            })
+            .collect()
+    };
+    run_expecting(&args(&whole), 0);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_bt-arena"))
+        .args(args(&killed))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("bt-arena starts");
+    let rows = || {
+        std::fs::read_to_string(killed.join(iterations::TUNE_CSV))
+            .map_or(0, |text| text.lines().count().saturating_sub(1))
+    };
+    assert!(
+        crate::util::eventually(std::time::Duration::from_secs(60), || rows() >= 3),
+        "three iterations within a minute"
+    );
+    child.kill().expect("SIGKILL"); // Child::kill sends SIGKILL on Unix.
+    child.wait().expect("the killed bt-arena is reaped");
+    let at_kill = rows();
+    assert!(
+        at_kill < 12,
+        "the tune ended before the kill: {at_kill} iterations"
+    );
+    let (stdout, _) = run_expecting(
+        &[
+            "tune".to_string(),
+            "--resume".to_string(),
+            killed.display().to_string(),
+        ],
+        0,
+    );
+    assert!(
+        stdout.contains(&format!("({at_kill} iterations finished)")),
+        "{stdout}"
+    );
+    let (config, resumed) = iterations(&killed);
+    let (_, uninterrupted) = iterations(&whole);
+    assert_eq!(resumed.len(), 12);
+    assert_eq!(comparable(&resumed), comparable(&uninterrupted));
+    assert_eq!(
+        theta_after(&config.params, &resumed),
+        theta_after(&config.params, &uninterrupted)
+    );
+    // The resumed iterations' games come after every game recorded before the kill.
+    let games = crate::util::games_of(&killed.join("games.csv"));
+    let first_resumed = resumed[at_kill].first_game;
+    assert!(
+        games
+            .iter()
+            .all(|g| g.game_id < first_resumed || g.round as usize > at_kill)
+    );
+    assert_eq!(
+        games.iter().filter(|g| g.round as usize > at_kill).count(),
+        4 * (12 - at_kill)
+    );
+}
+
+#[test]
+fn a_tune_moves_bt_faultys_knobs_toward_the_strongest_setting() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let out = dir.path().join("tune");
+    let args: Vec<String> = [
+        "tune",
+        "--engine",
+        &format!("cmd={}", env!("CARGO_BIN_EXE_bt-faulty")),
+        "args=--fault tunable --target-a 300 --target-b -200",
+        "option.Seed=5",
+        "--param",
+        "KnobA, int, 0, -1000, 1000, 60, 0.05",
+        "--param",
+        "KnobB, int, 0, -1000, 1000, 60, 0.05",
+        "--iterations",
+        "40",
+        "--pairs",
+        "4",
+        "--seed",
+        "3",
+        "--openings",
+        "file=openings/capture-only.epd",
+        "order=random",
+        "--out",
+        &out.display().to_string(),
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    run_expecting(&args, 0);
+    let (config, records) = iterations(&out);
+    let theta = theta_after(&config.params, &records);
+    let distance = |a: f64, b: f64| ((a - 300.0).powi(2) + (b + 200.0).powi(2)).sqrt();
+    let start = distance(0.0, 0.0);
+    let end = distance(theta[0], theta[1]);
+    // From 361 away to within a quarter of that, each knob on the target's side of its start.
+    assert!(end < start / 4.0, "θ = {theta:?}: {end:.0} from the target");
+    assert!(theta[0] > 150.0 && theta[1] < -100.0, "θ = {theta:?}");
+}
+
+#[test]
+fn with_concurrency_iterations_overlap_each_from_the_theta_known_when_it_started() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let params = weights_file(dir.path());
+    let out = dir.path().join("tune");
+    let mut args = search_tune(&params, &out, 10, &["--concurrency", "2"]);
+    let pairs = args.iter().position(|a| a == "--pairs").expect("--pairs") + 1;
+    args[pairs] = "1".to_string();
+    run_expecting(&args, 0);
+    let (config, records) = iterations(&out);
+    assert_eq!(records.len(), 10);
+    // Rows are in the order iterations finished; each started from θ after the iterations
+    // finished before it started: some prefix of the rows before its own.
+    let mut overlapped = 0;
+    for (at, record) in records.iter().enumerate() {
+        let known = (0..=at)
+            .rev()
+            .find(|&m| theta_after(&config.params, &records[..m]) == record.step.theta);
+        let known = known
+            .unwrap_or_else(|| panic!("iteration {}: θ from no prefix", record.step.iteration));
+        overlapped += usize::from(known < at);
+    }
+    assert!(
+        overlapped > 0,
+        "no iteration started before the one before it finished"
+    );
+    let summary: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("summary.json")).expect("summary.json"),
+    )
+    .expect("JSON");
+    assert_eq!(
+        summary["params"][0]["value"],
+        theta_after(&config.params, &records)[0]
+    );
+}
+
+#[test]
+fn parameters_the_engine_cannot_take_are_refused_naming_the_file_and_line() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let out = dir.path().join("tune");
+    let refused = |text: &str| -> String {
+        let params = dir.path().join("p.txt");
+        std::fs::write(&params, text).expect("write");
+        let (_, stderr) = run_expecting(&search_tune(&params, &out, 2, &[]), 3);
+        assert!(!out.join("tune.csv").exists());
+        stderr.replace(&params.display().to_string(), "p.txt")
+    };
+    assert_eq!(
+        refused("Pawn,100,50,200,10,0.002\nKnight,300,0,900,20,0.002\n"),
+        "error: p.txt:2: the engine declares no option 'Knight' ('Knight')\n"
+    );
+    assert_eq!(
+        refused("Tempo, float, 10, 0, 20, 1, 0.002\n"),
+        "error: p.txt:1: 'Tempo' is a spin option (an integer): declare it int, not float ('Tempo')\n"
+    );
+    assert_eq!(
+        refused("Pawn,100,50,200,10,0.002\nTempo,10,40,20,2,0.002\n"),
+        "error: p.txt:2: MIN 40 is greater than MAX 20 ('Tempo,10,40,20,2,0.002')\n"
+    );
+    assert_eq!(
+        refused("Pawn,100,0,2000,10,0.002\n"),
+        "error: p.txt:1: [MIN, MAX] = [0, 2000] is not within the engine's range of 'Pawn', \
+         [0, 1000] ('Pawn')\n"
+    );
+    // A finished tune cannot be overwritten, and --resume takes no other settings.
+    let params = weights_file(dir.path());
+    run_expecting(&search_tune(&params, &out, 1, &[]), 0);
+    let (_, again) = run_expecting(&search_tune(&params, &out, 1, &[]), 4);
+    assert!(
+        again.contains("already holds a run: continue a tune with --resume"),
+        "{again}"
+    );
+    let resume = [
+        "tune",
+        "--resume",
+        &out.display().to_string(),
+        "--iterations",
+        "5",
+    ];
+    let (_, stderr) = run_expecting(&resume.map(String::from), 3);
+    assert!(
+        stderr.starts_with("error: --iterations cannot be given with --resume"),
+        "{stderr}"
+    );
+}
