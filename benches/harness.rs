@@ -115,6 +115,8 @@ fn config(
         shard: None,
         log: false,
         pgn_comments: Default::default(),
+        scale_tc: None,
+        session: Default::default(),
         run_id: None,
     }
 }

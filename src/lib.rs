@@ -10,11 +10,11 @@
 //! |---|---|
 //! | [`rules`] | the reference rules: [`rules::Position`] (a FEN), moves, legality with reasons, outcomes, perft and perft suites |
 //! | [`protocol`] | the wire format both sides speak: commands, replies, `info`, options, `go` limits (UGI and UCI) |
-//! | [`engine`] | the runner's side of the pipe: an engine as the user described it, its process, the handshake, errors |
+//! | [`engine`] | the runner's side of the pipe: an engine as the user described it, its process, the handshake, errors; engines built from git revisions and their bench |
 //! | [`bundled`] | the engine side of the pipe: the command loop and the search of the bundled engines |
 //! | [`time_control`] | a time control (clock, moves per period, move time, depth, nodes) and its live clocks, in ms |
 //! | [`game`] | one game: the move loop and adjudication, over [`time_control`]'s clocks |
-//! | [`tournament`] | config, the schedule of game pairs (round-robin, gauntlet, shards), the runner that plays it |
+//! | [`tournament`] | config, the engines made ready (built, benched, clocks scaled), the schedule of game pairs (round-robin, gauntlet, shards), the runner that plays it |
 //! | [`tune`] | SPSA tuning of engine options (fishtest's and OpenBench's algorithm), resumable and reproducible |
 //! | [`openings`] | opening books: reading, generating and checking them |
 //! | [`results`] | games.csv, PGN, the report of a run (computed once, rendered as text and JSON) |
@@ -41,6 +41,10 @@
 //! - **SPRT**: the sequential probability ratio test between two Elo hypotheses (elo0, elo1);
 //!   its **LLR** (log-likelihood ratio) is followed game by game until it crosses a bound.
 //! - **Adjudication**: the runner, not the engines, ends every game by its own rules.
+//! - **Bench** (OpenBench's convention): `ENGINE bench` searches fixed positions to a fixed
+//!   depth and prints `N nodes M nps`; the node count is the build's **signature**, the speed
+//!   the machine's. Engines built from a git revision (`src=`, [`engine::build`]) are checked
+//!   by it, and `--scale-tc` scales clocks by it ([`tournament::prepare`]).
 //!
 //! # Examples
 //!

@@ -1,8 +1,9 @@
 //! The `bt-arena` command line: a thin layer over the `bt_arena` library.
 //!
 //! Exit codes (documented in README.md): 0 success; 1 a check failed (a perft mismatch, SPRT
-//! accepted H0); 2 inconclusive (no SPRT decision over the whole schedule); 3 a bad command
-//! line; 4 any other error (a missing or malformed file, an engine that failed); 5 a run
+//! accepted H0, a bench signature that is not the one given); 2 inconclusive (no SPRT decision
+//! over the whole schedule, or --max-time stopped the run first); 3 a bad command line; 4 any
+//! other error (a missing or malformed file, an engine that failed, a failed build); 5 a run
 //! incomplete, with no verdict yet.
 
 mod cli;
@@ -18,6 +19,8 @@ struct Cli {
     command: Command,
 }
 
+// Parsed once per run: the size of the largest variant (the tournament's flags) costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Count leaf nodes of the move tree (perft), per depth, per root move, or over a suite.
@@ -54,6 +57,9 @@ enum Command {
     /// Generate an opening book (random balanced positions), or check one.
     #[command(after_long_help = cli::examples::OPENINGS)]
     Openings(cli::openings::OpeningsArgs),
+    /// Run engines' bench (OpenBench's `ENGINE bench`): the signature (a node count) and this
+    /// machine's speed, for engines given by path or built from a git revision.
+    Bench(cli::bench::BenchArgs),
     /// Write the man pages, or print a shell completion script.
     #[command(after_long_help = cli::examples::GENERATE)]
     Generate(cli::generate::GenerateArgs),
@@ -81,6 +87,7 @@ fn main() -> ExitCode {
             | Command::Tune(_)
             | Command::PerftCheck(_)
             | Command::CheckEngine(_)
+            | Command::Bench(_)
     ) {
         die_quietly_on_closed_stdout();
     }
@@ -94,6 +101,7 @@ fn main() -> ExitCode {
         Command::Merge(args) => cli::merge::run(&args),
         Command::Report(args) => cli::report::run(&args),
         Command::Openings(args) => cli::openings::run(&args),
+        Command::Bench(args) => cli::bench::run(&args, &matches),
         Command::Generate(args) => cli::generate::run(&args, Cli::command()),
     };
     result.unwrap_or_else(|err| {

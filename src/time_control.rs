@@ -63,6 +63,32 @@ impl TimeControl {
 }
 
 impl TimeControl {
+    /// This limit with its times multiplied by `factor` (OpenBench's time control scaling by
+    /// machine speed): a clock's base and increment, or a move time, each rounded to the
+    /// millisecond; a depth or node limit is returned as it is. A non-finite or negative
+    /// factor leaves the limit unchanged.
+    pub fn scaled(self, factor: f64) -> TimeControl {
+        if !factor.is_finite() || factor < 0.0 {
+            return self;
+        }
+        // Rounded and clamped to u64's range (a float-to-int `as` saturates).
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let scale = |ms: u64| (ms as f64 * factor).round() as u64;
+        match self {
+            TimeControl::Clock {
+                base_ms,
+                increment_ms,
+                moves,
+            } => TimeControl::Clock {
+                base_ms: scale(base_ms),
+                increment_ms: scale(increment_ms),
+                moves,
+            },
+            TimeControl::MoveTime(ms) => TimeControl::MoveTime(scale(ms)),
+            fixed @ (TimeControl::Depth(_) | TimeControl::Nodes(_)) => fixed,
+        }
+    }
+
     /// The PGN `TimeControl` tag value, as cutechess-cli and fastchess write it: a clock as
     /// `BASE+INC` in seconds (`10+0.1`; `8` without an increment), with its moves per period in
     /// front (`40/60+0.6`); `-` for a fixed limit per move (time, depth or nodes), which the

@@ -2,7 +2,8 @@
 //! the runner's error handling and the perft checker. Built only with the cargo feature
 //! `test-engines`, which `cargo test` turns on (so `cargo install` leaves it out).
 //!
-//! Usage: `bt-faulty [--fault NAME] [--after N] [--delay-ms MS] [--pawns N]`; the fault may
+//! Usage: `bt-faulty [--fault NAME] [--after N] [--delay-ms MS] [--pawns N] [--bench-nps N]
+//! [bench]`; the fault may
 //! also come from the environment variable `BT_FAULTY_FAULT` (the flag wins). The faults are
 //! the variants of [`Fault`]; `bt-faulty --help` lists them with what each does.
 //!
@@ -40,6 +41,12 @@
 //! docs/PROTOCOL.md): `bestmove-before-go` (after the `readyok` that follows each
 //! `uginewgame`/`ucinewgame`, prints `bestmove a2a3` before any `go`), `double-bestmove` (above)
 //! and `bestmove-on-isready` (prints `bestmove a2a3` before each `readyok`).
+//!
+//! `bt-faulty bench` is a bench in OpenBench's convention: it counts the reference perft of
+//! the start position to depth [`BENCH_PERFT_DEPTH`] and prints `N nodes M nps` (the speed
+//! measured, or `--bench-nps N`: a machine of a known speed, for exact tests). The fault
+//! `half-nps` reports half that speed: a machine twice as slow, for the tests of
+//! `--scale-tc`.
 //!
 //! `go perft` uses the binary's own naive move generator (correct unless a perft fault is
 //! chosen); moves in games come from the reference rules.
@@ -125,6 +132,8 @@ enum Fault {
     BestmoveBeforeGo,
     /// Prints `bestmove a2a3` before each `readyok`.
     BestmoveOnIsready,
+    /// Its bench reports half the speed it measured (or was given with `--bench-nps`).
+    HalfNps,
     /// Plays bt-search's depth-2 move, or a random one with a probability growing smoothly
     /// with the distance of options KnobA and KnobB from `--target-a`, `--target-b`.
     Tunable,
@@ -180,6 +189,34 @@ struct Settings {
     /// tunable: the distance at which a random move has probability 1 - e^(-1/2) (39%).
     #[arg(long, value_name = "W", default_value_t = 200.0)]
     width: f64,
+    /// bench: report this speed (nodes per second) instead of the one measured.
+    #[arg(long = "bench-nps", value_name = "N")]
+    bench_nps: Option<u64>,
+    /// `bench`: print the bench (`N nodes M nps`) and exit, instead of speaking the protocol.
+    #[arg(value_parser = ["bench"], hide_possible_values = true)]
+    command: Option<String>,
+}
+
+/// The depth of the perft `bt-faulty bench` counts.
+const BENCH_PERFT_DEPTH: u32 = 5;
+
+/// `bt-faulty bench`: the reference perft of the start position, `N nodes M nps`.
+fn bench(settings: &Settings) {
+    let started = std::time::Instant::now();
+    let nodes = bt_arena::rules::perft::perft(
+        &Position::startpos(),
+        Rules::CaptureOnly,
+        BENCH_PERFT_DEPTH,
+        bt_arena::rules::perft::PerftOptions::default(),
+    );
+    let micros = started.elapsed().as_micros().max(1);
+    let measured = u64::try_from(u128::from(nodes) * 1_000_000 / micros).unwrap_or(u64::MAX);
+    let nps = settings.bench_nps.unwrap_or(measured);
+    let nps = match settings.fault {
+        Fault::HalfNps => nps / 2,
+        _ => nps,
+    };
+    say(format!("{nodes} nodes {nps} nps"));
 }
 
 /// tunable: the options and their range.
@@ -621,6 +658,10 @@ impl Generator {
 
 fn main() -> ExitCode {
     let settings = Settings::parse();
+    if settings.command.is_some() {
+        bench(&settings);
+        return ExitCode::SUCCESS;
+    }
     if settings.fault == Fault::ExitAtStart {
         eprintln!("bt-faulty: exiting at start as asked");
         return ExitCode::from(3);

@@ -12,16 +12,22 @@
 //!   ... `Advance6`, `HomeGuard`, `Hanging`, ..., `Race`, `RaceMove`: see
 //!   [`EvalWeights::OPTIONS`]), defaulting to the values the engine plays with, for tuning.
 //!
+//! `bt-search bench [DEPTH]` searches the bench positions of [`bt_arena::bundled::bench`] to
+//! DEPTH plies (default [`BENCH_DEPTH`]), prints one line per position and then
+//! `N nodes M nps` (OpenBench's convention: the node count is the build's signature), and exits.
+//!
 //! `go` limits map to [`Limits`]: the clock of the side to move (`p1time`/`wtime` etc.),
 //! `movestogo`, `movetime`, `depth`, `nodes`, `infinite`. The time between `go` arriving and the
 //! search starting is taken off the move time and the clock.
 
+use bt_arena::bundled::bench::{BENCH_DEPTH, BENCH_HASH_MB, bench};
 use bt_arena::bundled::search::{
     EvalKind, EvalWeights, Limits, MAX_DEPTH, SearchClock, SearchReport, SearchScore, Searcher,
 };
 use bt_arena::bundled::server::{Brain, SearchRequest, serve};
 use bt_arena::protocol::{self, Info, OptionDecl, OptionKind};
 use bt_arena::rules::Move;
+use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 
 /// The default `Hash` in MiB.
@@ -161,9 +167,54 @@ fn protocol_score(score: SearchScore) -> protocol::Score {
     }
 }
 
-fn main() -> std::io::Result<()> {
-    serve(SearchBrain {
-        searcher: Searcher::new(DEFAULT_HASH_MB as usize),
-        depth_cap: 0,
-    })
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+        [] => match serve(SearchBrain {
+            searcher: Searcher::new(DEFAULT_HASH_MB as usize),
+            depth_cap: 0,
+        }) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(err) => {
+                eprintln!("bt-search: {err}");
+                ExitCode::FAILURE
+            }
+        },
+        ["bench"] => run_bench(BENCH_DEPTH),
+        ["bench", depth] => match depth.parse::<u32>() {
+            Ok(depth @ 1..=MAX_DEPTH) => run_bench(depth),
+            _ => usage(&format!("bad bench depth '{depth}' (1 to {MAX_DEPTH})")),
+        },
+        _ => usage(&format!("unknown arguments '{}'", args.join(" "))),
+    }
+}
+
+/// `bt-search bench`: one line per position, then `N nodes M nps`. A closed stdout (`| head`)
+/// ends it quietly.
+fn run_bench(depth: u32) -> ExitCode {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let mut searcher = Searcher::new(BENCH_HASH_MB);
+    let result = bench(&mut searcher, depth, |index, position, nodes| {
+        let _ = writeln!(
+            out,
+            "position {:>2}: {nodes:>10} nodes  {position}",
+            index + 1
+        );
+    });
+    let _ = writeln!(
+        out,
+        "depth {depth}, {} ms\n{result}",
+        result.elapsed.as_millis()
+    );
+    ExitCode::SUCCESS
+}
+
+/// A bad command line: the message and the usage, exit status 2.
+fn usage(problem: &str) -> ExitCode {
+    eprintln!(
+        "bt-search: {problem}\nusage: bt-search          (the UGI/UCI engine, on stdin and stdout)\n       \
+         bt-search bench [DEPTH] (the bench: N nodes M nps)"
+    );
+    ExitCode::from(2)
 }

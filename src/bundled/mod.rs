@@ -5,6 +5,8 @@
 //!   [`server::serve`]).
 //! - [`search`]: the alpha-beta searcher of `bt-search`, also the scorer of the openings
 //!   generator.
+//! - [`bench`](mod@bench): `bt-search bench`, the searcher's signature (a node count) and speed.
 
+pub mod bench;
 pub mod search;
 pub mod server;

@@ -107,11 +107,12 @@ pub fn run(args: &CheckEngineArgs) -> Result<ExitCode> {
     })
 }
 
-/// The engine of `flag` from its `key=value` tokens.
+/// The engine of `flag` from its `key=value` tokens (built first when from source).
 fn engine_description(flag: &str, tokens: &[String]) -> Result<EngineDescription> {
-    EngineKeys::parse(tokens)
+    let engine = EngineKeys::parse(tokens)
         .and_then(|keys| keys.into_description(TimeControl::Depth(1)))
-        .map_err(|e| UsageError(format!("{flag}: {e}")).into())
+        .map_err(|e| UsageError(format!("{flag}: {e}")))?;
+    super::bench::built_from_source(engine, None)
 }
 
 /// bt-random beside this executable, if it is there.

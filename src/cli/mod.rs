@@ -18,6 +18,7 @@ macro_rules! say {
     }};
 }
 
+pub mod bench;
 pub mod check_engine;
 pub mod elo;
 pub mod examples;

@@ -94,11 +94,13 @@ pub fn run(args: &PerftCheckArgs) -> Result<ExitCode> {
     })
 }
 
-/// The engine from its `key=value` tokens; its search limit defaults to depth 1.
+/// The engine from its `key=value` tokens (built first when from source); its search limit
+/// defaults to depth 1.
 fn engine_description(tokens: &[String]) -> Result<EngineDescription> {
-    EngineKeys::parse(tokens)
+    let engine = EngineKeys::parse(tokens)
         .and_then(|keys| keys.into_description(TimeControl::Depth(1)))
-        .map_err(|e| UsageError(format!("--engine: {e}")).into())
+        .map_err(|e| UsageError(format!("--engine: {e}")))?;
+    super::bench::built_from_source(engine, None)
 }
 
 /// The positions to check: the suite's lines and the random positions, or else the start.

@@ -3,9 +3,11 @@
 
 use anyhow::{Context, Result, anyhow, bail};
 use bt_arena::engine::EngineKeys;
+use bt_arena::engine::build::{self, BuildCache};
 use bt_arena::game::TimeControl;
 use bt_arena::rules::Rules;
 use bt_arena::run_dir::RunDir;
+use bt_arena::tournament::prepare;
 use bt_arena::tournament::runner::Start;
 use bt_arena::tournament::{
     self, Finish, Format, OpeningOrder, OpeningsSpec, Plan, SeedOrigin, Shard, TournamentConfig,
@@ -15,14 +17,16 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
 
 /// Arguments of `bt-arena tournament`.
 #[derive(Args, Debug)]
 pub struct TournamentArgs {
     /// An engine: cmd=PATH [name=N] [args="A B"] [dir=D] [proto=ugi|uci] [option.X=Y]
     /// [tc=[MOVES/]BASE+INC | st=S | depth=N | nodes=N] [timemargin=MS] [handshake=S]
-    /// [isready=S] [restart=on|off]. Repeat for each engine. With none, the bundled engines play a short
-    /// demonstration.
+    /// [isready=S] [restart=on|off] [bench=N]; or built from a git revision: src=REPO
+    /// [rev=REF] [build="CMD"] bin=RELPATH instead of cmd=. Repeat for each engine. With none,
+    /// the bundled engines play a short demonstration.
     #[arg(long, num_args = 1.., action = ArgAction::Append, value_name = "KEY=VALUE")]
     engine: Vec<String>,
     /// Keys applied to every engine (an engine's own keys win).
@@ -85,6 +89,18 @@ pub struct TournamentArgs {
     /// short (score/depth and time), or none.
     #[arg(long, value_name = "full|short|none")]
     pgn_comments: Option<bt_arena::results::moves::CommentDetail>,
+    /// Where engines built from source (src=) are built and kept, one build per commit and
+    /// build command (default: ~/.cache/bt-arena/builds).
+    #[arg(long, value_name = "DIR", env = build::CACHE_ENV)]
+    build_cache: Option<PathBuf>,
+    /// Scale both engines' clocks by REFERENCE_NPS / the speed of the base (last) engine's bench
+    /// on this machine, run as many times at once as --concurrency (OpenBench's scaling).
+    #[arg(long, value_name = "REFERENCE_NPS", value_parser = clap::value_parser!(u64).range(1..))]
+    scale_tc: Option<u64>,
+    /// Start no new game pair after this long (e.g. 45m, 2h, 90s; counted from the start,
+    /// builds included); a run stopped there without an SPRT decision exits with 2.
+    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
+    max_time: Option<Duration>,
 }
 
 /// The matches of the `tournament` subcommand.
@@ -108,6 +124,7 @@ pub(super) const EXIT_INTERRUPTED: u8 = 130;
 /// # Errors
 /// A bad flag or config, an unusable book or results directory.
 pub fn run(args: &TournamentArgs, matches: &ArgMatches) -> Result<ExitCode> {
+    let started = Instant::now();
     let engines = engine_groups(matches);
     let (mut config, start) = match &args.resume {
         Some(dir) => (resumed_config(dir, args, matches)?, Start::Resume),
@@ -125,6 +142,12 @@ pub fn run(args: &TournamentArgs, matches: &ArgMatches) -> Result<ExitCode> {
             (config, Start::Fresh(seed))
         }
     };
+    config.session.deadline = args.max_time.map(|limit| started + limit);
+    let cache = match config.engines.iter().any(|e| e.source.is_some()) {
+        true => Some(BuildCache::locate(args.build_cache.as_deref())?),
+        false => None,
+    };
+    prepare::prepare(&mut config, cache.as_ref(), &mut |line| say!("{line}"))?;
     let stop = interrupt_flag()?;
     let report = tournament::run(&mut config, start, &stop, announce)?;
     say!("\n{}", report.summary);
@@ -225,6 +248,19 @@ fn exit_code(config: &TournamentConfig, report: &tournament::RunReport) -> ExitC
             eprintln!("Interrupted: continue with `{}`", resume_command(config));
             EXIT_INTERRUPTED.into()
         }
+        Finish::TimeLimit => {
+            let decision = match config.sprt {
+                Some(_) => "no SPRT decision; ",
+                None => "",
+            };
+            eprintln!(
+                "Time limit reached (--max-time): no new game pair started after it; {} \
+                 recorded; {decision}continue with `{}`",
+                bt_arena::results::plural(report.summary.games, "game"),
+                resume_command(config)
+            );
+            super::EXIT_INCONCLUSIVE.into()
+        }
         Finish::Completed if !report.not_played.is_empty() => super::EXIT_ERROR.into(),
         _ => super::conclude(&report.sources, &report.reading, report.verdict, true),
     }
@@ -272,7 +308,14 @@ pub(super) const DEFAULT_LIMIT: TimeControl = TimeControl::Clock {
 
 /// Flags `--resume` takes: they cannot change the games or their records (`--shard` says
 /// which shard of the run in DIR to continue).
-const RESUME_FLAGS: [&str; 4] = ["resume", "concurrency", "log", "shard"];
+const RESUME_FLAGS: [&str; 6] = [
+    "resume",
+    "concurrency",
+    "log",
+    "shard",
+    "max-time",
+    "build-cache",
+];
 
 /// The saved config of the run in `dir` (of its shard `--shard K/N`, in `dir/shard-K`; `dir`
 /// may also be a shard's directory), writing to `dir` wherever the run was first started,
@@ -300,8 +343,8 @@ fn resumed_config(
     {
         return Err(super::UsageError(format!(
             "--{flag} cannot be given with --resume: the run continues exactly as saved in {}, \
-             so that every game belongs to one tournament (only --concurrency, --log and --shard may \
-             be given)",
+             so that every game belongs to one tournament (only --concurrency, --log, --shard, \
+             --max-time and --build-cache may be given)",
             parse_shard(args)?
                 .map_or_else(|| RunDir::new(dir), |s| RunDir::new(dir).shard(s.index()))
                 .config_json()
@@ -310,6 +353,11 @@ fn resumed_config(
         .into());
     }
     let mut config = resumed_shard_config(dir, parse_shard(args)?)?;
+    // Saved commits are kept; only a source saved without one (a hand-written config) is
+    // resolved now.
+    for warning in prepare::resolve_sources(&mut config)? {
+        eprintln!("warning: {warning}");
+    }
     config.concurrency = args.concurrency.unwrap_or(config.concurrency);
     config.log |= args.log;
     config
@@ -343,6 +391,9 @@ fn build_config(
         bail!("--each needs engines given with --engine");
     }
     override_settings(&mut config, args)?;
+    for warning in prepare::resolve_sources(&mut config)? {
+        eprintln!("warning: {warning}");
+    }
     config.validate()?;
     make_paths_absolute(&mut config)?;
     check_engine_commands(&config)?;
@@ -420,6 +471,7 @@ fn override_settings(config: &mut TournamentConfig, args: &TournamentArgs) -> Re
     config.seed = args.seed.unwrap_or(config.seed);
     config.log |= args.log;
     config.pgn_comments = args.pgn_comments.unwrap_or(config.pgn_comments);
+    config.scale_tc = args.scale_tc.or(config.scale_tc);
     if !args.openings.is_empty() {
         config.openings = OpeningsSpec::parse(&args.openings)?;
     } else if args.config.is_none() {
@@ -446,7 +498,10 @@ fn override_settings(config: &mut TournamentConfig, args: &TournamentArgs) -> Re
 pub(super) fn make_paths_absolute(config: &mut TournamentConfig) -> Result<()> {
     let absolute = |path: &Path| std::path::absolute(path).context("cannot resolve a path");
     for engine in &mut config.engines {
-        if engine.cmd.components().count() > 1 {
+        if let Some(source) = engine.source.as_mut() {
+            source.repo = bt_arena::engine::source::absolute_repo(&source.repo)
+                .context("cannot resolve a path")?;
+        } else if engine.cmd.components().count() > 1 {
             engine.cmd = absolute(&engine.cmd)?;
         }
         if let Some(dir) = &engine.dir {
@@ -464,7 +519,8 @@ pub(super) fn make_paths_absolute(config: &mut TournamentConfig) -> Result<()> {
 /// executable, or its working directory does not exist.
 pub(super) fn check_engine_commands(config: &TournamentConfig) -> Result<()> {
     use std::os::unix::fs::PermissionsExt;
-    for engine in &config.engines {
+    // An engine built from source is checked once built.
+    for engine in config.engines.iter().filter(|e| e.source.is_none()) {
         let name = &engine.name;
         let cmd = &engine.cmd;
         if cmd.components().count() <= 1 {
@@ -566,6 +622,8 @@ fn default_config() -> Result<TournamentConfig> {
         shard: None,
         log: false,
         pgn_comments: Default::default(),
+        scale_tc: None,
+        session: Default::default(),
         run_id: None,
     })
 }

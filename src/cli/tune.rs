@@ -202,6 +202,12 @@ fn build_config(args: &TuneArgs, matches: &ArgMatches) -> Result<TuneConfig> {
     let mut engine = EngineKeys::parse(tokens)
         .and_then(|keys| keys.with_defaults(&each).into_description(DEFAULT_LIMIT))
         .map_err(|e| anyhow!("--engine: {e}"))?;
+    if engine.source.is_some() {
+        return Err(anyhow!(
+            "--engine: tune does not build engines from source (src=): build the commit and \
+             give its executable with cmd=PATH"
+        ));
+    }
     engine.name = "tune".to_string();
     let mut params = match &args.params {
         Some(path) => params::read_file(path)?,

@@ -2,7 +2,12 @@
 //! (after `--each`), or an `[[engines]]` table of a config file. [`EngineKeys`] reads the
 //! tokens, [`EngineDescription`] is the engine the user described, and
 //! [`EngineDescription::launch`] says how its process is launched ([`EngineLaunch`]).
+//!
+//! An engine built from a git revision (`src=REPO rev=REF build="CMD" bin=RELPATH`) has a
+//! [`EngineSource`]; its `cmd` is then the path of its executable in the checkout, which
+//! [`crate::tournament::prepare`] builds before any game (see [`crate::engine::build`]).
 
+use super::source::{EngineSource, absolute_repo};
 use super::{EngineLaunch, Timeouts};
 use crate::protocol::Protocol;
 use crate::time_control::TimeControl;
@@ -11,7 +16,7 @@ use serde::de::{MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::time::Duration;
 
@@ -20,9 +25,12 @@ use std::time::Duration;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EngineDescription {
-    /// Display name, unique within the tournament; defaults to the command's file name.
+    /// Display name, unique within the tournament; defaults to the command's file name, or
+    /// for an engine built from source to `NAME@SHORTHASH` (NAME: `name=`, else the
+    /// repository's directory name).
     pub name: String,
-    /// The executable (run directly, no shell).
+    /// The executable (run directly, no shell); for an engine built from source, its path in
+    /// the checkout (`bin=`).
     pub cmd: PathBuf,
     /// Arguments passed to the executable.
     #[serde(default)]
@@ -53,18 +61,47 @@ pub struct EngineDescription {
     /// the default). A crashed engine is always restarted.
     #[serde(default)]
     pub restart: bool,
+    /// The git revision the engine is built from (`src=`, `rev=`, `build=`), with the commit
+    /// it resolved to; `None` for an engine given by `cmd=`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<EngineSource>,
+    /// The node count the engine's bench must print (its signature, OpenBench's "bench"):
+    /// pinned with `bench=N`, or for an engine built from source measured when the run
+    /// started and checked by every later session and shard. A mismatch stops the run before
+    /// any game.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bench: Option<u64>,
+    /// The checkout an engine built from source runs from on this machine: its `cmd` is
+    /// relative to it, and it is the working directory when `dir` is not given. Set when the
+    /// build is ready; not saved (another machine has its own cache).
+    #[serde(skip)]
+    pub checkout: Option<PathBuf>,
+    /// The factor this session multiplies the engine's clock by (`--scale-tc`); not saved,
+    /// since each machine measures its own (see [`effective_limit`](Self::effective_limit)).
+    #[serde(skip)]
+    pub clock_scale: Option<f64>,
 }
 
 impl EngineDescription {
     /// How to run this engine: its command, arguments, directory, protocol, options (in the
     /// order given) and handshake and `isready` timeouts (the default quit grace), and no log
     /// files (set `stderr_log` and `comm_log` on the result to keep them).
+    ///
+    /// An engine built from source runs `cmd` in its [`checkout`](Self::checkout), which is
+    /// also its working directory unless `dir` is given.
     pub fn launch(&self) -> EngineLaunch {
+        let (cmd, dir) = match &self.checkout {
+            Some(checkout) => (
+                checkout.join(&self.cmd),
+                self.dir.clone().or_else(|| Some(checkout.clone())),
+            ),
+            None => (self.cmd.clone(), self.dir.clone()),
+        };
         EngineLaunch {
             name: self.name.clone(),
-            cmd: self.cmd.clone(),
+            cmd,
             args: self.args.clone(),
-            dir: self.dir.clone(),
+            dir,
             env: Vec::new(),
             proto: self.proto,
             options: self.options.pairs().to_vec(),
@@ -75,6 +112,18 @@ impl EngineDescription {
                 ready: Duration::from_millis(self.ready_timeout_ms),
                 ..Timeouts::default()
             },
+        }
+    }
+}
+
+impl EngineDescription {
+    /// The limit the engine plays under in this session: [`limit`](Self::limit) with its
+    /// clock (base, increment, or move time) multiplied by [`clock_scale`](Self::clock_scale)
+    /// when set; depth and node limits are not scaled.
+    pub fn effective_limit(&self) -> TimeControl {
+        match self.clock_scale {
+            Some(factor) => self.limit.scaled(factor),
+            None => self.limit,
         }
     }
 }
@@ -181,13 +230,20 @@ pub struct EngineKeys {
     handshake_timeout_ms: Option<u64>,
     ready_timeout_ms: Option<u64>,
     restart: Option<bool>,
+    src: Option<String>,
+    rev: Option<String>,
+    build: Option<String>,
+    bin: Option<PathBuf>,
+    bench: Option<u64>,
 }
 
 impl EngineKeys {
     /// Parses `key=value` tokens: `cmd`, `name`, `args` (split at white space), `arg` (one
     /// argument, repeatable), `dir`, `proto=ugi|uci`, `option.NAME=VALUE`, `tc=[MOVES/]BASE[+INC]`
     /// (seconds), `st=SECONDS`, `depth=N`, `nodes=N`, `timemargin=MS`, `handshake=SECONDS`,
-    /// `isready=SECONDS` (positive), `restart=on|off`.
+    /// `isready=SECONDS` (positive), `restart=on|off`; for an engine built from a git revision
+    /// `src=REPO` (a path or a URL), `rev=REF` (default `HEAD`), `build=CMD`, `bin=RELPATH`;
+    /// and `bench=N`, the node count its bench must print.
     ///
     /// # Errors
     /// The first bad token, as a [`DescriptionError`]: not `key=value`, an unknown key, a bad
@@ -254,6 +310,18 @@ impl EngineKeys {
             "isready" => {
                 self.ready_timeout_ms = Some(positive_seconds_to_ms(value).map_err(|e| bad(&e))?)
             }
+            "src" if value.is_empty() => return Err(bad("src cannot be empty")),
+            "src" => self.src = Some(value.to_string()),
+            "rev" if value.is_empty() => return Err(bad("rev cannot be empty")),
+            "rev" => self.rev = Some(value.to_string()),
+            "build" if value.trim().is_empty() => return Err(bad("build cannot be empty")),
+            "build" => self.build = Some(value.to_string()),
+            "bin" if value.is_empty() => return Err(bad("bin cannot be empty")),
+            "bin" if Path::new(value).is_absolute() => {
+                return Err(bad("bin is a path relative to the checkout"));
+            }
+            "bin" => self.bin = Some(PathBuf::from(value)),
+            "bench" => self.bench = Some(parse_positive(value).map_err(|e| bad(&e))?),
             "restart" => {
                 self.restart = Some(match value {
                     "on" => true,
@@ -306,21 +374,33 @@ impl EngineKeys {
         self.handshake_timeout_ms = self.handshake_timeout_ms.or(each.handshake_timeout_ms);
         self.ready_timeout_ms = self.ready_timeout_ms.or(each.ready_timeout_ms);
         self.restart = self.restart.or(each.restart);
+        self.src = self.src.or_else(|| each.src.clone());
+        self.rev = self.rev.or_else(|| each.rev.clone());
+        self.build = self.build.or_else(|| each.build.clone());
+        self.bin = self.bin.or_else(|| each.bin.clone());
+        self.bench = self.bench.or(each.bench);
         self
     }
 
-    /// The finished description; `default_limit` applies when no limit was given.
+    /// The finished description; `default_limit` applies when no limit was given. With
+    /// `src=`, the engine is built from source: its `cmd` is `bin=`, a local repository's
+    /// path is made absolute, and its name stays NAME (`name=` or the repository's directory
+    /// name) until its commit is known.
     ///
     /// # Errors
-    /// [`DescriptionError::MissingCmd`] when `cmd` is missing.
+    /// [`DescriptionError::MissingCmd`] when neither `cmd` nor `src` is given;
+    /// [`DescriptionError::Source`] for `cmd` with `src`, `src` without `bin`, or `rev`,
+    /// `build` or `bin` without `src`.
     pub fn into_description(
         self,
         default_limit: TimeControl,
     ) -> Result<EngineDescription, DescriptionError> {
-        let cmd = self.cmd.ok_or(DescriptionError::MissingCmd)?;
-        let name = self.name.unwrap_or_else(|| {
-            cmd.file_name()
-                .map_or_else(|| cmd.display().to_string(), |n| n.to_string_lossy().into())
+        let (cmd, source) = self.command_and_source()?;
+        let name = self.name.unwrap_or_else(|| match &source {
+            Some(source) => source.repo_name(),
+            None => cmd
+                .file_name()
+                .map_or_else(|| cmd.display().to_string(), |n| n.to_string_lossy().into()),
         });
         Ok(EngineDescription {
             name,
@@ -336,7 +416,58 @@ impl EngineKeys {
                 .unwrap_or_else(default_handshake_ms),
             ready_timeout_ms: self.ready_timeout_ms.unwrap_or_else(default_ready_ms),
             restart: self.restart.unwrap_or(false),
+            source,
+            bench: self.bench,
+            checkout: None,
+            clock_scale: None,
         })
+    }
+
+    /// The command (`cmd=`, or `bin=` of an engine built from source) and the source.
+    fn command_and_source(&self) -> Result<(PathBuf, Option<EngineSource>), DescriptionError> {
+        let Some(repo) = &self.src else {
+            if let Some(key) = [
+                ("rev", self.rev.is_some()),
+                ("build", self.build.is_some()),
+                ("bin", self.bin.is_some()),
+            ]
+            .iter()
+            .find_map(|&(key, given)| given.then_some(key))
+            {
+                return Err(DescriptionError::Source(format!(
+                    "{key}= needs src=REPO (the git repository the engine is built from)"
+                )));
+            }
+            let cmd = self.cmd.clone().ok_or(DescriptionError::MissingCmd)?;
+            return Ok((cmd, None));
+        };
+        if self.cmd.is_some() {
+            return Err(DescriptionError::Source(
+                "cmd= and src= cannot both be given: an engine built from source names its \
+                 executable in the checkout with bin=RELPATH"
+                    .to_string(),
+            ));
+        }
+        let bin = self.bin.clone().ok_or_else(|| {
+            DescriptionError::Source(format!(
+                "src={repo} needs bin=RELPATH: the engine's executable in the checkout, once \
+                 built (e.g. bin=target/release/my-engine)"
+            ))
+        })?;
+        let repo = absolute_repo(repo)
+            .map_err(|e| DescriptionError::Source(format!("src={repo}: {e}")))?;
+        Ok((
+            bin,
+            Some(EngineSource {
+                repo,
+                rev: self
+                    .rev
+                    .clone()
+                    .unwrap_or_else(|| super::source::DEFAULT_REV.to_string()),
+                commit: None,
+                build: self.build.clone(),
+            }),
+        ))
     }
 }
 
@@ -372,6 +503,8 @@ pub enum DescriptionError {
     },
     /// No `cmd=`: the engine has no program to run.
     MissingCmd,
+    /// Keys of an engine built from source that do not fit together (the message says which).
+    Source(String),
 }
 
 impl fmt::Display for DescriptionError {
@@ -392,9 +525,11 @@ impl fmt::Display for DescriptionError {
                 "'{token}' gives a second search limit after {previous}: \
                  choose one of tc, st, depth, nodes"
             ),
-            DescriptionError::MissingCmd => {
-                f.write_str("an engine needs cmd=PATH (e.g. --engine cmd=./my-engine name=mine)")
-            }
+            DescriptionError::MissingCmd => f.write_str(
+                "an engine needs cmd=PATH (e.g. --engine cmd=./my-engine name=mine), or src=REPO \
+                 bin=RELPATH to build it from a git revision",
+            ),
+            DescriptionError::Source(problem) => f.write_str(problem),
         }
     }
 }
@@ -590,7 +725,8 @@ mod tests {
         assert_eq!(missing, Err(DescriptionError::MissingCmd));
         assert_eq!(
             DescriptionError::MissingCmd.to_string(),
-            "an engine needs cmd=PATH (e.g. --engine cmd=./my-engine name=mine)"
+            "an engine needs cmd=PATH (e.g. --engine cmd=./my-engine name=mine), or src=REPO \
+             bin=RELPATH to build it from a git revision"
         );
     }
 
@@ -636,5 +772,101 @@ mod tests {
                 previous: TimeControl::MoveTime(1000)
             }
         );
+    }
+
+    #[test]
+    fn source_keys_describe_an_engine_built_from_a_revision() {
+        let each = EngineKeys::parse(&["src=/repos/my-engine.git", "build=make", "bin=bin/engine"])
+            .unwrap();
+        let engine = EngineKeys::parse(&["rev=main", "bench=123456"])
+            .unwrap()
+            .with_defaults(&each)
+            .into_description(DEFAULT)
+            .unwrap();
+        assert_eq!(engine.name, "my-engine");
+        assert_eq!(engine.cmd, PathBuf::from("bin/engine"));
+        assert_eq!(engine.bench, Some(123_456));
+        assert_eq!(
+            engine.source,
+            Some(EngineSource {
+                repo: "/repos/my-engine.git".into(),
+                rev: "main".into(),
+                commit: None,
+                build: Some("make".into()),
+            })
+        );
+        // Not saved: where this machine's checkout is.
+        let json = serde_json::to_value(&engine).unwrap();
+        assert_eq!(
+            json["source"],
+            serde_json::json!({"repo": "/repos/my-engine.git", "rev": "main", "build": "make"})
+        );
+        assert_eq!(json["bench"], 123_456);
+        let mut built = engine.clone();
+        built.checkout = Some(PathBuf::from("/cache/x/checkout-1"));
+        let launch = built.launch();
+        assert_eq!(launch.cmd, PathBuf::from("/cache/x/checkout-1/bin/engine"));
+        assert_eq!(launch.dir, Some(PathBuf::from("/cache/x/checkout-1")));
+        let back: EngineDescription =
+            serde_json::from_value(serde_json::to_value(&built).unwrap()).unwrap();
+        assert_eq!(back, engine);
+        // The default revision is HEAD; a relative repository becomes absolute.
+        let local = EngineKeys::parse(&["src=.", "bin=x", "name=mine"])
+            .unwrap()
+            .into_description(DEFAULT)
+            .unwrap();
+        let source = local.source.unwrap();
+        assert_eq!(source.rev, "HEAD");
+        assert!(Path::new(&source.repo).is_absolute());
+        assert_eq!(local.name, "mine");
+    }
+
+    #[test]
+    fn source_keys_that_do_not_fit_together_are_refused() {
+        let err = |tokens: &[&str]| {
+            EngineKeys::parse(tokens)
+                .and_then(|keys| keys.into_description(DEFAULT))
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(
+            err(&["cmd=x", "rev=main"]),
+            "rev= needs src=REPO (the git repository the engine is built from)"
+        );
+        assert!(
+            err(&["src=.", "cmd=x", "bin=y"]).starts_with("cmd= and src= cannot both be given")
+        );
+        assert!(err(&["src=."]).starts_with("src=. needs bin=RELPATH"));
+        assert_eq!(
+            err(&["src=.", "bin=/usr/bin/x"]),
+            "bad value in 'bin=/usr/bin/x': bin is a path relative to the checkout"
+        );
+        assert_eq!(
+            err(&["cmd=x", "bench=0"]),
+            "bad value in 'bench=0': '0' is not a positive whole number"
+        );
+    }
+
+    #[test]
+    fn a_scaled_clock_multiplies_base_increment_and_move_time_only() {
+        let mut engine = EngineKeys::parse(&["cmd=x", "tc=10+0.1"])
+            .unwrap()
+            .into_description(DEFAULT)
+            .unwrap();
+        assert_eq!(engine.effective_limit(), engine.limit);
+        engine.clock_scale = Some(2.0);
+        assert_eq!(
+            engine.effective_limit(),
+            TimeControl::Clock {
+                base_ms: 20_000,
+                increment_ms: 200,
+                moves: None,
+            }
+        );
+        engine.limit = TimeControl::MoveTime(150);
+        engine.clock_scale = Some(0.5);
+        assert_eq!(engine.effective_limit(), TimeControl::MoveTime(75));
+        engine.limit = TimeControl::Depth(4);
+        assert_eq!(engine.effective_limit(), TimeControl::Depth(4));
     }
 }

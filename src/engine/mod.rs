@@ -12,18 +12,25 @@
 //! [`StrayOutput`] (see [`Engine::take_stray`] and docs/PROTOCOL.md, "Output that answers no
 //! request").
 //!
+//! - [`source`], [`build`], [`bench`](mod@bench): an engine built from a git revision (its commit
+//!   resolved once), the build cache it is built in, and its bench (OpenBench's `ENGINE bench`:
+//!   the build's signature and the machine's speed).
+//!
 //! Process notes: engines are spawned without a shell, each in its own process group (a
 //! terminal Ctrl-C reaches the runner, not the engines, which the runner then quits); on Linux
 //! each gets `PR_SET_PDEATHSIG(SIGKILL)`, so it dies with the runner even when the runner is
 //! killed. Spawning happens on one long-lived thread, so an [`Engine`] may be started and used
 //! on any thread.
 
+pub mod bench;
+pub mod build;
 mod description;
 mod error;
 mod launch;
 mod lines;
 mod process;
 pub mod rule_option;
+pub mod source;
 
 pub use description::{
     DEFAULT_TIME_MARGIN_MS, DescriptionError, EngineDescription, EngineKeys, EngineOptions,
@@ -31,6 +38,7 @@ pub use description::{
 pub use error::EngineError;
 pub use launch::{EngineLaunch, Timeouts};
 pub use process::MAX_LINE_BYTES;
+pub use source::EngineSource;
 
 use crate::protocol::{
     Command, GoLimits, Info, OptionDecl, OptionKind, Protocol, ProtocolError, Reply,

@@ -95,11 +95,12 @@ fn play_moves(
     stop: &AtomicBool,
     infos: &mut Vec<MoveInfo>,
 ) -> Result<PlayedGame, Unfinished> {
-    let mut clocks = Clocks::new(
-        players
-            .specs
-            .map(|spec| SideClock::new(spec.limit, Duration::from_millis(spec.time_margin_ms))),
-    );
+    let mut clocks = Clocks::new(players.specs.map(|spec| {
+        SideClock::new(
+            spec.effective_limit(),
+            Duration::from_millis(spec.time_margin_ms),
+        )
+    }));
     let mut used = ByColor::<Duration>::default();
     let mut moves = Vec::new();
     let mut position = *opening;

@@ -150,6 +150,16 @@ impl ResultsWriter {
         self
     }
 
+    /// Sets the engines built from source (by name) whose commit, build command and bench
+    /// signature the PGN tags record (see [`super::pgn`]).
+    pub fn with_builds(
+        mut self,
+        builds: std::collections::BTreeMap<String, super::provenance::EngineProvenance>,
+    ) -> ResultsWriter {
+        self.style.builds = builds;
+        self
+    }
+
     /// Sets how much the PGN move comments say (default [`CommentDetail::Full`]).
     pub fn with_comments(mut self, comments: CommentDetail) -> ResultsWriter {
         self.style.comments = comments;

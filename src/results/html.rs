@@ -13,6 +13,7 @@
 
 use super::crosstable::Crosstable;
 use super::moves::CommentDetail;
+use super::provenance::{ClockScale, EngineProvenance};
 use super::series::{
     OpeningResult, PairSeries, Series, SeriesBuilder, SprtLines, UnreadableMoveInfo,
 };
@@ -39,7 +40,7 @@ pub const MAX_OPENING_ROWS: usize = 15;
 const TEMPLATE: &str = include_str!("report.html.tmpl");
 
 /// What the runner knows of a run that its files do not say: saved as run.json.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct RunInfo {
     /// The command line of the session that last ran (or resumed) the run, as words.
     #[serde(default)]
@@ -50,6 +51,13 @@ pub struct RunInfo {
     /// Each engine's `id name`, by configured name, as far as known.
     #[serde(default)]
     pub engines: BTreeMap<String, String>,
+    /// Engines built from source (or with a pinned bench), by name: commit, build command,
+    /// bench signature, and this session's bench speed and build (cached or made, how long).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub builds: BTreeMap<String, EngineProvenance>,
+    /// This session's time control scaling (`--scale-tc`), each shard its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_scale: Option<ClockScale>,
 }
 
 impl RunInfo {
@@ -797,6 +805,12 @@ fn meta_rows(report: &Report<'_>) -> Vec<(String, String)> {
         }
         for (name, id) in &info.engines {
             rows.push((format!("Engine {name}"), id.clone()));
+        }
+        for (name, build) in &info.builds {
+            rows.push((format!("Source of {name}"), build.to_string()));
+        }
+        if let Some(scale) = &info.clock_scale {
+            rows.push(("Time control scaled".into(), scale.to_string()));
         }
     }
     rows.push((

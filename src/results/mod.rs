@@ -11,6 +11,7 @@
 //!   atomically by [`write_summary`].
 //! * `report.html`: the same summary and the [`series`] over the games as one self-contained
 //!   page ([`html`]), and `run.json`, the run's command line and engine identities.
+//! * what they all record of engines built from source and of `--scale-tc`: [`provenance`].
 //!
 //! The report is computed once ([`Summary::compute`], or game by game from the files with
 //! [`Summary::from_files`] and [`SummaryBuilder`], in `report.rs`) and rendered by
@@ -28,6 +29,7 @@ mod json;
 pub mod moves;
 pub mod pgn;
 pub mod pgn_read;
+pub mod provenance;
 mod report;
 pub mod series;
 pub mod svg;

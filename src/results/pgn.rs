@@ -23,6 +23,10 @@
 //! [X-OpeningId "4"]
 //! ```
 //!
+//! An engine built from source adds `X-WhiteCommit`/`X-BlackCommit` (the full commit hash),
+//! `X-WhiteBuild`/`X-BlackBuild` (the build command) and `X-WhiteBench`/`X-BlackBench` (the
+//! bench signature), after `X-OpeningId`, for the side it played (see [`PgnStyle::builds`]).
+//!
 //! When the two engines have different limits, `WhiteTimeControl` and `BlackTimeControl` (and
 //! `X-WhiteLimit`, `X-BlackLimit`) replace `TimeControl` (and `X-Limit`), as cutechess-cli and
 //! fastchess write them. Then a blank line, the numbered moves (`1. a2a3 a7a6 2. b2b3`, or
@@ -33,8 +37,10 @@
 
 use super::GameRecord;
 use super::moves::{self, CommentDetail, MoveInfo};
+use super::provenance::EngineProvenance;
 use crate::rules::{Color, Position, Rules};
 use crate::time_control::TimeControl;
+use std::collections::BTreeMap;
 use std::fmt::Write;
 
 /// Longest movetext line.
@@ -70,6 +76,10 @@ pub struct PgnStyle {
     pub limits: Vec<(String, TimeControl)>,
     /// How much each move's comment says.
     pub comments: CommentDetail,
+    /// Engines built from source (or with a pinned bench), by engine name: their commit,
+    /// build command and bench signature become `X-WhiteCommit`, `X-WhiteBuild`,
+    /// `X-WhiteBench` (and `X-Black...`) tags.
+    pub builds: BTreeMap<String, EngineProvenance>,
 }
 
 impl PgnStyle {
@@ -80,6 +90,7 @@ impl PgnStyle {
             rules,
             limits: Vec::new(),
             comments: CommentDetail::Full,
+            builds: BTreeMap::new(),
         }
     }
 
@@ -148,6 +159,19 @@ pub fn format_game_with(record: &GameRecord, infos: &[MoveInfo], style: &PgnStyl
     tag("X-GameId", &record.game_id.to_string());
     tag("X-Pair", &record.pair.to_string());
     tag("X-OpeningId", &record.opening_id.to_string());
+    for (side, name) in [("White", &record.white), ("Black", &record.black)] {
+        if let Some(build) = style.builds.get(name) {
+            if let Some(commit) = &build.commit {
+                tag(&format!("X-{side}Commit"), commit);
+            }
+            if let Some(command) = &build.build {
+                tag(&format!("X-{side}Build"), command);
+            }
+            if let Some(bench) = build.bench {
+                tag(&format!("X-{side}Bench"), &bench.to_string());
+            }
+        }
+    }
     text.push('\n');
     let first_mover = opening.map_or(Color::White, |p| p.side_to_move());
     text.push_str(&movetext(record, infos, first_mover, style.comments));
@@ -395,5 +419,43 @@ mod tests {
         assert!(movetext.starts_with("1. a2a3 {0.001s} a2a3 {0.001s} 2. a2a3"));
         assert!(!movetext.lines().any(|line| line.ends_with('.')));
         assert!(movetext.ends_with("{all-captured: Black captures every White pawn} 0-1"));
+    }
+
+    #[test]
+    fn engines_built_from_source_tag_their_commit_build_and_bench() {
+        let game = record(
+            3,
+            2,
+            "new@1a2b3c4",
+            "base",
+            GameResult::BlackWins,
+            Termination::GoalRank,
+        );
+        let mut style = style(Rules::CaptureOnly);
+        style.builds.insert(
+            "new@1a2b3c4".into(),
+            EngineProvenance {
+                commit: Some("1a2b3c4".into()),
+                build: Some("make EXE=\"x\"".into()),
+                bench: Some(4242),
+                ..EngineProvenance::default()
+            },
+        );
+        style.builds.insert(
+            "base".into(),
+            EngineProvenance {
+                bench: Some(77),
+                ..EngineProvenance::default()
+            },
+        );
+        let text = format_game(&game, &style);
+        assert!(
+            text.contains(
+                "[X-OpeningId \"2\"]\n[X-WhiteCommit \"1a2b3c4\"]\n\
+                 [X-WhiteBuild \"make EXE=\\\"x\\\"\"]\n[X-WhiteBench \"4242\"]\n\
+                 [X-BlackBench \"77\"]\n\n"
+            ),
+            "{text}"
+        );
     }
 }

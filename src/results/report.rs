@@ -2,6 +2,7 @@
 //! pentanomial counts and SPRT, and per-engine faults. Rendered as text by
 //! [`text`](super::text) and as JSON (summary.json) by [`json`](super::json).
 
+use super::provenance::EngineProvenance;
 use super::{GameFile, GameRecord, ResultsError, Termination};
 use crate::rules::Color;
 use crate::stats::{
@@ -9,7 +10,7 @@ use crate::stats::{
     Ratings, SequentialTest, Sprt, SprtDecision, SprtStatus,
 };
 use serde::Serialize;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 /// The report of a set of finished games. Serializes (as summary.json) with the field names
@@ -30,6 +31,11 @@ pub struct Summary {
     pub pairs: Vec<PairSummary>,
     /// Losses by fault (and stray answers) of each engine, in tournament order.
     pub faults: Vec<EngineFaults>,
+    /// Engines built from source (or with a pinned bench), by name: repository, revision,
+    /// commit, build command and bench signature. Set by the runner from the config; empty
+    /// (and left out of summary.json) otherwise.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub builds: BTreeMap<String, EngineProvenance>,
 }
 
 /// One row of the standings.
@@ -313,6 +319,7 @@ impl SummaryBuilder {
             pairs: pair_summaries(engines, tally),
             faults: engine_faults(engines, tally),
             engines: self.engines,
+            builds: BTreeMap::new(),
         }
     }
 

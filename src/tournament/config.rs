@@ -4,8 +4,10 @@
 //! (TOML or JSON, the same fields) both produce a [`TournamentConfig`], which is saved with the
 //! results as `config.json` so a run can be resumed exactly.
 
+use super::prepare::Session;
 use crate::engine::EngineDescription;
 use crate::results::moves::CommentDetail;
+use crate::results::provenance::EngineProvenance;
 use crate::results::{ResultsError, ResultsWriter};
 use crate::rules::Rules;
 use crate::run_dir::Shard;
@@ -138,6 +140,15 @@ pub struct TournamentConfig {
     /// How much the move comments of games.pgn say (`full`, `short`, `none`).
     #[serde(default)]
     pub pgn_comments: CommentDetail,
+    /// `--scale-tc REFERENCE_NPS`: the speed, in nodes per second of the base (last) engine's
+    /// bench, the time controls are meant for; each session multiplies both engines' clocks
+    /// by this over the speed it measures (see [`crate::tournament::prepare`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale_tc: Option<u64>,
+    /// What this session learnt or was given that config.json does not keep (its deadline,
+    /// builds and clock scaling).
+    #[serde(skip)]
+    pub session: Session,
     /// The run's id (see [`crate::run_dir::identity::RunIdentity::run_id`]): drawn when the
     /// run starts, shared by every shard of a sharded run. `None` in a config file, and in
     /// the config.json of runs begun before run ids existed.
@@ -218,11 +229,12 @@ impl TournamentConfig {
         let limits = self
             .engines
             .iter()
-            .map(|engine| (engine.name.clone(), engine.limit))
+            .map(|engine| (engine.name.clone(), engine.effective_limit()))
             .collect();
         ResultsWriter::open(dir, self.rules)?
             .with_event(self.event.clone())
             .with_limits(limits)
+            .with_builds(EngineProvenance::of_engines(&self.engines))
             .with_comments(self.pgn_comments)
             .reconciled()
     }
@@ -458,6 +470,8 @@ mod tests {
             shard: None,
             log: false,
             pgn_comments: Default::default(),
+            scale_tc: None,
+            session: Default::default(),
             run_id: None,
         }
     }

@@ -1,10 +1,13 @@
-//! Tournaments: configuration, the schedule of game pairs, and the runner that plays the
-//! schedule (each game by [`crate::game`]) and keeps every result safe.
+//! Tournaments: configuration, the engines made ready before any game ([`prepare`]: built
+//! from source, benched, clocks scaled), the schedule of game pairs, and the runner that plays
+//! the schedule (each game by [`crate::game`]) and keeps every result safe.
 //!
 //! Data flows one way: config → schedule → games → results (see [`crate::results`]) → report.
 //!
 //! * [`config`]: a tournament's settings, saved as config.json;
 //! * [`identity`]: a run's identity, decided once and joined by every shard;
+//! * [`prepare`]: the engines made ready before any game (built from source, benched, clocks
+//!   scaled);
 //! * [`schedule`]: every game of a tournament, fixed by its config and seed;
 //! * [`runner`]: the workers that play the schedule, resume and stop on the SPRT;
 //! * [`shard`]: one tournament over many machines, its shared SPRT, and the merge;
@@ -13,6 +16,7 @@
 
 pub mod config;
 pub mod identity;
+pub mod prepare;
 pub mod run_games;
 pub mod runner;
 pub mod schedule;

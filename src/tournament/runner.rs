@@ -55,6 +55,9 @@ pub enum Finish {
     Sprt(SprtDecision),
     /// Stopped by the user; `--resume` continues.
     Interrupted,
+    /// The session's deadline (`--max-time`) passed before the schedule was played: no new
+    /// game pair started after it (pairs begun were finished); `--resume` continues.
+    TimeLimit,
 }
 
 /// What a run produced.
@@ -187,7 +190,7 @@ pub fn run(
     save_config(config)?;
     let scheduled = shard_games(config, openings.len());
     let done = recorded_games(config, &scheduled, &games_csv)?;
-    let live = LiveReport::start(&dir)?;
+    let live = LiveReport::start(&dir, &config.session)?;
     let writer = config.results_writer(&dir)?;
     let repaired = writer.repairs().to_vec();
     // A pair is never cut in half: the games whose partner is recorded (in flight when an
@@ -239,17 +242,18 @@ pub fn run(
         .map_err(RunError::Read)?;
     // A shard's own files report its own games (without the SPRT: the run's is over every
     // shard).
-    let own = match config.shard {
-        Some(_) => Some(Summary::from_files(&[&games_csv], &names, None)?),
-        None => None,
+    let mut own = match config.shard {
+        Some(_) => Summary::from_files(&[&games_csv], &names, None)?,
+        None => summary.clone(),
     };
-    let own = own.as_ref().unwrap_or(&summary);
-    results::write_summary(&dir, own)?;
-    lock(&shared.live).finish(&dir, own, shared.sprt.as_ref())?;
+    own.builds = results::provenance::EngineProvenance::of_engines(&config.engines);
+    results::write_summary(&dir, &own)?;
+    lock(&shared.live).finish(&dir, &own, shared.sprt.as_ref())?;
     let verdict = Verdict::of(&summary, &reading);
     let finish = match verdict {
         Verdict::Accepted(decision) => Finish::Sprt(decision),
         _ if stop.load(Ordering::SeqCst) => Finish::Interrupted,
+        _ if shared.out_of_time.load(Ordering::SeqCst) => Finish::TimeLimit,
         _ => Finish::Completed,
     };
     let starts = shared
@@ -351,6 +355,11 @@ struct Shared<'a> {
     watcher: Option<Mutex<SprtWatcher>>,
     write_error: Mutex<Option<results::ResultsError>>,
     live: Mutex<LiveReport>,
+    /// The pair of the game taken last from the queue: after the deadline only its games
+    /// start.
+    last_pair: Mutex<Option<u64>>,
+    /// Set when the deadline kept a game pair from starting.
+    out_of_time: AtomicBool,
     /// Pairs one of whose games an earlier session recorded: their other games are played
     /// whatever the SPRT says.
     finishing: HashSet<u64>,
@@ -394,6 +403,8 @@ impl<'a> Shared<'a> {
             watcher: SprtWatcher::for_config(config).map(Mutex::new),
             write_error: Mutex::new(None),
             live: Mutex::new(LiveReport::default()),
+            last_pair: Mutex::new(None),
+            out_of_time: AtomicBool::new(false),
             finishing: HashSet::new(),
         }
     }
@@ -439,12 +450,25 @@ impl<'a> Shared<'a> {
         }
         let mut queue = lock(&self.queue);
         let pair = queue.front()?.pair;
+        let mut last_pair = lock(&self.last_pair);
         if self.finishing.contains(&pair) {
+            *last_pair = Some(pair);
             return queue.pop_front();
+        }
+        if *last_pair != Some(pair)
+            && self
+                .config
+                .session
+                .deadline
+                .is_some_and(|deadline| std::time::Instant::now() >= deadline)
+        {
+            self.out_of_time.store(true, Ordering::SeqCst);
+            return None;
         }
         if self.stopping() || !self.shared_sprt_allows(pair) {
             return None;
         }
+        *last_pair = Some(pair);
         queue.pop_front()
     }
 
@@ -749,6 +773,8 @@ mod tests {
             shard: None,
             log: false,
             pgn_comments: Default::default(),
+            scale_tc: None,
+            session: Default::default(),
             run_id: None,
         }
     }

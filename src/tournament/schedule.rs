@@ -159,6 +159,8 @@ mod tests {
             shard: None,
             log: false,
             pgn_comments: Default::default(),
+            scale_tc: None,
+            session: Default::default(),
             run_id: None,
         }
     }

@@ -78,6 +78,8 @@ impl TuneConfig {
             log: self.log,
             pgn_comments: self.pgn_comments,
             run_id: None,
+            scale_tc: None,
+            session: Default::default(),
         }
     }
 

@@ -292,3 +292,24 @@ pub fn pgn_without_dates(path: &Path) -> Vec<String> {
         .map(|word| if is_time(word) { "TIME" } else { word }.to_string())
         .collect()
 }
+
+/// Runs git in `dir` (as a committer named `t`, without signing) and returns its output
+/// trimmed; panics when it fails.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let output = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .output()
+        .expect("git runs");
+    assert!(output.status.success(), "git {args:?}: {output:?}");
+    String::from_utf8(output.stdout).unwrap().trim().to_string()
+}

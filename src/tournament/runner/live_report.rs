@@ -7,6 +7,7 @@ use crate::results::html::{self, RunInfo, RunMeta};
 use crate::results::{self, Summary};
 use crate::run_dir::RunDir;
 use crate::stats::Sprt;
+use crate::tournament::prepare::Session;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -38,13 +39,16 @@ impl LiveReport {
     ///
     /// # Errors
     /// [`RunError::Results`] when run.json cannot be written.
-    pub(super) fn start(dir: &Path) -> Result<LiveReport, RunError> {
+    /// The builds and clock scaling of `session` go into it too.
+    pub(super) fn start(dir: &Path, session: &Session) -> Result<LiveReport, RunError> {
         let info = RunInfo {
             command_line: std::env::args().collect(),
             bt_arena: env!("CARGO_PKG_VERSION").to_string(),
             engines: RunInfo::read(dir)
                 .map(|earlier| earlier.engines)
                 .unwrap_or_default(),
+            builds: session.builds.clone(),
+            clock_scale: session.clock_scale.clone(),
         };
         info.write(dir)?;
         Ok(LiveReport {

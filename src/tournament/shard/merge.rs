@@ -178,9 +178,10 @@ impl MergedRun {
         ] {
             std::fs::rename(from, to).map_err(|e| io_error("cannot write", e))?;
         }
-        let (summary, reading) = self
+        let (mut summary, reading) = self
             .sources
             .summary(&self.engines(), self.sprt().as_ref())?;
+        summary.builds = results::provenance::EngineProvenance::of_engines(&self.config.engines);
         results::write_summary(out, &summary)?;
         // The run's config.json and run.json are its shards'.
         let meta = RunMeta {

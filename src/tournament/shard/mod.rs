@@ -45,6 +45,8 @@ pub(crate) fn test_config(run: &std::path::Path, shard: &str) -> super::Tourname
         shard: Some(shard.parse().unwrap()),
         log: false,
         pgn_comments: Default::default(),
+        scale_tc: None,
+        session: Default::default(),
         run_id: None,
     }
 }

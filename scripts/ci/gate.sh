@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# gate.sh: the CI gate of an engine's repository. Builds two revisions of the engine with
+# bt-arena (engines built from source: src= rev= build= bin=, through bt-arena's build cache),
+# checks their bench, plays an SPRT of the head revision against the base one, and exits
+# with the verdict. report.html, games.pgn, games.csv, summary.json and the build logs stay in
+# the output directory, to keep as the job's artifacts.
+#
+# Usage:
+#   gate.sh --base REV --bin RELPATH [--head REV] [--repo PATH|URL] [--build "CMD"]
+#           [--sprt "elo0=0 elo1=5 alpha=0.05 beta=0.05"] [--rounds N] [--max-time DURATION]
+#           [--limit "tc=8+0.08"] [--concurrency N] [--openings FILE] [--rules RULES]
+#           [--out DIR] [--bt-arena PATH] [--build-cache DIR] [-- MORE TOURNAMENT FLAGS]
+#
+#   --repo       the engine's git repository, a path or a URL (default: .)
+#   --base       the revision tested against (e.g. origin/main); required
+#   --head       the revision tested (default: HEAD)
+#   --build      the build command, run by sh in a checkout of each revision (default: none)
+#   --bin        the engine's executable in the checkout once built; required
+#   --sprt       the SPRT bounds (default: elo0=0 elo1=5 alpha=0.05 beta=0.05; a
+#                non-regression test is e.g. "elo0=-10 elo1=0")
+#   --rounds     the budget in game pairs (default: 2000)
+#   --max-time   a wall-clock budget (e.g. 45m): no new game pair starts after it
+#   --limit      each engine's search limit, an --engine key (default: tc=8+0.08)
+#   --concurrency games at a time (default: the number of CPUs)
+#   --openings   an opening book (default: 1000 openings generated into the output directory)
+#   --rules      capture-only (default) or classic
+#   --out        the output directory, which must not hold games yet (default: gate-results)
+#   --bt-arena   the bt-arena executable (default: bt-arena on PATH)
+#   --build-cache where builds are kept (default: $BT_ARENA_BUILD_CACHE, else ~/.cache/bt-arena/builds)
+#
+# Exit codes (bt-arena's): 0 H1 accepted (head is better; with non-regression bounds: no
+# regression), 1 H0 accepted (reject), 2 no decision within the budget, 3 a bad command line,
+# 4 a failed build (its command, commit and last log lines on stderr; the whole log in
+# OUT/logs/) or any other error.
+set -uo pipefail
+
+usage() {
+  sed -n '2,/^set -uo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//' >&2
+  exit 3
+}
+
+repo=. base= head=HEAD build= bin= sprt="elo0=0 elo1=5 alpha=0.05 beta=0.05" rounds=2000
+max_time= limit="tc=8+0.08" concurrency= openings= rules=capture-only out=gate-results
+bt_arena=bt-arena build_cache=
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --repo) repo=$2; shift 2 ;;
+    --base) base=$2; shift 2 ;;
+    --head) head=$2; shift 2 ;;
+    --build) build=$2; shift 2 ;;
+    --bin) bin=$2; shift 2 ;;
+    --sprt) sprt=$2; shift 2 ;;
+    --rounds) rounds=$2; shift 2 ;;
+    --max-time) max_time=$2; shift 2 ;;
+    --limit) limit=$2; shift 2 ;;
+    --concurrency) concurrency=$2; shift 2 ;;
+    --openings) openings=$2; shift 2 ;;
+    --rules) rules=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --bt-arena) bt_arena=$2; shift 2 ;;
+    --build-cache) build_cache=$2; shift 2 ;;
+    --) shift; break ;;
+    -h|--help) usage ;;
+    *) echo "gate.sh: unknown argument '$1'" >&2; usage ;;
+  esac
+done
+if [ -z "$base" ] || [ -z "$bin" ]; then
+  echo "gate.sh: --base REV and --bin RELPATH are required" >&2
+  usage
+fi
+if ! command -v "$bt_arena" >/dev/null 2>&1; then
+  echo "gate.sh: bt-arena not found ('$bt_arena'): install it (cargo install --path BT_ARENA_CHECKOUT) or pass --bt-arena PATH" >&2
+  exit 4
+fi
+if [ -z "$concurrency" ]; then
+  concurrency=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
+fi
+
+mkdir -p "$out" || exit 4
+if [ -z "$openings" ]; then
+  openings="$out/openings.epd"
+  if [ ! -s "$openings" ]; then
+    "$bt_arena" openings generate --rules "$rules" --plies 8 --count 1000 --seed 1 \
+      --out "$openings" >/dev/null || exit 4
+  fi
+fi
+
+each=(bin="$bin" "$limit")
+[ -n "$build" ] && each+=(build="$build")
+flags=(--rules "$rules" --rounds "$rounds" --games 2 --concurrency "$concurrency"
+  --openings file="$openings" order=random --sprt "$sprt" --event gate --out "$out")
+[ -n "$max_time" ] && flags+=(--max-time "$max_time")
+[ -n "$build_cache" ] && flags+=(--build-cache "$build_cache")
+
+echo "gate: $head against $base of $repo, SPRT $sprt, at most $rounds game pairs${max_time:+ or $max_time}"
+"$bt_arena" tournament \
+  --engine src="$repo" rev="$head" name=head \
+  --engine src="$repo" rev="$base" name=base \
+  --each "${each[@]}" "${flags[@]}" "$@"
+status=$?
+case $status in
+  0) verdict="PASS: H1 accepted (head is better than base by the SPRT's bounds)" ;;
+  1) verdict="FAIL: H0 accepted (head is not better than base by the SPRT's bounds)" ;;
+  2) verdict="NO DECISION within the budget" ;;
+  3) verdict="ERROR: a bad command line" ;;
+  *) verdict="ERROR (exit $status): see above; build logs in $out/logs/" ;;
+esac
+echo "gate: $verdict; report: $out/report.html"
+exit $status

@@ -1,0 +1,108 @@
+//! `bt-arena bench`: an engine's bench signature and this machine's speed, in OpenBench's
+//! convention (`ENGINE bench` prints `N nodes M nps`), for engines given by path or built from
+//! a git revision.
+
+use anyhow::Result;
+use bt_arena::engine::bench::run_bench;
+use bt_arena::engine::build::{self, BuildCache};
+use bt_arena::engine::{EngineDescription, EngineKeys};
+use bt_arena::game::TimeControl;
+use bt_arena::tournament::prepare::{self, PrepareError};
+use clap::{ArgAction, ArgMatches, Args};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Arguments of `bt-arena bench`.
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// An engine, with the keys of `tournament --engine`: cmd=PATH [args="A B"] [dir=D], or
+    /// src=REPO [rev=REF] [build="CMD"] bin=RELPATH; bench=N checks the signature (other keys
+    /// are accepted and unused). Repeat for each engine.
+    #[arg(long, required = true, num_args = 1.., action = ArgAction::Append, value_name = "KEY=VALUE")]
+    engine: Vec<String>,
+    /// Benches run at once per engine, as with --scale-tc (the speed under the load of that many
+    /// games at a time); they must agree on the node count, and the speed is their mean.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
+    concurrency: u32,
+    /// Where engines built from source are built and kept (default: ~/.cache/bt-arena/builds).
+    #[arg(long, value_name = "DIR", env = build::CACHE_ENV)]
+    build_cache: Option<PathBuf>,
+}
+
+/// `engine` ready to start: an engine built from source has its revision resolved, its name
+/// `NAME@SHORTHASH`, and its build (made or found in the build cache `cache`, else the
+/// default one); any other engine is returned as it is. Says on stderr what was built (stdout
+/// may be a report in JSON).
+///
+/// # Errors
+/// A [`super::UsageError`] for a revision that cannot be resolved (or a dirty work tree); the
+/// build's error (exit 4) otherwise.
+pub fn built_from_source(
+    mut engine: EngineDescription,
+    cache: Option<&Path>,
+) -> Result<EngineDescription> {
+    let Some(source) = engine.source.as_mut() else {
+        return Ok(engine);
+    };
+    source.resolve().map_err(|error| {
+        super::UsageError(
+            PrepareError::Source {
+                engine: engine.name.clone(),
+                error,
+            }
+            .to_string(),
+        )
+    })?;
+    engine.name = format!(
+        "{}@{}",
+        engine.name,
+        source.short_commit().unwrap_or_default()
+    );
+    let cache = BuildCache::locate(cache)?;
+    prepare::build_engine(&mut engine, &cache, None, &mut |line| eprintln!("{line}"))?;
+    Ok(engine)
+}
+
+/// The `--engine` flags, each with its own keys.
+fn engine_groups(matches: &ArgMatches) -> Vec<Vec<String>> {
+    matches
+        .subcommand_matches("bench")
+        .unwrap_or(matches)
+        .get_occurrences::<String>("engine")
+        .map(|groups| groups.map(|group| group.cloned().collect()).collect())
+        .unwrap_or_default()
+}
+
+/// Runs `bt-arena bench`: for each engine (built first when from source), its bench, printed
+/// as `NAME: N nodes M nps`. Exit code 1 when an engine's count is not its `bench=N`.
+///
+/// # Errors
+/// A [`super::UsageError`] for bad engine keys or revisions; an error naming the engine when
+/// it cannot be built or has no bench.
+pub fn run(args: &BenchArgs, matches: &ArgMatches) -> Result<ExitCode> {
+    let mut mismatches = 0;
+    for (index, tokens) in engine_groups(matches).iter().enumerate() {
+        let engine = EngineKeys::parse(tokens)
+            .and_then(|keys| keys.into_description(TimeControl::Depth(1)))
+            .map_err(|e| super::UsageError(format!("--engine #{}: {e}", index + 1)))?;
+        let engine = built_from_source(engine, args.build_cache.as_deref())?;
+        let bench = run_bench(&engine.launch(), args.concurrency as usize).map_err(|error| {
+            PrepareError::Bench {
+                engine: engine.name.clone(),
+                error,
+            }
+        })?;
+        say!("{}: {bench}", engine.name);
+        if let Some(expected) = engine.bench.filter(|&expected| expected != bench.nodes) {
+            mismatches += 1;
+            eprintln!(
+                "error: engine '{}': its bench counts {} nodes, not the {expected} of bench={expected}",
+                engine.name, bench.nodes
+            );
+        }
+    }
+    Ok(match mismatches {
+        0 => ExitCode::SUCCESS,
+        _ => super::EXIT_FAILED.into(),
+    })
+}

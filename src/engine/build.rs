@@ -1,0 +1,815 @@
+//! The build cache of engines built from source: one build per (commit, build command),
+//! shared by every run, shard and `bt-arena bench` that names it.
+//!
+//! Layout of the cache directory (`--build-cache DIR`, else [`CACHE_ENV`], else
+//! `$XDG_CACHE_HOME/bt-arena/builds`, else `~/.cache/bt-arena/builds`):
+//!
+//! ```text
+//! DIR/<commit>-<build id>/             one entry per key (build id: see BuildCache::key)
+//!     claim                            while a build runs: who builds (host, pid, token)
+//!     checkout-<token>/                the checkout the build ran in, never moved
+//!     build-<token>.log                its build log (stdout and stderr)
+//!     build.json                       the finished build: which checkout, how long it took
+//! ```
+//!
+//! An entry is finished once `build.json` exists; it is written whole and only if no file has
+//! that name (a temporary file linked to it, as `sprt.json` is), so readers never see a part
+//! and two builders never both finish one entry. Builders take turns through `claim`, created
+//! exclusively (`O_CREAT|O_EXCL`, which NFS honours where `flock` is unreliable): the first
+//! builds, the others wait for `build.json` and use it. The builder touches the claim every
+//! [`HEARTBEAT`]; a claim left by a dead process (same host, no such pid) or untouched for
+//! [`STALE_CLAIM`] is removed and the entry built again. Each builder works in a checkout of
+//! its own, at its final path (builds may record absolute paths), so even two builders racing
+//! after a stale claim cannot mix their files: the first to finish wins, the other removes its
+//! checkout.
+//!
+//! A build runs `sh -c CMD` in a fresh checkout of the commit (`git clone --no-checkout`, then
+//! `git checkout --detach COMMIT`, submodules included), with `BT_ARENA_COMMIT` set. A failed
+//! build is not cached: its log is kept as `failed-<token>.log` and the next run tries again.
+
+use super::source::{EngineSource, SourceError, git};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::fs::{File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant, SystemTime};
+
+/// Environment variable naming the build cache directory (`--build-cache` wins over it).
+pub const CACHE_ENV: &str = "BT_ARENA_BUILD_CACHE";
+/// How often a builder touches its claim.
+pub const HEARTBEAT: Duration = Duration::from_secs(5);
+/// A claim untouched this long (by the waiter's clock: no clock skew between hosts matters)
+/// is taken as left by a builder that died.
+pub const STALE_CLAIM: Duration = Duration::from_secs(60);
+/// How often a waiting builder looks at the entry.
+const POLL: Duration = Duration::from_millis(100);
+/// Lines of a failed build's log shown in its error.
+pub const LOG_TAIL_LINES: usize = 20;
+/// The file that marks a finished entry.
+pub const BUILD_JSON: &str = "build.json";
+/// The claim file of an entry.
+const CLAIM: &str = "claim";
+
+/// A finished build, as `build.json` records it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BuildRecord {
+    /// The repository it was cloned from.
+    pub repo: String,
+    /// The commit.
+    pub commit: String,
+    /// The build command (`None`: none was run).
+    pub build: Option<String>,
+    /// The checkout's directory name inside the entry.
+    pub checkout: String,
+    /// How long the checkout and the build took, in seconds.
+    pub seconds: f64,
+    /// When it finished, RFC 3339 UTC.
+    pub finished_at: String,
+}
+
+/// A build ready to use.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Build {
+    /// The checkout the build ran in: `bin=` paths are relative to it.
+    pub checkout: PathBuf,
+    /// The build's log.
+    pub log: PathBuf,
+    /// What `build.json` says.
+    pub record: BuildRecord,
+    /// Whether it was found in the cache (built earlier, or by another process meanwhile)
+    /// rather than built by this call.
+    pub cached: bool,
+}
+
+/// The build cache directory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BuildCache {
+    root: PathBuf,
+}
+
+impl BuildCache {
+    /// The cache in `root` (created when first used).
+    pub fn new(root: impl Into<PathBuf>) -> BuildCache {
+        BuildCache { root: root.into() }
+    }
+
+    /// The cache `--build-cache` names (`given`), else [`CACHE_ENV`]'s, else the user's cache
+    /// directory's `bt-arena/builds` (`$XDG_CACHE_HOME`, else `$HOME/.cache`).
+    ///
+    /// # Errors
+    /// [`BuildError::NoCacheDir`] when none of them is set.
+    pub fn locate(given: Option<&Path>) -> Result<BuildCache, BuildError> {
+        let var = |name: &str| std::env::var_os(name).filter(|value| !value.is_empty());
+        let root = given
+            .map(Path::to_path_buf)
+            .or_else(|| var(CACHE_ENV).map(PathBuf::from))
+            .or_else(|| var("XDG_CACHE_HOME").map(|dir| PathBuf::from(dir).join("bt-arena/builds")))
+            .or_else(|| var("HOME").map(|home| PathBuf::from(home).join(".cache/bt-arena/builds")))
+            .ok_or(BuildError::NoCacheDir)?;
+        let root = std::path::absolute(&root).map_err(|source| BuildError::Cache {
+            path: root.clone(),
+            source,
+        })?;
+        Ok(BuildCache { root })
+    }
+
+    /// The cache directory.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The key of a build: the commit, `-`, and the first 12 digits of the id git gives the
+    /// build command as a blob (`git hash-object --stdin`: a SHA-1 fixed by git's format, the
+    /// same on every machine), or `none` without a build command.
+    ///
+    /// # Errors
+    /// [`BuildError::Source`] when git cannot be run.
+    pub fn key(commit: &str, build: Option<&str>) -> Result<String, BuildError> {
+        let id = match build {
+            None => "none".to_string(),
+            Some(command) => blob_id(command)?[..12].to_string(),
+        };
+        Ok(format!("{commit}-{id}"))
+    }
+
+    /// The entry directory of `key`.
+    pub fn entry(&self, key: &str) -> PathBuf {
+        self.root.join(key)
+    }
+
+    /// The finished build of `key`, if the cache holds one.
+    pub fn finished(&self, key: &str) -> Option<Build> {
+        let entry = self.entry(key);
+        let text = std::fs::read_to_string(entry.join(BUILD_JSON)).ok()?;
+        let record: BuildRecord = serde_json::from_str(&text).ok()?;
+        let checkout = entry.join(&record.checkout);
+        let log = entry.join(format!(
+            "build-{}.log",
+            record.checkout.trim_start_matches("checkout-")
+        ));
+        checkout.is_dir().then_some(Build {
+            checkout,
+            log,
+            record,
+            cached: true,
+        })
+    }
+
+    /// The build of `source`'s commit with its build command: from the cache, else built now
+    /// (waiting for another process building the same key, see the module documentation).
+    /// `waiting` is called once, with the claim's text, when another process holds the claim.
+    ///
+    /// # Errors
+    /// [`BuildError::Unresolved`] for a source without a commit; [`BuildError::Cache`] when
+    /// the cache cannot be written; [`BuildError::Checkout`] when the commit cannot be checked
+    /// out; [`BuildError::Failed`] when the build command fails.
+    pub fn build(
+        &self,
+        source: &EngineSource,
+        mut waiting: impl FnMut(&str),
+    ) -> Result<Build, BuildError> {
+        let commit = source
+            .commit
+            .as_deref()
+            .ok_or_else(|| BuildError::Unresolved(source.to_string()))?;
+        let key = Self::key(commit, source.build.as_deref())?;
+        let entry = self.entry(&key);
+        std::fs::create_dir_all(&entry).map_err(|e| cache_error(&entry, e))?;
+        let claim_path = entry.join(CLAIM);
+        let mut watch = ClaimWatch::default();
+        let mut told = false;
+        loop {
+            if let Some(build) = self.finished(&key) {
+                return Ok(build);
+            }
+            match OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&claim_path)
+            {
+                Ok(mut claim) => {
+                    let token = token();
+                    let _ = writeln!(claim, "{} {token}", std::process::id());
+                    let built = self.build_claimed(&key, source, commit, &token, &claim);
+                    let _ = std::fs::remove_file(&claim_path);
+                    return built;
+                }
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                    let holder = std::fs::read_to_string(&claim_path).unwrap_or_default();
+                    if !told {
+                        told = true;
+                        waiting(holder.trim());
+                    }
+                    if watch.is_stale(&claim_path, &holder) {
+                        let _ = std::fs::remove_file(&claim_path);
+                        watch = ClaimWatch::default();
+                        continue;
+                    }
+                    std::thread::sleep(POLL);
+                }
+                Err(e) => return Err(cache_error(&claim_path, e)),
+            }
+        }
+    }
+
+    /// Checks out and builds `key` in a checkout of this builder's own (`token`), touching
+    /// `claim` meanwhile; on success publishes `build.json` unless another builder did first.
+    fn build_claimed(
+        &self,
+        key: &str,
+        source: &EngineSource,
+        commit: &str,
+        token: &str,
+        claim: &File,
+    ) -> Result<Build, BuildError> {
+        // Another builder may have finished between our look and our claim.
+        if let Some(build) = self.finished(key) {
+            return Ok(build);
+        }
+        let entry = self.entry(key);
+        let checkout = entry.join(format!("checkout-{token}"));
+        let log = entry.join(format!("build-{token}.log"));
+        let started = Instant::now();
+        let done = AtomicBool::new(false);
+        let outcome = std::thread::scope(|scope| {
+            scope.spawn(|| heartbeat(claim, &done));
+            let outcome = checkout_and_build(source, commit, &checkout, &log);
+            done.store(true, Ordering::SeqCst);
+            outcome
+        });
+        if let Err(err) = outcome {
+            let _ = std::fs::remove_dir_all(&checkout);
+            let kept = entry.join(format!("failed-{token}.log"));
+            let log = match std::fs::rename(&log, &kept) {
+                Ok(()) => kept,
+                Err(_) => log,
+            };
+            return Err(match err {
+                BuildError::Failed {
+                    command,
+                    commit,
+                    status,
+                    tail,
+                    ..
+                } => BuildError::Failed {
+                    command,
+                    commit,
+                    status,
+                    log,
+                    tail,
+                },
+                other => other,
+            });
+        }
+        let record = BuildRecord {
+            repo: source.repo.clone(),
+            commit: commit.to_string(),
+            build: source.build.clone(),
+            checkout: format!("checkout-{token}"),
+            seconds: started.elapsed().as_secs_f64(),
+            finished_at: humantime::format_rfc3339_seconds(SystemTime::now()).to_string(),
+        };
+        if publish(&entry.join(BUILD_JSON), &record)? {
+            return Ok(Build {
+                checkout,
+                log,
+                record,
+                cached: false,
+            });
+        }
+        // Another builder finished first (after a claim taken for stale): use its build.
+        let _ = std::fs::remove_dir_all(&checkout);
+        let _ = std::fs::remove_file(&log);
+        self.finished(key)
+            .ok_or_else(|| cache_error(&entry.join(BUILD_JSON), io::ErrorKind::NotFound.into()))
+    }
+}
+
+/// Why an engine could not be built.
+#[derive(Debug)]
+pub enum BuildError {
+    /// No cache directory is set and there is no home directory.
+    NoCacheDir,
+    /// The source has no commit yet (a bug: sources are resolved before they are built).
+    Unresolved(String),
+    /// Git could not be run.
+    Source(SourceError),
+    /// The cache cannot be created, read or written.
+    Cache {
+        /// The path at fault.
+        path: PathBuf,
+        /// The operating system's reason.
+        source: io::Error,
+    },
+    /// The commit could not be checked out.
+    Checkout {
+        /// The repository.
+        repo: String,
+        /// The commit.
+        commit: String,
+        /// What git said.
+        git: String,
+    },
+    /// The build command failed.
+    Failed {
+        /// The command.
+        command: String,
+        /// The commit it was run in.
+        commit: String,
+        /// How it ended (`exit status: 2`).
+        status: String,
+        /// The whole log.
+        log: PathBuf,
+        /// Its last [`LOG_TAIL_LINES`] lines.
+        tail: Vec<String>,
+    },
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BuildError::NoCacheDir => write!(
+                f,
+                "no build cache directory: give --build-cache DIR or set {CACHE_ENV} (HOME is \
+                 not set)"
+            ),
+            BuildError::Unresolved(source) => {
+                write!(f, "{source}: the revision was not resolved to a commit")
+            }
+            BuildError::Source(err) => err.fmt(f),
+            BuildError::Cache { path, source } => {
+                write!(f, "build cache {}: {source}", path.display())
+            }
+            BuildError::Checkout { repo, commit, git } => {
+                write!(f, "cannot check out commit {commit} of {repo}: {git}")
+            }
+            BuildError::Failed {
+                command,
+                commit,
+                status,
+                log,
+                tail,
+            } => {
+                write!(
+                    f,
+                    "the build failed ({status}): `{command}` at commit {commit}; the last lines \
+                     of its log ({}):",
+                    log.display()
+                )?;
+                for line in tail {
+                    write!(f, "\n  | {line}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+impl From<SourceError> for BuildError {
+    fn from(err: SourceError) -> Self {
+        BuildError::Source(err)
+    }
+}
+
+fn cache_error(path: &Path, source: io::Error) -> BuildError {
+    BuildError::Cache {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// The id git gives `text` as a blob (`git hash-object --stdin`), 40 hexadecimal digits.
+fn blob_id(text: &str) -> Result<String, BuildError> {
+    let mut child = Command::new("git")
+        .args(["hash-object", "--stdin"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| SourceError::NoGit(e.to_string()))?;
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin
+            .write_all(text.as_bytes())
+            .map_err(|e| SourceError::NoGit(e.to_string()))?;
+    }
+    let output = child
+        .wait_with_output()
+        .map_err(|e| SourceError::NoGit(e.to_string()))?;
+    let id = String::from_utf8_lossy(&output.stdout).trim().to_string();
+    if !output.status.success() || id.len() < 12 {
+        return Err(SourceError::NoGit(format!(
+            "git hash-object failed: {}",
+            String::from_utf8_lossy(&output.stderr).trim()
+        ))
+        .into());
+    }
+    Ok(id)
+}
+
+/// A token naming one builder: host, pid and a random number.
+fn token() -> String {
+    format!(
+        "{}-{}-{:08x}",
+        host_name(),
+        std::process::id(),
+        fastrand::u32(..)
+    )
+}
+
+/// This machine's host name (`unknown` when it cannot be read), with only letters, digits,
+/// `-` and `.`.
+fn host_name() -> String {
+    let mut buffer = [0u8; 256];
+    // SAFETY: the buffer is valid for its length; gethostname NUL-terminates within it or
+    // truncates, and we stop at the first NUL.
+    let rc = unsafe { libc::gethostname(buffer.as_mut_ptr().cast(), buffer.len()) };
+    let end = buffer.iter().position(|&b| b == 0).unwrap_or(buffer.len());
+    let name: String = String::from_utf8_lossy(&buffer[..end])
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    if rc != 0 || name.is_empty() {
+        "unknown".to_string()
+    } else {
+        name
+    }
+}
+
+/// Touches `claim` every [`HEARTBEAT`] until `done`.
+fn heartbeat(claim: &File, done: &AtomicBool) {
+    let mut last = Instant::now();
+    while !done.load(Ordering::SeqCst) {
+        std::thread::sleep(Duration::from_millis(50));
+        if last.elapsed() >= HEARTBEAT {
+            let _ = claim.set_modified(SystemTime::now());
+            last = Instant::now();
+        }
+    }
+}
+
+/// What a waiter saw of a claim: its modification time and since when (by the waiter's
+/// clock) it has not changed.
+#[derive(Default)]
+struct ClaimWatch {
+    seen: Option<(Option<SystemTime>, Instant)>,
+}
+
+impl ClaimWatch {
+    /// Whether the claim at `path`, holding `holder` (`PID TOKEN`), was left by a builder that
+    /// died: a process of this host that no longer exists, or a claim untouched for
+    /// [`STALE_CLAIM`].
+    fn is_stale(&mut self, path: &Path, holder: &str) -> bool {
+        let mut words = holder.split_whitespace();
+        let pid = words.next().and_then(|pid| pid.parse::<i32>().ok());
+        let same_host = words
+            .next()
+            .is_some_and(|token| token.starts_with(&format!("{}-", host_name())));
+        if let (Some(pid), true) = (pid, same_host)
+            && !process_exists(pid)
+        {
+            return true;
+        }
+        let modified = std::fs::metadata(path).and_then(|m| m.modified()).ok();
+        match self.seen {
+            Some((seen, since)) if seen == modified => since.elapsed() >= STALE_CLAIM,
+            _ => {
+                self.seen = Some((modified, Instant::now()));
+                false
+            }
+        }
+    }
+}
+
+/// Whether process `pid` exists on this machine.
+fn process_exists(pid: i32) -> bool {
+    // SAFETY: signal 0 only checks for existence.
+    let rc = unsafe { libc::kill(pid, 0) };
+    rc == 0 || io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
+}
+
+/// Writes `record` to `path` whole, only if no file has that name: a temporary file in the
+/// same directory linked to it. Returns whether this call wrote it.
+fn publish(path: &Path, record: &BuildRecord) -> Result<bool, BuildError> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut file = tempfile::NamedTempFile::new_in(dir).map_err(|e| cache_error(dir, e))?;
+    serde_json::to_writer_pretty(&mut file, record)
+        .map_err(io::Error::from)
+        .and_then(|()| file.write_all(b"\n"))
+        .and_then(|()| file.as_file().sync_all())
+        .map_err(|e| cache_error(path, e))?;
+    match file.persist_noclobber(path) {
+        Ok(_) => Ok(true),
+        Err(e) if e.error.kind() == io::ErrorKind::AlreadyExists => Ok(false),
+        Err(e) => Err(cache_error(path, e.error)),
+    }
+}
+
+/// Clones `source.repo` into `checkout`, checks `commit` out (with its submodules) and runs
+/// the build command there, its output into `log`.
+fn checkout_and_build(
+    source: &EngineSource,
+    commit: &str,
+    checkout: &Path,
+    log: &Path,
+) -> Result<(), BuildError> {
+    let checkout_error = |git: String| BuildError::Checkout {
+        repo: source.repo.clone(),
+        commit: commit.to_string(),
+        git,
+    };
+    let target = checkout.display().to_string();
+    git(
+        None,
+        &[
+            "clone",
+            "--quiet",
+            "--no-checkout",
+            "--",
+            &source.repo,
+            &target,
+        ],
+    )?
+    .map_err(checkout_error)?;
+    git(
+        Some(checkout),
+        &[
+            "-c",
+            "advice.detachedHead=false",
+            "checkout",
+            "--quiet",
+            "--detach",
+            commit,
+        ],
+    )?
+    .map_err(checkout_error)?;
+    if checkout.join(".gitmodules").exists() {
+        git(
+            Some(checkout),
+            &["submodule", "update", "--quiet", "--init", "--recursive"],
+        )?
+        .map_err(checkout_error)?;
+    }
+    let mut log_file = File::create(log).map_err(|e| cache_error(log, e))?;
+    let Some(command) = &source.build else {
+        let _ = writeln!(
+            log_file,
+            "(no build command: the checkout is used as it is)"
+        );
+        return Ok(());
+    };
+    let _ = writeln!(log_file, "$ {command}    # in {}", checkout.display());
+    let stderr = log_file.try_clone().map_err(|e| cache_error(log, e))?;
+    let status = Command::new("sh")
+        .arg("-c")
+        .arg(command)
+        .current_dir(checkout)
+        .env("BT_ARENA_COMMIT", commit)
+        .stdin(Stdio::null())
+        .stdout(log_file)
+        .stderr(stderr)
+        .status()
+        .map_err(|e| cache_error(checkout, e))?;
+    if status.success() {
+        return Ok(());
+    }
+    Err(BuildError::Failed {
+        command: command.clone(),
+        commit: commit.to_string(),
+        status: status.to_string(),
+        log: log.to_path_buf(),
+        tail: log_tail(log, LOG_TAIL_LINES),
+    })
+}
+
+/// The last `lines` lines of the file at `path` (none when it cannot be read).
+pub fn log_tail(path: &Path, lines: usize) -> Vec<String> {
+    let text = std::fs::read(path).unwrap_or_default();
+    let text = String::from_utf8_lossy(&text);
+    let all: Vec<&str> = text.lines().collect();
+    all[all.len().saturating_sub(lines)..]
+        .iter()
+        .map(|line| line.to_string())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::source::tests::{repo_with_commits, run_git};
+
+    /// A repository whose commit holds `build.sh` (which counts its runs in `counter`, a file
+    /// outside the repository, after `sleep_s` seconds) and the source it was resolved to.
+    fn counted_source(dir: &Path, counter: &Path, sleep_s: &str) -> EngineSource {
+        let script = format!(
+            "sleep {sleep_s}\necho built >> '{}'\necho 'compiling engine'\nprintf '#!/bin/sh\\necho hi\\n' > engine\nchmod +x engine\n",
+            counter.display()
+        );
+        let commits = repo_with_commits(dir, "build.sh", &[&script]);
+        EngineSource {
+            repo: dir.display().to_string(),
+            rev: "main".into(),
+            commit: Some(commits[0].clone()),
+            build: Some("sh build.sh".into()),
+        }
+    }
+
+    fn runs(counter: &Path) -> usize {
+        std::fs::read_to_string(counter).map_or(0, |text| text.lines().count())
+    }
+
+    #[test]
+    fn a_build_is_made_once_and_then_found_in_the_cache() {
+        let (repo, cache_dir, other) = (
+            tempfile::tempdir().unwrap(),
+            tempfile::tempdir().unwrap(),
+            tempfile::tempdir().unwrap(),
+        );
+        let counter = other.path().join("counter");
+        let source = counted_source(repo.path(), &counter, "0");
+        let cache = BuildCache::new(cache_dir.path());
+        let first = cache
+            .build(&source, |_| panic!("nobody else builds"))
+            .unwrap();
+        assert!(!first.cached);
+        assert!(first.checkout.join("engine").is_file());
+        assert_eq!(first.record.commit, source.commit.clone().unwrap());
+        let log = std::fs::read_to_string(&first.log).unwrap();
+        assert!(
+            log.contains("$ sh build.sh") && log.contains("compiling engine"),
+            "{log}"
+        );
+        let second = cache
+            .build(&source, |_| panic!("nobody else builds"))
+            .unwrap();
+        assert!(second.cached);
+        assert_eq!(second.checkout, first.checkout);
+        assert_eq!(runs(&counter), 1);
+        // Another build command is another key.
+        let key = BuildCache::key("c0ffee", Some("sh build.sh")).unwrap();
+        assert_eq!(
+            key,
+            "c0ffee-".to_string() + &blob_id("sh build.sh").unwrap()[..12]
+        );
+        assert_ne!(key, BuildCache::key("c0ffee", Some("make")).unwrap());
+        assert_eq!(BuildCache::key("c0ffee", None).unwrap(), "c0ffee-none");
+    }
+
+    /// Two builders of one key at once: the second waits for the first and builds nothing.
+    #[test]
+    fn concurrent_builders_of_one_key_build_once() {
+        let (repo, cache_dir, other) = (
+            tempfile::tempdir().unwrap(),
+            tempfile::tempdir().unwrap(),
+            tempfile::tempdir().unwrap(),
+        );
+        let counter = other.path().join("counter");
+        let source = counted_source(repo.path(), &counter, "1");
+        let cache = BuildCache::new(cache_dir.path());
+        let waited = AtomicBool::new(false);
+        let builds: Vec<Build> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..3)
+                .map(|_| {
+                    scope.spawn(|| {
+                        cache
+                            .build(&source, |holder| {
+                                assert!(!holder.is_empty());
+                                waited.store(true, Ordering::SeqCst);
+                            })
+                            .unwrap()
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        assert_eq!(runs(&counter), 1);
+        assert!(waited.load(Ordering::SeqCst));
+        assert_eq!(builds.iter().filter(|b| !b.cached).count(), 1);
+        assert!(builds.iter().all(|b| b.checkout == builds[0].checkout));
+        let key =
+            BuildCache::key(source.commit.as_deref().unwrap(), source.build.as_deref()).unwrap();
+        assert!(!cache.entry(&key).join(CLAIM).exists());
+    }
+
+    #[test]
+    fn a_claim_left_by_a_dead_process_is_taken_over() {
+        let (repo, cache_dir, other) = (
+            tempfile::tempdir().unwrap(),
+            tempfile::tempdir().unwrap(),
+            tempfile::tempdir().unwrap(),
+        );
+        let counter = other.path().join("counter");
+        let source = counted_source(repo.path(), &counter, "0");
+        let cache = BuildCache::new(cache_dir.path());
+        let key =
+            BuildCache::key(source.commit.as_deref().unwrap(), source.build.as_deref()).unwrap();
+        let mut child = Command::new("true").spawn().unwrap();
+        let dead = child.id();
+        child.wait().unwrap();
+        std::fs::create_dir_all(cache.entry(&key)).unwrap();
+        std::fs::write(
+            cache.entry(&key).join(CLAIM),
+            format!("{dead} {}-{dead}-0000\n", host_name()),
+        )
+        .unwrap();
+        let mut told = String::new();
+        let build = cache
+            .build(&source, |holder| told = holder.to_string())
+            .unwrap();
+        assert!(!build.cached);
+        assert!(told.starts_with(&dead.to_string()), "{told}");
+        assert_eq!(runs(&counter), 1);
+    }
+
+    #[test]
+    fn a_failed_build_is_not_cached_and_names_its_log() {
+        let (repo, cache_dir) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let commits = repo_with_commits(
+            repo.path(),
+            "build.sh",
+            &["echo step 1\necho 'error: no engine' >&2\nexit 3\n"],
+        );
+        let source = EngineSource {
+            repo: repo.path().display().to_string(),
+            rev: "main".into(),
+            commit: Some(commits[0].clone()),
+            build: Some("sh build.sh".into()),
+        };
+        let cache = BuildCache::new(cache_dir.path());
+        let err = cache.build(&source, |_| {}).unwrap_err();
+        let BuildError::Failed {
+            command,
+            commit,
+            status,
+            log,
+            tail,
+        } = &err
+        else {
+            panic!("{err:?}");
+        };
+        assert_eq!(command, "sh build.sh");
+        assert_eq!(commit, &commits[0]);
+        assert_eq!(status, "exit status: 3");
+        assert_eq!(tail.last().map(String::as_str), Some("error: no engine"));
+        assert!(std::fs::read_to_string(log).unwrap().contains("step 1"));
+        assert!(
+            log.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("failed-")
+        );
+        let text = err.to_string();
+        assert!(
+            text.starts_with("the build failed (exit status: 3): `sh build.sh` at commit "),
+            "{text}"
+        );
+        assert!(
+            text.ends_with("\n  | step 1\n  | error: no engine"),
+            "{text}"
+        );
+        let key = BuildCache::key(&commits[0], source.build.as_deref()).unwrap();
+        assert_eq!(cache.finished(&key), None);
+        // No checkout is left behind; the next try builds again (and fails again).
+        let leftovers: Vec<_> = std::fs::read_dir(cache.entry(&key))
+            .unwrap()
+            .filter_map(Result::ok)
+            .filter(|e| e.path().is_dir())
+            .collect();
+        assert!(leftovers.is_empty(), "{leftovers:?}");
+        assert!(matches!(
+            cache.build(&source, |_| {}),
+            Err(BuildError::Failed { .. })
+        ));
+    }
+
+    #[test]
+    fn a_commit_missing_from_the_repository_cannot_be_checked_out() {
+        let (repo, cache_dir) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        repo_with_commits(repo.path(), "a", &["x"]);
+        run_git(repo.path(), &["status"]);
+        let source = EngineSource {
+            repo: repo.path().display().to_string(),
+            rev: "main".into(),
+            commit: Some("0".repeat(40)),
+            build: None,
+        };
+        let err = BuildCache::new(cache_dir.path())
+            .build(&source, |_| {})
+            .unwrap_err();
+        assert!(matches!(err, BuildError::Checkout { .. }), "{err:?}");
+        assert!(
+            err.to_string().starts_with("cannot check out commit 0000"),
+            "{err}"
+        );
+    }
+}

@@ -1,0 +1,492 @@
+//! Getting a tournament's engines ready before any game, in two steps:
+//!
+//! 1. [`resolve_sources`], when the run is set up: each engine built from source gets its
+//!    commit (a shard joining a run adopts the one the run's identity holds; a saved commit
+//!    is never resolved again) and its name `NAME@SHORTHASH`; two engines that are one build
+//!    are warned about.
+//! 2. [`prepare`], once the config is final: each engine built from source is built (or
+//!    found in the build cache, see [`crate::engine::build`]), its build log copied into the
+//!    results directory; engines with a signature to give or check are benched (see
+//!    [`crate::engine::bench`]): a source-built engine's first bench records its signature in
+//!    the config, every later session and shard must match it, as must an engine pinned with
+//!    `bench=N`; and with `--scale-tc` the base (last) engine's bench, run as many times at
+//!    once as games are played at once, gives the factor both engines' clocks are multiplied
+//!    by ([`ClockScale`], recorded in run.json per session and shard).
+//!
+//! Any failure stops the run before its first game.
+
+use super::TournamentConfig;
+use super::runner::file_safe;
+use crate::engine::EngineDescription;
+use crate::engine::bench::{BenchError, BenchRun, run_bench};
+use crate::engine::build::{BuildCache, BuildError};
+use crate::engine::source::SourceError;
+use crate::results::provenance::{ClockScale, EngineProvenance};
+use crate::run_dir::RunDir;
+use crate::run_dir::identity::RunIdentity;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// What one session of a run knows beyond its saved config: not saved in config.json (it
+/// differs between sessions and shards), recorded in run.json.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Session {
+    /// No new game pair starts after this instant (`--max-time`, counted from the start of
+    /// the command, builds included).
+    pub deadline: Option<Instant>,
+    /// The engines built from source or benched: their provenance, bench speed and build.
+    pub builds: BTreeMap<String, EngineProvenance>,
+    /// The time control scaling of this session (`--scale-tc`).
+    pub clock_scale: Option<ClockScale>,
+}
+
+/// The file a source-built engine's build log is copied to, in the results directory's
+/// `logs/`: `build-<engine>.log`.
+pub fn build_log_name(engine: &str) -> String {
+    format!("build-{}.log", file_safe(engine))
+}
+
+/// Why the engines could not be made ready. Each names the engine.
+#[derive(Debug)]
+pub enum PrepareError {
+    /// Its revision cannot be resolved.
+    Source {
+        /// The engine (its name before the commit is known).
+        engine: String,
+        /// Why.
+        error: SourceError,
+    },
+    /// Its build failed (or the cache cannot be used); a failed build's log named in the
+    /// error is its copy in the results directory.
+    Build {
+        /// The engine.
+        engine: String,
+        /// Why.
+        error: Box<BuildError>,
+    },
+    /// The build left no executable at `bin=`.
+    MissingExecutable {
+        /// The engine.
+        engine: String,
+        /// Where it was looked for.
+        path: PathBuf,
+        /// The commit.
+        commit: String,
+    },
+    /// Its bench failed.
+    Bench {
+        /// The engine.
+        engine: String,
+        /// Why.
+        error: BenchError,
+    },
+    /// Its bench signature is not the expected one.
+    Signature {
+        /// The engine.
+        engine: String,
+        /// The node count it printed.
+        got: u64,
+        /// The node count expected.
+        expected: u64,
+    },
+    /// `--scale-tc` with a base engine whose speed cannot be measured.
+    Scale(String),
+    /// A results file cannot be written.
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The operating system's reason.
+        error: std::io::Error,
+    },
+}
+
+impl fmt::Display for PrepareError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PrepareError::Source { engine, error } => write!(f, "engine '{engine}': {error}"),
+            PrepareError::Build { engine, error } => write!(f, "engine '{engine}': {error}"),
+            PrepareError::MissingExecutable {
+                engine,
+                path,
+                commit,
+            } => write!(
+                f,
+                "engine '{engine}': the build of commit {commit} left no executable at {} \
+                 (check bin=)",
+                path.display()
+            ),
+            PrepareError::Bench { engine, error } => write!(f, "engine '{engine}': {error}"),
+            PrepareError::Signature {
+                engine,
+                got,
+                expected,
+            } => write!(
+                f,
+                "engine '{engine}': its bench counts {got} nodes, not the {expected} expected \
+                 (bench={expected}, given or recorded in config.json when the run started): this \
+                 build does not search as expected (another commit or compiler, a miscompiled or \
+                 nondeterministic build), so it does not play"
+            ),
+            PrepareError::Scale(why) => write!(f, "--scale-tc: {why}"),
+            PrepareError::Io { path, error } => {
+                write!(f, "cannot write {}: {error}", path.display())
+            }
+        }
+    }
+}
+
+impl std::error::Error for PrepareError {}
+
+/// Resolves the revision of every engine built from source whose commit is not known yet
+/// (see the module documentation), names each such engine `NAME@SHORTHASH`, and returns the
+/// warnings to show: engines that are one build (same commit and build command), and names
+/// that had to take their revision to stay apart (`NAME@SHORTHASH (REV)`).
+///
+/// # Errors
+/// [`PrepareError::Source`] for a revision that cannot be resolved (no such revision, not a
+/// repository, a dirty work tree, no git).
+pub fn resolve_sources(config: &mut TournamentConfig) -> Result<Vec<String>, PrepareError> {
+    adopt_from_shards(config);
+    let mut named = Vec::new();
+    for (index, engine) in config.engines.iter_mut().enumerate() {
+        let Some(source) = engine.source.as_mut() else {
+            continue;
+        };
+        if source.commit.is_some() {
+            continue;
+        }
+        source.resolve().map_err(|error| PrepareError::Source {
+            engine: engine.name.clone(),
+            error,
+        })?;
+        let short = source.short_commit().unwrap_or_default().to_string();
+        engine.name = format!("{}@{short}", engine.name);
+        named.push(index);
+    }
+    let mut warnings = Vec::new();
+    for (i, a) in config.engines.iter().enumerate() {
+        for b in &config.engines[i + 1..] {
+            if let (Some(x), Some(y)) = (&a.source, &b.source)
+                && x.commit == y.commit
+                && x.build == y.build
+            {
+                warnings.push(format!(
+                    "engines '{}' and '{}' are one build (commit {}, build {}): they play as the \
+                     same engine, so the result measures nothing but noise{}",
+                    a.name,
+                    b.name,
+                    x.commit.as_deref().unwrap_or("?"),
+                    x.build
+                        .as_deref()
+                        .map_or_else(|| "none".to_string(), |b| format!("`{b}`")),
+                    if a.args != b.args || a.options != b.options {
+                        " (unless their arguments or options make them differ)"
+                    } else {
+                        ""
+                    }
+                ));
+            }
+        }
+    }
+    // Names made alike by one commit (rev=HEAD and rev=main on the same commit) take their
+    // revision to stay apart; names given alike stay so, and validation names them.
+    let twins: Vec<usize> = named
+        .iter()
+        .copied()
+        .filter(|&index| {
+            let name = &config.engines[index].name;
+            config.engines.iter().filter(|e| &e.name == name).count() > 1
+        })
+        .collect();
+    for index in twins {
+        {
+            let engine = &mut config.engines[index];
+            let rev = engine
+                .source
+                .as_ref()
+                .map(|s| s.rev.clone())
+                .unwrap_or_default();
+            engine.name = format!("{} ({rev})", engine.name);
+        }
+    }
+    Ok(warnings)
+}
+
+/// A shard joining a run takes the commits (and names and signatures) the run's identity
+/// (`RUN/identity.json`, written by the first shard) holds for engines with the same revision,
+/// build command and executable: `main` means the same commit on every shard, however late it
+/// starts.
+fn adopt_from_shards(config: &mut TournamentConfig) {
+    if config.shard.is_none() {
+        return;
+    }
+    let Ok(Some(identity)) = RunIdentity::read(&RunDir::new(&config.out)) else {
+        return;
+    };
+    let Ok(saved) =
+        serde_json::from_value::<Vec<EngineDescription>>(identity.settings["engines"].clone())
+    else {
+        return;
+    };
+    for (ours, theirs) in config.engines.iter_mut().zip(&saved) {
+        let (Some(our_source), Some(their_source)) = (ours.source.as_mut(), &theirs.source) else {
+            continue;
+        };
+        if our_source.commit.is_some()
+            || their_source.commit.is_none()
+            || our_source.rev != their_source.rev
+            || our_source.build != their_source.build
+            || ours.cmd != theirs.cmd
+        {
+            continue;
+        }
+        our_source.commit = their_source.commit.clone();
+        let short = our_source.short_commit().unwrap_or_default().to_string();
+        ours.name = if theirs.name.starts_with(&format!("{}@", ours.name)) {
+            theirs.name.clone()
+        } else {
+            format!("{}@{short}", ours.name)
+        };
+        ours.bench = ours.bench.or(theirs.bench);
+    }
+}
+
+/// Builds, benches and checks the engines of `config` and scales their clocks (see the module
+/// documentation), recording what it learnt in `config.session` and the signatures measured
+/// for the first time in the engines' `bench`. `say` is told each step (one line each).
+///
+/// # Errors
+/// The first [`PrepareError`], before any game.
+pub fn prepare(
+    config: &mut TournamentConfig,
+    cache: Option<&BuildCache>,
+    say: &mut dyn FnMut(String),
+) -> Result<(), PrepareError> {
+    let logs = config.results_dir().join("logs");
+    let base = config.engines.len().saturating_sub(1);
+    let scale_base = config.scale_tc.map(|reference| (base, reference));
+    let concurrency = config.concurrency.max(1);
+    let mut builds = BTreeMap::new();
+    let mut measured_base = None;
+    for (index, engine) in config.engines.iter_mut().enumerate() {
+        let mut provenance = EngineProvenance::of(engine).unwrap_or_default();
+        if engine.source.is_some() {
+            let Some(cache) = cache else {
+                return Err(PrepareError::Build {
+                    engine: engine.name.clone(),
+                    error: Box::new(BuildError::NoCacheDir),
+                });
+            };
+            let (cached, seconds) = build_engine(engine, cache, Some(&logs), say)?;
+            provenance.cached = Some(cached);
+            provenance.build_seconds = Some(seconds);
+        }
+        let scaling = scale_base.is_some_and(|(base, _)| base == index);
+        if engine.source.is_some() || engine.bench.is_some() || scaling {
+            let copies = if scaling { concurrency } else { 1 };
+            match bench_engine(engine, copies, !scaling, say)? {
+                Some(run) => {
+                    provenance.bench = engine.bench;
+                    provenance.bench_nps = Some(run.nps);
+                    if scaling {
+                        measured_base = Some(run);
+                    }
+                }
+                None if scaling => {
+                    return Err(PrepareError::Scale(format!(
+                        "the base engine '{}' (the last) has no bench to measure this \
+                         machine's speed with",
+                        engine.name
+                    )));
+                }
+                None => {}
+            }
+        }
+        if engine.source.is_some() || engine.bench.is_some() {
+            builds.insert(engine.name.clone(), provenance);
+        }
+    }
+    config.session.builds = builds;
+    if let (Some((base, reference)), Some(run)) = (scale_base, measured_base) {
+        if run.nps == 0 {
+            return Err(PrepareError::Scale(format!(
+                "the base engine '{}' reported a speed of 0 nps",
+                config.engines[base].name
+            )));
+        }
+        let factor = reference as f64 / run.nps as f64;
+        let scale = ClockScale {
+            reference_nps: reference,
+            measured_nps: run.nps,
+            benches: run.copies.len(),
+            engine: config.engines[base].name.clone(),
+            factor,
+        };
+        for engine in &mut config.engines {
+            engine.clock_scale = Some(factor);
+        }
+        say(format!("Time control scaled {scale}"));
+        config.session.clock_scale = Some(scale);
+    }
+    Ok(())
+}
+
+/// Builds `engine` (or finds its build in `cache`), copies the build log into `logs` (as
+/// [`build_log_name`]) when given, points the engine at its checkout, and returns whether the
+/// build was cached and how long it took when made. `say` is told the outcome.
+///
+/// # Errors
+/// [`PrepareError::Build`] (the error of a failed build names the log's copy in `logs`, or
+/// the cache's log without `logs`), [`PrepareError::MissingExecutable`], or
+/// [`PrepareError::Io`] when the log cannot be copied.
+///
+/// # Panics
+/// For an engine without a source, or whose source is not resolved yet.
+pub fn build_engine(
+    engine: &mut EngineDescription,
+    cache: &BuildCache,
+    logs: Option<&Path>,
+    say: &mut dyn FnMut(String),
+) -> Result<(bool, f64), PrepareError> {
+    let name = engine.name.clone();
+    let source = engine
+        .source
+        .clone()
+        .expect("build_engine is called for engines built from source");
+    let commit = source.commit.clone().expect("the source is resolved");
+    let io = |path: &Path, error| PrepareError::Io {
+        path: path.to_path_buf(),
+        error,
+    };
+    if let Some(logs) = logs {
+        std::fs::create_dir_all(logs).map_err(|e| io(logs, e))?;
+    }
+    let copy = logs.map(|logs| logs.join(build_log_name(&name)));
+    let started = Instant::now();
+    let built = cache.build(&source, |holder| {
+        say(format!(
+            "Engine {name}: waiting for the build of commit {commit} that another process is \
+             making ({holder})"
+        ));
+    });
+    let build = match built {
+        Ok(build) => build,
+        Err(BuildError::Failed {
+            command,
+            commit,
+            status,
+            log,
+            tail,
+        }) => {
+            // The whole log, kept with the run.
+            let log = match copy {
+                Some(copy) => {
+                    std::fs::copy(&log, &copy).map_err(|e| io(&copy, e))?;
+                    copy
+                }
+                None => log,
+            };
+            return Err(PrepareError::Build {
+                engine: name,
+                error: Box::new(BuildError::Failed {
+                    command,
+                    commit,
+                    status,
+                    log,
+                    tail,
+                }),
+            });
+        }
+        Err(error) => {
+            return Err(PrepareError::Build {
+                engine: name,
+                error: Box::new(error),
+            });
+        }
+    };
+    let log = match copy {
+        Some(copy) if build.log.exists() => {
+            std::fs::copy(&build.log, &copy).map_err(|e| io(&copy, e))?;
+            copy
+        }
+        _ => build.log.clone(),
+    };
+    let exe = build.checkout.join(&engine.cmd);
+    if !exe.is_file() {
+        return Err(PrepareError::MissingExecutable {
+            engine: name,
+            path: exe,
+            commit,
+        });
+    }
+    let command = source
+        .build
+        .as_deref()
+        .map_or_else(|| "no build command".to_string(), |b| format!("`{b}`"));
+    if build.cached {
+        say(format!(
+            "Engine {name}: commit {commit} ({command}) found in the build cache ({}; built in \
+             {:.1} s)",
+            build.checkout.display(),
+            build.record.seconds
+        ));
+    } else {
+        say(format!(
+            "Engine {name}: commit {commit} built with {command} in {:.1} s (log: {})",
+            started.elapsed().as_secs_f64(),
+            log.display()
+        ));
+    }
+    engine.checkout = Some(build.checkout.clone());
+    Ok((build.cached, build.record.seconds))
+}
+
+/// Runs `engine`'s bench (`copies` at once) and checks or records its signature. Returns
+/// `None` when the engine has no bench and `optional` (a source-built engine without a
+/// signature to check and not benched for its speed): a warning, its build has no signature.
+fn bench_engine(
+    engine: &mut EngineDescription,
+    copies: usize,
+    optional: bool,
+    say: &mut dyn FnMut(String),
+) -> Result<Option<BenchRun>, PrepareError> {
+    let name = engine.name.clone();
+    let run = match run_bench(&engine.launch(), copies) {
+        Ok(run) => run,
+        Err(BenchError::NoBench { .. }) if engine.bench.is_none() => {
+            if optional {
+                say(format!(
+                    "warning: engine {name} has no bench (`ENGINE bench` printing `N nodes M \
+                     nps`): its build has no signature, so a miscompiled build on another \
+                     machine would go unnoticed"
+                ));
+            }
+            return Ok(None);
+        }
+        Err(error) => {
+            return Err(PrepareError::Bench {
+                engine: name,
+                error,
+            });
+        }
+    };
+    match engine.bench {
+        Some(expected) if expected != run.nodes => {
+            return Err(PrepareError::Signature {
+                engine: name,
+                got: run.nodes,
+                expected,
+            });
+        }
+        Some(_) => say(format!(
+            "Engine {name}: bench {run}, the signature expected"
+        )),
+        None => {
+            engine.bench = Some(run.nodes);
+            say(format!("Engine {name}: bench {run} (signature recorded)"));
+        }
+    }
+    Ok(Some(run))
+}

@@ -1,0 +1,263 @@
+//! scripts/ci/gate.sh end to end, on a git repository the test creates: its commits hold a
+//! small engine (bt-search behind a wrapper script that caps every search at a depth the
+//! commit sets), built by a trivial build command that counts its runs. The gate must accept
+//! the stronger commit, reject a weakened one, stop with exit 4 and the log of a broken build,
+//! and reuse its build cache on a second run.
+
+use crate::util::git;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The wrapper: `bench` runs bt-search's bench to the commit's depth, and every `go` becomes
+/// `go depth DEPTH` (so games are deterministic whatever the clock).
+const ENGINE_IN: &str = r#"#!/bin/sh
+# A small engine: bt-search with every search capped at DEPTH plies.
+DEPTH=@DEPTH@
+if [ "$1" = bench ]; then exec "@BT_SEARCH@" bench "$DEPTH"; fi
+while IFS= read -r line; do
+  case "$line" in
+    go*) echo "go depth $DEPTH" ;;
+    *) echo "$line" ;;
+  esac
+done | exec "@BT_SEARCH@"
+"#;
+
+/// The build: the engine from the template and the commit's `depth` file; each run appends
+/// the commit to `$BUILD_COUNTER`.
+const BUILD_SH: &str = r#"echo "building $BT_ARENA_COMMIT"
+echo "$BT_ARENA_COMMIT" >> "${BUILD_COUNTER:-/dev/null}"
+sed -e "s|@BT_SEARCH@|$BT_SEARCH|" -e "s|@DEPTH@|$(cat depth)|" engine.in > engine
+chmod +x engine
+"#;
+
+/// The engine's repository: `base` (depth 2, tagged), `main` (depth 4), branch `weak` from
+/// base (depth 1), branch `broken` from base (a build that fails). Returns the hashes of
+/// main, weak and broken.
+fn engine_repo(dir: &Path) -> (String, String, String) {
+    git(dir, &["init", "--quiet", "--initial-branch=main"]);
+    std::fs::write(dir.join("engine.in"), ENGINE_IN).unwrap();
+    std::fs::write(dir.join("build.sh"), BUILD_SH).unwrap();
+    let commit = |depth: &str, message: &str| {
+        std::fs::write(dir.join("depth"), depth).unwrap();
+        git(dir, &["add", "-A"]);
+        git(dir, &["commit", "--quiet", "-m", message]);
+        git(dir, &["rev-parse", "HEAD"])
+    };
+    commit("2\n", "base: depth 2");
+    git(dir, &["tag", "base"]);
+    let main = commit("4\n", "deeper: depth 4");
+    git(dir, &["checkout", "--quiet", "-b", "weak", "base"]);
+    let weak = commit("1\n", "weaker: depth 1");
+    git(dir, &["checkout", "--quiet", "-b", "broken", "base"]);
+    std::fs::write(
+        dir.join("build.sh"),
+        "echo 'compiling engine.c'\necho \"engine.c:12: error: expected ';'\" >&2\nexit 2\n",
+    )
+    .unwrap();
+    let broken = commit("3\n", "broken build");
+    git(dir, &["checkout", "--quiet", "main"]);
+    (main, weak, broken)
+}
+
+/// Runs the gate on `repo` (head `head` against base `base`) into `out`, with the build
+/// cache `cache` and the build counter `counter`.
+fn gate(repo: &Path, head: &str, out: &Path, cache: &Path, counter: &Path) -> Output {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/ci/gate.sh");
+    Command::new("bash")
+        .arg(script)
+        .args([
+            "--base",
+            "base",
+            "--head",
+            head,
+            "--build",
+            "sh build.sh",
+            "--bin",
+            "engine",
+        ])
+        .args([
+            "--sprt",
+            "elo0=0 elo1=100",
+            "--rounds",
+            "100",
+            "--limit",
+            "tc=10+0.1",
+        ])
+        .args([
+            "--concurrency",
+            "2",
+            "--bt-arena",
+            env!("CARGO_BIN_EXE_bt-arena"),
+        ])
+        .arg("--out")
+        .arg(out)
+        .arg("--build-cache")
+        .arg(cache)
+        .args(["--", "--seed", "1"])
+        .current_dir(repo)
+        .env("BT_SEARCH", env!("CARGO_BIN_EXE_bt-search"))
+        .env("BUILD_COUNTER", counter)
+        .output()
+        .expect("gate.sh runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// The commits the builds counted, one per line.
+fn builds(counter: &Path) -> Vec<String> {
+    std::fs::read_to_string(counter)
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+struct Setup {
+    _dirs: tempfile::TempDir,
+    repo: PathBuf,
+    cache: PathBuf,
+    counter: PathBuf,
+    root: PathBuf,
+    main: String,
+    weak: String,
+    broken: String,
+}
+
+fn setup() -> Setup {
+    let dirs = tempfile::tempdir().unwrap();
+    let root = dirs.path().to_path_buf();
+    let repo = root.join("my-engine");
+    std::fs::create_dir(&repo).unwrap();
+    let (main, weak, broken) = engine_repo(&repo);
+    Setup {
+        repo,
+        cache: root.join("cache"),
+        counter: root.join("builds.txt"),
+        root,
+        main,
+        weak,
+        broken,
+        _dirs: dirs,
+    }
+}
+
+#[test]
+fn the_gate_accepts_a_stronger_commit_and_a_second_run_builds_nothing() {
+    let s = setup();
+    let base = git(&s.repo, &["rev-parse", "base"]);
+    let out = s.root.join("first");
+    let first = gate(&s.repo, "HEAD", &out, &s.cache, &s.counter);
+    let stdout = text(&first.stdout);
+    assert_eq!(
+        first.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        text(&first.stderr)
+    );
+    assert!(stdout.contains("SPRT: H1 accepted"), "{stdout}");
+    assert!(stdout.contains("gate: PASS: H1 accepted"), "{stdout}");
+    let mut built = builds(&s.counter);
+    built.sort();
+    let mut expected = vec![s.main.clone(), base.clone()];
+    expected.sort();
+    assert_eq!(built, expected);
+    // The artifacts: the page and the games, tagged with the commits played.
+    let head_name = format!("head@{}", &s.main[..7]);
+    let page = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(
+        page.contains(&format!("Source of {head_name}")),
+        "report.html"
+    );
+    assert!(page.contains(&s.main), "report.html names the commit");
+    let pgn = std::fs::read_to_string(out.join("games.pgn")).unwrap();
+    assert!(pgn.contains(&format!("[White \"{head_name}\"]")));
+    assert!(pgn.contains(&format!("[X-WhiteCommit \"{}\"]", s.main)));
+    assert!(pgn.contains(&format!("[X-BlackCommit \"{base}\"]")));
+    assert!(pgn.contains("[X-WhiteBuild \"sh build.sh\"]"));
+    assert!(
+        out.join("logs")
+            .join(format!("build-{}.log", head_name.replace('@', "_")))
+            .is_file()
+    );
+
+    // A second gate on the same commits: both builds come from the cache.
+    let again = gate(
+        &s.repo,
+        "HEAD",
+        &s.root.join("second"),
+        &s.cache,
+        &s.counter,
+    );
+    let stdout = text(&again.stdout);
+    assert_eq!(
+        again.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        text(&again.stderr)
+    );
+    assert_eq!(builds(&s.counter).len(), 2, "nothing was built again");
+    assert_eq!(
+        stdout.matches("found in the build cache").count(),
+        2,
+        "{stdout}"
+    );
+}
+
+#[test]
+fn the_gate_rejects_a_weakened_commit() {
+    let s = setup();
+    let out = s.root.join("weak");
+    let output = gate(&s.repo, "weak", &out, &s.cache, &s.counter);
+    let stdout = text(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{stdout}\n{}",
+        text(&output.stderr)
+    );
+    assert!(stdout.contains("SPRT: H0 accepted"), "{stdout}");
+    assert!(stdout.contains("gate: FAIL: H0 accepted"), "{stdout}");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let name = format!("head@{}", &s.weak[..7]);
+    assert_eq!(summary["builds"][&name]["commit"], s.weak.as_str());
+    assert_eq!(summary["builds"][&name]["rev"], "weak");
+    assert!(summary["builds"][&name]["bench"].as_u64().is_some());
+}
+
+#[test]
+fn a_broken_build_stops_the_gate_with_exit_4_and_its_log() {
+    let s = setup();
+    let out = s.root.join("broken");
+    let output = gate(&s.repo, "broken", &out, &s.cache, &s.counter);
+    let stderr = text(&output.stderr);
+    assert_eq!(
+        output.status.code(),
+        Some(4),
+        "{}\n{stderr}",
+        text(&output.stdout)
+    );
+    let name = format!("head@{}", &s.broken[..7]);
+    let log = out
+        .join("logs")
+        .join(format!("build-{}.log", name.replace('@', "_")));
+    assert!(
+        stderr.contains(&format!(
+            "error: engine '{name}': the build failed (exit status: 2): `sh build.sh` at commit {}; \
+             the last lines of its log ({}):",
+            s.broken,
+            log.display()
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("  | compiling engine.c\n  | engine.c:12: error: expected ';'"),
+        "{stderr}"
+    );
+    let kept = std::fs::read_to_string(&log).unwrap();
+    assert!(kept.contains("engine.c:12: error: expected ';'"), "{kept}");
+    assert!(!out.join("games.csv").exists(), "no game was played");
+    assert!(text(&output.stdout).contains("gate: ERROR (exit 4)"));
+}
