@@ -26,7 +26,7 @@
 
 use super::moves::{self, MoveInfo};
 use super::{GameRecord, GameResult, ResultsError, Termination};
-use crate::rules::{Color, Move, Position, Rules, Square};
+use crate::rules::{ByColor, Color, Move, Position, Rules, Square};
 use std::path::Path;
 
 /// The games of a file, in file order, and the games not counted.
@@ -509,8 +509,8 @@ fn build_record(game: &Game, ordinal: u64) -> Result<Option<GameRecord>, (u64, S
             .map(Move::to_string)
             .collect::<Vec<_>>()
             .join(" "),
-        white_ms: used_ms[0],
-        black_ms: used_ms[1],
+        white_ms: used_ms.white,
+        black_ms: used_ms.black,
         started: started(game),
         white_stray: 0,
         black_stray: 0,
@@ -520,9 +520,8 @@ fn build_record(game: &Game, ordinal: u64) -> Result<Option<GameRecord>, (u64, S
 
 /// The games.csv `move_info` column of the first `plies` moves of `game`, from their comments
 /// (empty when no move has a timed comment; a move without one gets `-/-/-/-/0`), and the
-/// time each side used by them, ms, `[White, Black]`: the sum of its moves' times. `first`
-/// made the first move.
-fn move_info_and_times(game: &Game, plies: usize, first: Color) -> (String, [u64; 2]) {
+/// time each side used by them, ms: the sum of its moves' times. `first` made the first move.
+fn move_info_and_times(game: &Game, plies: usize, first: Color) -> (String, ByColor<u64>) {
     let infos: Vec<Option<MoveInfo>> = (0..plies)
         .map(|i| {
             game.comments[i + 1]
@@ -530,12 +529,12 @@ fn move_info_and_times(game: &Game, plies: usize, first: Color) -> (String, [u64
                 .find_map(|c| MoveInfo::parse_comment(c))
         })
         .collect();
-    let mut used_ms = [0u64; 2];
+    let mut used_ms = ByColor::from_fn(|_| 0u64);
     // Every move takes its turn, timed or not (a `{book}` move has no time).
     let movers = std::iter::successors(Some(first), |side| Some(side.opponent()));
     for (info, side) in infos.iter().zip(movers) {
         if let Some(info) = info {
-            used_ms[side.index()] += info.time_ms;
+            used_ms[side] += info.time_ms;
         }
     }
     if !infos.iter().any(Option::is_some) {
