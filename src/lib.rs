@@ -12,7 +12,8 @@
 //! | [`protocol`] | the wire format both sides speak: commands, replies, `info`, options, `go` limits (UGI and UCI) |
 //! | [`engine`] | the runner's side of the pipe: an engine as the user described it, its process, the handshake, errors; engines built from git revisions and their bench |
 //! | [`bundled`] | the engine side of the pipe: the command loop and the search of the bundled engines |
-//! | [`game`] | one game: the move loop, adjudication and the time control with its clocks |
+//! | [`time_control`] | a time control (clock, moves per period, move time, depth, nodes) and its live clocks, in ms |
+//! | [`game`] | one game: the move loop and adjudication, over [`time_control`]'s clocks |
 //! | [`tournament`] | config, the engines made ready (built, benched, clocks scaled), the schedule of game pairs (round-robin, gauntlet, shards), the runner that plays it |
 //! | [`tune`] | SPSA tuning of engine options (fishtest's and OpenBench's algorithm), resumable and reproducible |
 //! | [`openings`] | opening books: reading, generating and checking them |
@@ -100,5 +101,6 @@ pub mod rules;
 pub mod run_dir;
 pub mod stats;
 pub mod textfile;
+pub mod time_control;
 pub mod tournament;
 pub mod tune;

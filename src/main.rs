@@ -24,34 +24,44 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Count leaf nodes of the move tree (perft), per depth, per root move, or over a suite.
+    #[command(after_long_help = cli::examples::PERFT)]
     Perft(cli::perft::PerftArgs),
     /// Find the exact bug in an engine's move generator: its perft against the rules, walked
     /// down to the faulty position.
+    #[command(after_long_help = cli::examples::PERFT_CHECK)]
     PerftCheck(cli::perft_check::PerftCheckArgs),
     /// Check that an engine follows the protocol and the rules: handshake, positions, limits,
     /// output, determinism, move generation and a mini-match, one line per check.
+    #[command(after_long_help = cli::examples::CHECK_ENGINE)]
     CheckEngine(cli::check_engine::CheckEngineArgs),
     /// Play a round-robin or gauntlet tournament between engines.
+    #[command(after_long_help = cli::examples::TOURNAMENT)]
     Tournament(cli::tournament::TournamentArgs),
     /// Tune engine options with SPSA (fishtest's and OpenBench's algorithm): θ+ against θ−
     /// for game pairs each iteration, resumable, reproducible with --seed.
+    #[command(after_long_help = cli::examples::TUNE)]
     Tune(cli::tune::TuneArgs),
     /// Join the shards of a run (`tournament --shard`) into one games.csv, games.pgn,
     /// summary.json and report.html, checking that they belong to one run and listing the
     /// games missing.
+    #[command(after_long_help = cli::examples::MERGE)]
     Merge(cli::merge::MergeArgs),
     /// Recompute the report (standings, Elo, LOS, pentanomial counts, SPRT) from games.csv files,
     /// PGN files or run directories.
+    #[command(after_long_help = cli::examples::ELO)]
     Elo(cli::elo::EloArgs),
     /// Write report.html (charts, crosstable, game viewer) for run directories, games.csv or
     /// PGN files.
+    #[command(after_long_help = cli::examples::REPORT)]
     Report(cli::report::ReportArgs),
     /// Generate an opening book (random balanced positions), or check one.
+    #[command(after_long_help = cli::examples::OPENINGS)]
     Openings(cli::openings::OpeningsArgs),
     /// Run engines' bench (OpenBench's `ENGINE bench`): the signature (a node count) and this
     /// machine's speed, for engines given by path or built from a git revision.
     Bench(cli::bench::BenchArgs),
     /// Write the man pages, or print a shell completion script.
+    #[command(after_long_help = cli::examples::GENERATE)]
     Generate(cli::generate::GenerateArgs),
 }
 

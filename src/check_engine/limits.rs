@@ -7,9 +7,9 @@ use super::positions::long_game;
 use super::talk::{self, after, fence, go, is, judge, read_until, send};
 use super::{CheckResult, Ctx, Evidence, Failure, Finding, Outcome, Session};
 use crate::engine::{Engine, EngineError};
-use crate::game::time_control::whole_ms;
 use crate::protocol::GoLimits;
 use crate::rules::{Move, Position};
+use crate::time_control::whole_ms;
 use std::time::{Duration, Instant};
 
 /// The `go movetime` of the movetime check, ms.

@@ -27,9 +27,9 @@ mod talk;
 pub use render::{CheckLines, header};
 
 use crate::engine::{Engine, EngineDescription, EngineError, EngineLaunch};
-use crate::game::time_control::whole_ms;
 use crate::protocol::Protocol;
 use crate::rules::Rules;
+use crate::time_control::whole_ms;
 use serde::Serialize;
 use std::fmt;
 use std::str::FromStr;

@@ -21,6 +21,7 @@ macro_rules! say {
 pub mod bench;
 pub mod check_engine;
 pub mod elo;
+pub mod examples;
 pub mod generate;
 pub mod merge;
 pub mod openings;

@@ -9,9 +9,9 @@
 
 use super::source::{EngineSource, absolute_repo};
 use super::{EngineLaunch, Timeouts};
-use crate::game::TimeControl;
-use crate::game::time_control::{seconds_to_ms, whole_ms};
 use crate::protocol::Protocol;
+use crate::time_control::TimeControl;
+use crate::time_control::{seconds_to_ms, whole_ms};
 use serde::de::{MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};

@@ -16,9 +16,8 @@ use crate::rules::{ByColor, Color, Move, MoveError, Position, Rules};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-pub mod time_control;
-
-pub use time_control::{Clocks, Overstep, SideClock, TimeControl, UNCLOCKED_MOVE_TIMEOUT};
+use crate::time_control;
+pub use crate::time_control::{Clocks, Overstep, SideClock, TimeControl, UNCLOCKED_MOVE_TIMEOUT};
 
 /// A finished game.
 #[derive(Clone, Debug, PartialEq, Eq)]

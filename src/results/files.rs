@@ -4,9 +4,9 @@
 use super::moves::{CommentDetail, MoveInfo};
 use super::pgn::{self, PgnStyle};
 use super::{GameRecord, ResultsError};
-use crate::game::TimeControl;
 use crate::rules::Rules;
 use crate::run_dir::RunDir;
+use crate::time_control::TimeControl;
 use csv::StringRecord;
 use std::collections::{HashMap, HashSet};
 use std::fs::{self, File, OpenOptions};

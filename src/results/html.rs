@@ -905,7 +905,10 @@ mod tests {
         let summary = Summary::compute(&games, &names, None);
         let series = Series::compute(&summary, &[&games], None);
         let text = summary.to_string();
-        assert!(text.contains("Elo: >+1199.83 +/- "), "{text}");
+        assert!(
+            text.contains("Elo: >+1199.83 (a floor: one side won every counted game)"),
+            "{text}"
+        );
         let html = render(&Report {
             summary: &summary,
             series: &series,

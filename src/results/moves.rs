@@ -182,7 +182,7 @@ impl MoveInfo {
 
 /// `0.120s` (or `0.12s`, `1s`) as ms; `None` otherwise.
 fn parse_seconds_ms(text: &str) -> Option<u64> {
-    crate::game::time_control::seconds_to_ms(text.strip_suffix('s')?).ok()
+    crate::time_control::seconds_to_ms(text.strip_suffix('s')?).ok()
 }
 
 /// `-` for a missing value.

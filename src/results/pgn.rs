@@ -38,8 +38,8 @@
 use super::GameRecord;
 use super::moves::{self, CommentDetail, MoveInfo};
 use super::provenance::EngineProvenance;
-use crate::game::TimeControl;
 use crate::rules::{Color, Position, Rules};
+use crate::time_control::TimeControl;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 

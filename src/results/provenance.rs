@@ -121,7 +121,7 @@ impl fmt::Display for ClockScale {
 mod tests {
     use super::*;
     use crate::engine::{EngineKeys, EngineSource};
-    use crate::game::TimeControl;
+    use crate::time_control::TimeControl;
 
     #[test]
     fn provenance_comes_from_the_saved_config() {

@@ -1031,7 +1031,10 @@ pub(crate) mod tests {
         assert_eq!(pair.elo, elo_pentanomial(&[0, 0, 0, 0, 5].into()));
         let text = summary.to_string();
         assert!(text.contains(" >+"), "{text}");
-        assert!(text.contains("Elo: >+1199.83 +/- "), "{text}");
+        assert!(
+            text.contains("Elo: >+1199.83 (a floor: one side won every counted game)"),
+            "{text}"
+        );
         let json = serde_json::to_string(&summary).unwrap();
         assert!(!json.contains("NaN") && !json.contains("inf"));
     }

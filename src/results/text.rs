@@ -65,7 +65,12 @@ impl Summary {
                 row.rank,
                 row.name,
                 or_dash(row.elo.map(|elo| format_elo(elo, row.bound))),
-                or_dash(row.error95.map(|e| format!("{e:.2}"))),
+                // A bound has no interval: only one side of it is known.
+                or_dash(
+                    row.error95
+                        .filter(|_| row.bound.is_none())
+                        .map(|e| format!("{e:.2}"))
+                ),
                 row.games,
                 or_dash(row.score_percent.map(|s| format!("{s:.2}%"))),
                 row.wins,
@@ -75,10 +80,28 @@ impl Summary {
         }
         match &self.unrated {
             Some(reason) => writeln!(f, "No ratings: {reason}."),
-            None => writeln!(
-                f,
-                "Ratings: Bradley-Terry Elo, mean 0, +/- 95%; LOS against the next engine."
-            ),
+            None => {
+                writeln!(
+                    f,
+                    "Ratings: the pool's Bradley-Terry Elo (mean 0), +/- its 95% interval; LOS \
+                     against the next engine."
+                )?;
+                if self.standings.iter().any(|row| row.bound.is_some()) {
+                    writeln!(
+                        f,
+                        "A rating marked > is a floor, < a ceiling, ~ both (a one-sided score: \
+                         no estimate, no interval)."
+                    )?;
+                }
+                if !self.pairs.is_empty() {
+                    writeln!(
+                        f,
+                        "Each pair below has its own Elo, from its game pairs alone (not the \
+                         pool's ratings)."
+                    )?;
+                }
+                Ok(())
+            }
         }
     }
 
@@ -126,13 +149,27 @@ impl fmt::Display for PairSummary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let elo = &self.elo;
         writeln!(f, "Results of {} vs {}:", self.first, self.second)?;
-        writeln!(
-            f,
-            "Elo: {} +/- {:.2}, LOS: {}",
-            format_elo(elo.elo, elo.bound_side()),
-            elo.error95,
-            format_percent(elo.los)
-        )?;
+        match elo.bound_side() {
+            // A one-sided score: the Elo is a bound, with no interval.
+            Some(bound) => writeln!(
+                f,
+                "Elo: {} (a {}: one side won every counted game), LOS: {}",
+                format_elo(elo.elo, Some(bound)),
+                if bound == Bound::Lower {
+                    "floor"
+                } else {
+                    "ceiling"
+                },
+                format_percent(elo.los)
+            )?,
+            None => writeln!(
+                f,
+                "Elo: {} +/- {:.2}, LOS: {}",
+                format_elo(elo.elo, None),
+                elo.error95,
+                format_percent(elo.los)
+            )?,
+        }
         let score = (self.games > 0).then(|| self.wins as f64 / self.games as f64);
         writeln!(
             f,

@@ -290,15 +290,18 @@ impl fmt::Display for Sprt {
 impl FromStr for Sprt {
     type Err = SprtSpecError;
 
-    /// Parses whitespace-separated `key=value` tokens with keys `elo0`, `elo1`
-    /// (required), `alpha`, `beta` (default [`DEFAULT_ERROR_RATE`]), in any order,
-    /// e.g. `elo0=0 elo1=5 alpha=0.05 beta=0.05`.
+    /// Parses `key=value` tokens separated by commas or white space, with keys `elo0`,
+    /// `elo1` (required), `alpha`, `beta` (default [`DEFAULT_ERROR_RATE`]), in any order,
+    /// e.g. `elo0=0,elo1=5,alpha=0.05,beta=0.05` or `elo0=0 elo1=5`.
     ///
     /// # Errors
     /// See [`SprtSpecError`]; the error carries the offending token.
     fn from_str(spec: &str) -> Result<Self, Self::Err> {
         let mut values: [Option<f64>; 4] = [None; 4];
-        for token in spec.split_whitespace() {
+        let tokens = spec
+            .split(|c: char| c.is_whitespace() || c == ',')
+            .filter(|token| !token.is_empty());
+        for token in tokens {
             let (key, value) = token
                 .split_once('=')
                 .ok_or_else(|| SprtSpecError::NotKeyValue(token.to_string()))?;
@@ -545,5 +548,16 @@ mod tests {
             matches!(err("elo0=-2000 elo1=5"), SprtSpecError::Invalid(m) if m.contains("elo0=-2000"))
         );
         assert!(err("elo0=0 elo1").to_string().contains("`elo1`"));
+    }
+
+    #[test]
+    fn a_spec_is_one_comma_separated_token_or_words() {
+        let words: Sprt = "elo0=0 elo1=5 alpha=0.1".parse().unwrap();
+        let token: Sprt = "elo0=0,elo1=5,alpha=0.1".parse().unwrap();
+        let mixed: Sprt = " elo0=0, elo1=5 ,alpha=0.1".parse().unwrap();
+        assert_eq!(words, token);
+        assert_eq!(words, mixed);
+        assert_eq!(token.to_string(), "elo0=0 elo1=5 alpha=0.1 beta=0.05");
+        assert!("elo0=0,,elo1".parse::<Sprt>().is_err());
     }
 }

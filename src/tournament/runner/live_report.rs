@@ -3,8 +3,8 @@
 //! line, bt-arena's version and the engines' `id name`s).
 
 use super::{RunError, Shared, lock};
-use crate::results::Summary;
 use crate::results::html::{self, RunInfo, RunMeta};
+use crate::results::{self, Summary};
 use crate::run_dir::RunDir;
 use crate::stats::Sprt;
 use crate::tournament::prepare::Session;
@@ -83,7 +83,7 @@ impl Shared<'_> {
         }
     }
 
-    /// Rewrites report.html from games.csv, unless it was written too recently (see
+    /// Rewrites report.html and summary.json from games.csv, unless it was written too recently (see
     /// [`REPORT_INTERVAL`]) or another worker is writing it. A failure is warned about once
     /// and does not stop the run.
     pub(super) fn refresh_report(&self) {
@@ -108,6 +108,8 @@ impl Shared<'_> {
                     in_progress: Some(progress),
                     ..RunMeta::of_dir(&dir)
                 };
+                // summary.json follows the page, so it is current as games finish.
+                results::write_summary(&dir, &summary)?;
                 html::write_run_report(&dir, &meta, &summary, sprt)
             },
         );

@@ -1,0 +1,95 @@
+//! The `Examples:` sections of each subcommand's `--help` (clap's `after_long_help`), taken
+//! from the everyday uses. `-h` leaves them out.
+
+/// `bt-arena tournament --help`.
+pub const TOURNAMENT: &str = "\
+Examples:
+  Compare a new version with the base by an SPRT (exit 0 H1 accepted, 1 H0, 2 no decision):
+    bt-arena tournament --engine cmd=./new name=new --engine cmd=./base name=base \\
+      --each tc=8+0.08 --rounds 2000 --concurrency 2 --sprt elo0=0,elo1=5
+
+  A round-robin of three engines at a fixed depth, from the shipped opening book:
+    bt-arena tournament --engine cmd=./a --engine cmd=./b --engine cmd=./c --each depth=6 --rounds 50
+
+  Continue an interrupted run (only --concurrency and --log may change):
+    bt-arena tournament --resume results/new-vs-base
+
+  One shard of a run on a cluster (every shard the same flags; the first decides the seed):
+    bt-arena tournament ... --out /shared/runs/x --shard auto   # a Slurm array task
+    bt-arena merge /shared/runs/x                                # then join the shards
+
+  The bundled engines' demonstration:
+    bt-arena tournament";
+
+/// `bt-arena elo --help`.
+pub const ELO: &str = "\
+Examples:
+  The report and verdict of a run, as merge and report give them (exit 0, 1, 2 or 5):
+    bt-arena elo results/new-vs-base
+
+  An SPRT replayed over games files, bt-arena's, cutechess-cli's or fastchess's:
+    bt-arena elo --sprt elo0=0,elo1=5 games.csv
+    bt-arena elo --json cutechess.pgn";
+
+/// `bt-arena merge --help`.
+pub const MERGE: &str = "\
+Examples:
+  Join the shards of a run in its directory (exit: the run's verdict; 5 when games are missing):
+    bt-arena merge /shared/runs/x
+
+  Shards collected from machines that shared no directory:
+    bt-arena merge --out merged runner0/shard-0 runner1/shard-1";
+
+/// `bt-arena report --help`.
+pub const REPORT: &str = "\
+Examples:
+  The page of a run (report.html in it):
+    bt-arena report results/new-vs-base
+
+  A page of another tool's games:
+    bt-arena report cutechess.pgn --out page.html";
+
+/// `bt-arena perft --help`.
+pub const PERFT: &str = "\
+Examples:
+  Counts and speed for depths 1 to 6, then per root move:
+    bt-arena perft 6
+    bt-arena perft --divide 5
+
+  Check the rules against a suite (exit 1 on a mismatch):
+    bt-arena perft --suite tests/perft/capture-only.epd";
+
+/// `bt-arena perft-check --help`.
+pub const PERFT_CHECK: &str = "\
+Examples:
+  An engine's move generator against the rules, walked down to the faulty position:
+    bt-arena perft-check --engine cmd=./my-engine --depth 5
+    bt-arena perft-check --engine cmd=./my-engine --suite tests/perft/capture-only.epd --random 20";
+
+/// `bt-arena check-engine --help`.
+pub const CHECK_ENGINE: &str = "\
+Examples:
+  Every check, one line each (exit 1 when one fails):
+    bt-arena check-engine --engine cmd=./my-engine
+    bt-arena check-engine --engine cmd=./my-engine --quick --json";
+
+/// `bt-arena tune --help`.
+pub const TUNE: &str = "\
+Examples:
+  Tune bt-search's weights at a fast fixed limit, then continue after an interruption:
+    bt-arena tune --engine cmd=bt-search nodes=2000 --params weights.txt --iterations 2000 \\
+      --concurrency 2 --out results/tune
+    bt-arena tune --resume results/tune";
+
+/// `bt-arena openings --help`.
+pub const OPENINGS: &str = "\
+Examples:
+  A book of 500 balanced positions 4 plies deep, then its statistics:
+    bt-arena openings generate --rules classic --plies 4 --count 500 --seed 1 --out book.epd
+    bt-arena openings check --rules classic book.epd";
+
+/// `bt-arena generate --help`.
+pub const GENERATE: &str = "\
+Examples:
+    bt-arena generate man ~/.local/share/man/man1
+    bt-arena generate completions bash > ~/.local/share/bash-completion/completions/bt-arena";
