@@ -103,7 +103,9 @@ impl Shared<'_> {
         let sprt = self.sprt.as_ref();
         let names: Vec<String> = self.config.engines.iter().map(|e| e.name.clone()).collect();
         let written = Summary::from_files(&[RunDir::new(&dir).games_csv()], &names, sprt).and_then(
-            |summary| {
+            |mut summary| {
+                summary.builds =
+                    results::provenance::EngineProvenance::of_engines(&self.config.engines);
                 let meta = RunMeta {
                     in_progress: Some(progress),
                     ..RunMeta::of_dir(&dir)
