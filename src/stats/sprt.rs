@@ -148,9 +148,10 @@ pub struct SprtReport {
     pub elo0: f64,
     /// Elo under H1.
     pub elo1: f64,
-    /// The scale of `elo0` and `elo1` (left out of the JSON when logistic, the default).
+    /// The scale of `elo0` and `elo1`; `elo_model` in JSON (beside a status's `model`, the
+    /// counts the LLR came from), left out when logistic, the default.
     #[serde(default, skip_serializing_if = "SprtModel::is_logistic")]
-    pub model: SprtModel,
+    pub elo_model: SprtModel,
     /// Decision for `llr`.
     pub decision: SprtDecision,
 }
@@ -321,7 +322,7 @@ impl Sprt {
             upper,
             elo0: self.elo0,
             elo1: self.elo1,
-            model: self.model,
+            elo_model: self.model,
             decision: self.decision(llr),
         }
     }
@@ -590,8 +591,8 @@ impl fmt::Display for SprtReport {
             self.elo0 + 0.0,
             self.elo1 + 0.0
         )?;
-        if !self.model.is_logistic() {
-            write!(f, " {}", self.model.unit())?;
+        if !self.elo_model.is_logistic() {
+            write!(f, " {}", self.elo_model.unit())?;
         }
         Ok(())
     }
@@ -856,9 +857,9 @@ mod tests {
             "LLR: 2.95 (-2.94, 2.94) [0.00, 2.00] nElo"
         );
         let json = serde_json::to_value(normalized.report(1.0)).unwrap();
-        assert_eq!(json["model"], "normalized");
+        assert_eq!(json["elo_model"], "normalized");
         let json = serde_json::to_value(sprt_0_5().report(1.0)).unwrap();
-        assert!(json.get("model").is_none(), "{json}");
+        assert!(json.get("elo_model").is_none(), "{json}");
         assert_eq!(
             serde_json::to_string(&normalized).unwrap(),
             r#""elo0=0 elo1=2 alpha=0.05 beta=0.05 model=normalized""#
