@@ -120,6 +120,7 @@ fn config(
         shard: None,
         log: false,
         pgn_comments: Default::default(),
+        adjudication: Default::default(),
     }
 }
 

@@ -28,7 +28,7 @@ enum Command {
     /// output, determinism, move generation and a mini-match, one line per check.
     CheckEngine(cli::check_engine::CheckEngineArgs),
     /// Play a round-robin or gauntlet tournament between engines.
-    Tournament(cli::tournament::TournamentArgs),
+    Tournament(Box<cli::tournament::TournamentArgs>),
     /// Join the shards of a run (`tournament --shard`) into one games.csv, games.pgn,
     /// summary.json and report.html, checking that they belong to one run and listing the
     /// games missing.

@@ -155,9 +155,23 @@ impl ResultsWriter {
         record: &GameRecord,
         infos: &[MoveInfo],
     ) -> Result<(), ResultsError> {
+        self.append_with_ending(record, infos, None)
+    }
+
+    /// [`append_with`](ResultsWriter::append_with), the PGN's final comment saying `ending`
+    /// (an adjudication's account, see [`pgn::format_game_ending`]).
+    ///
+    /// # Errors
+    /// As [`append`](ResultsWriter::append).
+    pub fn append_with_ending(
+        &mut self,
+        record: &GameRecord,
+        infos: &[MoveInfo],
+        ending: Option<&str>,
+    ) -> Result<(), ResultsError> {
         let mut row = csv_row(record)?;
         drop_later_columns(&mut row, COLUMNS.len() - self.columns);
-        let game = pgn::format_game_with(record, infos, &self.style);
+        let game = pgn::format_game_ending(record, infos, ending, &self.style);
         write_flushed(&self.pgn_path, &mut self.pgn, game.as_bytes())?;
         write_flushed(&self.csv_path, &mut self.csv, &row)
     }
@@ -627,8 +641,8 @@ pub(crate) mod tests {
             message.contains("column `plies`: bad value `3x`"),
             "{message}"
         );
-        let message = error_for_row(&good.replace("goal-rank", "resign"));
-        assert!(message.contains("`resign`"), "{message}");
+        let message = error_for_row(&good.replace("goal-rank", "forfeit"));
+        assert!(message.contains("`forfeit`"), "{message}");
         let message = error_for_row("2,1,1");
         assert!(message.contains("3 fields, expected 17"), "{message}");
     }

@@ -6,6 +6,7 @@
 
 use super::shard::Shard;
 use crate::engine::EngineDescription;
+use crate::game::Adjudication;
 use crate::results::moves::CommentDetail;
 use crate::results::{ResultsError, ResultsWriter};
 use crate::rules::Rules;
@@ -132,6 +133,10 @@ pub struct TournamentConfig {
     /// How much the move comments of games.pgn say (`full`, `short`, `none`).
     #[serde(default)]
     pub pgn_comments: CommentDetail,
+    /// Resign and proof adjudication (`--resign`, `--adjudicate`); both off by default, and
+    /// then left out of config.json.
+    #[serde(default, skip_serializing_if = "Adjudication::is_off")]
+    pub adjudication: Adjudication,
 }
 
 fn default_event() -> String {
@@ -384,6 +389,7 @@ mod tests {
             shard: None,
             log: false,
             pgn_comments: Default::default(),
+            adjudication: Default::default(),
         }
     }
 

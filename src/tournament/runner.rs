@@ -385,7 +385,11 @@ impl<'a> Shared<'a> {
         };
         let detail = &played.detail;
         let mut writer = lock(&self.writer);
-        if let Err(err) = writer.append_with(record, &played.infos) {
+        let ending = played
+            .termination
+            .is_adjudication()
+            .then_some(detail.as_str());
+        if let Err(err) = writer.append_with_ending(record, &played.infos, ending) {
             *lock(&self.write_error) = Some(err);
             self.sprt_stop.store(true, Ordering::SeqCst);
             return;
@@ -473,6 +477,7 @@ impl<'a> Worker<'a> {
             &mut players,
             &opening.position,
             config.rules,
+            &config.adjudication,
             self.shared.stop,
         );
         match played {
@@ -631,6 +636,7 @@ mod tests {
             shard: None,
             log: false,
             pgn_comments: Default::default(),
+            adjudication: Default::default(),
         }
     }
 

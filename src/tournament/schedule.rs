@@ -159,6 +159,7 @@ mod tests {
             shard: None,
             log: false,
             pgn_comments: Default::default(),
+            adjudication: Default::default(),
         }
     }
 

@@ -211,6 +211,7 @@ pub(crate) fn test_config(run: &std::path::Path, shard: &str) -> super::Tourname
         shard: Some(shard.parse().unwrap()),
         log: false,
         pgn_comments: Default::default(),
+        adjudication: Default::default(),
     }
 }
 
