@@ -8,15 +8,23 @@
 //!    instant engine), wall time divided by plies played, at concurrency 1 and 2.
 //! 3. Memory: the resident set size sampled while a long run plays (default 20,000 games; pass
 //!    100000 for the figure in the issue).
+//! 4. The proof search of proof adjudication ([`Prover`]), as the runner calls it: after every
+//!    move of 40 games per rule set between two bundled searchers (depth 3, one move in eight
+//!    random), one prover per game. Per limit in plies: microseconds and nodes per move (mean,
+//!    99th percentile, most), the calls that found a proof, the plies a proof would have cut
+//!    from each game, and the answers left unknown at [`DEFAULT_BUDGET`].
 //!
+//! `cargo bench --bench harness -- proof` runs part 4 alone.
 //! Results go to stderr (the runner prints one line per game on stdout: send it to /dev/null).
 //! Figures to report, not tests: machines here are shared and noisy.
 
+use bt_arena::bundled::search::{Limits, Searcher};
 use bt_arena::engine::{Engine, EngineKeys, EngineLaunch};
 use bt_arena::game::TimeControl;
 use bt_arena::protocol::GoLimits;
 use bt_arena::results::read_games;
-use bt_arena::rules::{Position, Rules};
+use bt_arena::rules::proof::{DEFAULT_BUDGET, Prover, Verdict};
+use bt_arena::rules::{Move, Position, Rules};
 use bt_arena::run_dir::RunDir;
 use bt_arena::tournament::SeedOrigin;
 use bt_arena::tournament::runner::Start;
@@ -118,6 +126,7 @@ fn config(
         scale_tc: None,
         session: Default::default(),
         run_id: None,
+        adjudication: Default::default(),
     }
 }
 
@@ -148,7 +157,101 @@ fn rss_kib() -> u64 {
         .unwrap_or(0)
 }
 
+/// The positions of `games` games between two bundled searchers at depth 3 (one move in eight
+/// random, seeded), game by game, each from the start to its last position before the end.
+fn searched_games(rules: Rules, games: usize) -> Vec<Vec<Position>> {
+    let mut rng = fastrand::Rng::with_seed(2026);
+    let mut searcher = Searcher::new(16);
+    let stop = AtomicBool::new(false);
+    let limits = Limits {
+        depth: Some(3),
+        ..Limits::default()
+    };
+    (0..games)
+        .map(|_| {
+            let mut positions = Vec::new();
+            let mut position = Position::startpos();
+            while position.outcome(rules).is_none() {
+                positions.push(position);
+                let moves: Vec<Move> = position.legal_moves(rules).iter().collect();
+                let mv = if rng.u32(..8) == 0 {
+                    moves[rng.usize(..moves.len())]
+                } else {
+                    let result = searcher.search(&position, rules, &limits, &stop, &mut |_| {});
+                    result.best.expect("a move")
+                };
+                position = position.play_unchecked(mv);
+            }
+            positions
+        })
+        .collect()
+}
+
+/// The `q`-quantile of `sorted` (ascending).
+fn quantile<T: Copy>(sorted: &[T], q: f64) -> T {
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let index = ((sorted.len() - 1) as f64 * q).round() as usize;
+    sorted[index]
+}
+
+/// Part 4: the proof search's cost per move, as described in the module documentation.
+fn proof_cost() {
+    for rules in Rules::ALL {
+        let games = searched_games(rules, 40);
+        let moves: usize = games.iter().map(Vec::len).sum();
+        eprintln!("proof, {rules}: {} games, {moves} positions", games.len());
+        for plies in [3, 5, 7, 9] {
+            for budget in [u64::MAX, DEFAULT_BUDGET] {
+                let (mut micros, mut nodes) = (Vec::new(), Vec::new());
+                let (mut proofs, mut unknown, mut cut) = (0, 0, 0);
+                for game in &games {
+                    let mut prover = Prover::new(rules, budget);
+                    let mut first = None;
+                    for (ply, position) in game.iter().enumerate() {
+                        let began = Instant::now();
+                        let verdict = prover.prove(position, plies);
+                        micros.push(began.elapsed().as_secs_f64() * 1e6);
+                        nodes.push(prover.nodes());
+                        match verdict {
+                            Verdict::Win(_) | Verdict::Loss(_) => {
+                                proofs += 1;
+                                first.get_or_insert(ply);
+                            }
+                            Verdict::Unknown => unknown += 1,
+                            Verdict::Open => {}
+                        }
+                    }
+                    cut += first.map_or(0, |ply| game.len() - ply);
+                }
+                micros.sort_by(f64::total_cmp);
+                nodes.sort_unstable();
+                let mean = micros.iter().sum::<f64>() / micros.len() as f64;
+                let mean_nodes = nodes.iter().sum::<u64>() as f64 / nodes.len() as f64;
+                let budget = if budget == u64::MAX {
+                    "no budget".to_string()
+                } else {
+                    format!("budget {budget}")
+                };
+                eprintln!(
+                    "  proof={plies}, {budget}: {mean:.1} µs per move (p99 {:.0}, max {:.0}), \
+                     nodes mean {mean_nodes:.0} (p99 {}, max {}); {proofs} proofs, {unknown} \
+                     unknown; a proof would cut {cut} of {moves} plies ({:.1}%)",
+                    quantile(&micros, 0.99),
+                    quantile(&micros, 1.0),
+                    quantile(&nodes, 0.99),
+                    quantile(&nodes, 1.0),
+                    100.0 * cut as f64 / moves as f64
+                );
+            }
+        }
+    }
+}
+
 fn main() {
+    if std::env::args().any(|arg| arg == "proof") {
+        proof_cost();
+        return;
+    }
     let trips = 4_000;
     let (mut floors, mut echoes, mut goes) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..5 {
@@ -206,4 +309,5 @@ fn main() {
         "memory: after {games} games and the final report, RSS {} KiB",
         rss_kib()
     );
+    proof_cost();
 }

@@ -40,7 +40,9 @@
 //! - **Elo** (logistic), its 95% error bar, and **LOS**: the likelihood of superiority.
 //! - **SPRT**: the sequential probability ratio test between two Elo hypotheses (elo0, elo1);
 //!   its **LLR** (log-likelihood ratio) is followed game by game until it crosses a bound.
-//! - **Adjudication**: the runner, not the engines, ends every game by its own rules.
+//! - **Adjudication**: the runner, not the engines, ends every game by its own rules; on
+//!   request also before the rules do, on the engines' scores (resign) or on a proof by the
+//!   rules of a forced win ([`rules::proof`], [`game::adjudication`]).
 //! - **Bench** (OpenBench's convention): `ENGINE bench` searches fixed positions to a fixed
 //!   depth and prints `N nodes M nps`; the node count is the build's **signature**, the speed
 //!   the machine's. Engines built from a git revision (`src=`, [`engine::build`]) are checked

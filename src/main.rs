@@ -36,7 +36,7 @@ enum Command {
     CheckEngine(cli::check_engine::CheckEngineArgs),
     /// Play a round-robin or gauntlet tournament between engines.
     #[command(after_long_help = cli::examples::TOURNAMENT)]
-    Tournament(cli::tournament::TournamentArgs),
+    Tournament(Box<cli::tournament::TournamentArgs>),
     /// Tune engine options with SPSA (fishtest's and OpenBench's algorithm): θ+ against θ−
     /// for game pairs each iteration, resumable, reproducible with --seed.
     #[command(after_long_help = cli::examples::TUNE)]

@@ -94,7 +94,13 @@ fn mini_match(
                     },
                 },
             };
-            let Ok(game) = play(&mut players, &opening, ctx.rules, &stop) else {
+            let Ok(game) = play(
+                &mut players,
+                &opening,
+                ctx.rules,
+                &Default::default(),
+                &stop,
+            ) else {
                 return Ok(Finding::skip("the match was interrupted"));
             };
             let where_ = format!("game {games} ({} as {side}, from {opening})", spec.name);

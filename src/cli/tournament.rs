@@ -55,10 +55,22 @@ pub struct TournamentArgs {
     #[arg(long)]
     seed: Option<u64>,
     /// SPRT between the two engines, e.g. `--sprt elo0=0 elo1=5 alpha=0.05 beta=0.05` (or one
-    /// quoted string); the run stops at the first crossing of a bound (games in flight are
-    /// finished and recorded, but do not change the verdict).
+    /// quoted string; `model=normalized` reads the bounds as normalized Elo); the run stops at
+    /// the first crossing of a bound (games in flight are finished and recorded, but do not
+    /// change the verdict).
     #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
     sprt: Vec<String>,
+    /// Resign adjudication (off by default), cutechess/fastchess style: a side loses once its
+    /// engine reported a score of -CP or worse for N moves of its own in a row (with
+    /// twosided=true, the opponent's +CP or better over the same moves too); mate scores count,
+    /// moves without a score break the run. One token, or one quoted string with spaces.
+    #[arg(long, value_name = "movecount=N,score=CP[,twosided=true]")]
+    resign: Option<String>,
+    /// Proof adjudication (off by default): after every move, end the game when the rules prove
+    /// that the side to move wins, or is lost, within PLIES plies (an exact search of at most
+    /// N nodes a move, default 20000; past it the game goes on).
+    #[arg(long, value_name = "proof=PLIES[,nodes=N]")]
+    adjudicate: Option<String>,
     /// Results directory (default results/<event>-<YYYYMMDD>-<HHMMSS>, UTC; `-2`, `-3`, ... after
     /// it for a second run started in the same second).
     #[arg(long, value_name = "DIR")]
@@ -189,6 +201,19 @@ fn announce(config: &TournamentConfig, plan: Plan) {
         config.run_id.as_deref().unwrap_or("without an id")
     );
     print_openings(&config.openings);
+    let adjudication = &config.adjudication;
+    if !adjudication.is_off() {
+        let rules: Vec<String> = [
+            adjudication
+                .proof
+                .map(|rule| format!("--adjudicate {rule}")),
+            adjudication.resign.map(|rule| format!("--resign {rule}")),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        say!("Adjudication: {}", rules.join(", "));
+    }
 }
 
 /// Says on stderr which games were not played: one error per engine given up, and a warning
@@ -484,6 +509,18 @@ fn override_settings(config: &mut TournamentConfig, args: &TournamentArgs) -> Re
             .map_err(|e| anyhow!("bad --sprt '{spec}': {e}"))?;
         config.sprt = Some(sprt);
     }
+    if let Some(spec) = &args.resign {
+        let rule = spec
+            .parse()
+            .map_err(|e| anyhow!("bad --resign '{spec}': {e}"))?;
+        config.adjudication.resign = Some(rule);
+    }
+    if let Some(spec) = &args.adjudicate {
+        let rule = spec
+            .parse()
+            .map_err(|e| anyhow!("bad --adjudicate '{spec}': {e}"))?;
+        config.adjudication.proof = Some(rule);
+    }
     config.shard = parse_shard(args)?.or(config.shard);
     config.out = match &args.out {
         Some(out) => out.clone(),
@@ -625,5 +662,6 @@ fn default_config() -> Result<TournamentConfig> {
         scale_tc: None,
         session: Default::default(),
         run_id: None,
+        adjudication: Default::default(),
     })
 }

@@ -4,7 +4,8 @@
 //! reference rules before it is applied: a move that is not a move or is illegal loses
 //! (`illegal-move`), as do a late move (`time-forfeit`), an engine that dies (`crash`) or stops
 //! answering `isready` (`stall`). Otherwise the rules end the game (`goal-rank`,
-//! `all-captured`, `no-moves`). A `bestmove` that answers no request is never played (the
+//! `all-captured`, `no-moves`), unless an adjudication rule that is on ends it first (`proof`,
+//! `resign`: see [`adjudication`]). A `bestmove` that answers no request is never played (the
 //! engine fences each `go`, see [`Engine::go`]); the stray lines each engine wrote during the
 //! game are reported with it ([`PlayedGame::stray`]) and do not decide it.
 
@@ -16,8 +17,11 @@ use crate::rules::{ByColor, Color, Move, MoveError, Position, Rules};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+pub mod adjudication;
+
 use crate::time_control;
 pub use crate::time_control::{Clocks, Overstep, SideClock, TimeControl, UNCLOCKED_MOVE_TIMEOUT};
+pub use adjudication::{Adjudication, Adjudicator, ProofRule, ResignRule};
 
 /// A finished game.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -64,9 +68,9 @@ pub struct Players<'a> {
     pub specs: ByColor<&'a EngineDescription>,
 }
 
-/// Plays one game from `opening` under `rules`, checking `stop` between moves, and collects
-/// the engines' stray output ([`PlayedGame::stray`]) and what they reported for each move
-/// ([`PlayedGame::infos`]).
+/// Plays one game from `opening` under `rules` and the `adjudication` rules, checking `stop`
+/// between moves, and collects the engines' stray output ([`PlayedGame::stray`]) and what they
+/// reported for each move ([`PlayedGame::infos`]).
 ///
 /// # Errors
 /// [`Unfinished::Interrupted`] when `stop` is set before the game ends.
@@ -74,10 +78,12 @@ pub fn play(
     players: &mut Players<'_>,
     opening: &Position,
     rules: Rules,
+    adjudication: &Adjudication,
     stop: &AtomicBool,
 ) -> Result<PlayedGame, Unfinished> {
     let mut infos = Vec::new();
-    let played = play_moves(players, opening, rules, stop, &mut infos);
+    let mut adjudicator = Adjudicator::new(adjudication, rules);
+    let played = play_moves(players, opening, rules, &mut adjudicator, stop, &mut infos);
     let stray = ByColor::from_fn(|side| players.engines[side].take_stray());
     played.map(|game| PlayedGame {
         stray,
@@ -92,6 +98,7 @@ fn play_moves(
     players: &mut Players<'_>,
     opening: &Position,
     rules: Rules,
+    adjudicator: &mut Adjudicator,
     stop: &AtomicBool,
     infos: &mut Vec<MoveInfo>,
 ) -> Result<PlayedGame, Unfinished> {
@@ -142,9 +149,25 @@ fn play_moves(
         }
         match position.parse_move(rules, &bestmove) {
             Ok(mv) => {
+                let score = info.score;
                 moves.push(mv);
                 infos.push(info);
                 position = position.play_unchecked(mv);
+                if adjudicator.is_on()
+                    && position.outcome(rules).is_none()
+                    && let Some(adjudicated) = adjudicator.after_move(&position, side, score)
+                {
+                    return Ok(PlayedGame {
+                        winner: adjudicated.winner,
+                        termination: adjudicated.termination,
+                        moves,
+                        used,
+                        faulty: None,
+                        detail: adjudicated.detail,
+                        stray: Default::default(),
+                        infos: Vec::new(),
+                    });
+                }
             }
             Err(error) => {
                 let why = match error {

@@ -196,7 +196,21 @@ impl ResultsWriter {
         record: &GameRecord,
         infos: &[MoveInfo],
     ) -> Result<(), ResultsError> {
-        self.append_tagged(record, infos, &[])
+        self.append_full(record, infos, None, &[])
+    }
+
+    /// [`append_with`](ResultsWriter::append_with), the PGN's final comment saying `ending`
+    /// (an adjudication's account, see [`pgn::format_game_ending`]).
+    ///
+    /// # Errors
+    /// As [`append`](ResultsWriter::append).
+    pub fn append_with_ending(
+        &mut self,
+        record: &GameRecord,
+        infos: &[MoveInfo],
+        ending: Option<&str>,
+    ) -> Result<(), ResultsError> {
+        self.append_full(record, infos, ending, &[])
     }
 
     /// [`append_with`](ResultsWriter::append_with) with `tags` (name, value) added to the
@@ -210,9 +224,21 @@ impl ResultsWriter {
         infos: &[MoveInfo],
         tags: &[(String, String)],
     ) -> Result<(), ResultsError> {
+        self.append_full(record, infos, None, tags)
+    }
+
+    /// Appends the game with its move comments, its final comment `ending` (else the
+    /// termination's) and extra PGN `tags`.
+    fn append_full(
+        &mut self,
+        record: &GameRecord,
+        infos: &[MoveInfo],
+        ending: Option<&str>,
+        tags: &[(String, String)],
+    ) -> Result<(), ResultsError> {
         let mut row = csv_row(record)?;
         drop_later_columns(&mut row, COLUMNS.len() - self.columns);
-        let game = pgn::format_game_with(record, infos, &self.style);
+        let game = pgn::format_game_ending(record, infos, ending, &self.style);
         let game = if tags.is_empty() {
             game
         } else {
@@ -897,8 +923,8 @@ pub(crate) mod tests {
             message.contains("column `plies`: bad value `3x`"),
             "{message}"
         );
-        let message = error_for_row(&good.replace("goal-rank", "resign"));
-        assert!(message.contains("`resign`"), "{message}");
+        let message = error_for_row(&good.replace("goal-rank", "forfeit"));
+        assert!(message.contains("`forfeit`"), "{message}");
         let message = error_for_row("2,1,1");
         assert!(message.contains("3 fields, expected 17"), "{message}");
     }

@@ -42,7 +42,8 @@ pub use game_file::GameFile;
 pub use json::{summary_json, write_summary};
 pub use pgn_read::ReadGames;
 pub use report::{
-    EloModel, EngineFaults, PairSummary, Standing, Summary, SummaryBuilder, schedule_order,
+    AdjudicationCounts, EloModel, EngineFaults, PairSummary, Standing, Summary, SummaryBuilder,
+    schedule_order,
 };
 pub use tail::GamesTail;
 
@@ -114,9 +115,10 @@ impl fmt::Display for GameResult {
 /// ([`Termination::name`]).
 ///
 /// The first three are the rules' own endings ([`Reason`]); the next four are faults: the loser
-/// misbehaved and lost by forfeit ([`Termination::is_fault`]). The last, an adjudication, is
-/// never bt-arena's: it comes from the PGN of another tool (cutechess-cli's resign
-/// adjudication).
+/// misbehaved and lost by forfeit ([`Termination::is_fault`]); the last three are
+/// adjudications ([`Termination::is_adjudication`]): bt-arena's two (`--resign`,
+/// `--adjudicate proof=PLIES`, see [`crate::game::adjudication`]), and another tool's, read
+/// from its PGN (e.g. cutechess-cli's resign adjudication).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Termination {
@@ -134,14 +136,18 @@ pub enum Termination {
     Crash,
     /// `stall`: the loser's engine stopped answering.
     Stall,
-    /// `adjudication`: the tool that ran the game declared the winner (read from another
-    /// tool's PGN; bt-arena plays every game to its end).
+    /// `resign`: the loser's engine reported a losing score for long enough (`--resign`).
+    Resign,
+    /// `proof`: the rules proved a forced win within the plies of `--adjudicate proof=PLIES`.
+    Proof,
+    /// `adjudication`: the tool that ran the game declared the winner by a rule of its own
+    /// (read from another tool's PGN).
     Adjudication,
 }
 
 impl Termination {
     /// Every termination, in the documented order.
-    pub const ALL: [Termination; 8] = [
+    pub const ALL: [Termination; 10] = [
         Termination::GoalRank,
         Termination::AllCaptured,
         Termination::NoMoves,
@@ -149,6 +155,8 @@ impl Termination {
         Termination::TimeForfeit,
         Termination::Crash,
         Termination::Stall,
+        Termination::Resign,
+        Termination::Proof,
         Termination::Adjudication,
     ];
 
@@ -162,20 +170,22 @@ impl Termination {
             Termination::TimeForfeit => "time-forfeit",
             Termination::Crash => "crash",
             Termination::Stall => "stall",
+            Termination::Resign => "resign",
+            Termination::Proof => "proof",
             Termination::Adjudication => "adjudication",
         }
     }
 
     /// The PGN standard `Termination` tag value: `normal` for the rules' endings, `time
     /// forfeit`, `rules infraction` (an illegal move), `abandoned` (a crash or a stall),
-    /// `adjudication`.
+    /// `adjudication` (resign, proof, another tool's adjudication).
     pub const fn pgn_tag(self) -> &'static str {
         match self {
             Termination::GoalRank | Termination::AllCaptured | Termination::NoMoves => "normal",
             Termination::IllegalMove => "rules infraction",
             Termination::TimeForfeit => "time forfeit",
             Termination::Crash | Termination::Stall => "abandoned",
-            Termination::Adjudication => "adjudication",
+            Termination::Resign | Termination::Proof | Termination::Adjudication => "adjudication",
         }
     }
 
@@ -191,8 +201,17 @@ impl Termination {
         )
     }
 
+    /// `true` for the three adjudications: resign, proof, another tool's.
+    pub const fn is_adjudication(self) -> bool {
+        matches!(
+            self,
+            Termination::Resign | Termination::Proof | Termination::Adjudication
+        )
+    }
+
     /// A sentence for people (the PGN comment), e.g. `White reaches rank 8`,
-    /// `Black loses on time`.
+    /// `Black loses on time`. An adjudication by bt-arena says more in its PGN comment (the
+    /// proven line, the scores): this is what is left of it in games.csv.
     pub fn describe(self, winner: Color) -> String {
         let loser = winner.opponent();
         match self {
@@ -203,6 +222,8 @@ impl Termination {
             Termination::TimeForfeit => format!("{loser} loses on time"),
             Termination::Crash => format!("{loser}'s engine crashes"),
             Termination::Stall => format!("{loser}'s engine stalls"),
+            Termination::Resign => format!("{loser} resigns"),
+            Termination::Proof => format!("{winner} wins by proof"),
             Termination::Adjudication => format!("{winner} wins by adjudication"),
         }
     }
@@ -472,11 +493,28 @@ pub(crate) mod tests {
                 "time-forfeit",
                 "crash",
                 "stall",
+                "resign",
+                "proof",
                 "adjudication"
             ]
         );
         let faults: Vec<bool> = Termination::ALL.iter().map(|t| t.is_fault()).collect();
-        assert_eq!(faults, [false, false, false, true, true, true, true, false]);
+        assert_eq!(
+            faults,
+            [
+                false, false, false, true, true, true, true, false, false, false
+            ]
+        );
+        let adjudications: Vec<bool> = Termination::ALL
+            .iter()
+            .map(|t| t.is_adjudication())
+            .collect();
+        assert_eq!(
+            adjudications,
+            [
+                false, false, false, false, false, false, false, true, true, true
+            ]
+        );
         let tags: Vec<&str> = Termination::ALL.iter().map(|t| t.pgn_tag()).collect();
         assert_eq!(
             tags,
@@ -488,8 +526,19 @@ pub(crate) mod tests {
                 "time forfeit",
                 "abandoned",
                 "abandoned",
+                "adjudication",
+                "adjudication",
                 "adjudication"
             ]
+        );
+        for termination in Termination::ALL {
+            let json = serde_json::to_string(&termination).unwrap();
+            assert_eq!(json, format!("\"{termination}\""));
+        }
+        assert_eq!(Termination::Resign.describe(Color::White), "Black resigns");
+        assert_eq!(
+            Termination::Proof.describe(Color::Black),
+            "Black wins by proof"
         );
         assert_eq!(Termination::from(Reason::NoMoves), Termination::NoMoves);
         assert_eq!(Termination::from(Reason::GoalRank), Termination::GoalRank);

@@ -33,7 +33,9 @@
 //! `1... a7a6 2. ...` when Black moves first), each followed by its comment
 //! (`{+0.35/12 0.120s, n=10234, sd=18, pv="a7a6 b2b3"}`, see [`super::moves`]; trimmed or left
 //! out with [`CommentDetail`]), wrapped at 79 columns, a comment with bt-arena's termination word
-//! and how the game ended (`{goal-rank: White reaches rank 8}`), the result, and a blank line.
+//! and how the game ended (`{goal-rank: White reaches rank 8}`; an adjudication's own account
+//! when the game was just played, e.g. `{proof: White wins in 5 plies: e6e7 d8e7 f6f7 e7f6
+//! f7f8}`), the result, and a blank line.
 
 use super::GameRecord;
 use super::moves::{self, CommentDetail, MoveInfo};
@@ -117,6 +119,19 @@ pub fn format_game(record: &GameRecord, style: &PgnStyle) -> String {
 /// [`format_game`] with the move comments from `infos` (one per move, PVs included) instead
 /// of the record's `move_info`.
 pub fn format_game_with(record: &GameRecord, infos: &[MoveInfo], style: &PgnStyle) -> String {
+    format_game_ending(record, infos, None, style)
+}
+
+/// [`format_game_with`], the final comment saying `ending` after the termination word instead
+/// of [`Termination::describe`](super::Termination::describe)'s sentence: an adjudication's
+/// own account (`{proof: White wins in 5 plies: e6e7 d8e7 ...}`), which games.csv does not
+/// keep.
+pub fn format_game_ending(
+    record: &GameRecord,
+    infos: &[MoveInfo],
+    ending: Option<&str>,
+    style: &PgnStyle,
+) -> String {
     let opening = record.opening.parse::<Position>().ok();
     let mut text = String::new();
     let mut tag = |name: &str, value: &str| {
@@ -174,7 +189,13 @@ pub fn format_game_with(record: &GameRecord, infos: &[MoveInfo], style: &PgnStyl
     }
     text.push('\n');
     let first_mover = opening.map_or(Color::White, |p| p.side_to_move());
-    text.push_str(&movetext(record, infos, first_mover, style.comments));
+    text.push_str(&movetext(
+        record,
+        infos,
+        ending,
+        first_mover,
+        style.comments,
+    ));
     text.push_str("\n\n");
     text
 }
@@ -194,10 +215,12 @@ pub fn insert_tags(game: &str, tags: &[(String, String)]) -> String {
 }
 
 /// The movetext: numbered moves with their comments from `infos` (none past its end), the
-/// ending as a comment, the result; wrapped, no final newline.
+/// ending as a comment (`ending`, or the termination's sentence), the result; wrapped, no
+/// final newline.
 fn movetext(
     record: &GameRecord,
     infos: &[MoveInfo],
+    ending: Option<&str>,
     first_mover: Color,
     detail: CommentDetail,
 ) -> String {
@@ -211,7 +234,11 @@ fn movetext(
             units.push(format!("{{{comment}}}"));
         }
     }
-    let ending = record.termination.describe(record.result.winner());
+    let ending = ending.map_or_else(
+        || record.termination.describe(record.result.winner()),
+        // A brace would end the comment early.
+        |ending| ending.replace(['{', '}'], ""),
+    );
     units.push(format!("{{{}: {ending}}}", record.termination.name()));
     units.push(record.result.as_str().to_string());
     wrap(&units, LINE_WIDTH)
@@ -398,6 +425,49 @@ mod tests {
         assert_eq!(tag("0.5+0.02"), "0.5+0.02");
         assert_eq!(tag("2"), "2");
         assert_eq!(tag("2+0"), "2");
+    }
+
+    #[test]
+    fn an_adjudication_ends_with_its_own_account_and_reads_back() {
+        use crate::results::pgn_read::parse_pgn;
+        let mut game = record(3, 2, "a", "b", GameResult::WhiteWins, Termination::Proof);
+        game.moves = "e2e3 d7d6 e3e4".into();
+        let style = style(Rules::CaptureOnly);
+        let proof = "White wins in 5 plies: e4e5 d6e5 f2f3 e5e4 f3{f4}";
+        let text = format_game_ending(&game, &[], Some(proof), &style);
+        assert!(text.contains("[Termination \"adjudication\"]\n"), "{text}");
+        assert!(
+            text.ends_with(
+                "1. e2e3 d7d6 2. e3e4 {proof: White wins in 5 plies: e4e5 d6e5 f2f3 e5e4 f3f4}\n\
+                 1-0\n\n"
+            ),
+            "{text}"
+        );
+        // Without its account (written again from games.csv), the sentence.
+        let plain = format_game(&game, &style);
+        assert!(
+            plain.contains("{proof: White wins by proof} 1-0"),
+            "{plain}"
+        );
+        game.termination = Termination::Resign;
+        game.result = GameResult::BlackWins;
+        let resigned = format_game_ending(
+            &game,
+            &[],
+            Some("White resigns: -5.00 or worse for 3 moves"),
+            &style,
+        );
+        assert!(resigned.contains("{resign: White resigns: -5.00 or worse for 3 moves} 0-1"));
+        for (text, termination) in [
+            (&text, Termination::Proof),
+            (&plain, Termination::Proof),
+            (&resigned, Termination::Resign),
+        ] {
+            let read = parse_pgn(text, std::path::Path::new("g.pgn")).unwrap();
+            assert_eq!(read.games.len(), 1);
+            assert_eq!(read.games[0].termination, termination, "{text}");
+            assert_eq!(read.games[0].moves, "e2e3 d7d6 e3e4");
+        }
     }
 
     #[test]

@@ -10,8 +10,9 @@
 //! give the per-move data and the time each side used.
 //!
 //! How a game ended: by the rules when its last position is over (the result must agree);
-//! otherwise by bt-arena's word in the final comment (`{time-forfeit: White loses on time}`),
-//! else by the `Termination` tag (`time forfeit`, `rules infraction` or `illegal move`,
+//! otherwise by bt-arena's word in the final comment (`{time-forfeit: White loses on time}`,
+//! `{proof: White wins in 5 plies: ...}`, `{resign: Black resigns ...}`), else by the
+//! `Termination` tag (`time forfeit`, `rules infraction` or `illegal move`,
 //! `abandoned`, `stalled connection`), else it was adjudicated.
 //!
 //! Game pairs: bt-arena's own `X-Pair` tag when present; otherwise two consecutive games with
@@ -681,8 +682,7 @@ fn termination(
         }
         return Ok(outcome.reason.into());
     }
-    if let Some(word) = final_word(game).filter(|t| t.is_fault() || *t == Termination::Adjudication)
-    {
+    if let Some(word) = final_word(game).filter(|t| t.is_fault() || t.is_adjudication()) {
         return Ok(word);
     }
     Ok(match game.tag("Termination") {

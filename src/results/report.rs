@@ -36,6 +36,43 @@ pub struct Summary {
     /// (and left out of summary.json) otherwise.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub builds: BTreeMap<String, EngineProvenance>,
+    /// Games ended by adjudication, by rule; left out of summary.json when there are none.
+    #[serde(skip_serializing_if = "AdjudicationCounts::is_empty")]
+    pub adjudicated: AdjudicationCounts,
+}
+
+/// Games ended by adjudication, by rule: counted apart from the rules' endings and the
+/// faults, all games included.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct AdjudicationCounts {
+    /// Ended by `--resign` (termination `resign`).
+    pub resign: u64,
+    /// Ended by a proof of `--adjudicate proof=PLIES` (termination `proof`).
+    pub proof: u64,
+    /// Ended by another tool's adjudication, read from its PGN (termination `adjudication`).
+    pub other: u64,
+}
+
+impl AdjudicationCounts {
+    /// True when no game was adjudicated.
+    pub fn is_empty(&self) -> bool {
+        *self == AdjudicationCounts::default()
+    }
+
+    /// All adjudicated games.
+    pub fn total(&self) -> u64 {
+        self.resign + self.proof + self.other
+    }
+
+    /// Counts a game that ended by `termination`.
+    fn count(&mut self, termination: Termination) {
+        match termination {
+            Termination::Resign => self.resign += 1,
+            Termination::Proof => self.proof += 1,
+            Termination::Adjudication => self.other += 1,
+            _ => {}
+        }
+    }
 }
 
 /// One row of the standings.
@@ -267,6 +304,7 @@ impl SummaryBuilder {
         if let Some(slot) = fault_slot(game.termination) {
             self.tally.faults[loser][slot] += 1;
         }
+        self.tally.adjudicated.count(game.termination);
         if winner != loser {
             self.tally.wins[winner][loser] += 1;
             self.tally.count_match(white, black, winner, game.pair);
@@ -318,6 +356,7 @@ impl SummaryBuilder {
             unrated,
             pairs: pair_summaries(engines, tally),
             faults: engine_faults(engines, tally),
+            adjudicated: tally.adjudicated,
             engines: self.engines,
             builds: BTreeMap::new(),
         }
@@ -367,6 +406,8 @@ struct Tally {
     faults: Vec<[u64; 4]>,
     /// Stray answers per engine.
     stray: Vec<u64>,
+    /// Games adjudicated, by rule.
+    adjudicated: AdjudicationCounts,
 }
 
 impl Tally {
@@ -452,6 +493,8 @@ fn fault_slot(termination: Termination) -> Option<usize> {
         Termination::GoalRank
         | Termination::AllCaptured
         | Termination::NoMoves
+        | Termination::Resign
+        | Termination::Proof
         | Termination::Adjudication => None,
     }
 }
@@ -713,6 +756,57 @@ pub(crate) mod tests {
         assert_eq!(first.los_next, Some(ratings.los[0][1]));
         assert_eq!(second.los_next, None);
         assert_eq!(summary.unrated, None);
+    }
+
+    #[test]
+    fn adjudicated_games_are_counted_apart_and_shown_only_when_there_are_some() {
+        use crate::results::Termination::{Adjudication, Proof, Resign};
+        let plain = Summary::compute(&alpha_beta(), &names(&["alpha", "beta"]), None);
+        assert!(plain.adjudicated.is_empty());
+        let json = crate::results::summary_json(&plain);
+        assert!(!json.contains("adjudicated"), "{json}");
+        assert!(plain.to_string().starts_with("Games: 9\n"));
+        let list = games(&[
+            (1, "alpha", "beta", WhiteWins, Proof),
+            (1, "beta", "alpha", BlackWins, Resign),
+            (2, "alpha", "beta", BlackWins, Proof),
+            (2, "beta", "alpha", WhiteWins, GoalRank),
+            (3, "alpha", "beta", WhiteWins, Adjudication),
+        ]);
+        let summary = Summary::compute(&list, &names(&["alpha", "beta"]), None);
+        assert_eq!(
+            summary.adjudicated,
+            AdjudicationCounts {
+                resign: 1,
+                proof: 2,
+                other: 1
+            }
+        );
+        assert_eq!(summary.adjudicated.total(), 4);
+        // Adjudicated games count as any other in the score and the faults stay empty.
+        assert_eq!(
+            (summary.standings[0].wins, summary.standings[0].losses),
+            (3, 2)
+        );
+        assert!(
+            summary
+                .faults
+                .iter()
+                .all(|f| f.time_forfeits + f.crashes == 0)
+        );
+        let json: serde_json::Value =
+            serde_json::from_str(&crate::results::summary_json(&summary)).unwrap();
+        assert_eq!(
+            json["adjudicated"],
+            serde_json::json!({"resign": 1, "proof": 2, "other": 1})
+        );
+        let text = summary.to_string();
+        assert!(
+            text.starts_with(
+                "Games: 5 (4 adjudicated: 2 by proof, 1 by resign, 1 by another tool's rule)\n"
+            ),
+            "{text}"
+        );
     }
 
     #[test]

@@ -650,10 +650,10 @@ mod tests {
         let [a, b] = &series.engines[..] else {
             panic!()
         };
-        assert_eq!(a.wins_by, [2, 1, 0, 0, 0, 0, 0, 0]);
-        assert_eq!(a.losses_by, [0, 0, 0, 0, 1, 1, 0, 0]);
-        assert_eq!(b.wins_by, [0, 0, 0, 0, 1, 1, 0, 0]);
-        assert_eq!(b.losses_by, [2, 1, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(a.wins_by, [2, 1, 0, 0, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(a.losses_by, [0, 0, 0, 0, 1, 1, 0, 0, 0, 0]);
+        assert_eq!(b.wins_by, [0, 0, 0, 0, 1, 1, 0, 0, 0, 0]);
+        assert_eq!(b.losses_by, [2, 1, 0, 0, 0, 0, 0, 0, 0, 0]);
         // Game 1: a (White) 10, 20; b 30. Game 3 from a position with Black to move:
         // b 500, 8; a 7.
         assert_eq!((a.move_times.moves, b.move_times.moves), (3, 3));

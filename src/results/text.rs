@@ -29,7 +29,27 @@ impl fmt::Display for Summary {
     /// The report: the game count, the standings table, the crosstable (3+ engines), a block
     /// per pair (Elo, games, pentanomial counts, the LLR line), and the faults table.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "Games: {}", self.games)?;
+        write!(f, "Games: {}", self.games)?;
+        let adjudicated = self.adjudicated;
+        if !adjudicated.is_empty() {
+            let by = [
+                ("proof", adjudicated.proof),
+                ("resign", adjudicated.resign),
+                ("another tool's rule", adjudicated.other),
+            ];
+            let by: Vec<String> = by
+                .iter()
+                .filter(|(_, count)| *count > 0)
+                .map(|(rule, count)| format!("{count} by {rule}"))
+                .collect();
+            write!(
+                f,
+                " ({} adjudicated: {})",
+                adjudicated.total(),
+                by.join(", ")
+            )?;
+        }
+        writeln!(f)?;
         writeln!(f)?;
         self.write_standings(f)?;
         if self.engines.len() >= 3 {

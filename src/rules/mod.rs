@@ -17,6 +17,7 @@ mod legality;
 mod movegen;
 pub mod perft;
 mod position;
+pub mod proof;
 pub mod suite;
 
 pub use by_color::ByColor;

@@ -4,7 +4,8 @@
 //!   per-game (trinomial) or per-pair (pentanomial) counts, as fishtest's
 //!   `stat_util.get_elo` computes them, and normalized Elo as fastchess does.
 //! * [`sprt`]: the generalized sequential probability ratio test of fishtest's
-//!   `LLRcalc` with logistic Elo bounds.
+//!   `LLRcalc`, with logistic Elo bounds (the default) or normalized Elo bounds
+//!   (`model=normalized`, fastchess's and OpenBench's default).
 //! * [`sequential`]: the games of two engines counted in recorded order (game pairs or
 //!   single games) and the SPRT's verdict on them: the first crossing of a bound.
 //! * [`ratings`]: Bradley–Terry maximum-likelihood ratings of a pool of engines
@@ -40,7 +41,7 @@ pub use ratings::{
     rate_matrix,
 };
 pub use sequential::{EloModel, MatchCounts, Outcome, SequentialTest, SprtStatus, Verdict};
-pub use sprt::{Sprt, SprtDecision, SprtReport, SprtSpecError};
+pub use sprt::{Sprt, SprtDecision, SprtModel, SprtReport, SprtSpecError};
 
 use statrs::distribution::{ContinuousCDF, Normal};
 

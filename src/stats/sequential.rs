@@ -332,6 +332,20 @@ mod tests {
     }
 
     #[test]
+    fn a_normalized_status_names_its_elo_model_beside_its_counts_model() {
+        let mut test = SequentialTest::new(sprt("elo0=0 elo1=5 model=normalized"));
+        test.add(1, WIN_WHITE);
+        test.add(1, LOSS_BLACK);
+        let text = serde_json::to_string(&test.status()).unwrap();
+        assert_eq!(text.matches("\"model\"").count(), 1, "{text}");
+        let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(json["model"], "pentanomial");
+        assert_eq!(json["elo_model"], "normalized");
+        let llr = sprt("elo0=0 elo1=5 model=normalized").llr_pentanomial(&[0, 0, 1, 0, 0].into());
+        assert_eq!(json["llr"], llr);
+    }
+
+    #[test]
     fn pairs_join_by_key_and_swapped_colours() {
         let mut counts = MatchCounts::default();
         assert!(!counts.add(1, WIN_WHITE));

@@ -1,5 +1,8 @@
-//! Generalized sequential probability ratio test (GSPRT) on logistic Elo, as
-//! fishtest's `LLRcalc.LLR_logistic` and fastchess's `SPRT` compute it.
+//! Generalized sequential probability ratio test (GSPRT) on logistic Elo (the default) or
+//! normalized Elo, as fishtest's `LLRcalc.LLR_logistic` and `LLRcalc.LLR_normalized` and
+//! fastchess's `SPRT::getLLR_logistic` and `SPRT::getLLR_normalized` compute them.
+//!
+//! # Logistic Elo ([`SprtModel::Logistic`])
 //!
 //! H0: the Elo difference is `elo0`; H1: it is `elo1`. Each hypothesis fixes
 //! the expected score per sample `s = L(elo)` ([`logistic_score`]). The
@@ -16,6 +19,28 @@
 //! The log-likelihood ratio is `LLR = N sum p^_i ln(p_i(s1) / p_i(s0))`. With
 //! no draws the trinomial LLR equals the exact binomial
 //! `W ln(s1/s0) + L ln((1-s1)/(1-s0))` up to the regularization.
+//!
+//! # Normalized Elo ([`SprtModel::Normalized`])
+//!
+//! The bounds are in normalized Elo (nElo, fastchess's and OpenBench's default, the model of
+//! fishtest's test form): `nElo = t * 800 / ln 10`, where `t = (mu - 1/2) / sigma` is the
+//! t-value of the score per game, `mu` its mean and `sigma` its standard deviation (per game
+//! pair, `sigma_pg = sqrt(2) * sigma_pair`, so a pair's t-value is `sqrt(2)` times the game's
+//! `nElo / (800 / ln 10)`). A hypothesis fixes `t`, not the mean; the likelihood is maximised
+//! over the distributions on the `a_i` with that t-value. The maximiser (M. Van den Bergh,
+//! "Comments on Normalized Elo", <https://www.cantate.be/Fishtest/normalized_elo_practical.pdf>,
+//! section 4.1; fishtest `MLE_t_value`, fastchess `getLLR_normalized`) is the fixed point of
+//!
+//! ```text
+//! phi_i = a_i - 1/2 - t sigma (1 + ((a_i - mu) / sigma)^2) / 2     (mu, sigma of the current p)
+//! p_i   = p^_i / (1 + theta phi_i),   theta solving  sum p^_i phi_i / (1 + theta phi_i) = 0
+//! ```
+//!
+//! iterated from the uniform distribution; the LLR is `N sum p^_i ln(p_i(t1) / p_i(t0))` as
+//! above. Without draws a game's variance is `s (1 - s)`, about 1/4 near an even score, so on
+//! single games nElo and logistic Elo nearly agree; on game pairs they part as much as the
+//! pairs' results are correlated (an opening that each side wins with the same colour makes a
+//! pair's score steadier, and the same logistic Elo more nElo).
 
 use std::fmt;
 use std::str::FromStr;
@@ -48,6 +73,52 @@ pub struct Sprt {
     elo1: f64,
     alpha: f64,
     beta: f64,
+    model: SprtModel,
+}
+
+/// The Elo scale of an SPRT's bounds: `model=logistic` (the default) or `model=normalized` in
+/// the spec, as fastchess's `-sprt ... model=` names them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SprtModel {
+    /// Logistic Elo: a hypothesis fixes the expected score (fishtest `LLR_logistic`).
+    #[default]
+    Logistic,
+    /// Normalized Elo (nElo): a hypothesis fixes the score's t-value (fishtest
+    /// `LLR_normalized`).
+    Normalized,
+}
+
+impl SprtModel {
+    /// Both models, the default first.
+    pub const ALL: [SprtModel; 2] = [SprtModel::Logistic, SprtModel::Normalized];
+
+    /// The name in a spec: `logistic` or `normalized`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            SprtModel::Logistic => "logistic",
+            SprtModel::Normalized => "normalized",
+        }
+    }
+
+    /// The unit of the bounds: `Elo` or `nElo`.
+    pub const fn unit(self) -> &'static str {
+        match self {
+            SprtModel::Logistic => "Elo",
+            SprtModel::Normalized => "nElo",
+        }
+    }
+
+    /// True for the default, [`SprtModel::Logistic`].
+    pub fn is_logistic(&self) -> bool {
+        *self == SprtModel::Logistic
+    }
+}
+
+impl fmt::Display for SprtModel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 /// Outcome of comparing an LLR with the SPRT bounds.
@@ -77,6 +148,10 @@ pub struct SprtReport {
     pub elo0: f64,
     /// Elo under H1.
     pub elo1: f64,
+    /// The scale of `elo0` and `elo1`; `elo_model` in JSON (beside a status's `model`, the
+    /// counts the LLR came from), left out when logistic, the default.
+    #[serde(default, skip_serializing_if = "SprtModel::is_logistic")]
+    pub elo_model: SprtModel,
     /// Decision for `llr`.
     pub decision: SprtDecision,
 }
@@ -87,12 +162,14 @@ pub struct SprtReport {
 pub enum SprtSpecError {
     /// A token that is not of the form `key=value`.
     NotKeyValue(String),
-    /// A key other than `elo0`, `elo1`, `alpha`, `beta` (the whole token).
+    /// A key other than `elo0`, `elo1`, `alpha`, `beta`, `model` (the whole token).
     UnknownKey(String),
     /// A key given twice (the second token).
     DuplicateKey(String),
     /// A value that is not a finite number (the whole token).
     BadNumber(String),
+    /// A `model=` other than `logistic` or `normalized` (the whole token).
+    BadModel(String),
     /// A required key (`elo0` or `elo1`) is absent.
     MissingKey(&'static str),
     /// The numbers parse but are invalid together; the message says which
@@ -106,7 +183,11 @@ impl fmt::Display for SprtSpecError {
             Self::NotKeyValue(t) => write!(f, "SPRT token `{t}` is not of the form key=value"),
             Self::UnknownKey(t) => write!(
                 f,
-                "SPRT token `{t}` has an unknown key (expected elo0, elo1, alpha, beta)"
+                "SPRT token `{t}` has an unknown key (expected elo0, elo1, alpha, beta, model)"
+            ),
+            Self::BadModel(t) => write!(
+                f,
+                "SPRT token `{t}` names no model (expected model=logistic or model=normalized)"
             ),
             Self::DuplicateKey(t) => write!(f, "SPRT token `{t}` repeats a key"),
             Self::BadNumber(t) => write!(f, "SPRT token `{t}` has a value that is not a number"),
@@ -148,15 +229,39 @@ impl Sprt {
             elo1,
             alpha,
             beta,
+            model: SprtModel::Logistic,
         })
     }
 
-    /// Elo difference under H0 (logistic Elo).
+    /// The same test with its bounds read on `model`'s scale.
+    ///
+    /// # Errors
+    /// [`SprtSpecError::Invalid`] for [`SprtModel::Normalized`] unless `|elo0|, |elo1| <=`
+    /// [`MAX_NELO`].
+    pub fn with_model(self, model: SprtModel) -> Result<Self, SprtSpecError> {
+        if model == SprtModel::Normalized {
+            for (key, nelo) in [("elo0", self.elo0), ("elo1", self.elo1)] {
+                if nelo.abs() > MAX_NELO {
+                    return Err(SprtSpecError::Invalid(format!(
+                        "{key}={nelo} must be within +/-{MAX_NELO} nElo with model=normalized"
+                    )));
+                }
+            }
+        }
+        Ok(Self { model, ..self })
+    }
+
+    /// The scale of the bounds.
+    pub fn model(&self) -> SprtModel {
+        self.model
+    }
+
+    /// Elo difference under H0 (on the scale of [`model`](Sprt::model)).
     pub fn elo0(&self) -> f64 {
         self.elo0
     }
 
-    /// Elo difference under H1 (logistic Elo), `> elo0`.
+    /// Elo difference under H1 (on the scale of [`model`](Sprt::model)), `> elo0`.
     pub fn elo1(&self) -> f64 {
         self.elo1
     }
@@ -180,15 +285,15 @@ impl Sprt {
         )
     }
 
-    /// LLR of game-pair counts (fishtest `LLR_logistic` on a pentanomial).
-    /// Finite for every input, including one-sided results (regularized);
+    /// LLR of game-pair counts (fishtest `LLR_logistic` or `LLR_normalized` on a
+    /// pentanomial). Finite for every input, including one-sided results (regularized);
     /// exactly 0 when there are no pairs.
     pub fn llr_pentanomial(&self, counts: &Pentanomial) -> f64 {
         self.llr(&counts.as_array())
     }
 
     /// LLR of per-game counts `[losses, draws, wins]` (fishtest
-    /// `LLR_logistic` on a trinomial). Finite for every input, including
+    /// `LLR_logistic` or `LLR_normalized` on a trinomial). Finite for every input, including
     /// one-sided results (regularized); exactly 0 when there are no games.
     pub fn llr_trinomial(&self, counts: &[u64; 3]) -> f64 {
         self.llr(counts)
@@ -217,6 +322,7 @@ impl Sprt {
             upper,
             elo0: self.elo0,
             elo1: self.elo1,
+            elo_model: self.model,
             decision: self.decision(llr),
         }
     }
@@ -226,10 +332,18 @@ impl Sprt {
             return 0.0;
         }
         let sample = Empirical::from_counts(counts);
+        match self.model {
+            SprtModel::Logistic => self.llr_logistic(&sample),
+            SprtModel::Normalized => self.llr_normalized(&sample),
+        }
+    }
+
+    /// The LLR on logistic Elo (fishtest `LLR_logistic`).
+    fn llr_logistic(&self, sample: &Empirical) -> f64 {
         let s0 = logistic_score(self.elo0);
         let s1 = logistic_score(self.elo1);
-        let theta0 = mle_theta(&sample, s0);
-        let theta1 = mle_theta(&sample, s1);
+        let theta0 = mle_theta(sample, s0);
+        let theta1 = mle_theta(sample, s1);
         // ln(p_i(s1) / p_i(s0)) = ln(1 + theta0 (a_i - s0)) - ln(1 + theta1 (a_i - s1)).
         let per_sample: f64 = sample
             .pdf()
@@ -237,6 +351,107 @@ impl Sprt {
             .map(|&(a, p)| p * ((theta0 * (a - s0)).ln_1p() - (theta1 * (a - s1)).ln_1p()))
             .sum();
         sample.n() * per_sample
+    }
+
+    /// The LLR on normalized Elo (fishtest `LLR_normalized`): the t-values of the hypotheses
+    /// per sample (`sqrt(2)` times the game's for a pair), each one's maximum-likelihood
+    /// distribution ([`mle_t_value`]), and `N sum p^_i ln(p_i(t1) / p_i(t0))`.
+    fn llr_normalized(&self, sample: &Empirical) -> f64 {
+        let per_sample = if sample.pdf().len() == 5 {
+            std::f64::consts::SQRT_2
+        } else {
+            1.0
+        };
+        let t = |nelo: f64| per_sample * nelo / NELO_PER_T;
+        let p0 = mle_t_value(sample, t(self.elo0));
+        let p1 = mle_t_value(sample, t(self.elo1));
+        let per_sample: f64 = sample
+            .pdf()
+            .iter()
+            .zip(p0.iter().zip(&p1))
+            .map(|(&(_, p), (q0, q1))| p * (q1.ln() - q0.ln()))
+            .sum();
+        sample.n() * per_sample
+    }
+}
+
+/// Normalized Elo per unit of t-value: `800 / ln 10` (fishtest `nelo_divided_by_nt`).
+pub const NELO_PER_T: f64 = 800.0 / std::f64::consts::LN_10;
+
+/// Largest `|elo0|`, `|elo1|` accepted with [`SprtModel::Normalized`]. The iteration of
+/// [`mle_t_value`] starts from the uniform distribution, whose pair scores have `sigma =
+/// sqrt(1/8)`; there every `phi_i` has the same sign once a pair's `|t|` exceeds `2 /
+/// (3 sqrt(1/8)) - ` about 0.94, i.e. about 231 nElo, and the equation for `theta` has no root
+/// (fishtest's `secular` asserts). 200 nElo (`|t|` 0.81 a pair) keeps clear of it; a test
+/// between hypotheses that far apart would be decided in a handful of pairs anyway.
+pub const MAX_NELO: f64 = 200.0;
+
+/// Most rounds of the fixed-point iteration of [`mle_t_value`]; it converges in a few dozen.
+const MLE_ROUNDS: usize = 200;
+
+/// The iteration of [`mle_t_value`] stops once no probability moves by more than this.
+const MLE_TOLERANCE: f64 = 1e-13;
+
+/// The maximum-likelihood distribution on the sample's scores with t-value `t` against a
+/// reference score of 1/2, given the empirical distribution (fishtest `MLE_t_value`, Van den
+/// Bergh section 4.1; see the module documentation): the probabilities, cell by cell.
+fn mle_t_value(sample: &Empirical, t: f64) -> Vec<f64> {
+    let pdf = sample.pdf();
+    let mut p = vec![1.0 / pdf.len() as f64; pdf.len()];
+    let mut phi = vec![0.0; pdf.len()];
+    for _ in 0..MLE_ROUNDS {
+        let mu: f64 = pdf.iter().zip(&p).map(|(&(a, _), q)| a * q).sum();
+        let var: f64 = pdf
+            .iter()
+            .zip(&p)
+            .map(|(&(a, _), q)| q * (a - mu).powi(2))
+            .sum();
+        let sigma = var.sqrt();
+        for (phi, &(a, _)) in phi.iter_mut().zip(pdf) {
+            *phi = a - 0.5 - t * sigma * (1.0 + ((a - mu) / sigma).powi(2)) / 2.0;
+        }
+        let theta = secular_root(pdf, &phi);
+        let mut moved: f64 = 0.0;
+        for ((q, &(_, hat)), phi) in p.iter_mut().zip(pdf).zip(&phi) {
+            let next = hat / (1.0 + theta * phi);
+            moved = moved.max((next - *q).abs());
+            *q = next;
+        }
+        if moved < MLE_TOLERANCE {
+            break;
+        }
+    }
+    p
+}
+
+/// Root `theta` of `sum p^_i phi_i / (1 + theta phi_i) = 0` on the interval where every
+/// `1 + theta phi_i > 0`, `(-1 / max phi, -1 / min phi)` (fishtest `secular`): the function
+/// decreases from `+inf` to `-inf` there when `min phi < 0 < max phi`, so bisection finds the
+/// root. Were every `phi_i` of one sign (bounds beyond [`MAX_NELO`]), the end of the interval
+/// that exists is returned, and `theta` 0 when neither does.
+fn secular_root(pdf: &[(f64, f64)], phi: &[f64]) -> f64 {
+    let f = |theta: f64| -> f64 {
+        pdf.iter()
+            .zip(phi)
+            .map(|(&(_, p), &phi)| p * phi / (1.0 + theta * phi))
+            .sum()
+    };
+    let max = phi.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let min = phi.iter().copied().fold(f64::INFINITY, f64::min);
+    if !(min < 0.0 && max > 0.0) {
+        return 0.0;
+    }
+    let (mut lo, mut hi) = (-1.0 / max, -1.0 / min);
+    loop {
+        let mid = 0.5 * (lo + hi);
+        if hi - lo <= THETA_TOLERANCE || mid <= lo || mid >= hi {
+            return mid;
+        }
+        if f(mid) > 0.0 {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
     }
 }
 
@@ -277,13 +492,19 @@ fn mle_theta(sample: &Empirical, s: f64) -> f64 {
 }
 
 impl fmt::Display for Sprt {
-    /// `elo0=0 elo1=5 alpha=0.05 beta=0.05`, the form [`FromStr`] parses.
+    /// `elo0=0 elo1=5 alpha=0.05 beta=0.05`, the form [`FromStr`] parses, then
+    /// ` model=normalized` for that model (the default, logistic, is not written, so specs
+    /// saved before the key existed read the same).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
             "elo0={} elo1={} alpha={} beta={}",
             self.elo0, self.elo1, self.alpha, self.beta
-        )
+        )?;
+        if !self.model.is_logistic() {
+            write!(f, " model={}", self.model)?;
+        }
+        Ok(())
     }
 }
 
@@ -291,13 +512,15 @@ impl FromStr for Sprt {
     type Err = SprtSpecError;
 
     /// Parses `key=value` tokens separated by commas or white space, with keys `elo0`,
-    /// `elo1` (required), `alpha`, `beta` (default [`DEFAULT_ERROR_RATE`]), in any order,
-    /// e.g. `elo0=0,elo1=5,alpha=0.05,beta=0.05` or `elo0=0 elo1=5`.
+    /// `elo1` (required), `alpha`, `beta` (default [`DEFAULT_ERROR_RATE`]), `model`
+    /// (`logistic`, the default, or `normalized`), in any order, e.g.
+    /// `elo0=0,elo1=5,alpha=0.05,beta=0.05`, `elo0=0 elo1=5` or `elo0=0 elo1=2 model=normalized`.
     ///
     /// # Errors
     /// See [`SprtSpecError`]; the error carries the offending token.
     fn from_str(spec: &str) -> Result<Self, Self::Err> {
         let mut values: [Option<f64>; 4] = [None; 4];
+        let mut model = None;
         let tokens = spec
             .split(|c: char| c.is_whitespace() || c == ',')
             .filter(|token| !token.is_empty());
@@ -305,6 +528,14 @@ impl FromStr for Sprt {
             let (key, value) = token
                 .split_once('=')
                 .ok_or_else(|| SprtSpecError::NotKeyValue(token.to_string()))?;
+            if key == "model" {
+                if model.is_some() {
+                    return Err(SprtSpecError::DuplicateKey(token.to_string()));
+                }
+                let named = SprtModel::ALL.into_iter().find(|m| m.name() == value);
+                model = Some(named.ok_or_else(|| SprtSpecError::BadModel(token.to_string()))?);
+                continue;
+            }
             let slot = match key {
                 "elo0" => 0,
                 "elo1" => 1,
@@ -328,7 +559,8 @@ impl FromStr for Sprt {
             elo1.ok_or(SprtSpecError::MissingKey("elo1"))?,
             alpha.unwrap_or(DEFAULT_ERROR_RATE),
             beta.unwrap_or(DEFAULT_ERROR_RATE),
-        )
+        )?
+        .with_model(model.unwrap_or_default())
     }
 }
 
@@ -349,6 +581,8 @@ impl From<Sprt> for String {
 }
 
 impl fmt::Display for SprtReport {
+    /// `LLR: 2.95 (-2.94, 2.94) [0.00, 5.00]`, with ` nElo` after the bounds when they are
+    /// normalized Elo.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // `+ 0.0` prints -0.0 as 0.00.
         write!(
@@ -359,7 +593,11 @@ impl fmt::Display for SprtReport {
             self.upper,
             self.elo0 + 0.0,
             self.elo1 + 0.0
-        )
+        )?;
+        if !self.elo_model.is_logistic() {
+            write!(f, " {}", self.elo_model.unit())?;
+        }
+        Ok(())
     }
 }
 
@@ -509,6 +747,144 @@ mod tests {
         assert!(err.to_string().contains("`elo0=zero`"), "{err}");
         let err = serde_json::from_str::<Sprt>(r#""elo0=5 elo1=0""#).unwrap_err();
         assert!(err.to_string().contains("elo1=0 must be greater"), "{err}");
+    }
+
+    /// Reference values from fishtest's `LLRcalc.LLR_normalized` (scipy's `brentq` at
+    /// `xtol=rtol=1e-15`, the t-value iteration run to convergence), and `LLR_logistic`.
+    #[test]
+    fn normalized_llr_matches_fishtest() {
+        let normalized = |elo0: f64, elo1: f64| {
+            Sprt::new(elo0, elo1, 0.05, 0.05)
+                .unwrap()
+                .with_model(SprtModel::Normalized)
+                .unwrap()
+        };
+        let pairs: [(f64, f64, [u64; 5], f64); 7] = [
+            (0.0, 5.0, [120, 0, 260, 0, 140], 0.468_022_618_259_991_4),
+            (0.0, 5.0, [100, 0, 250, 0, 150], 1.336_044_066_205_544_6),
+            (-5.0, 0.0, [150, 0, 250, 0, 100], -1.336_044_066_205_600_6),
+            (0.0, 2.0, [30, 0, 140, 0, 30], -0.006_627_475_504_937_375),
+            (0.0, 2.0, [0, 0, 0, 0, 50], 0.405_386_065_322_007_55),
+            (0.0, 2.0, [50, 0, 0, 0, 0], -0.408_699_848_947_358_5),
+            (
+                -1.75,
+                0.25,
+                [5000, 0, 10000, 0, 5100],
+                1.647_960_643_290_521_8,
+            ),
+        ];
+        for (elo0, elo1, counts, want) in pairs {
+            let llr = normalized(elo0, elo1).llr_pentanomial(&counts.into());
+            assert_close(llr, want, 1e-9);
+        }
+        assert_close(
+            normalized(0.0, 5.0).llr_trinomial(&[480, 0, 520]),
+            0.472_084_613_719_692_35,
+            1e-9,
+        );
+        assert_close(
+            normalized(0.0, 5.0).llr_trinomial(&[40, 0, 60]),
+            0.277_460_341_618_311_9,
+            1e-9,
+        );
+        // The same counts under the logistic model, from LLR_logistic.
+        assert_close(
+            sprt_0_5().llr_pentanomial(&[100, 0, 250, 0, 150].into()),
+            1.337_361_990_715_862_7,
+            1e-9,
+        );
+        assert_eq!(normalized(0.0, 5.0).llr_pentanomial(&[0; 5].into()), 0.0);
+    }
+
+    #[test]
+    fn normalized_bounds_up_to_the_limit_hold_their_t_value_on_extreme_results() {
+        let extremes: [[u64; 5]; 9] = [
+            [0, 0, 0, 0, 9999],
+            [9999, 0, 0, 0, 0],
+            [1, 0, 0, 0, 1],
+            [0, 0, 5, 0, 0],
+            [0, 0, 9999, 0, 1],
+            [1, 0, 9999, 0, 0],
+            [3, 0, 1, 0, 9999],
+            [0, 0, 0, 0, 1],
+            [1, 0, 0, 0, 0],
+        ];
+        for nelo in [-MAX_NELO, -10.0, 0.0, 2.0, MAX_NELO] {
+            let t = std::f64::consts::SQRT_2 * nelo / NELO_PER_T;
+            for counts in extremes {
+                let sample = Empirical::from_counts(&counts);
+                let p = mle_t_value(&sample, t);
+                let mu: f64 = sample.pdf().iter().zip(&p).map(|(&(a, _), q)| a * q).sum();
+                let var: f64 = (sample.pdf().iter().zip(&p))
+                    .map(|(&(a, _), q)| q * (a - mu).powi(2))
+                    .sum();
+                assert_close((mu - 0.5) / var.sqrt(), t, 1e-8);
+                assert_close(p.iter().sum(), 1.0, 1e-8);
+            }
+        }
+        let limit = Sprt::new(-MAX_NELO, MAX_NELO, 0.05, 0.05).unwrap();
+        let limit = limit.with_model(SprtModel::Normalized).unwrap();
+        for counts in extremes {
+            assert!(
+                limit.llr_pentanomial(&counts.into()).is_finite(),
+                "{counts:?}"
+            );
+        }
+        let err = Sprt::new(0.0, 250.0, 0.05, 0.05)
+            .unwrap()
+            .with_model(SprtModel::Normalized)
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid SPRT parameters: elo1=250 must be within +/-200 nElo with model=normalized"
+        );
+        // Logistic bounds keep their own limit.
+        assert!(Sprt::new(0.0, 250.0, 0.05, 0.05).is_ok());
+    }
+
+    #[test]
+    fn the_model_key_parses_prints_and_round_trips() {
+        let normalized: Sprt = "elo0=0 elo1=2 model=normalized".parse().unwrap();
+        assert_eq!(normalized.model(), SprtModel::Normalized);
+        assert_eq!(
+            normalized.to_string(),
+            "elo0=0 elo1=2 alpha=0.05 beta=0.05 model=normalized"
+        );
+        assert_eq!(normalized.to_string().parse::<Sprt>().unwrap(), normalized);
+        let logistic: Sprt = "model=logistic elo0=0 elo1=5".parse().unwrap();
+        assert_eq!(logistic, sprt_0_5());
+        assert_eq!(logistic.model(), SprtModel::default());
+        assert_eq!(logistic.to_string(), "elo0=0 elo1=5 alpha=0.05 beta=0.05");
+        assert_eq!(
+            normalized.report(2.95).to_string(),
+            "LLR: 2.95 (-2.94, 2.94) [0.00, 2.00] nElo"
+        );
+        let json = serde_json::to_value(normalized.report(1.0)).unwrap();
+        assert_eq!(json["elo_model"], "normalized");
+        let json = serde_json::to_value(sprt_0_5().report(1.0)).unwrap();
+        assert!(json.get("elo_model").is_none(), "{json}");
+        assert_eq!(
+            serde_json::to_string(&normalized).unwrap(),
+            r#""elo0=0 elo1=2 alpha=0.05 beta=0.05 model=normalized""#
+        );
+        let err = |spec: &str| spec.parse::<Sprt>().unwrap_err();
+        assert_eq!(
+            err("elo0=0 elo1=5 model=bayesian"),
+            SprtSpecError::BadModel("model=bayesian".into())
+        );
+        assert!(
+            err("elo0=0 elo1=5 model=bayesian")
+                .to_string()
+                .contains("model=logistic or model=normalized")
+        );
+        assert_eq!(
+            err("elo0=0 elo1=5 model=normalized model=logistic"),
+            SprtSpecError::DuplicateKey("model=logistic".into())
+        );
+        assert!(matches!(
+            err("elo0=0 elo1=300 model=normalized"),
+            SprtSpecError::Invalid(m) if m.contains("elo1=300")
+        ));
     }
 
     #[test]

@@ -6,6 +6,7 @@
 
 use super::prepare::Session;
 use crate::engine::EngineDescription;
+use crate::game::Adjudication;
 use crate::results::moves::CommentDetail;
 use crate::results::provenance::EngineProvenance;
 use crate::results::{ResultsError, ResultsWriter};
@@ -149,6 +150,10 @@ pub struct TournamentConfig {
     /// builds and clock scaling).
     #[serde(skip)]
     pub session: Session,
+    /// Resign and proof adjudication (`--resign`, `--adjudicate`); both off by default, and
+    /// then left out of config.json.
+    #[serde(default, skip_serializing_if = "Adjudication::is_off")]
+    pub adjudication: Adjudication,
     /// The run's id (see [`crate::run_dir::identity::RunIdentity::run_id`]): drawn when the
     /// run starts, shared by every shard of a sharded run. `None` in a config file, and in
     /// the config.json of runs begun before run ids existed.
@@ -473,6 +478,7 @@ mod tests {
             scale_tc: None,
             session: Default::default(),
             run_id: None,
+            adjudication: Default::default(),
         }
     }
 

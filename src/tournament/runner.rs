@@ -523,7 +523,11 @@ impl<'a> Shared<'a> {
         };
         let detail = &played.detail;
         let mut writer = lock(&self.writer);
-        if let Err(err) = writer.append_with(record, &played.infos) {
+        let ending = played
+            .termination
+            .is_adjudication()
+            .then_some(detail.as_str());
+        if let Err(err) = writer.append_with_ending(record, &played.infos, ending) {
             *lock(&self.write_error) = Some(err);
             self.sprt_stop.store(true, Ordering::SeqCst);
             return;
@@ -611,6 +615,7 @@ impl<'a> Worker<'a> {
             &mut players,
             &opening.position,
             config.rules,
+            &config.adjudication,
             self.shared.stop,
         );
         match played {
@@ -776,6 +781,7 @@ mod tests {
             scale_tc: None,
             session: Default::default(),
             run_id: None,
+            adjudication: Default::default(),
         }
     }
 

@@ -162,6 +162,7 @@ mod tests {
             scale_tc: None,
             session: Default::default(),
             run_id: None,
+            adjudication: Default::default(),
         }
     }
 

@@ -78,6 +78,7 @@ impl TuneConfig {
             log: self.log,
             pgn_comments: self.pgn_comments,
             run_id: None,
+            adjudication: Default::default(),
             scale_tc: None,
             session: Default::default(),
         }

@@ -571,10 +571,12 @@ impl<'a> Worker<'a> {
                 black: &shared.sides[job.game.black],
             },
         };
+        // A tune adjudicates nothing: every game is played out by the rules.
         let played = game::play(
             &mut players,
             &opening.position,
             shared.config.rules,
+            &game::Adjudication::default(),
             shared.stop,
         );
         let seats = ByColor {

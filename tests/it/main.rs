@@ -9,6 +9,7 @@
 
 mod util;
 
+mod adjudication;
 mod check_engine;
 mod elo_command;
 mod engine;

@@ -48,5 +48,6 @@ pub(crate) fn test_config(run: &std::path::Path, shard: &str) -> super::Tourname
         scale_tc: None,
         session: Default::default(),
         run_id: None,
+        adjudication: Default::default(),
     }
 }

@@ -1,0 +1,617 @@
+//! Proofs of short forced wins: an exact, bounded AND/OR search on the reference rules, the
+//! engine of proof adjudication.
+//!
+//! [`Prover::prove`] answers, for the side to move of a position that is not over, one of
+//!
+//! * [`Verdict::Win`]: it has a forced win within `plies` plies: a move such that every reply
+//!   leaves it a forced win, down to a goal-rank arrival, the capture of the last enemy pawn,
+//!   or the opponent left without a legal move on its turn. The win is the shortest one, and
+//!   the [`ProvenLine`] plays it against the longest defence.
+//! * [`Verdict::Loss`]: every move it has leaves the opponent such a win within `plies - 1`
+//!   plies (it is lost within `plies` plies); the line is its longest defence.
+//! * [`Verdict::Open`]: neither (exactly: no forced result within `plies` plies).
+//! * [`Verdict::Unknown`]: the node budget ran out first. Nothing is guessed.
+//!
+//! Depths are counted in plies everywhere: a win "in 1 ply" is a winning move now, "in 3
+//! plies" a move, any reply, then a winning move. Breakthrough has no draws and no repetitions,
+//! so a proof is final whatever the engines would have played.
+//!
+//! # The search
+//!
+//! `wins(p, d)`: the side to move in `p` wins within `d` plies. It does at once when one of its
+//! moves ends the game ([`Prover`]'s "winning move": onto the goal rank, taking the last enemy
+//! pawn, or leaving the opponent without a move). Otherwise, for `d >= 3`, when some move `m`
+//! makes `defence_fails(p + m, d - 2)`: the opponent has no winning move and every one of its
+//! replies `r` gives `wins(p + m + r, d - 2)`. The root asks `wins` for `d = 1, 3, 5, ...` (the
+//! first success is the shortest win), then `defence_fails(p, d - 1)` for `d = 2, 4, ...` (a
+//! loss within `d`; the first success is the longest defence).
+//!
+//! Exact pruning (each argued below and checked against a plain minimax by the tests):
+//!
+//! * **Race bound**: a side with `k` moves left (`d = 2k - 1`) can only win if it has a pawn
+//!   within `k` ranks of its goal, or the opponent has at most `k` pawns, or (capture-only
+//!   rules) it can block the opponent completely: see [`Prover::may_win`].
+//! * **No stalemate under classic rules**: the opponent's most advanced pawn always has a
+//!   diagonal step (to an empty square or a capture; no pawn of its own stands further
+//!   ahead), so a side never runs out of moves and that ending is looked for only under
+//!   capture-only rules.
+//! * **Transpositions**: proven facts (`wins` and `defence_fails` true or false at a depth)
+//!   are kept in a table keyed by the position, reused between depths and, in one
+//!   [`Prover`], between calls: they hold whatever the budget.
+//!
+//! # Cost
+//!
+//! One call examines at most `budget` positions (nodes) for the verdict, then at most `budget`
+//! more to find the longest defence for the line (past that the line follows the proof's own
+//! moves and may end sooner than the proven length). A node is a few bitboard operations and a
+//! table probe; `cargo bench --bench harness` measures the cost per move of a game.
+
+use super::movegen::{Black, RANK_1, RANK_8, Side, White};
+use super::{Color, Move, Position, Reason, Rules, Square};
+use std::collections::HashMap;
+use std::fmt;
+use std::hash::{BuildHasherDefault, Hash, Hasher};
+
+/// The node budget per call of proof adjudication unless the user chooses one. Measured after
+/// every move of 40 games per rule set between bundled searchers (`cargo bench --bench harness
+/// -- proof`): at 7 plies it left 1 answer of 4,870 unknown (classic rules; none under
+/// capture-only), at about 0.1 ms a move on average and at most a few ms.
+pub const DEFAULT_BUDGET: u64 = 20_000;
+
+/// The most entries the table keeps between calls; past it, the next call starts afresh.
+const TABLE_LIMIT: usize = 1 << 18;
+
+/// The answer of [`Prover::prove`] for the side to move.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// The side to move has a forced win within the plies asked.
+    Win(ProvenLine),
+    /// The side to move is lost within the plies asked.
+    Loss(ProvenLine),
+    /// No forced result within the plies asked, either way (exact).
+    Open,
+    /// The node budget ran out before an answer.
+    Unknown,
+}
+
+impl Verdict {
+    /// The proven line of a win or a loss; `None` for [`Verdict::Open`] and
+    /// [`Verdict::Unknown`].
+    pub fn line(&self) -> Option<&ProvenLine> {
+        match self {
+            Verdict::Win(line) | Verdict::Loss(line) => Some(line),
+            Verdict::Open | Verdict::Unknown => None,
+        }
+    }
+}
+
+/// A proven result: who wins, in how many plies at most against any defence, and one line of
+/// play that shows it (the fastest win against the longest defence).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProvenLine {
+    /// The side that wins.
+    pub winner: Color,
+    /// The proven length in plies: the winner wins within this many plies, whatever the loser
+    /// plays; and not sooner against the best defence.
+    pub plies: u32,
+    /// Moves from the position asked about to the end of the game. Its length is `plies` unless
+    /// the budget for finding the longest defence ran out (then it may be shorter).
+    pub line: Vec<Move>,
+    /// How the line ends.
+    pub ending: Reason,
+}
+
+impl fmt::Display for ProvenLine {
+    /// `White wins in 5 plies: e6e7 d8e7 f6f7 e7f6 f7f8` (the form of the PGN comment).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let unit = if self.plies == 1 { "ply" } else { "plies" };
+        write!(f, "{} wins in {} {unit}:", self.winner, self.plies)?;
+        for mv in &self.line {
+            write!(f, " {mv}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The search ran out of nodes.
+struct OutOfBudget;
+
+/// What the table knows about a position (its side to move), depths in plies: `wins` true at
+/// every depth `>= win`, false at every depth `<= no_win`; `defence_fails` likewise.
+#[derive(Clone, Copy)]
+struct Facts {
+    win: u8,
+    no_win: u8,
+    lost: u8,
+    not_lost: u8,
+}
+
+impl Default for Facts {
+    fn default() -> Self {
+        Facts {
+            win: u8::MAX,
+            no_win: 0,
+            lost: u8::MAX,
+            not_lost: 0,
+        }
+    }
+}
+
+/// A table key: the position, hashed with one multiplication.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Key(Position);
+
+impl Hash for Key {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        let white = self.0.pawns(Color::White);
+        let black = self.0.pawns(Color::Black);
+        let side = u64::from(self.0.side_to_move() == Color::Black);
+        state.write_u64(white ^ black.rotate_left(29) ^ side.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    }
+}
+
+/// The hasher of [`Key`]: a multiply-and-fold of the one word it is given.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        let h = self.0.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+        h ^ (h >> 32)
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(byte)).wrapping_mul(0x100_0000_01B3);
+        }
+    }
+
+    fn write_u64(&mut self, word: u64) {
+        self.0 ^= word;
+    }
+}
+
+/// The most moves a position can have: 16 pawns, three steps each.
+const MAX_MOVES: usize = 48;
+
+/// A placeholder filling the unused slots of a move array.
+const NO_MOVE: Move = Move {
+    from: Square(0),
+    to: Square(0),
+};
+
+/// A proof search under one rule set: its table of proven facts, kept from one call to the
+/// next (they are exact, whatever the budget), and its node budget per call.
+///
+/// ```
+/// use bt_arena::rules::proof::{Prover, Verdict};
+/// use bt_arena::rules::{Color, Rules};
+///
+/// // White's pawn on e6 walks in: Black's a-pawn is too far away to stop it or to win first.
+/// let position = "8/p7/4P3/8/8/8/8/8 w".parse()?;
+/// let mut prover = Prover::new(Rules::CaptureOnly, 10_000);
+/// let Verdict::Win(proof) = prover.prove(&position, 5) else { panic!("a win") };
+/// assert_eq!((proof.winner, proof.plies), (Color::White, 3));
+/// assert_eq!(proof.to_string(), "White wins in 3 plies: e6e7 a7a6 e7e8");
+/// // Two plies are not enough; the other side, to move, is lost within 4.
+/// assert_eq!(prover.prove(&position, 2), Verdict::Open);
+/// let black_to_move = "8/p3P3/8/8/8/8/8/8 b".parse()?;
+/// assert!(matches!(prover.prove(&black_to_move, 4), Verdict::Loss(_)));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct Prover {
+    rules: Rules,
+    budget: u64,
+    nodes: u64,
+    limit: u64,
+    table: HashMap<Key, Facts, BuildHasherDefault<KeyHasher>>,
+}
+
+impl Prover {
+    /// A prover under `rules` that examines at most `budget` nodes per call for the verdict
+    /// (and as many more for the line; see the module documentation).
+    pub fn new(rules: Rules, budget: u64) -> Prover {
+        Prover {
+            rules,
+            budget,
+            nodes: 0,
+            limit: 0,
+            table: HashMap::default(),
+        }
+    }
+
+    /// The rule set.
+    pub fn rules(&self) -> Rules {
+        self.rules
+    }
+
+    /// The node budget per call.
+    pub fn budget(&self) -> u64 {
+        self.budget
+    }
+
+    /// Nodes examined by the last call of [`prove`](Prover::prove), the line's included.
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    /// Whether the side to move of `position` wins, or is lost, within `plies` plies (see
+    /// [`Verdict`]). A position that is already over, or `plies` 0, is [`Verdict::Open`]: the
+    /// rules, not a proof, end such a game.
+    pub fn prove(&mut self, position: &Position, plies: u32) -> Verdict {
+        if self.table.len() > TABLE_LIMIT {
+            self.table.clear();
+        }
+        self.nodes = 0;
+        self.limit = self.budget;
+        if plies == 0 || position.outcome(self.rules).is_some() {
+            return Verdict::Open;
+        }
+        let plies = plies.min(u32::from(u8::MAX - 1));
+        match self.verdict(position, plies) {
+            Ok(Some((true, depth))) => {
+                self.limit = self.nodes.saturating_add(self.budget);
+                Verdict::Win(self.line(position, depth, true))
+            }
+            Ok(Some((false, depth))) => {
+                self.limit = self.nodes.saturating_add(self.budget);
+                Verdict::Loss(self.line(position, depth, false))
+            }
+            Ok(None) => Verdict::Open,
+            Err(OutOfBudget) => Verdict::Unknown,
+        }
+    }
+
+    /// `(true, d)` for the shortest win `d <= plies`, `(false, d)` for the longest defence of a
+    /// loss within `plies`, `None` for neither.
+    fn verdict(
+        &mut self,
+        position: &Position,
+        plies: u32,
+    ) -> Result<Option<(bool, u32)>, OutOfBudget> {
+        for depth in (1..=plies).step_by(2) {
+            if self.wins(position, depth)? {
+                return Ok(Some((true, depth)));
+            }
+        }
+        for depth in (2..=plies).step_by(2) {
+            if self.defence_fails(position, depth - 1)? {
+                return Ok(Some((false, depth)));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Counts a node.
+    fn visit(&mut self) -> Result<(), OutOfBudget> {
+        if self.nodes >= self.limit {
+            return Err(OutOfBudget);
+        }
+        self.nodes += 1;
+        Ok(())
+    }
+
+    /// Whether the side to move of `position` (not over) wins within `depth` plies.
+    fn wins(&mut self, position: &Position, depth: u32) -> Result<bool, OutOfBudget> {
+        self.visit()?;
+        if self.winning_move(position).is_some() {
+            return Ok(true);
+        }
+        if depth < 3 || !self.may_win(position, position.side_to_move(), depth) {
+            return Ok(false);
+        }
+        let facts = self.facts(position);
+        if u32::from(facts.win) <= depth {
+            return Ok(true);
+        }
+        if u32::from(facts.no_win) >= depth {
+            return Ok(false);
+        }
+        let (moves, count) = self.ordered_moves(position, Role::Attacker);
+        let mut won = false;
+        for &mv in &moves[..count] {
+            if self.defence_fails(&position.play_unchecked(mv), depth - 2)? {
+                won = true;
+                break;
+            }
+        }
+        let facts = self.table.entry(Key(*position)).or_default();
+        let depth = depth_u8(depth);
+        if won {
+            facts.win = facts.win.min(depth);
+        } else {
+            facts.no_win = facts.no_win.max(depth);
+        }
+        Ok(won)
+    }
+
+    /// Whether every move of the side to move of `position` (not over) leaves the opponent a
+    /// win within `depth` plies: the side to move is lost within `depth + 1` plies.
+    fn defence_fails(&mut self, position: &Position, depth: u32) -> Result<bool, OutOfBudget> {
+        self.visit()?;
+        // The side to move's moves never bring the opponent's race bound within reach (they
+        // move none of its pawns, take none of their own, and a capture takes one enemy pawn
+        // for at most one file less).
+        let attacker = position.side_to_move().opponent();
+        if !self.may_win(position, attacker, depth) || self.winning_move(position).is_some() {
+            return Ok(false);
+        }
+        let facts = self.facts(position);
+        if u32::from(facts.lost) <= depth {
+            return Ok(true);
+        }
+        if u32::from(facts.not_lost) >= depth {
+            return Ok(false);
+        }
+        // No move of the side to move ends the game, so every reply leaves a position that is
+        // not over and whose side to move has a move.
+        let (moves, count) = self.ordered_moves(position, Role::Defender);
+        let mut failed = true;
+        for &mv in &moves[..count] {
+            if !self.wins(&position.play_unchecked(mv), depth)? {
+                failed = false;
+                break;
+            }
+        }
+        let facts = self.table.entry(Key(*position)).or_default();
+        let depth = depth_u8(depth);
+        if failed {
+            facts.lost = facts.lost.min(depth);
+        } else {
+            facts.not_lost = facts.not_lost.max(depth);
+        }
+        Ok(failed)
+    }
+
+    /// What the table knows about `position`.
+    fn facts(&self, position: &Position) -> Facts {
+        self.table.get(&Key(*position)).copied().unwrap_or_default()
+    }
+
+    /// A move of the side to move of `position` (not over) that ends the game in its favour,
+    /// if any: onto its goal rank, taking the last enemy pawn, or (capture-only rules) leaving
+    /// the opponent without a legal move.
+    fn winning_move(&self, position: &Position) -> Option<Move> {
+        let side = position.side_to_move();
+        let own = position.pawns(side);
+        let enemy = position.pawns(side.opponent());
+        let before_goal = near_goal(side, 1);
+        let last_pawn = enemy.count_ones() == 1;
+        let moves = position.pseudo_moves(self.rules);
+        if own & before_goal != 0 || last_pawn {
+            let goal = goal_rank(side);
+            if let Some(mv) = moves
+                .iter()
+                .find(|mv| mv.to.bit() & goal != 0 || (last_pawn && mv.to.bit() & enemy != 0))
+            {
+                return Some(mv);
+            }
+        }
+        // Under capture-only rules a move takes away at most five of the opponent's moves:
+        // a straight step onto its target and two captures of the pawn that left, or the three
+        // moves of a captured pawn and two captures of the pawn that left.
+        if self.rules == Rules::CaptureOnly
+            && move_count(position, side.opponent(), self.rules) <= 5
+        {
+            return moves.iter().find(|&mv| {
+                position
+                    .play_unchecked(mv)
+                    .pseudo_moves(self.rules)
+                    .is_empty()
+            });
+        }
+        None
+    }
+
+    /// The race bound: whether `side` could win within `depth` plies of `position` (counted
+    /// from a position where it moves) at all, whatever either side plays. With `k = (depth + 1) / 2` moves of its own it can
+    /// reach its goal rank only from within `k` ranks of it, take every enemy pawn only if there
+    /// are at most `k`, and (capture-only rules) leave the opponent without a move only if
+    /// `files - pawns <= k`, where `files` counts the files holding an enemy pawn and `pawns`
+    /// its own pawns. A blocked side has, on each of its files, its most advanced pawn blocked
+    /// straight ahead by an enemy pawn, one per file; the difference drops by at most one per
+    /// capture the side makes (the captured pawn may have been alone on its file), and never
+    /// with the opponent's moves (a capture by the opponent removes one pawn and moves its
+    /// capturer to another file: at most one file less).
+    fn may_win(&self, position: &Position, side: Color, depth: u32) -> bool {
+        let own = position.pawns(side);
+        let enemy = position.pawns(side.opponent());
+        let moves = depth.div_ceil(2);
+        if own & near_goal(side, moves) != 0 || enemy.count_ones() <= moves {
+            return true;
+        }
+        self.rules == Rules::CaptureOnly && files(enemy).saturating_sub(own.count_ones()) <= moves
+    }
+
+    /// The moves of `position` with the most promising first: for the attacker, captures and
+    /// pawns nearest their goal; for the defender, captures of the most advanced enemy pawns,
+    /// then its own pawns nearest their goal.
+    fn ordered_moves(&self, position: &Position, role: Role) -> ([Move; MAX_MOVES], usize) {
+        let side = position.side_to_move();
+        let enemy = position.pawns(side.opponent());
+        let mut scored = [(0u8, NO_MOVE); MAX_MOVES];
+        let mut count = 0;
+        for mv in position.pseudo_moves(self.rules) {
+            let advance = relative_rank(side, mv.to.rank());
+            let score = if mv.to.bit() & enemy != 0 {
+                // A capture: how far the captured pawn had come towards its own goal.
+                match role {
+                    Role::Attacker => 16 + advance,
+                    Role::Defender => 16 + (7 - advance),
+                }
+            } else {
+                advance
+            };
+            scored[count] = (score, mv);
+            count += 1;
+        }
+        scored[..count].sort_unstable_by_key(|&(score, _)| std::cmp::Reverse(score));
+        let mut moves = [NO_MOVE; MAX_MOVES];
+        for (slot, (_, mv)) in moves.iter_mut().zip(&scored[..count]) {
+            *slot = *mv;
+        }
+        (moves, count)
+    }
+
+    /// The line of a proven result at the root: `won` with the shortest win in `depth` plies,
+    /// else lost with the longest defence of `depth` plies. Each winning move is one the table
+    /// proved; each defence is the reply that delays the win most (searched within the
+    /// remaining budget; past it, the first reply the proof refuted).
+    fn line(&mut self, position: &Position, depth: u32, won: bool) -> ProvenLine {
+        let winner = if won {
+            position.side_to_move()
+        } else {
+            position.side_to_move().opponent()
+        };
+        let mut line = Vec::new();
+        let mut position = *position;
+        // Plies the winner still needs, counted from a position where the winner moves.
+        let mut left = depth;
+        if !won && let Some(mv) = self.longest_defence(&position, depth - 1) {
+            line.push(mv);
+            position = position.play_unchecked(mv);
+            left = depth - 1;
+        }
+        loop {
+            if let Some(mv) = self.winning_move(&position) {
+                line.push(mv);
+                position = position.play_unchecked(mv);
+                break;
+            }
+            let Some(mv) = self.proven_move(&position, left) else {
+                break;
+            };
+            line.push(mv);
+            position = position.play_unchecked(mv);
+            let Some(reply) = self.longest_defence(&position, left - 2) else {
+                break;
+            };
+            line.push(reply);
+            position = position.play_unchecked(reply);
+            left -= 2;
+        }
+        let ending = position
+            .outcome(self.rules)
+            .map_or(Reason::GoalRank, |outcome| outcome.reason);
+        ProvenLine {
+            winner,
+            plies: depth,
+            line,
+            ending,
+        }
+    }
+
+    /// A move of the winner in `position` after which the defence fails within `left - 2`
+    /// plies, as the proof found it (searched again if the table lost it).
+    fn proven_move(&mut self, position: &Position, left: u32) -> Option<Move> {
+        if left < 3 {
+            return None;
+        }
+        let (moves, count) = self.ordered_moves(position, Role::Attacker);
+        let mut fallback = None;
+        for &mv in &moves[..count] {
+            let after = position.play_unchecked(mv);
+            if u32::from(self.facts(&after).lost) <= left - 2 {
+                return Some(mv);
+            }
+            if fallback.is_none() && matches!(self.defence_fails(&after, left - 2), Ok(true)) {
+                fallback = Some(mv);
+            }
+        }
+        fallback
+    }
+
+    /// The loser's reply in `position` that puts off the winner's win longest, the winner
+    /// needing at most `left` plies after it: the reply whose shortest win is the longest
+    /// (searched while the budget lasts, else the first reply).
+    fn longest_defence(&mut self, position: &Position, left: u32) -> Option<Move> {
+        let (moves, count) = self.ordered_moves(position, Role::Defender);
+        let mut best = (0, *moves[..count].first()?);
+        for &mv in &moves[..count] {
+            let after = position.play_unchecked(mv);
+            let mut shortest = None;
+            for depth in (1..=left).step_by(2) {
+                match self.wins(&after, depth) {
+                    Ok(true) => {
+                        shortest = Some(depth);
+                        break;
+                    }
+                    Ok(false) => {}
+                    Err(OutOfBudget) => return Some(best.1),
+                }
+            }
+            if let Some(shortest) = shortest.filter(|&s| s > best.0) {
+                best = (shortest, mv);
+            }
+        }
+        Some(best.1)
+    }
+}
+
+/// Which side of the proof a move ordering is for.
+#[derive(Clone, Copy)]
+enum Role {
+    /// The side trying to win.
+    Attacker,
+    /// The side trying not to lose in time.
+    Defender,
+}
+
+/// A depth for the table (depths above 254 are not asked: [`Prover::prove`] caps them).
+fn depth_u8(depth: u32) -> u8 {
+    u8::try_from(depth).unwrap_or(u8::MAX - 1)
+}
+
+/// The goal rank of `side` as a bitboard.
+const fn goal_rank(side: Color) -> u64 {
+    match side {
+        Color::White => RANK_8,
+        Color::Black => RANK_1,
+    }
+}
+
+/// The squares within `ranks` ranks of `side`'s goal rank (the goal rank itself excluded).
+fn near_goal(side: Color, ranks: u32) -> u64 {
+    let ranks = ranks.min(7);
+    // Ranks 1..=`ranks` away from the goal.
+    let band = if ranks == 7 {
+        u64::MAX
+    } else {
+        (1u64 << (8 * (ranks + 1))) - 1
+    };
+    match side {
+        Color::White => (band.reverse_bits()) & !RANK_8,
+        Color::Black => band & !RANK_1,
+    }
+}
+
+/// How far a square of rank `rank` (0-based) is from `side`'s first rank: 0 to 7.
+const fn relative_rank(side: Color, rank: u8) -> u8 {
+    match side {
+        Color::White => rank,
+        Color::Black => 7 - rank,
+    }
+}
+
+/// The number of files holding a pawn of `pawns`.
+fn files(pawns: u64) -> u32 {
+    let mut folded = pawns;
+    folded |= folded >> 32;
+    folded |= folded >> 16;
+    folded |= folded >> 8;
+    (folded & RANK_1).count_ones()
+}
+
+/// The number of moves `side` would have in `position` if it were its turn.
+fn move_count(position: &Position, side: Color, rules: Rules) -> u32 {
+    let own = position.pawns(side);
+    let enemy = position.pawns(side.opponent());
+    let targets = match side {
+        Color::White => White::targets(own, enemy, rules),
+        Color::Black => Black::targets(own, enemy, rules),
+    };
+    targets.iter().map(|set| set.count_ones()).sum()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,357 @@
+//! Resign and proof adjudication end to end: `bt-arena tournament --resign ... --adjudicate
+//! proof=PLIES` with the bundled engines, from the command line and from a config file.
+
+use bt_arena::results::moves::{MoveScore, decode_column};
+use bt_arena::results::pgn_read::read_pgn;
+use bt_arena::results::{GameRecord, Termination, read_games};
+use bt_arena::rules::proof::{Prover, Verdict};
+use bt_arena::rules::{Color, Move, Position, Rules};
+use std::path::Path;
+use std::process::Output;
+
+use crate::util::{bt_arena, deterministic};
+
+const SEARCH: &str = env!("CARGO_BIN_EXE_bt-search");
+const RANDOM: &str = env!("CARGO_BIN_EXE_bt-random");
+
+/// `text` split into arguments, then `--out out`.
+fn args(text: &str, out: &Path) -> Vec<String> {
+    let mut args: Vec<String> = text.split_whitespace().map(String::from).collect();
+    args.extend(["--out".to_string(), out.display().to_string()]);
+    args
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// The position a recorded game ended in, its moves replayed with the rules.
+fn last_position(game: &GameRecord, rules: Rules) -> Position {
+    let mut position: Position = game.opening.parse().unwrap();
+    for mv in game.moves.split_whitespace() {
+        position = position
+            .play(rules, mv.parse().unwrap())
+            .unwrap_or_else(|e| panic!("game {}: {e}", game.game_id));
+    }
+    position
+}
+
+/// The final comment of each game of a games.pgn, in file order: `{proof: ...}`.
+fn final_comments(pgn: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(pgn).unwrap();
+    text.split("[Event ")
+        .skip(1)
+        .map(|game| {
+            let start = game.rfind('{').expect("a final comment");
+            let end = start + game[start..].find('}').expect("a closed comment");
+            game[start + 1..end]
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect()
+}
+
+/// The summary.json of a run, parsed.
+fn summary(out: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn proof_adjudication_ends_games_with_a_line_the_rules_confirm() {
+    for rules in Rules::ALL {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("run");
+        let flags = format!(
+            "tournament --engine cmd={SEARCH} name=search depth=2 --engine cmd={RANDOM} \
+             name=random depth=1 --rounds 4 --seed 3 --rules {rules} --adjudicate proof=5"
+        );
+        let output = bt_arena(&args(&flags, &out));
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            stdout.contains("Adjudication: --adjudicate proof=5\n"),
+            "{stdout}"
+        );
+        let games = read_games(&out.join("games.csv")).unwrap();
+        assert_eq!(games.len(), 8);
+        let comments = final_comments(&out.join("games.pgn"));
+        let mut proofs = 0;
+        for (game, comment) in games.iter().zip(&comments) {
+            let position = last_position(game, rules);
+            if game.termination != Termination::Proof {
+                assert!(position.outcome(rules).is_some(), "game {}", game.game_id);
+                continue;
+            }
+            proofs += 1;
+            // The game stopped before the rules ended it, at a position the rules prove.
+            assert!(position.outcome(rules).is_none());
+            let winner = game.result.winner();
+            let verdict = Prover::new(rules, u64::MAX).prove(&position, 5);
+            let line = verdict.line().expect("a proven position");
+            assert_eq!(line.winner, winner, "game {}", game.game_id);
+            assert_eq!(*comment, format!("proof: {line}"), "game {}", game.game_id);
+            // The comment's line is legal from the last position and ends in the winner's win.
+            let (_, moves) = comment
+                .split_once("plies: ")
+                .or(comment.split_once("ply: "))
+                .unwrap();
+            let mut at = position;
+            for mv in moves.split(' ') {
+                at = at.play(rules, mv.parse::<Move>().unwrap()).unwrap();
+            }
+            assert_eq!(at.outcome(rules).map(|o| o.winner), Some(winner));
+            assert!(line.plies <= 5);
+            if matches!(verdict, Verdict::Win(_)) {
+                assert_eq!(position.side_to_move(), winner);
+            }
+        }
+        assert!(proofs >= 4, "{rules}: {proofs} proofs of 8 games");
+        let summary = summary(&out);
+        assert_eq!(summary["adjudicated"]["proof"], proofs);
+        assert_eq!(summary["adjudicated"]["resign"], 0);
+        // Read back from the PGN, the games end the same way.
+        let read = read_pgn(&out.join("games.pgn")).unwrap();
+        let terminations: Vec<Termination> = read.games.iter().map(|g| g.termination).collect();
+        let written: Vec<Termination> = games.iter().map(|g| g.termination).collect();
+        assert_eq!(terminations, written);
+        let pgn = std::fs::read_to_string(out.join("games.pgn")).unwrap();
+        assert_eq!(
+            pgn.matches("[Termination \"adjudication\"]").count(),
+            proofs
+        );
+        let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+        assert!(
+            html.contains("proof"),
+            "the terminations table names proofs"
+        );
+    }
+}
+
+/// The scores `side` reported for its moves of `game`, in order (`None` for a move without one).
+fn scores_of(game: &GameRecord, side: Color) -> Vec<Option<MoveScore>> {
+    let first: Position = game.opening.parse().unwrap();
+    let offset = usize::from(first.side_to_move() != side);
+    decode_column(&game.move_info)
+        .unwrap()
+        .into_iter()
+        .skip(offset)
+        .step_by(2)
+        .map(|info| info.score)
+        .collect()
+}
+
+/// True when `score` is `-cp` or worse for the mover (a mate against it included).
+fn losing(score: Option<MoveScore>, cp: i32) -> bool {
+    match score {
+        Some(MoveScore::Cp(value)) => value <= -cp,
+        Some(MoveScore::Mate(moves)) => moves <= 0,
+        None => false,
+    }
+}
+
+#[test]
+fn resign_adjudication_ends_games_on_the_losers_own_scores() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let flags = format!("{} --resign movecount=2,score=300", deterministic(4));
+    let output = bt_arena(&args(&flags, &out));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let games = read_games(&out.join("games.csv")).unwrap();
+    let comments = final_comments(&out.join("games.pgn"));
+    let mut resigned = 0;
+    for (game, comment) in games.iter().zip(&comments) {
+        let position = last_position(game, Rules::CaptureOnly);
+        if game.termination != Termination::Resign {
+            assert!(position.outcome(Rules::CaptureOnly).is_some());
+            continue;
+        }
+        resigned += 1;
+        let loser = game.result.winner().opponent();
+        let scores = scores_of(game, loser);
+        // The loser's last two scores are -300 or worse, and the one before is not (else it
+        // would have resigned a move earlier).
+        let n = scores.len();
+        assert!(
+            losing(scores[n - 1], 300) && losing(scores[n - 2], 300),
+            "{scores:?}"
+        );
+        assert!(n < 3 || !losing(scores[n - 3], 300), "{scores:?}");
+        assert_eq!(
+            *comment,
+            format!("resign: {loser} resigns: -3.00 or worse for 2 moves")
+        );
+    }
+    assert!(resigned >= 2, "{resigned} resignations of {}", games.len());
+    assert_eq!(summary(&out)["adjudicated"]["resign"], resigned);
+    let read = read_pgn(&out.join("games.pgn")).unwrap();
+    let back: Vec<Termination> = read.games.iter().map(|g| g.termination).collect();
+    let written: Vec<Termination> = games.iter().map(|g| g.termination).collect();
+    assert_eq!(back, written);
+
+    // Without adjudication the same games go on to the rules' end.
+    let plain = dir.path().join("plain");
+    let output = bt_arena(&args(&deterministic(4), &plain));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let full = read_games(&plain.join("games.csv")).unwrap();
+    assert!(full.iter().all(|g| !g.termination.is_adjudication()));
+    for (short, long) in games.iter().zip(&full) {
+        assert!(
+            long.moves.starts_with(&short.moves),
+            "game {}",
+            short.game_id
+        );
+    }
+    let config = std::fs::read_to_string(plain.join("config.json")).unwrap();
+    assert!(!config.contains("adjudication"), "{config}");
+}
+
+#[test]
+fn a_config_file_sets_both_rules_and_a_resumed_run_keeps_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("run.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "rounds = 3\nseed = 5\n\
+             [adjudication]\n\
+             resign = {{ movecount = 2, score = 300, twosided = true }}\n\
+             proof = {{ plies = 3, nodes = 5000 }}\n\
+             [[engines]]\nname = \"full\"\ncmd = \"{SEARCH}\"\nlimit = {{ depth = 2 }}\n\
+             [[engines]]\nname = \"material\"\ncmd = \"{SEARCH}\"\nlimit = {{ depth = 2 }}\n\
+             options = {{ Eval = \"material\" }}\n"
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("run");
+    let flags = format!("tournament --config {}", config.display());
+    let output = bt_arena(&args(&flags, &out));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains(
+            "Adjudication: --adjudicate proof=3,nodes=5000, --resign \
+             movecount=2,score=300,twosided=true\n"
+        ),
+        "{stdout}"
+    );
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("config.json")).unwrap()).unwrap();
+    assert_eq!(
+        saved["adjudication"],
+        serde_json::json!({
+            "resign": {"movecount": 2, "score": 300, "twosided": true},
+            "proof": {"plies": 3, "nodes": 5000}
+        })
+    );
+    let games = read_games(&out.join("games.csv")).unwrap();
+    assert_eq!(games.len(), 6);
+    for game in &games {
+        if game.termination == Termination::Resign {
+            // Two-sided: the winner's last two scores agree.
+            let scores = scores_of(game, game.result.winner());
+            let agree = |s: Option<MoveScore>| match s {
+                Some(MoveScore::Cp(cp)) => cp >= 300,
+                Some(MoveScore::Mate(moves)) => moves > 0,
+                None => false,
+            };
+            let n = scores.len();
+            assert!(agree(scores[n - 1]) && agree(scores[n - 2]), "{scores:?}");
+        }
+    }
+    assert!(games.iter().any(|g| g.termination.is_adjudication()));
+
+    // A resumed run reads the rules back from config.json and plays on with them.
+    let kept: Vec<String> = std::fs::read_to_string(out.join("games.csv"))
+        .unwrap()
+        .lines()
+        .take(3)
+        .map(String::from)
+        .collect();
+    std::fs::write(out.join("games.csv"), format!("{}\n", kept.join("\n"))).unwrap();
+    let output = bt_arena(&[
+        "tournament".into(),
+        "--resume".into(),
+        out.display().to_string(),
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let resumed = read_games(&out.join("games.csv")).unwrap();
+    let by_id = |games: &[GameRecord]| {
+        let mut list: Vec<(u64, Termination, String)> = games
+            .iter()
+            .map(|g| (g.game_id, g.termination, g.moves.clone()))
+            .collect();
+        list.sort_by_key(|g| g.0);
+        list
+    };
+    assert_eq!(by_id(&resumed), by_id(&games));
+}
+
+#[test]
+fn bad_adjudication_values_exit_3_and_name_the_token() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    for (flag, message) in [
+        (
+            "--resign movecount=0,score=500",
+            "bad --resign 'movecount=0,score=500': `movecount=0`: expected a whole number of \
+             moves, at least 1",
+        ),
+        (
+            "--resign movecount=3,score=-500",
+            "bad --resign 'movecount=3,score=-500': `score=-500`: expected centipawns, 0 or more",
+        ),
+        (
+            "--resign movecount=3",
+            "bad --resign 'movecount=3': `score=` is missing",
+        ),
+        (
+            "--adjudicate proof=0",
+            "bad --adjudicate 'proof=0': `proof=0`: expected plies, 1 to 63",
+        ),
+        (
+            "--adjudicate plies=5",
+            "bad --adjudicate 'plies=5': `plies=5` has an unknown key (expected proof, nodes)",
+        ),
+    ] {
+        let flags = format!(
+            "tournament --engine cmd={RANDOM} --engine cmd={RANDOM} name=other depth=1 {flag}"
+        );
+        let output = bt_arena(&args(&flags, &out));
+        assert_eq!(output.status.code(), Some(3), "{flag}: {}", stderr(&output));
+        assert!(
+            stderr(&output).contains(message),
+            "{flag}: {}",
+            stderr(&output)
+        );
+        assert!(!out.exists(), "{flag}: nothing is played");
+    }
+    // One quoted string with spaces is one value.
+    let flags =
+        format!("tournament --engine cmd={RANDOM} --engine cmd={RANDOM} name=other depth=1");
+    let mut quoted = args(&flags, &out);
+    quoted.extend(["--resign".into(), "movecount=3 score=500".into()]);
+    let output = bt_arena(&quoted);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let saved = std::fs::read_to_string(out.join("config.json")).unwrap();
+    assert!(saved.contains("\"movecount\": 3"), "{saved}");
+    // In a config file a bad value is a bad file (exit 4, as for the file's other fields).
+    let config = dir.path().join("bad.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[adjudication]\nproof = {{ plies = 0 }}\n\
+             [[engines]]\ncmd = \"{RANDOM}\"\nname = \"a\"\n\
+             [[engines]]\ncmd = \"{RANDOM}\"\nname = \"b\"\n"
+        ),
+    )
+    .unwrap();
+    let flags = format!("tournament --config {}", config.display());
+    let output = bt_arena(&args(&flags, &dir.path().join("bad")));
+    assert_eq!(output.status.code(), Some(4), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("bad.toml") && stderr(&output).contains("`proof=0`"),
+        "{}",
+        stderr(&output)
+    );
+}
