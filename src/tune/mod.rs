@@ -23,6 +23,7 @@ pub mod iterations;
 pub mod params;
 pub mod report;
 pub mod runner;
+pub mod shard;
 pub mod spsa;
 
 pub use config::TuneConfig;
