@@ -77,7 +77,7 @@ fn bt_search_declares_its_weights_and_plays_the_same_with_every_weight_set_to_it
 }
 
 /// A parameters file of three bt-search weights in `dir`.
-fn weights_file(dir: &Path) -> PathBuf {
+pub(crate) fn weights_file(dir: &Path) -> PathBuf {
     let path = dir.join("weights.txt");
     let text = "# bt-search weights\n\
                 Pawn, int, 100, 50, 200, 10, 0.002\n\
@@ -467,7 +467,7 @@ fn shard_iterations(run: &Path, shards: u32) -> (TuneConfig, Vec<Vec<IterationRe
 /// earlier iterations and some of the other shard's (a shard plays at --concurrency 1, and
 /// reads the other's finished iterations before each of its own); RUN's tuned-options.txt
 /// and summary.json give the fold of all of them in iteration order.
-fn assert_sharded_tune(run: &Path, total: u64) -> Vec<f64> {
+pub(crate) fn assert_sharded_tune(run: &Path, total: u64) -> Vec<f64> {
     let (config, shards) = shard_iterations(run, 2);
     for (k, records) in shards.iter().enumerate() {
         let numbers: Vec<u64> = records.iter().map(|r| r.step.iteration).collect();
