@@ -240,3 +240,41 @@ pub fn regenerate(run: &std::path::Path) -> Result<Snapshot, ShardError> {
     report::write_all(run, &snapshot).map_err(ShardError::Results)?;
     Ok(snapshot)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn iterations_are_dealt_round_robin_and_the_identity_leaves_out_a_shards_own_settings() {
+        let mut config: TuneConfig = serde_json::from_value(serde_json::json!({
+            "event": "e",
+            "engine": {"name": "tune", "cmd": "/bin/engine", "limit": {"nodes": 10}},
+            "params": [{"name": "Pawn", "kind": "int", "start": 100.0, "min": 0.0,
+                        "max": 200.0, "c_end": 10.0, "r_end": 0.002}],
+            "spsa": {"iterations": 7, "pairs": 2, "a_ratio": 0.1, "alpha": 0.602,
+                     "gamma": 0.101},
+            "rules": "capture-only",
+            "openings": {"file": null, "order": "sequential"},
+            "seed": 5, "concurrency": 1, "out": "/r", "log": false, "pgn_comments": "full",
+        }))
+        .expect("a tune config");
+        assert!((1..=7).all(|i| config.plays(i)));
+        assert_eq!(config.dir(), std::path::Path::new("/r"));
+        config.shard = Some("1/3".parse().unwrap());
+        let mine: Vec<u64> = (1..=7).filter(|&i| config.plays(i)).collect();
+        assert_eq!(mine, [2, 5]);
+        assert_eq!(config.dir(), std::path::Path::new("/r/shard-1"));
+        let identity = config.identity();
+        assert_eq!(identity["shard"], 3);
+        assert_eq!(identity["seed"], 5);
+        for own in ["out", "concurrency", "log"] {
+            assert!(identity.get(own).is_none(), "{own}");
+        }
+        let mut other = config.clone();
+        other.concurrency = 4;
+        other.out = "/elsewhere".into();
+        other.shard = Some("2/3".parse().unwrap());
+        assert_eq!(first_difference(&other.identity(), &identity, &[]), None);
+    }
+}
