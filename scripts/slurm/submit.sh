@@ -16,10 +16,30 @@
 # environment variables, e.g. SBATCH_PARTITION=cpu SBATCH_TIMELIMIT=2-00:00:00.
 #
 # Prints `array job ID` and `merge job ID` lines; `scontrol show job ID` follows a job.
+#
+# A tune (`bt-arena tune --shard`) is submitted the same way after the word `tune`:
+#
+#   scripts/slurm/submit.sh tune N RUN BT_ARENA TUNE_FLAGS...
+#
+# e.g. scripts/slurm/submit.sh tune 8 /shared/runs/eval-tune "$(command -v bt-arena)" \
+#        --engine cmd=/shared/bin/bt-search nodes=2000 --params /shared/weights.txt \
+#        --iterations 2000
+#
+# Each task of the array runs tune-shard.sbatch (shard K plays the iterations i with
+# (i - 1) mod N = K, each from θ after every shard's finished iterations); the dependent job
+# (tune-report.sbatch, printed as `merge job ID`) writes the whole tune's RUN/report.html,
+# summary.json, tuned-options.txt and tuned-params.txt, and its log prints θ.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
+shard_script=shard.sbatch
+merge_script=merge.sbatch
+if [ "${1:-}" = tune ]; then
+  shift
+  shard_script=tune-shard.sbatch
+  merge_script=tune-report.sbatch
+fi
 if [ $# -lt 3 ]; then
-  echo "usage: $0 N RUN BT_ARENA TOURNAMENT_FLAGS..." >&2
+  echo "usage: $0 [tune] N RUN BT_ARENA TOURNAMENT_OR_TUNE_FLAGS..." >&2
   exit 3
 fi
 shards=$1
@@ -32,10 +52,10 @@ esac
 mkdir -p "$run"
 array="$(sbatch --parsable --array="0-$((shards - 1))" --cpus-per-task="${CPUS_PER_SHARD:-1}" \
   --output="$run/slurm-%A_%a.out" \
-  "$here/shard.sbatch" "$bt_arena" "$run" "$@")"
+  "$here/$shard_script" "$bt_arena" "$run" "$@")"
 array="${array%%;*}"
 merge="$(sbatch --parsable --dependency="afterok:$array" --kill-on-invalid-dep=yes \
-  --output="$run/slurm-merge-%j.out" "$here/merge.sbatch" "$bt_arena" "$run")"
+  --output="$run/slurm-merge-%j.out" "$here/$merge_script" "$bt_arena" "$run")"
 merge="${merge%%;*}"
 echo "array job $array"
 echo "merge job $merge"

@@ -9,6 +9,7 @@ use anyhow::{Context, Result, anyhow};
 use bt_arena::engine::EngineKeys;
 use bt_arena::results::moves::CommentDetail;
 use bt_arena::rules::Rules;
+use bt_arena::run_dir::{RunDir, Shard};
 use bt_arena::tournament::{OpeningOrder, OpeningsSpec};
 use bt_arena::tune::report::{TUNED_OPTIONS, TUNED_PARAMS};
 use bt_arena::tune::{self, SpsaSettings, TuneConfig, TuneError, TuneFinish, TunePlan, params};
@@ -69,9 +70,17 @@ pub struct TuneArgs {
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     /// Continue the tune in DIR as saved in its tune.json, θ rebuilt from its tune.csv; only
-    /// --concurrency and --log may be given with it.
+    /// --concurrency, --log and --shard may be given with it. With --shard K/N, continue
+    /// shard K of the sharded tune in DIR; without it, on a sharded tune, rewrite DIR's
+    /// report.html, summary.json and tuned values from every shard's iterations (no game).
     #[arg(long, value_name = "DIR")]
     resume: Option<PathBuf>,
+    /// Play one shard of a tune spread over machines sharing --out: K/N plays the iterations
+    /// i with (i - 1) mod N = K into <out>/shard-K/, each starting from θ after every shard's
+    /// finished iterations (applied in increasing iteration number). `auto`: K and N from a
+    /// Slurm array task; `auto/N`: K from a Kubernetes Indexed Job or a Slurm array task.
+    #[arg(long, value_name = "K/N|auto|auto/N")]
+    shard: Option<String>,
     /// Event name (PGN Event tag, default run directory); default bt-arena-tune.
     #[arg(long)]
     event: Option<String>,
@@ -84,7 +93,7 @@ pub struct TuneArgs {
 }
 
 /// Flags `--resume` takes.
-const RESUME_FLAGS: [&str; 3] = ["resume", "concurrency", "log"];
+const RESUME_FLAGS: [&str; 4] = ["resume", "concurrency", "log", "shard"];
 
 /// Runs `bt-arena tune`.
 ///
@@ -93,13 +102,30 @@ const RESUME_FLAGS: [&str; 3] = ["resume", "concurrency", "log"];
 /// book or run directory.
 pub fn run(args: &TuneArgs, matches: &ArgMatches) -> Result<ExitCode> {
     let matches = matches.subcommand_matches("tune").unwrap_or(matches);
-    let (config, resume) = match &args.resume {
-        Some(dir) => (resumed_config(dir, args, matches)?, true),
-        None => (
-            build_config(args, matches).map_err(|e| super::UsageError(format!("{e:#}")))?,
-            false,
-        ),
+    let shard = args
+        .shard
+        .as_deref()
+        .map(|text| {
+            Shard::from_arg(text, |name| std::env::var(name).ok())
+                .map_err(|e| super::UsageError(format!("--shard {text}: {e}")))
+        })
+        .transpose()?;
+    if let (Some(dir), None) = (&args.resume, shard)
+        && tune::shard::is_sharded(dir)
+    {
+        return regenerate(dir, matches);
+    }
+    let (mut config, resume) = match &args.resume {
+        Some(dir) => (resumed_config(dir, shard, args, matches)?, true),
+        None => {
+            let mut config =
+                build_config(args, matches).map_err(|e| super::UsageError(format!("{e:#}")))?;
+            config.shard = shard;
+            (config, false)
+        }
     };
+    tune::shard::establish(&mut config, resume || args.seed.is_some())
+        .map_err(|e| super::UsageError(e.to_string()))?;
     let stop = interrupt_flag()?;
     let report = tune::run(&config, resume, &stop, |plan| announce(&config, plan)).map_err(
         |err| match err {
@@ -108,6 +134,12 @@ pub fn run(args: &TuneArgs, matches: &ArgMatches) -> Result<ExitCode> {
         },
     )?;
     let dir = config.out.display();
+    if let Some(shard) = config.shard {
+        say!(
+            "Shard {shard} done with its iterations ({} of the tune's finished)",
+            report.finished
+        );
+    }
     say!(
         "θ after {} of {} iterations ({dir}/{TUNED_OPTIONS}; OpenBench's format in {dir}/{TUNED_PARAMS}):",
         report.finished,
@@ -124,7 +156,11 @@ pub fn run(args: &TuneArgs, matches: &ArgMatches) -> Result<ExitCode> {
     Ok(match report.finish {
         TuneFinish::Completed => ExitCode::SUCCESS,
         TuneFinish::Interrupted => {
-            eprintln!("Interrupted: continue with `bt-arena tune --resume {dir}`");
+            let shard = config
+                .shard
+                .map(|shard| format!(" --shard {shard}"))
+                .unwrap_or_default();
+            eprintln!("Interrupted: continue with `bt-arena tune --resume {dir}{shard}`");
             EXIT_INTERRUPTED.into()
         }
     })
@@ -132,9 +168,14 @@ pub fn run(args: &TuneArgs, matches: &ArgMatches) -> Result<ExitCode> {
 
 /// The start-up line.
 fn announce(config: &TuneConfig, plan: TunePlan) {
-    let what = match plan.finished {
-        0 => format!("Tuning {} parameters", config.params.len()),
-        done => format!(
+    let what = match (plan.finished, config.shard) {
+        (0, Some(shard)) => format!("Shard {shard}: tuning {} parameters", config.params.len()),
+        (done, Some(shard)) => format!(
+            "Shard {shard}: joining a tune of {} parameters ({done} iterations finished)",
+            config.params.len()
+        ),
+        (0, None) => format!("Tuning {} parameters", config.params.len()),
+        (done, None) => format!(
             "Resuming a tune of {} parameters ({done} iterations finished)",
             config.params.len()
         ),
@@ -152,12 +193,63 @@ fn announce(config: &TuneConfig, plan: TunePlan) {
     );
 }
 
-/// The saved tune in `dir`, with `--concurrency` and `--log` applied.
+/// Rewrites the report and tuned values of the sharded tune in `dir` from its shards' files.
 ///
 /// # Errors
-/// A [`super::UsageError`] naming any other flag given; an error naming `dir` when its
-/// tune.json cannot be read.
-fn resumed_config(dir: &Path, args: &TuneArgs, given: &ArgMatches) -> Result<TuneConfig> {
+/// A [`super::UsageError`] naming a flag other than --resume; an error naming the file that
+/// cannot be read or written.
+fn regenerate(dir: &Path, given: &ArgMatches) -> Result<ExitCode> {
+    refuse_flags(&["resume"], given, dir)?;
+    let snapshot = tune::shard::regenerate(dir).map_err(|e| anyhow!("--resume: {e}"))?;
+    let dir = dir.display();
+    say!(
+        "θ after {} of {} iterations of every shard ({dir}/{TUNED_OPTIONS}; OpenBench's format          in {dir}/{TUNED_PARAMS}):",
+        snapshot.records.len(),
+        snapshot.config.spsa.iterations
+    );
+    say!("{}", snapshot.option_lines().join(" "));
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A [`super::UsageError`] naming the first flag given on the command line that is not in
+/// `allowed`.
+fn refuse_flags(allowed: &[&str], given: &ArgMatches, dir: &Path) -> Result<()> {
+    let command = TuneArgs::augment_args(clap::Command::new("tune"));
+    if let Some(flag) = command
+        .get_arguments()
+        .filter_map(|arg| arg.get_long().map(|long| (arg.get_id().as_str(), long)))
+        .find(|&(id, flag)| {
+            !allowed.contains(&flag)
+                && given.value_source(id) == Some(clap::parser::ValueSource::CommandLine)
+        })
+        .map(|(_, flag)| flag)
+    {
+        return Err(super::UsageError(format!(
+            "--{flag} cannot be given with --resume {}: {} are the only flags it takes here",
+            dir.display(),
+            allowed
+                .iter()
+                .map(|flag| format!("--{flag}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+        .into());
+    }
+    Ok(())
+}
+
+/// The saved tune in `dir` (of its shard `shard`, in `dir/shard-K`), with `--concurrency`
+/// and `--log` applied.
+///
+/// # Errors
+/// A [`super::UsageError`] naming any other flag given, or a shard that is not the saved
+/// one; an error naming `dir` when its tune.json cannot be read.
+fn resumed_config(
+    dir: &Path,
+    shard: Option<Shard>,
+    args: &TuneArgs,
+    given: &ArgMatches,
+) -> Result<TuneConfig> {
     let command = TuneArgs::augment_args(clap::Command::new("tune"));
     if let Some(flag) = command
         .get_arguments()
@@ -170,13 +262,28 @@ fn resumed_config(dir: &Path, args: &TuneArgs, given: &ArgMatches) -> Result<Tun
     {
         return Err(super::UsageError(format!(
             "--{flag} cannot be given with --resume: the tune continues exactly as saved in {} \
-             (only --concurrency and --log may be given)",
+             (only --concurrency, --log and --shard may be given)",
             dir.join(tune::config::TUNE_JSON).display()
         ))
         .into());
     }
     let dir = std::path::absolute(dir).context("cannot resolve a path")?;
-    let mut config = TuneConfig::read(&dir).map_err(|e| anyhow!("cannot resume: {e}"))?;
+    let saved = match shard {
+        Some(shard) => RunDir::new(&dir).shard(shard.index()).root().to_path_buf(),
+        None => dir.clone(),
+    };
+    let mut config = TuneConfig::read(&saved).map_err(|e| anyhow!("cannot resume: {e}"))?;
+    if config.shard != shard {
+        let name = |shard: Option<Shard>| shard.map_or("none".to_string(), |s| s.to_string());
+        return Err(super::UsageError(format!(
+            "--resume {}: --shard is {}, but {} was saved as shard {}",
+            dir.display(),
+            name(shard),
+            saved.join(tune::config::TUNE_JSON).display(),
+            name(config.shard)
+        ))
+        .into());
+    }
     config.out = dir;
     config.concurrency = args.concurrency.unwrap_or(config.concurrency);
     config.log |= args.log;
@@ -269,6 +376,7 @@ fn build_config(args: &TuneArgs, matches: &ArgMatches) -> Result<TuneConfig> {
         concurrency: args.concurrency.unwrap_or(1),
         log: args.log,
         pgn_comments: args.pgn_comments.unwrap_or_default(),
+        shard: None,
     };
     config.validate().map_err(|e| anyhow!(e))?;
     // The tournament's checks and paths, on the tune seen as a tournament.

@@ -6,7 +6,7 @@ use super::spsa::SpsaSettings;
 use crate::engine::EngineDescription;
 use crate::results::moves::CommentDetail;
 use crate::rules::Rules;
-use crate::run_dir::RunDir;
+use crate::run_dir::{RunDir, Shard};
 use crate::tournament::{Format, OpeningsSpec, TournamentConfig};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -46,6 +46,10 @@ pub struct TuneConfig {
     pub log: bool,
     /// How much the move comments of games.pgn say.
     pub pgn_comments: CommentDetail,
+    /// The shard of a tune spread over machines sharing `out` (see [`super::shard`]); its
+    /// files are then in `out/shard-K`. Absent from a tune on one machine.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
 }
 
 impl TuneConfig {
@@ -73,7 +77,7 @@ impl TuneConfig {
             concurrency: self.concurrency,
             seed: self.seed,
             sprt: None,
-            out: self.out.clone(),
+            out: self.dir(),
             shard: None,
             log: self.log,
             pgn_comments: self.pgn_comments,
@@ -82,6 +86,36 @@ impl TuneConfig {
             scale_tc: None,
             session: Default::default(),
         }
+    }
+
+    /// The directory this process writes: `out`, or `out/shard-K` for shard K.
+    pub fn dir(&self) -> PathBuf {
+        match self.shard {
+            Some(shard) => self.out.join(shard.dir_name()),
+            None => self.out.clone(),
+        }
+    }
+
+    /// Whether iteration `iteration` (from 1) is this process's to play: every iteration on
+    /// one machine; iteration i is shard ((i − 1) mod N)'s of N.
+    pub fn plays(&self, iteration: u64) -> bool {
+        self.shard.is_none_or(|shard| {
+            iteration.saturating_sub(1) % u64::from(shard.count()) == u64::from(shard.index())
+        })
+    }
+
+    /// The settings every shard of a sharded tune must share, as JSON: the config but
+    /// `out`, `concurrency` and `log` (a shard's own), with `shard` replaced by the number of
+    /// shards.
+    pub fn identity(&self) -> serde_json::Value {
+        let mut value = serde_json::to_value(self).unwrap_or_default();
+        if let Some(fields) = value.as_object_mut() {
+            for own in ["out", "concurrency", "log"] {
+                fields.remove(own);
+            }
+            fields.insert("shard".to_string(), self.shard.map(|s| s.count()).into());
+        }
+        value
     }
 
     /// Checks the settings: the schedule ([`SpsaSettings::validate`]), at least one

@@ -205,43 +205,42 @@ impl IterationsFile {
             log.write_row(&header(params))?;
             return Ok((log, BTreeMap::new()));
         }
-        let text = String::from_utf8(bytes).map_err(|_| fail(None, "not UTF-8".into()))?;
-        let mut reader = csv::ReaderBuilder::new()
-            .has_headers(true)
-            .from_reader(crate::textfile::strip_bom(&text).as_bytes());
-        let found: Vec<String> = reader
-            .headers()
-            .map_err(|e| fail(Some(1), e.to_string()))?
-            .iter()
-            .map(str::to_string)
-            .collect();
-        if found != header(params) {
-            return Err(fail(
-                Some(1),
-                "its columns are not those of this tune's parameters (another tune's file?)"
-                    .to_string(),
-            ));
-        }
-        let mut records = BTreeMap::new();
-        for (index, fields) in reader.records().enumerate() {
-            let line = index as u64 + 2;
-            let fields = fields.map_err(|e| fail(Some(line), e.to_string()))?;
-            let record = parse_row(&fields, params.len()).map_err(|e| fail(Some(line), e))?;
-            let iteration = record.step.iteration;
-            if !(1..=iterations).contains(&iteration) {
-                return Err(fail(
-                    Some(line),
-                    format!("iteration {iteration} is not in 1..={iterations}"),
-                ));
-            }
-            if records.insert(iteration, record).is_some() {
-                return Err(fail(
-                    Some(line),
-                    format!("iteration {iteration} is recorded twice"),
-                ));
-            }
-        }
+        let records = parse(&path, bytes, params, iterations)?;
         Ok((log, records))
+    }
+
+    /// The iterations recorded in the tune.csv at `path` (another shard's), read without
+    /// writing: none when there is no such file yet; a last row without its final newline
+    /// (being written, or cut off by a kill) is left out.
+    ///
+    /// # Errors
+    /// As [`IterationsFile::open`], but for the writing.
+    pub fn read(
+        path: &Path,
+        params: &[TuneParam],
+        iterations: u64,
+    ) -> Result<BTreeMap<u64, IterationRecord>, IterationsError> {
+        let mut bytes = match std::fs::read(path) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(BTreeMap::new()),
+            Err(e) => {
+                return Err(IterationsError {
+                    path: path.to_path_buf(),
+                    line: None,
+                    problem: format!("cannot read: {e}"),
+                });
+            }
+        };
+        bytes.truncate(
+            bytes
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |at| at + 1),
+        );
+        if bytes.is_empty() {
+            return Ok(BTreeMap::new());
+        }
+        parse(path, bytes, params, iterations)
     }
 
     /// Appends `record`'s row and flushes it to the operating system.
@@ -269,6 +268,58 @@ impl IterationsFile {
                 problem: format!("cannot write: {e}"),
             })
     }
+}
+
+/// The records of tune.csv's complete rows `bytes` (header included), checked against the
+/// tune of `params` over `iterations` iterations.
+fn parse(
+    path: &Path,
+    bytes: Vec<u8>,
+    params: &[TuneParam],
+    iterations: u64,
+) -> Result<BTreeMap<u64, IterationRecord>, IterationsError> {
+    let fail = |line: Option<u64>, problem: String| IterationsError {
+        path: path.to_path_buf(),
+        line,
+        problem,
+    };
+    let text = String::from_utf8(bytes).map_err(|_| fail(None, "not UTF-8".into()))?;
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .from_reader(crate::textfile::strip_bom(&text).as_bytes());
+    let found: Vec<String> = reader
+        .headers()
+        .map_err(|e| fail(Some(1), e.to_string()))?
+        .iter()
+        .map(str::to_string)
+        .collect();
+    if found != header(params) {
+        return Err(fail(
+            Some(1),
+            "its columns are not those of this tune's parameters (another tune's file?)"
+                .to_string(),
+        ));
+    }
+    let mut records = BTreeMap::new();
+    for (index, fields) in reader.records().enumerate() {
+        let line = index as u64 + 2;
+        let fields = fields.map_err(|e| fail(Some(line), e.to_string()))?;
+        let record = parse_row(&fields, params.len()).map_err(|e| fail(Some(line), e))?;
+        let iteration = record.step.iteration;
+        if !(1..=iterations).contains(&iteration) {
+            return Err(fail(
+                Some(line),
+                format!("iteration {iteration} is not in 1..={iterations}"),
+            ));
+        }
+        if records.insert(iteration, record).is_some() {
+            return Err(fail(
+                Some(line),
+                format!("iteration {iteration} is recorded twice"),
+            ));
+        }
+    }
+    Ok(records)
 }
 
 /// θ after the finished iterations `records`: the start values, then each record's update in

@@ -9,13 +9,17 @@
 //! - [`iterations`]: tune.csv, a row per finished iteration, and θ rebuilt from it (the order
 //!   iterations are applied in);
 //! - [`config`]: what defines a tune, saved as tune.json for `--resume`;
+//! - [`shard`]: a tune spread over machines sharing one run directory (`--shard K/N`): its
+//!   identity, which shard plays which iteration, θ folded over every shard's tune.csv;
 //! - [`runner`]: the workers that play the iterations, overlapping under `--concurrency`;
 //! - [`report`]: report.html, summary.json and the tuned values as option lines and
 //!   OpenBench lines.
 //!
 //! A tune's run directory holds tune.json, tune.csv, games.csv and games.pgn (the sides named
 //! `tune+` and `tune-`), logs/, report.html, summary.json, tuned-options.txt and
-//! tuned-params.txt.
+//! tuned-params.txt. A sharded tune's directory holds identity.json, a `shard-K/` per shard
+//! (tune.json, tune.csv, games.csv, games.pgn, logs/), and the whole tune's report.html,
+//! summary.json and tuned values (see [`shard`]).
 
 pub mod config;
 pub mod draw;
@@ -23,6 +27,7 @@ pub mod iterations;
 pub mod params;
 pub mod report;
 pub mod runner;
+pub mod shard;
 pub mod spsa;
 
 pub use config::TuneConfig;

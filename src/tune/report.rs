@@ -491,6 +491,7 @@ mod tests {
             out: "/tmp/x".into(),
             log: false,
             pgn_comments: Default::default(),
+            shard: None,
         };
         let mut theta = vec![100.0, 0.5];
         let mut list = Vec::new();

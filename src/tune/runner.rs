@@ -29,6 +29,7 @@ use super::config::TuneConfig;
 use super::iterations::{IterationRecord, IterationsError, IterationsFile, theta_after};
 use super::params::ParamsError;
 use super::report::{self, Snapshot};
+use super::shard::{self, ShardError};
 use super::spsa::{self, Perturbation};
 use crate::engine::{Engine, EngineError};
 use crate::game::{self, Players, Unfinished};
@@ -90,6 +91,8 @@ pub enum TuneError {
     Results(ResultsError),
     /// The run directory holds another run.
     OutputExists(PathBuf),
+    /// A shard that cannot join its tune, or the other shards' files cannot be read.
+    Shard(ShardError),
 }
 
 impl std::fmt::Display for TuneError {
@@ -100,6 +103,7 @@ impl std::fmt::Display for TuneError {
             TuneError::Engine(err) => err.fmt(f),
             TuneError::Iterations(err) => err.fmt(f),
             TuneError::Results(err) => err.fmt(f),
+            TuneError::Shard(err) => err.fmt(f),
             TuneError::OutputExists(dir) => write!(
                 f,
                 "{} already holds a run: continue a tune with --resume {0}, or choose another --out",
@@ -144,7 +148,7 @@ pub fn run(
     announce: impl FnOnce(TunePlan),
 ) -> Result<TuneReport, TuneError> {
     let tournament = config.tournament();
-    let dir = config.out.clone();
+    let dir = config.dir();
     let run = RunDir::new(&dir);
     let games_csv = run.games_csv();
     let taken = [games_csv.clone(), run.tune_csv()];
@@ -170,6 +174,12 @@ pub fn run(
         .fold((0, 0), |(g, p), game| {
             (g.max(game.game_id), p.max(game.pair))
         });
+    let mut finished = finished;
+    if config.shard.is_some() {
+        for (iteration, record) in shard::others(config).map_err(TuneError::Shard)? {
+            finished.entry(iteration).or_insert(record);
+        }
+    }
     let plan = TunePlan {
         iterations: config.spsa.iterations,
         finished: finished.len() as u64,
@@ -193,11 +203,17 @@ pub fn run(
     if let Some(err) = shared.error.into_inner().unwrap_or_else(|e| e.into_inner()) {
         return Err(err);
     }
-    let state = shared.state.into_inner().unwrap_or_else(|e| e.into_inner());
+    let mut state = shared.state.into_inner().unwrap_or_else(|e| e.into_inner());
+    let own_done = (1..=config.spsa.iterations)
+        .filter(|&k| config.plays(k))
+        .all(|k| state.finished.contains_key(&k));
+    if config.shard.is_some() {
+        state.absorb(config).map_err(TuneError::Shard)?;
+    }
     let snapshot = state.snapshot(config, false);
-    report::write_all(&dir, &snapshot)?;
+    report::write_all(&config.out, &snapshot)?;
     let done = state.finished.len() as u64;
-    let finish = if done == config.spsa.iterations {
+    let finish = if own_done {
         TuneFinish::Completed
     } else {
         TuneFinish::Interrupted
@@ -247,6 +263,19 @@ struct State {
 }
 
 impl State {
+    /// Takes in the iterations other shards have finished since last read, and θ after
+    /// them all (see [`super::shard`]).
+    fn absorb(&mut self, config: &TuneConfig) -> Result<(), ShardError> {
+        let before = self.finished.len();
+        for (iteration, record) in shard::others(config)? {
+            self.finished.entry(iteration).or_insert(record);
+        }
+        if self.finished.len() != before {
+            self.theta = theta_after(&config.params, self.finished.values());
+        }
+        Ok(())
+    }
+
     fn snapshot(&self, config: &TuneConfig, in_progress: bool) -> Snapshot {
         Snapshot {
             config: config.clone(),
@@ -299,7 +328,7 @@ impl<'a> Shared<'a> {
     ) -> Shared<'a> {
         let theta = theta_after(&config.params, finished.values());
         let to_start = (1..=config.spsa.iterations)
-            .filter(|k| !finished.contains_key(k))
+            .filter(|&k| config.plays(k) && !finished.contains_key(&k))
             .collect();
         Shared {
             config,
@@ -349,7 +378,15 @@ impl<'a> Shared<'a> {
         let games = 2 * self.config.spsa.pairs;
         let mut state = lock(&self.state);
         if state.open.last().is_none_or(|open| open.next == games) {
-            let iteration = state.to_start.pop_front()?;
+            let iteration = *state.to_start.front()?;
+            if self.config.shard.is_some()
+                && let Err(err) = state.absorb(self.config)
+            {
+                drop(state);
+                self.fail(TuneError::Shard(err));
+                return None;
+            }
+            state.to_start.pop_front();
             let step = spsa::perturb(
                 &self.config.spsa,
                 &self.config.params,

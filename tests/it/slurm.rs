@@ -1,7 +1,8 @@
 //! A real Slurm run: scripts/slurm/submit.sh submits a 3-task array job (each task one shard,
 //! `--shard auto`) and a dependent merge job to the one-node cluster that
 //! scripts/slurm/cluster-up.sh brings up; the merged run must be game for game the unsharded
-//! one.
+//! one. `submit.sh tune` submits a 2-task array of tune shards and the job that writes the
+//! whole tune's report; every iteration must be played once, θ the fold of all of them.
 //!
 //! `#[ignore]`d, as it needs the cluster: `cargo test -- --include-ignored` runs it, and it
 //! fails, saying why, when Slurm is not installed or its daemons do not answer (.ci/run
@@ -201,4 +202,77 @@ fn a_slurm_array_of_three_shards_merges_to_the_unsharded_run() {
         pgn_without_dates(&run_dir.join("games.pgn")),
         pgn_without_dates(&single.join("games.pgn"))
     );
+}
+
+#[test]
+#[ignore = "needs a Slurm cluster taking jobs (scripts/slurm/cluster-up.sh, as root)"]
+fn a_slurm_array_of_two_tune_shards_plays_each_iteration_once_and_reports_the_fold() {
+    assert_slurm_takes_jobs();
+    let dir = tempfile::tempdir().unwrap();
+    let params = crate::tune::weights_file(dir.path());
+    let run_dir = dir.path().join("run");
+    // Without --seed: the shards, started together, must join one tune with one seed.
+    let search = format!("cmd={}", env!("CARGO_BIN_EXE_bt-search"));
+    let submit = [
+        "tune",
+        "2",
+        &run_dir.display().to_string(),
+        env!("CARGO_BIN_EXE_bt-arena"),
+        "--engine",
+        &search,
+        "depth=2",
+        "--params",
+        &params.display().to_string(),
+        "--iterations",
+        "6",
+        "--pairs",
+        "2",
+    ]
+    .map(String::from);
+    let output = Command::new(SUBMIT)
+        .args(&submit)
+        .current_dir(dir.path())
+        .output()
+        .expect("submit.sh runs");
+    assert!(output.status.success(), "submit.sh: {}", text(&output));
+    let submitted = text(&output);
+    let (array, report) = (job_id(&submitted, "array"), job_id(&submitted, "merge"));
+    let show = wait_for_job(&report, &array);
+    assert_eq!(
+        (field(&show, "JobState"), field(&show, "ExitCode")),
+        (Some("COMPLETED"), Some("0:0")),
+        "the report job:\n{show}\n{}",
+        logs(&run_dir)
+    );
+    for shard in 0..2 {
+        let log = std::fs::read_to_string(run_dir.join(format!("slurm-{array}_{shard}.out")))
+            .unwrap_or_default();
+        assert!(
+            log.starts_with(&format!("Shard {shard}/2: "))
+                && log.contains(&format!("Shard {shard}/2 done with its iterations")),
+            "array task {shard}:\n{log}"
+        );
+    }
+    let theta = crate::tune::assert_sharded_tune(&run_dir, 6);
+    let log = std::fs::read_to_string(run_dir.join(format!("slurm-merge-{report}.out"))).unwrap();
+    assert!(
+        log.starts_with("θ after 6 of 6 iterations of every shard"),
+        "{log}"
+    );
+    let options = std::fs::read_to_string(run_dir.join("tuned-options.txt")).unwrap();
+    assert_eq!(
+        log.lines().nth(1),
+        Some(options.lines().collect::<Vec<_>>().join(" ").as_str())
+    );
+    assert_eq!(options.lines().count(), theta.len());
+    let seed = |shard: u32| {
+        bt_arena::tune::TuneConfig::read(&run_dir.join(format!("shard-{shard}")))
+            .unwrap()
+            .seed
+    };
+    assert_eq!(seed(0), seed(1));
+    let identity: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run_dir.join("identity.json")).unwrap())
+            .unwrap();
+    assert_eq!(identity["settings"]["seed"], seed(0));
 }

@@ -77,7 +77,7 @@ fn bt_search_declares_its_weights_and_plays_the_same_with_every_weight_set_to_it
 }
 
 /// A parameters file of three bt-search weights in `dir`.
-fn weights_file(dir: &Path) -> PathBuf {
+pub(crate) fn weights_file(dir: &Path) -> PathBuf {
     let path = dir.join("weights.txt");
     let text = "# bt-search weights\n\
                 Pawn, int, 100, 50, 200, 10, 0.002\n\
@@ -442,6 +442,253 @@ fn parameters_the_engine_cannot_take_are_refused_naming_the_file_and_line() {
     let (_, stderr) = run_expecting(&resume.map(String::from), 3);
     assert!(
         stderr.starts_with("error: --iterations cannot be given with --resume"),
+        "{stderr}"
+    );
+}
+
+/// The tune.csv records of every shard of the sharded tune in `run`, by shard index, each
+/// sorted by iteration, with the tune (shard 0's tune.json).
+fn shard_iterations(run: &Path, shards: u32) -> (TuneConfig, Vec<Vec<IterationRecord>>) {
+    let config = TuneConfig::read(&run.join("shard-0")).expect("shard 0's tune.json");
+    let records = (0..shards)
+        .map(|k| {
+            let path = run.join(format!("shard-{k}")).join(iterations::TUNE_CSV);
+            IterationsFile::read(&path, &config.params, config.spsa.iterations)
+                .expect("a shard's tune.csv")
+                .into_values()
+                .collect()
+        })
+        .collect();
+    (config, records)
+}
+
+/// Asserts the invariants of a finished 2-shard tune of `total` iterations in `run`: each
+/// iteration played once, by shard ((i − 1) mod 2); each started from θ after its shard's
+/// earlier iterations and some of the other shard's (a shard plays at --concurrency 1, and
+/// reads the other's finished iterations before each of its own); RUN's tuned-options.txt
+/// and summary.json give the fold of all of them in iteration order.
+pub(crate) fn assert_sharded_tune(run: &Path, total: u64) -> Vec<f64> {
+    let (config, shards) = shard_iterations(run, 2);
+    for (k, records) in shards.iter().enumerate() {
+        let numbers: Vec<u64> = records.iter().map(|r| r.step.iteration).collect();
+        let expected: Vec<u64> = (1..=total).filter(|i| (i - 1) % 2 == k as u64).collect();
+        assert_eq!(numbers, expected, "shard {k}'s iterations");
+        let others = &shards[1 - k];
+        for record in records {
+            let own: Vec<&IterationRecord> = records
+                .iter()
+                .filter(|r| r.step.iteration < record.step.iteration)
+                .collect();
+            let found = (0..1u32 << others.len()).any(|subset| {
+                let mut seen = own.clone();
+                seen.extend(
+                    others
+                        .iter()
+                        .enumerate()
+                        .filter(|(at, _)| subset & (1 << at) != 0)
+                        .map(|(_, r)| r),
+                );
+                theta_after(&config.params, seen) == record.step.theta
+            });
+            assert!(
+                found,
+                "iteration {} of shard {k} started from θ {:?}, the fold of no set of finished \
+                 iterations",
+                record.step.iteration, record.step.theta
+            );
+        }
+    }
+    let theta = theta_after(&config.params, shards.iter().flatten());
+    let options: String = config
+        .params
+        .iter()
+        .zip(&theta)
+        .map(|(p, &v)| format!("option.{}={}\n", p.name, p.format_value(v)))
+        .collect();
+    assert_eq!(
+        std::fs::read_to_string(run.join("tuned-options.txt")).expect("RUN/tuned-options.txt"),
+        options
+    );
+    let summary: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(run.join("summary.json")).expect("RUN/summary.json"),
+    )
+    .expect("summary.json is JSON");
+    assert_eq!(summary["finished"], total);
+    theta
+}
+
+/// `bt-arena tune` started in the background with `args`.
+fn spawn_tune(args: &[String]) -> std::process::Child {
+    crate::util::bt_arena_command(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("bt-arena starts")
+}
+
+/// Waits for `child`, asserting it exits with `code`; returns its stdout.
+fn wait_expecting(child: std::process::Child, code: i32) -> String {
+    let output = child.wait_with_output().expect("bt-arena ends");
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert_eq!(
+        output.status.code(),
+        Some(code),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    stdout
+}
+
+/// `args` without `--seed S`.
+fn without_seed(args: Vec<String>) -> Vec<String> {
+    let at = args.iter().position(|a| a == "--seed").expect("a --seed");
+    let mut args = args;
+    args.drain(at..at + 2);
+    args
+}
+
+#[test]
+fn two_shards_on_one_directory_play_every_iteration_once_and_fold_to_the_runs_theta() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let params = weights_file(dir.path());
+    let run = dir.path().join("run");
+    let shard = |k: &str, extra: &[&str]| {
+        let mut flags = vec!["--shard", k];
+        flags.extend(extra);
+        search_tune(&params, &run, 6, &flags)
+    };
+    let first = spawn_tune(&shard("0/2", &[]));
+    assert!(
+        crate::util::eventually(std::time::Duration::from_secs(30), || run
+            .join("identity.json")
+            .exists()),
+        "shard 0 writes the tune's identity"
+    );
+    // Without --seed, shard 1 takes the tune's.
+    let second = spawn_tune(&without_seed(shard("1/2", &[])));
+    let out0 = wait_expecting(first, 0);
+    let out1 = wait_expecting(second, 0);
+    assert!(out0.contains("Shard 0/2: tuning 3 parameters"), "{out0}");
+    assert!(out1.contains("seed 17;"), "{out1}");
+    assert_eq!(
+        TuneConfig::read(&run.join("shard-1"))
+            .expect("tune.json")
+            .seed,
+        17
+    );
+    let theta = assert_sharded_tune(&run, 6);
+
+    // The whole tune's files, written again from the shards' alone.
+    let options = std::fs::read_to_string(run.join("tuned-options.txt")).expect("options");
+    std::fs::remove_file(run.join("tuned-options.txt")).expect("remove");
+    std::fs::remove_file(run.join("summary.json")).expect("remove");
+    let resume = |extra: &[&str]| -> Vec<String> {
+        let mut args = vec![
+            "tune".to_string(),
+            "--resume".into(),
+            run.display().to_string(),
+        ];
+        args.extend(extra.iter().map(|s| s.to_string()));
+        args
+    };
+    let (stdout, _) = run_expecting(&resume(&[]), 0);
+    assert!(
+        stdout.contains("θ after 6 of 6 iterations of every shard"),
+        "{stdout}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(run.join("tuned-options.txt")).expect("options"),
+        options
+    );
+    assert_eq!(assert_sharded_tune(&run, 6), theta);
+    let (_, stderr) = run_expecting(&resume(&["--concurrency", "2"]), 3);
+    assert!(
+        stderr.contains("--concurrency cannot be given with --resume"),
+        "{stderr}"
+    );
+
+    // Shards started with other settings are refused before they play, naming the field.
+    let (_, stderr) = run_expecting(&shard("1/2", &["--gamma", "0.2"]), 3);
+    assert!(
+        stderr.contains(&format!(
+            "shard 1/2 cannot join the tune in {}: {} was saved with other settings: field \
+             `spsa.gamma` is 0.101 there, 0.2 here",
+            run.display(),
+            run.join("identity.json").display()
+        )),
+        "{stderr}"
+    );
+    let (_, stderr) = run_expecting(&shard("2/3", &[]), 3);
+    assert!(
+        stderr.contains("field `shard` is 2 shards there, 3 shards here"),
+        "{stderr}"
+    );
+    assert!(!run.join("shard-2").exists());
+    // Nor may a tune on one machine be started in it, nor a shard in a tune on one machine.
+    let (_, stderr) = run_expecting(&search_tune(&params, &run, 6, &[]), 3);
+    assert!(stderr.contains("holds a sharded tune"), "{stderr}");
+    let plain = dir.path().join("plain");
+    run_expecting(&search_tune(&params, &plain, 1, &[]), 0);
+    let (_, stderr) = run_expecting(&search_tune(&params, &plain, 1, &["--shard", "0/2"]), 3);
+    assert!(stderr.contains("holds a tune on one machine"), "{stderr}");
+}
+
+#[test]
+fn a_shard_killed_with_sigkill_resumes_and_the_tune_still_plays_each_iteration_once() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let params = weights_file(dir.path());
+    let run = dir.path().join("run");
+    // nodes=3000 rather than depth=2: slow enough to be killed in the middle.
+    let shard = |k: &str| -> Vec<String> {
+        search_tune(&params, &run, 8, &["--shard", k])
+            .into_iter()
+            .map(|arg| {
+                if arg == "depth=2" {
+                    "nodes=3000".into()
+                } else {
+                    arg
+                }
+            })
+            .collect()
+    };
+    let mut killed = spawn_tune(&shard("0/2"));
+    let rows = || {
+        std::fs::read_to_string(run.join("shard-0").join(iterations::TUNE_CSV))
+            .map_or(0, |text| text.lines().count().saturating_sub(1))
+    };
+    assert!(
+        crate::util::eventually(std::time::Duration::from_secs(60), || rows() >= 1),
+        "an iteration of shard 0 within a minute"
+    );
+    let other = spawn_tune(&shard("1/2"));
+    killed.kill().expect("SIGKILL"); // Child::kill sends SIGKILL on Unix.
+    killed.wait().expect("the killed bt-arena is reaped");
+    let at_kill = rows();
+    assert!(at_kill < 4, "shard 0 ended before the kill");
+    wait_expecting(other, 0);
+    let resume = [
+        "tune".to_string(),
+        "--resume".into(),
+        run.display().to_string(),
+        "--shard".into(),
+        "0/2".into(),
+    ];
+    let (stdout, _) = run_expecting(&resume, 0);
+    assert!(
+        stdout.contains(&format!(
+            "Shard 0/2: joining a tune of 3 parameters ({} iterations finished)",
+            at_kill + 4
+        )),
+        "{stdout}"
+    );
+    assert_sharded_tune(&run, 8);
+    // A shard resumed as another shard's number is refused.
+    let mut wrong = resume.to_vec();
+    wrong[4] = "0/3".into();
+    let (_, stderr) = run_expecting(&wrong, 3);
+    assert!(
+        stderr.contains("--shard is 0/3, but") && stderr.contains("saved as shard 0/2"),
         "{stderr}"
     );
 }

@@ -1,0 +1,280 @@
+//! A tune spread over machines sharing one run directory (`--shard K/N`), fishtest's
+//! asynchronous SPSA without a server.
+//!
+//! ```text
+//! RUN/identity.json     the tune's settings and seed, decided once by the first shard
+//! RUN/shard-K/          shard K: tune.json, tune.csv, games.csv, games.pgn, logs/
+//! RUN/report.html summary.json tuned-options.txt tuned-params.txt   the whole tune
+//! ```
+//!
+//! - **Identity.** The first shard to start writes `RUN/identity.json` (the tune's settings
+//!   but `out`, `concurrency` and `log`, see [`TuneConfig::identity`]) exclusively and
+//!   atomically ([`RunIdentity::create_or_read`], NFS-safe); later shards join only when
+//!   their settings match, adopting its seed when they were given none, and are refused
+//!   before they play, naming the first field that differs.
+//! - **Dealing.** Iteration i (from 1) is shard ((i − 1) mod N)'s ([`TuneConfig::plays`]),
+//!   so every iteration is played by exactly one shard, on resume too.
+//! - **θ.** Before it starts an iteration a shard reads every shard's tune.csv
+//!   ([`others`]) and takes θ = the start values with every finished iteration applied in
+//!   increasing iteration number ([`super::iterations::theta_after`]): the same fold on
+//!   every shard, on resume, and in the run's report. How far an iteration's θ lags (which
+//!   iterations of other shards had finished when it started) depends on timing, as with
+//!   fishtest's workers; tune.csv records the θ each iteration started from.
+//! - **The whole tune.** Each shard rewrites RUN's report.html, summary.json and tuned
+//!   values (the fold of every shard's iterations) while it plays and when it ends;
+//!   `bt-arena tune --resume RUN` without `--shard` writes them again from the files
+//!   ([`regenerate`]), playing nothing.
+
+use super::config::TuneConfig;
+use super::iterations::{IterationRecord, IterationsError, IterationsFile, theta_after};
+use super::report::{self, Snapshot};
+use crate::results::{ResultsError, now_rfc3339};
+use crate::run_dir::identity::{RunIdentity, first_difference};
+use crate::run_dir::{RunDir, RunDirError};
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::PathBuf;
+
+/// Why a shard cannot join a sharded tune, or a sharded tune cannot be read.
+#[derive(Debug)]
+pub enum ShardError {
+    /// A file of the run directory that cannot be read or written.
+    RunDir(RunDirError),
+    /// A shard's tune.csv that cannot be read.
+    Iterations(IterationsError),
+    /// The run's files cannot be written.
+    Results(ResultsError),
+    /// A shard's tune.json that cannot be read.
+    Config(String),
+    /// A shard given a directory that holds a tune on one machine, or the reverse.
+    OtherKind {
+        /// The run directory.
+        run: PathBuf,
+        /// Whether it holds a sharded tune (else one on one machine).
+        sharded: bool,
+    },
+    /// A shard whose settings differ from the tune's identity.
+    Differs {
+        /// The shard, `K/N`.
+        shard: String,
+        /// identity.json.
+        with: PathBuf,
+        /// The first difference.
+        difference: crate::run_dir::identity::Difference,
+    },
+    /// Two shards recorded the same iteration (directories copied between runs?).
+    Twice {
+        /// The iteration.
+        iteration: u64,
+        /// The tune.csv files that both hold it.
+        files: [PathBuf; 2],
+    },
+}
+
+impl fmt::Display for ShardError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ShardError::RunDir(err) => err.fmt(f),
+            ShardError::Iterations(err) => err.fmt(f),
+            ShardError::Results(err) => err.fmt(f),
+            ShardError::Config(err) => f.write_str(err),
+            ShardError::OtherKind { run, sharded: true } => write!(
+                f,
+                "{} holds a sharded tune: continue a shard with --resume {0} --shard K/N, or \
+                 rewrite its report with --resume {0}",
+                run.display()
+            ),
+            ShardError::OtherKind {
+                run,
+                sharded: false,
+            } => write!(
+                f,
+                "{} holds a tune on one machine ({}): a shard cannot join it; choose another --out",
+                run.display(),
+                RunDir::new(run).tune_json().display()
+            ),
+            ShardError::Differs {
+                shard,
+                with,
+                difference,
+            } => write!(
+                f,
+                "shard {shard} cannot join the tune in {}: {} was saved with other settings: \
+                 {difference}. The shards of one tune must be started with the same settings",
+                RunDir::new(with).parent_run().root().display(),
+                with.display()
+            ),
+            ShardError::Twice { iteration, files } => write!(
+                f,
+                "iteration {iteration} is recorded by two shards: {} and {}",
+                files[0].display(),
+                files[1].display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ShardError {}
+
+impl From<RunDirError> for ShardError {
+    fn from(err: RunDirError) -> Self {
+        ShardError::RunDir(err)
+    }
+}
+
+impl From<IterationsError> for ShardError {
+    fn from(err: IterationsError) -> Self {
+        ShardError::Iterations(err)
+    }
+}
+
+/// Decides or joins the identity of the tune `config` starts or resumes, before anything is
+/// written: nothing for a tune on one machine but a check that its directory holds no sharded
+/// tune; a shard creates `RUN/identity.json` if it is the first, else its settings must match
+/// (all but the seed when `seed_given` is false, and then the tune's seed is taken).
+///
+/// # Errors
+/// [`ShardError`]: a directory holding the other kind of tune, a shard whose settings differ
+/// (naming the field), identity.json that cannot be read or written.
+pub fn establish(config: &mut TuneConfig, seed_given: bool) -> Result<(), ShardError> {
+    let run = RunDir::new(&config.out);
+    let Some(shard) = config.shard else {
+        if run.identity_json().exists() {
+            return Err(ShardError::OtherKind {
+                run: config.out.clone(),
+                sharded: true,
+            });
+        }
+        return Ok(());
+    };
+    if run.tune_json().exists() {
+        return Err(ShardError::OtherKind {
+            run: config.out.clone(),
+            sharded: false,
+        });
+    }
+    let identity = match RunIdentity::read(&run)? {
+        Some(identity) => identity,
+        None => {
+            RunIdentity::new(config.identity(), format!("shard {shard}"), now_rfc3339())
+                .create_or_read(&run)?
+                .0
+        }
+    };
+    let ignored: &[&str] = if seed_given { &[] } else { &["seed"] };
+    if let Some(difference) = first_difference(&config.identity(), &identity.settings, ignored) {
+        return Err(ShardError::Differs {
+            shard: shard.to_string(),
+            with: run.identity_json(),
+            difference,
+        });
+    }
+    if let Some(seed) = identity.settings["seed"].as_u64() {
+        config.seed = seed;
+    }
+    Ok(())
+}
+
+/// The finished iterations of every shard of `config`'s sharded tune but its own, by
+/// iteration number, read from their tune.csv files as they stand.
+///
+/// # Errors
+/// [`ShardError`]: a directory or tune.csv that cannot be read, an iteration recorded by two
+/// shards.
+pub fn others(config: &TuneConfig) -> Result<BTreeMap<u64, IterationRecord>, ShardError> {
+    let own = config.shard.map(|shard| shard.index());
+    let mut all: BTreeMap<u64, (IterationRecord, PathBuf)> = BTreeMap::new();
+    for (index, dir) in RunDir::new(&config.out).shard_dirs()? {
+        if Some(index) == own {
+            continue;
+        }
+        let path = dir.tune_csv();
+        let records = IterationsFile::read(&path, &config.params, config.spsa.iterations)?;
+        for (iteration, record) in records {
+            if let Some((_, first)) = all.get(&iteration) {
+                return Err(ShardError::Twice {
+                    iteration,
+                    files: [first.clone(), path],
+                });
+            }
+            all.insert(iteration, (record, path.clone()));
+        }
+    }
+    Ok(all
+        .into_iter()
+        .map(|(iteration, (record, _))| (iteration, record))
+        .collect())
+}
+
+/// Whether `run` holds a sharded tune (an identity.json and no tune.json of its own).
+pub fn is_sharded(run: &std::path::Path) -> bool {
+    let run = RunDir::new(run);
+    run.identity_json().exists() && !run.tune_json().exists()
+}
+
+/// Rewrites the whole sharded tune's report.html, summary.json, tuned-options.txt and
+/// tuned-params.txt in `run` from every shard's files, playing nothing; returns the snapshot
+/// written (its θ the fold of every shard's iterations).
+///
+/// # Errors
+/// [`ShardError`]: no shard's tune.json to read, files that cannot be read or written.
+pub fn regenerate(run: &std::path::Path) -> Result<Snapshot, ShardError> {
+    let dirs = RunDir::new(run).shard_dirs()?;
+    let Some(saved) = dirs.iter().find(|(_, dir)| dir.tune_json().exists()) else {
+        return Err(ShardError::Config(format!(
+            "{} holds no shard of a tune (no shard-K/tune.json)",
+            run.display()
+        )));
+    };
+    let mut config = TuneConfig::read(saved.1.root()).map_err(ShardError::Config)?;
+    config.out = run.to_path_buf();
+    // Every shard's records: `others` of no shard of the run.
+    config.shard = None;
+    let records = others(&config)?;
+    let snapshot = Snapshot {
+        theta: theta_after(&config.params, records.values()),
+        records: records.into_values().collect(),
+        config,
+        in_progress: false,
+    };
+    report::write_all(run, &snapshot).map_err(ShardError::Results)?;
+    Ok(snapshot)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn iterations_are_dealt_round_robin_and_the_identity_leaves_out_a_shards_own_settings() {
+        let mut config: TuneConfig = serde_json::from_value(serde_json::json!({
+            "event": "e",
+            "engine": {"name": "tune", "cmd": "/bin/engine", "limit": {"nodes": 10}},
+            "params": [{"name": "Pawn", "kind": "int", "start": 100.0, "min": 0.0,
+                        "max": 200.0, "c_end": 10.0, "r_end": 0.002}],
+            "spsa": {"iterations": 7, "pairs": 2, "a_ratio": 0.1, "alpha": 0.602,
+                     "gamma": 0.101},
+            "rules": "capture-only",
+            "openings": {"file": null, "order": "sequential"},
+            "seed": 5, "concurrency": 1, "out": "/r", "log": false, "pgn_comments": "full",
+        }))
+        .expect("a tune config");
+        assert!((1..=7).all(|i| config.plays(i)));
+        assert_eq!(config.dir(), std::path::Path::new("/r"));
+        config.shard = Some("1/3".parse().unwrap());
+        let mine: Vec<u64> = (1..=7).filter(|&i| config.plays(i)).collect();
+        assert_eq!(mine, [2, 5]);
+        assert_eq!(config.dir(), std::path::Path::new("/r/shard-1"));
+        let identity = config.identity();
+        assert_eq!(identity["shard"], 3);
+        assert_eq!(identity["seed"], 5);
+        for own in ["out", "concurrency", "log"] {
+            assert!(identity.get(own).is_none(), "{own}");
+        }
+        let mut other = config.clone();
+        other.concurrency = 4;
+        other.out = "/elsewhere".into();
+        other.shard = Some("2/3".parse().unwrap());
+        assert_eq!(first_difference(&other.identity(), &identity, &[]), None);
+    }
+}
