@@ -60,6 +60,23 @@ pub fn verdict_code(verdict: Verdict) -> u8 {
     }
 }
 
+/// The first long flag of `command` (a subcommand's definition) given on the command line in
+/// `given` and not in `allowed`: with `--resume`, the flags that could change the games.
+pub fn flag_given_outside(
+    command: &clap::Command,
+    given: &clap::ArgMatches,
+    allowed: &[&str],
+) -> Option<String> {
+    command
+        .get_arguments()
+        .filter_map(|arg| arg.get_long().map(|long| (arg.get_id().as_str(), long)))
+        .find(|&(id, flag)| {
+            !allowed.contains(&flag)
+                && given.value_source(id) == Some(clap::parser::ValueSource::CommandLine)
+        })
+        .map(|(_, flag)| flag.to_string())
+}
+
 /// Prints a sharded run's recorded verdict when its games bear it out, or on stderr why it
 /// is ignored.
 pub fn print_recorded(recorded: &Recorded) {

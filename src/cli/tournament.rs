@@ -357,15 +357,7 @@ fn resumed_config(
 ) -> Result<TournamentConfig> {
     let given = tournament_matches(matches);
     let command = TournamentArgs::augment_args(clap::Command::new("tournament"));
-    if let Some(flag) = command
-        .get_arguments()
-        .filter_map(|arg| arg.get_long().map(|long| (arg.get_id().as_str(), long)))
-        .find(|&(id, flag)| {
-            !RESUME_FLAGS.contains(&flag)
-                && given.value_source(id) == Some(clap::parser::ValueSource::CommandLine)
-        })
-        .map(|(_, flag)| flag)
-    {
+    if let Some(flag) = super::flag_given_outside(&command, given, &RESUME_FLAGS) {
         return Err(super::UsageError(format!(
             "--{flag} cannot be given with --resume: the run continues exactly as saved in {}, \
              so that every game belongs to one tournament (only --concurrency, --log, --shard, \

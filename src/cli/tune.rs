@@ -215,15 +215,7 @@ fn regenerate(dir: &Path, given: &ArgMatches) -> Result<ExitCode> {
 /// `allowed`.
 fn refuse_flags(allowed: &[&str], given: &ArgMatches, dir: &Path) -> Result<()> {
     let command = TuneArgs::augment_args(clap::Command::new("tune"));
-    if let Some(flag) = command
-        .get_arguments()
-        .filter_map(|arg| arg.get_long().map(|long| (arg.get_id().as_str(), long)))
-        .find(|&(id, flag)| {
-            !allowed.contains(&flag)
-                && given.value_source(id) == Some(clap::parser::ValueSource::CommandLine)
-        })
-        .map(|(_, flag)| flag)
-    {
+    if let Some(flag) = super::flag_given_outside(&command, given, allowed) {
         return Err(super::UsageError(format!(
             "--{flag} cannot be given with --resume {}: {} are the only flags it takes here",
             dir.display(),
@@ -251,15 +243,7 @@ fn resumed_config(
     given: &ArgMatches,
 ) -> Result<TuneConfig> {
     let command = TuneArgs::augment_args(clap::Command::new("tune"));
-    if let Some(flag) = command
-        .get_arguments()
-        .filter_map(|arg| arg.get_long().map(|long| (arg.get_id().as_str(), long)))
-        .find(|&(id, flag)| {
-            !RESUME_FLAGS.contains(&flag)
-                && given.value_source(id) == Some(clap::parser::ValueSource::CommandLine)
-        })
-        .map(|(_, flag)| flag)
-    {
+    if let Some(flag) = super::flag_given_outside(&command, given, &RESUME_FLAGS) {
         return Err(super::UsageError(format!(
             "--{flag} cannot be given with --resume: the tune continues exactly as saved in {} \
              (only --concurrency, --log and --shard may be given)",
