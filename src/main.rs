@@ -59,6 +59,7 @@ enum Command {
     Openings(cli::openings::OpeningsArgs),
     /// Run engines' bench (OpenBench's `ENGINE bench`): the signature (a node count) and this
     /// machine's speed, for engines given by path or built from a git revision.
+    #[command(after_long_help = cli::examples::BENCH)]
     Bench(cli::bench::BenchArgs),
     /// Write the man pages, or print a shell completion script.
     #[command(after_long_help = cli::examples::GENERATE)]

@@ -93,3 +93,11 @@ pub const GENERATE: &str = "\
 Examples:
     bt-arena generate man ~/.local/share/man/man1
     bt-arena generate completions bash > ~/.local/share/bash-completion/completions/bt-arena";
+
+/// `bt-arena bench --help`.
+pub const BENCH: &str = "\
+Examples:
+  An engine's bench signature and speed (OpenBench's `ENGINE bench`):
+    bt-arena bench --engine cmd=bt-search
+  A build of a commit, checked against its known signature (exit 1 when it differs):
+    bt-arena bench --engine src=. rev=main build=\"cargo build --release\" bin=target/release/my-engine bench=8081473";

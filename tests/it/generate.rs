@@ -11,8 +11,9 @@ fn args(words: &[&str]) -> Vec<String> {
 }
 
 /// The man pages bt-arena writes: one per subcommand and one per file format.
-const PAGES: [&str; 14] = [
+const PAGES: [&str; 16] = [
     "bt-arena.1",
+    "bt-arena-bench.1",
     "bt-arena-check-engine.1",
     "bt-arena-config.5",
     "bt-arena-elo.1",
@@ -26,6 +27,7 @@ const PAGES: [&str; 14] = [
     "bt-arena-perft.1",
     "bt-arena-report.1",
     "bt-arena-tournament.1",
+    "bt-arena-tune.1",
 ];
 
 #[test]
@@ -37,7 +39,7 @@ fn every_man_page_renders_without_a_warning() {
     assert_eq!(output.status.code(), Some(0));
     assert_eq!(
         String::from_utf8_lossy(&output.stdout),
-        format!("14 man pages written to {}\n", out.display())
+        format!("16 man pages written to {}\n", out.display())
     );
     let mut written: Vec<String> = std::fs::read_dir(&out)
         .unwrap()
