@@ -5,7 +5,10 @@
 //!    one `Engine::go` to bt-random at `depth=1` (the fenced `isready` + `position` + `go`
 //!    write, `readyok`, `bestmove`). Five interleaved trials each, medians reported.
 //! 2. The harness cost per move: a tournament of bt-random vs bt-random at `depth=1` (an
-//!    instant engine), wall time divided by plies played, at concurrency 1 and 2.
+//!    instant engine), wall time divided by plies played, at concurrency 1 and 2, and at
+//!    concurrency 1 with `--adjudicate proof=7`; beside it the runner's own CPU time per move
+//!    (`getrusage` of this process, which runs the tournament: the engines are children and
+//!    not counted), user and system.
 //! 3. Memory: the resident set size sampled while a long run plays (default 20,000 games; pass
 //!    100000 for the figure in the issue).
 //! 4. The proof search of proof adjudication ([`Prover`]), as the runner calls it: after every
@@ -14,13 +17,13 @@
 //!    99th percentile, most), the calls that found a proof, the plies a proof would have cut
 //!    from each game, and the answers left unknown at [`DEFAULT_BUDGET`].
 //!
-//! `cargo bench --bench harness -- proof` runs part 4 alone.
+//! `cargo bench --bench harness -- proof` runs part 4 alone, `-- loop` parts 1 and 2.
 //! Results go to stderr (the runner prints one line per game on stdout: send it to /dev/null).
 //! Figures to report, not tests: machines here are shared and noisy.
 
 use bt_arena::bundled::search::{Limits, Searcher};
 use bt_arena::engine::{Engine, EngineKeys, EngineLaunch};
-use bt_arena::game::TimeControl;
+use bt_arena::game::{Adjudication, TimeControl};
 use bt_arena::protocol::GoLimits;
 use bt_arena::results::read_games;
 use bt_arena::rules::proof::{DEFAULT_BUDGET, Prover, Verdict};
@@ -130,19 +133,47 @@ fn config(
     }
 }
 
-/// Plays `games` games and returns (seconds, plies).
-fn tournament(games: u32, concurrency: usize) -> (f64, u64) {
+/// The CPU time this process (every thread, not its children) has used: (user, system).
+fn own_cpu() -> (Duration, Duration) {
+    // SAFETY: getrusage writes only to `usage`, a plain C struct owned by this frame.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
+        usage
+    };
+    let time = |t: libc::timeval| {
+        Duration::from_secs(t.tv_sec.unsigned_abs()) + Duration::from_micros(t.tv_usec.unsigned_abs())
+    };
+    (time(usage.ru_utime), time(usage.ru_stime))
+}
+
+/// What a tournament cost: wall seconds, plies played, and the runner's own CPU time (this
+/// process; the engines are other processes), user and system.
+struct Cost {
+    seconds: f64,
+    plies: u64,
+    user: Duration,
+    system: Duration,
+}
+
+/// Plays `games` games of bt-random against itself at `depth=1` with `adjudication`.
+fn tournament(games: u32, concurrency: usize, adjudication: Adjudication) -> Cost {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut config = config(2, games / 2, concurrency, dir.path().join("run"));
+    config.adjudication = adjudication;
+    let (user, system) = own_cpu();
     let start = Instant::now();
     let fresh = Start::Fresh(SeedOrigin::Given);
     run(&mut config, fresh, &AtomicBool::new(false), |_, _| {}).expect("run");
     let seconds = start.elapsed().as_secs_f64();
+    let (user_after, system_after) = own_cpu();
     let games = read_games(&RunDir::new(&config.out).games_csv()).expect("games.csv");
-    (
+    Cost {
         seconds,
-        games.iter().map(|game| u64::from(game.plies)).sum(),
-    )
+        plies: games.iter().map(|game| u64::from(game.plies)).sum(),
+        user: user_after - user,
+        system: system_after - system,
+    }
 }
 
 fn rss_kib() -> u64 {
@@ -271,20 +302,37 @@ fn main() {
         go.as_secs_f64() / isready.as_secs_f64()
     );
 
-    for concurrency in [1, 2] {
-        let (seconds, plies) = tournament(1000, concurrency);
-        let per_move = seconds / plies as f64;
+    let proof = Adjudication {
+        proof: Some("proof=7".parse().expect("a proof rule")),
+        ..Adjudication::default()
+    };
+    for (concurrency, adjudication, label) in [
+        (1, Adjudication::default(), ""),
+        (2, Adjudication::default(), ""),
+        (1, proof, ", --adjudicate proof=7"),
+    ] {
+        let cost = tournament(1000, concurrency, adjudication);
+        let plies = cost.plies;
+        let per_move = cost.seconds / plies as f64;
+        let micros = |d: Duration| d.as_secs_f64() * 1e6 / plies as f64;
         eprintln!(
-            "bt-random vs bt-random depth=1, concurrency {concurrency}: 1000 games, {plies} plies in {seconds:.2} s = {:.1} µs per move ({:.2}x the isready floor), {:.0} games/s",
+            "bt-random vs bt-random depth=1, concurrency {concurrency}{label}: 1000 games, {plies} plies in {:.2} s = {:.1} µs per move ({:.2}x the isready floor), {:.0} games/s; the runner's own CPU {:.1} µs per move (user {:.1}, system {:.1})",
+            cost.seconds,
             per_move * 1e6,
             per_move / isready.as_secs_f64(),
-            1000.0 / seconds
+            1000.0 / cost.seconds,
+            micros(cost.user + cost.system),
+            micros(cost.user),
+            micros(cost.system),
         );
     }
 
+    if std::env::args().any(|arg| arg == "loop") {
+        return;
+    }
     let games: u32 = std::env::args()
-        .nth(1)
-        .and_then(|arg| arg.parse().ok())
+        .skip(1)
+        .find_map(|arg| arg.parse().ok())
         .unwrap_or(20_000);
     let dir = tempfile::tempdir().expect("tempdir");
     let mut config = config(2, games / 2, 2, dir.path().join("run"));
