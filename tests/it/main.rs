@@ -14,6 +14,7 @@ mod elo_command;
 mod engine;
 mod fairy_stockfish;
 mod faulty_cli;
+mod fuzz;
 mod openings;
 mod perft;
 mod perft_check;
