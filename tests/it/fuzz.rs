@@ -3,6 +3,7 @@
 //! (`fuzz/corpus/TARGET/`), and every input that made one fail (`fuzz/regressions/TARGET/`).
 //! README.md (Tests) says how to fuzz.
 
+use bt_arena::results::moves::{CommentDetail, MoveInfo, MoveScore};
 use std::path::Path;
 
 #[path = "../../fuzz/src/lib.rs"]
@@ -74,3 +75,23 @@ fn the_kept_epd_inputs_pass() {
     kept_inputs_pass("epd");
 }
 
+// What the fuzzers found, one test each, named for the input kept in fuzz/regressions/.
+
+/// move_info `pv-move-with-a-comma`: an engine's PV move with a comma (`info ... pv a2a3, b7b6`)
+/// was written as `pv="a2a3, b7b6"`, which reads back as the PV `a2a3` alone (`, ` separates
+/// a comment's fields). The comma is dropped as `{`, `}` and `"` are.
+#[test]
+fn a_pv_move_with_a_comma_reads_back_whole_from_its_comment() {
+    let info = MoveInfo {
+        score: Some(MoveScore::Cp(19)),
+        depth: Some(2),
+        pv: vec!["a2a3,".into(), "b7b6".into()],
+        ..MoveInfo::default()
+    };
+    let comment = info.comment(CommentDetail::Full).unwrap();
+    assert_eq!(comment, "+0.19/2 0.000s, pv=\"a2a3 b7b6\"");
+    assert_eq!(
+        MoveInfo::parse_comment(&comment).unwrap().pv,
+        ["a2a3", "b7b6"]
+    );
+}
