@@ -113,8 +113,9 @@ impl MoveInfo {
     /// The PGN comment's text (without braces): `+0.35/12 0.120s` (depth 0 when not reported;
     /// just `0.120s` without a score), then with [`CommentDetail::Full`] `, n=.., sd=..,
     /// pv=".."` for what was reported. `None` with [`CommentDetail::None`]. The PV loses any
-    /// `{`, `}` or `"` (they would end the comment or its quotes) and control characters (NUL,
-    /// escape sequences: PGN is printable text).
+    /// `{`, `}` or `"` (they would end the comment or its quotes), `,` (`, ` separates the
+    /// comment's fields: a move `a2a3,` would cut the PV short when read back) and control
+    /// characters (NUL, escape sequences: PGN is printable text).
     pub fn comment(&self, detail: CommentDetail) -> Option<String> {
         if detail == CommentDetail::None {
             return None;
@@ -135,7 +136,7 @@ impl MoveInfo {
             let pv: Vec<String> = self
                 .pv
                 .iter()
-                .map(|mv| mv.replace(|c: char| "{}\"".contains(c) || c.is_control(), ""))
+                .map(|mv| mv.replace(|c: char| "{}\",".contains(c) || c.is_control(), ""))
                 .filter(|mv| !mv.is_empty())
                 .collect();
             if !pv.is_empty() {

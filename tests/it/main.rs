@@ -15,6 +15,7 @@ mod elo_command;
 mod engine;
 mod fairy_stockfish;
 mod faulty_cli;
+mod fuzz;
 mod gate;
 mod generate;
 mod one_run;

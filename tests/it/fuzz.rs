@@ -1,0 +1,97 @@
+//! The fuzz targets' kept inputs, run under `cargo test` through the same bodies the fuzzer
+//! runs (fuzz/src/lib.rs, included here): the corpus each target built, minimized
+//! (`fuzz/corpus/TARGET/`), and every input that made one fail (`fuzz/regressions/TARGET/`).
+//! README.md (Tests) says how to fuzz.
+
+use bt_arena::results::moves::{CommentDetail, MoveInfo, MoveScore};
+use std::path::Path;
+
+#[path = "../../fuzz/src/lib.rs"]
+mod targets;
+
+/// Runs every kept input of fuzz target `name` through it; fails naming the inputs that fail.
+fn kept_inputs_pass(name: &str) {
+    let (_, body) = targets::TARGETS
+        .into_iter()
+        .find(|(target, _)| *target == name)
+        .expect("a fuzz target of that name");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz");
+    let mut inputs = Vec::new();
+    for kept in ["corpus", "regressions"] {
+        if let Ok(entries) = std::fs::read_dir(root.join(kept).join(name)) {
+            inputs.extend(entries.map(|entry| entry.expect("a directory entry").path()));
+        }
+    }
+    inputs.sort();
+    assert!(!inputs.is_empty(), "no kept input for fuzz target {name}");
+    let failed: Vec<String> = inputs
+        .iter()
+        .filter(|path| {
+            let data = std::fs::read(path).expect("a kept input reads");
+            std::panic::catch_unwind(|| body(&data)).is_err()
+        })
+        .map(|path| path.display().to_string())
+        .collect();
+    assert!(
+        failed.is_empty(),
+        "{} of {} inputs fail: {failed:#?}",
+        failed.len(),
+        inputs.len()
+    );
+}
+
+#[test]
+fn the_kept_pgn_inputs_pass() {
+    kept_inputs_pass("pgn");
+}
+
+#[test]
+fn the_kept_fen_inputs_pass() {
+    kept_inputs_pass("fen");
+}
+
+#[test]
+fn the_kept_engine_line_inputs_pass() {
+    kept_inputs_pass("engine_line");
+}
+
+#[test]
+fn the_kept_move_info_inputs_pass() {
+    kept_inputs_pass("move_info");
+}
+
+#[test]
+fn the_kept_games_csv_inputs_pass() {
+    kept_inputs_pass("games_csv");
+}
+
+#[test]
+fn the_kept_config_inputs_pass() {
+    kept_inputs_pass("config");
+}
+
+#[test]
+fn the_kept_epd_inputs_pass() {
+    kept_inputs_pass("epd");
+}
+
+// What the fuzzers found, one test each, named for the input kept in fuzz/regressions/.
+
+/// move_info `pv-move-with-a-comma`: an engine's PV move with a comma (`info ... pv a2a3, b7b6`)
+/// was written as `pv="a2a3, b7b6"`, which reads back as the PV `a2a3` alone (`, ` separates
+/// a comment's fields). The comma is dropped as `{`, `}` and `"` are.
+#[test]
+fn a_pv_move_with_a_comma_reads_back_whole_from_its_comment() {
+    let info = MoveInfo {
+        score: Some(MoveScore::Cp(19)),
+        depth: Some(2),
+        pv: vec!["a2a3,".into(), "b7b6".into()],
+        ..MoveInfo::default()
+    };
+    let comment = info.comment(CommentDetail::Full).unwrap();
+    assert_eq!(comment, "+0.19/2 0.000s, pv=\"a2a3 b7b6\"");
+    assert_eq!(
+        MoveInfo::parse_comment(&comment).unwrap().pv,
+        ["a2a3", "b7b6"]
+    );
+}
