@@ -136,7 +136,8 @@ fn own_cpu() -> (Duration, Duration) {
         usage
     };
     let time = |t: libc::timeval| {
-        Duration::from_secs(t.tv_sec.unsigned_abs()) + Duration::from_micros(t.tv_usec.unsigned_abs())
+        Duration::from_secs(t.tv_sec.unsigned_abs())
+            + Duration::from_micros(t.tv_usec.unsigned_abs())
     };
     (time(usage.ru_utime), time(usage.ru_stime))
 }

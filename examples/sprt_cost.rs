@@ -14,7 +14,9 @@
 //! H1, H0 or neither, and the games to the verdict (twice the pairs): mean, 10th, 50th and
 //! 90th percentile. The frequencies' own logistic Elo and nElo come first.
 
-use bt_arena::stats::{Pentanomial, Sprt, SprtDecision, SprtModel, elo_pentanomial, nelo_pentanomial};
+use bt_arena::stats::{
+    Pentanomial, Sprt, SprtDecision, SprtModel, elo_pentanomial, nelo_pentanomial,
+};
 
 /// The command line, parsed.
 struct Options {
@@ -44,13 +46,18 @@ fn parse_options() -> Result<Options, String> {
             return Err(format!("{} needs a value", pair[0]));
         };
         let number = |text: &str| -> Result<f64, String> {
-            text.parse().map_err(|_| format!("{flag}: '{text}' is not a number"))
+            text.parse()
+                .map_err(|_| format!("{flag}: '{text}' is not a number"))
         };
         match flag.as_str() {
             "--ptnml" => {
                 let cells: Vec<u64> = value
                     .split(',')
-                    .map(|c| c.trim().parse().map_err(|_| format!("--ptnml: bad count '{c}'")))
+                    .map(|c| {
+                        c.trim()
+                            .parse()
+                            .map_err(|_| format!("--ptnml: bad count '{c}'"))
+                    })
                     .collect::<Result<_, _>>()?;
                 options.ptnml = cells
                     .try_into()

@@ -93,6 +93,14 @@ impl FromStr for Reply {
     /// Parses an engine line; a line this module does not know is [`Reply::Other`], a known
     /// one that is malformed is an error.
     fn from_str(line: &str) -> Result<Self, Self::Err> {
+        // The lines of every move first, without collecting the words.
+        let mut words = line.split_whitespace();
+        match (words.next(), words.next()) {
+            (Some("readyok"), None) => return Ok(Reply::ReadyOk),
+            (Some("bestmove"), _) => return Reply::parse_bestmove(line),
+            (Some("info"), _) => return Info::parse(line.trim()).map(Reply::Info),
+            _ => {}
+        }
         let tokens: Vec<&str> = line.split_whitespace().collect();
         let rest_after = |words: usize| {
             line.split_whitespace()

@@ -30,8 +30,11 @@ pub fn write_json(
     existing: Existing,
 ) -> Result<bool, ResultsError> {
     write_atomically(path, existing, |file| {
-        serde_json::to_writer_pretty(&mut *file, value)?;
-        file.write_all(b"\n")
+        // Buffered: serde writes each token by itself.
+        let mut out = io::BufWriter::new(file);
+        serde_json::to_writer_pretty(&mut out, value)?;
+        out.write_all(b"\n")?;
+        out.flush()
     })
 }
 
