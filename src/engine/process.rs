@@ -522,9 +522,12 @@ enum ReadState {
 /// The engine's stdout, split into lines on the calling thread.
 struct LineReader {
     stdout: ChildStdout,
-    /// Bytes read and not yet given, from `start`.
+    /// Bytes read and not yet given: `buffer[start..end]`. The buffer beyond `end` is room
+    /// for the next read, zeroed once when the buffer grows (not before every read: zeroing a
+    /// whole chunk per read was most of the runner's work per move).
     buffer: Vec<u8>,
     start: usize,
+    end: usize,
     /// Where to look for the next newline (the bytes before it have none).
     scanned: usize,
     state: ReadState,
@@ -535,8 +538,9 @@ impl LineReader {
     fn new(stdout: ChildStdout, log: Option<CommLog>) -> LineReader {
         LineReader {
             stdout,
-            buffer: Vec::with_capacity(READ_CHUNK),
+            buffer: vec![0; READ_CHUNK],
             start: 0,
+            end: 0,
             scanned: 0,
             state: ReadState::Open,
             log,
@@ -551,18 +555,20 @@ impl LineReader {
             if self.state == ReadState::Stopped {
                 return Some(Received::Closed);
             }
-            let newline = self.buffer[self.scanned..].iter().position(|&b| b == b'\n');
+            let newline = self.buffer[self.scanned..self.end]
+                .iter()
+                .position(|&b| b == b'\n');
             if let Some(at) = newline {
                 let end = self.scanned + at;
                 self.scanned = end + 1;
                 return Some(self.give(end, end + 1, line));
             }
-            self.scanned = self.buffer.len();
-            if self.buffer.len() - self.start > MAX_LINE_BYTES {
+            self.scanned = self.end;
+            if self.end - self.start > MAX_LINE_BYTES {
                 return Some(self.too_long());
             }
             if self.state == ReadState::Ended {
-                let end = self.buffer.len();
+                let end = self.end;
                 return Some(if end > self.start {
                     self.give(end, end, line)
                 } else {
@@ -602,7 +608,7 @@ impl LineReader {
         }
         self.state = ReadState::Stopped;
         self.buffer = Vec::new();
-        (self.start, self.scanned) = (0, 0);
+        (self.start, self.end, self.scanned) = (0, 0, 0);
         Received::TooLong
     }
 
@@ -610,16 +616,18 @@ impl LineReader {
     /// when the deadline passes first. Sets `Ended` at end of output or on a read error.
     fn fill(&mut self, deadline: Instant) -> bool {
         if self.start > 0 {
-            self.buffer.drain(..self.start);
+            self.buffer.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
             self.scanned -= self.start;
             self.start = 0;
         }
-        let filled = self.buffer.len();
-        self.buffer.resize(filled + READ_CHUNK, 0);
+        if self.buffer.len() - self.end < READ_CHUNK {
+            self.buffer.resize(self.end + READ_CHUNK, 0);
+        }
         loop {
-            match self.stdout.read(&mut self.buffer[filled..]) {
+            match self.stdout.read(&mut self.buffer[self.end..]) {
                 Ok(n) => {
-                    self.buffer.truncate(filled + n);
+                    self.end += n;
                     if n == 0 {
                         self.state = ReadState::Ended;
                     }
@@ -628,12 +636,10 @@ impl LineReader {
                 Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
                 Err(err) if err.kind() == io::ErrorKind::WouldBlock => {
                     if !wait_ready(self.stdout.as_raw_fd(), libc::POLLIN, deadline) {
-                        self.buffer.truncate(filled);
                         return false;
                     }
                 }
                 Err(_) => {
-                    self.buffer.truncate(filled);
                     self.state = ReadState::Ended;
                     return true;
                 }
