@@ -7,7 +7,7 @@
 //! is finished (its `bestmove` read) before a typed call: a typed call reads the next lines as
 //! its own answers.
 
-use super::process::{Output, Process, SendError};
+use super::process::{Output, Process, Received, SendError};
 use super::{Engine, EngineError, EngineLaunch, MAX_LINE_BYTES, StrayOutput};
 use std::time::Instant;
 
@@ -31,6 +31,9 @@ impl Engine {
             started: false,
             stray: StrayOutput::default(),
             unanswered_isready: 0,
+            position: Default::default(),
+            go_line: String::new(),
+            line: String::new(),
         })
     }
 
@@ -63,6 +66,28 @@ impl Engine {
             Some(Output::Line(line, at)) => Ok(Some((line, at))),
             Some(Output::Closed) => Err(self.died()),
             Some(Output::TooLong) => Err(EngineError::LineTooLong {
+                engine: self.name.clone(),
+                limit_bytes: MAX_LINE_BYTES,
+            }),
+        }
+    }
+
+    /// [`next_line`](Engine::next_line) into `line` (cleared first): when the next line
+    /// arrived, `None` when `deadline` passes first. A caller that reads many lines keeps one
+    /// buffer for them.
+    ///
+    /// # Errors
+    /// As [`next_line`](Engine::next_line).
+    pub(super) fn next_line_into(
+        &mut self,
+        deadline: Instant,
+        line: &mut String,
+    ) -> Result<Option<Instant>, EngineError> {
+        match self.process.recv_into(deadline, line) {
+            None => Ok(None),
+            Some(Received::Line(at)) => Ok(Some(at)),
+            Some(Received::Closed) => Err(self.died()),
+            Some(Received::TooLong) => Err(EngineError::LineTooLong {
                 engine: self.name.clone(),
                 limit_bytes: MAX_LINE_BYTES,
             }),

@@ -28,6 +28,7 @@ mod description;
 mod error;
 mod launch;
 mod lines;
+mod position_line;
 mod process;
 pub mod rule_option;
 pub mod source;
@@ -44,7 +45,8 @@ use crate::protocol::{
     Command, GoLimits, Info, OptionDecl, OptionKind, Protocol, ProtocolError, Reply,
 };
 use crate::rules::{Move, Position, Rules};
-use process::Process;
+use position_line::PositionLine;
+use process::{Process, SendError};
 use rule_option::rule_settings;
 use std::collections::BTreeSet;
 use std::process::ExitStatus;
@@ -140,6 +142,12 @@ pub struct Engine {
     /// brings this to 0, so a late `readyok` of an earlier fence that timed out never passes a
     /// later one.
     unanswered_isready: u64,
+    /// The last `position` line sent, extended by the next moves of the same game.
+    position: PositionLine,
+    /// Room for the `go` line, reused from move to move.
+    go_line: String,
+    /// Room for the line being read, reused from line to line.
+    line: String,
 }
 
 impl Engine {
@@ -295,29 +303,34 @@ impl Engine {
     ) -> Result<SearchReply, EngineError> {
         let (after, deadline) = (allowed, Instant::now() + allowed);
         let timeout = |engine| EngineError::MoveTimeout { engine, after };
-        let commands = [
-            Command::IsReady,
-            Command::Position {
-                start: *start,
-                moves: moves.to_vec(),
-            },
-            Command::Go(limits.clone()),
-        ];
-        self.send(&commands, deadline, timeout)?;
+        // The commands are written from buffers kept between moves: `isready`, the game's
+        // `position` line extended by the moves since the last `go`, and `go`.
+        self.go_line.clear();
+        self.go_line.push_str("go");
+        limits.write_args(self.protocol, &mut self.go_line);
+        let position = self.position.update(start, moves);
+        match self
+            .process
+            .send(&["isready", position, &self.go_line], deadline)
+        {
+            Ok(()) => self.unanswered_isready += 1,
+            Err(SendError::Closed) => return Err(self.died()),
+            Err(SendError::Stalled) => return Err(timeout(self.name.clone())),
+        }
         let sent = Instant::now();
         self.await_fence(deadline, after)?;
         let mut info = Info::default();
         self.wait(deadline, timeout, |engine, line, reply, at| match reply {
             Ok(Reply::Info(fields)) => {
                 if fields.is_best_line() {
-                    info.merge(&fields);
+                    info.merge_from(fields);
                 }
                 Ok(Wait::Continue)
             }
             Ok(Reply::BestMove { mv, ponder }) => Ok(Wait::Done(SearchReply {
                 bestmove: mv,
                 ponder,
-                info: info.clone(),
+                info: std::mem::take(&mut info),
                 elapsed: at.saturating_duration_since(sent),
             })),
             Ok(Reply::ReadyOk) => engine.stray_line(line),
@@ -502,14 +515,21 @@ impl Engine {
         timeout: impl FnOnce(String) -> EngineError,
         mut handle: impl FnMut(&mut Engine, &str, ParsedReply, Instant) -> Result<Wait<T>, EngineError>,
     ) -> Result<T, EngineError> {
-        loop {
-            let Some((line, at)) = self.next_line(deadline)? else {
-                return Err(timeout(self.name.clone()));
-            };
-            if let Wait::Done(value) = handle(self, &line, line.parse(), at)? {
-                return Ok(value);
+        // The line is read into a buffer kept between lines, lent to `handle`.
+        let mut line = std::mem::take(&mut self.line);
+        let result = loop {
+            match self.next_line_into(deadline, &mut line) {
+                Err(error) => break Err(error),
+                Ok(None) => break Err(timeout(self.name.clone())),
+                Ok(Some(at)) => match handle(self, &line, line.parse(), at) {
+                    Ok(Wait::Done(value)) => break Ok(value),
+                    Ok(Wait::Continue) => {}
+                    Err(error) => break Err(error),
+                },
             }
-        }
+        };
+        self.line = line;
+        result
     }
 
     /// The error for a reply that does not belong in a search or perft: blank lines and `info`

@@ -47,6 +47,18 @@ pub(crate) enum Output {
     Closed,
 }
 
+/// What [`Process::recv_into`] received: [`Output`] with the line's text in the caller's
+/// buffer.
+#[derive(Debug)]
+pub(crate) enum Received {
+    /// A line (its text is in the buffer) and when it arrived.
+    Line(Instant),
+    /// As [`Output::TooLong`].
+    TooLong,
+    /// As [`Output::Closed`].
+    Closed,
+}
+
 /// Why lines could not be written to the engine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum SendError {
@@ -231,7 +243,19 @@ impl Process {
 
     /// The next output of the engine, waiting until `deadline`; `None` when it passes first.
     pub(crate) fn recv(&mut self, deadline: Instant) -> Option<Output> {
-        self.stdout.next(deadline)
+        let mut line = String::new();
+        self.recv_into(deadline, &mut line)
+            .map(|received| match received {
+                Received::Line(at) => Output::Line(line, at),
+                Received::TooLong => Output::TooLong,
+                Received::Closed => Output::Closed,
+            })
+    }
+
+    /// [`recv`](Process::recv) with the line's text put in `line` (cleared first), so that a
+    /// reader of many lines keeps one buffer.
+    pub(crate) fn recv_into(&mut self, deadline: Instant, line: &mut String) -> Option<Received> {
+        self.stdout.next(deadline, line)
     }
 
     /// The last bytes the engine wrote to stderr, as text; once the engine has ended, after
@@ -498,9 +522,12 @@ enum ReadState {
 /// The engine's stdout, split into lines on the calling thread.
 struct LineReader {
     stdout: ChildStdout,
-    /// Bytes read and not yet given, from `start`.
+    /// Bytes read and not yet given: `buffer[start..end]`. The buffer beyond `end` is room
+    /// for the next read, zeroed once when the buffer grows (not before every read: zeroing a
+    /// whole chunk per read was most of the runner's work per move).
     buffer: Vec<u8>,
     start: usize,
+    end: usize,
     /// Where to look for the next newline (the bytes before it have none).
     scanned: usize,
     state: ReadState,
@@ -511,37 +538,41 @@ impl LineReader {
     fn new(stdout: ChildStdout, log: Option<CommLog>) -> LineReader {
         LineReader {
             stdout,
-            buffer: Vec::with_capacity(READ_CHUNK),
+            buffer: vec![0; READ_CHUNK],
             start: 0,
+            end: 0,
             scanned: 0,
             state: ReadState::Open,
             log,
         }
     }
 
-    /// The next line, or how the output ended; `None` when `deadline` passes first. What has
-    /// already arrived is given even after the deadline.
-    fn next(&mut self, deadline: Instant) -> Option<Output> {
+    /// The next line (its text put in `line`, cleared first), or how the output ended; `None`
+    /// when `deadline` passes first. What has already arrived is given even after the
+    /// deadline.
+    fn next(&mut self, deadline: Instant, line: &mut String) -> Option<Received> {
         loop {
             if self.state == ReadState::Stopped {
-                return Some(Output::Closed);
+                return Some(Received::Closed);
             }
-            let newline = self.buffer[self.scanned..].iter().position(|&b| b == b'\n');
+            let newline = self.buffer[self.scanned..self.end]
+                .iter()
+                .position(|&b| b == b'\n');
             if let Some(at) = newline {
                 let end = self.scanned + at;
                 self.scanned = end + 1;
-                return Some(self.give(end, end + 1));
+                return Some(self.give(end, end + 1, line));
             }
-            self.scanned = self.buffer.len();
-            if self.buffer.len() - self.start > MAX_LINE_BYTES {
+            self.scanned = self.end;
+            if self.end - self.start > MAX_LINE_BYTES {
                 return Some(self.too_long());
             }
             if self.state == ReadState::Ended {
-                let end = self.buffer.len();
+                let end = self.end;
                 return Some(if end > self.start {
-                    self.give(end, end)
+                    self.give(end, end, line)
                 } else {
-                    Output::Closed
+                    Received::Closed
                 });
             }
             if !self.fill(deadline) {
@@ -550,45 +581,53 @@ impl LineReader {
         }
     }
 
-    /// The line in `start..end` (lossy UTF-8, a trailing CR removed), logged; the next line
-    /// starts at `next`.
-    fn give(&mut self, end: usize, next: usize) -> Output {
+    /// The line in `start..end` (lossy UTF-8, a trailing CR removed) into `line`, logged; the
+    /// next line starts at `next`.
+    fn give(&mut self, end: usize, next: usize, line: &mut String) -> Received {
         if end - self.start > MAX_LINE_BYTES {
             return self.too_long();
         }
-        let text = String::from_utf8_lossy(&self.buffer[self.start..end]);
-        let text = text.trim_end_matches('\r').to_string();
+        line.clear();
+        let bytes = &self.buffer[self.start..end];
+        match std::str::from_utf8(bytes) {
+            Ok(text) => line.push_str(text),
+            Err(_) => line.push_str(&String::from_utf8_lossy(bytes)),
+        }
+        let kept = line.trim_end_matches('\r').len();
+        line.truncate(kept);
         self.start = next;
         if let Some(log) = &self.log {
-            log.record(Direction::FromEngine, &text);
+            log.record(Direction::FromEngine, line);
         }
-        Output::Line(text, Instant::now())
+        Received::Line(Instant::now())
     }
 
-    fn too_long(&mut self) -> Output {
+    fn too_long(&mut self) -> Received {
         if let Some(log) = &self.log {
             log.record(Direction::FromEngine, "<a line too long: reading stopped>");
         }
         self.state = ReadState::Stopped;
         self.buffer = Vec::new();
-        (self.start, self.scanned) = (0, 0);
-        Output::TooLong
+        (self.start, self.end, self.scanned) = (0, 0, 0);
+        Received::TooLong
     }
 
     /// Reads what the engine wrote, waiting until `deadline` for something to come; false
     /// when the deadline passes first. Sets `Ended` at end of output or on a read error.
     fn fill(&mut self, deadline: Instant) -> bool {
         if self.start > 0 {
-            self.buffer.drain(..self.start);
+            self.buffer.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
             self.scanned -= self.start;
             self.start = 0;
         }
-        let filled = self.buffer.len();
-        self.buffer.resize(filled + READ_CHUNK, 0);
+        if self.buffer.len() - self.end < READ_CHUNK {
+            self.buffer.resize(self.end + READ_CHUNK, 0);
+        }
         loop {
-            match self.stdout.read(&mut self.buffer[filled..]) {
+            match self.stdout.read(&mut self.buffer[self.end..]) {
                 Ok(n) => {
-                    self.buffer.truncate(filled + n);
+                    self.end += n;
                     if n == 0 {
                         self.state = ReadState::Ended;
                     }
@@ -597,12 +636,10 @@ impl LineReader {
                 Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
                 Err(err) if err.kind() == io::ErrorKind::WouldBlock => {
                     if !wait_ready(self.stdout.as_raw_fd(), libc::POLLIN, deadline) {
-                        self.buffer.truncate(filled);
                         return false;
                     }
                 }
                 Err(_) => {
-                    self.buffer.truncate(filled);
                     self.state = ReadState::Ended;
                     return true;
                 }

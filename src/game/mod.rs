@@ -140,7 +140,7 @@ fn play_moves(
         let elapsed = started.elapsed();
         used[side] += elapsed;
         let (bestmove, info) = match reply {
-            Ok(reply) => (reply.bestmove, move_info(&reply.info, elapsed)),
+            Ok(reply) => (reply.bestmove, move_info(reply.info, elapsed)),
             Err(error) => return Ok(fault(side, &error, moves, used)),
         };
         if let Err(late) = clocks.charge(side, elapsed) {
@@ -182,7 +182,7 @@ fn play_moves(
 }
 
 /// What an engine reported for a move (its merged `info`) and the time the move took.
-fn move_info(info: &Info, elapsed: Duration) -> MoveInfo {
+fn move_info(info: Info, elapsed: Duration) -> MoveInfo {
     MoveInfo {
         score: info.score.map(|score| match score {
             Score::Cp(cp) => MoveScore::Cp(cp),
@@ -192,7 +192,7 @@ fn move_info(info: &Info, elapsed: Duration) -> MoveInfo {
         seldepth: info.seldepth,
         nodes: info.nodes,
         time_ms: time_control::whole_ms(elapsed),
-        pv: info.pv.clone(),
+        pv: info.pv,
     }
 }
 

@@ -48,6 +48,12 @@ impl Command {
     /// `protocol`.
     pub fn to_line(&self, protocol: Protocol) -> String {
         let mut line = String::new();
+        self.write_line(protocol, &mut line);
+        line
+    }
+
+    /// Appends [`to_line`](Command::to_line)'s text to `line`.
+    pub fn write_line(&self, protocol: Protocol, line: &mut String) {
         match self {
             Command::Handshake(spoken) => line.push_str(spoken.name()),
             Command::SetOption { name, value } => {
@@ -59,22 +65,12 @@ impl Command {
             Command::IsReady => line.push_str("isready"),
             Command::NewGame => line.push_str(protocol.new_game()),
             Command::Position { start, moves } => {
-                if *start == Position::startpos() {
-                    line.push_str("position startpos");
-                } else {
-                    let _ = write!(line, "position fen {start}");
-                }
-                if !moves.is_empty() {
-                    line.push_str(" moves");
-                    for mv in moves {
-                        line.push(' ');
-                        let _ = write!(line, "{mv}");
-                    }
-                }
+                write_position(line, start);
+                append_moves(line, moves, false);
             }
             Command::Go(limits) => {
                 line.push_str("go");
-                limits.write_args(protocol, &mut line);
+                limits.write_args(protocol, line);
             }
             Command::Perft { depth } => {
                 let _ = write!(line, "go perft {depth}");
@@ -82,7 +78,6 @@ impl Command {
             Command::Stop => line.push_str("stop"),
             Command::Quit => line.push_str("quit"),
         }
-        line
     }
 
     /// Reads the words after `setoption`: `name <words> [value <words>]`.
@@ -161,6 +156,28 @@ impl Command {
             return Ok(Command::Perft { depth });
         }
         GoLimits::parse_args(tokens).map(Command::Go)
+    }
+}
+
+/// Appends `position startpos` or `position fen <start>` to `line`: a `position` command
+/// without its moves.
+pub(crate) fn write_position(line: &mut String, start: &Position) {
+    if *start == Position::startpos() {
+        line.push_str("position startpos");
+    } else {
+        let _ = write!(line, "position fen {start}");
+    }
+}
+
+/// Appends `moves` to a `position` command in `line`, ` moves` first unless `after_moves` (the
+/// line already holds moves).
+pub(crate) fn append_moves(line: &mut String, moves: &[Move], after_moves: bool) {
+    if !after_moves && !moves.is_empty() {
+        line.push_str(" moves");
+    }
+    for &mv in moves {
+        line.push(' ');
+        mv.push_to(line);
     }
 }
 

@@ -96,7 +96,7 @@ impl GoLimits {
     }
 
     /// Writes ` key value` for each limit set, then ` infinite` when set.
-    pub(super) fn write_args(&self, protocol: Protocol, out: &mut String) {
+    pub(crate) fn write_args(&self, protocol: Protocol, out: &mut String) {
         for (key, value) in self.numeric_fields(protocol) {
             if let Some(value) = value {
                 let _ = write!(out, " {key} {value}");

@@ -86,6 +86,19 @@ impl Info {
         }
     }
 
+    /// [`merge`](Info::merge), taking `newer`'s fields (its PV moved, not copied).
+    pub fn merge_from(&mut self, newer: Info) {
+        let pv = newer.pv;
+        let newer = Info {
+            pv: Vec::new(),
+            ..newer
+        };
+        self.merge(&newer);
+        if !pv.is_empty() {
+            self.pv = pv;
+        }
+    }
+
     /// Reads the words after `info`. `string` takes the rest of `line` as it is written.
     pub(super) fn parse(line: &str) -> Result<Info, ProtocolError> {
         let (fields, string) = match line.split_once(" string") {
@@ -191,5 +204,16 @@ mod tests {
         assert_eq!(info.score, Some(Score::Cp(30)));
         assert_eq!(info.nodes, Some(99));
         assert_eq!(info.pv, ["a2a3"]);
+        let mut moved = info.clone();
+        let newer = Info {
+            depth: Some(6),
+            pv: vec!["b2b3".into()],
+            ..Info::default()
+        };
+        moved.merge_from(newer.clone());
+        info.merge(&newer);
+        assert_eq!(moved, info);
+        moved.merge_from(Info::default());
+        assert_eq!(moved, info, "an empty line changes nothing");
     }
 }

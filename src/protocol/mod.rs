@@ -26,6 +26,7 @@ mod option;
 mod reply;
 
 pub use command::Command;
+pub(crate) use command::{append_moves, write_position};
 pub use go::GoLimits;
 pub use info::{Info, Score};
 pub use option::{OptionDecl, OptionKind};

@@ -93,6 +93,16 @@ impl FromStr for Reply {
     /// Parses an engine line; a line this module does not know is [`Reply::Other`], a known
     /// one that is malformed is an error.
     fn from_str(line: &str) -> Result<Self, Self::Err> {
+        // The lines of every move first, without collecting the words. Split at ASCII
+        // whitespace only, for speed: a line these words do not match this way is read below
+        // as before, and one they match splits the same way at any whitespace.
+        let mut words = line.split_ascii_whitespace();
+        match (words.next(), words.next()) {
+            (Some("readyok"), None) => return Ok(Reply::ReadyOk),
+            (Some("bestmove"), _) => return Reply::parse_bestmove(line),
+            (Some("info"), _) => return Info::parse(line.trim()).map(Reply::Info),
+            _ => {}
+        }
         let tokens: Vec<&str> = line.split_whitespace().collect();
         let rest_after = |words: usize| {
             line.split_whitespace()
@@ -142,6 +152,43 @@ mod tests {
     use crate::protocol::{NO_MOVE, OptionKind, Score};
 
     type TestResult = Result<(), Box<dyn std::error::Error>>;
+
+    #[test]
+    fn the_lines_of_every_move_read_alike_whatever_the_whitespace() {
+        let em = '\u{2003}';
+        for (line, expected) in [
+            (format!("readyok{em}"), Ok(Reply::ReadyOk)),
+            (format!("{em}readyok"), Ok(Reply::ReadyOk)),
+            (" readyok\t".to_string(), Ok(Reply::ReadyOk)),
+            (
+                format!("bestmove{em}a2a3"),
+                Ok(Reply::BestMove {
+                    mv: "a2a3".into(),
+                    ponder: None,
+                }),
+            ),
+            (
+                "bestmove a2a3\tponder b7b6".to_string(),
+                Ok(Reply::BestMove {
+                    mv: "a2a3".into(),
+                    ponder: Some("b7b6".into()),
+                }),
+            ),
+            (
+                format!("info{em}depth 3"),
+                Ok(Reply::Info(Info {
+                    depth: Some(3),
+                    ..Info::default()
+                })),
+            ),
+            (
+                "readyok now".to_string(),
+                Ok(Reply::Other("readyok now".into())),
+            ),
+        ] {
+            assert_eq!(line.parse::<Reply>(), expected, "{line:?}");
+        }
+    }
 
     #[test]
     fn replies_round_trip() -> TestResult {

@@ -16,7 +16,7 @@
 //! (`score mate 5`), `-M8` when it is mated in 8 plies (`score mate -4`).
 
 use serde::{Deserialize, Serialize};
-use std::fmt::{self, Write};
+use std::fmt::Write;
 use std::str::FromStr;
 
 /// An engine's score of its move, from its own (the mover's) point of view.
@@ -31,15 +31,23 @@ pub enum MoveScore {
 impl MoveScore {
     /// The cutechess form: `+0.35`, `-1.20`, `0.00`, `+M9`, `-M8` (mates in plies).
     pub fn pgn(self) -> String {
-        match self {
+        let mut text = String::new();
+        self.write_pgn(&mut text);
+        text
+    }
+
+    /// Appends [`pgn`](MoveScore::pgn)'s text to `out`.
+    pub fn write_pgn(self, out: &mut String) {
+        // Writing to a String cannot fail.
+        let _ = match self {
             MoveScore::Cp(cp) => {
                 let sign = if cp > 0 { "+" } else { "" };
-                format!("{sign}{:.2}", f64::from(cp) / 100.0)
+                write!(out, "{sign}{:.2}", f64::from(cp) / 100.0)
             }
             // In i64: twice an engine's `score mate N` may not fit an i32.
-            MoveScore::Mate(moves) if moves > 0 => format!("+M{}", 2 * i64::from(moves) - 1),
-            MoveScore::Mate(moves) => format!("-M{}", -2 * i64::from(moves)),
-        }
+            MoveScore::Mate(moves) if moves > 0 => write!(out, "+M{}", 2 * i64::from(moves) - 1),
+            MoveScore::Mate(moves) => write!(out, "-M{}", -2 * i64::from(moves)),
+        };
     }
 
     /// Reads [`pgn`](MoveScore::pgn)'s form back (a mate in plies becomes moves again);
@@ -117,33 +125,44 @@ impl MoveInfo {
     /// comment's fields: a move `a2a3,` would cut the PV short when read back) and control
     /// characters (NUL, escape sequences: PGN is printable text).
     pub fn comment(&self, detail: CommentDetail) -> Option<String> {
+        let mut text = String::new();
+        self.write_comment(detail, &mut text).then_some(text)
+    }
+
+    /// Appends [`comment`](MoveInfo::comment)'s text to `out`; false (and nothing written)
+    /// with [`CommentDetail::None`].
+    pub fn write_comment(&self, detail: CommentDetail, out: &mut String) -> bool {
         if detail == CommentDetail::None {
-            return None;
+            return false;
         }
-        let seconds = format!("{:.3}s", self.time_ms as f64 / 1000.0);
-        let mut text = match self.score {
-            Some(score) => format!("{}/{} {seconds}", score.pgn(), self.depth.unwrap_or(0)),
-            None => seconds,
-        };
+        // Writing to a String cannot fail.
+        if let Some(score) = self.score {
+            score.write_pgn(out);
+            let _ = write!(out, "/{} ", self.depth.unwrap_or(0));
+        }
+        // Seconds with three decimals, from whole ms: `0.120s`.
+        let _ = write!(out, "{}.{:03}s", self.time_ms / 1000, self.time_ms % 1000);
         if detail == CommentDetail::Full {
-            // Writing to a String cannot fail.
             if let Some(nodes) = self.nodes {
-                let _ = write!(text, ", n={nodes}");
+                let _ = write!(out, ", n={nodes}");
             }
             if let Some(seldepth) = self.seldepth {
-                let _ = write!(text, ", sd={seldepth}");
+                let _ = write!(out, ", sd={seldepth}");
             }
-            let pv: Vec<String> = self
-                .pv
-                .iter()
-                .map(|mv| mv.replace(|c: char| "{}\",".contains(c) || c.is_control(), ""))
-                .filter(|mv| !mv.is_empty())
-                .collect();
-            if !pv.is_empty() {
-                let _ = write!(text, ", pv=\"{}\"", pv.join(" "));
+            // Commas go too: a PV move with one would read back cut (a fuzz finding).
+            let printable = |c: char| !("{}\",".contains(c) || c.is_control());
+            let mut moves = self.pv.iter().filter(|mv| mv.chars().any(printable));
+            if let Some(first) = moves.next() {
+                out.push_str(", pv=\"");
+                out.extend(first.chars().filter(|&c| printable(c)));
+                for mv in moves {
+                    out.push(' ');
+                    out.extend(mv.chars().filter(|&c| printable(c)));
+                }
+                out.push('"');
             }
         }
-        Some(text)
+        true
     }
 
     /// Reads a PGN move comment in the form of [`comment`](MoveInfo::comment) (cutechess's
@@ -186,31 +205,32 @@ fn parse_seconds_ms(text: &str) -> Option<u64> {
     crate::time_control::seconds_to_ms(text.strip_suffix('s')?).ok()
 }
 
-/// `-` for a missing value.
-fn or_dash<T: fmt::Display>(value: Option<T>) -> String {
-    value.map_or_else(|| "-".to_string(), |v| v.to_string())
-}
-
 /// The games.csv `move_info` column of a game's moves (see the module documentation).
 pub fn encode_column(infos: &[MoveInfo]) -> String {
-    infos
-        .iter()
-        .map(|info| {
-            let score = match info.score {
-                None => "-".to_string(),
-                Some(MoveScore::Cp(cp)) => cp.to_string(),
-                Some(MoveScore::Mate(moves)) => format!("M{moves}"),
+    let mut column = String::with_capacity(infos.len() * 16);
+    for (i, info) in infos.iter().enumerate() {
+        if i > 0 {
+            column.push(' ');
+        }
+        // Writing to a String cannot fail.
+        let _ = match info.score {
+            None => write!(column, "-/"),
+            Some(MoveScore::Cp(cp)) => write!(column, "{cp}/"),
+            Some(MoveScore::Mate(moves)) => write!(column, "M{moves}/"),
+        };
+        for value in [
+            info.depth.map(u64::from),
+            info.seldepth.map(u64::from),
+            info.nodes,
+        ] {
+            let _ = match value {
+                Some(value) => write!(column, "{value}/"),
+                None => write!(column, "-/"),
             };
-            format!(
-                "{score}/{}/{}/{}/{}",
-                or_dash(info.depth),
-                or_dash(info.seldepth),
-                or_dash(info.nodes),
-                info.time_ms
-            )
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+        }
+        let _ = write!(column, "{}", info.time_ms);
+    }
+    column
 }
 
 /// Reads a `move_info` column back (an empty column gives no moves).

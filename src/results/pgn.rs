@@ -224,24 +224,33 @@ fn movetext(
     first_mover: Color,
     detail: CommentDetail,
 ) -> String {
-    let mut units = Vec::new();
-    for (i, unit) in move_units(&record.moves, first_mover)
-        .into_iter()
-        .enumerate()
-    {
-        units.push(unit);
-        if let Some(comment) = infos.get(i).and_then(|info| info.comment(detail)) {
-            units.push(format!("{{{comment}}}"));
+    let mut text = Wrapped::new(LINE_WIDTH);
+    // Each unit is written here first, then wrapped: one buffer for the whole game.
+    let mut unit = String::new();
+    for (i, mv) in record.moves.split_whitespace().enumerate() {
+        unit.clear();
+        write_move_unit(&mut unit, i, mv, first_mover);
+        text.push(&unit);
+        unit.clear();
+        if let Some(info) = infos.get(i) {
+            unit.push('{');
+            if info.write_comment(detail, &mut unit) {
+                unit.push('}');
+                text.push(&unit);
+            }
         }
     }
-    let ending = ending.map_or_else(
-        || record.termination.describe(record.result.winner()),
+    unit.clear();
+    let _ = write!(unit, "{{{}: ", record.termination.name());
+    match ending {
         // A brace would end the comment early.
-        |ending| ending.replace(['{', '}'], ""),
-    );
-    units.push(format!("{{{}: {ending}}}", record.termination.name()));
-    units.push(record.result.as_str().to_string());
-    wrap(&units, LINE_WIDTH)
+        Some(ending) => unit.extend(ending.chars().filter(|c| !matches!(c, '{' | '}'))),
+        None => unit.push_str(&record.termination.describe(record.result.winner())),
+    }
+    unit.push('}');
+    text.push(&unit);
+    text.push(record.result.as_str());
+    text.text
 }
 
 /// The comment of each move of `record` (`None` where there is none), for the game viewer.
@@ -256,47 +265,58 @@ pub fn move_comments(record: &GameRecord, detail: CommentDetail) -> Vec<Option<S
         .collect()
 }
 
-/// The moves as wrapping units: `1. a2a3`, `a7a6`, `2. b2b3`, ... (`1... a7a6` first when
-/// Black moves first).
-fn move_units(moves: &str, first_mover: Color) -> Vec<String> {
-    let offset = usize::from(first_mover == Color::Black);
-    moves
-        .split_whitespace()
-        .enumerate()
-        .map(|(i, mv)| {
-            let ply = i + offset;
-            let number = ply / 2 + 1;
-            match (ply % 2, i) {
-                (0, _) => format!("{number}. {mv}"),
-                (_, 0) => format!("{number}... {mv}"),
-                _ => mv.to_string(),
-            }
-        })
-        .collect()
+/// Appends the unit of the `i`-th move `mv`: `1. a2a3`, `a7a6`, `2. b2b3`, ... (`1... a7a6`
+/// first when Black moves first).
+fn write_move_unit(out: &mut String, i: usize, mv: &str, first_mover: Color) {
+    let ply = i + usize::from(first_mover == Color::Black);
+    let number = ply / 2 + 1;
+    // Writing to a String cannot fail.
+    let _ = match (ply % 2, i) {
+        (0, _) => write!(out, "{number}. {mv}"),
+        (_, 0) => write!(out, "{number}... {mv}"),
+        _ => write!(out, "{mv}"),
+    };
 }
 
-/// Joins `units` with spaces into lines of at most `width` bytes (a longer unit gets a line
-/// of its own; a longer comment is broken at its spaces).
-fn wrap(units: &[String], width: usize) -> String {
-    let mut text = String::new();
-    let mut line_len = 0;
-    let pieces = units.iter().flat_map(|unit| {
-        let breakable = unit.len() > width && unit.starts_with('{');
-        // One piece, the whole unit, unless it is broken at its spaces.
-        unit.splitn(if breakable { usize::MAX } else { 1 }, ' ')
-    });
-    for unit in pieces {
-        if line_len > 0 && line_len + 1 + unit.len() > width {
-            text.push('\n');
-            line_len = 0;
-        } else if line_len > 0 {
-            text.push(' ');
-            line_len += 1;
+/// Text joined by spaces into lines of at most `width` bytes (a longer unit gets a line of its
+/// own; a longer comment is broken at its spaces).
+struct Wrapped {
+    text: String,
+    line_len: usize,
+    width: usize,
+}
+
+impl Wrapped {
+    fn new(width: usize) -> Wrapped {
+        Wrapped {
+            text: String::new(),
+            line_len: 0,
+            width,
         }
-        text.push_str(unit);
-        line_len += unit.len();
     }
-    text
+
+    /// Adds `unit`, broken at its spaces when it is a comment longer than the width.
+    fn push(&mut self, unit: &str) {
+        if unit.len() > self.width && unit.starts_with('{') {
+            for piece in unit.split(' ') {
+                self.push_piece(piece);
+            }
+        } else {
+            self.push_piece(unit);
+        }
+    }
+
+    fn push_piece(&mut self, piece: &str) {
+        if self.line_len > 0 && self.line_len + 1 + piece.len() > self.width {
+            self.text.push('\n');
+            self.line_len = 0;
+        } else if self.line_len > 0 {
+            self.text.push(' ');
+            self.line_len += 1;
+        }
+        self.text.push_str(piece);
+        self.line_len += piece.len();
+    }
 }
 
 /// `YYYY.MM.DD` from an RFC 3339 time or a date (`2026-11-30`), `????.??.??` when `started`

@@ -228,10 +228,26 @@ pub struct Move {
     pub to: Square,
 }
 
+impl Move {
+    /// The move's text as ASCII bytes, `b"a2a3"`: what [`Display`](fmt::Display) writes,
+    /// without the formatting machinery (the runner writes every move of a game into each
+    /// `position` command).
+    pub const fn to_ascii(self) -> [u8; 4] {
+        let ([a, b], [c, d]) = (self.from.name(), self.to.name());
+        [a, b, c, d]
+    }
+
+    /// Appends the move's text (`a2a3`) to `out`.
+    pub fn push_to(self, out: &mut String) {
+        for byte in self.to_ascii() {
+            out.push(char::from(byte));
+        }
+    }
+}
+
 impl fmt::Display for Move {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let ([a, b], [c, d]) = (self.from.name(), self.to.name());
-        write_ascii(f, &[a, b, c, d])
+        write_ascii(f, &self.to_ascii())
     }
 }
 
@@ -339,6 +355,10 @@ mod tests {
     #[test]
     fn move_strings_round_trip_and_bad_ones_are_named() {
         let mv: Move = "a2b3".parse().unwrap();
+        assert_eq!(&mv.to_ascii(), b"a2b3");
+        let mut text = String::from("x ");
+        mv.push_to(&mut text);
+        assert_eq!(text, "x a2b3");
         assert_eq!(mv.from.to_string(), "a2");
         assert_eq!(mv.to.to_string(), "b3");
         assert_eq!(mv.to_string(), "a2b3");

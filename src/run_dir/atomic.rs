@@ -25,8 +25,11 @@ pub enum Existing {
 /// The I/O error when the temporary file cannot be created, written, renamed or linked.
 pub fn write_json(path: &Path, value: &impl Serialize, existing: Existing) -> io::Result<bool> {
     write_atomically(path, existing, |file| {
-        serde_json::to_writer_pretty(&mut *file, value)?;
-        file.write_all(b"\n")
+        // Buffered: serde writes each token by itself.
+        let mut out = io::BufWriter::new(file);
+        serde_json::to_writer_pretty(&mut out, value)?;
+        out.write_all(b"\n")?;
+        out.flush()
     })
 }
 
