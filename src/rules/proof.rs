@@ -216,7 +216,7 @@ impl Prover {
             budget,
             nodes: 0,
             limit: 0,
-            table: HashMap::default(),
+            table: HashMap::with_capacity_and_hasher(4096, Default::default()),
         }
     }
 
@@ -307,9 +307,8 @@ impl Prover {
         if u32::from(facts.no_win) >= depth {
             return Ok(false);
         }
-        let (moves, count) = self.ordered_moves(position, Role::Attacker);
         let mut won = false;
-        for &mv in &moves[..count] {
+        for mv in self.ordered_moves(position, Role::Attacker) {
             if self.defence_fails(&position.play_unchecked(mv), depth - 2)? {
                 won = true;
                 break;
@@ -345,9 +344,8 @@ impl Prover {
         }
         // No move of the side to move ends the game, so every reply leaves a position that is
         // not over and whose side to move has a move.
-        let (moves, count) = self.ordered_moves(position, Role::Defender);
         let mut failed = true;
-        for &mv in &moves[..count] {
+        for mv in self.ordered_moves(position, Role::Defender) {
             if !self.wins(&position.play_unchecked(mv), depth)? {
                 failed = false;
                 break;
@@ -423,14 +421,17 @@ impl Prover {
         self.rules == Rules::CaptureOnly && files(enemy).saturating_sub(own.count_ones()) <= moves
     }
 
-    /// The moves of `position` with the most promising first: for the attacker, captures and
+    /// The moves of `position`, the most promising first: for the attacker, captures and
     /// pawns nearest their goal; for the defender, captures of the most advanced enemy pawns,
     /// then its own pawns nearest their goal.
-    fn ordered_moves(&self, position: &Position, role: Role) -> ([Move; MAX_MOVES], usize) {
+    fn ordered_moves(&self, position: &Position, role: Role) -> Picker {
         let side = position.side_to_move();
         let enemy = position.pawns(side.opponent());
-        let mut scored = [(0u8, NO_MOVE); MAX_MOVES];
-        let mut count = 0;
+        let mut picker = Picker {
+            moves: [NO_MOVE; MAX_MOVES],
+            scores: [0; MAX_MOVES],
+            count: 0,
+        };
         for mv in position.pseudo_moves(self.rules) {
             let advance = relative_rank(side, mv.to.rank());
             let score = if mv.to.bit() & enemy != 0 {
@@ -442,15 +443,11 @@ impl Prover {
             } else {
                 advance
             };
-            scored[count] = (score, mv);
-            count += 1;
+            picker.moves[picker.count] = mv;
+            picker.scores[picker.count] = score;
+            picker.count += 1;
         }
-        scored[..count].sort_unstable_by_key(|&(score, _)| std::cmp::Reverse(score));
-        let mut moves = [NO_MOVE; MAX_MOVES];
-        for (slot, (_, mv)) in moves.iter_mut().zip(&scored[..count]) {
-            *slot = *mv;
-        }
-        (moves, count)
+        picker
     }
 
     /// The line of a proven result at the root: `won` with the shortest win in `depth` plies,
@@ -507,9 +504,8 @@ impl Prover {
         if left < 3 {
             return None;
         }
-        let (moves, count) = self.ordered_moves(position, Role::Attacker);
         let mut fallback = None;
-        for &mv in &moves[..count] {
+        for mv in self.ordered_moves(position, Role::Attacker) {
             let after = position.play_unchecked(mv);
             if u32::from(self.facts(&after).lost) <= left - 2 {
                 return Some(mv);
@@ -525,26 +521,48 @@ impl Prover {
     /// needing at most `left` plies after it: the reply whose shortest win is the longest
     /// (searched while the budget lasts, else the first reply).
     fn longest_defence(&mut self, position: &Position, left: u32) -> Option<Move> {
-        let (moves, count) = self.ordered_moves(position, Role::Defender);
-        let mut best = (0, *moves[..count].first()?);
-        for &mv in &moves[..count] {
+        let mut best: Option<(u32, Move)> = None;
+        for mv in self.ordered_moves(position, Role::Defender) {
             let after = position.play_unchecked(mv);
-            let mut shortest = None;
+            let mut shortest = 0;
             for depth in (1..=left).step_by(2) {
                 match self.wins(&after, depth) {
                     Ok(true) => {
-                        shortest = Some(depth);
+                        shortest = depth;
                         break;
                     }
                     Ok(false) => {}
-                    Err(OutOfBudget) => return Some(best.1),
+                    Err(OutOfBudget) => return best.map(|(_, mv)| mv).or(Some(mv)),
                 }
             }
-            if let Some(shortest) = shortest.filter(|&s| s > best.0) {
-                best = (shortest, mv);
+            if best.is_none_or(|(longest, _)| shortest > longest) {
+                best = Some((shortest, mv));
             }
         }
-        Some(best.1)
+        best.map(|(_, mv)| mv)
+    }
+}
+
+/// The moves of a node, given best first one at a time: a selection, not a sort, since a
+/// node often stops after its first moves. Ties come in generation order.
+struct Picker {
+    moves: [Move; MAX_MOVES],
+    scores: [u8; MAX_MOVES],
+    count: usize,
+}
+
+impl Iterator for Picker {
+    type Item = Move;
+
+    fn next(&mut self) -> Option<Move> {
+        let live = &self.scores[..self.count];
+        let best = (0..live.len()).rev().max_by_key(|&i| live[i])?;
+        let mv = self.moves[best];
+        // The rest keep their order.
+        self.moves.copy_within(best + 1..self.count, best);
+        self.scores.copy_within(best + 1..self.count, best);
+        self.count -= 1;
+        Some(mv)
     }
 }
 
