@@ -441,18 +441,7 @@ fn secular_root(pdf: &[(f64, f64)], phi: &[f64]) -> f64 {
     if !(min < 0.0 && max > 0.0) {
         return 0.0;
     }
-    let (mut lo, mut hi) = (-1.0 / max, -1.0 / min);
-    loop {
-        let mid = 0.5 * (lo + hi);
-        if hi - lo <= THETA_TOLERANCE || mid <= lo || mid >= hi {
-            return mid;
-        }
-        if f(mid) > 0.0 {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
+    bisect(-1.0 / max, -1.0 / min, f)
 }
 
 /// `true` for `x` in the open interval `(0, 1)` (false for NaN).
@@ -477,18 +466,7 @@ fn mle_theta(sample: &Empirical, s: f64) -> f64 {
             .map(|&(a, p)| p * (a - s) / (1.0 + theta * (a - s)))
             .sum()
     };
-    let (mut lo, mut hi) = (-1.0 / (1.0 - s), 1.0 / s);
-    loop {
-        let mid = 0.5 * (lo + hi);
-        if hi - lo <= THETA_TOLERANCE || mid <= lo || mid >= hi {
-            return mid;
-        }
-        if f(mid) > 0.0 {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
+    bisect(-1.0 / (1.0 - s), 1.0 / s, f)
 }
 
 impl fmt::Display for Sprt {
@@ -598,6 +576,22 @@ impl fmt::Display for SprtReport {
             write!(f, " {}", self.elo_model.unit())?;
         }
         Ok(())
+    }
+}
+
+/// The root of `f`, decreasing across it, in `(lo, hi)` (`f(lo) > 0 > f(hi)`), by bisection
+/// to [`THETA_TOLERANCE`] (or until the interval stops shrinking in floating point).
+fn bisect(mut lo: f64, mut hi: f64, f: impl Fn(f64) -> f64) -> f64 {
+    loop {
+        let mid = 0.5 * (lo + hi);
+        if hi - lo <= THETA_TOLERANCE || mid <= lo || mid >= hi {
+            return mid;
+        }
+        if f(mid) > 0.0 {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
     }
 }
 
