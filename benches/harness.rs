@@ -25,7 +25,7 @@ use bt_arena::bundled::search::{Limits, Searcher};
 use bt_arena::engine::{Engine, EngineKeys, EngineLaunch};
 use bt_arena::game::{Adjudication, TimeControl};
 use bt_arena::protocol::GoLimits;
-use bt_arena::results::read_games;
+use bt_arena::records::read_games;
 use bt_arena::rules::proof::{DEFAULT_BUDGET, Prover, Verdict};
 use bt_arena::rules::{Move, Position, Rules};
 use bt_arena::run_dir::RunDir;

@@ -12,7 +12,7 @@
 //!
 //! Results go to stderr. Figures to report, not tests: machines here are shared and noisy.
 
-use bt_arena::results::COLUMNS;
+use bt_arena::records::COLUMNS;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -24,8 +24,8 @@
 use bt_arena::engine::Engine;
 use bt_arena::game::adjudication::{Adjudication, Adjudicator};
 use bt_arena::game::{self, Players};
-use bt_arena::results::moves::decode_column;
-use bt_arena::results::{GameRecord, Termination, read_games};
+use bt_arena::records::moves::decode_column;
+use bt_arena::records::{GameRecord, Termination, read_games};
 use bt_arena::rules::{ByColor, Color, Position, Rules};
 use bt_arena::tournament::{TournamentConfig, saved_config};
 use std::path::Path;

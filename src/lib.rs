@@ -3,7 +3,7 @@
 //!
 //! # Module map
 //!
-//! Data flows one way: command line → config → schedule → games → results → statistics →
+//! Data flows one way: command line → config → schedule → games → records → statistics →
 //! report.
 //!
 //! | module | concern |
@@ -17,7 +17,8 @@
 //! | [`tournament`] | config, the engines made ready (built, benched, clocks scaled), the schedule of game pairs (round-robin, gauntlet, shards), the runner that plays it |
 //! | [`tune`] | SPSA tuning of engine options (fishtest's and OpenBench's algorithm), resumable and reproducible |
 //! | [`openings`] | opening books: reading, generating and checking them |
-//! | [`results`] | games.csv, PGN, the report of a run (computed once, rendered as text and JSON) |
+//! | [`records`] | the record of a finished game and its files: games.csv (appended, repaired, read back, tailed), games.pgn (written and read, with other tools' PGN) |
+//! | [`report`] | the report of a run, computed once from its records ([`report::Summary`]) and rendered as text, summary.json and report.html |
 //! | [`run_dir`] | a run directory's layout, its kind (one machine, sharded, one shard), a run's identity, atomic writes |
 //! | [`stats`] | Elo, LOS, pentanomial counts, SPRT (fishtest's formulas), Bradley–Terry ratings |
 //! | [`perft_check`] | an engine's perft against the rules, walked down to the faulty position |
@@ -98,7 +99,8 @@ pub mod game;
 pub mod openings;
 pub mod perft_check;
 pub mod protocol;
-pub mod results;
+pub mod records;
+pub mod report;
 pub mod rules;
 pub mod run_dir;
 pub mod stats;

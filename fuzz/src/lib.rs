@@ -9,10 +9,10 @@
 
 use bt_arena::openings::Book;
 use bt_arena::protocol::Reply;
-use bt_arena::results::moves::{self, CommentDetail, MoveInfo, MoveScore};
-use bt_arena::results::pgn::{PgnStyle, format_game};
-use bt_arena::results::pgn_read::parse_pgn;
-use bt_arena::results::{GameRecord, ResultsWriter, read_games};
+use bt_arena::records::moves::{self, CommentDetail, MoveInfo, MoveScore};
+use bt_arena::records::pgn::parse_pgn;
+use bt_arena::records::pgn::{PgnStyle, format_game};
+use bt_arena::records::{GameRecord, ResultsWriter, read_games};
 use bt_arena::rules::suite::parse_suite;
 use bt_arena::rules::{Position, Rules};
 use bt_arena::tournament::TournamentConfig;

@@ -3,7 +3,7 @@
 
 use super::UsageError;
 use anyhow::{Context, Result, anyhow};
-use bt_arena::results;
+use bt_arena::report;
 use bt_arena::stats::Sprt;
 use bt_arena::tournament::run_games::{GameSources, ReadError, Verdict};
 use clap::Args;
@@ -68,7 +68,7 @@ pub fn run(args: &EloArgs) -> Result<ExitCode> {
         .context("cannot read the games")?;
     let verdict = Verdict::of(&summary, &reading);
     if args.json {
-        print!("{}", results::summary_json(&summary));
+        print!("{}", report::summary_json(&summary));
     } else {
         print!("{summary}");
         super::print_recorded(&sources.recorded_verdict(&summary));

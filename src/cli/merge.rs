@@ -87,7 +87,7 @@ pub fn run(args: &MergeArgs) -> Result<ExitCode> {
         eprintln!(
             "warning: {} missing from their shard's games.pgn (game {first}{}): their PGN was \
              written from games.csv, without the engines' PVs",
-            bt_arena::results::plural(written.without_shard_pgn.len() as u64, "game"),
+            bt_arena::records::plural(written.without_shard_pgn.len() as u64, "game"),
             if written.without_shard_pgn.len() > 1 {
                 ", ..."
             } else {

@@ -103,12 +103,12 @@ pub fn conclude(
     match verdict {
         Verdict::Accepted(_) if missing > 0 && notes => println!(
             "{} of the schedule not played after the SPRT verdict",
-            bt_arena::results::plural(missing as u64, "game")
+            bt_arena::records::plural(missing as u64, "game")
         ),
         Verdict::Incomplete { tested } => {
             eprintln!(
                 "Incomplete: {} of the schedule {} missing{}; play {}, then read the run again:",
-                bt_arena::results::plural(missing as u64, "game"),
+                bt_arena::records::plural(missing as u64, "game"),
                 if missing == 1 { "is" } else { "are" },
                 if tested {
                     ", so the run has no verdict yet"

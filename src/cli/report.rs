@@ -4,7 +4,7 @@
 use super::UsageError;
 use super::elo::{check_two_engines, open_sources, split_sprt_values};
 use anyhow::{Context, Result};
-use bt_arena::results::html::{self, PageGames, Report, RunMeta};
+use bt_arena::report::html::{self, PageGames, Report, RunMeta};
 use bt_arena::run_dir::{RunDir, RunKind};
 use bt_arena::stats::Sprt;
 use bt_arena::tournament::run_games::{GameSources, GroupKind, Verdict};

@@ -100,7 +100,7 @@ pub struct TournamentArgs {
     /// What the move comments of games.pgn say: full (score/depth, time, nodes, seldepth, PV),
     /// short (score/depth and time), or none.
     #[arg(long, value_name = "full|short|none")]
-    pgn_comments: Option<bt_arena::results::moves::CommentDetail>,
+    pgn_comments: Option<bt_arena::records::moves::CommentDetail>,
     /// Where engines built from source (src=) are built and kept, one build per commit and
     /// build command (default: ~/.cache/bt-arena/builds).
     #[arg(long, value_name = "DIR", env = build::CACHE_ENV)]
@@ -190,7 +190,7 @@ fn announce(config: &TournamentConfig, plan: Plan) {
     say!(
         "{games}: {} engines, {}, {} rules, {} at a time; results in {}",
         config.engines.len(),
-        bt_arena::results::plural(u64::from(config.rounds), "round"),
+        bt_arena::records::plural(u64::from(config.rounds), "round"),
         config.rules,
         config.concurrency,
         config.results_dir().display()
@@ -281,7 +281,7 @@ fn exit_code(config: &TournamentConfig, report: &tournament::RunReport) -> ExitC
             eprintln!(
                 "Time limit reached (--max-time): no new game pair started after it; {} \
                  recorded; {decision}continue with `{}`",
-                bt_arena::results::plural(report.summary.games, "game"),
+                bt_arena::records::plural(report.summary.games, "game"),
                 resume_command(config)
             );
             super::EXIT_INCONCLUSIVE.into()
@@ -601,7 +601,7 @@ pub(super) fn shipped_book(rules: Rules) -> Option<PathBuf> {
 /// `results/<event>-<YYYYMMDD-HHMMSS>` (UTC), or with `-2`, `-3`, ... after it when a run
 /// started in the same second already has that directory.
 pub(super) fn default_out(event: &str) -> PathBuf {
-    let stamp: String = bt_arena::results::now_rfc3339()
+    let stamp: String = bt_arena::records::now_rfc3339()
         .chars()
         .filter(|c| c.is_ascii_digit() || *c == 'T')
         .take(15)

@@ -7,7 +7,7 @@ use super::tournament::{
 };
 use anyhow::{Context, Result, anyhow};
 use bt_arena::engine::EngineKeys;
-use bt_arena::results::moves::CommentDetail;
+use bt_arena::records::moves::CommentDetail;
 use bt_arena::rules::Rules;
 use bt_arena::run_dir::{RunDir, Shard};
 use bt_arena::tournament::{OpeningOrder, OpeningsSpec};

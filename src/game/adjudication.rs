@@ -17,8 +17,8 @@
 //! Each rule is a small type that is told every move ([`Adjudicator::after_move`]), as
 //! fastchess's adjudicators are.
 
-use crate::results::Termination;
-use crate::results::moves::MoveScore;
+use crate::records::Termination;
+use crate::records::moves::MoveScore;
 use crate::rules::proof::{DEFAULT_BUDGET, Prover, Verdict};
 use crate::rules::{ByColor, Color, Position, Rules};
 use serde::{Deserialize, Serialize};

@@ -11,8 +11,8 @@
 
 use crate::engine::{Engine, EngineDescription, EngineError, StrayOutput};
 use crate::protocol::{Info, Score};
-use crate::results::Termination;
-use crate::results::moves::{MoveInfo, MoveScore};
+use crate::records::Termination;
+use crate::records::moves::{MoveInfo, MoveScore};
 use crate::rules::{ByColor, Color, Move, MoveError, Position, Rules};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};

@@ -30,7 +30,7 @@
 //!
 //! * **Race bound**: a side with `k` moves left (`d = 2k - 1`) can only win if it has a pawn
 //!   within `k` ranks of its goal, or the opponent has at most `k` pawns, or (capture-only
-//!   rules) it can block the opponent completely: see [`Prover::may_win`].
+//!   rules) it can block the opponent completely: see `Prover::may_win`.
 //! * **No stalemate under classic rules**: the opponent's most advanced pawn always has a
 //!   diagonal step (to an empty square or a capture; no pawn of its own stands further
 //!   ahead), so a side never runs out of moves and that ending is looked for only under

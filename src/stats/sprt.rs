@@ -379,7 +379,7 @@ impl Sprt {
 pub const NELO_PER_T: f64 = 800.0 / std::f64::consts::LN_10;
 
 /// Largest `|elo0|`, `|elo1|` accepted with [`SprtModel::Normalized`]. The iteration of
-/// [`mle_t_value`] starts from the uniform distribution, whose pair scores have `sigma =
+/// `mle_t_value` starts from the uniform distribution, whose pair scores have `sigma =
 /// sqrt(1/8)`; there every `phi_i` has the same sign once a pair's `|t|` exceeds `2 /
 /// (3 sqrt(1/8)) - ` about 0.94, i.e. about 231 nElo, and the equation for `theta` has no root
 /// (fishtest's `secular` asserts). 200 nElo (`|t|` 0.81 a pair) keeps clear of it; a test

@@ -7,9 +7,9 @@
 use super::prepare::Session;
 use crate::engine::EngineDescription;
 use crate::game::Adjudication;
-use crate::results::moves::CommentDetail;
-use crate::results::provenance::EngineProvenance;
-use crate::results::{ResultsError, ResultsWriter};
+use crate::records::moves::CommentDetail;
+use crate::records::provenance::EngineProvenance;
+use crate::records::{RecordsError, ResultsWriter};
 use crate::rules::Rules;
 use crate::run_dir::Shard;
 use crate::stats::Sprt;
@@ -230,7 +230,7 @@ impl TournamentConfig {
     ///
     /// # Errors
     /// As [`ResultsWriter::open`].
-    pub fn results_writer(&self, dir: &Path) -> Result<ResultsWriter, ResultsError> {
+    pub fn results_writer(&self, dir: &Path) -> Result<ResultsWriter, RecordsError> {
         let limits = self
             .engines
             .iter()

@@ -11,7 +11,7 @@
 //! the shards' saved configs, and then given an identity.
 
 use super::config::{SeedOrigin, TournamentConfig};
-use crate::results::now_rfc3339;
+use crate::records::now_rfc3339;
 use crate::run_dir::identity::{Difference, RunIdentity, first_difference, new_run_id};
 use crate::run_dir::{RunDir, RunDirError, Shard};
 use std::fmt;

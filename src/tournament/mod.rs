@@ -2,7 +2,7 @@
 //! from source, benched, clocks scaled), the schedule of game pairs, and the runner that plays
 //! the schedule (each game by [`crate::game`]) and keeps every result safe.
 //!
-//! Data flows one way: config → schedule → games → results (see [`crate::results`]) → report.
+//! Data flows one way: config → schedule → games → records (see [`crate::records`]) → report ([`crate::report`]).
 //!
 //! * [`config`]: a tournament's settings, saved as config.json;
 //! * [`identity`]: a run's identity, decided once and joined by every shard;

@@ -21,7 +21,7 @@ use crate::engine::EngineDescription;
 use crate::engine::bench::{BenchError, BenchRun, run_bench};
 use crate::engine::build::{BuildCache, BuildError};
 use crate::engine::source::SourceError;
-use crate::results::provenance::{ClockScale, EngineProvenance};
+use crate::records::provenance::{ClockScale, EngineProvenance};
 use crate::run_dir::RunDir;
 use crate::run_dir::identity::RunIdentity;
 use std::collections::BTreeMap;

@@ -32,10 +32,12 @@ use super::shard::sprt::SprtWatcher;
 use crate::engine::{Engine, EngineDescription, EngineError, EngineLaunch};
 use crate::game::{self, Players, Unfinished};
 use crate::openings::{Book, Opening};
-use crate::results::{self, GameRecord, GameResult, GamesReader, ResultsWriter, Summary};
+use crate::records::{GameRecord, GameResult, GamesReader, ResultsWriter};
+use crate::report::Summary;
 use crate::rules::{ByColor, Color, Position};
 use crate::run_dir::RunDir;
 use crate::stats::{SequentialTest, Sprt, SprtDecision};
+use crate::{records, report};
 use directory::{recorded_games, save_config};
 use indicatif::ProgressBar;
 use live_report::LiveReport;
@@ -109,7 +111,7 @@ pub enum RunError {
     /// The opening book cannot be used.
     Book(crate::openings::BookError),
     /// The results cannot be read or written.
-    Results(results::ResultsError),
+    Results(records::RecordsError),
     /// The results directory already holds games of another run.
     OutputExists(PathBuf),
     /// The config cannot be saved, or the recorded games do not fit it.
@@ -148,8 +150,8 @@ impl std::fmt::Display for RunError {
 
 impl std::error::Error for RunError {}
 
-impl From<results::ResultsError> for RunError {
-    fn from(err: results::ResultsError) -> Self {
+impl From<records::RecordsError> for RunError {
+    fn from(err: records::RecordsError) -> Self {
         RunError::Results(err)
     }
 }
@@ -246,8 +248,8 @@ pub fn run(
         Some(_) => Summary::from_files(&[&games_csv], &names, None)?,
         None => summary.clone(),
     };
-    own.builds = results::provenance::EngineProvenance::of_engines(&config.engines);
-    results::write_summary(&dir, &own)?;
+    own.builds = records::provenance::EngineProvenance::of_engines(&config.engines);
+    report::write_summary(&dir, &own)?;
     lock(&shared.live).finish(&dir, &own, shared.sprt.as_ref())?;
     let verdict = Verdict::of(&summary, &reading);
     let finish = match verdict {
@@ -353,7 +355,7 @@ struct Shared<'a> {
     sprt: Option<Sprt>,
     /// A shard's SPRT over every shard's games (its own SPRT is then off: `sprt` is `None`).
     watcher: Option<Mutex<SprtWatcher>>,
-    write_error: Mutex<Option<results::ResultsError>>,
+    write_error: Mutex<Option<records::RecordsError>>,
     live: Mutex<LiveReport>,
     /// The pair of the game taken last from the queue: after the deadline only its games
     /// start.
@@ -598,7 +600,7 @@ impl<'a> Worker<'a> {
             }
         }
         let opening = &self.shared.openings[game.opening];
-        let started = results::now_rfc3339();
+        let started = records::now_rfc3339();
         let (white, black) = two_mut(&mut self.engines, game.white, game.black);
         let (Some(white), Some(black)) = (white.as_mut(), black.as_mut()) else {
             return;
@@ -744,7 +746,7 @@ pub(crate) fn game_record(
         started,
         white_stray: played.stray.white.lines,
         black_stray: played.stray.black.lines,
-        move_info: results::moves::encode_column(&played.infos),
+        move_info: records::moves::encode_column(&played.infos),
     }
 }
 
@@ -753,8 +755,8 @@ mod tests {
     use super::*;
     use crate::engine::EngineKeys;
     use crate::game::TimeControl;
-    use crate::results::tests::record;
-    use crate::results::{GameResult::*, Termination};
+    use crate::records::tests::record;
+    use crate::records::{GameResult::*, Termination};
     use crate::tournament::config::{Format, OpeningsSpec};
 
     fn two_engines(out: &Path) -> TournamentConfig {

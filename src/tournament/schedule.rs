@@ -6,7 +6,7 @@
 //! resumed run rebuilds it and skips the games already recorded.
 
 use super::config::{Format, OpeningOrder, TournamentConfig};
-use crate::results::GameRecord;
+use crate::records::GameRecord;
 use std::collections::{HashMap, HashSet};
 
 /// One scheduled game.

@@ -4,7 +4,7 @@
 use super::params::{self, ParamsError, TuneParam};
 use super::spsa::SpsaSettings;
 use crate::engine::EngineDescription;
-use crate::results::moves::CommentDetail;
+use crate::records::moves::CommentDetail;
 use crate::rules::Rules;
 use crate::run_dir::{RunDir, Shard};
 use crate::tournament::{Format, OpeningsSpec, TournamentConfig};
@@ -137,12 +137,12 @@ impl TuneConfig {
     /// Writes the config as `tune.json` in `dir`, atomically.
     ///
     /// # Errors
-    /// As [`crate::results::write_json`].
-    pub fn save(&self, dir: &Path) -> Result<(), crate::results::ResultsError> {
-        crate::results::write_json(
+    /// As [`crate::records::write_json`].
+    pub fn save(&self, dir: &Path) -> Result<(), crate::records::RecordsError> {
+        crate::records::write_json(
             &RunDir::new(dir).tune_json(),
             self,
-            crate::results::Existing::Replace,
+            crate::records::Existing::Replace,
         )?;
         Ok(())
     }

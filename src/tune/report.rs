@@ -12,8 +12,8 @@
 use super::config::TuneConfig;
 use super::iterations::{IterationRecord, theta_path};
 use super::params::{ParamKind, TuneParam};
-use crate::results::svg::{self, LineChart, RefLine};
-use crate::results::{Existing, ResultsError, write_atomically, write_json};
+use crate::records::{Existing, RecordsError, write_atomically, write_json};
+use crate::report::html::svg::{self, LineChart, RefLine};
 use crate::run_dir::RunDir;
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -198,8 +198,8 @@ pub fn summary_json(snapshot: &Snapshot) -> serde_json::Value {
 /// `dir`, each atomically.
 ///
 /// # Errors
-/// [`ResultsError::Io`] naming the file that cannot be written.
-pub fn write_all(dir: &Path, snapshot: &Snapshot) -> Result<(), ResultsError> {
+/// [`RecordsError::Io`] naming the file that cannot be written.
+pub fn write_all(dir: &Path, snapshot: &Snapshot) -> Result<(), RecordsError> {
     let lines = |lines: Vec<String>| {
         let text: String = lines.iter().map(|line| format!("{line}\n")).collect();
         move |file: &mut std::fs::File| file.write_all(text.as_bytes())
@@ -221,7 +221,7 @@ pub fn write_all(dir: &Path, snapshot: &Snapshot) -> Result<(), ResultsError> {
     )?;
     let path = RunDir::new(dir).report_html();
     let page = html(snapshot)
-        .map_err(|e| ResultsError::io(&path, "cannot render", std::io::Error::other(e)))?;
+        .map_err(|e| RecordsError::io(&path, "cannot render", std::io::Error::other(e)))?;
     write_atomically(&path, Existing::Replace, |file| {
         file.write_all(page.as_bytes())
     })?;

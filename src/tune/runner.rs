@@ -34,7 +34,8 @@ use super::spsa::{self, Perturbation};
 use crate::engine::{Engine, EngineError};
 use crate::game::{self, Players, Unfinished};
 use crate::openings::Opening;
-use crate::results::{self, ResultsError, ResultsWriter};
+use crate::records;
+use crate::records::{RecordsError, ResultsWriter};
 use crate::rules::{ByColor, Color};
 use crate::run_dir::RunDir;
 use crate::tournament::config::TournamentConfig;
@@ -88,7 +89,7 @@ pub enum TuneError {
     /// tune.csv cannot be read or written.
     Iterations(IterationsError),
     /// games.csv, games.pgn, summary.json or report.html cannot be read or written.
-    Results(ResultsError),
+    Results(RecordsError),
     /// The run directory holds another run.
     OutputExists(PathBuf),
     /// A shard that cannot join its tune, or the other shards' files cannot be read.
@@ -121,8 +122,8 @@ impl From<RunError> for TuneError {
     }
 }
 
-impl From<ResultsError> for TuneError {
-    fn from(err: ResultsError) -> Self {
+impl From<RecordsError> for TuneError {
+    fn from(err: RecordsError) -> Self {
         TuneError::Results(err)
     }
 }
@@ -158,7 +159,7 @@ pub fn run(
     let openings = runner::load_openings(&tournament)?;
     let _lock = runner::lock_directory(&dir)?;
     std::fs::create_dir_all(run.logs())
-        .map_err(|e| ResultsError::io(&dir, "cannot create the directory", e))?;
+        .map_err(|e| RecordsError::io(&dir, "cannot create the directory", e))?;
     let sides = config.sides();
     let probe = Engine::start(&runner::launch(&tournament, &sides[0], 0), config.rules)
         .map_err(TuneError::Engine)?;
@@ -169,7 +170,7 @@ pub fn run(
     let (log, finished) = IterationsFile::open(&dir, &config.params, config.spsa.iterations)?;
     // Opened first: it cuts a row torn by a kill before games.csv is read.
     let writer = tournament.results_writer(&dir)?;
-    let (last_game, last_pair) = results::read_games(&games_csv)?
+    let (last_game, last_pair) = records::read_games(&games_csv)?
         .iter()
         .fold((0, 0), |(g, p), game| {
             (g.max(game.game_id), p.max(game.pair))
@@ -442,7 +443,7 @@ impl<'a> Shared<'a> {
 
     /// Records a finished game of `job`: games.csv and games.pgn (the sides' values in PGN
     /// tags), then the iteration's score; the iteration's last game finishes it.
-    fn record(&self, job: &Job, record: &results::GameRecord, played: &game::PlayedGame) {
+    fn record(&self, job: &Job, record: &records::GameRecord, played: &game::PlayedGame) {
         let options = |side: usize| {
             job.values[side]
                 .iter()
@@ -489,7 +490,7 @@ impl<'a> Shared<'a> {
                 first_game: open.first_game,
                 wins: open.wins,
                 losses: open.losses,
-                finished: results::now_rfc3339(),
+                finished: records::now_rfc3339(),
             };
             if let Err(err) = lock(&self.log).append(&record) {
                 drop(state);
@@ -591,7 +592,7 @@ impl<'a> Worker<'a> {
         }
         let shared = self.shared;
         let opening = &shared.openings[job.game.opening];
-        let started = results::now_rfc3339();
+        let started = records::now_rfc3339();
         let [plus, minus] = &mut self.seats;
         let (Some(plus), Some(minus)) = (plus.as_mut(), minus.as_mut()) else {
             return Ok(());

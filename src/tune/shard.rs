@@ -28,7 +28,7 @@
 use super::config::TuneConfig;
 use super::iterations::{IterationRecord, IterationsError, IterationsFile, theta_after};
 use super::report::{self, Snapshot};
-use crate::results::{ResultsError, now_rfc3339};
+use crate::records::{RecordsError, now_rfc3339};
 use crate::run_dir::identity::{RunIdentity, first_difference};
 use crate::run_dir::{RunDir, RunDirError};
 use std::collections::BTreeMap;
@@ -43,7 +43,7 @@ pub enum ShardError {
     /// A shard's tune.csv that cannot be read.
     Iterations(IterationsError),
     /// The run's files cannot be written.
-    Results(ResultsError),
+    Results(RecordsError),
     /// A shard's tune.json that cannot be read.
     Config(String),
     /// A shard given a directory that holds a tune on one machine, or the reverse.

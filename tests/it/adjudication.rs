@@ -1,9 +1,9 @@
 //! Resign and proof adjudication end to end: `bt-arena tournament --resign ... --adjudicate
 //! proof=PLIES` with the bundled engines, from the command line and from a config file.
 
-use bt_arena::results::moves::{MoveScore, decode_column};
-use bt_arena::results::pgn_read::read_pgn;
-use bt_arena::results::{GameRecord, Termination, read_games};
+use bt_arena::records::moves::{MoveScore, decode_column};
+use bt_arena::records::pgn::read_pgn;
+use bt_arena::records::{GameRecord, Termination, read_games};
 use bt_arena::rules::proof::{Prover, Verdict};
 use bt_arena::rules::{Color, Move, Position, Rules};
 use std::path::Path;

@@ -1,7 +1,7 @@
 //! `bt-arena elo` on games.csv files written by the library: text and JSON reports, shards,
 //! SPRT, and the exit codes for a missing file, a malformed row and a bad command line.
 
-use bt_arena::results::{GameRecord, ResultsWriter};
+use bt_arena::records::{GameRecord, ResultsWriter};
 use bt_arena::rules::Rules;
 use bt_arena::stats::{Sprt, elo_pentanomial};
 use std::path::{Path, PathBuf};

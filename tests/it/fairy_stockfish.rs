@@ -7,7 +7,7 @@
 
 use bt_arena::engine::{Engine, EngineError, EngineLaunch, Timeouts};
 use bt_arena::protocol::{GoLimits, Protocol};
-use bt_arena::results::{GameRecord, Termination, read_games};
+use bt_arena::records::{GameRecord, Termination, read_games};
 use bt_arena::rules::perft::{PerftOptions, divide};
 use bt_arena::rules::{Color, Position, Rules};
 use std::collections::BTreeMap;

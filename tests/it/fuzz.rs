@@ -3,7 +3,7 @@
 //! (`fuzz/corpus/TARGET/`), and every input that made one fail (`fuzz/regressions/TARGET/`).
 //! README.md (Tests) says how to fuzz.
 
-use bt_arena::results::moves::{CommentDetail, MoveInfo, MoveScore};
+use bt_arena::records::moves::{CommentDetail, MoveInfo, MoveScore};
 use std::path::Path;
 
 #[path = "../../fuzz/src/lib.rs"]

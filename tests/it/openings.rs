@@ -147,7 +147,7 @@ fn a_book_saved_with_a_byte_order_mark_loads_from_the_command_and_in_a_tournamen
     assert!(stdout(&output).starts_with("bom.epd: 2 openings under capture-only rules\n"));
     let output = random_pair(dir.path(), "--openings file=bom.epd --out run");
     assert!(output.status.success(), "{}", stderr(&output));
-    let games = bt_arena::results::read_games(&dir.path().join("run/games.csv")).unwrap();
+    let games = bt_arena::records::read_games(&dir.path().join("run/games.csv")).unwrap();
     assert_eq!(
         games[0].opening,
         "pppppppp/pppppppp/8/8/8/8/PPPPPPPP/PPPPPPPP w"
@@ -243,7 +243,7 @@ fn tournaments_from_the_repository_root_start_from_the_shipped_book() {
     let output = random_pair(root, &format!("--rules classic --out {}", run.display()));
     assert!(output.status.success(), "{}", stderr(&output));
     assert!(stdout(&output).contains("/openings/classic.epd (sequential order)"));
-    let games = bt_arena::results::read_games(&run.join("games.csv")).unwrap();
+    let games = bt_arena::records::read_games(&run.join("games.csv")).unwrap();
     let book = Book::load(&root.join("openings/classic.epd"), Rules::Classic).unwrap();
     assert_eq!(games[0].opening, book.openings[0].position.to_string());
 }

@@ -2,7 +2,7 @@
 //! the counts of its games.csv; another tool's PGN is paired as Ordo and fastchess pair it;
 //! malformed games are named with file and line; Fairy-Stockfish reads the FEN tag.
 
-use bt_arena::results::moves::MoveScore;
+use bt_arena::records::moves::MoveScore;
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;

@@ -6,7 +6,7 @@
 //! The browser tests are `#[ignore]`d, as they need Chromium installed: `cargo test --
 //! --include-ignored` runs them, and fails them when it is missing (.ci/run installs it).
 
-use bt_arena::results::{GameRecord, read_games};
+use bt_arena::records::{GameRecord, read_games};
 use bt_arena::rules::{Color, Position, Rules, Square};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -80,7 +80,7 @@ fn sprt_run(dir: &Path) -> PathBuf {
 
 /// Writes `games` as the games.csv (and games.pgn) of directory `dir`.
 fn write_games(dir: &Path, games: &[GameRecord]) {
-    let mut writer = bt_arena::results::ResultsWriter::open(dir, Rules::CaptureOnly).unwrap();
+    let mut writer = bt_arena::records::ResultsWriter::open(dir, Rules::CaptureOnly).unwrap();
     for game in games {
         writer.append(game).unwrap();
     }

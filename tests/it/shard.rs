@@ -3,7 +3,7 @@
 //! Real processes: bt-arena and the bundled engines (bt-search at a fixed depth is
 //! deterministic after `uginewgame`, so two runs of a schedule play the same games).
 
-use bt_arena::results::read_games;
+use bt_arena::records::read_games;
 use bt_arena::tournament::shard::sprt::RecordedVerdict;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};

@@ -1,6 +1,6 @@
 //! `bt-arena tournament` end to end, with the real bundled engines and the faulty test engine.
 
-use bt_arena::results::{GameRecord, GameResult, Termination, read_games};
+use bt_arena::records::{GameRecord, GameResult, Termination, read_games};
 use bt_arena::rules::{Color, Position, Rules};
 use bt_arena::stats::Sprt;
 use std::collections::{HashMap, HashSet};
@@ -673,7 +673,7 @@ fn assert_periods_of_four(engine: &str, games: &[GameRecord], log: &str) {
     for (game, goes) in games.iter().zip(&sent) {
         let side = if game.white == engine { 0 } else { 1 };
         assert_eq!([&game.white, &game.black][side], engine);
-        let infos = bt_arena::results::moves::decode_column(&game.move_info).unwrap();
+        let infos = bt_arena::records::moves::decode_column(&game.move_info).unwrap();
         // The opening's side to move plays ply 0 of move_info.
         let first = if game.opening.parse::<Position>().unwrap().side_to_move() == Color::White {
             0

@@ -4,7 +4,7 @@
 
 use bt_arena::engine::{EngineLaunch, Timeouts};
 use bt_arena::protocol::Protocol;
-use bt_arena::results::{GameRecord, GameResult, Termination};
+use bt_arena::records::{GameRecord, GameResult, Termination};
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -259,8 +259,8 @@ pub fn deterministic(rounds: u32) -> String {
 
 /// The games of a games.csv without what depends on the clock (start time, time used, the
 /// time of each move in `move_info`).
-pub fn games_of(csv: &Path) -> Vec<bt_arena::results::GameRecord> {
-    let mut games = bt_arena::results::read_games(csv).expect("a readable games.csv");
+pub fn games_of(csv: &Path) -> Vec<bt_arena::records::GameRecord> {
+    let mut games = bt_arena::records::read_games(csv).expect("a readable games.csv");
     for game in &mut games {
         game.started.clear();
         game.white_ms = 0;

@@ -9,7 +9,7 @@
 //!   identity) is read from its shards' games.csv in game-id order, the order its shared SPRT
 //!   takes them; the ids of the schedule that no shard recorded are
 //!   [missing](RunReading::missing), and the test halts at the first of them
-//!   ([`GameSink::gap`]): a verdict needs every game before it.
+//!   ([`GameSink::gap`](crate::records::GameSink::gap)): a verdict needs every game before it.
 //! * A **games file** outside any run is read in file order, as given.
 //!
 //! A game is identified by its run and its game id (identical moves are not the same game:
@@ -26,7 +26,9 @@ mod verdict;
 pub use verdict::{Recorded, Verdict, describe_missing, id_ranges};
 
 use super::config::TournamentConfig;
-use crate::results::{self, ResultsError, Summary};
+use crate::records::RecordsError;
+use crate::report;
+use crate::report::Summary;
 use crate::run_dir::identity::{Difference, RunIdentity, first_difference};
 use crate::run_dir::{RunDir, RunDirError, RunKind, Shard};
 use crate::stats::Sprt;
@@ -37,7 +39,7 @@ use std::path::{Path, PathBuf};
 #[derive(Debug)]
 pub enum ReadError {
     /// A games file that cannot be read or holds a malformed game.
-    Results(ResultsError),
+    Results(RecordsError),
     /// A run directory that cannot be read.
     RunDir(RunDirError),
     /// A config.json that cannot be read.
@@ -141,8 +143,8 @@ impl fmt::Display for ReadError {
 
 impl std::error::Error for ReadError {}
 
-impl From<ResultsError> for ReadError {
-    fn from(err: ResultsError) -> Self {
+impl From<RecordsError> for ReadError {
+    fn from(err: RecordsError) -> Self {
         ReadError::Results(err)
     }
 }
@@ -379,7 +381,7 @@ impl GameSources {
     }
 
     /// The engines in the run's order (its config), else in schedule order as the files
-    /// give them ([`results::schedule_order`]).
+    /// give them ([`report::schedule_order`]).
     ///
     /// # Errors
     /// A games file that cannot be read.
@@ -387,7 +389,7 @@ impl GameSources {
         if let Some(config) = self.single_run().and_then(Group::config) {
             return Ok(config.engines.iter().map(|e| e.name.clone()).collect());
         }
-        Ok(results::schedule_order(&self.files())?)
+        Ok(report::schedule_order(&self.files())?)
     }
 
     /// The run's own SPRT, when the inputs are one run that has one.
@@ -405,7 +407,7 @@ impl GameSources {
         engines: &[String],
         sprt: Option<&Sprt>,
     ) -> Result<(Summary, RunReading), ReadError> {
-        let mut builder = results::SummaryBuilder::new(engines, sprt);
+        let mut builder = report::SummaryBuilder::new(engines, sprt);
         let reading = self.read(&mut builder)?;
         Ok((builder.finish(), reading))
     }

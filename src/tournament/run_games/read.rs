@@ -3,7 +3,7 @@
 //! schedule.
 
 use super::{GameSources, Group, GroupKind, Missing, ReadError, RunReading};
-use crate::results::{GameFile, GameRecord, GameSink, GamesReader, ResultsError};
+use crate::records::{GameFile, GameRecord, GameSink, GamesReader, RecordsError};
 use crate::run_dir::Shard;
 use crate::tournament::config::TournamentConfig;
 use crate::tournament::schedule::{ScheduledGame, schedule};
@@ -131,7 +131,7 @@ impl GameSources {
             let game = reader
                 .next()
                 .transpose()?
-                .ok_or_else(|| ResultsError::Malformed {
+                .ok_or_else(|| RecordsError::Malformed {
                     path: group.files[*index].clone(),
                     line: position.line(),
                     reason: "the file changed while it was read".to_string(),

@@ -2,7 +2,8 @@
 //! what is missing.
 
 use super::{GameSources, GroupKind, RunReading};
-use crate::results::{self, Summary};
+use crate::records;
+use crate::report::Summary;
 use crate::run_dir::{RunDir, Shard};
 use crate::stats::SprtDecision;
 use crate::tournament::shard::sprt::{RecordedVerdict, read_verdict};
@@ -122,7 +123,7 @@ pub fn describe_missing(sources: &GameSources, reading: &RunReading) -> Vec<Stri
         for (shard, ids) in by_shard.into_values() {
             let games = format!(
                 "{} ({})",
-                results::plural(ids.len() as u64, "game"),
+                records::plural(ids.len() as u64, "game"),
                 id_ranges(&ids)
             );
             lines.push(match (shard, &group.kind) {
@@ -149,7 +150,7 @@ pub fn describe_missing(sources: &GameSources, reading: &RunReading) -> Vec<Stri
 /// Most ranges [`id_ranges`] names.
 const MAX_RANGES: usize = 6;
 
-/// Ascending ids as ranges, the first [`MAX_RANGES`] of them: `1-4, 7, 9-10`, or
+/// Ascending ids as ranges, the first `MAX_RANGES` of them: `1-4, 7, 9-10`, or
 /// `1-2, 4-5, 7-8, 10-11, 13-14, 16-17, ...`.
 pub fn id_ranges(ids: &[u64]) -> String {
     let mut ranges: Vec<(u64, u64)> = Vec::new();

@@ -2,7 +2,7 @@
 //! already recorded.
 
 use super::RunError;
-use crate::results;
+use crate::records;
 use crate::run_dir::RunDir;
 use crate::tournament::config::TournamentConfig;
 use crate::tournament::schedule::{ScheduledGame, recorded_ids};
@@ -39,7 +39,7 @@ pub(super) fn recorded_games(
     if !games_csv.exists() {
         return Ok(HashSet::new());
     }
-    let games = results::read_games(games_csv)?;
+    let games = records::read_games(games_csv)?;
     recorded_ids(config, scheduled, &games).map_err(|(game_id, why)| {
         RunError::Config(format!(
             "cannot resume: {} game {game_id}: {why}",
@@ -55,7 +55,7 @@ pub(super) fn save_config(config: &TournamentConfig) -> Result<(), RunError> {
     std::fs::create_dir_all(dir.logs())
         .map_err(|e| RunError::Config(format!("cannot write {}: {e}", path.display())))?;
     // Whole or not at all: the other shards of a run read it while this one starts.
-    results::write_json(&path, config, results::Existing::Replace)?;
+    records::write_json(&path, config, records::Existing::Replace)?;
     Ok(())
 }
 

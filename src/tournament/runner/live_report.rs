@@ -3,11 +3,12 @@
 //! line, bt-arena's version and the engines' `id name`s).
 
 use super::{RunError, Shared, lock};
-use crate::results::html::{self, RunInfo, RunMeta};
-use crate::results::{self, Summary};
+use crate::report::Summary;
+use crate::report::html::{self, RunInfo, RunMeta};
 use crate::run_dir::RunDir;
 use crate::stats::Sprt;
 use crate::tournament::prepare::Session;
+use crate::{records, report};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -105,13 +106,13 @@ impl Shared<'_> {
         let written = Summary::from_files(&[RunDir::new(&dir).games_csv()], &names, sprt).and_then(
             |mut summary| {
                 summary.builds =
-                    results::provenance::EngineProvenance::of_engines(&self.config.engines);
+                    records::provenance::EngineProvenance::of_engines(&self.config.engines);
                 let meta = RunMeta {
                     in_progress: Some(progress),
                     ..RunMeta::of_dir(&dir)
                 };
                 // summary.json follows the page, so it is current as games finish.
-                results::write_summary(&dir, &summary)?;
+                report::write_summary(&dir, &summary)?;
                 html::write_run_report(&dir, &meta, &summary, sprt)
             },
         );

@@ -6,12 +6,14 @@
 use super::super::config::TournamentConfig;
 use super::super::run_games::{GameSources, Group, GroupKind, ReadError, Recorded, RunReading};
 use super::sprt::read_verdict;
-use crate::results::html::{self, RunMeta};
-use crate::results::pgn_read::RawGames;
-use crate::results::{self, GameRecord, GameSink, ResultsError, ResultsWriter, Summary};
+use crate::records::pgn::RawGames;
+use crate::records::{GameRecord, GameSink, RecordsError, ResultsWriter};
+use crate::report::Summary;
+use crate::report::html::{self, RunMeta};
 use crate::run_dir::RunDir;
 use crate::run_dir::identity::first_difference;
 use crate::stats::Sprt;
+use crate::{records, report};
 use std::collections::HashMap;
 use std::io::{BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -51,7 +53,7 @@ pub enum MergeError {
     /// The games cannot be read (see [`ReadError`]).
     Read(ReadError),
     /// A results file cannot be read or written.
-    Results(ResultsError),
+    Results(RecordsError),
     /// The inputs are not the shards of exactly one run.
     NotShards(String),
 }
@@ -74,8 +76,8 @@ impl From<ReadError> for MergeError {
     }
 }
 
-impl From<ResultsError> for MergeError {
-    fn from(err: ResultsError) -> Self {
+impl From<RecordsError> for MergeError {
+    fn from(err: RecordsError) -> Self {
         MergeError::Results(err)
     }
 }
@@ -153,7 +155,7 @@ impl MergedRun {
     /// [`MergeError`]: a shard's file that cannot be read or holds a game twice or a foreign
     /// one; a results file that cannot be written.
     pub fn write(&self, out: &Path) -> Result<Merged, MergeError> {
-        let io_error = |action, source| ResultsError::Io {
+        let io_error = |action, source| RecordsError::Io {
             path: out.to_path_buf(),
             action,
             source,
@@ -181,8 +183,8 @@ impl MergedRun {
         let (mut summary, reading) = self
             .sources
             .summary(&self.engines(), self.sprt().as_ref())?;
-        summary.builds = results::provenance::EngineProvenance::of_engines(&self.config.engines);
-        results::write_summary(out, &summary)?;
+        summary.builds = records::provenance::EngineProvenance::of_engines(&self.config.engines);
+        report::write_summary(out, &summary)?;
         // The run's config.json and run.json are its shards'.
         let meta = RunMeta {
             sources: vec![target.games_csv().display().to_string()],
@@ -207,7 +209,7 @@ impl MergedRun {
         if let Recorded::Agrees(verdict) = &recorded
             && read_verdict(out).ok().flatten().as_ref() != Some(verdict)
         {
-            results::write_json(&target.sprt_json(), verdict, results::Existing::Replace)?;
+            records::write_json(&target.sprt_json(), verdict, records::Existing::Replace)?;
         }
         Ok(Merged {
             summary,
@@ -247,7 +249,7 @@ fn not_one_run(first: &Group, second: &Group, described: String) -> MergeError {
 /// A [`GameSink`] appending every game to a games.csv and games.pgn.
 struct Appender {
     writer: ResultsWriter,
-    error: Option<ResultsError>,
+    error: Option<RecordsError>,
 }
 
 impl GameSink for Appender {
@@ -270,14 +272,14 @@ impl GameSink for Appender {
 ///
 /// # Errors
 /// A games.pgn that cannot be read or written.
-fn restore_shard_pgn(path: &Path, shards: &[(u32, PathBuf)]) -> Result<Vec<u64>, ResultsError> {
-    let games_of = |path: &Path| -> Result<Vec<(Option<u64>, String)>, ResultsError> {
+fn restore_shard_pgn(path: &Path, shards: &[(u32, PathBuf)]) -> Result<Vec<u64>, RecordsError> {
+    let games_of = |path: &Path| -> Result<Vec<(Option<u64>, String)>, RecordsError> {
         let file =
-            std::fs::File::open(path).map_err(|e| ResultsError::io(path, "cannot read", e))?;
+            std::fs::File::open(path).map_err(|e| RecordsError::io(path, "cannot read", e))?;
         RawGames::new(BufReader::new(file))
             .map(|game| game.map(|g| (g.game_id, g.text)))
             .collect::<std::io::Result<_>>()
-            .map_err(|e| ResultsError::io(path, "cannot read", e))
+            .map_err(|e| RecordsError::io(path, "cannot read", e))
     };
     let mut from_shards: HashMap<u64, String> = HashMap::new();
     for (_, dir) in shards {
@@ -301,7 +303,7 @@ fn restore_shard_pgn(path: &Path, shards: &[(u32, PathBuf)]) -> Result<Vec<u64>,
             }
         }
     }
-    results::write_atomically(path, results::Existing::Replace, |file| {
+    records::write_atomically(path, records::Existing::Replace, |file| {
         merged
             .iter()
             .try_for_each(|text| file.write_all(text.as_bytes()))
@@ -315,10 +317,10 @@ mod tests {
 
     #[test]
     fn shard_pgn_splits_into_whole_games_whatever_the_pvs_say() {
-        use crate::results::moves::{CommentDetail, MoveInfo};
-        use crate::results::pgn::{PgnStyle, format_game_with};
-        use crate::results::tests::record;
-        use crate::results::{GameResult, Termination};
+        use crate::records::moves::{CommentDetail, MoveInfo};
+        use crate::records::pgn::{PgnStyle, format_game_with};
+        use crate::records::tests::record;
+        use crate::records::{GameResult, Termination};
         use crate::rules::Rules;
         // A PV long enough to wrap, whose words start lines with `[Event ` and `[X-GameId `.
         let pv: Vec<String> = ["a2a3", "[Event", "x]", "[X-GameId", "77]"]

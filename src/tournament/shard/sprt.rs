@@ -18,7 +18,7 @@
 
 use super::super::config::TournamentConfig;
 use super::Shard;
-use crate::results::{Existing, GameRecord, GamesTail, ResultsError, now_rfc3339, write_json};
+use crate::records::{Existing, GameRecord, GamesTail, RecordsError, now_rfc3339, write_json};
 use crate::run_dir::RunDir;
 use crate::stats::{EloModel, Outcome, SequentialTest, Sprt, SprtDecision, SprtReport};
 use serde::{Deserialize, Serialize};
@@ -110,15 +110,15 @@ impl fmt::Display for RecordedVerdict {
 /// The verdict recorded in run directory `run`, if any.
 ///
 /// # Errors
-/// [`ResultsError::Io`] when the file exists but cannot be read; [`ResultsError::Malformed`]
+/// [`RecordsError::Io`] when the file exists but cannot be read; [`RecordsError::Malformed`]
 /// when it is not a verdict.
-pub fn read_verdict(run: &Path) -> Result<Option<RecordedVerdict>, ResultsError> {
+pub fn read_verdict(run: &Path) -> Result<Option<RecordedVerdict>, RecordsError> {
     let path = RunDir::new(run).sprt_json();
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(source) => {
-            return Err(ResultsError::Io {
+            return Err(RecordsError::Io {
                 path,
                 action: "cannot read",
                 source,
@@ -127,7 +127,7 @@ pub fn read_verdict(run: &Path) -> Result<Option<RecordedVerdict>, ResultsError>
     };
     serde_json::from_str(&text)
         .map(Some)
-        .map_err(|e| ResultsError::Malformed {
+        .map_err(|e| RecordsError::Malformed {
             line: e.line() as u64,
             reason: e.to_string(),
             path,
@@ -184,7 +184,7 @@ impl SprtWatcher {
     ///
     /// # Errors
     /// As [`look`](Self::look).
-    pub fn may_start(&mut self, pair: u64) -> Result<bool, ResultsError> {
+    pub fn may_start(&mut self, pair: u64) -> Result<bool, RecordsError> {
         if self.last_pair == Some(pair) {
             return Ok(true);
         }
@@ -202,7 +202,7 @@ impl SprtWatcher {
     /// # Errors
     /// A games.csv or sprt.json that cannot be read or is malformed; a verdict that cannot
     /// be written.
-    pub fn look(&mut self) -> Result<Option<&RecordedVerdict>, ResultsError> {
+    pub fn look(&mut self) -> Result<Option<&RecordedVerdict>, RecordsError> {
         if self.verdict.is_none()
             && let Some(verdict) = self.count_new_games()?
         {
@@ -218,7 +218,7 @@ impl SprtWatcher {
 
     /// Reads every shard's new games and counts them in game-id order up to the first one
     /// missing; the verdict when a game reaches it.
-    fn count_new_games(&mut self) -> Result<Option<RecordedVerdict>, ResultsError> {
+    fn count_new_games(&mut self) -> Result<Option<RecordedVerdict>, RecordsError> {
         for tail in &mut self.tails {
             for game in tail.read_new()? {
                 if game.game_id >= self.next_game {
@@ -260,7 +260,7 @@ fn outcome_for(tested: &str, game: &GameRecord) -> Outcome {
 /// Records `verdict` as `run/sprt.json` unless the same verdict is there already (recorded by
 /// another shard first: that record is kept and returned); a file holding another verdict
 /// (of another run or test, left in a reused directory) is replaced.
-fn record_verdict(run: &Path, verdict: RecordedVerdict) -> Result<RecordedVerdict, ResultsError> {
+fn record_verdict(run: &Path, verdict: RecordedVerdict) -> Result<RecordedVerdict, RecordsError> {
     let path = RunDir::new(run).sprt_json();
     if write_json(&path, &verdict, Existing::Keep)? {
         return Ok(verdict);
@@ -278,8 +278,8 @@ fn record_verdict(run: &Path, verdict: RecordedVerdict) -> Result<RecordedVerdic
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::tests::record;
-    use crate::results::{GameResult, ResultsWriter, Termination};
+    use crate::records::tests::record;
+    use crate::records::{GameResult, ResultsWriter, Termination};
     use crate::rules::Rules;
     use crate::tournament::shard::test_config;
 

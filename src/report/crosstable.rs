@@ -75,8 +75,8 @@ impl fmt::Display for Crosstable {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::tests::record;
-    use crate::results::{GameResult::*, Termination::GoalRank};
+    use crate::records::tests::record;
+    use crate::records::{GameResult::*, Termination::GoalRank};
 
     #[test]
     fn three_engines_in_standings_order() {

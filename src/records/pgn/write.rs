@@ -31,15 +31,15 @@
 //! `X-WhiteLimit`, `X-BlackLimit`) replace `TimeControl` (and `X-Limit`), as cutechess-cli and
 //! fastchess write them. Then a blank line, the numbered moves (`1. a2a3 a7a6 2. b2b3`, or
 //! `1... a7a6 2. ...` when Black moves first), each followed by its comment
-//! (`{+0.35/12 0.120s, n=10234, sd=18, pv="a7a6 b2b3"}`, see [`super::moves`]; trimmed or left
+//! (`{+0.35/12 0.120s, n=10234, sd=18, pv="a7a6 b2b3"}`, see [`crate::records::moves`]; trimmed or left
 //! out with [`CommentDetail`]), wrapped at 79 columns, a comment with bt-arena's termination word
 //! and how the game ended (`{goal-rank: White reaches rank 8}`; an adjudication's own account
 //! when the game was just played, e.g. `{proof: White wins in 5 plies: e6e7 d8e7 f6f7 e7f6
 //! f7f8}`), the result, and a blank line.
 
-use super::GameRecord;
-use super::moves::{self, CommentDetail, MoveInfo};
-use super::provenance::EngineProvenance;
+use crate::records::GameRecord;
+use crate::records::moves::{self, CommentDetail, MoveInfo};
+use crate::records::provenance::EngineProvenance;
 use crate::rules::{Color, Position, Rules};
 use crate::time_control::TimeControl;
 use std::collections::BTreeMap;
@@ -123,7 +123,7 @@ pub fn format_game_with(record: &GameRecord, infos: &[MoveInfo], style: &PgnStyl
 }
 
 /// [`format_game_with`], the final comment saying `ending` after the termination word instead
-/// of [`Termination::describe`](super::Termination::describe)'s sentence: an adjudication's
+/// of [`Termination::describe`](crate::records::Termination::describe)'s sentence: an adjudication's
 /// own account (`{proof: White wins in 5 plies: e6e7 d8e7 ...}`), which games.csv does not
 /// keep.
 pub fn format_game_ending(
@@ -338,8 +338,8 @@ fn escape(value: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::tests::record;
-    use crate::results::{GameResult, Termination};
+    use crate::records::tests::record;
+    use crate::records::{GameResult, Termination};
 
     fn style(rules: Rules) -> PgnStyle {
         PgnStyle::new("test event", rules)
@@ -449,7 +449,7 @@ mod tests {
 
     #[test]
     fn an_adjudication_ends_with_its_own_account_and_reads_back() {
-        use crate::results::pgn_read::parse_pgn;
+        use crate::records::pgn::parse_pgn;
         let mut game = record(3, 2, "a", "b", GameResult::WhiteWins, Termination::Proof);
         game.moves = "e2e3 d7d6 e3e4".into();
         let style = style(Rules::CaptureOnly);

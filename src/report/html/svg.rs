@@ -1,5 +1,5 @@
 //! The charts of report.html as inline SVG, drawn from numbers computed elsewhere
-//! ([`super::Summary`], [`super::series`]): bars with error whiskers, a line over games with a
+//! ([`crate::report::Summary`], [`crate::report::series`]): bars with error whiskers, a line over games with a
 //! band and reference lines, and bar histograms. Every text is escaped here.
 
 use std::fmt::Write;

@@ -1,13 +1,13 @@
 //! The games of a file of either kind bt-arena reads: a games.csv, streamed row by row, or a
 //! PGN file (bt-arena's, cutechess-cli's, fastchess's), read whole.
 
-use super::pgn_read::{self, ReadGames};
-use super::{GameRecord, GamesReader, ResultsError};
+use super::pgn::{self, ReadGames};
+use super::{GameRecord, GamesReader, RecordsError};
 use std::io::Read;
 use std::path::Path;
 
 /// The games of a games.csv or PGN file, in file order: an iterator of
-/// `Result<GameRecord, ResultsError>`. [`pgn_read::is_pgn`] tells the kinds apart (a `.pgn`
+/// `Result<GameRecord, RecordsError>`. [`pgn::is_pgn`] tells the kinds apart (a `.pgn`
 /// name, or the first character). A games.csv is read one row at a time ([`GamesReader`]); a
 /// PGN file is parsed when opened and its games held until they are taken.
 #[derive(Debug)]
@@ -29,21 +29,21 @@ impl GameFile {
     /// Opens `path` (for a PGN file: reads and checks every game).
     ///
     /// # Errors
-    /// As [`GamesReader::open`] or [`pgn_read::read_pgn`]: [`ResultsError::Io`] when the file
-    /// cannot be read, [`ResultsError::Malformed`] naming the line of a malformed PGN game.
-    pub fn open(path: &Path) -> Result<GameFile, ResultsError> {
+    /// As [`GamesReader::open`] or [`pgn::read_pgn`]: [`RecordsError::Io`] when the file
+    /// cannot be read, [`RecordsError::Malformed`] naming the line of a malformed PGN game.
+    pub fn open(path: &Path) -> Result<GameFile, RecordsError> {
         let mut head = [0u8; 64];
         let len = std::fs::File::open(path)
             .and_then(|mut file| file.read(&mut head))
-            .map_err(|e| ResultsError::io(path, "cannot read", e))?;
-        if !pgn_read::is_pgn(path, &String::from_utf8_lossy(&head[..len])) {
+            .map_err(|e| RecordsError::io(path, "cannot read", e))?;
+        if !pgn::is_pgn(path, &String::from_utf8_lossy(&head[..len])) {
             return GamesReader::open(path).map(GameFile::Csv);
         }
         let ReadGames {
             games,
             skipped,
             ids_tagged,
-        } = pgn_read::read_pgn(path)?;
+        } = pgn::read_pgn(path)?;
         Ok(GameFile::Pgn {
             games: games.into_iter(),
             skipped,
@@ -72,7 +72,7 @@ impl GameFile {
 }
 
 impl Iterator for GameFile {
-    type Item = Result<GameRecord, ResultsError>;
+    type Item = Result<GameRecord, RecordsError>;
 
     fn next(&mut self) -> Option<Self::Item> {
         match self {

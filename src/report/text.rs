@@ -2,8 +2,8 @@
 //! engines), a block per pair of engines (Elo, games, pentanomial counts, SPRT) and the faults
 //! table. [`Display`](fmt::Display) of [`Summary`] and [`PairSummary`].
 
-use super::plural;
-use super::report::{PairSummary, Summary};
+use super::summary::{PairSummary, Summary};
+use crate::records::plural;
 use crate::stats::{Bound, EloModel, SprtDecision};
 use std::fmt;
 
@@ -248,8 +248,8 @@ impl fmt::Display for PairSummary {
 
 #[cfg(test)]
 mod tests {
-    use crate::results::Summary;
-    use crate::results::report::tests::{alpha_beta, names, sprt};
+    use crate::report::Summary;
+    use crate::report::summary::tests::{alpha_beta, names, sprt};
     use crate::stats::elo_pentanomial;
 
     #[test]

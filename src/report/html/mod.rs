@@ -6,20 +6,22 @@
 //!
 //! The numbers are those of summary.json (the same [`Summary`]) and of [`Series`], both
 //! computed from the games; this module only lays them out (with [minijinja], which escapes
-//! every text, and [`super::svg`]). The page is written atomically ([`write_report`]), so a
+//! every text, and [`svg`]). The page is written atomically ([`write_report`]), so a
 //! browser reloading it during a run sees the last complete version; while a run goes on it
 //! reloads itself every [`REFRESH_SECONDS`], keeping the game and move shown (in the URL's
 //! `#game=N&ply=P`, N the game number, which also opens the viewer there).
 
+pub mod svg;
+
 use super::crosstable::Crosstable;
-use super::moves::CommentDetail;
-use super::provenance::{ClockScale, EngineProvenance};
 use super::series::{
     OpeningResult, PairSeries, Series, SeriesBuilder, SprtLines, UnreadableMoveInfo,
 };
-use super::svg::{self, LineChart, PALETTE, RatingBar, RefLine};
-use super::{
-    Existing, GameFile, GameRecord, GameSink, ResultsError, Summary, Termination, pgn, plural,
+use super::{PairSummary, Summary};
+use crate::records::moves::CommentDetail;
+use crate::records::provenance::{ClockScale, EngineProvenance};
+use crate::records::{
+    self, Existing, GameFile, GameRecord, GameSink, RecordsError, Termination, pgn, plural,
 };
 use crate::rules::Position;
 use crate::run_dir::RunDir;
@@ -28,6 +30,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, VecDeque};
 use std::io::Write;
 use std::path::Path;
+use svg::{LineChart, PALETTE, RatingBar, RefLine};
 
 /// How often a page of a run in progress reloads itself, seconds.
 pub const REFRESH_SECONDS: u32 = 15;
@@ -70,9 +73,9 @@ impl RunInfo {
     /// Writes `dir/run.json` atomically.
     ///
     /// # Errors
-    /// [`ResultsError::Io`] when it cannot be written.
-    pub fn write(&self, dir: &Path) -> Result<(), ResultsError> {
-        super::write_json(&RunDir::new(dir).run_json(), self, Existing::Replace).map(drop)
+    /// [`RecordsError::Io`] when it cannot be written.
+    pub fn write(&self, dir: &Path) -> Result<(), RecordsError> {
+        records::write_json(&RunDir::new(dir).run_json(), self, Existing::Replace).map(drop)
     }
 }
 
@@ -159,11 +162,11 @@ pub fn render(report: &Report<'_>) -> Result<String, String> {
 /// Renders `report` and writes it to `path` atomically.
 ///
 /// # Errors
-/// [`ResultsError::Io`] when the file cannot be written (or the template fails).
-pub fn write_report(path: &Path, report: &Report<'_>) -> Result<(), ResultsError> {
+/// [`RecordsError::Io`] when the file cannot be written (or the template fails).
+pub fn write_report(path: &Path, report: &Report<'_>) -> Result<(), RecordsError> {
     let html = render(report)
-        .map_err(|e| ResultsError::io(path, "cannot render", std::io::Error::other(e)))?;
-    super::write_atomically(path, Existing::Replace, |file| {
+        .map_err(|e| RecordsError::io(path, "cannot render", std::io::Error::other(e)))?;
+    records::write_atomically(path, Existing::Replace, |file| {
         file.write_all(html.as_bytes())
     })
     .map(drop)
@@ -221,7 +224,7 @@ pub fn series_of_files<P: AsRef<Path>>(
     files: &[P],
     summary: &Summary,
     sprt: Option<&Sprt>,
-) -> Result<(Series, Vec<GameRecord>), ResultsError> {
+) -> Result<(Series, Vec<GameRecord>), RecordsError> {
     let mut page = PageGames::new(summary, sprt);
     for path in files {
         for game in GameFile::open(path.as_ref())? {
@@ -236,14 +239,14 @@ pub fn series_of_files<P: AsRef<Path>>(
 /// and their `summary` (computed with `sprt`), described by `meta` (e.g. [`RunMeta::of_dir`]).
 ///
 /// # Errors
-/// [`ResultsError::Io`] when games.csv cannot be read or the page cannot be written;
-/// [`ResultsError::Malformed`] for a row of games.csv that does not read.
+/// [`RecordsError::Io`] when games.csv cannot be read or the page cannot be written;
+/// [`RecordsError::Malformed`] for a row of games.csv that does not read.
 pub fn write_run_report(
     dir: &Path,
     meta: &RunMeta,
     summary: &Summary,
     sprt: Option<&Sprt>,
-) -> Result<(), ResultsError> {
+) -> Result<(), RecordsError> {
     let run = RunDir::new(dir);
     let (series, games) = series_of_files(&[run.games_csv()], summary, sprt)?;
     write_report(
@@ -399,7 +402,7 @@ fn page(report: &Report<'_>) -> Page {
 
 /// `in progress: 12 of 48 games` or `finished: 48 games`, with the time written.
 fn status_line(report: &Report<'_>) -> String {
-    let now = super::now_rfc3339();
+    let now = records::now_rfc3339();
     match report.meta.in_progress {
         Some((done, of)) => format!("In progress: {done} of {of} games (updated {now})"),
         None => format!("{} (written {now})", plural(report.summary.games, "game")),
@@ -494,7 +497,7 @@ fn cross_rows(summary: &Summary) -> CrossRows {
 
 /// A pair's block: its numbers as lines, its pentanomial bars, its Elo chart and, with an
 /// SPRT, its LLR chart.
-fn pair_block(pair: &super::PairSummary, series: &PairSeries) -> PairBlock {
+fn pair_block(pair: &PairSummary, series: &PairSeries) -> PairBlock {
     let Pentanomial { ll, wl, ww, .. } = pair.pentanomial;
     let labels = ["LL 0".to_string(), "WL 1".to_string(), "WW 2".to_string()];
     PairBlock {
@@ -514,7 +517,7 @@ fn pair_block(pair: &super::PairSummary, series: &PairSeries) -> PairBlock {
 
 /// A pair's numbers, as the text report gives them: Elo (a bound marked) with its error and
 /// LOS; games, wins, losses and score; the pentanomial counts; the SPRT's line.
-fn pair_lines(pair: &super::PairSummary) -> Vec<String> {
+fn pair_lines(pair: &PairSummary) -> Vec<String> {
     let elo = &pair.elo;
     let score = match pair.games {
         0 => "-".to_string(),
@@ -779,7 +782,7 @@ fn meta_rows(report: &Report<'_>) -> Vec<(String, String)> {
         rows.push(("First game started".into(), first.clone()));
         rows.push(("Last game started".into(), last.clone()));
     }
-    rows.push(("Report written".into(), super::now_rfc3339()));
+    rows.push(("Report written".into(), records::now_rfc3339()));
     if let Some(config) = &meta.config {
         for key in [
             "event", "rules", "format", "rounds", "games", "seed", "sprt",
@@ -823,8 +826,8 @@ fn meta_rows(report: &Report<'_>) -> Vec<(String, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::tests::record;
-    use crate::results::{GameResult::*, Termination::*};
+    use crate::records::tests::record;
+    use crate::records::{GameResult::*, Termination::*};
 
     fn sample() -> (Summary, Series, Vec<GameRecord>) {
         let mut games = vec![

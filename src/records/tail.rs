@@ -1,8 +1,8 @@
 //! Reading a games.csv while another process appends to it: each look reads only the rows
 //! appended since the last one.
 
-use super::files::{check_columns, malformed};
-use super::{GameRecord, ResultsError};
+use super::csv::{check_columns, malformed};
+use super::{GameRecord, RecordsError};
 use csv::StringRecord;
 use std::fs::File;
 use std::io::{ErrorKind, Read, Seek, SeekFrom};
@@ -42,10 +42,10 @@ impl GamesTail {
     /// file that does not exist yet holds no games.
     ///
     /// # Errors
-    /// [`ResultsError::Io`] when the file cannot be read; [`ResultsError::Malformed`] (with
+    /// [`RecordsError::Io`] when the file cannot be read; [`RecordsError::Malformed`] (with
     /// the file's line number) for a bad header or row, or a file that became shorter than
     /// what was already taken (rewritten: its games cannot be counted again).
-    pub fn read_new(&mut self) -> Result<Vec<GameRecord>, ResultsError> {
+    pub fn read_new(&mut self) -> Result<Vec<GameRecord>, RecordsError> {
         let bytes = match self.read_appended() {
             Ok(bytes) => bytes,
             Err(e) if e.kind() == ErrorKind::NotFound && self.offset == 0 => return Ok(Vec::new()),
@@ -101,8 +101,8 @@ impl GamesTail {
         Ok(bytes)
     }
 
-    fn io_error(&self, source: std::io::Error) -> ResultsError {
-        ResultsError::Io {
+    fn io_error(&self, source: std::io::Error) -> RecordsError {
+        RecordsError::Io {
             path: self.path.clone(),
             action: "cannot read",
             source,
@@ -110,8 +110,8 @@ impl GamesTail {
     }
 
     /// `error` with its line counted from the start of the file rather than of the chunk.
-    fn at_line(&self, mut error: ResultsError) -> ResultsError {
-        if let ResultsError::Malformed { line, .. } = &mut error {
+    fn at_line(&self, mut error: RecordsError) -> RecordsError {
+        if let RecordsError::Malformed { line, .. } = &mut error {
             *line += self.lines;
         }
         error
@@ -121,8 +121,8 @@ impl GamesTail {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::tests::record;
-    use crate::results::{GameResult, ResultsWriter, Termination};
+    use crate::records::tests::record;
+    use crate::records::{GameResult, ResultsWriter, Termination};
     use crate::rules::Rules;
     use std::io::Write;
 

@@ -3,9 +3,9 @@
 //! The JSON is the serde form of [`Summary`] (field names and shapes are documented on the
 //! types of [`report`](super::report)), pretty-printed, with a final newline.
 
-use super::ResultsError;
-use super::report::Summary;
-use super::{Existing, write_json};
+use super::summary::Summary;
+use crate::records::RecordsError;
+use crate::records::{Existing, write_json};
 use std::path::Path;
 
 /// `summary` as pretty JSON with a final newline: the text of summary.json.
@@ -20,8 +20,8 @@ pub fn summary_json(summary: &Summary) -> String {
 /// `dir`, synced, then renamed over the old summary ([`write_json`]).
 ///
 /// # Errors
-/// [`ResultsError::Io`] when the temporary file cannot be created, written or renamed.
-pub fn write_summary(dir: &Path, summary: &Summary) -> Result<(), ResultsError> {
+/// [`RecordsError::Io`] when the temporary file cannot be created, written or renamed.
+pub fn write_summary(dir: &Path, summary: &Summary) -> Result<(), RecordsError> {
     let path = crate::run_dir::RunDir::new(dir).summary_json();
     write_json(&path, summary, Existing::Replace).map(|_| ())
 }
@@ -29,7 +29,7 @@ pub fn write_summary(dir: &Path, summary: &Summary) -> Result<(), ResultsError> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::report::tests::{alpha_beta, sprt};
+    use crate::report::summary::tests::{alpha_beta, sprt};
 
     #[test]
     fn summary_json_is_written_atomically() {

@@ -2,8 +2,9 @@
 //! pair after each game), terminations and move times per engine, and the openings' results.
 //! Computed here, once, from the games in recorded order; the page only draws them.
 
-use super::moves;
-use super::{GameRecord, Summary, Termination};
+use super::Summary;
+use crate::records::moves;
+use crate::records::{GameRecord, GameResult, GameSink, Termination};
 use crate::stats::{MatchCounts, Outcome, Sprt};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
@@ -281,7 +282,7 @@ impl SeriesBuilder {
     }
 
     /// Games are missing before the next one: the LLR series stops here, as the SPRT of a
-    /// reading in game-id order does (see [`super::GameSink::gap`]).
+    /// reading in game-id order does (see [`GameSink::gap`]).
     pub fn gap(&mut self) {
         for track in &mut self.pairs {
             track.sprt = None;
@@ -312,7 +313,7 @@ impl SeriesBuilder {
     }
 }
 
-impl super::GameSink for SeriesBuilder {
+impl GameSink for SeriesBuilder {
     fn game(&mut self, game: &GameRecord) {
         self.add(game);
     }
@@ -530,7 +531,7 @@ impl OpeningTrack {
                 self.rows.len() - 1
             }
         };
-        let white_won = game.result == super::GameResult::WhiteWins;
+        let white_won = game.result == GameResult::WhiteWins;
         let row = &mut self.rows[row];
         row.games += 1;
         row.white_wins += u64::from(white_won);
@@ -560,8 +561,8 @@ impl OpeningTrack {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::tests::record;
-    use crate::results::{GameResult::*, Termination::*};
+    use crate::records::tests::record;
+    use crate::records::{GameResult::*, Termination::*};
 
     /// The summary and series of `games` between `a` and `b`.
     fn compute(games: &[GameRecord], sprt: Option<&Sprt>) -> (Summary, Series) {

@@ -25,8 +25,8 @@
 //! result `*` (unfinished) or cut off at the end of the file is skipped and said so
 //! ([`ReadGames::skipped`]).
 
-use super::moves::{self, MoveInfo};
-use super::{GameRecord, GameResult, ResultsError, Termination};
+use crate::records::moves::{self, MoveInfo};
+use crate::records::{GameRecord, GameResult, RecordsError, Termination};
 use crate::rules::{ByColor, Color, Move, Position, Rules, Square};
 use std::path::Path;
 
@@ -45,13 +45,13 @@ pub struct ReadGames {
 /// Reads the games of the PGN file `path`.
 ///
 /// # Errors
-/// [`ResultsError::Io`] when the file cannot be read; [`ResultsError::Malformed`] with the
+/// [`RecordsError::Io`] when the file cannot be read; [`RecordsError::Malformed`] with the
 /// line of the game (or of the move) at fault: a missing `White` or `Black`, a draw or a
 /// result the tags and the movetext disagree on, a result the last position contradicts, an
 /// unknown variant, a bad `FEN`, a move that is not legal, an unclosed comment.
-pub fn read_pgn(path: &Path) -> Result<ReadGames, ResultsError> {
+pub fn read_pgn(path: &Path) -> Result<ReadGames, RecordsError> {
     let text =
-        std::fs::read_to_string(path).map_err(|e| ResultsError::io(path, "cannot read", e))?;
+        std::fs::read_to_string(path).map_err(|e| RecordsError::io(path, "cannot read", e))?;
     parse_pgn(&text, path)
 }
 
@@ -59,8 +59,8 @@ pub fn read_pgn(path: &Path) -> Result<ReadGames, ResultsError> {
 ///
 /// # Errors
 /// As [`read_pgn`].
-pub fn parse_pgn(text: &str, path: &Path) -> Result<ReadGames, ResultsError> {
-    let malformed = |line: u64, reason: String| ResultsError::Malformed {
+pub fn parse_pgn(text: &str, path: &Path) -> Result<ReadGames, RecordsError> {
+    let malformed = |line: u64, reason: String| RecordsError::Malformed {
         path: path.to_path_buf(),
         line,
         reason,
@@ -751,7 +751,7 @@ fn assign_pairs(mut games: Vec<GameRecord>) -> Vec<GameRecord> {
 mod tests {
     use super::*;
 
-    fn parse(text: &str) -> Result<ReadGames, ResultsError> {
+    fn parse(text: &str) -> Result<ReadGames, RecordsError> {
         parse_pgn(text, Path::new("x.pgn"))
     }
 
@@ -803,8 +803,8 @@ mod tests {
 
     #[test]
     fn bt_arena_pgn_reads_back_as_written() {
-        use crate::results::pgn::{PgnStyle, format_game};
-        use crate::results::tests::record;
+        use crate::records::pgn::{PgnStyle, format_game};
+        use crate::records::tests::record;
         let mut games = vec![
             record(
                 5,

@@ -1,45 +1,17 @@
-//! The files of a run directory: appending to games.csv and games.pgn, repairing an entry cut
-//! off by a killed runner, and reading games.csv back.
+//! Appending finished games to games.csv and games.pgn, and repairing the entry a killed
+//! runner cut off, so that the two files hold the same games.
 
+use super::csv::{COLUMNS, check_header_line, csv_row, header_line, row_of};
 use super::moves::{CommentDetail, MoveInfo};
 use super::pgn::{self, PgnStyle};
-use super::{GameRecord, ResultsError};
+use super::{GameRecord, GamesReader, RecordsError};
 use crate::rules::Rules;
 use crate::run_dir::RunDir;
 use crate::time_control::TimeControl;
-use csv::StringRecord;
 use std::collections::{HashMap, HashSet};
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Write};
+use std::io::{self, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
-
-/// The columns of games.csv, in order: the fields of [`GameRecord`]. Columns were added at
-/// the end over time ([`COLUMN_COUNTS`]): a file without the later ones still reads (as 0 and
-/// empty) and a run directory begun without them keeps its columns when resumed.
-pub const COLUMNS: [&str; 17] = [
-    "game_id",
-    "round",
-    "pair",
-    "opening_id",
-    "opening",
-    "white",
-    "black",
-    "result",
-    "termination",
-    "plies",
-    "moves",
-    "white_ms",
-    "black_ms",
-    "started",
-    "white_stray",
-    "black_stray",
-    "move_info",
-];
-
-/// How many of [`COLUMNS`] a games.csv may have, oldest first: the first release's 14, then
-/// `white_stray` and `black_stray`, then `move_info`. The later columns hold no comma and no
-/// quote (unsigned integers; `move_info` tokens, see [`super::moves`]).
-pub const COLUMN_COUNTS: [usize; 3] = [14, 16, 17];
 
 /// What a complete games.csv ends with: the end of a row.
 const CSV_ENDS: &[&[u8]] = &[b"\n"];
@@ -78,14 +50,14 @@ impl ResultsWriter {
     /// partial last row, a PGN that does not end with a result and a blank line loses its
     /// partial last game. `rules` names the PGN `Variant`; the PGN `Event` is `bt-arena`
     /// unless set with [`with_event`](ResultsWriter::with_event). A games.csv whose header
-    /// lacks the later columns ([`COLUMN_COUNTS`]) gets rows without them too.
+    /// lacks the later columns ([`COLUMN_COUNTS`](super::COLUMN_COUNTS)) gets rows without them too.
     ///
     /// # Errors
-    /// [`ResultsError::Io`] when the directory or a file cannot be created, read or cut;
-    /// [`ResultsError::Malformed`] (line 1) when an existing games.csv has another header.
-    pub fn open(dir: &Path, rules: Rules) -> Result<ResultsWriter, ResultsError> {
+    /// [`RecordsError::Io`] when the directory or a file cannot be created, read or cut;
+    /// [`RecordsError::Malformed`] (line 1) when an existing games.csv has another header.
+    pub fn open(dir: &Path, rules: Rules) -> Result<ResultsWriter, RecordsError> {
         fs::create_dir_all(dir)
-            .map_err(|e| ResultsError::io(dir, "cannot create the directory", e))?;
+            .map_err(|e| RecordsError::io(dir, "cannot create the directory", e))?;
         let run = RunDir::new(dir);
         let csv_path = run.games_csv();
         let mut csv = open_for_append(&csv_path)?;
@@ -128,8 +100,8 @@ impl ResultsWriter {
     /// [`repairs`]: ResultsWriter::repairs
     ///
     /// # Errors
-    /// [`ResultsError`] when games.csv or games.pgn cannot be read or written.
-    pub fn reconciled(mut self) -> Result<ResultsWriter, ResultsError> {
+    /// [`RecordsError`] when games.csv or games.pgn cannot be read or written.
+    pub fn reconciled(mut self) -> Result<ResultsWriter, RecordsError> {
         let done = reconcile_pgn(&self.csv_path, &self.pgn_path, &self.style)?;
         if !done.is_empty() {
             self.repairs.extend(done);
@@ -179,9 +151,9 @@ impl ResultsWriter {
     /// Appends the game to games.pgn and games.csv and flushes both before returning.
     ///
     /// # Errors
-    /// [`ResultsError::InvalidRecord`] when a text field holds a line break (nothing is
-    /// written); [`ResultsError::Io`] when a write fails.
-    pub fn append(&mut self, record: &GameRecord) -> Result<(), ResultsError> {
+    /// [`RecordsError::InvalidRecord`] when a text field holds a line break (nothing is
+    /// written); [`RecordsError::Io`] when a write fails.
+    pub fn append(&mut self, record: &GameRecord) -> Result<(), RecordsError> {
         let infos = super::moves::decode_column(&record.move_info).unwrap_or_default();
         self.append_with(record, &infos)
     }
@@ -195,7 +167,7 @@ impl ResultsWriter {
         &mut self,
         record: &GameRecord,
         infos: &[MoveInfo],
-    ) -> Result<(), ResultsError> {
+    ) -> Result<(), RecordsError> {
         self.append_full(record, infos, None, &[])
     }
 
@@ -209,7 +181,7 @@ impl ResultsWriter {
         record: &GameRecord,
         infos: &[MoveInfo],
         ending: Option<&str>,
-    ) -> Result<(), ResultsError> {
+    ) -> Result<(), RecordsError> {
         self.append_full(record, infos, ending, &[])
     }
 
@@ -223,7 +195,7 @@ impl ResultsWriter {
         record: &GameRecord,
         infos: &[MoveInfo],
         tags: &[(String, String)],
-    ) -> Result<(), ResultsError> {
+    ) -> Result<(), RecordsError> {
         self.append_full(record, infos, None, tags)
     }
 
@@ -235,7 +207,7 @@ impl ResultsWriter {
         infos: &[MoveInfo],
         ending: Option<&str>,
         tags: &[(String, String)],
-    ) -> Result<(), ResultsError> {
+    ) -> Result<(), RecordsError> {
         let mut row = csv_row(record)?;
         drop_later_columns(&mut row, COLUMNS.len() - self.columns);
         let game = pgn::format_game_ending(record, infos, ending, &self.style);
@@ -249,229 +221,8 @@ impl ResultsWriter {
     }
 }
 
-/// Reads the games of a games.csv, in file order: [`GamesReader`] collected.
-///
-/// # Errors
-/// As [`GamesReader::open`] and [`GamesReader`]'s items: the first error met.
-pub fn read_games(path: &Path) -> Result<Vec<GameRecord>, ResultsError> {
-    GamesReader::open(path)?.collect()
-}
-
-/// The games of a games.csv read one row at a time, in file order: an iterator of
-/// `Result<GameRecord, ResultsError>` whose memory does not grow with the file.
-///
-/// Columns are matched by the header's names (extra columns are ignored; the later columns of
-/// [`COLUMN_COUNTS`] may be missing and then read as 0 or empty). The file is read up to the
-/// end of its last complete line, as long as it was when opened: a last row without its newline
-/// (cut off by a killed runner, being written, or stripped of its newline by an editor) is not
-/// read, and [`cut_off`](GamesReader::cut_off) says so, naming its game; an empty file, or one
-/// cut off inside the header, holds no games. A byte-order mark at the start is skipped (by
-/// the csv reader). [`next_position`](GamesReader::next_position) and
-/// [`seek`](GamesReader::seek) let a reader come back to a row (to read several files in
-/// game-id order).
-///
-/// An item is [`ResultsError::Io`] when the file cannot be read, or
-/// [`ResultsError::Malformed`] with the 1-based line and the reason (naming the bad value,
-/// and its column where the parser tells it) for a row with the wrong number of fields or a
-/// value that does not parse. The iterator ends after its first error.
-pub struct GamesReader {
-    path: PathBuf,
-    /// `None` once the rows are exhausted or an error was returned.
-    csv: Option<csv::Reader<File>>,
-    /// Bytes of complete lines: rows starting here or later are not read.
-    complete: u64,
-    headers: StringRecord,
-    row: StringRecord,
-    /// The last row, when it lacks its newline: `line N: ...` naming it.
-    cut_off: Option<String>,
-}
-
-impl GamesReader {
-    /// Opens `path` and reads its header.
-    ///
-    /// # Errors
-    /// [`ResultsError::Io`] when the file cannot be opened or read;
-    /// [`ResultsError::Malformed`] (line 1) for a header lacking a column.
-    pub fn open(path: &Path) -> Result<GamesReader, ResultsError> {
-        let io_error = |e| ResultsError::io(path, "cannot read", e);
-        let mut file = File::open(path).map_err(io_error)?;
-        let complete = complete_csv_len(&mut file).map_err(io_error)?;
-        let length = file.metadata().map_err(io_error)?.len();
-        let mut reader = GamesReader {
-            path: path.to_path_buf(),
-            csv: None,
-            complete,
-            headers: StringRecord::new(),
-            row: StringRecord::new(),
-            cut_off: None,
-        };
-        if complete == 0 {
-            return Ok(reader);
-        }
-        if length > complete {
-            reader.cut_off = Some(describe_cut_off(&mut file, complete).map_err(io_error)?);
-        }
-        let mut csv = csv::Reader::from_reader(file);
-        reader.headers = csv
-            .headers()
-            .map_err(|e| malformed(path, &e, None))?
-            .clone();
-        check_columns(path, &reader.headers)?;
-        reader.csv = Some(csv);
-        Ok(reader)
-    }
-
-    /// The file being read.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// The row left out because it lacks its newline, if any, as `line N: why` (naming its
-    /// game id): a row cut off by a kill may still parse (its last column cut at a token), so
-    /// it is never counted; `--resume` plays its game again.
-    pub fn cut_off(&self) -> Option<&str> {
-        self.cut_off.as_deref()
-    }
-
-    /// [`cut_off`](GamesReader::cut_off) as a list of the lines not counted (none or one).
-    pub fn skipped(&self) -> &[String] {
-        self.cut_off.as_slice()
-    }
-
-    /// Where the next row starts (`None` once the rows are exhausted), for
-    /// [`seek`](GamesReader::seek).
-    pub fn next_position(&self) -> Option<csv::Position> {
-        self.csv.as_ref().map(|csv| csv.position().clone())
-    }
-
-    /// The 1-based line of the row read last (0 before any).
-    pub fn line(&self) -> u64 {
-        self.row.position().map_or(0, csv::Position::line)
-    }
-
-    /// Goes back (or forward) to the row starting at `position`, one that
-    /// [`next_position`](GamesReader::next_position) gave for this file.
-    ///
-    /// # Errors
-    /// [`ResultsError::Io`] when the file cannot be read there, or the rows were exhausted.
-    pub fn seek(&mut self, position: &csv::Position) -> Result<(), ResultsError> {
-        let Some(csv) = &mut self.csv else {
-            return Err(ResultsError::io(
-                &self.path,
-                "cannot read",
-                io::Error::other("the file was read to its end"),
-            ));
-        };
-        if csv.position().byte() == position.byte() {
-            return Ok(());
-        }
-        csv.seek(position.clone())
-            .map_err(|e| ResultsError::io(&self.path, "cannot read", io::Error::other(e)))
-    }
-
-    /// The next row, `None` at the end of the complete rows.
-    fn next_game(&mut self) -> Result<Option<GameRecord>, ResultsError> {
-        let Some(csv) = &mut self.csv else {
-            return Ok(None);
-        };
-        if csv.position().byte() >= self.complete {
-            return Ok(None);
-        }
-        let path = &self.path;
-        if !csv
-            .read_record(&mut self.row)
-            .map_err(|e| malformed(path, &e, None))?
-        {
-            return Ok(None);
-        }
-        self.row
-            .deserialize(Some(&self.headers))
-            .map(Some)
-            .map_err(|e| malformed(path, &e, Some((&self.headers, &self.row))))
-    }
-}
-
-/// `game ID's row` for the start of a games.csv row, when its first field (the game id) is
-/// whole (a comma follows it); else `a row` (the cut may have fallen inside the id).
-fn row_of(text: &str) -> String {
-    match text.split_once(',').map(|(id, _)| id.parse::<u64>()) {
-        Some(Ok(id)) => format!("game {id}'s row"),
-        _ => "a row".to_string(),
-    }
-}
-
-/// `line N: game ID's row has no line end ...` for the row of `file` from byte `start` to its
-/// end (the game id is its first field, as far as it reads).
-fn describe_cut_off(file: &mut File, start: u64) -> io::Result<String> {
-    let mut head = Vec::new();
-    file.seek(SeekFrom::Start(0))?;
-    let lines = BufReader::new(&mut *file).take(start).split(b'\n').count();
-    file.seek(SeekFrom::Start(start))?;
-    (&mut *file).take(32).read_to_end(&mut head)?;
-    file.seek(SeekFrom::Start(0))?;
-    let game = row_of(&String::from_utf8_lossy(&head));
-    Ok(format!(
-        "line {}: {game} has no line end (cut off by a kill, or its newline dropped by an \
-         editor): not counted; `--resume` plays it again",
-        lines + 1
-    ))
-}
-
-impl std::fmt::Debug for GamesReader {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("GamesReader")
-            .field("path", &self.path)
-            .field("open", &self.csv.is_some())
-            .finish()
-    }
-}
-
-impl Iterator for GamesReader {
-    type Item = Result<GameRecord, ResultsError>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        let next = self.next_game();
-        if !matches!(next, Ok(Some(_))) {
-            self.csv = None;
-        }
-        next.transpose()
-    }
-}
-
-/// How many bytes of a CSV file hold complete lines: its length up to and including its last
-/// newline (0 without one). Reads the file backwards from its end until it finds one, so only
-/// the last (partial) line is read.
-fn complete_csv_len(file: &mut File) -> io::Result<u64> {
-    const CHUNK: u64 = 64 * 1024;
-    let mut end = file.metadata()?.len();
-    let mut buffer = Vec::new();
-    while end > 0 {
-        let start = end.saturating_sub(CHUNK);
-        buffer.clear();
-        file.seek(SeekFrom::Start(start))?;
-        (&mut *file).take(end - start).read_to_end(&mut buffer)?;
-        if let Some(at) = buffer.iter().rposition(|&b| b == b'\n') {
-            file.seek(SeekFrom::Start(0))?;
-            return Ok(start + at as u64 + 1);
-        }
-        end = start;
-    }
-    file.seek(SeekFrom::Start(0))?;
-    Ok(0)
-}
-
-/// The header line of a games.csv with `columns`, newline included.
-fn header_line(columns: &[&str]) -> String {
-    format!("{}\n", columns.join(","))
-}
-
-/// The columns every games.csv has: those of the first release.
-fn legacy_columns() -> &'static [&'static str] {
-    &COLUMNS[..COLUMN_COUNTS[0]]
-}
-
 /// Cuts the last `count` columns off a CSV row (newline included), for a games.csv begun by
-/// an older release. They hold no comma ([`COLUMN_COUNTS`]), so the row's last commas are
+/// an older release. They hold no comma ([`COLUMN_COUNTS`](super::COLUMN_COUNTS)), so the row's last commas are
 /// theirs.
 fn drop_later_columns(row: &mut Vec<u8>, count: usize) {
     if count == 0 {
@@ -486,27 +237,27 @@ fn drop_later_columns(row: &mut Vec<u8>, count: usize) {
 }
 
 /// Opens (creating) `path` for reading and appending.
-fn open_for_append(path: &Path) -> Result<File, ResultsError> {
+fn open_for_append(path: &Path) -> Result<File, RecordsError> {
     OpenOptions::new()
         .read(true)
         .append(true)
         .create(true)
         .open(path)
-        .map_err(|e| ResultsError::io(path, "cannot open", e))
+        .map_err(|e| RecordsError::io(path, "cannot open", e))
 }
 
 /// Writes `bytes` in one call and flushes them to the operating system.
-fn write_flushed(path: &Path, file: &mut File, bytes: &[u8]) -> Result<(), ResultsError> {
+fn write_flushed(path: &Path, file: &mut File, bytes: &[u8]) -> Result<(), RecordsError> {
     file.write_all(bytes)
         .and_then(|()| file.flush())
-        .map_err(|e| ResultsError::io(path, "cannot write", e))
+        .map_err(|e| RecordsError::io(path, "cannot write", e))
 }
 
 /// Cuts `file` back to the end of its last complete entry, an entry being complete when it
 /// ends with one of `ends`; returns the file's length afterwards. Reads only the tail of a
 /// file that is already complete.
-fn cut_partial_entry(path: &Path, file: &mut File, ends: &[&[u8]]) -> Result<Cut, ResultsError> {
-    let io_error = |e| ResultsError::io(path, "cannot repair", e);
+fn cut_partial_entry(path: &Path, file: &mut File, ends: &[&[u8]]) -> Result<Cut, RecordsError> {
+    let io_error = |e| RecordsError::io(path, "cannot repair", e);
     let tail = read_tail(file, LONGEST_END).map_err(io_error)?;
     let len = file.metadata().map_err(io_error)?.len();
     if tail.is_empty() || ends.iter().any(|end| tail.ends_with(end)) {
@@ -575,10 +326,10 @@ impl Cut {
 /// added. Returns the lines saying what was done.
 ///
 /// # Errors
-/// [`ResultsError`] when a file cannot be read or written.
-fn reconcile_pgn(csv: &Path, pgn: &Path, style: &PgnStyle) -> Result<Vec<String>, ResultsError> {
-    use super::pgn_read::RawGames;
-    let io_error = |e| ResultsError::io(pgn, "cannot read", e);
+/// [`RecordsError`] when a file cannot be read or written.
+fn reconcile_pgn(csv: &Path, pgn: &Path, style: &PgnStyle) -> Result<Vec<String>, RecordsError> {
+    use super::pgn::RawGames;
+    let io_error = |e| RecordsError::io(pgn, "cannot read", e);
     let recorded: Vec<u64> = GamesReader::open(csv)?
         .map(|game| game.map(|g| g.game_id))
         .collect::<Result<_, _>>()?;
@@ -669,127 +420,14 @@ fn complete_len(bytes: &[u8], ends: &[&[u8]]) -> usize {
         .unwrap_or(0)
 }
 
-/// Checks that the first line of an existing games.csv is our header (after a byte-order mark,
-/// if the file was saved with one), or the header of an older release; returns how many of
-/// [`COLUMNS`] it has ([`COLUMN_COUNTS`]).
-fn check_header_line(path: &Path, file: &mut File) -> Result<usize, ResultsError> {
-    let mut first = String::new();
-    file.seek(SeekFrom::Start(0))
-        .and_then(|_| BufReader::new(&mut *file).read_line(&mut first))
-        .map_err(|e| ResultsError::io(path, "cannot read", e))?;
-    let first = crate::textfile::strip_bom(&first);
-    if let Some(&count) = COLUMN_COUNTS
-        .iter()
-        .find(|&&count| first == header_line(&COLUMNS[..count]))
-    {
-        return Ok(count);
-    }
-    Err(ResultsError::Malformed {
-        path: path.to_path_buf(),
-        line: 1,
-        reason: format!(
-            "the header is `{}`, expected `{}`",
-            first.trim_end(),
-            header_line(&COLUMNS).trim_end()
-        ),
-    })
-}
-
-/// Checks that a header read back names every column of [`COLUMNS`] but the
-/// later columns ([`COLUMN_COUNTS`]).
-pub(super) fn check_columns(path: &Path, headers: &StringRecord) -> Result<(), ResultsError> {
-    let missing: Vec<&str> = legacy_columns()
-        .iter()
-        .copied()
-        .filter(|column| !headers.iter().any(|h| h == *column))
-        .collect();
-    if missing.is_empty() {
-        return Ok(());
-    }
-    Err(ResultsError::Malformed {
-        path: path.to_path_buf(),
-        line: 1,
-        reason: format!(
-            "the header lacks the column(s) {}: not a bt-arena games.csv",
-            missing.join(", ")
-        ),
-    })
-}
-
-/// One CSV row for `record`, newline included.
-///
-/// # Errors
-/// [`ResultsError::InvalidRecord`] when a text field holds a line break.
-fn csv_row(record: &GameRecord) -> Result<Vec<u8>, ResultsError> {
-    let text_fields = [
-        ("opening", &record.opening),
-        ("white", &record.white),
-        ("black", &record.black),
-        ("moves", &record.moves),
-        ("started", &record.started),
-        ("move_info", &record.move_info),
-    ];
-    if let Some((column, _)) = text_fields
-        .iter()
-        .find(|(_, text)| text.contains(['\n', '\r']))
-    {
-        return Err(ResultsError::InvalidRecord {
-            game_id: record.game_id,
-            reason: format!("column `{column}` contains a line break"),
-        });
-    }
-    let invalid = |reason: String| ResultsError::InvalidRecord {
-        game_id: record.game_id,
-        reason,
-    };
-    let mut writer = csv::WriterBuilder::new()
-        .has_headers(false)
-        .from_writer(Vec::new());
-    writer
-        .serialize(record)
-        .map_err(|e| invalid(e.to_string()))?;
-    writer.into_inner().map_err(|e| invalid(e.to_string()))
-}
-
-/// [`ResultsError::Malformed`] for a CSV error; `row` (the header and the row being
-/// deserialized) lets the reason name the column and its value.
-pub(super) fn malformed(
-    path: &Path,
-    err: &csv::Error,
-    row: Option<(&StringRecord, &StringRecord)>,
-) -> ResultsError {
-    let line = err.position().map_or(1, |p| p.line());
-    let reason = match err.kind() {
-        csv::ErrorKind::UnequalLengths {
-            expected_len, len, ..
-        } => format!("{len} fields, expected {expected_len}"),
-        csv::ErrorKind::Utf8 { .. } => "not valid UTF-8".to_string(),
-        csv::ErrorKind::Deserialize { err, .. } => {
-            let field = err.field().and_then(|i| usize::try_from(i).ok());
-            match (field, row) {
-                (Some(i), Some((headers, row))) => format!(
-                    "column `{}`: bad value `{}`: {}",
-                    headers.get(i).unwrap_or("?"),
-                    row.get(i).unwrap_or(""),
-                    err.kind()
-                ),
-                _ => err.kind().to_string(),
-            }
-        }
-        _ => err.to_string(),
-    };
-    ResultsError::Malformed {
-        path: path.to_path_buf(),
-        line,
-        reason,
-    }
-}
-
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
-    use crate::results::tests::record;
-    use crate::results::{GameResult, Termination};
+    use crate::records::csv::complete_csv_len;
+    use crate::records::tests::record;
+    use crate::records::tests::write;
+    use crate::records::{GameResult, Termination};
+    use crate::records::{GamesReader, read_games};
 
     fn sample_games() -> Vec<GameRecord> {
         let mut games = vec![
@@ -819,15 +457,6 @@ pub(crate) mod tests {
         games[1].white_stray = 7;
         games[0].move_info = "35/12/18/10234/120 M-2/-/-/-/3 -/-/-/-/0".into();
         games
-    }
-
-    /// Writes `games` to a run directory `dir` (created); returns the path of its games.csv.
-    pub(crate) fn write(dir: &Path, games: &[GameRecord]) -> PathBuf {
-        let mut writer = ResultsWriter::open(dir, Rules::Classic).unwrap();
-        for game in games {
-            writer.append(game).unwrap();
-        }
-        writer.csv_path().to_path_buf()
     }
 
     #[test]
@@ -896,7 +525,7 @@ pub(crate) mod tests {
         writeln!(file, "{row}").unwrap();
         let err = read_games(&path).unwrap_err();
         assert!(
-            matches!(err, ResultsError::Malformed { line: 3, .. }),
+            matches!(err, RecordsError::Malformed { line: 3, .. }),
             "{err:?}"
         );
         let message = err.to_string();
@@ -983,11 +612,11 @@ pub(crate) mod tests {
         let path = dir.path().join("games.csv");
         fs::write(&path, "name,score\nalpha,1\n").unwrap();
         let err = read_games(&path).unwrap_err();
-        assert!(matches!(err, ResultsError::Malformed { line: 1, .. }));
+        assert!(matches!(err, RecordsError::Malformed { line: 1, .. }));
         assert!(err.to_string().contains("game_id"), "{err}");
         let err = ResultsWriter::open(dir.path(), Rules::Classic).unwrap_err();
         assert!(
-            matches!(err, ResultsError::Malformed { line: 1, .. }),
+            matches!(err, RecordsError::Malformed { line: 1, .. }),
             "{err:?}"
         );
     }
@@ -997,7 +626,7 @@ pub(crate) mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("nowhere.csv");
         let err = read_games(&path).unwrap_err();
-        assert!(matches!(err, ResultsError::Io { .. }));
+        assert!(matches!(err, RecordsError::Io { .. }));
         assert!(err.to_string().contains("nowhere.csv"), "{err}");
 
         let mut writer = ResultsWriter::open(dir.path(), Rules::Classic).unwrap();
@@ -1027,7 +656,7 @@ pub(crate) mod tests {
         assert_eq!(reader.next().unwrap().unwrap(), games[1]);
         let err = reader.next().unwrap().unwrap_err();
         assert!(
-            matches!(err, ResultsError::Malformed { line: 4, .. }),
+            matches!(err, RecordsError::Malformed { line: 4, .. }),
             "{err:?}"
         );
         assert!(reader.next().is_none());

@@ -2,8 +2,8 @@
 //! pentanomial counts and SPRT, and per-engine faults. Rendered as text by
 //! [`text`](super::text) and as JSON (summary.json) by [`json`](super::json).
 
-use super::provenance::EngineProvenance;
-use super::{GameFile, GameRecord, ResultsError, Termination};
+use crate::records::provenance::EngineProvenance;
+use crate::records::{GameFile, GameRecord, GameSink, RecordsError, Termination};
 use crate::rules::Color;
 use crate::stats::{
     self, Bound, EloEstimate, MatchCounts, Outcome, PairResult, Pentanomial, RatingOptions,
@@ -200,7 +200,7 @@ impl Summary {
         files: &[P],
         engines: &[String],
         sprt: Option<&Sprt>,
-    ) -> Result<Summary, ResultsError> {
+    ) -> Result<Summary, RecordsError> {
         let mut builder = SummaryBuilder::new(engines, sprt);
         for path in files {
             builder.add_file(path.as_ref())?;
@@ -225,7 +225,7 @@ impl Summary {
 ///
 /// # Errors
 /// The first error of a [`GameFile`] on the files, in order.
-pub fn schedule_order<P: AsRef<Path>>(files: &[P]) -> Result<Vec<String>, ResultsError> {
+pub fn schedule_order<P: AsRef<Path>>(files: &[P]) -> Result<Vec<String>, RecordsError> {
     let mut names: Vec<String> = Vec::new();
     for path in files {
         // Engines new in this file, with the (game id, row, side) where each is first met.
@@ -330,7 +330,7 @@ impl SummaryBuilder {
     ///
     /// # Errors
     /// The first error of the [`GameFile`]; the games before it are counted.
-    pub fn add_file(&mut self, path: &Path) -> Result<Vec<String>, ResultsError> {
+    pub fn add_file(&mut self, path: &Path) -> Result<Vec<String>, RecordsError> {
         let mut file = GameFile::open(path)?;
         let skipped = file.skipped().to_vec();
         for game in &mut file {
@@ -375,7 +375,7 @@ impl SummaryBuilder {
     }
 }
 
-impl super::GameSink for SummaryBuilder {
+impl GameSink for SummaryBuilder {
     fn game(&mut self, game: &GameRecord) {
         self.add(game);
     }
@@ -644,12 +644,12 @@ fn engine_faults(engines: &[String], tally: &Tally) -> Vec<EngineFaults> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::results::GameResult::{BlackWins, WhiteWins};
-    use crate::results::Termination::{
+    use crate::records::GameResult::{BlackWins, WhiteWins};
+    use crate::records::Termination::{
         AllCaptured, Crash, GoalRank, IllegalMove, NoMoves, Stall, TimeForfeit,
     };
-    use crate::results::tests::record;
-    use crate::results::{GameResult, Termination};
+    use crate::records::tests::record;
+    use crate::records::{GameResult, Termination};
     use crate::stats::{assert_close, elo_pentanomial, elo_trinomial};
 
     type Game = (u64, &'static str, &'static str, GameResult, Termination);
@@ -760,10 +760,10 @@ pub(crate) mod tests {
 
     #[test]
     fn adjudicated_games_are_counted_apart_and_shown_only_when_there_are_some() {
-        use crate::results::Termination::{Adjudication, Proof, Resign};
+        use crate::records::Termination::{Adjudication, Proof, Resign};
         let plain = Summary::compute(&alpha_beta(), &names(&["alpha", "beta"]), None);
         assert!(plain.adjudicated.is_empty());
-        let json = crate::results::summary_json(&plain);
+        let json = crate::report::summary_json(&plain);
         assert!(!json.contains("adjudicated"), "{json}");
         assert!(plain.to_string().starts_with("Games: 9\n"));
         let list = games(&[
@@ -795,7 +795,7 @@ pub(crate) mod tests {
                 .all(|f| f.time_forfeits + f.crashes == 0)
         );
         let json: serde_json::Value =
-            serde_json::from_str(&crate::results::summary_json(&summary)).unwrap();
+            serde_json::from_str(&crate::report::summary_json(&summary)).unwrap();
         assert_eq!(
             json["adjudicated"],
             serde_json::json!({"resign": 1, "proof": 2, "other": 1})
@@ -910,7 +910,7 @@ pub(crate) mod tests {
 
     /// Writes `games` as a games.csv in a new directory `name` under `dir`; returns its path.
     fn games_csv(dir: &Path, name: &str, games: &[GameRecord]) -> std::path::PathBuf {
-        crate::results::files::tests::write(&dir.join(name), games)
+        crate::records::tests::write(&dir.join(name), games)
     }
 
     /// Streaming the files gives the report of the same games read into memory: pairs within

@@ -1,51 +1,32 @@
-//! Results of finished games: the records, the files of a run directory and the report.
-//!
-//! A run directory holds
+//! The record of a finished game and the files that keep them: what a run directory holds of
+//! its games, written as they finish and read back by every command.
 //!
 //! * `games.csv`: one [`GameRecord`] per line, in the column order of [`COLUMNS`], under a
-//!   header line; written by [`ResultsWriter`], read back row by row by [`GamesReader`] (or
-//!   all at once by [`read_games`]).
-//! * `games.pgn`: the same games as PGN ([`pgn`]; read back, with other tools' PGN, by
-//!   [`pgn_read`]), with what the engines said about each move ([`moves`]).
-//! * `summary.json`: the [`Summary`] (standings, per-pair results, faults, SPRT), written
-//!   atomically by [`write_summary`].
-//! * `report.html`: the same summary and the [`series`] over the games as one self-contained
-//!   page ([`html`]), and `run.json`, the run's command line and engine identities.
-//! * what they all record of engines built from source and of `--scale-tc`: [`provenance`].
+//!   header line; appended by [`ResultsWriter`] (`writer.rs`), read back row by row by
+//!   [`GamesReader`] (or all at once by [`read_games`]) (`csv.rs`); [`GamesTail`] reads one
+//!   that another process is still appending to.
+//! * `games.pgn`: the same games as PGN ([`pgn`]: written, and read back with other tools'
+//!   PGN), with what the engines said about each move ([`moves`]).
+//! * [`GameFile`]: a games.csv or a PGN file, told apart by its content.
+//! * what the records keep of engines built from source and of `--scale-tc`: [`provenance`].
 //!
-//! The report is computed once ([`Summary::compute`], or game by game from the files with
-//! [`Summary::from_files`] and [`SummaryBuilder`], in `report.rs`) and rendered by
-//! `text.rs` (its [`Display`](fmt::Display), fastchess style) and `json.rs`
-//! ([`summary_json`], [`write_summary`]).
-//! [`GamesTail`] reads a games.csv that another process is still appending to.
-//!
-//! Breakthrough has no draws: every game is `1-0` or `0-1`.
+//! What is computed from the records (summary.json, the text report, report.html) is
+//! [`report`](crate::report)'s. Breakthrough has no draws: every game is `1-0` or `0-1`.
 
-pub mod crosstable;
-mod files;
+mod csv;
 mod game_file;
-pub mod html;
-mod json;
 pub mod moves;
 pub mod pgn;
-pub mod pgn_read;
 pub mod provenance;
-mod report;
-pub mod series;
-pub mod svg;
 mod tail;
-mod text;
+mod writer;
 
 pub use crate::run_dir::Existing;
-pub use files::{COLUMN_COUNTS, COLUMNS, GamesReader, ResultsWriter, read_games};
+pub use csv::{COLUMN_COUNTS, COLUMNS, GamesReader, read_games};
 pub use game_file::GameFile;
-pub use json::{summary_json, write_summary};
-pub use pgn_read::ReadGames;
-pub use report::{
-    AdjudicationCounts, EloModel, EngineFaults, PairSummary, Standing, Summary, SummaryBuilder,
-    schedule_order,
-};
+pub use pgn::ReadGames;
 pub use tail::GamesTail;
+pub use writer::ResultsWriter;
 
 use crate::rules::{Color, Reason};
 use serde::{Deserialize, Serialize};
@@ -54,8 +35,8 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 /// What takes the games of a reading one at a time, in the order they are read (see
-/// `tournament::run_games`): the report ([`SummaryBuilder`]) and report.html's series
-/// ([`series::SeriesBuilder`]).
+/// `tournament::run_games`): the report ([`SummaryBuilder`](crate::report::SummaryBuilder)) and report.html's
+/// series ([`SeriesBuilder`](crate::report::series::SeriesBuilder)).
 pub trait GameSink {
     /// The next game.
     fn game(&mut self, game: &GameRecord);
@@ -328,30 +309,30 @@ pub fn plural(count: u64, noun: &str) -> String {
 /// ([`crate::run_dir::atomic::write_json`]). Returns `false` when an existing file was kept.
 ///
 /// # Errors
-/// [`ResultsError::Io`] naming `path` when the temporary file cannot be created, written,
+/// [`RecordsError::Io`] naming `path` when the temporary file cannot be created, written,
 /// renamed or linked.
 pub fn write_json(
     path: &Path,
     value: &impl Serialize,
     existing: Existing,
-) -> Result<bool, ResultsError> {
+) -> Result<bool, RecordsError> {
     crate::run_dir::atomic::write_json(path, value, existing)
-        .map_err(|e| ResultsError::io(path, "cannot write", e))
+        .map_err(|e| RecordsError::io(path, "cannot write", e))
 }
 
 /// Writes `path` whole or not at all ([`crate::run_dir::atomic::write_atomically`]).
 /// Returns `false` when an existing file was kept.
 ///
 /// # Errors
-/// [`ResultsError::Io`] naming `path` when the temporary file cannot be created, written,
+/// [`RecordsError::Io`] naming `path` when the temporary file cannot be created, written,
 /// renamed or linked.
 pub fn write_atomically(
     path: &Path,
     existing: Existing,
     contents: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
-) -> Result<bool, ResultsError> {
+) -> Result<bool, RecordsError> {
     crate::run_dir::atomic::write_atomically(path, existing, contents)
-        .map_err(|e| ResultsError::io(path, "cannot write", e))
+        .map_err(|e| RecordsError::io(path, "cannot write", e))
 }
 
 /// The current time as RFC 3339 UTC to the second, e.g. `2026-11-30T12:00:00Z`: the format of
@@ -363,7 +344,7 @@ pub fn now_rfc3339() -> String {
 /// An error reading or writing results files. Every variant names the file (or the game) and
 /// [`Display`](fmt::Display) gives a one-line message.
 #[derive(Debug)]
-pub enum ResultsError {
+pub enum RecordsError {
     /// The operating system refused an operation on `path`.
     Io {
         /// The file or directory.
@@ -391,13 +372,13 @@ pub enum ResultsError {
     },
 }
 
-impl ResultsError {
+impl RecordsError {
     pub(crate) fn io(
         path: impl Into<PathBuf>,
         action: &'static str,
         source: std::io::Error,
     ) -> Self {
-        ResultsError::Io {
+        RecordsError::Io {
             path: path.into(),
             action,
             source,
@@ -405,31 +386,41 @@ impl ResultsError {
     }
 }
 
-impl fmt::Display for ResultsError {
+impl fmt::Display for RecordsError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ResultsError::Io {
+            RecordsError::Io {
                 path,
                 action,
                 source,
             } => write!(f, "{}: {action}: {source}", path.display()),
-            ResultsError::Malformed { path, line, reason } => {
+            RecordsError::Malformed { path, line, reason } => {
                 write!(f, "{}, line {line}: {reason}", path.display())
             }
-            ResultsError::InvalidRecord { game_id, reason } => {
+            RecordsError::InvalidRecord { game_id, reason } => {
                 write!(f, "game {game_id}: {reason}")
             }
         }
     }
 }
 
-/// The message of [`ResultsError::Io`] already ends with the operating system's reason, so no
+/// The message of [`RecordsError::Io`] already ends with the operating system's reason, so no
 /// variant reports a `source` (a chain printer would repeat it).
-impl std::error::Error for ResultsError {}
+impl std::error::Error for RecordsError {}
 
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::rules::Rules;
+
+    /// Writes `games` to a run directory `dir` (created); returns the path of its games.csv.
+    pub(crate) fn write(dir: &Path, games: &[GameRecord]) -> PathBuf {
+        let mut writer = ResultsWriter::open(dir, Rules::Classic).unwrap();
+        for game in games {
+            writer.append(game).unwrap();
+        }
+        writer.csv_path().to_path_buf()
+    }
 
     /// A record with the given engines and result; other fields plausible.
     pub(crate) fn record(

@@ -1,0 +1,20 @@
+//! The report of a run: what is computed from its games and how it is shown. One thing under
+//! one name: the [`Summary`] (standings, per-pair Elo with pentanomial counts and SPRT, faults;
+//! `summary.rs`), computed once ([`Summary::compute`], or game by game with
+//! [`SummaryBuilder`] as the games are read), and its renderings: text (`text.rs`, the
+//! summary's [`Display`](std::fmt::Display), fastchess style), JSON (summary.json, `json.rs`:
+//! [`summary_json`], [`write_summary`]) and report.html ([`html`], with the [`series`] over
+//! the games and the [`crosstable`]).
+
+pub mod crosstable;
+pub mod html;
+mod json;
+pub mod series;
+mod summary;
+mod text;
+
+pub use json::{summary_json, write_summary};
+pub use summary::{
+    AdjudicationCounts, EloModel, EngineFaults, PairSummary, Standing, Summary, SummaryBuilder,
+    schedule_order,
+};
