@@ -9,7 +9,7 @@
 
 use bt_arena::openings::Book;
 use bt_arena::protocol::Reply;
-use bt_arena::records::moves::{self, CommentDetail, MoveInfo, MoveScore};
+use bt_arena::records::moves::{self, CommentDetail, MoveInfo};
 use bt_arena::records::pgn::parse_pgn;
 use bt_arena::records::pgn::{PgnStyle, format_game};
 use bt_arena::records::{GameRecord, ResultsWriter, read_games};
@@ -139,13 +139,9 @@ pub fn move_info(data: &[u8]) {
             assert_eq!(again.comment(detail).as_ref(), Some(&comment), "{info:?}");
         }
     }
-    if let Some(score) = MoveScore::parse_pgn(&text) {
-        assert_eq!(
-            MoveScore::parse_pgn(&score.pgn()),
-            Some(score),
-            "{}",
-            score.pgn()
-        );
+    if let Some(score) = moves::parse_score_pgn(&text) {
+        let written = moves::score_pgn(score);
+        assert_eq!(moves::parse_score_pgn(&written), Some(score), "{written}");
     }
 }
 

@@ -17,8 +17,8 @@
 //! Each rule is a small type that is told every move ([`Adjudicator::after_move`]), as
 //! fastchess's adjudicators are.
 
+use crate::protocol::Score;
 use crate::records::Termination;
-use crate::records::moves::MoveScore;
 use crate::rules::proof::{DEFAULT_BUDGET, Prover, Verdict};
 use crate::rules::{ByColor, Color, Position, Rules};
 use serde::{Deserialize, Serialize};
@@ -412,7 +412,7 @@ impl Adjudicator {
         &mut self,
         position: &Position,
         mover: Color,
-        score: Option<MoveScore>,
+        score: Option<Score>,
     ) -> Option<Adjudicated> {
         let resigned = self
             .resign
@@ -446,12 +446,12 @@ impl ResignCounts {
         &mut self,
         rule: &ResignRule,
         mover: Color,
-        score: Option<MoveScore>,
+        score: Option<Score>,
     ) -> Option<Adjudicated> {
         let (losing, winning) = match score {
             None => (false, false),
-            Some(MoveScore::Cp(cp)) => (cp <= -rule.score, cp >= rule.score),
-            Some(MoveScore::Mate(moves)) => (moves <= 0, moves > 0),
+            Some(Score::Cp(cp)) => (cp <= -rule.score, cp >= rule.score),
+            Some(Score::Mate(moves)) => (moves <= 0, moves > 0),
         };
         let count = |run: u32, on: bool| if on { run.saturating_add(1) } else { 0 };
         self.losing[mover] = count(self.losing[mover], losing);
@@ -604,10 +604,7 @@ mod tests {
 
     /// Feeds the moves `(mover, score)` to a resign rule from `spec`; the index of the move
     /// that ended the game and the adjudication.
-    fn resign_after(
-        spec: &str,
-        moves: &[(Color, Option<MoveScore>)],
-    ) -> Option<(usize, Adjudicated)> {
+    fn resign_after(spec: &str, moves: &[(Color, Option<Score>)]) -> Option<(usize, Adjudicated)> {
         let adjudication = Adjudication {
             resign: Some(resign(spec)),
             proof: None,
@@ -624,8 +621,8 @@ mod tests {
     const W: Color = Color::White;
     const B: Color = Color::Black;
 
-    fn cp(cp: i32) -> Option<MoveScore> {
-        Some(MoveScore::Cp(cp))
+    fn cp(cp: i32) -> Option<Score> {
+        Some(Score::Cp(cp))
     }
 
     #[test]
@@ -637,7 +634,7 @@ mod tests {
             (W, cp(-20)),
             (B, cp(-800)),
             (W, None),
-            (B, Some(MoveScore::Mate(-3))),
+            (B, Some(Score::Mate(-3))),
         ];
         let (at, adjudicated) = resign_after("movecount=3,score=500", &moves).unwrap();
         assert_eq!(at, 5);
@@ -666,7 +663,7 @@ mod tests {
             (B, cp(-600)),
             (W, cp(700)),
             (B, cp(-600)),
-            (W, Some(MoveScore::Mate(4))),
+            (W, Some(Score::Mate(4))),
         ];
         // One-sided: Black resigns at its second move.
         let (at, _) = resign_after("movecount=2,score=500", &moves).unwrap();
@@ -699,7 +696,7 @@ mod tests {
         // White to move wins in 3 plies; Black's 0 would resign it too (score=0).
         let position: Position = "8/p7/4P3/8/8/8/8/8 w".parse().unwrap();
         let adjudicated = adjudicator
-            .after_move(&position, B, Some(MoveScore::Cp(0)))
+            .after_move(&position, B, Some(Score::Cp(0)))
             .unwrap();
         assert_eq!(
             adjudicated,

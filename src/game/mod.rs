@@ -10,9 +10,9 @@
 //! game are reported with it ([`PlayedGame::stray`]) and do not decide it.
 
 use crate::engine::{Engine, EngineDescription, EngineError, StrayOutput};
-use crate::protocol::{Info, Score};
+use crate::protocol::Info;
 use crate::records::Termination;
-use crate::records::moves::{MoveInfo, MoveScore};
+use crate::records::moves::MoveInfo;
 use crate::rules::{ByColor, Color, Move, MoveError, Position, Rules};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -184,10 +184,7 @@ fn play_moves(
 /// What an engine reported for a move (its merged `info`) and the time the move took.
 fn move_info(info: Info, elapsed: Duration) -> MoveInfo {
     MoveInfo {
-        score: info.score.map(|score| match score {
-            Score::Cp(cp) => MoveScore::Cp(cp),
-            Score::Mate(moves) => MoveScore::Mate(moves),
-        }),
+        score: info.score,
         depth: info.depth,
         seldepth: info.seldepth,
         nodes: info.nodes,

@@ -15,59 +15,48 @@
 //! write them). A mate is written as cutechess writes it: `+M9` when the mover mates in 9 plies
 //! (`score mate 5`), `-M8` when it is mated in 8 plies (`score mate -4`).
 
+use crate::protocol::Score;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
 use std::str::FromStr;
 
-/// An engine's score of its move, from its own (the mover's) point of view.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum MoveScore {
-    /// Centipawns (`score cp N`).
-    Cp(i32),
-    /// Mate in N moves, negative when the mover is mated (`score mate N`).
-    Mate(i32),
+/// The cutechess form of an engine's score of its move (its own, the mover's, point of
+/// view): `+0.35`, `-1.20`, `0.00`, `+M9`, `-M8` (mates in plies).
+pub fn score_pgn(score: Score) -> String {
+    let mut text = String::new();
+    write_score_pgn(score, &mut text);
+    text
 }
 
-impl MoveScore {
-    /// The cutechess form: `+0.35`, `-1.20`, `0.00`, `+M9`, `-M8` (mates in plies).
-    pub fn pgn(self) -> String {
-        let mut text = String::new();
-        self.write_pgn(&mut text);
-        text
-    }
-
-    /// Appends [`pgn`](MoveScore::pgn)'s text to `out`.
-    pub fn write_pgn(self, out: &mut String) {
-        // Writing to a String cannot fail.
-        let _ = match self {
-            MoveScore::Cp(cp) => {
-                let sign = if cp > 0 { "+" } else { "" };
-                write!(out, "{sign}{:.2}", f64::from(cp) / 100.0)
-            }
-            // In i64: twice an engine's `score mate N` may not fit an i32.
-            MoveScore::Mate(moves) if moves > 0 => write!(out, "+M{}", 2 * i64::from(moves) - 1),
-            MoveScore::Mate(moves) => write!(out, "-M{}", -2 * i64::from(moves)),
-        };
-    }
-
-    /// Reads [`pgn`](MoveScore::pgn)'s form back (a mate in plies becomes moves again);
-    /// `None` when `text` is not a score.
-    pub fn parse_pgn(text: &str) -> Option<MoveScore> {
-        if let Some(plies) = text.strip_prefix("+M") {
-            let plies: i64 = plies.parse().ok()?;
-            return i32::try_from(plies / 2 + plies % 2)
-                .ok()
-                .map(MoveScore::Mate);
+/// Appends [`score_pgn`]'s text to `out`.
+pub fn write_score_pgn(score: Score, out: &mut String) {
+    // Writing to a String cannot fail.
+    let _ = match score {
+        Score::Cp(cp) => {
+            let sign = if cp > 0 { "+" } else { "" };
+            write!(out, "{sign}{:.2}", f64::from(cp) / 100.0)
         }
-        if let Some(plies) = text.strip_prefix("-M") {
-            let plies: i64 = plies.parse().ok()?;
-            return i32::try_from(-(plies / 2)).ok().map(MoveScore::Mate);
-        }
-        let pawns: f64 = text.parse().ok()?;
-        let cp = (pawns * 100.0).round();
-        #[allow(clippy::cast_possible_truncation)] // in i32's range, checked
-        (cp.abs() <= f64::from(i32::MAX)).then_some(MoveScore::Cp(cp as i32))
+        // In i64: twice an engine's `score mate N` may not fit an i32.
+        Score::Mate(moves) if moves > 0 => write!(out, "+M{}", 2 * i64::from(moves) - 1),
+        Score::Mate(moves) => write!(out, "-M{}", -2 * i64::from(moves)),
+    };
+}
+
+/// Reads [`score_pgn`]'s form back (a mate in plies becomes moves again); `None` when `text`
+/// is not a score.
+pub fn parse_score_pgn(text: &str) -> Option<Score> {
+    if let Some(plies) = text.strip_prefix("+M") {
+        let plies: i64 = plies.parse().ok()?;
+        return i32::try_from(plies / 2 + plies % 2).ok().map(Score::Mate);
     }
+    if let Some(plies) = text.strip_prefix("-M") {
+        let plies: i64 = plies.parse().ok()?;
+        return i32::try_from(-(plies / 2)).ok().map(Score::Mate);
+    }
+    let pawns: f64 = text.parse().ok()?;
+    let cp = (pawns * 100.0).round();
+    #[allow(clippy::cast_possible_truncation)] // in i32's range, checked
+    (cp.abs() <= f64::from(i32::MAX)).then_some(Score::Cp(cp as i32))
 }
 
 /// How much a PGN move comment says.
@@ -100,10 +89,10 @@ impl FromStr for CommentDetail {
 }
 
 /// What the engine reported for one move, and the time it took.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct MoveInfo {
     /// The last score reported, mover's view.
-    pub score: Option<MoveScore>,
+    pub score: Option<Score>,
     /// The last depth reported, plies.
     pub depth: Option<u32>,
     /// The last selective depth reported, plies.
@@ -137,7 +126,7 @@ impl MoveInfo {
         }
         // Writing to a String cannot fail.
         if let Some(score) = self.score {
-            score.write_pgn(out);
+            write_score_pgn(score, out);
             let _ = write!(out, "/{} ", self.depth.unwrap_or(0));
         }
         // Seconds with three decimals, from whole ms: `0.120s`.
@@ -175,7 +164,7 @@ impl MoveInfo {
         let time = match head.split_once(' ') {
             Some((score_depth, time)) => {
                 let (score, depth) = score_depth.split_once('/').unwrap_or((score_depth, ""));
-                info.score = Some(MoveScore::parse_pgn(score)?);
+                info.score = Some(parse_score_pgn(score)?);
                 info.depth = depth.parse().ok().filter(|&d| d > 0);
                 time
             }
@@ -215,8 +204,8 @@ pub fn encode_column(infos: &[MoveInfo]) -> String {
         // Writing to a String cannot fail.
         let _ = match info.score {
             None => write!(column, "-/"),
-            Some(MoveScore::Cp(cp)) => write!(column, "{cp}/"),
-            Some(MoveScore::Mate(moves)) => write!(column, "M{moves}/"),
+            Some(Score::Cp(cp)) => write!(column, "{cp}/"),
+            Some(Score::Mate(moves)) => write!(column, "M{moves}/"),
         };
         for value in [
             info.depth.map(u64::from),
@@ -265,8 +254,8 @@ fn decode_token(token: &str) -> Result<MoveInfo, String> {
     let score = match score {
         "-" => None,
         _ => Some(match score.strip_prefix('M') {
-            Some(moves) => MoveScore::Mate(moves.parse().map_err(|_| bad("bad mate score"))?),
-            None => MoveScore::Cp(score.parse().map_err(|_| bad("bad score"))?),
+            Some(moves) => Score::Mate(moves.parse().map_err(|_| bad("bad mate score"))?),
+            None => Score::Cp(score.parse().map_err(|_| bad("bad score"))?),
         }),
     };
     Ok(MoveInfo {
@@ -285,7 +274,7 @@ mod tests {
 
     fn full() -> MoveInfo {
         MoveInfo {
-            score: Some(MoveScore::Cp(35)),
+            score: Some(Score::Cp(35)),
             depth: Some(12),
             seldepth: Some(18),
             nodes: Some(10234),
@@ -297,40 +286,36 @@ mod tests {
     #[test]
     fn scores_are_written_as_cutechess_writes_them() {
         let texts: Vec<String> = [
-            MoveScore::Cp(35),
-            MoveScore::Cp(-120),
-            MoveScore::Cp(0),
-            MoveScore::Mate(5),
-            MoveScore::Mate(-4),
-            MoveScore::Mate(1),
+            Score::Cp(35),
+            Score::Cp(-120),
+            Score::Cp(0),
+            Score::Mate(5),
+            Score::Mate(-4),
+            Score::Mate(1),
         ]
         .iter()
-        .map(|s| s.pgn())
+        .map(|score| score_pgn(*score))
         .collect();
         assert_eq!(texts, ["+0.35", "-1.20", "0.00", "+M9", "-M8", "+M1"]);
         for text in &texts {
-            assert_eq!(MoveScore::parse_pgn(text).unwrap().pgn(), *text);
+            assert_eq!(parse_score_pgn(text).map(score_pgn).unwrap(), *text);
         }
-        assert_eq!(MoveScore::parse_pgn("+M9"), Some(MoveScore::Mate(5)));
-        assert_eq!(MoveScore::parse_pgn("-M8"), Some(MoveScore::Mate(-4)));
-        assert_eq!(MoveScore::parse_pgn("book"), None);
+        assert_eq!(parse_score_pgn("+M9"), Some(Score::Mate(5)));
+        assert_eq!(parse_score_pgn("-M8"), Some(Score::Mate(-4)));
+        assert_eq!(parse_score_pgn("book"), None);
     }
 
     #[test]
     fn extreme_mate_scores_neither_overflow_nor_change() {
         // Any i32 is a valid `score mate N`; twice it is not an i32.
         for moves in [i32::MAX, i32::MIN, 1 << 30, -(1 << 30), 0] {
-            let text = MoveScore::Mate(moves).pgn();
-            assert_eq!(
-                MoveScore::parse_pgn(&text),
-                Some(MoveScore::Mate(moves)),
-                "{text}"
-            );
+            let text = score_pgn(Score::Mate(moves));
+            assert_eq!(parse_score_pgn(&text), Some(Score::Mate(moves)), "{text}");
         }
-        assert_eq!(MoveScore::Mate(i32::MAX).pgn(), "+M4294967293");
-        assert_eq!(MoveScore::Mate(i32::MIN).pgn(), "-M4294967296");
-        assert_eq!(MoveScore::parse_pgn("+M9223372036854775807"), None);
-        assert_eq!(MoveScore::parse_pgn("+M4294967297"), None);
+        assert_eq!(score_pgn(Score::Mate(i32::MAX)), "+M4294967293");
+        assert_eq!(score_pgn(Score::Mate(i32::MIN)), "-M4294967296");
+        assert_eq!(parse_score_pgn("+M9223372036854775807"), None);
+        assert_eq!(parse_score_pgn("+M4294967297"), None);
     }
 
     #[test]
@@ -359,7 +344,7 @@ mod tests {
         let cute = MoveInfo::parse_comment("-M8 1.5s").unwrap();
         assert_eq!(
             (cute.score, cute.depth, cute.time_ms),
-            (Some(MoveScore::Mate(-4)), None, 1500)
+            (Some(Score::Mate(-4)), None, 1500)
         );
         assert_eq!(MoveInfo::parse_comment("book"), None);
         assert_eq!(MoveInfo::parse_comment("White reaches rank 8"), None);
@@ -378,7 +363,7 @@ mod tests {
     #[test]
     fn the_csv_column_round_trips_without_the_pv() {
         let mate = MoveInfo {
-            score: Some(MoveScore::Mate(-2)),
+            score: Some(Score::Mate(-2)),
             time_ms: 3,
             ..MoveInfo::default()
         };

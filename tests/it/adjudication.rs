@@ -1,7 +1,8 @@
 //! Resign and proof adjudication end to end: `bt-arena tournament --resign ... --adjudicate
 //! proof=PLIES` with the bundled engines, from the command line and from a config file.
 
-use bt_arena::records::moves::{MoveScore, decode_column};
+use bt_arena::protocol::Score;
+use bt_arena::records::moves::decode_column;
 use bt_arena::records::pgn::read_pgn;
 use bt_arena::records::{GameRecord, Termination, read_games};
 use bt_arena::rules::proof::{Prover, Verdict};
@@ -129,7 +130,7 @@ fn proof_adjudication_ends_games_with_a_line_the_rules_confirm() {
 }
 
 /// The scores `side` reported for its moves of `game`, in order (`None` for a move without one).
-fn scores_of(game: &GameRecord, side: Color) -> Vec<Option<MoveScore>> {
+fn scores_of(game: &GameRecord, side: Color) -> Vec<Option<Score>> {
     let first: Position = game.opening.parse().unwrap();
     let offset = usize::from(first.side_to_move() != side);
     decode_column(&game.move_info)
@@ -142,10 +143,10 @@ fn scores_of(game: &GameRecord, side: Color) -> Vec<Option<MoveScore>> {
 }
 
 /// True when `score` is `-cp` or worse for the mover (a mate against it included).
-fn losing(score: Option<MoveScore>, cp: i32) -> bool {
+fn losing(score: Option<Score>, cp: i32) -> bool {
     match score {
-        Some(MoveScore::Cp(value)) => value <= -cp,
-        Some(MoveScore::Mate(moves)) => moves <= 0,
+        Some(Score::Cp(value)) => value <= -cp,
+        Some(Score::Mate(moves)) => moves <= 0,
         None => false,
     }
 }
@@ -250,9 +251,9 @@ fn a_config_file_sets_both_rules_and_a_resumed_run_keeps_them() {
         if game.termination == Termination::Resign {
             // Two-sided: the winner's last two scores agree.
             let scores = scores_of(game, game.result.winner());
-            let agree = |s: Option<MoveScore>| match s {
-                Some(MoveScore::Cp(cp)) => cp >= 300,
-                Some(MoveScore::Mate(moves)) => moves > 0,
+            let agree = |s: Option<Score>| match s {
+                Some(Score::Cp(cp)) => cp >= 300,
+                Some(Score::Mate(moves)) => moves > 0,
                 None => false,
             };
             let n = scores.len();

@@ -3,7 +3,8 @@
 //! (`fuzz/corpus/TARGET/`), and every input that made one fail (`fuzz/regressions/TARGET/`).
 //! README.md (Tests) says how to fuzz.
 
-use bt_arena::records::moves::{CommentDetail, MoveInfo, MoveScore};
+use bt_arena::protocol::Score;
+use bt_arena::records::moves::{CommentDetail, MoveInfo};
 use std::path::Path;
 
 #[path = "../../fuzz/src/lib.rs"]
@@ -83,7 +84,7 @@ fn the_kept_epd_inputs_pass() {
 #[test]
 fn a_pv_move_with_a_comma_reads_back_whole_from_its_comment() {
     let info = MoveInfo {
-        score: Some(MoveScore::Cp(19)),
+        score: Some(Score::Cp(19)),
         depth: Some(2),
         pv: vec!["a2a3,".into(), "b7b6".into()],
         ..MoveInfo::default()

@@ -2,7 +2,6 @@
 //! the counts of its games.csv; another tool's PGN is paired as Ordo and fastchess pair it;
 //! malformed games are named with file and line; Fairy-Stockfish reads the FEN tag.
 
-use bt_arena::records::moves::MoveScore;
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
@@ -84,7 +83,7 @@ fn elo_on_a_runs_pgn_gives_the_counts_of_its_games_csv() {
             let comment = comment.as_deref().unwrap_or_default();
             let (score, rest) = comment.split_once("/1 ").unwrap_or_default();
             assert!(
-                MoveScore::parse_pgn(score).is_some()
+                bt_arena::records::moves::parse_score_pgn(score).is_some()
                     && rest.contains("s, n=")
                     && rest.contains(", sd=")
                     && rest.contains(", pv=\""),
