@@ -26,7 +26,7 @@ pub mod identity;
 mod shard;
 
 pub use atomic::Existing;
-pub use shard::{K8S_INDEX, SLURM_COUNT, SLURM_INDEX, Shard};
+pub use shard::{K8S_INDEX, SLURM_COUNT, SLURM_INDEX, Shard, ShardError};
 
 use std::fmt;
 use std::io;
@@ -281,7 +281,7 @@ impl RunDir {
             Some(serde_json::Value::String(text)) => text
                 .parse()
                 .map(|shard| Some(Some(shard)))
-                .map_err(malformed),
+                .map_err(|e: ShardError| malformed(e.to_string())),
             Some(other) => Err(malformed(format!("`shard` is {other}, not K/N"))),
         }
     }

@@ -23,20 +23,123 @@ pub struct Shard {
     count: u32,
 }
 
+/// Why a shard could not be read or resolved. [`Display`](fmt::Display) gives the message a
+/// command line prints after `--shard TEXT: `.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ShardError {
+    /// Not one of the forms `K/N`, `auto`, `auto/N`.
+    Syntax,
+    /// A shard count of 0.
+    NoShards,
+    /// `K >= N`.
+    OutOfRange {
+        /// K.
+        index: u32,
+        /// N.
+        count: u32,
+    },
+    /// A number that is not a whole number: `what` names it (`the count 'x'`,
+    /// `SLURM_ARRAY_TASK_ID=x`).
+    NotANumber {
+        /// What was read, and from where.
+        what: String,
+    },
+    /// `auto` outside a Slurm array task or a Kubernetes Indexed Job: no index to read.
+    /// `count_given` for `auto/N`.
+    NoIndex {
+        /// Whether the count was given (`auto/N`).
+        count_given: bool,
+    },
+    /// `auto` in a Slurm array task whose size is not set.
+    NoCount,
+    /// `auto/N` in a Slurm array of another size.
+    ArraySize {
+        /// N of `auto/N`.
+        given: u32,
+        /// The array's size.
+        array: u32,
+    },
+    /// The index read from the environment variable `variable` is out of range.
+    FromVariable {
+        /// The variable the index came from.
+        variable: &'static str,
+        /// Its value.
+        index: u32,
+        /// Why it does not make a shard.
+        reason: Box<ShardError>,
+    },
+    /// A `K/N` text (config.json, [`FromStr`]) that is not a shard.
+    BadText {
+        /// The text.
+        text: String,
+        /// Why.
+        reason: Box<ShardError>,
+    },
+}
+
+impl fmt::Display for ShardError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ShardError::Syntax => f.write_str("expected K/N (e.g. 0/3), auto or auto/N"),
+            ShardError::NoShards => f.write_str("the shard count must be at least 1"),
+            ShardError::OutOfRange { index, count } => write!(
+                f,
+                "shard index {index} is out of range: the shards of {count} are numbered 0 to {}",
+                count - 1
+            ),
+            ShardError::NotANumber { what } => write!(f, "{what} is not a whole number"),
+            ShardError::NoIndex { count_given: true } => write!(
+                f,
+                "neither {K8S_INDEX} (a Kubernetes Indexed Job) nor {SLURM_INDEX} (a Slurm \
+                 array task) is set"
+            ),
+            ShardError::NoIndex { count_given: false } => write!(
+                f,
+                "{SLURM_INDEX} is not set (not a Slurm array task); in a Kubernetes Indexed \
+                 Job give the shard count: --shard auto/N"
+            ),
+            ShardError::NoCount => {
+                write!(
+                    f,
+                    "{SLURM_COUNT} is not set; give the count: --shard auto/N"
+                )
+            }
+            ShardError::ArraySize { given, array } => write!(
+                f,
+                "the Slurm array has {array} tasks ({SLURM_COUNT}), not {given}"
+            ),
+            ShardError::FromVariable {
+                variable,
+                index,
+                reason,
+            } => {
+                write!(f, "{variable}={index}: {reason}")?;
+                match (variable, reason.as_ref()) {
+                    (&SLURM_INDEX, ShardError::OutOfRange { count, .. }) => {
+                        write!(f, " (submit the array as --array=0-{})", count - 1)
+                    }
+                    _ => Ok(()),
+                }
+            }
+            ShardError::BadText { text, reason } => write!(f, "bad shard '{text}': {reason}"),
+        }
+    }
+}
+
+impl std::error::Error for ShardError {}
+
 impl Shard {
     /// Shard `index` of `count`.
     ///
     /// # Errors
-    /// A message unless `count >= 1` and `index < count`.
-    pub fn new(index: u32, count: u32) -> Result<Shard, String> {
+    /// [`ShardError::NoShards`] for `count == 0`, [`ShardError::OutOfRange`] unless
+    /// `index < count`.
+    pub fn new(index: u32, count: u32) -> Result<Shard, ShardError> {
         if count == 0 {
-            return Err("the shard count must be at least 1".to_string());
+            return Err(ShardError::NoShards);
         }
         if index >= count {
-            return Err(format!(
-                "shard index {index} is out of range: the shards of {count} are numbered 0 to {}",
-                count - 1
-            ));
+            return Err(ShardError::OutOfRange { index, count });
         }
         Ok(Shard { index, count })
     }
@@ -67,21 +170,21 @@ impl Shard {
     /// up (`std::env::var(..).ok()` in the command line).
     ///
     /// # Errors
-    /// A message (to follow `--shard TEXT: `) naming what is at fault: not one of the forms,
-    /// a count of 0, an index out of range, a variable unset or not a number, a Slurm array
-    /// whose size disagrees with `auto/N`.
-    pub fn from_arg(text: &str, env: impl Fn(&str) -> Option<String>) -> Result<Shard, String> {
+    /// A [`ShardError`] naming what is at fault: not one of the forms, a count of 0, an index
+    /// out of range, a variable unset or not a number, a Slurm array whose size disagrees with
+    /// `auto/N`.
+    pub fn from_arg(text: &str, env: impl Fn(&str) -> Option<String>) -> Result<Shard, ShardError> {
         let Some(rest) = text.strip_prefix("auto") else {
             return parse_k_of_n(text);
         };
         let count = match rest.strip_prefix('/') {
-            Some(count) => Some(parse_number(count, &format!("the count '{count}'"))?),
+            Some(count) => Some(parse_number(count, || format!("the count '{count}'"))?),
             None if rest.is_empty() => None,
-            None => return Err(EXPECTED.to_string()),
+            None => return Err(ShardError::Syntax),
         };
-        let variable = |name: &str| -> Result<Option<u32>, String> {
+        let variable = |name: &str| -> Result<Option<u32>, ShardError> {
             env(name)
-                .map(|value| parse_number(&value, &format!("{name}={value}")))
+                .map(|value| parse_number(&value, || format!("{name}={value}")))
                 .transpose()
         };
         let (index, from) = if let (Some(_), Some(index)) = (count, variable(K8S_INDEX)?) {
@@ -89,64 +192,49 @@ impl Shard {
         } else if let Some(index) = variable(SLURM_INDEX)? {
             (index, SLURM_INDEX)
         } else {
-            return Err(match count {
-                Some(_) => format!(
-                    "neither {K8S_INDEX} (a Kubernetes Indexed Job) nor {SLURM_INDEX} (a Slurm \
-                     array task) is set"
-                ),
-                None => format!(
-                    "{SLURM_INDEX} is not set (not a Slurm array task); in a Kubernetes \
-                     Indexed Job give the shard count: --shard auto/N"
-                ),
+            return Err(ShardError::NoIndex {
+                count_given: count.is_some(),
             });
         };
         let slurm_count = variable(SLURM_COUNT)?.filter(|_| from == SLURM_INDEX);
         let count = match (count, slurm_count) {
             (Some(given), Some(array)) if given != array => {
-                return Err(format!(
-                    "the Slurm array has {array} tasks ({SLURM_COUNT}), not {given}"
-                ));
+                return Err(ShardError::ArraySize { given, array });
             }
             (Some(count), _) | (None, Some(count)) => count,
-            (None, None) => {
-                return Err(format!(
-                    "{SLURM_COUNT} is not set; give the count: --shard auto/N"
-                ));
-            }
+            (None, None) => return Err(ShardError::NoCount),
         };
-        Shard::new(index, count).map_err(|e| {
-            let hint = match from {
-                SLURM_INDEX => format!(" (submit the array as --array=0-{})", count - 1),
-                _ => String::new(),
-            };
-            format!("{from}={index}: {e}{hint}")
+        Shard::new(index, count).map_err(|reason| ShardError::FromVariable {
+            variable: from,
+            index,
+            reason: Box::new(reason),
         })
     }
 }
 
-/// What a shard is written as.
-const EXPECTED: &str = "expected K/N (e.g. 0/3), auto or auto/N";
-
-/// `text` as a whole number, or a message naming `what`.
-fn parse_number(text: &str, what: &str) -> Result<u32, String> {
+/// `text` as a whole number, or [`ShardError::NotANumber`] naming `what`.
+fn parse_number(text: &str, what: impl Fn() -> String) -> Result<u32, ShardError> {
     text.trim()
         .parse()
-        .map_err(|_| format!("{what} is not a whole number"))
+        .map_err(|_| ShardError::NotANumber { what: what() })
 }
 
 /// `K/N`, or why not (without repeating `text`).
-fn parse_k_of_n(text: &str) -> Result<Shard, String> {
-    let (index, count) = text.split_once('/').ok_or(EXPECTED)?;
-    let number = |part: &str| part.parse::<u32>().map_err(|_| EXPECTED.to_string());
+fn parse_k_of_n(text: &str) -> Result<Shard, ShardError> {
+    let (index, count) = text.split_once('/').ok_or(ShardError::Syntax)?;
+    let number = |part: &str| part.parse::<u32>().map_err(|_| ShardError::Syntax);
     Shard::new(number(index)?, number(count)?)
 }
 
 impl FromStr for Shard {
-    type Err = String;
+    type Err = ShardError;
 
     /// `K/N`, e.g. `0/3`.
-    fn from_str(text: &str) -> Result<Shard, String> {
-        parse_k_of_n(text).map_err(|e| format!("bad shard '{text}': {e}"))
+    fn from_str(text: &str) -> Result<Shard, ShardError> {
+        parse_k_of_n(text).map_err(|reason| ShardError::BadText {
+            text: text.to_string(),
+            reason: Box::new(reason),
+        })
     }
 }
 
@@ -201,7 +289,7 @@ mod tests {
 
     #[test]
     fn bad_shards_are_named() {
-        let err = |text: &str| text.parse::<Shard>().unwrap_err();
+        let err = |text: &str| text.parse::<Shard>().unwrap_err().to_string();
         assert_eq!(
             err("3/3"),
             "bad shard '3/3': shard index 3 is out of range: the shards of 3 are numbered 0 to 2"
@@ -219,11 +307,13 @@ mod tests {
             "bad shard '-1/3': expected K/N (e.g. 0/3), auto or auto/N"
         );
         assert_eq!(
-            Shard::from_arg("automatic", env(&[])).unwrap_err(),
+            Shard::from_arg("automatic", env(&[]))
+                .unwrap_err()
+                .to_string(),
             "expected K/N (e.g. 0/3), auto or auto/N"
         );
         assert_eq!(
-            Shard::from_arg("auto/x", env(&[])).unwrap_err(),
+            Shard::from_arg("auto/x", env(&[])).unwrap_err().to_string(),
             "the count 'x' is not a whole number"
         );
     }
@@ -240,7 +330,7 @@ mod tests {
             Ok(Shard::new(2, 3).unwrap())
         );
         assert_eq!(
-            Shard::from_arg("auto/4", &slurm).unwrap_err(),
+            Shard::from_arg("auto/4", &slurm).unwrap_err().to_string(),
             "the Slurm array has 3 tasks (SLURM_ARRAY_TASK_COUNT), not 4"
         );
         let k8s = env(&[(K8S_INDEX, "4")]);
@@ -249,32 +339,39 @@ mod tests {
             Ok(Shard::new(4, 5).unwrap())
         );
         assert_eq!(
-            Shard::from_arg("auto/4", &k8s).unwrap_err(),
+            Shard::from_arg("auto/4", &k8s).unwrap_err().to_string(),
             "JOB_COMPLETION_INDEX=4: shard index 4 is out of range: the shards of 4 are \
              numbered 0 to 3"
         );
         assert!(
             Shard::from_arg("auto", &k8s)
                 .unwrap_err()
+                .to_string()
                 .contains("give the shard count: --shard auto/N")
         );
         assert!(
             Shard::from_arg("auto/2", env(&[]))
                 .unwrap_err()
+                .to_string()
                 .contains("neither JOB_COMPLETION_INDEX")
         );
         assert_eq!(
-            Shard::from_arg("auto", env(&[(SLURM_INDEX, "x")])).unwrap_err(),
+            Shard::from_arg("auto", env(&[(SLURM_INDEX, "x")]))
+                .unwrap_err()
+                .to_string(),
             "SLURM_ARRAY_TASK_ID=x is not a whole number"
         );
         assert_eq!(
-            Shard::from_arg("auto", env(&[(SLURM_INDEX, "0")])).unwrap_err(),
+            Shard::from_arg("auto", env(&[(SLURM_INDEX, "0")]))
+                .unwrap_err()
+                .to_string(),
             "SLURM_ARRAY_TASK_COUNT is not set; give the count: --shard auto/N"
         );
         // An array submitted as --array=1-3 has ids 1 to 3 of 3 tasks.
         assert!(
             Shard::from_arg("auto", env(&[(SLURM_INDEX, "3"), (SLURM_COUNT, "3")]))
                 .unwrap_err()
+                .to_string()
                 .contains("--array=0-2")
         );
     }
