@@ -9,32 +9,35 @@
 //! saved config and its seed).
 //!
 //! An engine that cannot start is given up (its games are no longer scheduled) after a failure
-//! that will recur ([`EngineError::recurs_at_start`]) or [`MAX_START_FAILURES`] failures in a
+//! that will recur ([`EngineError::recurs_at_start`](crate::engine::EngineError::recurs_at_start)) or [`MAX_START_FAILURES`] failures in a
 //! row; its games are reported as not played and `--resume` tries them again (`runner/starts.rs`).
 //! The results directory is locked, and its saved config and recorded games read, in
-//! `runner/directory.rs`; the progress line is drawn in `runner/progress.rs`.
+//! `runner/directory.rs`; the progress line is drawn in `runner/progress.rs`; a worker thread
+//! plays its games in `runner/worker.rs`.
 
 mod directory;
 mod live_report;
 mod progress;
 mod starts;
+mod worker;
 
 pub(crate) use directory::lock_directory;
 pub use directory::saved_config;
 pub use live_report::{REPORT_COST_FACTOR, REPORT_INTERVAL};
 pub use starts::{GivenUp, MAX_START_FAILURES, NotPlayed};
+pub use worker::file_safe;
+pub(crate) use worker::{game_record, launch};
 
 use super::config::{SeedOrigin, TournamentConfig};
 use super::identity::{self, IdentityError};
 use super::run_games::{GameSources, ReadError, RunReading, Verdict};
 use super::schedule::{ScheduledGame, shard_games};
 use super::shard::sprt::SprtWatcher;
-use crate::engine::{Engine, EngineDescription, EngineError, EngineLaunch};
-use crate::game::{self, Players, Unfinished};
+use crate::game;
 use crate::openings::{Book, Opening};
-use crate::records::{GameRecord, GameResult, GamesReader, ResultsWriter};
+use crate::records::{GameRecord, GamesReader, ResultsWriter};
 use crate::report::Summary;
-use crate::rules::{ByColor, Color, Position};
+use crate::rules::{Color, Position};
 use crate::run_dir::RunDir;
 use crate::stats::{SequentialTest, Sprt, SprtDecision};
 use crate::{records, report};
@@ -47,6 +50,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
+use worker::Worker;
 
 /// Why the run stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -561,193 +565,6 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// One worker thread and the engine processes it owns.
-struct Worker<'a> {
-    shared: &'a Shared<'a>,
-    id: usize,
-    engines: Vec<Option<Engine>>,
-}
-
-impl<'a> Worker<'a> {
-    fn new(shared: &'a Shared<'a>, id: usize) -> Worker<'a> {
-        Worker {
-            shared,
-            id,
-            engines: shared.config.engines.iter().map(|_| None).collect(),
-        }
-    }
-
-    fn run(mut self) {
-        while let Some(game) = self.shared.next_game() {
-            self.play(game);
-        }
-        for engine in self.engines.iter_mut().filter_map(Option::take) {
-            engine.quit();
-        }
-    }
-
-    fn play(&mut self, game: ScheduledGame) {
-        let config = self.shared.config;
-        if self.shared.skip_if_given_up(&game) {
-            return;
-        }
-        for index in [game.white, game.black] {
-            if let Err(error) = self.ensure_started(index) {
-                self.shared.start_failed(&game, index, &error);
-                return;
-            }
-        }
-        let opening = &self.shared.openings[game.opening];
-        let started = records::now_rfc3339();
-        let (white, black) = two_mut(&mut self.engines, game.white, game.black);
-        let (Some(white), Some(black)) = (white.as_mut(), black.as_mut()) else {
-            return;
-        };
-        let seats = ByColor {
-            white: game.white,
-            black: game.black,
-        };
-        let mut players = Players {
-            engines: ByColor { white, black },
-            specs: seats.map(|index| &config.engines[index]),
-        };
-        let played = game::play(
-            &mut players,
-            &opening.position,
-            config.rules,
-            &config.adjudication,
-            self.shared.stop,
-        );
-        match played {
-            Ok(played) => {
-                let record = game_record(config, &game, opening, &played, started);
-                self.shared.record(&record, &played, &game);
-                self.shared.refresh_report();
-                for side in [Color::White, Color::Black] {
-                    let stray = &played.stray[side];
-                    if stray.lines > 0 {
-                        let name = &config.engines[seats[side]].name;
-                        self.shared.say(&format!(
-                            "warning: game {}: {name} wrote {stray}; none was played",
-                            game.game_id
-                        ));
-                    }
-                }
-                if let Some(side) = played.faulty {
-                    self.retire(seats[side]);
-                }
-            }
-            Err(Unfinished::Interrupted) => {}
-        }
-        for index in [game.white, game.black] {
-            if config.engines[index].restart {
-                self.retire(index);
-            }
-        }
-    }
-
-    /// Starts engine `index` for this worker unless a process is already running.
-    fn ensure_started(&mut self, index: usize) -> Result<(), EngineError> {
-        if self.engines[index].is_none() {
-            let launch = launch(
-                self.shared.config,
-                &self.shared.config.engines[index],
-                self.id,
-            );
-            let engine = Engine::start(&launch, self.shared.config.rules)?;
-            self.shared.started(index);
-            self.shared.note_engine_id(index, engine.id_name());
-            self.engines[index] = Some(engine);
-        }
-        Ok(())
-    }
-
-    /// Quits engine `index`'s process; the next game starts a fresh one.
-    fn retire(&mut self, index: usize) {
-        if let Some(engine) = self.engines[index].take() {
-            engine.quit();
-        }
-    }
-}
-
-/// Mutable references to two different slots of `slots`.
-fn two_mut<T>(slots: &mut [T], a: usize, b: usize) -> (&mut T, &mut T) {
-    assert_ne!(a, b, "an engine cannot play itself");
-    if a < b {
-        let (left, right) = slots.split_at_mut(b);
-        (&mut left[a], &mut right[0])
-    } else {
-        let (left, right) = slots.split_at_mut(a);
-        (&mut right[0], &mut left[b])
-    }
-}
-
-/// How to launch the engine `spec` describes for worker `worker`: logs under `<out>/logs/`.
-pub(crate) fn launch(
-    config: &TournamentConfig,
-    spec: &EngineDescription,
-    worker: usize,
-) -> EngineLaunch {
-    let logs = RunDir::new(config.results_dir()).logs();
-    let file = |suffix: &str| logs.join(format!("{}-{worker}.{suffix}", file_safe(&spec.name)));
-    EngineLaunch {
-        stderr_log: Some(file("stderr.log")),
-        comm_log: config.log.then(|| file("log")),
-        ..spec.launch()
-    }
-}
-
-/// `name` with every character but ASCII letters, digits, `.`, `-` and `_` replaced by `_`,
-/// and at most 64 characters long: safe as part of a file name.
-pub fn file_safe(name: &str) -> String {
-    name.chars()
-        .take(64)
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "._-".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect::<String>()
-        .trim_start_matches('.')
-        .to_string()
-}
-
-/// The games.csv row of a finished game.
-pub(crate) fn game_record(
-    config: &TournamentConfig,
-    game: &ScheduledGame,
-    opening: &Opening,
-    played: &game::PlayedGame,
-    started: String,
-) -> GameRecord {
-    GameRecord {
-        game_id: game.game_id,
-        round: game.round,
-        pair: game.pair,
-        opening_id: opening.id,
-        opening: opening.position.to_string(),
-        white: config.engines[game.white].name.clone(),
-        black: config.engines[game.black].name.clone(),
-        result: GameResult::from_winner(played.winner),
-        termination: played.termination,
-        plies: u32::try_from(played.moves.len()).unwrap_or(u32::MAX),
-        moves: played
-            .moves
-            .iter()
-            .map(|mv| mv.to_string())
-            .collect::<Vec<_>>()
-            .join(" "),
-        white_ms: played.used_ms(Color::White),
-        black_ms: played.used_ms(Color::Black),
-        started,
-        white_stray: played.stray.white.lines,
-        black_stray: played.stray.black.lines,
-        move_info: records::moves::encode_column(&played.infos),
-    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,98 @@
+//! What a page knows of its run beyond the games: run.json ([`RunInfo`], written by the
+//! runner) and the metadata read from a run directory ([`RunMeta`]).
+
+use crate::records::provenance::{ClockScale, EngineProvenance};
+use crate::records::{self, Existing, RecordsError};
+use crate::run_dir::RunDir;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// What the runner knows of a run that its files do not say: saved as run.json.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunInfo {
+    /// The command line of the session that last ran (or resumed) the run, as words.
+    #[serde(default)]
+    pub command_line: Vec<String>,
+    /// The bt-arena version that ran it.
+    #[serde(default)]
+    pub bt_arena: String,
+    /// Each engine's `id name`, by configured name, as far as known.
+    #[serde(default)]
+    pub engines: BTreeMap<String, String>,
+    /// Engines built from source (or with a pinned bench), by name: commit, build command,
+    /// bench signature, and this session's bench speed and build (cached or made, how long).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub builds: BTreeMap<String, EngineProvenance>,
+    /// This session's time control scaling (`--scale-tc`), each shard its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_scale: Option<ClockScale>,
+}
+
+impl RunInfo {
+    /// The run.json of `dir`, if it has a readable one.
+    pub fn read(dir: &Path) -> Option<RunInfo> {
+        let text = std::fs::read_to_string(RunDir::new(dir).run_json()).ok()?;
+        serde_json::from_str(&text).ok()
+    }
+
+    /// Writes `dir/run.json` atomically.
+    ///
+    /// # Errors
+    /// [`RecordsError::Io`] when it cannot be written.
+    pub fn write(&self, dir: &Path) -> Result<(), RecordsError> {
+        records::write_json(&RunDir::new(dir).run_json(), self, Existing::Replace).map(drop)
+    }
+}
+
+/// Where the games come from and what is known of the run, for the page's header and its
+/// metadata section.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunMeta {
+    /// The page's title: the event, or the file names.
+    pub title: String,
+    /// The files the games were read from.
+    pub sources: Vec<String>,
+    /// The run's config.json, when there is one.
+    pub config: Option<serde_json::Value>,
+    /// The run's run.json, when there is one.
+    pub info: Option<RunInfo>,
+    /// `(games recorded, games scheduled)` while the run goes on; `None` once it is over (or
+    /// unknown).
+    pub in_progress: Option<(u64, u64)>,
+}
+
+impl RunMeta {
+    /// The metadata of a sharded run, from its shard directory `shard`: that shard's config
+    /// without its `shard` field, and its run.json.
+    pub fn of_shard_run(shard: &Path) -> RunMeta {
+        let mut meta = RunMeta::of_dir(shard);
+        if let Some(config) = meta.config.as_mut().and_then(|c| c.as_object_mut()) {
+            config.remove("shard");
+        }
+        meta
+    }
+
+    /// The metadata of the run directory `dir` (its config.json and run.json, when readable),
+    /// titled by the config's event or the directory's name.
+    pub fn of_dir(dir: &Path) -> RunMeta {
+        let run = RunDir::new(dir);
+        let config: Option<serde_json::Value> = std::fs::read_to_string(run.config_json())
+            .ok()
+            .and_then(|text| serde_json::from_str(&text).ok());
+        let title = config
+            .as_ref()
+            .and_then(|c| c["event"].as_str().map(str::to_string))
+            .unwrap_or_else(|| {
+                dir.file_name()
+                    .map_or_else(String::new, |n| n.to_string_lossy().into())
+            });
+        RunMeta {
+            title,
+            sources: vec![run.games_csv().display().to_string()],
+            config,
+            info: RunInfo::read(dir),
+            in_progress: None,
+        }
+    }
+}

@@ -1,0 +1,576 @@
+//! The page model: every number and text of report.html, laid out for the template
+//! (`report.html.tmpl`) from a [`Report`].
+
+use super::svg::{self, LineChart, PALETTE, RatingBar, RefLine};
+use super::{MAX_OPENING_ROWS, MAX_VIEWER_GAMES, REFRESH_SECONDS, Report};
+use crate::records::moves::CommentDetail;
+use crate::records::{self, GameRecord, Termination, pgn, plural};
+use crate::report::crosstable::Crosstable;
+use crate::report::series::{OpeningResult, PairSeries, Series, SprtLines, UnreadableMoveInfo};
+use crate::report::{PairSummary, Summary};
+use crate::rules::Position;
+use crate::stats::{Bound, Pentanomial, SprtDecision};
+use serde::Serialize;
+
+/// The template's context.
+#[derive(Serialize)]
+pub(super) struct Page {
+    title: String,
+    status: String,
+    refresh: Option<u32>,
+    /// A class (`h1`, `h0`, `running`) and the line.
+    verdict: Option<(&'static str, String)>,
+    ratings_svg: String,
+    unrated: Option<String>,
+    standings: Vec<StandingRow>,
+    crosstable: Option<CrossRows>,
+    pairs: Vec<PairBlock>,
+    termination_names: Vec<&'static str>,
+    terminations: Vec<TerminationRow>,
+    move_times: Vec<MoveTimeRow>,
+    move_info_note: Option<String>,
+    openings_note: String,
+    openings: Vec<OpeningRow>,
+    viewer_json: String,
+    viewer_note: String,
+    meta: Vec<(String, String)>,
+    config: Option<String>,
+}
+
+#[derive(Serialize)]
+struct StandingRow {
+    rank: usize,
+    name: String,
+    elo: String,
+    error: String,
+    games: u64,
+    wins: u64,
+    losses: u64,
+    score: String,
+    los: String,
+}
+
+#[derive(Serialize)]
+struct CrossRows {
+    names: Vec<String>,
+    rows: Vec<(String, Vec<(String, &'static str)>)>,
+}
+
+#[derive(Serialize)]
+struct PairBlock {
+    title: String,
+    lines: Vec<String>,
+    ptnml_svg: String,
+    elo_svg: String,
+    llr_svg: Option<String>,
+}
+
+#[derive(Serialize)]
+struct TerminationRow {
+    name: String,
+    cells: Vec<String>,
+    faults: u64,
+    stray: u64,
+}
+
+#[derive(Serialize)]
+struct MoveTimeRow {
+    name: String,
+    moves: u64,
+    mean: String,
+    median: u64,
+    p90: u64,
+    max: u64,
+    svg: String,
+}
+
+#[derive(Serialize)]
+struct OpeningRow {
+    id: u64,
+    opening: String,
+    games: u64,
+    white: String,
+    pairs: u64,
+    same_colour: u64,
+}
+
+/// One game of the viewer.
+#[derive(Serialize)]
+struct ViewerGame {
+    /// Its game number ([`GameRecord::game_id`]): the `N` of the URL's `#game=N`.
+    id: u64,
+    label: String,
+    white: String,
+    black: String,
+    result: &'static str,
+    ending: String,
+    opening: String,
+    /// The game began from a position other than the start.
+    from_book: bool,
+    moves: Vec<String>,
+    comments: Vec<Option<String>>,
+}
+
+pub(super) fn page(report: &Report<'_>) -> Page {
+    let summary = report.summary;
+    let shown = shown_terminations(report.series);
+    Page {
+        title: report.meta.title.clone(),
+        status: status_line(report),
+        refresh: report.meta.in_progress.map(|_| REFRESH_SECONDS),
+        verdict: verdict(summary),
+        ratings_svg: ratings_svg(summary),
+        unrated: summary.unrated.clone(),
+        standings: standings(summary),
+        crosstable: (summary.engines.len() >= 3).then(|| cross_rows(summary)),
+        pairs: summary
+            .pairs
+            .iter()
+            .zip(&report.series.pairs)
+            .map(|(pair, series)| pair_block(pair, series))
+            .collect(),
+        termination_names: shown.iter().map(|&k| Termination::ALL[k].name()).collect(),
+        terminations: termination_rows(report, &shown),
+        move_times: move_time_rows(report.series),
+        move_info_note: move_info_note(&report.series.unreadable_move_info),
+        openings_note: openings_note(&report.series.openings),
+        openings: report
+            .series
+            .openings
+            .iter()
+            .take(MAX_OPENING_ROWS)
+            .map(opening_row)
+            .collect(),
+        viewer_json: viewer_json(report.games),
+        viewer_note: viewer_note(report),
+        meta: meta_rows(report),
+        config: report
+            .meta
+            .config
+            .as_ref()
+            .and_then(|c| serde_json::to_string_pretty(c).ok()),
+    }
+}
+
+/// `in progress: 12 of 48 games` or `finished: 48 games`, with the time written.
+fn status_line(report: &Report<'_>) -> String {
+    let now = records::now_rfc3339();
+    match report.meta.in_progress {
+        Some((done, of)) => format!("In progress: {done} of {of} games (updated {now})"),
+        None => format!("{} (written {now})", plural(report.summary.games, "game")),
+    }
+}
+
+/// The SPRT's state, when there is one: its decision, or its LLR while it has none.
+fn verdict(summary: &Summary) -> Option<(&'static str, String)> {
+    let pair = summary.pairs.iter().find(|p| p.sprt.is_some())?;
+    let status = pair.sprt?;
+    let (class, accepted) = match status.report.decision {
+        SprtDecision::AcceptH1 => ("h1", "H1 accepted"),
+        SprtDecision::AcceptH0 => ("h0", "H0 accepted"),
+        SprtDecision::Continue => {
+            return Some(("running", format!("SPRT, no decision: {}", status.report)));
+        }
+    };
+    Some((
+        class,
+        format!(
+            "SPRT {accepted} at game {}: {} vs {}, {}",
+            status.games, pair.first, pair.second, status.report
+        ),
+    ))
+}
+
+/// Elo with a sign and one decimal, marked `>`/`<`/`~` when it is a bound.
+fn elo_text(elo: f64, bound: Option<Bound>) -> String {
+    format!("{}{:+.1}", bound.map_or("", Bound::mark), elo + 0.0)
+}
+
+fn ratings_svg(summary: &Summary) -> String {
+    let bars: Vec<RatingBar<'_>> = summary
+        .standings
+        .iter()
+        .map(|row| RatingBar {
+            name: &row.name,
+            elo: row.elo,
+            error95: row.error95.unwrap_or(0.0),
+            note: row.bound.map_or("", Bound::mark),
+        })
+        .collect();
+    svg::rating_bars("Ratings with 95% intervals", &bars)
+}
+
+fn standings(summary: &Summary) -> Vec<StandingRow> {
+    let dash = |text: Option<String>| text.unwrap_or_else(|| "-".to_string());
+    summary
+        .standings
+        .iter()
+        .map(|row| StandingRow {
+            rank: row.rank,
+            name: row.name.clone(),
+            elo: dash(row.elo.map(|e| elo_text(e, row.bound))),
+            error: dash(row.error95.map(|e| format!("{e:.1}"))),
+            games: row.games,
+            wins: row.wins,
+            losses: row.losses,
+            score: dash(row.score_percent.map(|s| format!("{s:.1}%"))),
+            los: dash(row.los_next.map(|l| format!("{:.1}%", 100.0 * l))),
+        })
+        .collect()
+}
+
+fn cross_rows(summary: &Summary) -> CrossRows {
+    let table = Crosstable::of(summary);
+    let rows = table
+        .names
+        .iter()
+        .zip(&table.cells)
+        .map(|(name, cells)| {
+            let cells = cells
+                .iter()
+                .map(|cell| {
+                    let class = match cell {
+                        Some((w, l)) if w > l => "ahead",
+                        Some((w, l)) if w < l => "behind",
+                        Some(_) => "even",
+                        None => "none",
+                    };
+                    (Crosstable::cell_text(*cell), class)
+                })
+                .collect();
+            (name.clone(), cells)
+        })
+        .collect();
+    CrossRows {
+        names: table.names,
+        rows,
+    }
+}
+
+/// A pair's block: its numbers as lines, its pentanomial bars, its Elo chart and, with an
+/// SPRT, its LLR chart.
+fn pair_block(pair: &PairSummary, series: &PairSeries) -> PairBlock {
+    let Pentanomial { ll, wl, ww, .. } = pair.pentanomial;
+    let labels = ["LL 0".to_string(), "WL 1".to_string(), "WW 2".to_string()];
+    PairBlock {
+        title: format!("{} vs {}", pair.first, pair.second),
+        lines: pair_lines(pair),
+        ptnml_svg: svg::bars(
+            "Game pairs by points",
+            &labels,
+            &[ll, wl, ww],
+            PALETTE[0],
+            240,
+        ),
+        elo_svg: elo_chart(series),
+        llr_svg: series.sprt.map(|lines| llr_chart(series, lines)),
+    }
+}
+
+/// A pair's numbers, as the text report gives them: Elo (a bound marked) with its error and
+/// LOS; games, wins, losses and score; the pentanomial counts; the SPRT's line.
+fn pair_lines(pair: &PairSummary) -> Vec<String> {
+    let elo = &pair.elo;
+    let score = match pair.games {
+        0 => "-".to_string(),
+        games => format!("{:.1}%", 100.0 * pair.wins as f64 / games as f64),
+    };
+    let Pentanomial { ll, ld, wl, wd, ww } = pair.pentanomial;
+    let mut lines = vec![
+        format!(
+            "Elo {} ± {:.1}, LOS {:.1}%",
+            elo_text(elo.elo, elo.bound_side()),
+            elo.error95,
+            100.0 * elo.los
+        ),
+        format!(
+            "Games {}: {}, {}, score {score}",
+            pair.games,
+            plural(pair.wins, "win"),
+            plural(pair.losses, "loss")
+        ),
+        format!(
+            "Ptnml(0-2) [{ll}, {ld}, {wl}, {wd}, {ww}]{}",
+            match pair.unpaired {
+                0 => String::new(),
+                n => format!(", {n} unpaired"),
+            }
+        ),
+    ];
+    if let Some(status) = pair.sprt {
+        lines.push(status.report.to_string());
+    }
+    lines
+}
+
+/// The Elo of a pair over its games with the 95% band, and the SPRT's elo0 and elo1 as lines.
+fn elo_chart(series: &PairSeries) -> String {
+    let points: Vec<(f64, f64)> = series
+        .points
+        .iter()
+        .map(|p| (p.games as f64, p.elo))
+        .collect();
+    let band: Vec<(f64, f64)> = series
+        .points
+        .iter()
+        .map(|p| (p.elo - p.error95, p.elo + p.error95))
+        .collect();
+    let elo_lines: Vec<RefLine<'_>> = series.sprt.map_or_else(Vec::new, |s| {
+        vec![
+            RefLine {
+                value: s.elo0,
+                label: "elo0",
+                colour: "#b00",
+            },
+            RefLine {
+                value: s.elo1,
+                label: "elo1",
+                colour: "#070",
+            },
+        ]
+    });
+    svg::line_chart(&LineChart {
+        title: "Elo over games with its 95% band",
+        points: &points,
+        band: Some(&band),
+        lines: &elo_lines,
+        mark: None,
+        x_name: "games",
+        y_name: "Elo",
+        colour: PALETTE[0],
+    })
+}
+
+/// The LLR of a pair over its games between the SPRT's bounds (`lines`), the game where it
+/// decided marked.
+fn llr_chart(series: &PairSeries, lines: SprtLines) -> String {
+    let llr: Vec<(f64, f64)> = series
+        .points
+        .iter()
+        .filter_map(|p| p.llr.map(|llr| (p.games as f64, llr)))
+        .collect();
+    let lower = format!("H0 {:.2}", lines.lower);
+    let upper = format!("H1 {:.2}", lines.upper);
+    svg::line_chart(&LineChart {
+        title: "LLR over games between the SPRT bounds",
+        points: &llr,
+        band: None,
+        lines: &[
+            RefLine {
+                value: lines.lower,
+                label: &lower,
+                colour: "#b00",
+            },
+            RefLine {
+                value: lines.upper,
+                label: &upper,
+                colour: "#070",
+            },
+        ],
+        mark: lines.decided_at.map(|g| (g as f64, "decided")),
+        x_name: "games",
+        y_name: "LLR",
+        colour: PALETTE[1],
+    })
+}
+
+/// The terminations some game ended by, as indices into [`Termination::ALL`]: the columns of
+/// the terminations table.
+fn shown_terminations(series: &Series) -> Vec<usize> {
+    (0..Termination::ALL.len())
+        .filter(|&k| {
+            series
+                .engines
+                .iter()
+                .any(|e| e.wins_by[k] + e.losses_by[k] > 0)
+        })
+        .collect()
+}
+
+/// Per engine, `wins / losses` by each termination of `shown` ([`shown_terminations`]), its
+/// losses by fault and its stray lines.
+fn termination_rows(report: &Report<'_>, shown: &[usize]) -> Vec<TerminationRow> {
+    report
+        .series
+        .engines
+        .iter()
+        .zip(&report.summary.faults)
+        .map(|(engine, faults)| TerminationRow {
+            name: engine.name.clone(),
+            cells: shown
+                .iter()
+                .map(|&k| format!("{} / {}", engine.wins_by[k], engine.losses_by[k]))
+                .collect(),
+            faults: faults.time_forfeits + faults.illegal_moves + faults.crashes + faults.stalls,
+            stray: faults.stray_answers,
+        })
+        .collect()
+}
+
+fn move_time_rows(series: &Series) -> Vec<MoveTimeRow> {
+    series
+        .engines
+        .iter()
+        .enumerate()
+        .map(|(k, engine)| {
+            let times = &engine.move_times;
+            let labels: Vec<String> = (0..times.histogram.len())
+                .map(|b| match b {
+                    0 => "0".to_string(),
+                    b if b == times.histogram.len() - 1 => {
+                        format!("{}+", b as u64 * times.bucket_ms)
+                    }
+                    b if b % 5 == 0 => format!("{}", b as u64 * times.bucket_ms),
+                    _ => String::new(),
+                })
+                .collect();
+            MoveTimeRow {
+                name: engine.name.clone(),
+                moves: times.moves,
+                mean: format!("{:.1}", times.mean_ms),
+                median: times.median_ms,
+                p90: times.p90_ms,
+                max: times.max_ms,
+                svg: svg::bars(
+                    &format!("Time per move of {}, ms", engine.name),
+                    &labels,
+                    &times.histogram,
+                    PALETTE[k % PALETTE.len()],
+                    420,
+                ),
+            }
+        })
+        .collect()
+}
+
+/// What the move times leave out, when a game's `move_info` does not read: `1 game with a
+/// move_info column that does not read, left out of the move times. The first: game 7: ...`.
+pub(super) fn move_info_note(unreadable: &UnreadableMoveInfo) -> Option<String> {
+    (unreadable.games > 0).then(|| {
+        format!(
+            "{} with a move_info column that does not read, left out of the move times. The \
+             first: {}.",
+            plural(unreadable.games, "game"),
+            unreadable.first.as_deref().unwrap_or("?")
+        )
+    })
+}
+
+fn openings_note(openings: &[OpeningResult]) -> String {
+    let one_sided = openings
+        .iter()
+        .filter(|o| o.pairs > 0 && o.same_colour_pairs == o.pairs)
+        .count();
+    format!(
+        "{} openings played; {one_sided} where every game pair was won by the same colour in \
+         both games (the opening, not the engines, decided).",
+        openings.len()
+    )
+}
+
+fn opening_row(opening: &OpeningResult) -> OpeningRow {
+    OpeningRow {
+        id: opening.opening_id,
+        opening: opening.opening.clone(),
+        games: opening.games,
+        white: format!(
+            "{:.0}%",
+            100.0 * opening.white_wins as f64 / opening.games.max(1) as f64
+        ),
+        pairs: opening.pairs,
+        same_colour: opening.same_colour_pairs,
+    }
+}
+
+/// How many games the viewer holds, of how many.
+fn viewer_note(report: &Report<'_>) -> String {
+    let shown = report.games.len().min(MAX_VIEWER_GAMES) as u64;
+    match report.summary.games {
+        total if total > shown => {
+            format!("The latest {shown} of {total} games; every game is in games.pgn.")
+        }
+        total => format!("{}.", plural(total, "game")),
+    }
+}
+
+/// The viewer's games (the last [`MAX_VIEWER_GAMES`] of `games`) as JSON, safe inside a
+/// `<script>` element.
+pub(super) fn viewer_json(games: &[GameRecord]) -> String {
+    let first = games.len().saturating_sub(MAX_VIEWER_GAMES);
+    let list: Vec<ViewerGame> = games[first..]
+        .iter()
+        .map(|game| (game, game.opening.parse::<Position>().ok()))
+        .map(|(game, start)| ViewerGame {
+            id: game.game_id,
+            label: format!(
+                "Game {}: {} vs {}, {} ({})",
+                game.game_id, game.white, game.black, game.result, game.termination
+            ),
+            white: game.white.clone(),
+            black: game.black.clone(),
+            result: game.result.as_str(),
+            ending: format!(
+                "{}: {}",
+                game.termination,
+                game.termination.describe(game.result.winner())
+            ),
+            opening: start.map_or_else(|| game.opening.clone(), |p| p.to_string()),
+            from_book: start.is_none_or(|p| p != Position::startpos()),
+            moves: game.moves.split_whitespace().map(str::to_string).collect(),
+            comments: pgn::move_comments(game, CommentDetail::Full),
+        })
+        .collect();
+    // `<` only occurs inside JSON strings, where `\u003c` means the same: no `</script>` or
+    // `<!--` can end or confuse the script element.
+    serde_json::to_string(&list)
+        .unwrap_or_else(|_| "[]".to_string())
+        .replace('<', "\\u003c")
+}
+
+fn meta_rows(report: &Report<'_>) -> Vec<(String, String)> {
+    let meta = report.meta;
+    let mut rows = vec![("Games from".to_string(), meta.sources.join(", "))];
+    if let Some((first, last)) = &report.series.started {
+        rows.push(("First game started".into(), first.clone()));
+        rows.push(("Last game started".into(), last.clone()));
+    }
+    rows.push(("Report written".into(), records::now_rfc3339()));
+    if let Some(config) = &meta.config {
+        for key in [
+            "event", "rules", "format", "rounds", "games", "seed", "sprt",
+        ] {
+            let value = &config[key];
+            if !value.is_null() {
+                let text = value
+                    .as_str()
+                    .map_or_else(|| value.to_string(), str::to_string);
+                rows.push((key.to_string(), text));
+            }
+        }
+        if let Some(book) = config["openings"]["file"].as_str() {
+            rows.push(("openings".into(), book.to_string()));
+        }
+    }
+    if let Some(info) = &meta.info {
+        if !info.command_line.is_empty() {
+            rows.push(("Command line".into(), info.command_line.join(" ")));
+        }
+        if !info.bt_arena.is_empty() {
+            rows.push(("Run by".into(), format!("bt-arena {}", info.bt_arena)));
+        }
+        for (name, id) in &info.engines {
+            rows.push((format!("Engine {name}"), id.clone()));
+        }
+        for (name, build) in &info.builds {
+            rows.push((format!("Source of {name}"), build.to_string()));
+        }
+        if let Some(scale) = &info.clock_scale {
+            rows.push(("Time control scaled".into(), scale.to_string()));
+        }
+    }
+    rows.push((
+        "Report by".into(),
+        format!("bt-arena {}", env!("CARGO_PKG_VERSION")),
+    ));
+    rows
+}
