@@ -6,7 +6,7 @@
 use super::talk::{fence, is, read_until, send};
 use super::{CheckResult, Ctx, Evidence, Failure, Finding, Outcome, Session};
 use crate::engine::Engine;
-use crate::perft_check::{CheckError, CheckSettings, PositionReport, Target, check_all};
+use crate::perft_check::{CheckError, CheckSettings, PositionFindings, Target, check_all};
 use crate::protocol::{Command, GoLimits, Protocol, Reply};
 use crate::rules::Position;
 use std::time::Duration;
@@ -93,7 +93,7 @@ fn probe(engine: &mut Engine, ctx: &Ctx) -> Result<Option<Finding>, Failure> {
 
 /// The failure for a position whose perft or bestmove is wrong: the walk-down's fault and its
 /// first problem.
-fn failure(report: &PositionReport) -> Finding {
+fn failure(report: &PositionFindings) -> Finding {
     let Some(fault) = &report.fault else {
         let problem = report.bestmove.problem.as_deref().unwrap_or_default();
         return Finding::fail(format!(

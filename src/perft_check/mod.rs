@@ -15,8 +15,8 @@
 //! disagree).
 //!
 //! Here: the entry [`check_all`], its settings and errors. The positions to check are in
-//! `targets.rs`, the walk-down in `walk.rs`, the computed report ([`PerftCheckReport`]) in
-//! `report.rs`, and its text and JSON renderings in [`render`].
+//! `targets.rs`, the walk-down in `walk.rs`, the findings ([`PerftCheckFindings`]) in
+//! `findings.rs`, and its text and JSON renderings in [`render`].
 
 use crate::engine::{Engine, EngineError};
 use crate::protocol::{GoLimits, NO_MOVE};
@@ -25,12 +25,12 @@ use crate::rules::{MoveError, Position, Rules};
 use std::fmt;
 use std::time::{Duration, Instant};
 
+mod findings;
 pub mod render;
-mod report;
 mod targets;
 mod walk;
 
-pub use report::{BestMove, Fault, PerftCheckReport, PositionReport, Problem, WalkStep};
+pub use findings::{BestMove, Fault, PerftCheckFindings, PositionFindings, Problem, WalkStep};
 pub use targets::Target;
 
 /// How the check is run.
@@ -124,7 +124,7 @@ impl fmt::Display for CheckError {
 impl std::error::Error for CheckError {}
 
 /// Checks every target with `engine`, which must have been started under `settings.rules`,
-/// calling `on_position` with each target's report as soon as it is done.
+/// calling `on_position` with each target's findings as soon as it is done.
 ///
 /// # Errors
 /// The first [`CheckError`]: the engine failed, or a suite's expected count disagrees with the
@@ -133,8 +133,8 @@ pub fn check_all(
     engine: &mut Engine,
     settings: &CheckSettings,
     targets: &[Target],
-    mut on_position: impl FnMut(&PositionReport),
-) -> Result<PerftCheckReport, CheckError> {
+    mut on_position: impl FnMut(&PositionFindings),
+) -> Result<PerftCheckFindings, CheckError> {
     let started = Instant::now();
     let mut checker = Checker { engine, settings };
     let mut positions = Vec::with_capacity(targets.len());
@@ -144,7 +144,7 @@ pub fn check_all(
         positions.push(report);
     }
     let failed = positions.iter().filter(|report| !report.passed()).count();
-    Ok(PerftCheckReport {
+    Ok(PerftCheckFindings {
         engine: checker.engine.name().to_string(),
         engine_id: checker.engine.id_name().map(str::to_string),
         rules: settings.rules,
@@ -171,7 +171,7 @@ struct Checker<'a> {
 
 impl Checker<'_> {
     /// Checks one target: the first perft, the walk-down on a mismatch, then the bestmove.
-    fn check(&mut self, target: &Target) -> Result<PositionReport, CheckError> {
+    fn check(&mut self, target: &Target) -> Result<PositionFindings, CheckError> {
         let started = Instant::now();
         let engine_error = |error| CheckError::Engine {
             source: target.source.clone(),
@@ -197,7 +197,7 @@ impl Checker<'_> {
             .as_ref()
             .map_or(0.0, |_| millis(walk_started.elapsed()));
         let bestmove = self.bestmove(&target.position).map_err(engine_error)?;
-        Ok(PositionReport {
+        Ok(PositionFindings {
             source: target.source.clone(),
             position: target.position.to_string(),
             depth: target.depth,

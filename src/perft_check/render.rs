@@ -1,13 +1,13 @@
-//! The renderings of a perft-check report, apart from its computation: [`Text`] for people,
+//! The renderings of a perft-check's findings, apart from its computation: [`Text`] for people,
 //! written as the check goes (a header, each position as soon as it is checked, a summary), and
-//! [`Json`], the whole [`PerftCheckReport`] at the end. Also here: the text of a [`Problem`],
-//! which the text report and `check-engine` both show.
+//! [`Json`], the whole [`PerftCheckFindings`] at the end. Also here: the text of a [`Problem`],
+//! which the text rendering and `check-engine` both show.
 
-use super::{Fault, PerftCheckReport, PositionReport, Problem};
+use super::{Fault, PerftCheckFindings, PositionFindings, Problem};
 use crate::rules::Rules;
 use std::fmt;
 
-/// What the first line of the text report says, known before any position is checked.
+/// What the first line of the text rendering says, known before any position is checked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Header<'a> {
     /// The engine's configured name.
@@ -22,23 +22,23 @@ pub struct Header<'a> {
     pub seed: Option<u64>,
 }
 
-/// A rendering of the perft-check report, in three parts so that text can be written while the
+/// A rendering of the findings, in three parts so that text can be written while the
 /// check goes on. Each part is the exact text to write (possibly empty), ending in a newline.
 pub trait Render {
     /// What is written before the first position is checked.
     fn header(&self, header: &Header<'_>) -> String;
     /// What is written as soon as one position is checked.
-    fn position(&self, report: &PositionReport) -> String;
+    fn position(&self, report: &PositionFindings) -> String;
     /// What is written when every position is checked.
-    fn report(&self, report: &PerftCheckReport) -> String;
+    fn report(&self, report: &PerftCheckFindings) -> String;
 }
 
-/// The text report: the header line, a verdict line per position (with the walk-down, the
+/// The text rendering: the header line, a verdict line per position (with the walk-down, the
 /// fault and the bestmove, indented, when it failed), and a summary line.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Text;
 
-/// The JSON report: the whole [`PerftCheckReport`], pretty-printed, at the end; nothing before.
+/// The JSON rendering: the whole [`PerftCheckFindings`], pretty-printed, at the end; nothing before.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Json;
 
@@ -59,11 +59,11 @@ impl Render for Text {
         )
     }
 
-    fn position(&self, report: &PositionReport) -> String {
+    fn position(&self, report: &PositionFindings) -> String {
         PositionText(report).to_string()
     }
 
-    fn report(&self, report: &PerftCheckReport) -> String {
+    fn report(&self, report: &PerftCheckFindings) -> String {
         SummaryText(report).to_string()
     }
 }
@@ -73,11 +73,11 @@ impl Render for Json {
         String::new()
     }
 
-    fn position(&self, _: &PositionReport) -> String {
+    fn position(&self, _: &PositionFindings) -> String {
         String::new()
     }
 
-    fn report(&self, report: &PerftCheckReport) -> String {
+    fn report(&self, report: &PerftCheckFindings) -> String {
         // Every field is a string, a number, a bool, an option or a list of those: serde_json
         // cannot fail on it.
         let json = serde_json::to_string_pretty(report).expect("a report serializes to JSON");
@@ -86,10 +86,10 @@ impl Render for Json {
 }
 
 /// The text of one position's check.
-struct PositionText<'a>(&'a PositionReport);
+struct PositionText<'a>(&'a PositionFindings);
 
-/// The closing summary line of the text report.
-struct SummaryText<'a>(&'a PerftCheckReport);
+/// The closing summary line of the text rendering.
+struct SummaryText<'a>(&'a PerftCheckFindings);
 
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -213,8 +213,8 @@ mod tests {
     use crate::perft_check::{BestMove, WalkStep};
 
     /// A failed check: one step down, where the engine misses a capture and its total is off.
-    fn failed() -> PositionReport {
-        PositionReport {
+    fn failed() -> PositionFindings {
+        PositionFindings {
             source: "suite line 3".into(),
             position: "8/8/8/1p6/P7/8/8/8 w".into(),
             depth: 2,
@@ -245,8 +245,8 @@ mod tests {
         }
     }
 
-    fn passed() -> PositionReport {
-        PositionReport {
+    fn passed() -> PositionFindings {
+        PositionFindings {
             source: "start position".into(),
             position: "pppppppp/pppppppp/8/8/8/8/PPPPPPPP/PPPPPPPP w".into(),
             depth: 1,
@@ -263,8 +263,8 @@ mod tests {
         }
     }
 
-    fn report(positions: Vec<PositionReport>) -> PerftCheckReport {
-        PerftCheckReport {
+    fn report(positions: Vec<PositionFindings>) -> PerftCheckFindings {
+        PerftCheckFindings {
             engine: "faulty".into(),
             engine_id: Some("bt-faulty".into()),
             rules: Rules::CaptureOnly,

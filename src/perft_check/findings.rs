@@ -1,4 +1,4 @@
-//! The computed report of a perft-check: per position the counts, the walk-down's fault with
+//! The findings of a perft-check: per position the counts, the walk-down's fault with
 //! its [`Problem`]s, and the judged `bestmove`; for the whole check the totals. Rendered as
 //! text or JSON by [`super::render`].
 
@@ -131,7 +131,7 @@ pub struct BestMove {
 
 /// The check of one target.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct PositionReport {
+pub struct PositionFindings {
     /// Where the position comes from (see [`super::Target::source`]).
     pub source: String,
     /// The FEN of the position.
@@ -154,7 +154,7 @@ pub struct PositionReport {
     pub bestmove: BestMove,
 }
 
-impl PositionReport {
+impl PositionFindings {
     /// True when the perft matched and the bestmove is acceptable.
     pub fn passed(&self) -> bool {
         self.fault.is_none() && self.bestmove.problem.is_none()
@@ -163,7 +163,7 @@ impl PositionReport {
 
 /// The check of every target.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct PerftCheckReport {
+pub struct PerftCheckFindings {
     /// The engine's configured name.
     pub engine: String,
     /// The name the engine gave (`id name`), if any.
@@ -173,7 +173,7 @@ pub struct PerftCheckReport {
     /// The seed of the random positions, when some were drawn (set by the caller).
     pub seed: Option<u64>,
     /// Each target's check, in order.
-    pub positions: Vec<PositionReport>,
+    pub positions: Vec<PositionFindings>,
     /// How many targets passed.
     pub passed: usize,
     /// How many failed.
