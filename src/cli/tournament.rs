@@ -113,6 +113,11 @@ pub struct TournamentArgs {
     /// builds included); a run stopped there without an SPRT decision exits with 2.
     #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
     max_time: Option<Duration>,
+    /// When stdout is not a terminal (a CI log, a file), print the report of the games so far
+    /// (Elo, LOS, pentanomial counts, LLR) every N recorded games, as fastchess's
+    /// -ratinginterval; 0: only at the end. On a terminal the progress line shows the score.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    rating_interval: u64,
 }
 
 /// The matches of the `tournament` subcommand.
@@ -155,6 +160,7 @@ pub fn run(args: &TournamentArgs, matches: &ArgMatches) -> Result<ExitCode> {
         }
     };
     config.session.deadline = args.max_time.map(|limit| started + limit);
+    config.session.rating_interval = args.rating_interval;
     let cache = match config.engines.iter().any(|e| e.source.is_some()) {
         true => Some(BuildCache::locate(args.build_cache.as_deref())?),
         false => None,
@@ -333,13 +339,14 @@ pub(super) const DEFAULT_LIMIT: TimeControl = TimeControl::Clock {
 
 /// Flags `--resume` takes: they cannot change the games or their records (`--shard` says
 /// which shard of the run in DIR to continue).
-const RESUME_FLAGS: [&str; 6] = [
+const RESUME_FLAGS: [&str; 7] = [
     "resume",
     "concurrency",
     "log",
     "shard",
     "max-time",
     "build-cache",
+    "rating-interval",
 ];
 
 /// The saved config of the run in `dir` (of its shard `--shard K/N`, in `dir/shard-K`; `dir`

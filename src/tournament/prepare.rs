@@ -40,6 +40,9 @@ pub struct Session {
     pub builds: BTreeMap<String, EngineProvenance>,
     /// The time control scaling of this session (`--scale-tc`).
     pub clock_scale: Option<ClockScale>,
+    /// When stdout is not a terminal (a CI log, a file), the interim report is printed every
+    /// this many recorded games (`--rating-interval`, fastchess's `-ratinginterval`); 0: never.
+    pub rating_interval: u64,
 }
 
 /// The file a source-built engine's build log is copied to, in the results directory's

@@ -550,6 +550,7 @@ impl<'a> Shared<'a> {
         // Counted before the message is set, so a drawn verdict never shows the count before it.
         self.progress.inc(1);
         self.progress.set_message(self.score_line(&tally));
+        drop(tally);
         if let (Some(verdict), Some(sprt)) = (verdict, &self.sprt) {
             self.sprt_stop.store(true, Ordering::SeqCst);
             self.say(&format!(
@@ -558,6 +559,7 @@ impl<'a> Shared<'a> {
                 sprt.report(verdict.llr)
             ));
         }
+        self.interim_report();
     }
 }
 

@@ -1195,3 +1195,45 @@ fn runs_started_in_the_same_second_get_their_own_directories() {
     };
     assert_eq!(runs[1], expected, "{runs:?}");
 }
+
+/// Outside a terminal (here a pipe), the report of the games so far is printed every
+/// `--rating-interval` games: the text `elo` gives for the same games, in recorded order.
+#[test]
+fn an_interim_report_is_printed_every_rating_interval_games() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let output = bt_arena(&args(
+        "tournament --engine cmd=RANDOM name=a option.Seed=1 --engine cmd=RANDOM name=b \
+         option.Seed=2 --rounds 3 --seed 5 --rating-interval 4",
+        &out,
+    ));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    let headings: Vec<&str> = text
+        .lines()
+        .filter(|line| line.starts_with("Interim report"))
+        .collect();
+    assert_eq!(headings, ["Interim report after 4 of 6 games:"], "{text}");
+    // The block is the report of the first four games recorded.
+    let csv = std::fs::read_to_string(out.join("games.csv")).unwrap();
+    let first_four: String = csv
+        .lines()
+        .take(5)
+        .map(|line| format!("{line}\n"))
+        .collect();
+    let partial = dir.path().join("first-four.csv");
+    std::fs::write(&partial, first_four).unwrap();
+    let elo = crate::util::success_stdout(&bt_arena(&["elo", crate::util::path(&partial)]));
+    let block = format!("Interim report after 4 of 6 games:\n{elo}");
+    assert!(text.contains(&block), "{text}\n--- expected ---\n{block}");
+    assert!(elo.contains("Games: 4\n"), "{elo}");
+
+    let quiet = dir.path().join("quiet");
+    let output = bt_arena(&args(
+        "tournament --engine cmd=RANDOM name=a --engine cmd=RANDOM name=b --rounds 3 --seed 5 \
+         --rating-interval 0",
+        &quiet,
+    ));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(!stdout(&output).contains("Interim report"));
+}

@@ -9,6 +9,7 @@ use crate::run_dir::RunDir;
 use crate::stats::Sprt;
 use crate::tournament::prepare::Session;
 use crate::{records, report};
+use std::io::IsTerminal;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -81,6 +82,28 @@ impl Shared<'_> {
         if let Some(id) = id_name {
             let name = self.config.engines[index].name.clone();
             lock(&self.live).info.engines.insert(name, id.to_string());
+        }
+    }
+
+    /// Prints the report of the games recorded so far (the text report, as at the end) when
+    /// stdout is not a terminal and the games recorded are a multiple of the session's
+    /// `rating_interval`: a CI log shows the Elo and the LLR as the run goes, as fastchess's
+    /// `-ratinginterval` does. On a terminal the progress line shows the score instead.
+    pub(super) fn interim_report(&self) {
+        let interval = self.config.session.rating_interval;
+        let recorded = self.progress.position();
+        if interval == 0 || recorded % interval != 0 || std::io::stdout().is_terminal() {
+            return;
+        }
+        let dir = self.config.results_dir();
+        let names: Vec<String> = self.config.engines.iter().map(|e| e.name.clone()).collect();
+        let sprt = self.sprt.as_ref();
+        match Summary::from_files(&[RunDir::new(&dir).games_csv()], &names, sprt) {
+            Ok(summary) => self.say(&format!(
+                "Interim report after {recorded} of {} games:\n{summary}",
+                self.progress.length().unwrap_or(0)
+            )),
+            Err(err) => self.say(&format!("warning: no interim report: {err}")),
         }
     }
 
