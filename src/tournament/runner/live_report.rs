@@ -92,7 +92,7 @@ impl Shared<'_> {
     pub(super) fn interim_report(&self) {
         let interval = self.config.session.rating_interval;
         let recorded = self.progress.position();
-        if interval == 0 || recorded % interval != 0 || std::io::stdout().is_terminal() {
+        if interval == 0 || !recorded.is_multiple_of(interval) || std::io::stdout().is_terminal() {
             return;
         }
         let dir = self.config.results_dir();
