@@ -88,7 +88,8 @@ pub struct Standing {
     /// Bradley–Terry rating in Elo, the rated engines averaging 0; `None` when the pool is not
     /// rated or the engine has no games.
     pub elo: Option<f64>,
-    /// Half-width of the 95% interval of `elo`: 1.96 standard errors.
+    /// Half-width of the 95% interval of `elo`: 1.96 standard errors; `None` for a bound (only
+    /// one side of it is known: no interval).
     pub error95: Option<f64>,
     /// `Some` when `elo` is a bound, not an estimate (e.g. a perfect score): see [`Bound`].
     pub bound: Option<Bound>,
@@ -553,7 +554,9 @@ fn standings(engines: &[String], tally: &Tally, pool: Option<&Pool>) -> Vec<Stan
                 rank: 0,
                 name: engines[e].clone(),
                 elo: rating.map(|r| r.rating),
-                error95: rating.map(|r| stats::z95() * r.std_error),
+                error95: rating
+                    .filter(|r| r.bound.is_none())
+                    .map(|r| stats::z95() * r.std_error),
                 bound: rating.and_then(|r| r.bound),
                 games,
                 wins,
@@ -1117,7 +1120,9 @@ pub(crate) mod tests {
             (top.name.as_str(), top.bound),
             ("strong", Some(Bound::Lower))
         );
-        assert!(top.elo.unwrap().is_finite() && top.error95.unwrap().is_finite());
+        // A bound has no interval, in the text, the JSON and the page alike.
+        assert!(top.elo.unwrap().is_finite());
+        assert_eq!(top.error95, None);
         assert_eq!(summary.standings[1].bound, Some(Bound::Upper));
         let pair = &summary.pairs[0];
         assert_eq!(pair.pentanomial.as_array(), [0, 0, 0, 0, 5]);
@@ -1131,6 +1136,12 @@ pub(crate) mod tests {
         );
         let json = serde_json::to_string(&summary).unwrap();
         assert!(!json.contains("NaN") && !json.contains("inf"));
+        let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(json["standings"][0]["error95"], serde_json::Value::Null);
+        assert_eq!(json["standings"][0]["bound"], "Lower");
+        assert_eq!(json["pairs"][0]["elo"]["error95"], serde_json::Value::Null);
+        assert_eq!(json["pairs"][0]["elo"]["bound"], "Lower");
+        assert_eq!(json["pairs"][0]["elo"]["elo"].as_f64(), Some(pair.elo.elo));
     }
 
     #[test]

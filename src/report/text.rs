@@ -86,11 +86,7 @@ impl Summary {
                 row.name,
                 or_dash(row.elo.map(|elo| format_elo(elo, row.bound))),
                 // A bound has no interval: only one side of it is known.
-                or_dash(
-                    row.error95
-                        .filter(|_| row.bound.is_none())
-                        .map(|e| format!("{e:.2}"))
-                ),
+                or_dash(row.error95.map(|e| format!("{e:.2}"))),
                 row.games,
                 or_dash(row.score_percent.map(|s| format!("{s:.2}%"))),
                 row.wins,

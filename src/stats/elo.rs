@@ -23,7 +23,11 @@ use super::{SCORE_CLAMP, elo_from_score, phi, z95};
 const NELO_PER_T: f64 = 800.0 / std::f64::consts::LN_10;
 
 /// Elo difference of the tested engine with its 95% error bar and LOS.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+///
+/// Serialized (summary.json) as `{elo, error95, los, bound}` with `bound` the
+/// [`bound_side`](Self::bound_side) (`"Lower"`, `"Upper"` or `null`, the words of the
+/// standings) and `error95` `null` for a bound: a one-sided score has no interval.
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct EloEstimate {
     /// Elo difference (tested engine minus opponent), in `[-1199.83, 1199.83]`.
     pub elo: f64,
@@ -38,6 +42,18 @@ pub struct EloEstimate {
     /// as 1e-3, as in fishtest): finite, shrinking towards 0 as the one-sided
     /// sample grows (e.g. ±249.82 for 5 pairs all won, 0 for 1000-0 per game).
     pub bound: bool,
+}
+
+impl Serialize for EloEstimate {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut fields = serializer.serialize_struct("EloEstimate", 4)?;
+        fields.serialize_field("elo", &self.elo)?;
+        fields.serialize_field("error95", &(!self.bound).then_some(self.error95))?;
+        fields.serialize_field("los", &self.los)?;
+        fields.serialize_field("bound", &self.bound_side())?;
+        fields.end()
+    }
 }
 
 impl EloEstimate {

@@ -380,6 +380,7 @@ fn absolute_chart(param: &TuneParam, index: usize, path: &[(u64, Vec<f64>)]) -> 
         x_name: "iteration",
         y_name: &param.name,
         colour: svg::PALETTE[index % svg::PALETTE.len()],
+        settle_x: 0.0,
     })
 }
 

@@ -157,7 +157,16 @@ fn chromium_renders_a_runs_report_with_charts_and_the_viewer_at_the_asked_move()
     assert_eq!(dom.matches("<svg class=\"chart ratings\"").count(), 1);
     assert_eq!(dom.matches("<svg class=\"chart line\"").count(), 2);
     assert_eq!(dom.matches("<svg class=\"chart bars\"").count(), 3);
-    assert_eq!(dom.matches("class=\"whisker\"").count(), 2);
+    // A whisker per rating with an interval (a bound, e.g. a perfect score, has none).
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let intervals = summary["standings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|row| row["error95"].is_f64())
+        .count();
+    assert_eq!(dom.matches("class=\"whisker\"").count(), intervals);
     assert_eq!(dom.matches("class=\"bound\"").count(), 4);
     assert!(dom.contains("LLR over games between the SPRT bounds"));
     // The viewer: every game listed, the second one shown after 5 plies.

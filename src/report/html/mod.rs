@@ -202,7 +202,11 @@ mod tests {
             meta: &RunMeta::default(),
         })
         .unwrap();
-        assert!(html.contains("Elo &gt;+1199.8 ± "), "{html}");
+        assert!(
+            html.contains("Elo &gt;+1199.8 (a floor: one side won every counted game), LOS"),
+            "{html}"
+        );
+        assert!(!html.contains("Elo &gt;+1199.8 ±"), "{html}");
     }
 
     #[test]

@@ -12,6 +12,10 @@ use crate::rules::Position;
 use crate::stats::{Bound, Pentanomial, SprtDecision};
 use serde::Serialize;
 
+/// The Elo chart's y axis follows the estimate from this many games on (10 game pairs): one
+/// pair's Elo is ±hundreds and would squash the rest of the line.
+const ELO_SETTLE_GAMES: f64 = 20.0;
+
 /// The template's context.
 #[derive(Serialize)]
 pub(super) struct Page {
@@ -193,7 +197,7 @@ fn ratings_svg(summary: &Summary) -> String {
         .map(|row| RatingBar {
             name: &row.name,
             elo: row.elo,
-            error95: row.error95.unwrap_or(0.0),
+            error95: row.error95,
             note: row.bound.map_or("", Bound::mark),
         })
         .collect();
@@ -276,11 +280,16 @@ fn pair_lines(pair: &PairSummary) -> Vec<String> {
         games => format!("{:.1}%", 100.0 * pair.wins as f64 / games as f64),
     };
     let Pentanomial { ll, ld, wl, wd, ww } = pair.pentanomial;
+    let interval = match elo.bound_side() {
+        // A one-sided score: the Elo is a bound, with no interval.
+        Some(Bound::Lower) => " (a floor: one side won every counted game)".to_string(),
+        Some(_) => " (a ceiling: one side won every counted game)".to_string(),
+        None => format!(" ± {:.1}", elo.error95),
+    };
     let mut lines = vec![
         format!(
-            "Elo {} ± {:.1}, LOS {:.1}%",
+            "Elo {}{interval}, LOS {:.1}%",
             elo_text(elo.elo, elo.bound_side()),
-            elo.error95,
             100.0 * elo.los
         ),
         format!(
@@ -338,6 +347,7 @@ fn elo_chart(series: &PairSeries) -> String {
         x_name: "games",
         y_name: "Elo",
         colour: PALETTE[0],
+        settle_x: ELO_SETTLE_GAMES,
     })
 }
 
@@ -371,6 +381,7 @@ fn llr_chart(series: &PairSeries, lines: SprtLines) -> String {
         x_name: "games",
         y_name: "LLR",
         colour: PALETTE[1],
+        settle_x: 0.0,
     })
 }
 

@@ -94,14 +94,15 @@ pub struct RatingBar<'a> {
     pub name: &'a str,
     /// The estimate, Elo; `None` draws no bar (shown as `-`).
     pub elo: Option<f64>,
-    /// Half-width of its 95% interval, Elo.
-    pub error95: f64,
+    /// Half-width of its 95% interval, Elo; `None` for a bound (no whiskers, no ±).
+    pub error95: Option<f64>,
     /// Text before the number, e.g. `>` for a bound.
     pub note: &'a str,
 }
 
 /// An `<svg>` element titled `title`: horizontal bars from 0 to each estimate with whiskers
-/// over its 95% interval, one row per bar, the value (`>+381.7 ± 242.2`) on the right, a zero
+/// over its 95% interval, one row per bar, the value (`+381.7 ± 242.2`, or `>+381.7` for a
+/// bound, which has no interval) on the right, a zero
 /// line and an Elo axis from -R to R (R the widest interval's reach, at least 50 and at most
 /// 1300 Elo).
 pub fn rating_bars(title: &str, bars: &[RatingBar<'_>]) -> String {
@@ -109,12 +110,20 @@ pub fn rating_bars(title: &str, bars: &[RatingBar<'_>]) -> String {
     let height = 40.0 + row * bars.len() as f64;
     let reach = bars
         .iter()
-        .filter_map(|b| b.elo.map(|e| e.abs() + b.error95))
+        .filter_map(|b| b.elo.map(|e| e.abs() + b.error95.unwrap_or(0.0)))
         .fold(50.0f64, f64::max)
         .min(1300.0);
     let x = Scale::new((-reach, reach), (left, width - right));
     let mut svg = open(width, height, "ratings", title);
-    axis_x(&mut svg, x, -reach, reach, 16.0, height - 22.0, "Elo");
+    axis_x(
+        &mut svg,
+        x,
+        (-reach, reach),
+        16.0,
+        height - 22.0,
+        "Elo",
+        false,
+    );
     for (k, bar) in bars.iter().enumerate() {
         let y = 20.0 + row * k as f64;
         let mid = y + row / 2.0;
@@ -144,31 +153,43 @@ pub fn rating_bars(title: &str, bars: &[RatingBar<'_>]) -> String {
             (b - a).max(1.0),
             row - 10.0
         );
-        let (lo, hi) = (x.at(elo - bar.error95), x.at(elo + bar.error95));
+        if let Some(error95) = bar.error95 {
+            let (lo, hi) = (x.at(elo - error95), x.at(elo + error95));
+            let _ = write!(
+                svg,
+                "<path d=\"M{lo:.1} {mid:.1}H{hi:.1}M{lo:.1} {:.1}V{:.1}M{hi:.1} {:.1}V{:.1}\" \
+                 stroke=\"#222\" stroke-width=\"1.5\" class=\"whisker\"/>",
+                mid - 6.0,
+                mid + 6.0,
+                mid - 6.0,
+                mid + 6.0
+            );
+        }
+        let interval = bar.error95.map_or(String::new(), |e| format!(" ± {e:.1}"));
         let _ = write!(
             svg,
-            "<path d=\"M{lo:.1} {mid:.1}H{hi:.1}M{lo:.1} {:.1}V{:.1}M{hi:.1} {:.1}V{:.1}\" \
-             stroke=\"#222\" stroke-width=\"1.5\" class=\"whisker\"/>",
-            mid - 6.0,
-            mid + 6.0,
-            mid - 6.0,
-            mid + 6.0
-        );
-        let _ = write!(
-            svg,
-            "<text x=\"{}\" y=\"{}\" class=\"value\">{}{elo:+.1} ± {:.1}</text>",
+            "<text x=\"{}\" y=\"{}\" class=\"value\">{}{elo:+.1}{interval}</text>",
             width - right + 6.0,
             mid + 4.0,
             escape(bar.note),
-            bar.error95
         );
     }
     svg.push_str("</svg>");
     svg
 }
 
-/// An x axis at `y` with ticks over `[lo, hi]` and grid lines up to `top`.
-fn axis_x(svg: &mut String, x: Scale, lo: f64, hi: f64, top: f64, y: f64, name: &str) {
+/// An x axis at `y` with ticks over `[lo, hi]` and grid lines up to `top`; its name at its
+/// right end, above the axis, or with `name_below` under the tick labels (where no line of the
+/// plot, such as a bound at 0, can run through it; the chart needs 30 px below the axis).
+fn axis_x(
+    svg: &mut String,
+    x: Scale,
+    (lo, hi): (f64, f64),
+    top: f64,
+    y: f64,
+    name: &str,
+    name_below: bool,
+) {
     let _ = write!(
         svg,
         "<line x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{y}\" y2=\"{y}\" stroke=\"#888\"/>",
@@ -190,7 +211,7 @@ fn axis_x(svg: &mut String, x: Scale, lo: f64, hi: f64, top: f64, y: f64, name: 
         svg,
         "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"end\" class=\"axis\">{}</text>",
         x.at(hi),
-        y - 4.0,
+        if name_below { y + 28.0 } else { y - 4.0 },
         escape(name)
     );
 }
@@ -223,11 +244,20 @@ pub struct LineChart<'a> {
     pub y_name: &'a str,
     /// Colour of the line.
     pub colour: &'a str,
+    /// The points (and band) at an x below this one do not widen the y range: an estimate's
+    /// first games swing widely (one game pair gives an Elo of hundreds), and would squash the
+    /// rest of the line. They are drawn, cut at the plot's edge. 0: every point counts.
+    pub settle_x: f64,
 }
 
+/// Least vertical distance between two reference-line labels, pixels (a label is 11 px high).
+const LABEL_GAP: f64 = 12.0;
+
 /// An `<svg>` element: a line over `x` (games, from 0) with an optional shaded band,
-/// reference lines and a marked x; the y range covers all of them. Without points it says
-/// `no games yet`.
+/// reference lines and a marked x; the y range covers the lines and the points (and band)
+/// from [`LineChart::settle_x`] on, and what lies outside it is cut at the plot's edge. The
+/// reference lines' labels are moved apart so that they never overlap. Without points it
+/// says `no games yet`.
 pub fn line_chart(chart: &LineChart<'_>) -> String {
     let (width, height) = (560.0, 260.0);
     let (left, right, top, bottom) = (48.0, 70.0, 12.0, 34.0);
@@ -242,11 +272,18 @@ pub fn line_chart(chart: &LineChart<'_>) -> String {
         return svg;
     }
     let x_max = chart.points.last().map_or(1.0, |p| p.0).max(1.0);
-    let mut ys: Vec<f64> = chart.points.iter().map(|p| p.1).collect();
+    // The first point that counts for the y range; every point when none has settled.
+    let settled = chart
+        .points
+        .iter()
+        .position(|p| p.0 >= chart.settle_x)
+        .unwrap_or(0);
+    let mut ys: Vec<f64> = chart.points[settled..].iter().map(|p| p.1).collect();
     ys.extend(chart.lines.iter().map(|l| l.value));
     if let Some(band) = chart.band {
-        ys.extend(band.iter().flat_map(|b| [b.0, b.1]));
+        ys.extend(band.iter().skip(settled).flat_map(|b| [b.0, b.1]));
     }
+    ys.retain(|y| y.is_finite());
     let lo = ys.iter().copied().fold(f64::INFINITY, f64::min);
     let hi = ys.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let pad = ((hi - lo) * 0.05).max(0.5);
@@ -262,21 +299,32 @@ pub fn line_chart(chart: &LineChart<'_>) -> String {
         bottom: height - bottom,
     };
     y_axis(&mut svg, plot, lo, hi);
-    axis_x(&mut svg, x, 0.0, x_max, top, height - bottom, chart.x_name);
+    axis_x(
+        &mut svg,
+        x,
+        (0.0, x_max),
+        top,
+        height - bottom,
+        chart.x_name,
+        true,
+    );
     let _ = write!(
         svg,
         "<text x=\"{left}\" y=\"{}\" class=\"axis\">{}</text>",
         top + 10.0,
         escape(chart.y_name)
     );
+    // The series and its band in a viewport of the plot's height, which cuts what lies
+    // outside the y range (the same coordinates: its viewBox is the part of the chart it
+    // covers).
+    let _ = write!(
+        svg,
+        "<svg x=\"0\" y=\"{top}\" width=\"{width}\" height=\"{plot_height}\" \
+         viewBox=\"0 {top} {width} {plot_height}\" class=\"plot\">",
+        plot_height = height - bottom - top
+    );
     if let Some(band) = chart.band {
         draw_band(&mut svg, plot, chart.points, band, chart.colour);
-    }
-    for line in chart.lines {
-        draw_ref_line(&mut svg, plot, line);
-    }
-    if let Some((at, text)) = chart.mark {
-        draw_mark(&mut svg, plot, at, text);
     }
     let path: Vec<String> = chart
         .points
@@ -290,7 +338,40 @@ pub fn line_chart(chart: &LineChart<'_>) -> String {
         path.join(" "),
         chart.colour
     );
+    let ats: Vec<f64> = chart.lines.iter().map(|l| y.at(l.value)).collect();
+    let label_ats = spread(
+        &ats,
+        top + LABEL_GAP / 2.0,
+        height - bottom - LABEL_GAP / 2.0,
+    );
+    for ((line, at), label_at) in chart.lines.iter().zip(ats).zip(label_ats) {
+        draw_ref_line(&mut svg, plot, line, at, label_at);
+    }
+    if let Some((at, text)) = chart.mark {
+        draw_mark(&mut svg, plot, at, text);
+    }
+    svg.push_str("</svg>");
     svg
+}
+
+/// Positions for labels wanted at `ats` (pixels, any order): each as near its own as it can
+/// be, at least [`LABEL_GAP`] from every other, within `[low, high]` when they fit there.
+fn spread(ats: &[f64], low: f64, high: f64) -> Vec<f64> {
+    let mut order: Vec<usize> = (0..ats.len()).collect();
+    order.sort_by(|&a, &b| ats[a].total_cmp(&ats[b]));
+    let mut placed = vec![0.0; ats.len()];
+    // Downwards from the top, each below the one before; then back up from the bottom edge.
+    let mut floor = low;
+    for &i in &order {
+        placed[i] = ats[i].max(floor);
+        floor = placed[i] + LABEL_GAP;
+    }
+    let mut ceiling = high;
+    for &i in order.iter().rev() {
+        placed[i] = placed[i].min(ceiling);
+        ceiling = placed[i] - LABEL_GAP;
+    }
+    placed
 }
 
 /// The drawing area of a [`line_chart`]: its scales and its edges, pixels.
@@ -349,8 +430,8 @@ fn draw_band(
 }
 
 /// A dashed horizontal line across the plot, labelled at its right end.
-fn draw_ref_line(svg: &mut String, plot: Plot, line: &RefLine<'_>) {
-    let at = plot.y.at(line.value);
+/// `at` is the line's y and `label_at` its label's, pixels.
+fn draw_ref_line(svg: &mut String, plot: Plot, line: &RefLine<'_>, at: f64, label_at: f64) {
     let _ = write!(
         svg,
         "<line x1=\"{}\" x2=\"{:.1}\" y1=\"{at:.1}\" y2=\"{at:.1}\" stroke=\"{}\" \
@@ -360,7 +441,7 @@ fn draw_ref_line(svg: &mut String, plot: Plot, line: &RefLine<'_>) {
         plot.right,
         line.colour,
         plot.right + 4.0,
-        at + 4.0,
+        label_at + 4.0,
         line.colour,
         escape(line.label)
     );
@@ -444,21 +525,29 @@ mod tests {
                 RatingBar {
                     name: "<a & b>",
                     elo: Some(100.0),
-                    error95: 30.0,
+                    error95: Some(30.0),
                     note: "",
                 },
                 RatingBar {
                     name: "c",
                     elo: None,
-                    error95: 0.0,
+                    error95: None,
                     note: "",
+                },
+                // A bound: its bar, no whiskers, no ±.
+                RatingBar {
+                    name: "d",
+                    elo: Some(-441.4),
+                    error95: None,
+                    note: "<",
                 },
             ],
         );
         assert!(svg.contains("&lt;a &amp; b&gt;"), "{svg}");
         assert!(!svg.contains("<a &"));
         assert_eq!(svg.matches("class=\"whisker\"").count(), 1);
-        assert!(svg.contains("+100.0 ± 30.0"));
+        assert!(svg.contains(">+100.0 ± 30.0</text>"));
+        assert!(svg.contains(">&lt;-441.4</text>"), "{svg}");
     }
 
     #[test]
@@ -486,6 +575,7 @@ mod tests {
             x_name: "games",
             y_name: "LLR",
             colour: PALETTE[0],
+            settle_x: 0.0,
         });
         assert_eq!(svg.matches("class=\"bound\"").count(), 2);
         assert_eq!(svg.matches("class=\"band\"").count(), 1);
@@ -500,7 +590,74 @@ mod tests {
             x_name: "",
             y_name: "",
             colour: "#000",
+            settle_x: 0.0,
         });
         assert!(empty.contains("no games yet"));
+    }
+
+    #[test]
+    fn labels_are_spread_apart_within_the_plot() {
+        assert_eq!(spread(&[100.0, 101.0], 0.0, 200.0), [100.0, 112.0]);
+        // Near the bottom edge they move up, in their order.
+        assert_eq!(spread(&[196.0, 195.0], 0.0, 200.0), [200.0, 188.0]);
+        // Apart already: left where they are.
+        assert_eq!(spread(&[50.0, 10.0], 0.0, 200.0), [50.0, 10.0]);
+    }
+
+    /// Tick labels of a chart's y axis (those left of the plot).
+    fn y_ticks(svg: &str) -> Vec<f64> {
+        svg.split("text-anchor=\"end\" class=\"tick\">")
+            .skip(1)
+            .filter_map(|rest| rest.split('<').next()?.parse().ok())
+            .collect()
+    }
+
+    #[test]
+    fn the_y_range_follows_the_settled_series_and_cuts_the_early_swing() {
+        let points = [(2.0, 1200.0), (4.0, -400.0), (20.0, 10.0), (40.0, 12.0)];
+        let lines = [
+            RefLine {
+                value: 0.0,
+                label: "elo0",
+                colour: "#b00",
+            },
+            RefLine {
+                value: 5.0,
+                label: "elo1",
+                colour: "#070",
+            },
+        ];
+        let chart = |settle_x| {
+            line_chart(&LineChart {
+                title: "Elo",
+                points: &points,
+                band: None,
+                lines: &lines,
+                mark: None,
+                x_name: "games",
+                y_name: "Elo",
+                colour: PALETTE[0],
+                settle_x,
+            })
+        };
+        let settled = y_ticks(&chart(20.0));
+        assert!(!settled.is_empty());
+        assert!(
+            settled.iter().all(|&t| (-1.0..=13.0).contains(&t)),
+            "{settled:?}"
+        );
+        let all = y_ticks(&chart(0.0));
+        assert!(all.iter().any(|&t| t >= 1000.0), "{all:?}");
+        // The labels of elo0 and elo1 (5 Elo apart on a scale of 13) are 12 px apart at least.
+        let svg = chart(20.0);
+        let label_y = |label: &str| -> f64 {
+            let end = svg.find(&format!(">{label}</text>")).unwrap();
+            let start = svg[..end].rfind(" y=\"").unwrap() + 4;
+            svg[start..].split('"').next().unwrap().parse().unwrap()
+        };
+        assert!((label_y("elo0") - label_y("elo1")).abs() >= LABEL_GAP - 1e-9);
+        // The series is drawn whole, inside a viewport that cuts it at the plot's edges.
+        assert_eq!(svg.matches("class=\"plot\"").count(), 1);
+        assert_eq!(svg.matches("<svg").count(), 2);
     }
 }
