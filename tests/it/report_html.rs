@@ -253,8 +253,9 @@ fn chromium_opens_the_game_numbered_in_the_url_whatever_its_place_in_the_list() 
     );
     assert!(dom.contains("data-viewer=\"ready\""), "{dom}");
     assert!(
+        // Names are isolated (U+2068 ... U+2069) from the text around them.
         dom.contains(&format!(
-            "{} (White) vs {} (Black). After ",
+            "\u{2068}{}\u{2069} (White) vs \u{2068}{}\u{2069} (Black). After ",
             game2.white, game2.black
         )),
         "{dom}"

@@ -230,6 +230,40 @@ mod tests {
         let json = viewer_json(&[game]);
         assert!(!json.contains('<'), "{json}");
         let parsed: serde_json::Value = serde_json::from_str(&json).unwrap();
-        assert_eq!(parsed[0]["white"], "</script><script>x");
+        assert_eq!(parsed[0]["white"], "\u{2068}</script><script>x\u{2069}");
+    }
+
+    /// A name holding a right-to-left override is isolated wherever the page shows it, so
+    /// that it cannot reverse the rest of its line (the viewer's list, the tables, the charts).
+    #[test]
+    fn every_name_on_the_page_is_isolated() {
+        let evil = "\u{202E}evil";
+        let mut games = vec![
+            record(1, 1, evil, "b", WhiteWins, GoalRank),
+            record(2, 1, "b", evil, BlackWins, GoalRank),
+        ];
+        for game in &mut games {
+            game.moves = String::new();
+        }
+        let names = [evil.to_string(), "b".to_string()];
+        let summary = Summary::compute(&games, &names, None);
+        let series = Series::compute(&summary, &[&games], None);
+        let html = render(&Report {
+            summary: &summary,
+            series: &series,
+            games: &games,
+            meta: &RunMeta::default(),
+        })
+        .unwrap();
+        let shown = html.matches('\u{202E}').count();
+        assert!(shown >= 6, "{shown} times");
+        assert_eq!(html.matches("\u{2068}\u{202E}evil\u{2069}").count(), shown);
+        // The viewer's data (its list's labels, the players' line) isolates it too.
+        let viewer = viewer_json(&games);
+        assert_eq!(
+            viewer.matches("\u{2068}\u{202E}evil\u{2069}").count(),
+            4,
+            "{viewer}"
+        );
     }
 }

@@ -180,9 +180,20 @@ fn verdict(summary: &Summary) -> Option<(&'static str, String)> {
         class,
         format!(
             "SPRT {accepted} at game {}: {} vs {}, {}",
-            status.games, pair.first, pair.second, status.report
+            status.games,
+            isolate(&pair.first),
+            isolate(&pair.second),
+            status.report
         ),
     ))
+}
+
+/// An engine's name isolated from the text around it (U+2068 FIRST STRONG ISOLATE ... U+2069
+/// POP DIRECTIONAL ISOLATE), as every name on the page is: a name holding a right-to-left
+/// mark or override (U+202E) would otherwise reverse the rest of its line. Marks rather than
+/// `<bdi>` because names also go into `<option>`s, SVG text and the viewer's script.
+pub(super) fn isolate(name: &str) -> String {
+    format!("\u{2068}{name}\u{2069}")
 }
 
 /// Elo with a sign and one decimal, marked `>`/`<`/`~` when it is a bound.
@@ -191,11 +202,17 @@ fn elo_text(elo: f64, bound: Option<Bound>) -> String {
 }
 
 fn ratings_svg(summary: &Summary) -> String {
+    let names: Vec<String> = summary
+        .standings
+        .iter()
+        .map(|row| isolate(&row.name))
+        .collect();
     let bars: Vec<RatingBar<'_>> = summary
         .standings
         .iter()
-        .map(|row| RatingBar {
-            name: &row.name,
+        .zip(&names)
+        .map(|(row, name)| RatingBar {
+            name,
             elo: row.elo,
             error95: row.error95,
             note: row.bound.map_or("", Bound::mark),
@@ -211,7 +228,7 @@ fn standings(summary: &Summary) -> Vec<StandingRow> {
         .iter()
         .map(|row| StandingRow {
             rank: row.rank,
-            name: row.name.clone(),
+            name: isolate(&row.name),
             elo: dash(row.elo.map(|e| elo_text(e, row.bound))),
             error: dash(row.error95.map(|e| format!("{e:.1}"))),
             games: row.games,
@@ -242,11 +259,11 @@ fn cross_rows(summary: &Summary) -> CrossRows {
                     (Crosstable::cell_text(*cell), class)
                 })
                 .collect();
-            (name.clone(), cells)
+            (isolate(name), cells)
         })
         .collect();
     CrossRows {
-        names: table.names,
+        names: table.names.iter().map(|name| isolate(name)).collect(),
         rows,
     }
 }
@@ -257,7 +274,7 @@ fn pair_block(pair: &PairSummary, series: &PairSeries) -> PairBlock {
     let Pentanomial { ll, wl, ww, .. } = pair.pentanomial;
     let labels = ["LL 0".to_string(), "WL 1".to_string(), "WW 2".to_string()];
     PairBlock {
-        title: format!("{} vs {}", pair.first, pair.second),
+        title: format!("{} vs {}", isolate(&pair.first), isolate(&pair.second)),
         lines: pair_lines(pair),
         ptnml_svg: svg::bars(
             "Game pairs by points",
@@ -407,7 +424,7 @@ fn termination_rows(report: &Report<'_>, shown: &[usize]) -> Vec<TerminationRow>
         .iter()
         .zip(&report.summary.faults)
         .map(|(engine, faults)| TerminationRow {
-            name: engine.name.clone(),
+            name: isolate(&engine.name),
             cells: shown
                 .iter()
                 .map(|&k| format!("{} / {}", engine.wins_by[k], engine.losses_by[k]))
@@ -436,14 +453,14 @@ fn move_time_rows(series: &Series) -> Vec<MoveTimeRow> {
                 })
                 .collect();
             MoveTimeRow {
-                name: engine.name.clone(),
+                name: isolate(&engine.name),
                 moves: times.moves,
                 mean: format!("{:.1}", times.mean_ms),
                 median: times.median_ms,
                 p90: times.p90_ms,
                 max: times.max_ms,
                 svg: svg::bars(
-                    &format!("Time per move of {}, ms", engine.name),
+                    &format!("Time per move of {}, ms", isolate(&engine.name)),
                     &labels,
                     &times.histogram,
                     PALETTE[k % PALETTE.len()],
@@ -515,10 +532,14 @@ pub(super) fn viewer_json(games: &[GameRecord]) -> String {
             id: game.game_id,
             label: format!(
                 "Game {}: {} vs {}, {} ({})",
-                game.game_id, game.white, game.black, game.result, game.termination
+                game.game_id,
+                isolate(&game.white),
+                isolate(&game.black),
+                game.result,
+                game.termination
             ),
-            white: game.white.clone(),
-            black: game.black.clone(),
+            white: isolate(&game.white),
+            black: isolate(&game.black),
             result: game.result.as_str(),
             ending: format!(
                 "{}: {}",
@@ -570,10 +591,10 @@ fn meta_rows(report: &Report<'_>) -> Vec<(String, String)> {
             rows.push(("Run by".into(), format!("bt-arena {}", info.bt_arena)));
         }
         for (name, id) in &info.engines {
-            rows.push((format!("Engine {name}"), id.clone()));
+            rows.push((format!("Engine {}", isolate(name)), isolate(id)));
         }
         for (name, build) in &info.builds {
-            rows.push((format!("Source of {name}"), build.to_string()));
+            rows.push((format!("Source of {}", isolate(name)), build.to_string()));
         }
         if let Some(scale) = &info.clock_scale {
             rows.push(("Time control scaled".into(), scale.to_string()));
