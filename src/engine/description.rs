@@ -277,7 +277,7 @@ impl EngineKeys {
                 self.proto = Some(
                     value
                         .parse()
-                        .map_err(|e: crate::protocol::ProtocolError| bad(&e.to_string()))?,
+                        .map_err(|e: crate::named::UnknownName| bad(&e.to_string()))?,
                 )
             }
             "tc" => self.set_limit(
