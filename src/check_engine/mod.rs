@@ -351,7 +351,7 @@ pub fn run(
     };
     let wanted = |group: Group| settings.only.is_empty() || settings.only.contains(&group);
     let probe = handshake::probe(&config, &ctx)?;
-    handshake::check_configured(&probe, &config.options)?;
+    handshake::check_configured(&config.name, &probe, &config.options)?;
     let mut checks: Vec<CheckResult> = Vec::new();
     let mut record = |results: Vec<CheckResult>| {
         results.iter().for_each(&mut on_check);
