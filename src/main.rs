@@ -13,7 +13,7 @@ use std::process::ExitCode;
 
 /// Engine tournaments and perft testing for Breakthrough.
 #[derive(Parser, Debug)]
-#[command(name = "bt-arena", version, about, long_about = None)]
+#[command(name = "bt-arena", version, about, long_about = None, max_term_width = 100)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -67,8 +67,22 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let parsed = Cli::command()
-        .try_get_matches()
+    let command = Cli::command();
+    // cutechess-cli's and fastchess's spellings, and deprecated ones, made bt-arena's first.
+    let args = match cli::argv::rewrite(&command, std::env::args_os().collect()) {
+        Ok(rewritten) => {
+            for note in &rewritten.notes {
+                eprintln!("warning: {note}");
+            }
+            rewritten.args
+        }
+        Err(hint) => {
+            eprintln!("error: {hint}");
+            return cli::EXIT_USAGE.into();
+        }
+    };
+    let parsed = command
+        .try_get_matches_from(args)
         .and_then(|matches| Cli::from_arg_matches(&matches).map(|cli| (cli, matches)));
     let (cli, matches) = match parsed {
         Ok(parsed) => parsed,
@@ -102,7 +116,7 @@ fn main() -> ExitCode {
         Command::Merge(args) => cli::merge::run(&args),
         Command::Report(args) => cli::report::run(&args),
         Command::Openings(args) => cli::openings::run(&args),
-        Command::Bench(args) => cli::bench::run(&args, &matches),
+        Command::Bench(args) => cli::bench::run(&args),
         Command::Generate(args) => cli::generate::run(&args, Cli::command()),
     };
     result.unwrap_or_else(|err| {

@@ -15,7 +15,7 @@ use std::process::ExitCode;
 pub struct MergeArgs {
     /// The run directory, whose shard-K directories are merged into it; with --out, shard
     /// directories (or run directories, standing for their shards) of one run.
-    #[arg(required = true, value_name = "DIR")]
+    #[arg(required = true, value_name = "INPUT")]
     dirs: Vec<PathBuf>,
     /// Write the merged files to this directory instead of the run directory.
     #[arg(long, value_name = "DIR")]

@@ -176,13 +176,16 @@ fn parse_err<T: FromStr<Err = ProtocolError> + fmt::Debug>(line: &str) -> Protoc
 #[cfg(test)]
 mod tests {
     use super::*;
-    use parse_err as err;
 
     #[test]
     fn variants_and_protocol_names() {
         assert_eq!(variant_name(Rules::Classic), Some("breakthrough"));
         assert_eq!(variant_name(Rules::CaptureOnly), None);
         assert_eq!("uci".parse::<Protocol>(), Ok(Protocol::Uci));
-        assert!(err::<Protocol>("xboard").to_string().contains("xboard"));
+        assert_eq!(
+            "xboard".parse::<Protocol>().unwrap_err().to_string(),
+            "unknown protocol 'xboard' (expected ugi or uci)"
+        );
+        assert_eq!("UCI".parse::<Protocol>(), Ok(Protocol::Uci));
     }
 }

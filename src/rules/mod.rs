@@ -354,7 +354,10 @@ mod tests {
         }
         assert_eq!(Rules::default(), Rules::CaptureOnly);
         let err = "chess".parse::<Rules>().unwrap_err();
-        assert!(err.to_string().contains("'chess'"));
+        assert_eq!(
+            err.to_string(),
+            "unknown rule set 'chess' (expected capture-only or classic)"
+        );
     }
 
     #[test]

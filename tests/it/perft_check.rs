@@ -414,7 +414,7 @@ fn a_perft_that_takes_too_long_suggests_a_lower_depth() {
         stderr.ends_with(
             "error: while checking start position (pppppppp/pppppppp/8/8/8/8/PPPPPPPP/PPPPPPPP w) \
              at depth 9: engine 'bt-faulty': no perft total within 1000 ms; perft counts grow \
-             about tenfold with each ply: try a lower --depth (or a longer --timeout)\n"
+             about tenfold with each ply: try a lower --perft-depth (or a longer --timeout)\n"
         ),
         "{stderr}"
     );
