@@ -12,6 +12,7 @@ use super::UsageError;
 use bt_arena::engine::{EngineDescription, EngineKeys};
 use bt_arena::game::TimeControl;
 use bt_arena::named::Named;
+use bt_arena::records::moves::CommentDetail;
 use bt_arena::rules::Rules;
 use bt_arena::stats::Sprt;
 use bt_arena::time_control::UNCLOCKED_MOVE_TIMEOUT;
@@ -41,15 +42,10 @@ impl<T: Named + Send + Sync + Clone> TypedValueParser for NamedParser<T> {
         arg: Option<&clap::Arg>,
         value: &OsStr,
     ) -> Result<T, clap::Error> {
-        let text = value.to_string_lossy();
-        T::from_name(&text).map_err(|err| {
-            let arg = arg.map_or_else(|| "...".to_string(), ToString::to_string);
-            clap::Error::raw(
-                clap::error::ErrorKind::InvalidValue,
-                format!("invalid value '{text}' for '{arg}': {err}\n"),
-            )
-            .with_cmd(command)
-        })
+        // clap's error for a value its parser refused, with UnknownName's message.
+        clap::builder::StringValueParser::new()
+            .try_map(|text| T::from_name(&text))
+            .parse_ref(command, arg, value)
     }
 
     fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
@@ -222,8 +218,10 @@ fn describe(
 /// `--rules`, in every command that plays or counts moves.
 #[derive(Args, Debug, Clone, Copy, Default)]
 pub struct RulesFlag {
-    /// Rule set: capture-only (a diagonal step must capture) or classic (default capture-only;
-    /// a config file's or a resumed run's own).
+    /// Rule set (default capture-only).
+    ///
+    /// Under capture-only rules a diagonal step must capture; under classic rules it may also
+    /// go to an empty square. A straight step always goes to an empty square.
     #[arg(long, value_name = "RULES", value_parser = named::<Rules>())]
     pub rules: Option<Rules>,
 }
@@ -235,10 +233,35 @@ impl RulesFlag {
     }
 }
 
+/// `--openings` of the commands that play games (tournament, tune).
+#[derive(Args, Debug, Clone, Default)]
+pub struct OpeningsFlag {
+    /// Opening book: file=PATH [order=sequential|random].
+    ///
+    /// Default: the shipped book of the rule set, openings/<rules>.epd, when the working
+    /// directory has it, in sequential order; else the start position. Both games of a pair
+    /// start from the same opening; order=random shuffles the book by the seed.
+    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
+    pub openings: Vec<String>,
+}
+
+/// `--pgn-comments` of the commands that write games.pgn (tournament, tune).
+#[derive(Args, Debug, Clone, Copy, Default)]
+pub struct PgnCommentsFlag {
+    /// What the move comments of games.pgn say: full, short or none (default full).
+    ///
+    /// full: score/depth, time, nodes, seldepth and PV; short: score/depth and time; none: no
+    /// move comments (the comment saying how the game ended stays).
+    #[arg(long, value_name = "DETAIL", value_parser = named::<CommentDetail>())]
+    pub pgn_comments: Option<CommentDetail>,
+}
+
 /// `--json`, in every command that prints a report.
 #[derive(Args, Debug, Clone, Copy, Default)]
 pub struct JsonFlag {
-    /// Print the report as JSON instead of text (the same fields; one document on stdout).
+    /// Print the report as JSON instead of text.
+    ///
+    /// One JSON document on stdout, with the fields of the text report.
     #[arg(long)]
     pub json: bool,
 }
@@ -246,8 +269,10 @@ pub struct JsonFlag {
 /// `--seed` of a command that makes a run: drawn unless given, printed and saved.
 #[derive(Args, Debug, Clone, Copy, Default)]
 pub struct RunSeed {
-    /// Seed of every random choice (default: drawn at random; printed, and saved with what the
-    /// command makes, so that it can be made again).
+    /// Seed of every random choice (default: drawn at random).
+    ///
+    /// The seed is printed and saved with what the command makes (a run's config.json, a
+    /// tune's tune.json, a book's header), so that it can be made again.
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
 }
@@ -265,8 +290,10 @@ pub const JUDGE_SEED: u64 = 1;
 /// `--seed` of a command that judges an engine: fixed unless given.
 #[derive(Args, Debug, Clone, Copy)]
 pub struct JudgeSeed {
-    /// Seed of the random positions and openings (default 1, so that the same engine gets
-    /// the same verdict; printed with the report).
+    /// Seed of the random positions and openings.
+    ///
+    /// Fixed unless given, so that the same engine gets the same verdict; printed with the
+    /// report.
     #[arg(long, value_name = "N", default_value_t = JUDGE_SEED)]
     pub seed: u64,
 }
@@ -275,8 +302,10 @@ pub struct JudgeSeed {
 /// count, or one perft, as long as a tournament allows a fixed-depth move.
 #[derive(Args, Debug, Clone, Copy)]
 pub struct SearchTimeout {
-    /// Seconds one search to a fixed depth or node count, or one perft, may take before the
-    /// engine counts as failed (a tournament allows a fixed-depth move as long).
+    /// Seconds one search to a fixed depth or node count, or one perft, may take.
+    ///
+    /// Past it the engine counts as failed. A tournament allows a move at a fixed depth or
+    /// node count as long.
     #[arg(long, value_name = "SECONDS", default_value_t = UNCLOCKED_MOVE_TIMEOUT.as_secs(),
           value_parser = clap::value_parser!(u64).range(1..))]
     pub timeout: u64,
@@ -294,14 +323,15 @@ const SPRT_HELP: &str =
     "SPRT of the first engine against the second: elo0=E0,elo1=E1[,alpha=A][,beta=B][,model=M]";
 
 /// `--sprt` in every command that tests or replays one.
-const SPRT_LONG_HELP: &str = "\
-SPRT of the first engine against the second (needs exactly two engines), as one word,
-comma-separated, or one quoted string with spaces: --sprt elo0=0,elo1=5 or --sprt \"elo0=0
-elo1=5\". Keys: elo0 and elo1 (the hypotheses, in Elo), alpha and beta (the error rates,
-default 0.05 each), model=logistic|normalized (how elo0 and elo1 are read, default logistic).
-The verdict is the first crossing of a bound, game by game in the order played or read: a
-tournament stops there (games in flight are recorded, not counted); elo and report replay the
-games given (default: the run's own SPRT when they are one run).";
+const SPRT_LONG_HELP: &str = "SPRT of the first engine against the second (needs exactly two \
+engines): one word, comma-separated (--sprt elo0=0,elo1=5), or one quoted string with spaces \
+(--sprt \"elo0=0 elo1=5\"). Keys: elo0 and elo1, the hypotheses in Elo; alpha and beta, the \
+error rates (default 0.05 each); model=logistic|normalized, how elo0 and elo1 are read (default \
+logistic).
+
+The verdict is the first crossing of a bound, game by game in the order played or read: a \
+tournament stops there (games in flight are recorded, not counted); elo and report replay the \
+games given (default: the run's own SPRT, when they are one run).";
 
 /// `--sprt`: tournament, elo and report.
 #[derive(Args, Debug, Clone, Default)]

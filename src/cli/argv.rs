@@ -200,11 +200,16 @@ pub fn rewrite(command: &clap::Command, args: Vec<OsString>) -> Result<Rewritten
         };
         let single_dash = !text.starts_with("--");
         if path.len() == 1
-            && let Some(hint) = before_subcommand(command, name)
+            && let Some(hint) = before_subcommand(command, name, &text)
         {
             return Err(UsageError(hint));
         }
-        let flag = match resolve(current, name, &path)? {
+        let flag = match resolve(current, name, &path).map_err(|hint| {
+            UsageError(format!(
+                "{}: {hint}",
+                text.split('=').next().unwrap_or(&text)
+            ))
+        })? {
             Some(flag) => flag,
             // Not bt-arena's: clap says so (and suggests the nearest flag).
             None if single_dash => name.to_string(),
@@ -291,12 +296,8 @@ fn long_flag(text: &str) -> Option<(&str, Option<&str>)> {
 /// the flag a cutechess-cli or fastchess name stands for; `None` when it is neither.
 ///
 /// # Errors
-/// A [`UsageError`] with the hint for a flag of theirs bt-arena does not have.
-fn resolve(
-    command: &clap::Command,
-    name: &str,
-    path: &[String],
-) -> Result<Option<String>, UsageError> {
+/// The hint for a flag of theirs bt-arena does not have.
+fn resolve(command: &clap::Command, name: &str, path: &[String]) -> Result<Option<String>, String> {
     let has = |flag: &str| {
         command.get_arguments().any(|arg| {
             arg.get_long() == Some(flag)
@@ -311,11 +312,8 @@ fn resolve(
     let lowered = name.to_ascii_lowercase();
     match FOREIGN.iter().find(|(foreign, _)| *foreign == lowered) {
         Some((_, Foreign::Renamed(flag))) if has(flag) => Ok(Some((*flag).to_string())),
-        Some((_, Foreign::Renamed(flag))) => Err(UsageError(format!(
-            "-{name}: `{}` has no --{flag}",
-            path.join(" ")
-        ))),
-        Some((_, Foreign::Hint(hint))) => Err(UsageError(format!("-{name}: {hint}"))),
+        Some((_, Foreign::Renamed(flag))) => Err(format!("`{}` has no --{flag}", path.join(" "))),
+        Some((_, Foreign::Hint(hint))) => Err((*hint).to_string()),
         None => Ok(None),
     }
 }
@@ -328,9 +326,9 @@ fn flag_is_builtin(command: &clap::Command, flag: &str) -> bool {
     }
 }
 
-/// The hint for a tournament's flag (or a cutechess-cli one) given before any subcommand:
-/// cutechess-cli's command line is a tournament's.
-fn before_subcommand(command: &clap::Command, name: &str) -> Option<String> {
+/// The hint for a tournament's flag (or a cutechess-cli one) `name`, written `given`, given
+/// before any subcommand: cutechess-cli's command line is a tournament's.
+fn before_subcommand(command: &clap::Command, name: &str, given: &str) -> Option<String> {
     let tournament = command.find_subcommand("tournament")?;
     let lowered = name.to_ascii_lowercase();
     let known = tournament
@@ -339,9 +337,10 @@ fn before_subcommand(command: &clap::Command, name: &str) -> Option<String> {
         || FOREIGN.iter().any(|(foreign, _)| *foreign == lowered);
     (known && !matches!(name, "help" | "version")).then(|| {
         format!(
-            "-{name} before a subcommand: a tournament is `bt-arena tournament` followed by its \
+            "{} before a subcommand: a tournament is `bt-arena tournament` followed by its \
              flags, e.g. bt-arena tournament -engine cmd=./a -engine cmd=./b -each tc=10+0.1 \
-             -rounds 100 (bt-arena --help lists the subcommands)"
+             -rounds 100 (bt-arena --help lists the subcommands)",
+            given.split('=').next().unwrap_or(given)
         )
     })
 }

@@ -21,11 +21,15 @@ pub struct BenchArgs {
     /// signature; the others are accepted and unused) and the keys they share (--each).
     #[command(flatten)]
     engines: EngineFlags,
-    /// Benches run at once per engine, as with --scale-tc (the speed under the load of that many
-    /// games at a time); they must agree on the node count, and the speed is their mean.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
+    /// Benches run at once per engine, as with --scale-tc.
+    ///
+    /// The speed under the load of that many games at a time: the benches must agree on the
+    /// node count, and the speed is their mean.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
     concurrency: u32,
-    /// Where engines built from source are built and kept (default: ~/.cache/bt-arena/builds).
+    /// Where engines built from source (src=) are built (default ~/.cache/bt-arena/builds).
+    ///
+    /// One build is kept per commit and build command.
     #[arg(long, value_name = "DIR", env = build::CACHE_ENV)]
     build_cache: Option<PathBuf>,
 }

@@ -1,6 +1,18 @@
 //! The `Examples:` sections of each subcommand's `--help` (clap's `after_long_help`), taken
 //! from the everyday uses. `-h` leaves them out.
 
+/// `bt-arena --help`: the exit codes every subcommand shares.
+pub const TOP: &str = "\
+Exit codes:
+  0  success (an SPRT accepted H1, or a run complete without one)
+  1  a check failed: a perft mismatch, an SPRT that accepted H0, a bench signature not the one given
+  2  inconclusive: no SPRT decision over the whole schedule, or --max-time stopped the run first
+  3  a bad command line (a flag of cutechess-cli or fastchess bt-arena has no use for gets a hint)
+  4  any other error: a missing or malformed file, an engine that failed, a failed build
+  5  a run incomplete (games of its schedule missing), with no verdict yet
+
+`bt-arena COMMAND --help` describes a command and its flags, with examples; -h summarizes them.";
+
 /// `bt-arena tournament --help`.
 pub const TOURNAMENT: &str = "\
 Examples:
@@ -9,7 +21,8 @@ Examples:
       --each tc=8+0.08 --rounds 2000 --concurrency 2 --sprt elo0=0,elo1=5
 
   A round-robin of three engines at a fixed depth, from the shipped opening book:
-    bt-arena tournament --engine cmd=./a --engine cmd=./b --engine cmd=./c --each depth=6 --rounds 50
+    bt-arena tournament --engine cmd=./a --engine cmd=./b --engine cmd=./c \\
+      --each depth=6 --rounds 50
 
   Continue an interrupted run (only --concurrency and --log may change):
     bt-arena tournament --resume results/new-vs-base

@@ -19,10 +19,16 @@ pub struct OpeningsArgs {
 
 #[derive(Subcommand, Debug)]
 enum OpeningsCommand {
-    /// Generate a book: random move sequences from the start, kept when distinct, not decided
-    /// and balanced by a short search. The same arguments give the same file.
+    /// Generate a book of random balanced positions.
+    ///
+    /// Random move sequences from the start position, kept when distinct, not decided and
+    /// balanced by a short search. The same arguments and seed give the same file; the seed
+    /// and the command are written in its header.
     Generate(GenerateArgs),
-    /// Print a book's statistics: count, duplicates, eval spread, ply spread, side to move.
+    /// Print a book's statistics.
+    ///
+    /// Its count, duplicates, eval spread (by a search to --search-depth), ply spread and
+    /// side to move; every line is checked under the rules.
     Check(CheckArgs),
 }
 

@@ -18,8 +18,10 @@ use std::time::Instant;
 /// Arguments of `bt-arena perft`.
 #[derive(Args, Debug)]
 pub struct PerftArgs {
-    /// Perft depth in plies: the counts at every depth up to it. Required unless --suite is
-    /// given; with --suite, the deepest depth checked (default: every depth the suite lists).
+    /// Perft depth in plies: the counts at every depth up to it.
+    ///
+    /// Required unless --suite is given; with --suite, the deepest depth checked (default:
+    /// every depth the suite lists).
     #[arg(required_unless_present = "suite")]
     depth: Option<u32>,
     #[command(flatten)]
@@ -31,7 +33,7 @@ pub struct PerftArgs {
     #[arg(long)]
     divide: bool,
     /// Worker threads.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
     threads: u16,
     /// Transposition table size in MiB (0: none).
     #[arg(long, value_name = "MB", default_value_t = 0,
@@ -39,7 +41,9 @@ pub struct PerftArgs {
     hash: u32,
     #[command(flatten)]
     json: JsonFlag,
-    /// Check every line of a perft suite (`<position> ;D1 n ;D2 n ...`); exit 1 on a mismatch.
+    /// Check every line of a perft suite; exit 1 on a mismatch.
+    ///
+    /// A suite line is `<position> ;D1 n ;D2 n ...`: a position and its expected counts.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["fen", "divide"])]
     suite: Option<PathBuf>,
 }

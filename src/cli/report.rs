@@ -17,8 +17,10 @@ use std::process::ExitCode;
 pub struct ReportArgs {
     #[command(flatten)]
     inputs: GamesInputs,
-    /// Where to write the page (a directory: report.html in it); default: report.html in the
-    /// directory of the only INPUT (a run directory, or the directory holding the file).
+    /// Where to write the page (default: report.html beside the only INPUT).
+    ///
+    /// A directory: report.html in it. Without --out, the page goes into the run directory
+    /// given, or the directory holding the file given; several inputs need --out.
     #[arg(long, value_name = "FILE|DIR")]
     out: Option<PathBuf>,
     #[command(flatten)]

@@ -1,13 +1,14 @@
 //! `bt-arena tournament`: command-line flags (cutechess-cli / fastchess conventions) and the
 //! report.
 
-use super::args::{EngineFlags, RulesFlag, RunSeed, SprtFlag, named};
+use super::args::{
+    EngineFlags, OpeningsFlag, PgnCommentsFlag, RulesFlag, RunSeed, SprtFlag, named,
+};
 use anyhow::{Context, Result, anyhow, bail};
 use bt_arena::engine::EngineKeys;
 use bt_arena::engine::build::{self, BuildCache};
 use bt_arena::game::TimeControl;
 use bt_arena::game::{ProofRule, ResignRule};
-use bt_arena::records::moves::CommentDetail;
 use bt_arena::rules::Rules;
 use bt_arena::run_dir::RunDir;
 use bt_arena::tournament::prepare;
@@ -25,25 +26,24 @@ use std::time::{Duration, Instant};
 /// Arguments of `bt-arena tournament`.
 #[derive(Args, Debug)]
 pub struct TournamentArgs {
-    /// The engines (--engine, repeated) and the keys they share (--each). With none, the
-    /// bundled engines play a short demonstration (bt-search, bt-search with Eval=material and
-    /// bt-random: 8 rounds, 2 at a time).
+    // The engines (--engine, repeated) and the keys they share (--each): see the command's
+    // long help (main.rs) for the demonstration played without them.
     #[command(flatten)]
     engines: EngineFlags,
-    /// Who meets whom: roundrobin (everyone meets everyone) or gauntlet (the first engine meets
-    /// each other one) (default roundrobin).
+    /// Who meets whom: roundrobin or gauntlet (default roundrobin).
+    ///
+    /// In a round-robin everyone meets everyone; in a gauntlet the first engine meets each
+    /// other one, and the others do not meet.
     #[arg(long, value_name = "FORMAT", value_parser = named::<Format>())]
     format: Option<Format>,
-    /// Opening book: file=PATH [order=sequential|random] (default: the shipped book of the
-    /// rule set when the working directory has it, openings/<rules>.epd, in sequential order;
-    /// else the start position).
-    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
-    openings: Vec<String>,
+    #[command(flatten)]
+    openings: OpeningsFlag,
     /// Rounds; each plays --games games per pairing (default 1).
     #[arg(long, value_name = "N")]
     rounds: Option<u32>,
-    /// Games per pairing per round (default 2: one game pair, the same opening with colours
-    /// swapped).
+    /// Games per pairing per round (default 2: one game pair).
+    ///
+    /// A game pair is two games from the same opening, colours swapped.
     #[arg(long, value_name = "N")]
     games: Option<u32>,
     /// Games played at the same time (default 1).
@@ -70,21 +70,28 @@ pub struct TournamentArgs {
     /// it the game goes on). One word, comma-separated, or one quoted string with spaces.
     #[arg(long, value_name = "proof=PLIES[,nodes=N]", value_parser = parse_proof)]
     adjudicate: Option<ProofRule>,
-    /// Results directory (default results/<event>-<YYYYMMDD>-<HHMMSS>, UTC; `-2`, `-3`, ... after
-    /// it for a second run started in the same second).
+    /// Results directory (default results/<event>-<YYYYMMDD>-<HHMMSS>).
+    ///
+    /// The time is UTC; `-2`, `-3`, ... follow it for a second run started in the same second.
+    /// It holds games.csv, games.pgn, config.json, summary.json and report.html.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
-    /// Continue the interrupted run in DIR as saved in its config.json (of a sharded run,
-    /// shard --shard K/N's, in DIR/shard-K); only --concurrency, --log, --shard, --max-time and
-    /// --build-cache may be given with it (they cannot change the games).
+    /// Continue the interrupted run in DIR as saved in its config.json.
+    ///
+    /// Of a sharded run, shard --shard K/N's, in DIR/shard-K. Only --concurrency, --log,
+    /// --shard, --max-time and --build-cache may be given with it (they cannot change the
+    /// games).
     #[arg(long, value_name = "DIR")]
     resume: Option<PathBuf>,
-    /// Read the tournament from a TOML or JSON file (the fields of the saved config.json);
-    /// flags given too override it.
+    /// Read the tournament from a TOML or JSON file; flags given too override it.
+    ///
+    /// The file has the fields of a run's config.json (`bt-arena generate man` writes their
+    /// page, bt-arena-config(5)).
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
-    /// Event name: the PGN Event tag and the results directory's name (default bt-arena;
-    /// the demonstration's bt-arena-demo).
+    /// Event name, in the PGN Event tag and the results directory's name (default bt-arena).
+    ///
+    /// The demonstration's is bt-arena-demo.
     #[arg(long, value_name = "NAME")]
     event: Option<String>,
     /// Log every engine's protocol traffic under <out>/logs/.
@@ -98,22 +105,24 @@ pub struct TournamentArgs {
     /// Kubernetes Indexed Job (JOB_COMPLETION_INDEX) or a Slurm array task.
     #[arg(long, value_name = "K/N|auto|auto/N")]
     shard: Option<String>,
-    /// What the move comments of games.pgn say (default full): full (score/depth, time, nodes,
-    /// seldepth, PV), short (score/depth and time), or none.
-    #[arg(long, value_name = "DETAIL", value_parser = named::<CommentDetail>())]
-    pgn_comments: Option<CommentDetail>,
-    /// Where engines built from source (src=) are built and kept, one build per commit and
-    /// build command (default: ~/.cache/bt-arena/builds).
+    #[command(flatten)]
+    pgn_comments: PgnCommentsFlag,
+    /// Where engines built from source (src=) are built (default ~/.cache/bt-arena/builds).
+    ///
+    /// One build is kept per commit and build command.
     #[arg(long, value_name = "DIR", env = build::CACHE_ENV)]
     build_cache: Option<PathBuf>,
-    /// Scale both engines' clocks by REFERENCE_NPS / the speed of the base (last) engine's bench
-    /// on this machine, run as many times at once as --concurrency (OpenBench's scaling;
-    /// default: no scaling).
+    /// Scale the clocks by this machine's speed (default: no scaling).
+    ///
+    /// Both engines' clocks are multiplied by REFERENCE_NPS / the speed of the base (last)
+    /// engine's bench on this machine, run as many times at once as --concurrency (OpenBench's
+    /// scaling).
     #[arg(long, value_name = "REFERENCE_NPS", value_parser = clap::value_parser!(u64).range(1..))]
     scale_tc: Option<u64>,
-    /// Start no new game pair after this long (e.g. 45m, 2h, 90s; counted from the start,
-    /// builds included; default: no limit); a run stopped there without an SPRT decision exits
-    /// with 2.
+    /// Start no new game pair after this long, e.g. 45m, 2h, 90s (default: no limit).
+    ///
+    /// Counted from the start, builds included. A run stopped there without an SPRT decision
+    /// exits with 2.
     #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
     max_time: Option<Duration>,
 }
@@ -479,10 +488,13 @@ fn override_settings(config: &mut TournamentConfig, args: &TournamentArgs) -> Re
     config.concurrency = args.concurrency.unwrap_or(config.concurrency);
     config.seed = args.seed.seed.unwrap_or(config.seed);
     config.log |= args.log;
-    config.pgn_comments = args.pgn_comments.unwrap_or(config.pgn_comments);
+    config.pgn_comments = args
+        .pgn_comments
+        .pgn_comments
+        .unwrap_or(config.pgn_comments);
     config.scale_tc = args.scale_tc.or(config.scale_tc);
-    if !args.openings.is_empty() {
-        config.openings = OpeningsSpec::parse(&args.openings)?;
+    if !args.openings.openings.is_empty() {
+        config.openings = OpeningsSpec::parse(&args.openings.openings)?;
     } else if args.config.is_none() {
         config.openings.file = shipped_book(config.rules);
     }

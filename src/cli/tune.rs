@@ -1,14 +1,13 @@
 //! `bt-arena tune`: SPSA tuning of an engine's options (flags as `tournament`'s where they
 //! mean the same), and the tuned values printed at the end.
 
-use super::args::{EngineFlags, RulesFlag, RunSeed, named};
+use super::args::{EngineFlags, OpeningsFlag, PgnCommentsFlag, RulesFlag, RunSeed};
 use super::tournament::{
     DEFAULT_LIMIT, EXIT_INTERRUPTED, check_engine_commands, default_out, interrupt_flag,
     make_paths_absolute, shipped_book,
 };
 use anyhow::{Context, Result, anyhow};
 use bt_arena::engine::EngineKeys;
-use bt_arena::records::moves::CommentDetail;
 use bt_arena::run_dir::{RunDir, Shard};
 use bt_arena::tournament::{OpeningOrder, OpeningsSpec};
 use bt_arena::tune::report::{TUNED_OPTIONS, TUNED_PARAMS};
@@ -25,18 +24,24 @@ pub struct TuneArgs {
     /// --concurrency 1, repeatable.
     #[command(flatten)]
     engines: EngineFlags,
-    /// The parameters, one a line: OpenBench's `NAME, int|float, VALUE, MIN, MAX, C_END,
-    /// R_END` or fishtest's `NAME,VALUE,MIN,MAX,C_END,R_END` (# starts a comment).
+    /// The parameters, one a line (OpenBench's or fishtest's format).
+    ///
+    /// OpenBench's `NAME, int|float, VALUE, MIN, MAX, C_END, R_END` or fishtest's
+    /// `NAME,VALUE,MIN,MAX,C_END,R_END`; # starts a comment.
     #[arg(long, value_name = "FILE")]
     params: Option<PathBuf>,
-    /// One parameter, in either format (e.g. `--param Pawn,100,50,200,10,0.002`); repeat.
+    /// One parameter, in either format of --params; repeat for each.
+    ///
+    /// E.g. `--param Pawn,100,50,200,10,0.002` (fishtest's: name, value, min, max, c_end,
+    /// r_end).
     #[arg(long, action = ArgAction::Append, value_name = "LINE")]
     param: Vec<String>,
     /// Iterations of the tune (the gains are scheduled over them); required unless --resume.
     #[arg(long, value_name = "I")]
     iterations: Option<u64>,
-    /// Game pairs per iteration (θ+ against θ−, each pair one opening with colours swapped;
-    /// default 8).
+    /// Game pairs per iteration (default 8).
+    ///
+    /// θ+ against θ−, each pair one opening with colours swapped.
     #[arg(long, value_name = "N")]
     pairs: Option<u32>,
     /// A as a fraction of the iterations (A = RATIO · I; default 0.1).
@@ -50,41 +55,44 @@ pub struct TuneArgs {
     gamma: Option<f64>,
     #[command(flatten)]
     seed: RunSeed,
-    /// Games played at the same time (default 1); above 1, iterations overlap (each starts from
-    /// the θ known when it starts).
+    /// Games played at the same time (default 1).
+    ///
+    /// Above 1, iterations overlap: each starts from the θ known when it starts.
     #[arg(long, value_name = "N")]
     concurrency: Option<usize>,
-    /// Opening book: file=PATH [order=sequential|random]. Default: the shipped book of the
-    /// rule set when present (openings/<rules>.epd), else the start position.
-    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
-    openings: Vec<String>,
+    #[command(flatten)]
+    openings: OpeningsFlag,
     #[command(flatten)]
     rules: RulesFlag,
     /// Run directory (default results/<event>-<YYYYMMDD>-<HHMMSS>, UTC).
+    ///
+    /// It holds tune.json, tune.csv, the tuned values, games.csv, games.pgn and the report.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
-    /// Continue the tune in DIR as saved in its tune.json, θ rebuilt from its tune.csv; only
-    /// --concurrency, --log and --shard may be given with it. With --shard K/N, continue
-    /// shard K of the sharded tune in DIR; without it, on a sharded tune, rewrite DIR's
-    /// report.html, summary.json and tuned values from every shard's iterations (no game).
+    /// Continue the tune in DIR as saved in its tune.json.
+    ///
+    /// θ is rebuilt from its tune.csv; only --concurrency, --log and --shard may be given with
+    /// it. With --shard K/N, continue shard K of the sharded tune in DIR; without it, on a
+    /// sharded tune, rewrite DIR's report.html, summary.json and tuned values from every
+    /// shard's iterations (no game).
     #[arg(long, value_name = "DIR")]
     resume: Option<PathBuf>,
-    /// Play one shard of a tune spread over machines sharing --out: K/N plays the iterations
-    /// i with (i - 1) mod N = K into <out>/shard-K/, each starting from θ after every shard's
-    /// finished iterations (applied in increasing iteration number). `auto`: K and N from a
-    /// Slurm array task; `auto/N`: K from a Kubernetes Indexed Job or a Slurm array task.
+    /// Play one shard of a tune spread over machines sharing --out.
+    ///
+    /// K/N plays the iterations i with (i - 1) mod N = K into <out>/shard-K/, each starting
+    /// from θ after every shard's finished iterations (applied in increasing iteration number).
+    /// `auto`: K and N from a Slurm array task; `auto/N`: K from a Kubernetes Indexed Job or a
+    /// Slurm array task.
     #[arg(long, value_name = "K/N|auto|auto/N")]
     shard: Option<String>,
-    /// Event name: the PGN Event tag and the run directory's name (default bt-arena-tune).
+    /// Event name, in the PGN Event tag and the run directory's name (default bt-arena-tune).
     #[arg(long, value_name = "NAME")]
     event: Option<String>,
     /// Log every engine's protocol traffic under <out>/logs/.
     #[arg(long)]
     log: bool,
-    /// What the move comments of games.pgn say (default full): full (score/depth, time, nodes,
-    /// seldepth, PV), short (score/depth and time), or none.
-    #[arg(long, value_name = "DETAIL", value_parser = named::<CommentDetail>())]
-    pgn_comments: Option<CommentDetail>,
+    #[command(flatten)]
+    pgn_comments: PgnCommentsFlag,
 }
 
 /// Flags `--resume` takes.
@@ -326,14 +334,14 @@ fn build_config(args: &TuneArgs) -> Result<TuneConfig> {
     spsa.alpha = args.alpha.unwrap_or(spsa.alpha);
     spsa.gamma = args.gamma.unwrap_or(spsa.gamma);
     let rules = args.rules.get();
-    let openings = if args.openings.is_empty() {
+    let openings = if args.openings.openings.is_empty() {
         OpeningsSpec {
             file: shipped_book(rules),
             order: OpeningOrder::Sequential,
             digest: None,
         }
     } else {
-        OpeningsSpec::parse(&args.openings)?
+        OpeningsSpec::parse(&args.openings.openings)?
     };
     let event = args
         .event
@@ -350,7 +358,7 @@ fn build_config(args: &TuneArgs) -> Result<TuneConfig> {
         seed: args.seed.get_or_draw(),
         concurrency: args.concurrency.unwrap_or(1),
         log: args.log,
-        pgn_comments: args.pgn_comments.unwrap_or_default(),
+        pgn_comments: args.pgn_comments.pgn_comments.unwrap_or_default(),
         shard: None,
     };
     config.validate().map_err(|e| anyhow!(e))?;

@@ -413,7 +413,8 @@ fn bad_flags_and_files_are_named() {
         ),
         (
             "tournament --engine cmd=RANDOM name=a --engine cmd=RANDOM name=b --sprt elo0=zero elo1=5",
-            "bad --sprt 'elo0=zero elo1=5': SPRT token `elo0=zero` has a value that is not a number",
+            "invalid value 'elo0=zero,elo1=5' for '--sprt <elo0=E0,elo1=E1,...>': SPRT token \
+             `elo0=zero` has a value that is not a number",
         ),
         (
             "tournament --engine cmd=RANDOM name=a --engine cmd=RANDOM name=b --engine cmd=RANDOM name=c --sprt elo0=0 elo1=5",
