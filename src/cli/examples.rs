@@ -24,7 +24,7 @@ Examples:
     bt-arena tournament --engine cmd=./a --engine cmd=./b --engine cmd=./c \\
       --each depth=6 --rounds 50
 
-  Continue an interrupted run (only --concurrency and --log may change):
+  Continue an interrupted run (--concurrency, --log and --max-time may change):
     bt-arena tournament --resume results/new-vs-base
 
   One shard of a run on a cluster (every shard the same flags; the first decides the seed):
@@ -75,8 +75,9 @@ Examples:
 /// `bt-arena perft-check --help`.
 pub const PERFT_CHECK: &str = "\
 Examples:
-  An engine's move generator against the rules, walked down to the faulty position:
-    bt-arena perft-check --engine cmd=./my-engine --depth 5
+  An engine's move generator against the rules, walked down to the faulty position (the engine
+  key depth=N is the depth of the searches whose bestmove is judged):
+    bt-arena perft-check --engine cmd=./my-engine --perft-depth 5
     bt-arena perft-check --engine cmd=./my-engine --suite tests/perft/capture-only.epd --random 20";
 
 /// `bt-arena check-engine --help`.

@@ -24,14 +24,17 @@ pub struct PerftCheckArgs {
     engine: OneEngine,
     #[command(flatten)]
     rules: RulesFlag,
-    /// Perft depth in plies of the start and random positions (default 5); also caps suite
-    /// lines, otherwise checked at their deepest listed depth. (The engine key depth=N is the
-    /// depth of the searches whose bestmove is judged.)
+    /// Perft depth in plies of the start and random positions (default 5).
+    ///
+    /// It also caps the suite lines, otherwise checked at their deepest listed depth. (The
+    /// engine key depth=N is the depth of the searches whose bestmove is judged.)
     #[arg(long, value_name = "PLIES", alias = "depth",
           value_parser = clap::value_parser!(u32).range(1..=64))]
     perft_depth: Option<u32>,
-    /// Check every line of a perft suite (`<position> ;D1 n ;D2 n ...`) at its deepest listed
-    /// depth (capped by --perft-depth) instead of the start position.
+    /// Check every line of a perft suite instead of the start position.
+    ///
+    /// A suite line is `<position> ;D1 n ;D2 n ...`; each is checked at its deepest listed
+    /// depth, capped by --perft-depth.
     #[arg(long, value_name = "FILE")]
     suite: Option<PathBuf>,
     /// Check K positions, one from each of K games of random legal moves (instead of the start
