@@ -205,8 +205,9 @@ pub fn engine_description(
         .map_err(|e| UsageError(format!("{flag}: {e}")))
 }
 
-/// The one reading of an engine's keys: `tokens` over `each`, then described.
-fn describe(
+/// The one reading of an engine's keys for every command: `tokens` over `each`, then
+/// described.
+pub fn describe(
     tokens: &[String],
     each: &EngineKeys,
     default_limit: TimeControl,

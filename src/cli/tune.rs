@@ -7,7 +7,6 @@ use super::tournament::{
     make_paths_absolute, shipped_book,
 };
 use anyhow::{Context, Result, anyhow};
-use bt_arena::engine::EngineKeys;
 use bt_arena::run_dir::{RunDir, Shard};
 use bt_arena::tournament::{OpeningOrder, OpeningsSpec};
 use bt_arena::tune::report::{TUNED_OPTIONS, TUNED_PARAMS};
@@ -289,8 +288,7 @@ fn build_config(args: &TuneArgs) -> Result<TuneConfig> {
         ));
     }
     let each = engines.each_keys()?;
-    let mut engine = EngineKeys::parse(&engines.engine[0])
-        .and_then(|keys| keys.with_defaults(&each).into_description(DEFAULT_LIMIT))
+    let mut engine = super::args::describe(&engines.engine[0], &each, DEFAULT_LIMIT)
         .map_err(|e| anyhow!("--engine: {e}"))?;
     if engine.source.is_some() {
         return Err(anyhow!(

@@ -429,7 +429,11 @@ fn bad_command_lines_suites_and_engines_get_their_exit_codes() {
             3,
             "unknown engine key 'colour'",
         ),
-        (&["--engine", &random, "--depth", "0"], 3, "--depth"),
+        (
+            &["--engine", &random, "--depth", "0"],
+            3,
+            "invalid value '0' for '--perft-depth <PLIES>': 0 is not in 1..=64",
+        ),
         (&["--engine", &random, "--seed", "1"], 3, "--random"),
         (
             &["--engine", "cmd=/no/such/engine"],
