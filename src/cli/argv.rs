@@ -445,7 +445,7 @@ mod tests {
         assert_eq!(
             run("bt-arena tournament --pgnout games.pgn"),
             Err(
-                "-pgnout: bt-arena writes every game to games.pgn (and games.csv) in the \
+                "--pgnout: bt-arena writes every game to games.pgn (and games.csv) in the \
                  results directory: give it with --out DIR (--pgn-comments says what move \
                  comments hold)"
                     .to_string()
