@@ -96,6 +96,7 @@ pub mod bundled;
 pub mod check_engine;
 pub mod engine;
 pub mod game;
+pub mod named;
 pub mod openings;
 pub mod perft_check;
 pub mod protocol;

@@ -13,7 +13,8 @@ use std::process::ExitCode;
 
 /// Engine tournaments and perft testing for Breakthrough.
 #[derive(Parser, Debug)]
-#[command(name = "bt-arena", version, about, long_about = None)]
+#[command(name = "bt-arena", version, about, long_about = None, max_term_width = 100,
+          after_long_help = cli::examples::TOP)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -28,17 +29,41 @@ enum Command {
     Perft(cli::perft::PerftArgs),
     /// Find the exact bug in an engine's move generator: its perft against the rules, walked
     /// down to the faulty position.
+    ///
+    /// --perft-depth is the depth of the perft counts; the engine's limit key (depth=N,
+    /// default depth=1; or st=, nodes=, tc=) gives the search whose bestmove is judged in each
+    /// position. Exit 0 when the engine agrees with the rules everywhere, 1 on a mismatch or an
+    /// illegal bestmove.
     #[command(after_long_help = cli::examples::PERFT_CHECK)]
     PerftCheck(cli::perft_check::PerftCheckArgs),
     /// Check that an engine follows the protocol and the rules: handshake, positions, limits,
     /// output, determinism, move generation and a mini-match, one line per check.
+    ///
+    /// The engine's limit keys are accepted and not used: each check sets its own. Options
+    /// (option.NAME=VALUE) are checked against the engine's declarations as in a tournament: an
+    /// undeclared name or a value out of range exits 3, a combo value it did not declare is
+    /// sent with a warning. Exit 0 when no check failed, 1 when one did.
     #[command(after_long_help = cli::examples::CHECK_ENGINE)]
     CheckEngine(cli::check_engine::CheckEngineArgs),
     /// Play a round-robin or gauntlet tournament between engines.
+    ///
+    /// Each engine is one --engine with its KEY=VALUE words (repeat --engine for each engine;
+    /// --each gives the keys they share). Without --engine, the bundled engines play a short
+    /// demonstration: bt-search, bt-search with option.Eval=material and bt-random, 8 rounds, 2
+    /// games at a time.
+    ///
+    /// cutechess-cli's and fastchess's spellings work: single-dash flags (-engine, -each,
+    /// -rounds, -games, -concurrency, -openings, -sprt, -resign, -event), -srand (--seed),
+    /// -tournament (--format), clocks as tc=0:10+0.1 and tc=inf with depth=N; their flags
+    /// that bt-arena has no use for (-pgnout, -draw, -recover, ...) are refused with a hint.
     #[command(after_long_help = cli::examples::TOURNAMENT)]
     Tournament(Box<cli::tournament::TournamentArgs>),
     /// Tune engine options with SPSA (fishtest's and OpenBench's algorithm): θ+ against θ−
     /// for game pairs each iteration, resumable, reproducible with --seed.
+    ///
+    /// The engine is given once, --engine with its KEY=VALUE words (name= is not used: the
+    /// sides are tune+ and tune-). A fast fixed limit (nodes= or depth=) makes a tune quick
+    /// and, at --concurrency 1, repeatable.
     #[command(after_long_help = cli::examples::TUNE)]
     Tune(cli::tune::TuneArgs),
     /// Join the shards of a run (`tournament --shard`) into one games.csv, games.pgn,
@@ -59,6 +84,9 @@ enum Command {
     Openings(cli::openings::OpeningsArgs),
     /// Run engines' bench (OpenBench's `ENGINE bench`): the signature (a node count) and this
     /// machine's speed, for engines given by path or built from a git revision.
+    ///
+    /// Of each --engine's keys, those that start it are used, and bench=N, the node count its
+    /// bench must print (exit 1 when it does not); the others are accepted and unused.
     #[command(after_long_help = cli::examples::BENCH)]
     Bench(cli::bench::BenchArgs),
     /// Write the man pages, or print a shell completion script.
@@ -67,8 +95,22 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let parsed = Cli::command()
-        .try_get_matches()
+    let command = Cli::command();
+    // cutechess-cli's and fastchess's spellings, and deprecated ones, made bt-arena's first.
+    let args = match cli::argv::rewrite(&command, std::env::args_os().collect()) {
+        Ok(rewritten) => {
+            for note in &rewritten.notes {
+                eprintln!("warning: {note}");
+            }
+            rewritten.args
+        }
+        Err(hint) => {
+            eprintln!("error: {hint}");
+            return cli::EXIT_USAGE.into();
+        }
+    };
+    let parsed = command
+        .try_get_matches_from(args)
         .and_then(|matches| Cli::from_arg_matches(&matches).map(|cli| (cli, matches)));
     let (cli, matches) = match parsed {
         Ok(parsed) => parsed,
@@ -102,7 +144,7 @@ fn main() -> ExitCode {
         Command::Merge(args) => cli::merge::run(&args),
         Command::Report(args) => cli::report::run(&args),
         Command::Openings(args) => cli::openings::run(&args),
-        Command::Bench(args) => cli::bench::run(&args, &matches),
+        Command::Bench(args) => cli::bench::run(&args),
         Command::Generate(args) => cli::generate::run(&args, Cli::command()),
     };
     result.unwrap_or_else(|err| {

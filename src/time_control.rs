@@ -43,7 +43,9 @@ pub enum TimeControl {
 
 impl TimeControl {
     /// Parses `[MOVES/]BASE[+INC]`, times in seconds (decimals allowed): `10+0.1`, `8`, or
-    /// cutechess's `40/60+0.6` (60 s for every 40 moves, 0.6 s added after each move).
+    /// cutechess's `40/60+0.6` (60 s for every 40 moves, 0.6 s added after each move). BASE
+    /// may also be minutes and seconds, as cutechess-cli and fastchess write it: `0:10+0.1`
+    /// is `10+0.1`, `1:30` is `90`.
     ///
     /// # Errors
     /// A message naming the bad value.
@@ -55,7 +57,7 @@ impl TimeControl {
         };
         let (base, increment) = clock.split_once('+').unwrap_or((clock, "0"));
         Ok(TimeControl::Clock {
-            base_ms: seconds_to_ms(base).map_err(bad)?,
+            base_ms: base_to_ms(base).map_err(bad)?,
             increment_ms: seconds_to_ms(increment).map_err(bad)?,
             moves,
         })
@@ -174,6 +176,26 @@ pub(crate) fn seconds_to_ms(text: &str) -> Result<u64, String> {
     }
     let exact = Duration::try_from_secs_f64(seconds).map_err(|_| negative())?;
     Ok(whole_ms(exact.saturating_add(Duration::from_micros(500))))
+}
+
+/// A clock's base: seconds, or `M:SS` minutes and seconds (`1:30`, `0:10.5`).
+fn base_to_ms(text: &str) -> Result<u64, String> {
+    let Some((minutes, seconds)) = text.split_once(':') else {
+        return seconds_to_ms(text);
+    };
+    let minutes: u64 = minutes
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{minutes}' is not a whole number of minutes (in M:SS)"))?;
+    let seconds_ms = seconds_to_ms(seconds)?;
+    if seconds_ms >= 60_000 {
+        return Err(format!("'{seconds}' is not below 60 seconds (in M:SS)"));
+    }
+    minutes
+        .checked_mul(60_000)
+        .and_then(|ms| ms.checked_add(seconds_ms))
+        .filter(|&ms| ms <= 1_000_000_000_000)
+        .ok_or_else(|| format!("'{text}' is too long a time"))
 }
 
 /// The moves of a period: a positive whole number.
@@ -632,6 +654,32 @@ mod tests {
         let with_moves = parse("40/60+0.6").go_limits();
         assert_eq!(with_moves.moves_to_go, Some(40));
         assert_eq!(with_moves.white_time_ms, Some(60_000));
+    }
+
+    #[test]
+    fn a_base_in_minutes_and_seconds_is_read_as_cutechess_writes_it() {
+        let parse = |text: &str| TimeControl::parse_clock(text).unwrap();
+        assert_eq!(parse("0:10+0.1"), parse("10+0.1"));
+        assert_eq!(parse("1:00+1"), parse("60+1"));
+        assert_eq!(parse("40/1:30"), parse("40/90"));
+        assert_eq!(parse("2:05.5"), parse("125.5"));
+        let err = |text: &str| TimeControl::parse_clock(text).unwrap_err();
+        assert_eq!(
+            err("1:60"),
+            "bad tc '1:60': '60' is not below 60 seconds (in M:SS)"
+        );
+        assert_eq!(
+            err("x:10"),
+            "bad tc 'x:10': 'x' is not a whole number of minutes (in M:SS)"
+        );
+        assert_eq!(
+            err("1:2:3"),
+            "bad tc '1:2:3': '2:3' is not a number of seconds"
+        );
+        assert_eq!(
+            err("10+0:01"),
+            "bad tc '10+0:01': '0:01' is not a number of seconds"
+        );
     }
 
     #[test]

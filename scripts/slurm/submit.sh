@@ -5,7 +5,7 @@
 #
 # e.g. scripts/slurm/submit.sh 16 /shared/runs/new-vs-base "$(command -v bt-arena)" \
 #        --engine cmd=/shared/bin/new name=new --engine cmd=/shared/bin/base name=base \
-#        --each tc=60+0.6 --rounds 20000 --sprt elo0=0 elo1=2
+#        --each tc=60+0.6 --rounds 20000 --sprt elo0=0,elo1=2
 #
 # An array job of N tasks (--array=0-(N-1)) runs shard.sbatch, each task one shard into
 # RUN/shard-K; a merge job (merge.sbatch) depends on it (--dependency=afterok) and writes the

@@ -4,9 +4,10 @@
 //! the system's entropy) makes its choices reproducible; the seed is applied when set and again
 //! at every new game, so the same game gets the same moves.
 
-use bt_arena::bundled::server::{Brain, SearchRequest, serve};
+use bt_arena::bundled::server::{Brain, SearchRequest, asks_for_help, help, serve};
 use bt_arena::protocol::{Info, OptionDecl};
 use bt_arena::rules::Move;
+use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 
 /// The largest seed `Seed` accepts.
@@ -80,9 +81,43 @@ impl Brain for RandomBrain {
     }
 }
 
-fn main() -> std::io::Result<()> {
-    serve(RandomBrain {
+/// What `bt-random --help` says before its options.
+const ABOUT: &str = "A Breakthrough engine of bt-arena that plays a uniformly random legal \
+move, speaking UGI and UCI on stdin and stdout. Seed (0: from the system's entropy) makes its \
+games repeatable: the same seed gives the same moves in the same game.";
+
+fn main() -> ExitCode {
+    let brain = RandomBrain {
         rng: fastrand::Rng::new(),
         seed: 0,
-    })
+    };
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if asks_for_help(&args) {
+        print!(
+            "{}",
+            help(
+                &brain,
+                ABOUT,
+                &[
+                    ("bt-random", "the engine: reads ugi or uci on stdin"),
+                    ("bt-random --help", "this help (also -h)"),
+                ]
+            )
+        );
+        return ExitCode::SUCCESS;
+    }
+    if !args.is_empty() {
+        eprintln!(
+            "bt-random: unknown arguments '{}' (it takes none; bt-random --help says more)",
+            args.join(" ")
+        );
+        return ExitCode::from(2);
+    }
+    match serve(brain) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("bt-random: {err}");
+            ExitCode::FAILURE
+        }
+    }
 }

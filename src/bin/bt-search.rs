@@ -20,11 +20,11 @@
 //! `movestogo`, `movetime`, `depth`, `nodes`, `infinite`. The time between `go` arriving and the
 //! search starting is taken off the move time and the clock.
 
-use bt_arena::bundled::bench::{BENCH_DEPTH, BENCH_HASH_MB, bench};
+use bt_arena::bundled::bench::{BENCH_DEPTH, BENCH_HASH_MB, BENCH_POSITIONS, bench};
 use bt_arena::bundled::search::{
     EvalKind, EvalWeights, Limits, MAX_DEPTH, SearchClock, SearchReport, SearchScore, Searcher,
 };
-use bt_arena::bundled::server::{Brain, SearchRequest, serve};
+use bt_arena::bundled::server::{Brain, SearchRequest, asks_for_help, help, serve};
 use bt_arena::protocol::{self, Info, OptionDecl, OptionKind};
 use bt_arena::rules::Move;
 use std::process::ExitCode;
@@ -167,13 +167,40 @@ fn protocol_score(score: SearchScore) -> protocol::Score {
     }
 }
 
+/// What `bt-search --help` says before its options.
+const ABOUT: &str = "The alpha-beta engine bundled with bt-arena, speaking UGI and UCI on \
+stdin and stdout. Hash is the transposition table in MiB (0: none), Depth caps every search \
+(0: no cap), Eval chooses the evaluation (material: pawns only, a weak opponent), and the \
+others are the full evaluation's weights in centipawns, for tuning.";
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    let brain = SearchBrain {
+        searcher: Searcher::new(DEFAULT_HASH_MB as usize),
+        depth_cap: 0,
+    };
+    if asks_for_help(&args) {
+        let bench = format!(
+            "the bench: searches {} positions to DEPTH plies (default {BENCH_DEPTH}), prints \
+             N nodes M nps",
+            BENCH_POSITIONS.len()
+        );
+        print!(
+            "{}",
+            help(
+                &brain,
+                ABOUT,
+                &[
+                    ("bt-search", "the engine: reads ugi or uci on stdin"),
+                    ("bt-search bench [DEPTH]", &bench),
+                    ("bt-search --help", "this help (also -h)"),
+                ]
+            )
+        );
+        return ExitCode::SUCCESS;
+    }
     match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
-        [] => match serve(SearchBrain {
-            searcher: Searcher::new(DEFAULT_HASH_MB as usize),
-            depth_cap: 0,
-        }) {
+        [] => match serve(brain) {
             Ok(()) => ExitCode::SUCCESS,
             Err(err) => {
                 eprintln!("bt-search: {err}");
@@ -213,8 +240,9 @@ fn run_bench(depth: u32) -> ExitCode {
 /// A bad command line: the message and the usage, exit status 2.
 fn usage(problem: &str) -> ExitCode {
     eprintln!(
-        "bt-search: {problem}\nusage: bt-search          (the UGI/UCI engine, on stdin and stdout)\n       \
-         bt-search bench [DEPTH] (the bench: N nodes M nps)"
+        "bt-search: {problem}\nusage: bt-search               (the UGI/UCI engine, on stdin and stdout)\n       \
+         bt-search bench [DEPTH]  (the bench: N nodes M nps)\n       \
+         bt-search --help         (its options)"
     );
     ExitCode::from(2)
 }

@@ -6,7 +6,7 @@
 use super::talk::{is, read_until, send};
 use super::{CheckResult, Ctx, Evidence, Failure, Finding, RunError, Verdict};
 use crate::engine::rule_option::{Refusal, rule_settings};
-use crate::engine::{Engine, EngineLaunch};
+use crate::engine::{Engine, EngineError, EngineLaunch};
 use crate::protocol::{Command, OptionDecl, OptionKind, RULES_OPTION, Reply, VARIANT_OPTION};
 use crate::rules::Rules;
 
@@ -315,12 +315,14 @@ fn trial_values(kind: &OptionKind) -> Vec<Option<String>> {
 }
 
 /// Checks the configured options (`option.X=Y`) against the declarations of a complete
-/// handshake.
+/// handshake, as every command does ([`crate::engine::check_option`]): a combo value the
+/// engine did not declare passes here, and is sent with a warning when the engine starts.
 ///
 /// # Errors
 /// [`RunError::BadOption`] naming an option the engine does not declare, or a value its
 /// declaration does not allow.
 pub(super) fn check_configured(
+    engine: &str,
     probe: &Probe,
     options: &[(String, String)],
 ) -> Result<(), RunError> {
@@ -328,15 +330,22 @@ pub(super) fn check_configured(
         return Ok(());
     }
     for (name, value) in options {
-        let Some(decl) = probe.declared.iter().find(|decl| decl.is_named(name)) else {
-            let names: Vec<&str> = probe.declared.iter().map(|d| d.name.as_str()).collect();
-            return Err(RunError::BadOption(format!(
-                "option.{name}: the engine declares no option '{name}' (it declares: {})",
-                names.join(", ")
-            )));
-        };
-        decl.check_value(value)
-            .map_err(|problem| RunError::BadOption(format!("option.{name}={value}: {problem}")))?;
+        match crate::engine::check_option(engine, &probe.declared, name, value) {
+            Ok(_) => {}
+            Err(EngineError::UnknownOption { .. }) => {
+                let names: Vec<&str> = probe.declared.iter().map(|d| d.name.as_str()).collect();
+                return Err(RunError::BadOption(format!(
+                    "option.{name}: the engine declares no option '{name}' (it declares: {})",
+                    names.join(", ")
+                )));
+            }
+            Err(EngineError::BadOptionValue { problem, .. }) => {
+                return Err(RunError::BadOption(format!(
+                    "option.{name}={value}: {problem}"
+                )));
+            }
+            Err(other) => return Err(RunError::BadOption(other.to_string())),
+        }
     }
     Ok(())
 }

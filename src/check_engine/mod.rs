@@ -32,7 +32,6 @@ use crate::rules::Rules;
 use crate::time_control::whole_ms;
 use serde::Serialize;
 use std::fmt;
-use std::str::FromStr;
 use std::time::{Duration, Instant};
 
 /// The groups of checks, in the order they run.
@@ -56,55 +55,15 @@ pub enum Group {
     Match,
 }
 
-impl Group {
-    /// Every group, in running order.
-    pub const ALL: [Group; 7] = [
-        Group::Handshake,
-        Group::Positions,
-        Group::Limits,
-        Group::Output,
-        Group::Newgame,
-        Group::Movegen,
-        Group::Match,
-    ];
-
-    /// The group's name, the prefix of its checks' ids.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Group::Handshake => "handshake",
-            Group::Positions => "positions",
-            Group::Limits => "limits",
-            Group::Output => "output",
-            Group::Newgame => "newgame",
-            Group::Movegen => "movegen",
-            Group::Match => "match",
-        }
-    }
-}
-
-impl fmt::Display for Group {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Group {
-    type Err = String;
-
-    /// Parses a group's name.
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Group::ALL
-            .into_iter()
-            .find(|group| group.name() == s)
-            .ok_or_else(|| {
-                let names: Vec<&str> = Group::ALL.iter().map(|g| g.name()).collect();
-                format!(
-                    "unknown check group '{s}' (expected one of {})",
-                    names.join(", ")
-                )
-            })
-    }
-}
+crate::named_enum!(Group, "check group", [
+    Handshake => "handshake",
+    Positions => "positions",
+    Limits => "limits",
+    Output => "output",
+    Newgame => "newgame",
+    Movegen => "movegen",
+    Match => "match",
+]);
 
 /// How a check came out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -392,7 +351,7 @@ pub fn run(
     };
     let wanted = |group: Group| settings.only.is_empty() || settings.only.contains(&group);
     let probe = handshake::probe(&config, &ctx)?;
-    handshake::check_configured(&probe, &config.options)?;
+    handshake::check_configured(&config.name, &probe, &config.options)?;
     let mut checks: Vec<CheckResult> = Vec::new();
     let mut record = |results: Vec<CheckResult>| {
         results.iter().for_each(&mut on_check);

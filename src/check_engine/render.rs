@@ -23,10 +23,17 @@ fn shown(line: &str) -> String {
     }
 }
 
-/// The first line of the report: `check-engine of <name> (<id name>): <protocol>, <rules> rules`.
-pub fn header(engine: &str, engine_id: Option<&str>, protocol: Protocol, rules: Rules) -> String {
+/// The first line of the report: `check-engine of <name> (<id name>): <protocol>, <rules>
+/// rules, seed <seed>` (the seed of the random positions and openings).
+pub fn header(
+    engine: &str,
+    engine_id: Option<&str>,
+    protocol: Protocol,
+    rules: Rules,
+    seed: u64,
+) -> String {
     let id = engine_id.map_or(String::new(), |id| format!(" ({id})"));
-    format!("check-engine of {engine}{id}: {protocol}, {rules} rules")
+    format!("check-engine of {engine}{id}: {protocol}, {rules} rules, seed {seed}")
 }
 
 /// One check as text: `VERDICT id  summary`, then for a check that did not pass its evidence,
@@ -78,7 +85,11 @@ impl fmt::Display for Report {
     /// The whole report: header, checks, footer.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let id = self.engine_id.as_deref();
-        writeln!(f, "{}", header(&self.engine, id, self.protocol, self.rules))?;
+        writeln!(
+            f,
+            "{}",
+            header(&self.engine, id, self.protocol, self.rules, self.seed)
+        )?;
         for check in &self.checks {
             write!(f, "{}", CheckLines(check))?;
         }

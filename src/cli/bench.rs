@@ -2,29 +2,34 @@
 //! convention (`ENGINE bench` prints `N nodes M nps`), for engines given by path or built from
 //! a git revision.
 
+use super::args::EngineFlags;
 use anyhow::Result;
+use bt_arena::engine::EngineDescription;
 use bt_arena::engine::bench::run_bench;
 use bt_arena::engine::build::{self, BuildCache};
-use bt_arena::engine::{EngineDescription, EngineKeys};
 use bt_arena::game::TimeControl;
 use bt_arena::tournament::prepare::{self, PrepareError};
-use clap::{ArgAction, ArgMatches, Args};
+use clap::Args;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Arguments of `bt-arena bench`.
 #[derive(Args, Debug)]
+#[command(mut_arg("engine", |engine| engine.required(true)))]
 pub struct BenchArgs {
-    /// An engine, with the keys of `tournament --engine`: cmd=PATH [args="A B"] [dir=D], or
-    /// src=REPO [rev=REF] [build="CMD"] bin=RELPATH; bench=N checks the signature (other keys
-    /// are accepted and unused). Repeat for each engine.
-    #[arg(long, required = true, num_args = 1.., action = ArgAction::Append, value_name = "KEY=VALUE")]
-    engine: Vec<String>,
-    /// Benches run at once per engine, as with --scale-tc (the speed under the load of that many
-    /// games at a time); they must agree on the node count, and the speed is their mean.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
+    /// The engines (--engine, repeated; the keys that start it and bench=N, which checks the
+    /// signature; the others are accepted and unused) and the keys they share (--each).
+    #[command(flatten)]
+    engines: EngineFlags,
+    /// Benches run at once per engine, as with --scale-tc.
+    ///
+    /// The speed under the load of that many games at a time: the benches must agree on the
+    /// node count, and the speed is their mean.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
     concurrency: u32,
-    /// Where engines built from source are built and kept (default: ~/.cache/bt-arena/builds).
+    /// Where engines built from source (src=) are built (default ~/.cache/bt-arena/builds).
+    ///
+    /// One build is kept per commit and build command.
     #[arg(long, value_name = "DIR", env = build::CACHE_ENV)]
     build_cache: Option<PathBuf>,
 }
@@ -63,28 +68,15 @@ pub fn built_from_source(
     Ok(engine)
 }
 
-/// The `--engine` flags, each with its own keys.
-fn engine_groups(matches: &ArgMatches) -> Vec<Vec<String>> {
-    matches
-        .subcommand_matches("bench")
-        .unwrap_or(matches)
-        .get_occurrences::<String>("engine")
-        .map(|groups| groups.map(|group| group.cloned().collect()).collect())
-        .unwrap_or_default()
-}
-
 /// Runs `bt-arena bench`: for each engine (built first when from source), its bench, printed
 /// as `NAME: N nodes M nps`. Exit code 1 when an engine's count is not its `bench=N`.
 ///
 /// # Errors
 /// A [`super::UsageError`] for bad engine keys or revisions; an error naming the engine when
 /// it cannot be built or has no bench.
-pub fn run(args: &BenchArgs, matches: &ArgMatches) -> Result<ExitCode> {
+pub fn run(args: &BenchArgs) -> Result<ExitCode> {
     let mut mismatches = 0;
-    for (index, tokens) in engine_groups(matches).iter().enumerate() {
-        let engine = EngineKeys::parse(tokens)
-            .and_then(|keys| keys.into_description(TimeControl::Depth(1)))
-            .map_err(|e| super::UsageError(format!("--engine #{}: {e}", index + 1)))?;
+    for engine in args.engines.descriptions(TimeControl::Depth(1))? {
         let engine = built_from_source(engine, args.build_cache.as_deref())?;
         let bench = run_bench(&engine.launch(), args.concurrency as usize).map_err(|error| {
             PrepareError::Bench {

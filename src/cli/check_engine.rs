@@ -2,11 +2,11 @@
 //! per check, as each group ends) or JSON.
 
 use super::UsageError;
+use super::args::{JsonFlag, JudgeSeed, OneEngine, RulesFlag, SearchTimeout, named};
 use anyhow::{Result, anyhow};
 use bt_arena::check_engine::{self, CheckLines, Group, RunError, Settings};
-use bt_arena::engine::{EngineDescription, EngineKeys, Timeouts};
+use bt_arena::engine::EngineDescription;
 use bt_arena::game::TimeControl;
-use bt_arena::rules::Rules;
 use clap::{ArgAction, Args};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -14,36 +14,29 @@ use std::time::Duration;
 /// Arguments of `bt-arena check-engine`.
 #[derive(Args, Debug)]
 pub struct CheckEngineArgs {
-    /// The engine: cmd=PATH [name=N] [args="A B"] [arg=A] [dir=D] [proto=ugi|uci]
-    /// [option.X=Y] [timemargin=MS] (the tolerance of a late move, default 100 ms, as in
-    /// tournaments). A search limit key is accepted and not used.
-    #[arg(long, required = true, num_args = 1.., action = ArgAction::Set, value_name = "KEY=VALUE")]
-    engine: Vec<String>,
-    /// Rule set: capture-only (diagonal steps must capture) or classic.
-    #[arg(long, default_value_t = Rules::CaptureOnly)]
-    rules: Rules,
+    #[command(flatten)]
+    engine: OneEngine,
+    #[command(flatten)]
+    rules: RulesFlag,
     /// Skip the mini-match (the slowest check).
     #[arg(long)]
     quick: bool,
-    /// Run only these groups, comma-separated: handshake, positions, limits, output, newgame,
-    /// movegen, match (a failing handshake is reported anyway).
-    #[arg(long, value_delimiter = ',', value_name = "GROUP")]
+    /// Run only these groups, comma-separated (a failing handshake is reported anyway).
+    #[arg(long, value_delimiter = ',', value_name = "GROUP", value_parser = named::<Group>())]
     only: Vec<Group>,
-    /// Seconds one search to a fixed depth or node count, or one perft, may take.
-    #[arg(long, value_name = "SECONDS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
-    timeout: u64,
-    /// Seconds the handshake and each isready may take (the tournament runner allows 10).
-    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_seconds)]
-    ready_timeout: Duration,
-    /// Seed of the random perft positions and match openings.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    /// The mini-match opponent, as --engine (default: bt-random beside bt-arena).
+    #[command(flatten)]
+    timeout: SearchTimeout,
+    /// Deprecated: the engine keys handshake=SECONDS isready=SECONDS say it (default 10 each).
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds, hide = true)]
+    ready_timeout: Option<Duration>,
+    #[command(flatten)]
+    seed: JudgeSeed,
+    /// The mini-match opponent, with the keys of --engine (default: bt-random beside
+    /// bt-arena).
     #[arg(long, num_args = 1.., action = ArgAction::Set, value_name = "KEY=VALUE")]
     opponent: Vec<String>,
-    /// Print the report as JSON instead of text.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    json: JsonFlag,
 }
 
 /// A positive number of seconds, decimals allowed.
@@ -62,32 +55,40 @@ fn parse_seconds(text: &str) -> Result<Duration, String> {
 /// A bad `--engine` or `--opponent`, or a configured option the engine does not declare
 /// ([`UsageError`]); an engine that cannot be started.
 pub fn run(args: &CheckEngineArgs) -> Result<ExitCode> {
-    let spec = engine_description("--engine", &args.engine)?;
+    let rules = args.rules.get();
+    let json = args.json.json;
+    let mut spec = engine_description("--engine", &args.engine.engine)?;
+    if let Some(ready) = args.ready_timeout {
+        eprintln!(
+            "warning: --ready-timeout is deprecated: give the engine keys handshake={0} \
+             isready={0} (as tournaments take them)",
+            ready.as_secs_f64()
+        );
+        let ms = bt_arena::time_control::whole_ms(ready);
+        spec.handshake_timeout_ms = ms;
+        spec.ready_timeout_ms = ms;
+    }
     let opponent = if args.opponent.is_empty() {
         bundled_random()
     } else {
         Some(engine_description("--opponent", &args.opponent)?)
     };
     let settings = Settings {
-        rules: args.rules,
+        rules,
         quick: args.quick,
         only: args.only.clone(),
-        search_timeout: Duration::from_secs(args.timeout),
-        seed: args.seed,
+        search_timeout: args.timeout.get(),
+        seed: args.seed.seed,
     };
-    let timeouts = Timeouts {
-        handshake: args.ready_timeout,
-        ready: args.ready_timeout,
-        ..Timeouts::default()
-    };
-    if !args.json {
+    let timeouts = spec.launch().timeouts;
+    if !json {
         say!(
             "{}",
-            check_engine::header(&spec.name, None, spec.proto, args.rules)
+            check_engine::header(&spec.name, None, spec.proto, rules, settings.seed)
         );
     }
     let report = check_engine::run(&spec, timeouts, opponent.as_ref(), &settings, |check| {
-        if !args.json {
+        if !json {
             out!("{}", CheckLines(check));
         }
     })
@@ -95,7 +96,7 @@ pub fn run(args: &CheckEngineArgs) -> Result<ExitCode> {
         RunError::BadOption(problem) => UsageError(format!("--engine {problem}")).into(),
         other => anyhow!("{other}"),
     })?;
-    if args.json {
+    if json {
         say!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         say!("{}", report.footer());
@@ -107,11 +108,10 @@ pub fn run(args: &CheckEngineArgs) -> Result<ExitCode> {
     })
 }
 
-/// The engine of `flag` from its `key=value` tokens (built first when from source).
+/// The engine of `flag` from its `key=value` tokens (built first when from source); its
+/// search limit is not used.
 fn engine_description(flag: &str, tokens: &[String]) -> Result<EngineDescription> {
-    let engine = EngineKeys::parse(tokens)
-        .and_then(|keys| keys.into_description(TimeControl::Depth(1)))
-        .map_err(|e| UsageError(format!("{flag}: {e}")))?;
+    let engine = super::args::engine_description(flag, tokens, TimeControl::Depth(1))?;
     super::bench::built_from_source(engine, None)
 }
 

@@ -1,6 +1,18 @@
 //! The `Examples:` sections of each subcommand's `--help` (clap's `after_long_help`), taken
 //! from the everyday uses. `-h` leaves them out.
 
+/// `bt-arena --help`: the exit codes every subcommand shares.
+pub const TOP: &str = "\
+Exit codes:
+  0  success (an SPRT accepted H1, or a run complete without one)
+  1  a check failed: a perft mismatch, an SPRT that accepted H0, a bench signature not the one given
+  2  inconclusive: no SPRT decision over the whole schedule, or --max-time stopped the run first
+  3  a bad command line (a flag of cutechess-cli or fastchess bt-arena has no use for gets a hint)
+  4  any other error: a missing or malformed file, an engine that failed, a failed build
+  5  a run incomplete (games of its schedule missing), with no verdict yet
+
+`bt-arena COMMAND --help` describes a command and its flags, with examples; -h summarizes them.";
+
 /// `bt-arena tournament --help`.
 pub const TOURNAMENT: &str = "\
 Examples:
@@ -9,9 +21,10 @@ Examples:
       --each tc=8+0.08 --rounds 2000 --concurrency 2 --sprt elo0=0,elo1=5
 
   A round-robin of three engines at a fixed depth, from the shipped opening book:
-    bt-arena tournament --engine cmd=./a --engine cmd=./b --engine cmd=./c --each depth=6 --rounds 50
+    bt-arena tournament --engine cmd=./a --engine cmd=./b --engine cmd=./c \\
+      --each depth=6 --rounds 50
 
-  Continue an interrupted run (only --concurrency and --log may change):
+  Continue an interrupted run (--concurrency, --log and --max-time may change):
     bt-arena tournament --resume results/new-vs-base
 
   One shard of a run on a cluster (every shard the same flags; the first decides the seed):
@@ -62,8 +75,9 @@ Examples:
 /// `bt-arena perft-check --help`.
 pub const PERFT_CHECK: &str = "\
 Examples:
-  An engine's move generator against the rules, walked down to the faulty position:
-    bt-arena perft-check --engine cmd=./my-engine --depth 5
+  An engine's move generator against the rules, walked down to the faulty position (the engine
+  key depth=N is the depth of the searches whose bestmove is judged):
+    bt-arena perft-check --engine cmd=./my-engine --perft-depth 5
     bt-arena perft-check --engine cmd=./my-engine --suite tests/perft/capture-only.epd --random 20";
 
 /// `bt-arena check-engine --help`.

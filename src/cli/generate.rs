@@ -17,18 +17,22 @@ pub struct GenerateArgs {
 /// What to generate.
 #[derive(Subcommand, Debug)]
 enum What {
-    /// Write the man pages into DIR: bt-arena(1), one bt-arena-SUBCOMMAND(1) per subcommand,
-    /// and one page per file format (games.csv, config files, opening books, perft suites,
-    /// section 5). View one with `man -l DIR/bt-arena-tournament.1`.
+    /// Write the man pages into DIR.
+    ///
+    /// bt-arena(1), one bt-arena-SUBCOMMAND(1) per subcommand, and one page per file format
+    /// (games.csv, config files, opening books, perft suites, section 5). View one with
+    /// `man -l DIR/bt-arena-tournament.1`.
     Man {
         /// The directory to write the pages into (created if needed).
         #[arg(default_value = ".", value_name = "DIR")]
         dir: PathBuf,
     },
-    /// Print a completion script for SHELL on stdout, e.g. `bt-arena generate completions
-    /// bash > ~/.local/share/bash-completion/completions/bt-arena`.
+    /// Print a completion script for SHELL on stdout.
+    ///
+    /// E.g. `bt-arena generate completions bash >
+    /// ~/.local/share/bash-completion/completions/bt-arena`.
     Completions {
-        /// bash, zsh, fish, powershell or elvish.
+        /// The shell.
         #[arg(value_name = "SHELL")]
         shell: Shell,
     },

@@ -13,9 +13,11 @@ use std::process::ExitCode;
 /// Arguments of `bt-arena merge`.
 #[derive(Args, Debug)]
 pub struct MergeArgs {
-    /// The run directory, whose shard-K directories are merged into it; with --out, shard
-    /// directories (or run directories, standing for their shards) of one run.
-    #[arg(required = true, value_name = "DIR")]
+    /// The run directory, whose shard-K directories are merged into it.
+    ///
+    /// With --out, shard directories (or run directories, standing for their shards) of one
+    /// run, from machines that shared no directory.
+    #[arg(required = true, value_name = "INPUT")]
     dirs: Vec<PathBuf>,
     /// Write the merged files to this directory instead of the run directory.
     #[arg(long, value_name = "DIR")]

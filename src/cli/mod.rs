@@ -18,6 +18,8 @@ macro_rules! say {
     }};
 }
 
+pub mod args;
+pub mod argv;
 pub mod bench;
 pub mod check_engine;
 pub mod elo;

@@ -1,9 +1,9 @@
 //! `bt-arena openings`: generate an opening book, or check one.
 
+use super::args::{JsonFlag, RulesFlag, RunSeed};
 use anyhow::{Context, Result, bail};
 use bt_arena::bundled::search::MAX_DEPTH;
 use bt_arena::openings::{self, Book, GenerateOptions, Generated, Spread};
-use bt_arena::rules::Rules;
 use clap::{Args, Subcommand};
 use std::ffi::OsString;
 use std::io::Write;
@@ -19,36 +19,40 @@ pub struct OpeningsArgs {
 
 #[derive(Subcommand, Debug)]
 enum OpeningsCommand {
-    /// Generate a book: random move sequences from the start, kept when distinct, not decided
-    /// and balanced by a short search. The same arguments give the same file.
+    /// Generate a book of random balanced positions.
+    ///
+    /// Random move sequences from the start position, kept when distinct, not decided and
+    /// balanced by a short search. The same arguments and seed give the same file; the seed
+    /// and the command are written in its header.
     Generate(GenerateArgs),
-    /// Print a book's statistics: count, duplicates, eval spread, ply spread, side to move.
+    /// Print a book's statistics.
+    ///
+    /// Its count, duplicates, eval spread (by a search to --search-depth), ply spread and
+    /// side to move; every line is checked under the rules.
     Check(CheckArgs),
 }
 
 /// Arguments of `bt-arena openings generate`.
 #[derive(Args, Debug)]
 struct GenerateArgs {
-    /// Rule set: capture-only or classic.
-    #[arg(long, default_value_t = Rules::CaptureOnly)]
-    rules: Rules,
+    #[command(flatten)]
+    rules: RulesFlag,
     /// Length of every move sequence from the start position, in plies.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100))]
     plies: u32,
     /// How many distinct openings to write.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     count: u32,
-    /// Seed of the random move choices.
-    #[arg(long)]
-    seed: u64,
+    #[command(flatten)]
+    seed: RunSeed,
     /// Keep positions the search scores within ±CP centipawns.
     #[arg(long, value_name = "CP", default_value_t = openings::DEFAULT_MAX_EVAL,
           value_parser = clap::value_parser!(i32).range(0..=10_000))]
     max_eval: i32,
-    /// Depth of the scoring search in plies.
-    #[arg(long, default_value_t = openings::DEFAULT_DEPTH,
+    /// Depth in plies of the search that scores each opening.
+    #[arg(long, value_name = "PLIES", alias = "depth", default_value_t = openings::DEFAULT_DEPTH,
           value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_DEPTH)))]
-    depth: u32,
+    search_depth: u32,
     /// The book file to write.
     #[arg(long, value_name = "FILE")]
     out: PathBuf,
@@ -63,16 +67,14 @@ struct CheckArgs {
     /// The book file.
     #[arg(value_name = "FILE")]
     file: PathBuf,
-    /// Rule set the book is loaded and searched under.
-    #[arg(long, default_value_t = Rules::CaptureOnly)]
-    rules: Rules,
-    /// Depth of the scoring search in plies.
-    #[arg(long, default_value_t = openings::DEFAULT_DEPTH,
+    #[command(flatten)]
+    rules: RulesFlag,
+    /// Depth in plies of the search that scores each opening.
+    #[arg(long, value_name = "PLIES", alias = "depth", default_value_t = openings::DEFAULT_DEPTH,
           value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_DEPTH)))]
-    depth: u32,
-    /// Print the statistics as JSON.
-    #[arg(long)]
-    json: bool,
+    search_depth: u32,
+    #[command(flatten)]
+    json: JsonFlag,
 }
 
 /// Runs `bt-arena openings generate` or `bt-arena openings check`.
@@ -96,18 +98,24 @@ fn run_generate(args: &GenerateArgs, command_line: impl Iterator<Item = OsString
             args.out.display()
         );
     }
+    let seed = args.seed.get_or_draw();
     let options = GenerateOptions {
-        rules: args.rules,
+        rules: args.rules.get(),
         plies: args.plies,
         count: args.count as usize,
-        seed: args.seed,
+        seed,
         max_eval_cp: args.max_eval,
-        depth: args.depth,
+        depth: args.search_depth,
     };
     let generated = openings::generate(&options)
         .with_context(|| format!("cannot generate {}", args.out.display()))?;
+    // The command that makes the book again: with the seed drawn, when none was given.
+    let drawn = match args.seed.seed {
+        Some(_) => String::new(),
+        None => format!(" --seed {seed}"),
+    };
     let header = [
-        format!("bt-arena {}", shell_words(command_line)),
+        format!("bt-arena {}{drawn}", shell_words(command_line)),
         describe(&options, &generated),
         "<position> ; id \"o<n>\"; eval <centipawns for White>; plies <n>".to_string(),
     ];
@@ -119,6 +127,7 @@ fn run_generate(args: &GenerateArgs, command_line: impl Iterator<Item = OsString
         args.out.display(),
         generated.tally
     );
+    println!("Seed: {seed}");
     let evals: Vec<i64> = generated
         .openings
         .iter()
@@ -127,7 +136,7 @@ fn run_generate(args: &GenerateArgs, command_line: impl Iterator<Item = OsString
     if let Some(spread) = Spread::of(&evals) {
         println!(
             "eval (centipawns for White, depth {}): {spread}",
-            args.depth
+            args.search_depth
         );
     }
     Ok(())
@@ -136,10 +145,11 @@ fn run_generate(args: &GenerateArgs, command_line: impl Iterator<Item = OsString
 /// The second header line: what the book holds and how it was made.
 fn describe(options: &GenerateOptions, generated: &Generated) -> String {
     format!(
-        "{} openings under {} rules: {} random plies from the start, kept within ±{} cp by a depth-{} search; {}",
+        "{} openings under {} rules: {} random plies from the start (seed {}), kept within ±{} cp by a depth-{} search; {}",
         generated.openings.len(),
         options.rules,
         options.plies,
+        options.seed,
         options.max_eval_cp,
         options.depth,
         generated.tally
@@ -183,9 +193,10 @@ fn write_book(path: &Path, text: &str, force: bool) -> Result<()> {
 }
 
 fn run_check(args: &CheckArgs) -> Result<ExitCode> {
-    let book = Book::load(&args.file, args.rules)?;
-    let report = openings::check(&book, args.rules, args.depth);
-    if args.json {
+    let rules = args.rules.get();
+    let book = Book::load(&args.file, rules)?;
+    let report = openings::check(&book, rules, args.search_depth);
+    if args.json.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         print!("{report}");

@@ -4,6 +4,7 @@
 //! as each depth or suite line is counted, then the rest) or as JSON (the whole report at the
 //! end) by one [`Render`] chosen once.
 
+use super::args::{JsonFlag, RulesFlag};
 use anyhow::{Result, bail};
 use bt_arena::rules::perft::{self, PerftOptions};
 use bt_arena::rules::suite::{self, DepthCheck, SuiteCheck, SuiteEntry};
@@ -17,13 +18,14 @@ use std::time::Instant;
 /// Arguments of `bt-arena perft`.
 #[derive(Args, Debug)]
 pub struct PerftArgs {
-    /// Deepest depth in plies. Required unless --suite is given; with --suite, the deepest depth
-    /// checked (default: every depth the suite lists).
+    /// Perft depth in plies: the counts at every depth up to it.
+    ///
+    /// Required unless --suite is given; with --suite, the deepest depth checked (default:
+    /// every depth the suite lists).
     #[arg(required_unless_present = "suite")]
     depth: Option<u32>,
-    /// Rule set: capture-only (diagonal steps must capture) or classic.
-    #[arg(long, default_value_t = Rules::CaptureOnly)]
-    rules: Rules,
+    #[command(flatten)]
+    rules: RulesFlag,
     /// The position as a FEN (ranks 8 to 1, then w or b), or "startpos".
     #[arg(long, value_name = "POSITION", default_value = "startpos")]
     fen: Position,
@@ -31,16 +33,17 @@ pub struct PerftArgs {
     #[arg(long)]
     divide: bool,
     /// Worker threads.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
     threads: u16,
     /// Transposition table size in MiB (0: none).
     #[arg(long, value_name = "MB", default_value_t = 0,
           value_parser = clap::value_parser!(u32).range(0..=16384))]
     hash: u32,
-    /// Print JSON instead of text.
-    #[arg(long)]
-    json: bool,
-    /// Check every line of a perft suite (`<position> ;D1 n ;D2 n ...`); exit 1 on a mismatch.
+    #[command(flatten)]
+    json: JsonFlag,
+    /// Check every line of a perft suite; exit 1 on a mismatch.
+    ///
+    /// A suite line is `<position> ;D1 n ;D2 n ...`: a position and its expected counts.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["fen", "divide"])]
     suite: Option<PathBuf>,
 }
@@ -59,14 +62,14 @@ impl PerftArgs {
 /// # Errors
 /// An unreadable or malformed suite file, or a suite none of whose depths is within `DEPTH`.
 pub fn run(args: &PerftArgs) -> Result<ExitCode> {
-    let render: &dyn Render = if args.json { &Json } else { &Text };
+    let render: &dyn Render = if args.json.json { &Json } else { &Text };
     let report = match (&args.suite, args.depth) {
         (Some(path), _) => PerftReport::Suite(check_suite(args, path, |entry, checks| {
             print!("{}", render.suite_line(entry, checks));
         })?),
         (None, Some(depth)) if args.divide => PerftReport::Divide(divide(args, depth)),
         (None, Some(depth)) => {
-            print!("{}", render.depths_header(&args.fen, args.rules));
+            print!("{}", render.depths_header(&args.fen, args.rules.get()));
             PerftReport::Depths(count_depths(args, depth, |count| {
                 print!("{}", render.depth(count));
             }))
@@ -157,14 +160,14 @@ fn count_depths(
     // Depth 0 has one leaf, the position itself.
     let depths = (max_depth.min(1)..=max_depth)
         .map(|depth| {
-            let count = timed(&args.fen, args.rules, depth, args.options());
+            let count = timed(&args.fen, args.rules.get(), depth, args.options());
             on_depth(&count);
             count
         })
         .collect();
     DepthsReport {
         position: args.fen,
-        rules: args.rules,
+        rules: args.rules.get(),
         depths,
     }
 }
@@ -185,7 +188,7 @@ fn timed(position: &Position, rules: Rules, depth: u32, options: PerftOptions) -
 /// The divide of `args.fen` at `depth`.
 fn divide(args: &PerftArgs, depth: u32) -> DivideReport {
     let start = Instant::now();
-    let moves = perft::divide(&args.fen, args.rules, depth, args.options());
+    let moves = perft::divide(&args.fen, args.rules.get(), depth, args.options());
     let time_ms = start.elapsed().as_secs_f64() * 1e3;
     // Depth 0 has no moves below the root and one leaf, the position itself.
     let total: u64 = if depth == 0 {
@@ -195,7 +198,7 @@ fn divide(args: &PerftArgs, depth: u32) -> DivideReport {
     };
     DivideReport {
         position: args.fen,
-        rules: args.rules,
+        rules: args.rules.get(),
         depth,
         moves: moves
             .iter()
@@ -217,7 +220,13 @@ fn check_suite(
     on_line: impl FnMut(&SuiteEntry, &[DepthCheck]),
 ) -> Result<SuiteReport> {
     let entries = suite::read_suite(path)?;
-    let check = suite::check_suite(&entries, args.rules, args.depth, args.options(), on_line);
+    let check = suite::check_suite(
+        &entries,
+        args.rules.get(),
+        args.depth,
+        args.options(),
+        on_line,
+    );
     if check.checks.is_empty() {
         bail!(
             "nothing checked: every depth in {} is deeper than {}",

@@ -2,11 +2,11 @@
 //! (games.csv or PGN of any tool).
 
 use super::UsageError;
-use super::elo::{check_two_engines, open_sources, split_sprt_values};
+use super::args::{GamesInputs, SprtFlag};
+use super::elo::{check_two_engines, open_sources};
 use anyhow::{Context, Result};
 use bt_arena::report::html::{self, PageGames, Report, RunMeta};
 use bt_arena::run_dir::{RunDir, RunKind};
-use bt_arena::stats::Sprt;
 use bt_arena::tournament::run_games::{GameSources, GroupKind, Verdict};
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -15,45 +15,34 @@ use std::process::ExitCode;
 /// Arguments of `bt-arena report`.
 #[derive(Args, Debug)]
 pub struct ReportArgs {
-    /// Run directories (their games.csv), games.csv files or PGN files. Several are the shards
-    /// of one run (game pairs are matched within each).
-    #[arg(value_name = "INPUT")]
-    inputs: Vec<PathBuf>,
-    /// Where to write the page (a directory: report.html in it); default: report.html in the
-    /// directory of the only INPUT (a run directory, or the directory holding the file).
+    #[command(flatten)]
+    inputs: GamesInputs,
+    /// Where to write the page (default: report.html beside the only INPUT).
+    ///
+    /// A directory: report.html in it. Without --out, the page goes into the run directory
+    /// given, or the directory holding the file given; several inputs need --out.
     #[arg(long, value_name = "FILE|DIR")]
     out: Option<PathBuf>,
-    /// SPRT of the first engine against the second, as `bt-arena elo --sprt` takes it;
-    /// default: the one in the run's config.json.
-    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
-    sprt: Vec<String>,
+    #[command(flatten)]
+    sprt: SprtFlag,
 }
 
 /// Runs `bt-arena report`: reads the games through the one reader of games (as `elo`
 /// does), writes the page, prints its path. Exit code: the verdict, as `elo` gives it.
 ///
 /// # Errors
-/// [`UsageError`] without an input, with several inputs and no `--out`, an `--out` that is
+/// [`UsageError`] with several inputs and no `--out`, an `--out` that is
 /// one of the games files or a run's own page for a file of it, a file given twice, a bad
-/// SPRT or `--sprt` with games of other than two engines; a missing or malformed games file
+/// `--sprt` with games of other than two engines; a missing or malformed games file
 /// (named, with the line); a game that comes twice; a page that cannot be written.
 pub fn run(args: &ReportArgs) -> Result<ExitCode> {
-    let (spec, inputs) = split_sprt_values(&args.sprt, &args.inputs);
-    if inputs.is_empty() {
-        return Err(UsageError(
-            "bt-arena report needs at least one run directory, games.csv or PGN file".into(),
-        )
-        .into());
-    }
-    let out = out_path(args.out.as_deref(), &inputs)?;
-    let sources = open_sources(&inputs)?;
+    let inputs = &args.inputs.inputs;
+    let out = out_path(args.out.as_deref(), inputs)?;
+    let sources = open_sources(inputs)?;
     let files = sources.files();
     refuse_to_overwrite(&out, &files)?;
     let meta = inputs_meta(&sources, &files);
-    let sprt = spec
-        .map(|spec| spec.parse::<Sprt>())
-        .transpose()
-        .map_err(|e| UsageError(format!("invalid value for '--sprt': {e}")))?;
+    let sprt = args.sprt.sprt;
     let engines = sources.engines().context("cannot read the games")?;
     if sprt.is_some() {
         check_two_engines(&engines, files.len())?;

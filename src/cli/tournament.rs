@@ -1,10 +1,14 @@
 //! `bt-arena tournament`: command-line flags (cutechess-cli / fastchess conventions) and the
 //! report.
 
+use super::args::{
+    EngineFlags, OpeningsFlag, PgnCommentsFlag, RulesFlag, RunSeed, SprtFlag, named,
+};
 use anyhow::{Context, Result, anyhow, bail};
 use bt_arena::engine::EngineKeys;
 use bt_arena::engine::build::{self, BuildCache};
 use bt_arena::game::TimeControl;
+use bt_arena::game::{ProofRule, ResignRule};
 use bt_arena::rules::Rules;
 use bt_arena::run_dir::RunDir;
 use bt_arena::tournament::prepare;
@@ -12,7 +16,7 @@ use bt_arena::tournament::runner::Start;
 use bt_arena::tournament::{
     self, Finish, Format, OpeningOrder, OpeningsSpec, Plan, SeedOrigin, Shard, TournamentConfig,
 };
-use clap::{ArgAction, ArgMatches, Args};
+use clap::{ArgMatches, Args};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -22,95 +26,103 @@ use std::time::{Duration, Instant};
 /// Arguments of `bt-arena tournament`.
 #[derive(Args, Debug)]
 pub struct TournamentArgs {
-    /// An engine: cmd=PATH [name=N] [args="A B"] [dir=D] [proto=ugi|uci] [option.X=Y]
-    /// [tc=[MOVES/]BASE+INC | st=S | depth=N | nodes=N] [timemargin=MS] [handshake=S]
-    /// [isready=S] [restart=on|off] [bench=N]; or built from a git revision: src=REPO
-    /// [rev=REF] [build="CMD"] bin=RELPATH instead of cmd=. Repeat for each engine. With none,
-    /// the bundled engines play a short demonstration.
-    #[arg(long, num_args = 1.., action = ArgAction::Append, value_name = "KEY=VALUE")]
-    engine: Vec<String>,
-    /// Keys applied to every engine (an engine's own keys win).
-    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
-    each: Vec<String>,
-    /// roundrobin (everyone meets everyone) or gauntlet (the first engine meets each other one).
-    #[arg(long)]
+    // The engines (--engine, repeated) and the keys they share (--each): see the command's
+    // long help (main.rs) for the demonstration played without them.
+    #[command(flatten)]
+    engines: EngineFlags,
+    /// Who meets whom: roundrobin or gauntlet (default roundrobin).
+    ///
+    /// In a round-robin everyone meets everyone; in a gauntlet the first engine meets each
+    /// other one, and the others do not meet.
+    #[arg(long, value_name = "FORMAT", value_parser = named::<Format>())]
     format: Option<Format>,
-    /// Opening book: file=PATH [order=sequential|random]. Default: the shipped book of the rule
-    /// set when present (openings/<rules>.epd), else the start position.
-    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
-    openings: Vec<String>,
-    /// Rounds; each plays --games games per pairing.
-    #[arg(long)]
+    #[command(flatten)]
+    openings: OpeningsFlag,
+    /// Rounds; each plays --games games per pairing (default 1).
+    #[arg(long, value_name = "N")]
     rounds: Option<u32>,
-    /// Games per pairing per round (2 = one game pair: same opening, colours swapped).
-    #[arg(long)]
+    /// Games per pairing per round (default 2: one game pair).
+    ///
+    /// A game pair is two games from the same opening, colours swapped.
+    #[arg(long, value_name = "N")]
     games: Option<u32>,
-    /// Games played at the same time.
-    #[arg(long)]
+    /// Games played at the same time (default 1).
+    #[arg(long, value_name = "N")]
     concurrency: Option<usize>,
-    /// Rule set: capture-only or classic.
-    #[arg(long)]
-    rules: Option<Rules>,
-    /// Seed for every random choice (default: drawn at random and saved with the results).
-    #[arg(long)]
-    seed: Option<u64>,
-    /// SPRT between the two engines, e.g. `--sprt elo0=0 elo1=5 alpha=0.05 beta=0.05` (or one
-    /// quoted string; `model=normalized` reads the bounds as normalized Elo); the run stops at
-    /// the first crossing of a bound (games in flight are finished and recorded, but do not
-    /// change the verdict).
-    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
-    sprt: Vec<String>,
-    /// Resign adjudication (off by default), cutechess/fastchess style: a side loses once its
-    /// engine reported a score of -CP or worse for N moves of its own in a row (with
-    /// twosided=true, the opponent's +CP or better over the same moves too); mate scores count,
-    /// moves without a score break the run. One token, or one quoted string with spaces.
-    #[arg(long, value_name = "movecount=N,score=CP[,twosided=true]")]
-    resign: Option<String>,
-    /// Proof adjudication (off by default): after every move, end the game when the rules prove
-    /// that the side to move wins, or is lost, within PLIES plies (an exact search of at most
-    /// N nodes a move, default 20000; past it the game goes on).
-    #[arg(long, value_name = "proof=PLIES[,nodes=N]")]
-    adjudicate: Option<String>,
-    /// Results directory (default results/<event>-<YYYYMMDD>-<HHMMSS>, UTC; `-2`, `-3`, ... after
-    /// it for a second run started in the same second).
+    #[command(flatten)]
+    rules: RulesFlag,
+    #[command(flatten)]
+    seed: RunSeed,
+    #[command(flatten)]
+    sprt: SprtFlag,
+    /// Resign adjudication (default off): movecount=N,score=CP[,twosided=true].
+    ///
+    /// As cutechess-cli and fastchess: a side loses once its engine reported a score of -CP or
+    /// worse for N moves of its own in a row (with twosided=true, the opponent's +CP or better
+    /// over the same moves too); mate scores count, moves without a score break the run. One
+    /// word, comma-separated, or one quoted string with spaces.
+    #[arg(long, value_name = "movecount=N,score=CP", value_parser = parse_resign)]
+    resign: Option<ResignRule>,
+    /// Proof adjudication (default off): proof=PLIES[,nodes=N].
+    ///
+    /// After every move, end the game when the rules prove that the side to move wins, or is
+    /// lost, within PLIES plies (an exact search of at most N nodes a move, default 20000; past
+    /// it the game goes on). One word, comma-separated, or one quoted string with spaces.
+    #[arg(long, value_name = "proof=PLIES[,nodes=N]", value_parser = parse_proof)]
+    adjudicate: Option<ProofRule>,
+    /// Results directory (default results/<event>-<YYYYMMDD>-<HHMMSS>).
+    ///
+    /// The time is UTC; `-2`, `-3`, ... follow it for a second run started in the same second.
+    /// It holds games.csv, games.pgn, config.json, summary.json and report.html.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
-    /// Continue the interrupted run in DIR as saved in its config.json (of a sharded run,
-    /// shard --shard K/N's, in DIR/shard-K); only --concurrency, --log and --shard may be
-    /// given with it (they cannot change the games).
+    /// Continue the interrupted run in DIR as saved in its config.json.
+    ///
+    /// Of a sharded run, shard --shard K/N's, in DIR/shard-K. Only --concurrency, --log,
+    /// --shard, --max-time and --build-cache may be given with it (they cannot change the
+    /// games).
     #[arg(long, value_name = "DIR")]
     resume: Option<PathBuf>,
-    /// Read the tournament from a TOML or JSON file (the fields of the saved config.json);
-    /// flags given too override it.
+    /// Read the tournament from a TOML or JSON file; flags given too override it.
+    ///
+    /// The file has the fields of a run's config.json (`bt-arena generate man` writes their
+    /// page, bt-arena-config(5)).
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
-    /// Event name (PGN Event tag, default results directory).
-    #[arg(long)]
+    /// Event name, in the PGN Event tag and the results directory's name (default bt-arena).
+    ///
+    /// The demonstration's is bt-arena-demo.
+    #[arg(long, value_name = "NAME")]
     event: Option<String>,
     /// Log every engine's protocol traffic under <out>/logs/.
     #[arg(long)]
     log: bool,
-    /// Play one shard of the tournament, into <out>/shard-K/: K/N plays the game pairs p with
-    /// (p-1) mod N = K (K from 0); `auto` takes K and N from a Slurm array task
-    /// (SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT), `auto/N` takes K from a Kubernetes
-    /// Indexed Job (JOB_COMPLETION_INDEX) or a Slurm array task. `bt-arena merge <out>`
-    /// joins the shards.
+    /// Play one shard of the tournament, into <out>/shard-K/ (`bt-arena merge <out>` joins
+    /// them).
+    ///
+    /// K/N plays the game pairs p with (p-1) mod N = K (K from 0); `auto` takes K and N from a
+    /// Slurm array task (SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT), `auto/N` takes K from a
+    /// Kubernetes Indexed Job (JOB_COMPLETION_INDEX) or a Slurm array task.
     #[arg(long, value_name = "K/N|auto|auto/N")]
     shard: Option<String>,
-    /// What the move comments of games.pgn say: full (score/depth, time, nodes, seldepth, PV),
-    /// short (score/depth and time), or none.
-    #[arg(long, value_name = "full|short|none")]
-    pgn_comments: Option<bt_arena::records::moves::CommentDetail>,
-    /// Where engines built from source (src=) are built and kept, one build per commit and
-    /// build command (default: ~/.cache/bt-arena/builds).
+    #[command(flatten)]
+    pgn_comments: PgnCommentsFlag,
+    /// Where engines built from source (src=) are built (default ~/.cache/bt-arena/builds).
+    ///
+    /// One build is kept per commit and build command.
     #[arg(long, value_name = "DIR", env = build::CACHE_ENV)]
     build_cache: Option<PathBuf>,
-    /// Scale both engines' clocks by REFERENCE_NPS / the speed of the base (last) engine's bench
-    /// on this machine, run as many times at once as --concurrency (OpenBench's scaling).
+    /// Scale the clocks by this machine's speed (default: no scaling).
+    ///
+    /// Both engines' clocks are multiplied by REFERENCE_NPS / the speed of the base (last)
+    /// engine's bench on this machine, run as many times at once as --concurrency (OpenBench's
+    /// scaling).
     #[arg(long, value_name = "REFERENCE_NPS", value_parser = clap::value_parser!(u64).range(1..))]
     scale_tc: Option<u64>,
-    /// Start no new game pair after this long (e.g. 45m, 2h, 90s; counted from the start,
-    /// builds included); a run stopped there without an SPRT decision exits with 2.
+    /// Start no new game pair after this long, e.g. 45m, 2h, 90s (default: no limit).
+    ///
+    /// Counted from the start, builds included. A run stopped there without an SPRT decision
+    /// exits with 2.
     #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
     max_time: Option<Duration>,
     /// When stdout is not a terminal (a CI log, a file), print the report of the games so far
@@ -120,17 +132,19 @@ pub struct TournamentArgs {
     rating_interval: u64,
 }
 
+/// A `--resign` rule, with the error of its parser.
+fn parse_resign(text: &str) -> Result<ResignRule, String> {
+    text.parse().map_err(|e| format!("{e}"))
+}
+
+/// An `--adjudicate` rule, with the error of its parser.
+fn parse_proof(text: &str) -> Result<ProofRule, String> {
+    text.parse().map_err(|e| format!("{e}"))
+}
+
 /// The matches of the `tournament` subcommand.
 fn tournament_matches(matches: &ArgMatches) -> &ArgMatches {
     matches.subcommand_matches("tournament").unwrap_or(matches)
-}
-
-/// The `--engine` flags, each with its own keys (clap's derive flattens them).
-fn engine_groups(matches: &ArgMatches) -> Vec<Vec<String>> {
-    tournament_matches(matches)
-        .get_occurrences::<String>("engine")
-        .map(|groups| groups.map(|group| group.cloned().collect()).collect())
-        .unwrap_or_default()
 }
 
 /// Exit code of a run stopped by Ctrl-C (128 + SIGINT).
@@ -142,7 +156,6 @@ pub(super) const EXIT_INTERRUPTED: u8 = 130;
 /// A bad flag or config, an unusable book or results directory.
 pub fn run(args: &TournamentArgs, matches: &ArgMatches) -> Result<ExitCode> {
     let started = Instant::now();
-    let engines = engine_groups(matches);
     let (mut config, start) = match &args.resume {
         Some(dir) => (resumed_config(dir, args, matches)?, Start::Resume),
         None => {
@@ -150,12 +163,12 @@ pub fn run(args: &TournamentArgs, matches: &ArgMatches) -> Result<ExitCode> {
                 Some(path) => TournamentConfig::read_with_seed(path)?,
                 None => (default_config()?, SeedOrigin::Drawn),
             };
-            let seed = match (args.seed, file_seed) {
+            let seed = match (args.seed.seed, file_seed) {
                 (Some(_), _) | (None, SeedOrigin::Given) => SeedOrigin::Given,
                 (None, SeedOrigin::Drawn) => SeedOrigin::Drawn,
             };
-            let config = build_config(base, args, &engines)
-                .map_err(|e| super::UsageError(format!("{e:#}")))?;
+            let config =
+                build_config(base, args).map_err(|e| super::UsageError(format!("{e:#}")))?;
             (config, Start::Fresh(seed))
         }
     };
@@ -392,26 +405,14 @@ fn resumed_config(
 
 /// `base` (a config file or the demonstration) overridden by the flags, with every path made
 /// absolute so that `--resume` works from any directory.
-fn build_config(
-    mut config: TournamentConfig,
-    args: &TournamentArgs,
-    engines: &[Vec<String>],
-) -> Result<TournamentConfig> {
-    let each = EngineKeys::parse(&args.each).map_err(|e| anyhow!("--each: {e}"))?;
-    if !engines.is_empty() {
-        config.engines = engines
-            .iter()
-            .enumerate()
-            .map(|(index, tokens)| {
-                EngineKeys::parse(tokens)
-                    .and_then(|keys| keys.with_defaults(&each).into_description(DEFAULT_LIMIT))
-                    .map_err(|e| anyhow!("--engine #{}: {e}", index + 1))
-            })
-            .collect::<Result<_>>()?;
+fn build_config(mut config: TournamentConfig, args: &TournamentArgs) -> Result<TournamentConfig> {
+    let engines = &args.engines;
+    if !engines.engine.is_empty() {
+        config.engines = engines.descriptions(DEFAULT_LIMIT)?;
         config.rounds = 1;
         config.concurrency = 1;
         config.event = "bt-arena".to_string();
-    } else if !args.each.is_empty() {
+    } else if !engines.each.is_empty() {
         bail!("--each needs engines given with --engine");
     }
     override_settings(&mut config, args)?;
@@ -488,38 +489,25 @@ fn override_settings(config: &mut TournamentConfig, args: &TournamentArgs) -> Re
         config.event = event.clone();
     }
     config.format = args.format.unwrap_or(config.format);
-    config.rules = args.rules.unwrap_or(config.rules);
+    config.rules = args.rules.rules.unwrap_or(config.rules);
     config.rounds = args.rounds.unwrap_or(config.rounds);
     config.games = args.games.unwrap_or(config.games);
     config.concurrency = args.concurrency.unwrap_or(config.concurrency);
-    config.seed = args.seed.unwrap_or(config.seed);
+    config.seed = args.seed.seed.unwrap_or(config.seed);
     config.log |= args.log;
-    config.pgn_comments = args.pgn_comments.unwrap_or(config.pgn_comments);
+    config.pgn_comments = args
+        .pgn_comments
+        .pgn_comments
+        .unwrap_or(config.pgn_comments);
     config.scale_tc = args.scale_tc.or(config.scale_tc);
-    if !args.openings.is_empty() {
-        config.openings = OpeningsSpec::parse(&args.openings)?;
+    if !args.openings.openings.is_empty() {
+        config.openings = OpeningsSpec::parse(&args.openings.openings)?;
     } else if args.config.is_none() {
         config.openings.file = shipped_book(config.rules);
     }
-    if !args.sprt.is_empty() {
-        let spec = args.sprt.join(" ");
-        let sprt = spec
-            .parse()
-            .map_err(|e| anyhow!("bad --sprt '{spec}': {e}"))?;
-        config.sprt = Some(sprt);
-    }
-    if let Some(spec) = &args.resign {
-        let rule = spec
-            .parse()
-            .map_err(|e| anyhow!("bad --resign '{spec}': {e}"))?;
-        config.adjudication.resign = Some(rule);
-    }
-    if let Some(spec) = &args.adjudicate {
-        let rule = spec
-            .parse()
-            .map_err(|e| anyhow!("bad --adjudicate '{spec}': {e}"))?;
-        config.adjudication.proof = Some(rule);
-    }
+    config.sprt = args.sprt.sprt.or(config.sprt);
+    config.adjudication.resign = args.resign.or(config.adjudication.resign);
+    config.adjudication.proof = args.adjudicate.or(config.adjudication.proof);
     config.shard = parse_shard(args)?.or(config.shard);
     config.out = match &args.out {
         Some(out) => out.clone(),

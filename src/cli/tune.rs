@@ -1,14 +1,12 @@
 //! `bt-arena tune`: SPSA tuning of an engine's options (flags as `tournament`'s where they
 //! mean the same), and the tuned values printed at the end.
 
+use super::args::{EngineFlags, OpeningsFlag, PgnCommentsFlag, RulesFlag, RunSeed};
 use super::tournament::{
     DEFAULT_LIMIT, EXIT_INTERRUPTED, check_engine_commands, default_out, interrupt_flag,
     make_paths_absolute, shipped_book,
 };
 use anyhow::{Context, Result, anyhow};
-use bt_arena::engine::EngineKeys;
-use bt_arena::records::moves::CommentDetail;
-use bt_arena::rules::Rules;
 use bt_arena::run_dir::{RunDir, Shard};
 use bt_arena::tournament::{OpeningOrder, OpeningsSpec};
 use bt_arena::tune::report::{TUNED_OPTIONS, TUNED_PARAMS};
@@ -20,76 +18,80 @@ use std::process::ExitCode;
 /// Arguments of `bt-arena tune`.
 #[derive(Args, Debug)]
 pub struct TuneArgs {
-    /// The engine both sides run, with the keys of `tournament --engine`: cmd=PATH [args="A B"]
-    /// [dir=D] [proto=ugi|uci] [option.X=Y] [tc=[MOVES/]BASE+INC | st=S | depth=N | nodes=N]
-    /// [timemargin=MS] [handshake=S] [isready=S] [restart=on|off]. Give it once (name= is not
-    /// used: the sides are tune+ and tune-). A fast fixed limit (nodes= or depth=) makes a
-    /// tune quick and, at --concurrency 1, repeatable.
-    #[arg(long, num_args = 1.., action = ArgAction::Append, value_name = "KEY=VALUE")]
-    engine: Vec<String>,
-    /// Keys for the engine (its own keys win), as in `tournament`.
-    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
-    each: Vec<String>,
-    /// The parameters, one a line: OpenBench's `NAME, int|float, VALUE, MIN, MAX, C_END,
-    /// R_END` or fishtest's `NAME,VALUE,MIN,MAX,C_END,R_END` (# starts a comment).
+    /// The engine both sides run (--engine once; name= is not used: the sides are tune+ and
+    /// tune-). A fast fixed limit (nodes= or depth=) makes a tune quick and, at
+    /// --concurrency 1, repeatable.
+    #[command(flatten)]
+    engines: EngineFlags,
+    /// The parameters, one a line (OpenBench's or fishtest's format).
+    ///
+    /// OpenBench's `NAME, int|float, VALUE, MIN, MAX, C_END, R_END` or fishtest's
+    /// `NAME,VALUE,MIN,MAX,C_END,R_END`; # starts a comment.
     #[arg(long, value_name = "FILE")]
     params: Option<PathBuf>,
-    /// One parameter, in either format (e.g. `--param Pawn,100,50,200,10,0.002`); repeat.
+    /// One parameter, in either format of --params; repeat for each.
+    ///
+    /// E.g. `--param Pawn,100,50,200,10,0.002` (fishtest's: name, value, min, max, c_end,
+    /// r_end).
     #[arg(long, action = ArgAction::Append, value_name = "LINE")]
     param: Vec<String>,
-    /// Iterations of the tune (the gains are scheduled over them).
+    /// Iterations of the tune (the gains are scheduled over them); required unless --resume.
     #[arg(long, value_name = "I")]
     iterations: Option<u64>,
-    /// Game pairs per iteration (θ+ against θ−, each pair one opening with colours swapped).
+    /// Game pairs per iteration (default 8).
+    ///
+    /// θ+ against θ−, each pair one opening with colours swapped.
     #[arg(long, value_name = "N")]
     pairs: Option<u32>,
     /// A as a fraction of the iterations (A = RATIO · I; default 0.1).
     #[arg(long, value_name = "RATIO")]
     a_ratio: Option<f64>,
     /// α, the decay of the step a_k = a / (A + k)^α (default 0.602).
-    #[arg(long)]
+    #[arg(long, value_name = "ALPHA")]
     alpha: Option<f64>,
     /// γ, the decay of the perturbation c_k = c / k^γ (default 0.101).
-    #[arg(long)]
+    #[arg(long, value_name = "GAMMA")]
     gamma: Option<f64>,
-    /// Seed of every draw (flips, rounding, opening order); default drawn at random and saved.
-    #[arg(long)]
-    seed: Option<u64>,
-    /// Games played at the same time; above 1, iterations overlap (each starts from the θ
-    /// known when it starts).
-    #[arg(long)]
+    #[command(flatten)]
+    seed: RunSeed,
+    /// Games played at the same time (default 1).
+    ///
+    /// Above 1, iterations overlap: each starts from the θ known when it starts.
+    #[arg(long, value_name = "N")]
     concurrency: Option<usize>,
-    /// Opening book: file=PATH [order=sequential|random]. Default: the shipped book of the
-    /// rule set when present (openings/<rules>.epd), else the start position.
-    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
-    openings: Vec<String>,
-    /// Rule set: capture-only or classic.
-    #[arg(long)]
-    rules: Option<Rules>,
+    #[command(flatten)]
+    openings: OpeningsFlag,
+    #[command(flatten)]
+    rules: RulesFlag,
     /// Run directory (default results/<event>-<YYYYMMDD>-<HHMMSS>, UTC).
+    ///
+    /// It holds tune.json, tune.csv, the tuned values, games.csv, games.pgn and the report.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
-    /// Continue the tune in DIR as saved in its tune.json, θ rebuilt from its tune.csv; only
-    /// --concurrency, --log and --shard may be given with it. With --shard K/N, continue
-    /// shard K of the sharded tune in DIR; without it, on a sharded tune, rewrite DIR's
-    /// report.html, summary.json and tuned values from every shard's iterations (no game).
+    /// Continue the tune in DIR as saved in its tune.json.
+    ///
+    /// θ is rebuilt from its tune.csv; only --concurrency, --log and --shard may be given with
+    /// it. With --shard K/N, continue shard K of the sharded tune in DIR; without it, on a
+    /// sharded tune, rewrite DIR's report.html, summary.json and tuned values from every
+    /// shard's iterations (no game).
     #[arg(long, value_name = "DIR")]
     resume: Option<PathBuf>,
-    /// Play one shard of a tune spread over machines sharing --out: K/N plays the iterations
-    /// i with (i - 1) mod N = K into <out>/shard-K/, each starting from θ after every shard's
-    /// finished iterations (applied in increasing iteration number). `auto`: K and N from a
-    /// Slurm array task; `auto/N`: K from a Kubernetes Indexed Job or a Slurm array task.
+    /// Play one shard of a tune spread over machines sharing --out.
+    ///
+    /// K/N plays the iterations i with (i - 1) mod N = K into <out>/shard-K/, each starting
+    /// from θ after every shard's finished iterations (applied in increasing iteration number).
+    /// `auto`: K and N from a Slurm array task; `auto/N`: K from a Kubernetes Indexed Job or a
+    /// Slurm array task.
     #[arg(long, value_name = "K/N|auto|auto/N")]
     shard: Option<String>,
-    /// Event name (PGN Event tag, default run directory); default bt-arena-tune.
-    #[arg(long)]
+    /// Event name, in the PGN Event tag and the run directory's name (default bt-arena-tune).
+    #[arg(long, value_name = "NAME")]
     event: Option<String>,
     /// Log every engine's protocol traffic under <out>/logs/.
     #[arg(long)]
     log: bool,
-    /// What the move comments of games.pgn say: full, short or none.
-    #[arg(long, value_name = "full|short|none")]
-    pgn_comments: Option<CommentDetail>,
+    #[command(flatten)]
+    pgn_comments: PgnCommentsFlag,
 }
 
 /// Flags `--resume` takes.
@@ -118,13 +120,12 @@ pub fn run(args: &TuneArgs, matches: &ArgMatches) -> Result<ExitCode> {
     let (mut config, resume) = match &args.resume {
         Some(dir) => (resumed_config(dir, shard, args, matches)?, true),
         None => {
-            let mut config =
-                build_config(args, matches).map_err(|e| super::UsageError(format!("{e:#}")))?;
+            let mut config = build_config(args).map_err(|e| super::UsageError(format!("{e:#}")))?;
             config.shard = shard;
             (config, false)
         }
     };
-    tune::shard::establish(&mut config, resume || args.seed.is_some())
+    tune::shard::establish(&mut config, resume || args.seed.seed.is_some())
         .map_err(|e| super::UsageError(e.to_string()))?;
     let stop = interrupt_flag()?;
     let report = tune::run(&config, resume, &stop, |plan| announce(&config, plan)).map_err(
@@ -278,20 +279,16 @@ fn resumed_config(
 }
 
 /// The tune the flags describe, with every path made absolute.
-fn build_config(args: &TuneArgs, matches: &ArgMatches) -> Result<TuneConfig> {
-    let groups: Vec<Vec<String>> = matches
-        .get_occurrences::<String>("engine")
-        .map(|groups| groups.map(|group| group.cloned().collect()).collect())
-        .unwrap_or_default();
-    let [tokens] = groups.as_slice() else {
+fn build_config(args: &TuneArgs) -> Result<TuneConfig> {
+    let engines = &args.engines;
+    if engines.engine.len() != 1 {
         return Err(anyhow!(
             "tune takes exactly one --engine (both sides run it), got {}",
-            groups.len()
+            engines.engine.len()
         ));
-    };
-    let each = EngineKeys::parse(&args.each).map_err(|e| anyhow!("--each: {e}"))?;
-    let mut engine = EngineKeys::parse(tokens)
-        .and_then(|keys| keys.with_defaults(&each).into_description(DEFAULT_LIMIT))
+    }
+    let each = engines.each_keys()?;
+    let mut engine = super::args::describe(&engines.engine[0], &each, DEFAULT_LIMIT)
         .map_err(|e| anyhow!("--engine: {e}"))?;
     if engine.source.is_some() {
         return Err(anyhow!(
@@ -334,15 +331,15 @@ fn build_config(args: &TuneArgs, matches: &ArgMatches) -> Result<TuneConfig> {
     spsa.a_ratio = args.a_ratio.unwrap_or(spsa.a_ratio);
     spsa.alpha = args.alpha.unwrap_or(spsa.alpha);
     spsa.gamma = args.gamma.unwrap_or(spsa.gamma);
-    let rules = args.rules.unwrap_or_default();
-    let openings = if args.openings.is_empty() {
+    let rules = args.rules.get();
+    let openings = if args.openings.openings.is_empty() {
         OpeningsSpec {
             file: shipped_book(rules),
             order: OpeningOrder::Sequential,
             digest: None,
         }
     } else {
-        OpeningsSpec::parse(&args.openings)?
+        OpeningsSpec::parse(&args.openings.openings)?
     };
     let event = args
         .event
@@ -356,10 +353,10 @@ fn build_config(args: &TuneArgs, matches: &ArgMatches) -> Result<TuneConfig> {
         spsa,
         rules,
         openings,
-        seed: args.seed.unwrap_or_else(|| fastrand::u64(..)),
+        seed: args.seed.get_or_draw(),
         concurrency: args.concurrency.unwrap_or(1),
         log: args.log,
-        pgn_comments: args.pgn_comments.unwrap_or_default(),
+        pgn_comments: args.pgn_comments.pgn_comments.unwrap_or_default(),
         shard: None,
     };
     config.validate().map_err(|e| anyhow!(e))?;

@@ -226,6 +226,9 @@ pub struct EngineKeys {
     proto: Option<Protocol>,
     options: EngineOptions,
     limit: Option<TimeControl>,
+    /// `tc=inf`: no clock (cutechess's infinite time control), so another limit must end
+    /// each search.
+    no_clock: bool,
     time_margin_ms: Option<u64>,
     handshake_timeout_ms: Option<u64>,
     ready_timeout_ms: Option<u64>,
@@ -240,7 +243,8 @@ pub struct EngineKeys {
 impl EngineKeys {
     /// Parses `key=value` tokens: `cmd`, `name`, `args` (split at white space), `arg` (one
     /// argument, repeatable), `dir`, `proto=ugi|uci`, `option.NAME=VALUE`, `tc=[MOVES/]BASE[+INC]`
-    /// (seconds), `st=SECONDS`, `depth=N`, `nodes=N`, `timemargin=MS`, `handshake=SECONDS`,
+    /// (seconds; BASE also `M:SS`), `tc=inf` (no clock: with `depth`, `nodes` or `st`),
+    /// `st=SECONDS`, `depth=N`, `nodes=N`, `timemargin=MS`, `handshake=SECONDS`,
     /// `isready=SECONDS` (positive), `restart=on|off`; for an engine built from a git revision
     /// `src=REPO` (a path or a URL), `rev=REF` (default `HEAD`), `build=CMD`, `bin=RELPATH`;
     /// and `bench=N`, the node count its bench must print.
@@ -277,8 +281,20 @@ impl EngineKeys {
                 self.proto = Some(
                     value
                         .parse()
-                        .map_err(|e: crate::protocol::ProtocolError| bad(&e.to_string()))?,
+                        .map_err(|e: crate::named::UnknownName| bad(&e.to_string()))?,
                 )
+            }
+            "tc" if value == "inf" || value == "infinite" => match self.limit {
+                Some(previous @ TimeControl::Clock { .. }) => {
+                    return Err(DescriptionError::SecondLimit {
+                        token: token.to_string(),
+                        previous,
+                    });
+                }
+                _ => self.no_clock = true,
+            },
+            "tc" if self.no_clock => {
+                return Err(bad("tc=inf was given before: choose one time control"));
             }
             "tc" => self.set_limit(
                 TimeControl::parse_clock(value).map_err(DescriptionError::BadTimeControl)?,
@@ -369,7 +385,16 @@ impl EngineKeys {
             options.set(name, value);
         }
         self.options = options;
-        self.limit = self.limit.or(each.limit);
+        // An engine's own `tc=inf` drops a clock of `each`, not its depth, node or time limit.
+        let no_clock = self.no_clock || (self.limit.is_none() && each.no_clock);
+        self.limit = match self.limit {
+            Some(limit) => Some(limit),
+            None if self.no_clock => each
+                .limit
+                .filter(|limit| !matches!(limit, TimeControl::Clock { .. })),
+            None => each.limit,
+        };
+        self.no_clock = no_clock && !matches!(self.limit, Some(TimeControl::Clock { .. }));
         self.time_margin_ms = self.time_margin_ms.or(each.time_margin_ms);
         self.handshake_timeout_ms = self.handshake_timeout_ms.or(each.handshake_timeout_ms);
         self.ready_timeout_ms = self.ready_timeout_ms.or(each.ready_timeout_ms);
@@ -382,12 +407,14 @@ impl EngineKeys {
         self
     }
 
-    /// The finished description; `default_limit` applies when no limit was given. With
+    /// The finished description; `default_limit` applies when no limit was given (`tc=inf`
+    /// alone is refused: without a clock, a depth, node or time limit must end a search). With
     /// `src=`, the engine is built from source: its `cmd` is `bin=`, a local repository's
     /// path is made absolute, and its name stays NAME (`name=` or the repository's directory
     /// name) until its commit is known.
     ///
     /// # Errors
+    /// [`DescriptionError::NoLimit`] for `tc=inf` without `depth`, `nodes` or `st`;
     /// [`DescriptionError::MissingCmd`] when neither `cmd` nor `src` is given;
     /// [`DescriptionError::Source`] for `cmd` with `src`, `src` without `bin`, or `rev`,
     /// `build` or `bin` without `src`.
@@ -395,6 +422,9 @@ impl EngineKeys {
         self,
         default_limit: TimeControl,
     ) -> Result<EngineDescription, DescriptionError> {
+        if self.no_clock && self.limit.is_none() {
+            return Err(DescriptionError::NoLimit);
+        }
         let (cmd, source) = self.command_and_source()?;
         let name = self.name.unwrap_or_else(|| match &source {
             Some(source) => source.repo_name(),
@@ -501,6 +531,8 @@ pub enum DescriptionError {
         /// The limit given before it.
         previous: TimeControl,
     },
+    /// `tc=inf` (no clock) without a limit that ends each search.
+    NoLimit,
     /// No `cmd=`: the engine has no program to run.
     MissingCmd,
     /// Keys of an engine built from source that do not fit together (the message says which).
@@ -524,6 +556,10 @@ impl fmt::Display for DescriptionError {
                 f,
                 "'{token}' gives a second search limit after {previous}: \
                  choose one of tc, st, depth, nodes"
+            ),
+            DescriptionError::NoLimit => f.write_str(
+                "tc=inf (no clock) needs a limit that ends each search: add depth=N, nodes=N \
+                 or st=SECONDS (bt-arena has no unlimited time control)",
             ),
             DescriptionError::MissingCmd => f.write_str(
                 "an engine needs cmd=PATH (e.g. --engine cmd=./my-engine name=mine), or src=REPO \
@@ -693,6 +729,65 @@ mod tests {
                 increment_ms: 0,
                 moves: None,
             }
+        );
+    }
+
+    #[test]
+    fn tc_inf_means_no_clock_and_needs_another_limit() {
+        let limit = |each: &[&str], tokens: &[&str]| {
+            EngineKeys::parse(tokens)
+                .unwrap()
+                .with_defaults(&EngineKeys::parse(each).unwrap())
+                .into_description(DEFAULT)
+                .map(|engine| engine.limit)
+        };
+        assert_eq!(
+            limit(&[], &["cmd=x", "tc=inf", "depth=6"]),
+            Ok(TimeControl::Depth(6))
+        );
+        assert_eq!(
+            limit(&[], &["cmd=x", "nodes=500", "tc=inf"]),
+            Ok(TimeControl::Nodes(500))
+        );
+        assert_eq!(
+            limit(&["tc=inf", "st=0.5"], &["cmd=x"]),
+            Ok(TimeControl::MoveTime(500))
+        );
+        // The engine's own tc=inf drops the clock of --each, not its depth.
+        assert_eq!(
+            limit(&["tc=10+0.1"], &["cmd=x", "tc=inf", "depth=3"]),
+            Ok(TimeControl::Depth(3))
+        );
+        assert_eq!(
+            limit(&["tc=10+0.1"], &["cmd=x", "tc=inf"]),
+            Err(DescriptionError::NoLimit)
+        );
+        assert_eq!(
+            limit(&["depth=4"], &["cmd=x", "tc=inf"]),
+            Ok(TimeControl::Depth(4))
+        );
+        // The engine's own clock wins over tc=inf in --each.
+        assert_eq!(
+            limit(&["tc=inf"], &["cmd=x", "tc=8"]),
+            Ok(TimeControl::parse_clock("8").unwrap())
+        );
+        assert_eq!(
+            limit(&[], &["cmd=x", "tc=inf"]),
+            Err(DescriptionError::NoLimit)
+        );
+        assert_eq!(
+            DescriptionError::NoLimit.to_string(),
+            "tc=inf (no clock) needs a limit that ends each search: add depth=N, nodes=N or \
+             st=SECONDS (bt-arena has no unlimited time control)"
+        );
+        let err = |tokens: &[&str]| EngineKeys::parse(tokens).unwrap_err().to_string();
+        assert_eq!(
+            err(&["tc=10", "tc=inf"]),
+            "'tc=inf' gives a second search limit after tc=10+0: choose one of tc, st, depth, nodes"
+        );
+        assert_eq!(
+            err(&["tc=inf", "tc=10"]),
+            "bad value in 'tc=10': tc=inf was given before: choose one time control"
         );
     }
 

@@ -415,34 +415,16 @@ impl Engine {
         })
     }
 
-    /// Sends `setoption` for a configured option after checking it against the declaration;
-    /// a combo value it did not declare is sent with a warning.
+    /// Sends `setoption` for a configured option after checking it against the declaration
+    /// ([`check_option`]); a combo value it did not declare is sent with a warning.
     fn set_option(&mut self, name: &str, value: &str) -> Result<(), EngineError> {
-        let Some(decl) = self.options.iter().find(|decl| decl.is_named(name)) else {
-            return Err(EngineError::UnknownOption {
-                engine: self.name.clone(),
-                option: name.to_string(),
-            });
-        };
-        let decl = decl.clone();
-        match decl.check_value(value) {
-            Ok(()) => {}
-            Err(_) if matches!(decl.kind, OptionKind::Combo { .. }) => self.warn(format!(
-                "engine '{}': option '{}': value '{value}' is not among the values it declared; \
-                 sent anyway (an engine may add values at run time, as Fairy-Stockfish does \
-                 for UCI_Variant after VariantPath)",
-                self.name, decl.name
-            )),
-            Err(problem) => {
-                return Err(EngineError::BadOptionValue {
-                    engine: self.name.clone(),
-                    option: decl.name,
-                    problem,
-                });
-            }
+        let checked = check_option(&self.name, &self.options, name, value)?;
+        let decl_name = checked.decl.name.clone();
+        if let Some(warning) = checked.warning {
+            self.warn(warning);
         }
         let command = Command::SetOption {
-            name: decl.name,
+            name: decl_name,
             value: (!value.is_empty()).then(|| value.to_string()),
         };
         self.send_setup(&command)
@@ -574,4 +556,54 @@ impl Engine {
             }
         }
     }
+}
+
+/// A configured option checked against the engine's declarations ([`check_option`]).
+#[derive(Debug)]
+pub struct CheckedOption<'a> {
+    /// The declaration the option sets (its name as the engine spells it).
+    pub decl: &'a OptionDecl,
+    /// Why the value is sent though the declaration does not list it, when it does not.
+    pub warning: Option<String>,
+}
+
+/// The one check of a configured option (`option.NAME=VALUE`) against the options an engine
+/// declared, for every command that starts engines (a tournament, a tune, perft-check,
+/// check-engine): the name must be declared (compared case-insensitively) and the value allowed
+/// by its declaration, except that a combo value the engine did not declare is sent with a
+/// warning, since an engine may add values at run time (Fairy-Stockfish adds the variants of
+/// its `VariantPath` file to `UCI_Variant`).
+///
+/// # Errors
+/// [`EngineError::UnknownOption`] for a name the engine does not declare,
+/// [`EngineError::BadOptionValue`] for a value its (non-combo) declaration does not allow.
+pub fn check_option<'a>(
+    engine: &str,
+    declared: &'a [OptionDecl],
+    name: &str,
+    value: &str,
+) -> Result<CheckedOption<'a>, EngineError> {
+    let Some(decl) = declared.iter().find(|decl| decl.is_named(name)) else {
+        return Err(EngineError::UnknownOption {
+            engine: engine.to_string(),
+            option: name.to_string(),
+        });
+    };
+    let warning = match decl.check_value(value) {
+        Ok(()) => None,
+        Err(_) if matches!(decl.kind, OptionKind::Combo { .. }) => Some(format!(
+            "engine '{engine}': option '{}': value '{value}' is not among the values it \
+             declared; sent anyway (an engine may add values at run time, as Fairy-Stockfish \
+             does for UCI_Variant after VariantPath)",
+            decl.name
+        )),
+        Err(problem) => {
+            return Err(EngineError::BadOptionValue {
+                engine: engine.to_string(),
+                option: decl.name.clone(),
+                problem,
+            });
+        }
+    };
+    Ok(CheckedOption { decl, warning })
 }

@@ -48,7 +48,7 @@ pub struct CheckSettings {
 #[derive(Debug)]
 pub enum CheckError {
     /// The engine failed (crashed, timed out, sent garbage) while a target was checked. A perft
-    /// that timed out gets the hint to lower `--depth` or raise `--timeout`.
+    /// that timed out gets the hint to lower `--perft-depth` or raise `--timeout`.
     Engine {
         /// The target's source.
         source: String,
@@ -93,7 +93,7 @@ impl fmt::Display for CheckError {
                 if matches!(**error, EngineError::PerftTimeout { .. }) {
                     write!(
                         f,
-                        "; perft counts grow about tenfold with each ply: try a lower --depth \
+                        "; perft counts grow about tenfold with each ply: try a lower --perft-depth \
                          (or a longer --timeout)"
                     )?;
                 }

@@ -62,17 +62,6 @@ pub enum Protocol {
 }
 
 impl Protocol {
-    /// Both protocols.
-    pub const ALL: [Protocol; 2] = [Protocol::Ugi, Protocol::Uci];
-
-    /// The protocol's name, which is also the handshake command: `ugi` or `uci`.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Protocol::Ugi => "ugi",
-            Protocol::Uci => "uci",
-        }
-    }
-
     /// The engine's answer that ends the handshake: `ugiok` or `uciok`.
     pub const fn ok(self) -> &'static str {
         match self {
@@ -98,23 +87,7 @@ impl Protocol {
     }
 }
 
-impl fmt::Display for Protocol {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Protocol {
-    type Err = ProtocolError;
-
-    /// Parses `ugi` or `uci`.
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Protocol::ALL
-            .into_iter()
-            .find(|protocol| protocol.name() == s)
-            .ok_or_else(|| ProtocolError::UnknownProtocol(s.to_string()))
-    }
-}
+crate::named_enum!(Protocol, "protocol", [Ugi => "ugi", Uci => "uci"]);
 
 /// What is wrong with a protocol line.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -123,8 +96,6 @@ pub enum ProtocolError {
     Empty,
     /// A command word this protocol does not have.
     UnknownCommand(String),
-    /// A protocol name other than `ugi` or `uci`.
-    UnknownProtocol(String),
     /// A keyword that needs a value is last on the line.
     MissingValue(String),
     /// A keyword whose value is not a number of the expected kind.
@@ -154,9 +125,6 @@ impl fmt::Display for ProtocolError {
         match self {
             ProtocolError::Empty => write!(f, "empty line"),
             ProtocolError::UnknownCommand(word) => write!(f, "unknown command '{word}'"),
-            ProtocolError::UnknownProtocol(name) => {
-                write!(f, "unknown protocol '{name}' (expected 'ugi' or 'uci')")
-            }
             ProtocolError::MissingValue(key) => write!(f, "'{key}' needs a value"),
             ProtocolError::BadNumber { key, value } => {
                 write!(f, "'{key}' needs a number, got '{value}'")
@@ -208,13 +176,16 @@ fn parse_err<T: FromStr<Err = ProtocolError> + fmt::Debug>(line: &str) -> Protoc
 #[cfg(test)]
 mod tests {
     use super::*;
-    use parse_err as err;
 
     #[test]
     fn variants_and_protocol_names() {
         assert_eq!(variant_name(Rules::Classic), Some("breakthrough"));
         assert_eq!(variant_name(Rules::CaptureOnly), None);
         assert_eq!("uci".parse::<Protocol>(), Ok(Protocol::Uci));
-        assert!(err::<Protocol>("xboard").to_string().contains("xboard"));
+        assert_eq!(
+            "xboard".parse::<Protocol>().unwrap_err().to_string(),
+            "unknown protocol 'xboard' (expected ugi or uci)"
+        );
+        assert_eq!("UCI".parse::<Protocol>(), Ok(Protocol::Uci));
     }
 }

@@ -73,20 +73,7 @@ pub enum CommentDetail {
     None,
 }
 
-impl FromStr for CommentDetail {
-    type Err = String;
-
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        match text {
-            "full" => Ok(CommentDetail::Full),
-            "short" => Ok(CommentDetail::Short),
-            "none" => Ok(CommentDetail::None),
-            other => Err(format!(
-                "unknown PGN comment detail '{other}': expected full, short or none"
-            )),
-        }
-    }
-}
+crate::named_enum!(CommentDetail, "PGN comment detail", [Full => "full", Short => "short", None => "none"]);
 
 /// What the engine reported for one move, and the time it took.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

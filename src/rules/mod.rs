@@ -93,51 +93,7 @@ pub enum Rules {
     Classic,
 }
 
-impl Rules {
-    /// Every rule set, in the order they are documented.
-    pub const ALL: [Rules; 2] = [Rules::CaptureOnly, Rules::Classic];
-
-    /// The name used on the command line, in files and in the engine option `Rules`.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Rules::CaptureOnly => "capture-only",
-            Rules::Classic => "classic",
-        }
-    }
-}
-
-impl fmt::Display for Rules {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// The error for a rule-set name that is neither `capture-only` nor `classic`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UnknownRules(pub String);
-
-impl fmt::Display for UnknownRules {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "unknown rule set '{}' (expected 'capture-only' or 'classic')",
-            self.0
-        )
-    }
-}
-
-impl std::error::Error for UnknownRules {}
-
-impl FromStr for Rules {
-    type Err = UnknownRules;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Rules::ALL
-            .into_iter()
-            .find(|rules| rules.name() == s)
-            .ok_or_else(|| UnknownRules(s.to_string()))
-    }
-}
+crate::named_enum!(Rules, "rule set", [CaptureOnly => "capture-only", Classic => "classic"]);
 
 /// A square of the 8×8 board, 0 (a1) to 63 (h8): index `8 * rank + file`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -398,7 +354,10 @@ mod tests {
         }
         assert_eq!(Rules::default(), Rules::CaptureOnly);
         let err = "chess".parse::<Rules>().unwrap_err();
-        assert!(err.to_string().contains("'chess'"));
+        assert_eq!(
+            err.to_string(),
+            "unknown rule set 'chess' (expected capture-only or classic)"
+        );
     }
 
     #[test]

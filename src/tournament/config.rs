@@ -16,7 +16,6 @@ use crate::stats::Sprt;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 
 /// Who meets whom.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -29,18 +28,7 @@ pub enum Format {
     Gauntlet,
 }
 
-impl FromStr for Format {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "roundrobin" | "round-robin" => Ok(Format::RoundRobin),
-            "gauntlet" => Ok(Format::Gauntlet),
-            _ => Err(format!(
-                "unknown format '{s}' (expected roundrobin or gauntlet)"
-            )),
-        }
-    }
-}
+crate::named_enum!(Format, "format", [RoundRobin => "roundrobin" | "round-robin", Gauntlet => "gauntlet"]);
 
 /// The order in which game pairs take openings from the book.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

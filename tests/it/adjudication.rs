@@ -295,24 +295,28 @@ fn bad_adjudication_values_exit_3_and_name_the_token() {
     for (flag, message) in [
         (
             "--resign movecount=0,score=500",
-            "bad --resign 'movecount=0,score=500': `movecount=0`: expected a whole number of \
-             moves, at least 1",
+            "invalid value 'movecount=0,score=500' for '--resign <movecount=N,score=CP>': \
+             `movecount=0`: expected a whole number of moves, at least 1",
         ),
         (
             "--resign movecount=3,score=-500",
-            "bad --resign 'movecount=3,score=-500': `score=-500`: expected centipawns, 0 or more",
+            "invalid value 'movecount=3,score=-500' for '--resign <movecount=N,score=CP>': \
+             `score=-500`: expected centipawns, 0 or more",
         ),
         (
             "--resign movecount=3",
-            "bad --resign 'movecount=3': `score=` is missing",
+            "invalid value 'movecount=3' for '--resign <movecount=N,score=CP>': `score=` is \
+             missing",
         ),
         (
             "--adjudicate proof=0",
-            "bad --adjudicate 'proof=0': `proof=0`: expected plies, 1 to 63",
+            "invalid value 'proof=0' for '--adjudicate <proof=PLIES[,nodes=N]>': `proof=0`: \
+             expected plies, 1 to 63",
         ),
         (
             "--adjudicate plies=5",
-            "bad --adjudicate 'plies=5': `plies=5` has an unknown key (expected proof, nodes)",
+            "invalid value 'plies=5' for '--adjudicate <proof=PLIES[,nodes=N]>': `plies=5` has \
+             an unknown key (expected proof, nodes)",
         ),
     ] {
         let flags = format!(

@@ -79,12 +79,12 @@ fn faulty(fault: &str, extra: &[&str], only: &str) -> Run {
         "--engine",
         &cmd,
         &args,
+        "handshake=1",
+        "isready=1",
         "--only",
         only,
         "--timeout",
         "2",
-        "--ready-timeout",
-        "1",
     ])
 }
 
@@ -455,7 +455,7 @@ fn the_text_report_shows_the_evidence_of_what_failed() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines[0],
-        "check-engine of bt-faulty: ugi, capture-only rules"
+        "check-engine of bt-faulty: ugi, capture-only rules, seed 1"
     );
     let at = lines
         .iter()

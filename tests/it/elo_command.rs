@@ -312,8 +312,8 @@ fn sprt_without_two_engines_exits_3_saying_why() {
     }
 }
 
-/// `--sprt` takes separate tokens (as `tournament --sprt`) or one quoted string, before or
-/// after the files.
+/// `--sprt` takes one word, comma-separated, or one quoted string, before or after the files;
+/// separate words (the old form) still work, with a deprecation note.
 #[test]
 fn sprt_takes_tokens_or_one_string() {
     let dir = tempfile::tempdir().unwrap();
@@ -359,7 +359,12 @@ fn sprt_takes_tokens_or_one_string() {
     // The files are still required, and a bad token is named.
     let output = bt_arena(&["elo", "--sprt", "elo0=0", "elo1=5"]);
     assert_eq!(output.status.code(), Some(3));
-    let output = bt_arena(&["elo", "--sprt", "elo0=0", "gamma=1", csv]);
+    let output = bt_arena(&["elo", "--sprt", "elo0=0,gamma=1", csv]);
     assert_eq!(output.status.code(), Some(3));
     assert!(String::from_utf8_lossy(&output.stderr).contains("`gamma=1`"));
+    // As separate words, only the SPRT's own keys are joined: gamma=1 is a file, and the
+    // specification lacks elo1.
+    let output = bt_arena(&["elo", "--sprt", "elo0=0", "gamma=1", csv]);
+    assert_eq!(output.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("lacks `elo1=`"));
 }

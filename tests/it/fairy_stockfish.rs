@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
-use crate::util::{RANDOM, assert_matches, bt_arena, fairy_stockfish, stderr};
+use crate::util::{RANDOM, assert_matches, bt_arena, fairy_stockfish, stderr, stdout};
 
 /// The variants file shipped with the project, defining `breakthrough-capture-only`.
 const VARIANTS: &str = concat!(
@@ -203,6 +203,43 @@ fn fairy_stockfish_with_the_variants_file_passes_perft_check() {
         .count();
     assert_eq!(report["passed"], suite_lines + 3);
     assert_eq!(report["failed"], 0);
+}
+
+/// The README's capture-only setup (VariantPath, then a UCI_Variant value Fairy-Stockfish
+/// declares only once the file is loaded) is taken alike by check-engine, perft-check and a
+/// tournament: sent with one warning, never refused (check-engine refused it with exit 3).
+#[test]
+#[ignore = "needs fairy-stockfish (apt-get install fairy-stockfish)"]
+fn check_engine_takes_the_variants_file_setup_with_the_warning_tournaments_give() {
+    let cmd = fairy_stockfish();
+    let output = bt_arena(&words(&format!(
+        "check-engine --quick --only handshake,positions,movegen --engine {}",
+        capture_only_keys(&cmd)
+    )));
+    let errors = stderr(&output);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{errors}\n{}",
+        stdout(&output)
+    );
+    let text = stdout(&output);
+    assert!(
+        text.starts_with("check-engine of fsf: uci, capture-only rules, seed 1\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "handshake.rules-option      UCI_Variant set to breakthrough-capture-only by the user"
+        ),
+        "{text}"
+    );
+    assert_eq!(
+        errors,
+        "warning: engine 'fsf': option 'UCI_Variant': value 'breakthrough-capture-only' is not \
+         among the values it declared; sent anyway (an engine may add values at run time, as \
+         Fairy-Stockfish does for UCI_Variant after VariantPath)\n"
+    );
 }
 
 /// Asserts that every game was played legally by capture-only rules to a finish on the board.

@@ -6,11 +6,16 @@
 //! or one test by its name. The tests that need an outside program (Fairy-Stockfish, Chromium, a
 //! Slurm cluster) are `#[ignore]`d with what they need as the reason; `cargo test --
 //! --include-ignored` runs them too, and fails them when it is missing.
+//!
+//! `cli::` compares every `--help` and `-h` with its snapshot under `tests/snapshots/help/`;
+//! after a change to the command line, `BT_ARENA_UPDATE_SNAPSHOTS=1 cargo test --test it cli::`
+//! rewrites them (review the diff).
 
 mod util;
 
 mod adjudication;
 mod check_engine;
+mod cli;
 mod elo_command;
 mod engine;
 mod fairy_stockfish;

@@ -49,7 +49,7 @@ fn wait_for(file: &Path) {
 fn strong_against_random(rounds: u32) -> String {
     format!(
         "tournament --engine cmd={SEARCH} name=search --engine cmd={RANDOM} name=random \
-         --each depth=2 --rounds {rounds} --seed 5 --sprt elo0=0 elo1=200"
+         --each depth=2 --rounds {rounds} --seed 5 --sprt elo0=0,elo1=200"
     )
 }
 
@@ -76,7 +76,7 @@ fn a_run_missing_a_shard_has_no_verdict_until_it_is_played() {
     for args in [
         words("merge", &[path(&run)]),
         words("elo", &[path(&run)]),
-        words("elo --sprt elo0=0 elo1=200", &[path(&run)]),
+        words("elo --sprt elo0=0,elo1=200", &[path(&run)]),
         words("report", &[path(&run), "--out", path(&page)]),
     ] {
         let output = bt_arena(&args);
@@ -117,7 +117,7 @@ fn a_run_missing_a_shard_has_no_verdict_until_it_is_played() {
     for args in [
         words("elo", &[path(&run)]),
         words(
-            "elo --sprt elo0=0 elo1=200",
+            "elo --sprt elo0=0,elo1=200",
             &[path(&run.join("games.csv"))],
         ),
     ] {
@@ -139,7 +139,7 @@ fn every_reader_of_a_sharded_run_gives_its_verdict() {
     let run = dir.path().join("run");
     let command = format!(
         "tournament --engine cmd={RANDOM} name=a --engine cmd={RANDOM} name=b --each depth=1 \
-         --rounds 300 --sprt elo0=-40 elo1=0"
+         --rounds 300 --sprt elo0=-40,elo1=0"
     );
     let shards: Vec<Child> = (0..2)
         .map(|k| {
@@ -174,14 +174,14 @@ fn every_reader_of_a_sharded_run_gives_its_verdict() {
     let x = dir.path().join("x.html");
     let readers = [
         words("elo", &[path(&run)]),
-        words("elo --sprt elo0=-40 elo1=0", &[path(&run)]),
+        words("elo --sprt elo0=-40,elo1=0", &[path(&run)]),
         words("elo --sprt", &["elo0=-40 elo1=0 alpha=0.05", path(&run)]),
         words(
             "elo",
             &[path(&run.join("shard-1")), path(&run.join("shard-0"))],
         ),
         words(
-            "elo --sprt elo0=-40 elo1=0",
+            "elo --sprt elo0=-40,elo1=0",
             &[path(&run.join("games.csv"))],
         ),
     ];
@@ -240,7 +240,7 @@ fn a_reused_run_directory_refuses_other_settings_before_any_game() {
     }
     let other = format!(
         "tournament --engine cmd={RANDOM} name=r1 --engine cmd={RANDOM} name=r2 --each depth=1 \
-         --rounds 20 --seed 5 --sprt elo0=-10 elo1=10"
+         --rounds 20 --seed 5 --sprt elo0=-10,elo1=10"
     );
     let output = bt_arena(&words(&other, &["--out", path(&run), "--shard", "0/2"]));
     assert_eq!(output.status.code(), Some(4), "{}", stderr(&output));
@@ -661,7 +661,7 @@ fn a_resume_after_the_verdict_finishes_its_pairs_and_restores_games_pgn() {
     let run = dir.path().join("run");
     let command = format!(
         "tournament --engine cmd={SEARCH} name=search --engine cmd={RANDOM} name=random \
-         --each depth=2 --rounds 40 --seed 5 --sprt elo0=0 elo1=200"
+         --each depth=2 --rounds 40 --seed 5 --sprt elo0=0,elo1=200"
     );
     let output = bt_arena(&words(&command, &["--out", path(&run)]));
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));

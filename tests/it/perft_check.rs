@@ -414,7 +414,7 @@ fn a_perft_that_takes_too_long_suggests_a_lower_depth() {
         stderr.ends_with(
             "error: while checking start position (pppppppp/pppppppp/8/8/8/8/PPPPPPPP/PPPPPPPP w) \
              at depth 9: engine 'bt-faulty': no perft total within 1000 ms; perft counts grow \
-             about tenfold with each ply: try a lower --depth (or a longer --timeout)\n"
+             about tenfold with each ply: try a lower --perft-depth (or a longer --timeout)\n"
         ),
         "{stderr}"
     );
@@ -429,7 +429,11 @@ fn bad_command_lines_suites_and_engines_get_their_exit_codes() {
             3,
             "unknown engine key 'colour'",
         ),
-        (&["--engine", &random, "--depth", "0"], 3, "--depth"),
+        (
+            &["--engine", &random, "--depth", "0"],
+            3,
+            "invalid value '0' for '--perft-depth <PLIES>': 0 is not in 1..=64",
+        ),
         (&["--engine", &random, "--seed", "1"], 3, "--random"),
         (
             &["--engine", "cmd=/no/such/engine"],

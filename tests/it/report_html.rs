@@ -67,7 +67,7 @@ fn sprt_run(dir: &Path) -> PathBuf {
     let out = dir.join("run");
     let output = run(&format!(
         "tournament --engine cmd={SEARCH} name=search --engine cmd={RANDOM} name=random \
-         option.Seed=3 --each depth=1 --rounds 3 --seed 7 --sprt elo0=0 elo1=400 --out {}",
+         option.Seed=3 --each depth=1 --rounds 3 --seed 7 --sprt elo0=0,elo1=400 --out {}",
         out.display()
     ));
     assert!(
@@ -426,7 +426,7 @@ fn report_keeps_the_games_it_reads_and_refuses_an_sprt_without_two_engines() {
         assert_eq!(std::fs::read(&games).unwrap(), before, "{name} is kept");
     }
     let output = run(&format!(
-        "report {} --out {} --sprt elo0=0 elo1=5",
+        "report {} --out {} --sprt elo0=0,elo1=5",
         out.display(),
         dir.path().join("x.html").display()
     ));

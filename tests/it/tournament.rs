@@ -412,11 +412,12 @@ fn bad_flags_and_files_are_named() {
             "cannot read opening book /no/book.epd",
         ),
         (
-            "tournament --engine cmd=RANDOM name=a --engine cmd=RANDOM name=b --sprt elo0=zero elo1=5",
-            "bad --sprt 'elo0=zero elo1=5': SPRT token `elo0=zero` has a value that is not a number",
+            "tournament --engine cmd=RANDOM name=a --engine cmd=RANDOM name=b --sprt elo0=zero,elo1=5",
+            "invalid value 'elo0=zero,elo1=5' for '--sprt <elo0=E0,elo1=E1,...>': SPRT token \
+             `elo0=zero` has a value that is not a number",
         ),
         (
-            "tournament --engine cmd=RANDOM name=a --engine cmd=RANDOM name=b --engine cmd=RANDOM name=c --sprt elo0=0 elo1=5",
+            "tournament --engine cmd=RANDOM name=a --engine cmd=RANDOM name=b --engine cmd=RANDOM name=c --sprt elo0=0,elo1=5",
             "--sprt needs exactly two engines",
         ),
     ];
@@ -448,7 +449,7 @@ fn sprt_stops_the_run_and_sets_the_exit_code() {
         bt_arena(&args(
             &format!(
                 "tournament --engine cmd={first} --engine cmd={second} --each depth=2 --rounds 200 \
-                 --sprt elo0=0 elo1=200 alpha=0.05 beta=0.05"
+                 --sprt elo0=0,elo1=200,alpha=0.05,beta=0.05"
             ),
             &dir.path().join(out),
         ))
@@ -964,7 +965,7 @@ fn a_decided_sprt_run_plays_no_more_games_on_resume() {
     let out = dir.path().join("run");
     let output = bt_arena(&args(
         "tournament --engine cmd=SEARCH name=s --engine cmd=RANDOM name=r --each depth=2 --rounds 200 \
-         --sprt elo0=0 elo1=200 alpha=0.05 beta=0.05",
+         --sprt elo0=0,elo1=200,alpha=0.05,beta=0.05",
         &out,
     ));
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));

@@ -28,8 +28,6 @@
 use super::score::WIN;
 use super::weights::{EVAL_LIMIT, EvalWeights};
 use crate::rules::{Black, Color, Position, Rules, Side, Step, White};
-use std::fmt;
-use std::str::FromStr;
 
 /// Which evaluation the search uses.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -41,52 +39,7 @@ pub enum EvalKind {
     Material,
 }
 
-impl EvalKind {
-    /// Every kind, in the order they are documented.
-    pub const ALL: [EvalKind; 2] = [EvalKind::Full, EvalKind::Material];
-
-    /// The name used in the engine option `Eval`: `full` or `material`.
-    pub const fn name(self) -> &'static str {
-        match self {
-            EvalKind::Full => "full",
-            EvalKind::Material => "material",
-        }
-    }
-}
-
-impl fmt::Display for EvalKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// The error for an evaluation name that is neither `full` nor `material`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UnknownEvalKind(pub String);
-
-impl fmt::Display for UnknownEvalKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "unknown evaluation '{}' (expected 'full' or 'material')",
-            self.0
-        )
-    }
-}
-
-impl std::error::Error for UnknownEvalKind {}
-
-impl FromStr for EvalKind {
-    type Err = UnknownEvalKind;
-
-    /// Parses `full` or `material`, ignoring ASCII case.
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        EvalKind::ALL
-            .into_iter()
-            .find(|kind| kind.name().eq_ignore_ascii_case(s))
-            .ok_or_else(|| UnknownEvalKind(s.to_string()))
-    }
-}
+crate::named_enum!(EvalKind, "evaluation", [Full => "full", Material => "material"]);
 
 /// The value of a pawn in centipawns.
 pub const PAWN: i32 = 100;

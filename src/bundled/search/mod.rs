@@ -41,7 +41,7 @@ mod weights;
 #[cfg(test)]
 mod tests;
 
-pub use eval::{EvalKind, PAWN, RACE, UnknownEvalKind, evaluate, evaluate_with};
+pub use eval::{EvalKind, PAWN, RACE, evaluate, evaluate_with};
 pub use score::{SearchScore, WIN};
 pub use time::{DEFAULT_MOVES_TO_GO, MOVE_OVERHEAD_MS};
 pub use weights::{EVAL_LIMIT, EvalWeights, WeightOption};

@@ -89,6 +89,62 @@ pub trait Brain: Send + 'static {
     }
 }
 
+/// True when an engine's command-line arguments ask for its help: `--help` or `-h`.
+pub fn asks_for_help(args: &[String]) -> bool {
+    matches!(args, [flag] if flag == "--help" || flag == "-h")
+}
+
+/// The text of a bundled engine's `--help`: `about`, how it is run (`usage`: each command
+/// line and what it does), and the options its handshake declares (the server's `Rules`
+/// first, then the brain's), with their types, defaults and ranges or choices.
+pub fn help(brain: &dyn Brain, about: &str, usage: &[(&str, &str)]) -> String {
+    use crate::protocol::OptionKind;
+    let mut text = format!("{}\n{}\n\nUsage:\n", brain.name(), wrap(about, 90));
+    let width = usage.iter().map(|(line, _)| line.len()).max().unwrap_or(0);
+    for (line, what) in usage {
+        text.push_str(&format!("  {line:width$}  {what}\n"));
+    }
+    text.push_str(
+        "\nOptions (set by the runner: setoption name NAME value VALUE, or a tournament's \
+         option.NAME=VALUE):\n",
+    );
+    let options: Vec<OptionDecl> = std::iter::once(OptionDecl::rules())
+        .chain(brain.options())
+        .collect();
+    let width = options.iter().map(|o| o.name.len()).max().unwrap_or(0);
+    for option in &options {
+        let detail = match &option.kind {
+            OptionKind::Check { default } => format!("check, default {default}"),
+            OptionKind::Spin { default, min, max } => {
+                format!("spin, default {default} ({min} to {max})")
+            }
+            OptionKind::Combo { default, choices } => {
+                format!("combo, default {default} (one of {})", choices.join(", "))
+            }
+            OptionKind::Button => "button".to_string(),
+            OptionKind::String { default } => format!("string, default '{default}'"),
+        };
+        text.push_str(&format!("  {:width$}  {detail}\n", option.name));
+    }
+    text
+}
+
+/// `text` with its spaces turned into line breaks so that no line is longer than `width`
+/// (a longer word stands alone).
+fn wrap(text: &str, width: usize) -> String {
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split_whitespace() {
+        match lines.last_mut() {
+            Some(line) if line.len() + 1 + word.len() <= width => {
+                line.push(' ');
+                line.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    lines.join("\n")
+}
+
 /// Runs the command loop on stdin and stdout until `quit` or end of input.
 ///
 /// # Errors

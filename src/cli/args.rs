@@ -1,0 +1,362 @@
+//! The flags several subcommands share, each defined once with one help text and one parser
+//! (`#[command(flatten)]`): the engine keys (`--engine`, `--each`), `--rules`, `--json`, the two
+//! `--seed` policies, `--timeout`, `--sprt` and the games inputs of `elo` and `report`; and the
+//! value parser of every named value ([`named`]).
+//!
+//! The seed policies: a command that makes a run (tournament, tune, openings generate) draws
+//! a seed unless one is given, prints it and saves it with what it makes ([`RunSeed`]); a command
+//! that judges an engine (perft-check, check-engine) uses a fixed seed unless one is given, so
+//! that the same engine gets the same verdict ([`JudgeSeed`]).
+
+use super::UsageError;
+use bt_arena::engine::{EngineDescription, EngineKeys};
+use bt_arena::game::TimeControl;
+use bt_arena::named::Named;
+use bt_arena::records::moves::CommentDetail;
+use bt_arena::rules::Rules;
+use bt_arena::stats::Sprt;
+use bt_arena::time_control::UNCLOCKED_MOVE_TIMEOUT;
+use clap::Args;
+use clap::builder::{PossibleValue, TypedValueParser};
+use std::ffi::OsStr;
+use std::marker::PhantomData;
+use std::path::PathBuf;
+
+/// The value parser of a [`Named`] value: its names (and aliases) as clap's possible values, in
+/// `--help` and the shell completions, and the one error of an unknown name
+/// ([`bt_arena::named::UnknownName`]: the value given and the names accepted).
+pub fn named<T: Named + Send + Sync>() -> NamedParser<T> {
+    NamedParser(PhantomData)
+}
+
+/// See [`named`].
+#[derive(Clone, Copy, Debug)]
+pub struct NamedParser<T>(PhantomData<fn() -> T>);
+
+impl<T: Named + Send + Sync + Clone> TypedValueParser for NamedParser<T> {
+    type Value = T;
+
+    fn parse_ref(
+        &self,
+        command: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &OsStr,
+    ) -> Result<T, clap::Error> {
+        // clap's error for a value its parser refused, with UnknownName's message.
+        clap::builder::StringValueParser::new()
+            .try_map(|text| T::from_name(&text))
+            .parse_ref(command, arg, value)
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        Some(Box::new(T::all().iter().map(|value| {
+            PossibleValue::new(value.name()).aliases(value.aliases().iter().copied())
+        })))
+    }
+}
+
+/// The engine keys: the `-h` line of `--engine`.
+const ENGINE_HELP: &str = "An engine, as KEY=VALUE words: cmd=PATH [name=N] [tc=10+0.1 | depth=N ...] (--help lists every key)";
+
+/// The engine keys, every one with its default: the `--help` of `--engine` in every command.
+const ENGINE_LONG_HELP: &str = "\
+An engine, as KEY=VALUE words (cutechess-cli's):
+  cmd=PATH                  the executable (a bare name is looked up in PATH)
+  name=NAME                 its name in reports (default: the file name of cmd)
+  args=\"A B\", arg=A         arguments: split at spaces, or one at a time (repeat arg=)
+  dir=DIR                   its working directory (default: bt-arena's)
+  proto=ugi|uci             the protocol (default ugi)
+  option.NAME=VALUE         an engine option, sent in the order given
+  tc=[MOVES/]BASE[+INC]     a clock in seconds: 10+0.1, 40/60 (60 s per 40 moves); BASE
+                            also as M:SS (1:00+1); tc=inf: no clock, with one of:
+  st=SECONDS | depth=N | nodes=N
+                            a fixed limit per move instead of a clock
+                            (default: tc=2+0.02 in tournament and tune; depth=1 in
+                            perft-check; check-engine and bench use none)
+  timemargin=MS             grace for a late move before it loses on time (default 100)
+  handshake=SECONDS         how long the handshake (ugi/uci) may take (default 10)
+  isready=SECONDS           how long each isready may take (default 10)
+  restart=on|off            a new process for every game (default off)
+  bench=N                   the node count its bench must print, checked before any game
+Or built from a git revision, instead of cmd=:
+  src=REPO [rev=REF] [build=\"CMD\"] bin=RELPATH
+                            the repository (a path or URL), the revision (default HEAD),
+                            the build command (default: none) and the executable in the
+                            checkout; built once per commit in the build cache";
+
+/// `--each`, in every command that has it.
+const EACH_HELP: &str =
+    "Engine keys for every --engine (an engine's own keys win), e.g. --each tc=10+0.1 proto=uci";
+
+/// `--engine` (repeatable) and `--each`: the engines of a tournament, a tune or a bench.
+#[derive(Debug, Clone, Default)]
+pub struct EngineFlags {
+    /// The words of each `--engine`, one list per flag.
+    pub engine: Vec<Vec<String>>,
+    /// The words of `--each` (all of them, when it is given several times).
+    pub each: Vec<String>,
+}
+
+// Written out rather than derived: the words of each `--engine` are kept apart (clap's derive
+// would need its unstable `Vec<Vec<T>>`).
+impl clap::Args for EngineFlags {
+    fn augment_args(command: clap::Command) -> clap::Command {
+        let words = |id: &'static str| {
+            clap::Arg::new(id)
+                .long(id)
+                .num_args(1..)
+                .action(clap::ArgAction::Append)
+                .value_name("KEY=VALUE")
+        };
+        command
+            .arg(
+                words("engine")
+                    .help(ENGINE_HELP)
+                    .long_help(ENGINE_LONG_HELP),
+            )
+            .arg(words("each").help(EACH_HELP))
+    }
+
+    fn augment_args_for_update(command: clap::Command) -> clap::Command {
+        Self::augment_args(command)
+    }
+}
+
+impl clap::FromArgMatches for EngineFlags {
+    fn from_arg_matches(matches: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        let groups = matches
+            .get_occurrences::<String>("engine")
+            .map(|groups| groups.map(|group| group.cloned().collect()).collect())
+            .unwrap_or_default();
+        let each = matches
+            .get_many::<String>("each")
+            .map(|words| words.cloned().collect())
+            .unwrap_or_default();
+        Ok(EngineFlags {
+            engine: groups,
+            each,
+        })
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(matches)?;
+        Ok(())
+    }
+}
+
+impl EngineFlags {
+    /// Each `--engine` with the keys of `--each` under its own, described; `default_limit`
+    /// for an engine given no limit.
+    ///
+    /// # Errors
+    /// A [`UsageError`] naming the flag (`--engine #2`, `--each`) and the key at fault.
+    pub fn descriptions(
+        &self,
+        default_limit: TimeControl,
+    ) -> Result<Vec<EngineDescription>, UsageError> {
+        let each = self.each_keys()?;
+        self.engine
+            .iter()
+            .enumerate()
+            .map(|(index, tokens)| {
+                describe(tokens, &each, default_limit)
+                    .map_err(|e| UsageError(format!("--engine #{}: {e}", index + 1)))
+            })
+            .collect()
+    }
+
+    /// The keys of `--each`.
+    ///
+    /// # Errors
+    /// A [`UsageError`] naming the key at fault.
+    pub fn each_keys(&self) -> Result<EngineKeys, UsageError> {
+        EngineKeys::parse(&self.each).map_err(|e| UsageError(format!("--each: {e}")))
+    }
+}
+
+/// `--engine` given once: the engine perft-check and check-engine judge.
+#[derive(Args, Debug, Clone)]
+pub struct OneEngine {
+    #[arg(long, required = true, num_args = 1.., value_name = "KEY=VALUE", help = ENGINE_HELP,
+          long_help = ENGINE_LONG_HELP)]
+    pub engine: Vec<String>,
+}
+
+impl OneEngine {
+    /// The engine described; `default_limit` when it is given no limit.
+    ///
+    /// # Errors
+    /// A [`UsageError`] naming the key at fault.
+    pub fn description(&self, default_limit: TimeControl) -> Result<EngineDescription, UsageError> {
+        engine_description("--engine", &self.engine, default_limit)
+    }
+}
+
+/// The engine of `flag` from its `key=value` tokens, as every command reads them.
+///
+/// # Errors
+/// A [`UsageError`] naming `flag` and the key at fault.
+pub fn engine_description(
+    flag: &str,
+    tokens: &[String],
+    default_limit: TimeControl,
+) -> Result<EngineDescription, UsageError> {
+    describe(tokens, &EngineKeys::default(), default_limit)
+        .map_err(|e| UsageError(format!("{flag}: {e}")))
+}
+
+/// The one reading of an engine's keys for every command: `tokens` over `each`, then
+/// described.
+pub fn describe(
+    tokens: &[String],
+    each: &EngineKeys,
+    default_limit: TimeControl,
+) -> Result<EngineDescription, bt_arena::engine::DescriptionError> {
+    EngineKeys::parse(tokens)
+        .and_then(|keys| keys.with_defaults(each).into_description(default_limit))
+}
+
+/// `--rules`, in every command that plays or counts moves.
+#[derive(Args, Debug, Clone, Copy, Default)]
+pub struct RulesFlag {
+    /// Rule set (default capture-only).
+    ///
+    /// Under capture-only rules a diagonal step must capture; under classic rules it may also
+    /// go to an empty square. A straight step always goes to an empty square.
+    #[arg(long, value_name = "RULES", value_parser = named::<Rules>())]
+    pub rules: Option<Rules>,
+}
+
+impl RulesFlag {
+    /// The rule set given, else capture-only.
+    pub fn get(self) -> Rules {
+        self.rules.unwrap_or_default()
+    }
+}
+
+/// `--openings` of the commands that play games (tournament, tune).
+#[derive(Args, Debug, Clone, Default)]
+pub struct OpeningsFlag {
+    /// Opening book: file=PATH [order=sequential|random].
+    ///
+    /// Default: the shipped book of the rule set, openings/<rules>.epd, when the working
+    /// directory has it, in sequential order; else the start position. Both games of a pair
+    /// start from the same opening; order=random shuffles the book by the seed.
+    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
+    pub openings: Vec<String>,
+}
+
+/// `--pgn-comments` of the commands that write games.pgn (tournament, tune).
+#[derive(Args, Debug, Clone, Copy, Default)]
+pub struct PgnCommentsFlag {
+    /// What the move comments of games.pgn say: full, short or none (default full).
+    ///
+    /// full: score/depth, time, nodes, seldepth and PV; short: score/depth and time; none: no
+    /// move comments (the comment saying how the game ended stays).
+    #[arg(long, value_name = "DETAIL", value_parser = named::<CommentDetail>())]
+    pub pgn_comments: Option<CommentDetail>,
+}
+
+/// `--json`, in every command that prints a report.
+#[derive(Args, Debug, Clone, Copy, Default)]
+pub struct JsonFlag {
+    /// Print the report as JSON instead of text.
+    ///
+    /// One JSON document on stdout, with the fields of the text report.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `--seed` of a command that makes a run: drawn unless given, printed and saved.
+#[derive(Args, Debug, Clone, Copy, Default)]
+pub struct RunSeed {
+    /// Seed of every random choice (default: drawn at random).
+    ///
+    /// The seed is printed and saved with what the command makes (a run's config.json, a
+    /// tune's tune.json, a book's header), so that it can be made again.
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+}
+
+impl RunSeed {
+    /// The seed given, else one drawn at random.
+    pub fn get_or_draw(self) -> u64 {
+        self.seed.unwrap_or_else(|| fastrand::u64(..))
+    }
+}
+
+/// The seed a judging command uses when none is given.
+pub const JUDGE_SEED: u64 = 1;
+
+/// `--seed` of a command that judges an engine: fixed unless given.
+#[derive(Args, Debug, Clone, Copy)]
+pub struct JudgeSeed {
+    /// Seed of the random positions and openings.
+    ///
+    /// Fixed unless given, so that the same engine gets the same verdict; printed with the
+    /// report.
+    #[arg(long, value_name = "N", default_value_t = JUDGE_SEED)]
+    pub seed: u64,
+}
+
+/// `--timeout` of the commands that judge an engine: one search to a fixed depth or node
+/// count, or one perft, as long as a tournament allows a fixed-depth move.
+#[derive(Args, Debug, Clone, Copy)]
+pub struct SearchTimeout {
+    /// Seconds one search to a fixed depth or node count, or one perft, may take.
+    ///
+    /// Past it the engine counts as failed. A tournament allows a move at a fixed depth or
+    /// node count as long.
+    #[arg(long, value_name = "SECONDS", default_value_t = UNCLOCKED_MOVE_TIMEOUT.as_secs(),
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub timeout: u64,
+}
+
+impl SearchTimeout {
+    /// The timeout.
+    pub fn get(self) -> std::time::Duration {
+        std::time::Duration::from_secs(self.timeout)
+    }
+}
+
+/// The `-h` line of `--sprt`.
+const SPRT_HELP: &str =
+    "SPRT of the first engine against the second: elo0=E0,elo1=E1[,alpha=A][,beta=B][,model=M]";
+
+/// `--sprt` in every command that tests or replays one.
+const SPRT_LONG_HELP: &str = "SPRT of the first engine against the second (needs exactly two \
+engines): one word, comma-separated (--sprt elo0=0,elo1=5), or one quoted string with spaces \
+(--sprt \"elo0=0 elo1=5\"). Keys: elo0 and elo1, the hypotheses in Elo; alpha and beta, the \
+error rates (default 0.05 each); model=logistic|normalized, how elo0 and elo1 are read (default \
+logistic).
+
+The verdict is the first crossing of a bound, game by game in the order played or read: a \
+tournament stops there (games in flight are recorded, not counted); elo and report replay the \
+games given (default: the run's own SPRT, when they are one run).";
+
+/// `--sprt`: tournament, elo and report.
+#[derive(Args, Debug, Clone, Default)]
+pub struct SprtFlag {
+    #[arg(long, value_name = "elo0=E0,elo1=E1,...", help = SPRT_HELP, long_help = SPRT_LONG_HELP,
+          value_parser = parse_sprt)]
+    pub sprt: Option<Sprt>,
+}
+
+/// An SPRT specification, with the error of [`Sprt`]'s parser.
+fn parse_sprt(text: &str) -> Result<Sprt, String> {
+    text.parse().map_err(|e| format!("{e}"))
+}
+
+/// The games `elo` and `report` read.
+#[derive(Args, Debug, Clone, Default)]
+pub struct GamesInputs {
+    /// Run directories (a run on one machine, a sharded run, or shard directories of one run),
+    /// games.csv files, or PGN files (bt-arena's, cutechess-cli's, fastchess's).
+    ///
+    /// Each game is counted once: a game given twice is refused. A run on one machine is read in
+    /// file order, a sharded run in game-id order; game pairs are matched within a run or file
+    /// (in a PGN without bt-arena's X-Pair tags: two consecutive games, colours swapped, same
+    /// start); engines are listed in the run's order, else by first appearance.
+    #[arg(value_name = "INPUT", required = true)]
+    pub inputs: Vec<PathBuf>,
+}

@@ -1,0 +1,513 @@
+//! The command line itself: every `--help` and `-h` against its snapshot (a change to a flag
+//! is a visible diff), the bundled engines' `--help`, cutechess-cli's and fastchess's
+//! spellings (working or refused with a hint), the deprecated spellings that still work, and
+//! the errors of bad values.
+//!
+//! The snapshots are the files under `tests/snapshots/help/`: `NAME.long.txt` is
+//! `bt-arena SUBCOMMAND --help`, `NAME.short.txt` its `-h` (NAME the subcommand's words joined
+//! by `-`, `bt-arena` for the top), `bt-random.txt` and `bt-search.txt` the engines' `--help`.
+//! After a change to the command line, rewrite them with
+//! `BT_ARENA_UPDATE_SNAPSHOTS=1 cargo test --test it cli::` and review the diff.
+
+use crate::util::{RANDOM, SEARCH, bt_arena, stderr, stdout};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The environment variable that makes the snapshot tests write the snapshots.
+const UPDATE: &str = "BT_ARENA_UPDATE_SNAPSHOTS";
+
+/// The directory of the help snapshots.
+fn snapshots() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/help")
+}
+
+/// `program args`, with the help's width and environment fixed: 100 columns (stdout is not a
+/// terminal), and no build cache variable (its value would show in `--help`).
+fn help_of(program: &str, args: &[&str]) -> Output {
+    Command::new(program)
+        .args(args)
+        .env("COLUMNS", "100")
+        .env_remove("BT_ARENA_BUILD_CACHE")
+        .output()
+        .expect("the program runs")
+}
+
+/// Compares `text` with the snapshot `name`, or writes it when [`UPDATE`] is set; returns
+/// the names that differ.
+fn check_snapshot(name: &str, text: &str, differ: &mut Vec<String>) {
+    let path = snapshots().join(name);
+    if std::env::var_os(UPDATE).is_some() {
+        std::fs::create_dir_all(snapshots()).unwrap();
+        std::fs::write(&path, text).unwrap();
+        return;
+    }
+    match std::fs::read_to_string(&path) {
+        Ok(expected) if expected == text => {}
+        Ok(expected) => differ.push(format!(
+            "{name} differs:\n{}",
+            first_difference(&expected, text)
+        )),
+        Err(_) => differ.push(format!("{name}: no snapshot ({})", path.display())),
+    }
+}
+
+/// The first line where `expected` and `actual` differ, both shown.
+fn first_difference(expected: &str, actual: &str) -> String {
+    let (mut e, mut a) = (expected.lines(), actual.lines());
+    for number in 1.. {
+        match (e.next(), a.next()) {
+            (None, None) => break,
+            (left, right) if left != right => {
+                return format!(
+                    "  line {number}\n  snapshot: {}\n  now:      {}",
+                    left.unwrap_or("<end>"),
+                    right.unwrap_or("<end>")
+                );
+            }
+            _ => {}
+        }
+    }
+    "  (line endings)".to_string()
+}
+
+/// The subcommands listed under `Commands:` in a help text (`help` aside).
+fn subcommands(help: &str) -> Vec<String> {
+    help.lines()
+        .skip_while(|line| *line != "Commands:")
+        .skip(1)
+        .take_while(|line| !line.is_empty())
+        .filter(|line| line.starts_with("  ") && !line.starts_with("   "))
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|name| *name != "help")
+        .map(String::from)
+        .collect()
+}
+
+/// Every command path from the top (`[]`), each subcommand and each of theirs, as `-h` lists
+/// them.
+fn command_paths() -> Vec<Vec<String>> {
+    let mut paths = vec![Vec::new()];
+    let mut at = 0;
+    while at < paths.len() {
+        let path: Vec<String> = paths[at].clone();
+        let mut args: Vec<&str> = path.iter().map(String::as_str).collect();
+        args.push("-h");
+        let help = stdout(&help_of(env!("CARGO_BIN_EXE_bt-arena"), &args));
+        for sub in subcommands(&help) {
+            let mut child = path.clone();
+            child.push(sub);
+            paths.push(child);
+        }
+        at += 1;
+    }
+    paths
+}
+
+#[test]
+fn every_help_matches_its_snapshot_and_h_is_the_short_one() {
+    let paths = command_paths();
+    let names: Vec<String> = paths.iter().map(|path| path.join(" ")).collect();
+    assert_eq!(
+        names,
+        [
+            "",
+            "perft",
+            "perft-check",
+            "check-engine",
+            "tournament",
+            "tune",
+            "merge",
+            "elo",
+            "report",
+            "openings",
+            "bench",
+            "generate",
+            "openings generate",
+            "openings check",
+            "generate man",
+            "generate completions",
+        ]
+    );
+    let mut differ = Vec::new();
+    for path in &paths {
+        let name = match path.is_empty() {
+            true => "bt-arena".to_string(),
+            false => path.join("-"),
+        };
+        let mut texts = Vec::new();
+        for (flag, kind) in [("--help", "long"), ("-h", "short")] {
+            let mut args: Vec<&str> = path.iter().map(String::as_str).collect();
+            args.push(flag);
+            let output = help_of(env!("CARGO_BIN_EXE_bt-arena"), &args);
+            assert_eq!(output.status.code(), Some(0), "{name} {flag}");
+            assert!(output.stderr.is_empty(), "{name} {flag}");
+            let text = stdout(&output);
+            check_snapshot(&format!("{name}.{kind}.txt"), &text, &mut differ);
+            texts.push(text);
+        }
+        assert!(
+            texts[1].len() < texts[0].len(),
+            "{name}: -h is not shorter than --help"
+        );
+        assert!(
+            texts[1].contains("Print help (see more with '--help')\n"),
+            "{name}: -h does not point to --help"
+        );
+    }
+    assert!(
+        differ.is_empty(),
+        "{}\n\n(rewrite the snapshots with {UPDATE}=1 cargo test --test it cli::)",
+        differ.join("\n")
+    );
+}
+
+#[test]
+fn the_bundled_engines_answer_help_with_their_options() {
+    let mut differ = Vec::new();
+    for (program, name, options) in [
+        (RANDOM, "bt-random", &["Rules", "Seed"][..]),
+        (
+            SEARCH,
+            "bt-search",
+            &["Rules", "Hash", "Depth", "Eval", "Pawn"][..],
+        ),
+    ] {
+        let long = help_of(program, &["--help"]);
+        assert_eq!(long.status.code(), Some(0), "{name}");
+        assert_eq!(stdout(&long), stdout(&help_of(program, &["-h"])), "{name}");
+        let text = stdout(&long);
+        for option in options {
+            assert!(
+                text.lines()
+                    .any(|line| line.starts_with(&format!("  {option} "))),
+                "{name} lists no option {option}:\n{text}"
+            );
+        }
+        let version = concat!(" ", env!("CARGO_PKG_VERSION"), "\n");
+        let text = text.replacen(version, " VERSION\n", 1);
+        check_snapshot(&format!("{name}.txt"), &text, &mut differ);
+        // Another argument is refused (it waited for the protocol before).
+        let other = help_of(program, &["--frobnicate"]);
+        assert_eq!(other.status.code(), Some(2), "{name}");
+        assert!(
+            stderr(&other).starts_with(&format!("{name}: unknown arguments '--frobnicate'")),
+            "{name}: {}",
+            stderr(&other)
+        );
+    }
+    assert!(differ.is_empty(), "{}", differ.join("\n"));
+}
+
+/// The exit code and stderr of `bt-arena args`.
+fn refused(args: &[&str]) -> (Option<i32>, String) {
+    let output = bt_arena(args);
+    assert!(output.stdout.is_empty(), "{args:?}: {}", stdout(&output));
+    (output.status.code(), stderr(&output))
+}
+
+#[test]
+fn cutechess_flags_without_a_meaning_get_a_hint_naming_bt_arenas_spelling() {
+    let engine = format!("cmd={RANDOM}");
+    let cases: [(&[&str], &str); 7] = [
+        (
+            &["tournament", "-engine", &engine, "-pgnout", "games.pgn"],
+            "error: -pgnout: bt-arena writes every game to games.pgn (and games.csv) in the \
+             results directory: give it with --out DIR (--pgn-comments says what move comments \
+             hold)\n",
+        ),
+        (
+            &["tournament", "--pgnout", "games.pgn"],
+            "error: --pgnout: bt-arena writes every game to games.pgn (and games.csv) in the \
+             results directory: give it with --out DIR (--pgn-comments says what move comments \
+             hold)\n",
+        ),
+        (
+            &[
+                "tournament",
+                "-draw",
+                "movenumber=40",
+                "movecount=8",
+                "score=10",
+            ],
+            "error: -draw: Breakthrough has no draws: every game ends in a win\n",
+        ),
+        (
+            &["tournament", "-recover"],
+            "error: -recover: bt-arena always restarts a crashed engine (the engine key \
+             restart=on restarts it for every game)\n",
+        ),
+        (
+            &["tournament", "-repeat"],
+            "error: -repeat: bt-arena plays each opening twice, colours swapped, already: \
+             --games 2 (the default) is one game pair\n",
+        ),
+        (
+            &["tournament", "-config", "file=fastchess.json"],
+            "error: '-config file=...': bt-arena's --config FILE reads its own TOML or JSON (the \
+             fields of a run's config.json), not fastchess's; --resume DIR continues an \
+             interrupted run\n",
+        ),
+        (
+            &["-engine", &engine, "-engine", &engine, "-each", "tc=10+0.1"],
+            "error: -engine before a subcommand: a tournament is `bt-arena tournament` followed \
+             by its flags, e.g. bt-arena tournament -engine cmd=./a -engine cmd=./b -each \
+             tc=10+0.1 -rounds 100 (bt-arena --help lists the subcommands)\n",
+        ),
+    ];
+    for (args, message) in cases {
+        assert_eq!(refused(args), (Some(3), message.to_string()), "{args:?}");
+    }
+}
+
+#[test]
+fn a_cutechess_command_line_plays_its_tournament() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let a = format!("cmd={RANDOM}");
+    let output = bt_arena(&[
+        "tournament",
+        "-engine",
+        &a,
+        "name=a",
+        "-engine",
+        &a,
+        "name=b",
+        "tc=inf",
+        "depth=1",
+        "-each",
+        "tc=0:05+0.05",
+        "proto=uci",
+        "-rounds",
+        "1",
+        "-games",
+        "2",
+        "-concurrency",
+        "1",
+        "-srand",
+        "42",
+        "-tournament",
+        "round-robin",
+        "-event",
+        "cutechess",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(text.contains("\nSeed: 42 (run "), "{text}");
+    let config: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("config.json")).unwrap()).unwrap();
+    assert_eq!(config["seed"], 42);
+    assert_eq!(config["event"], "cutechess");
+    assert_eq!(config["format"], "roundrobin");
+    assert_eq!(
+        config["engines"][0]["limit"],
+        serde_json::json!({"clock": {"base_ms": 5000, "increment_ms": 50}})
+    );
+    assert_eq!(
+        config["engines"][1]["limit"],
+        serde_json::json!({"depth": 1})
+    );
+    assert_eq!(config["engines"][1]["proto"], "uci");
+}
+
+#[test]
+fn tc_inf_without_a_limit_and_bad_clocks_are_refused_with_a_hint() {
+    let engine = format!("cmd={RANDOM}");
+    let cases: [(&str, &str); 3] = [
+        (
+            "tc=inf",
+            "error: --engine #1: tc=inf (no clock) needs a limit that ends each search: add \
+             depth=N, nodes=N or st=SECONDS (bt-arena has no unlimited time control)\n",
+        ),
+        (
+            "tc=1:75",
+            "error: --engine #1: bad tc '1:75': '75' is not below 60 seconds (in M:SS)\n",
+        ),
+        (
+            "tc=x:10",
+            "error: --engine #1: bad tc 'x:10': 'x' is not a whole number of minutes (in M:SS)\n",
+        ),
+    ];
+    for (key, message) in cases {
+        let args = [
+            "tournament",
+            "--engine",
+            &engine,
+            "name=a",
+            key,
+            "--engine",
+            &engine,
+        ];
+        assert_eq!(refused(&args), (Some(3), message.to_string()), "{key}");
+    }
+}
+
+#[test]
+fn a_bad_named_value_names_the_accepted_ones() {
+    let engine = format!("cmd={RANDOM}");
+    let cases: [(&[&str], &str); 5] = [
+        (
+            &["perft", "--rules", "chess", "2"],
+            "error: invalid value 'chess' for '--rules <RULES>': unknown rule set 'chess' \
+             (expected capture-only or classic)\n\nFor more information, try '--help'.\n",
+        ),
+        (
+            &["tournament", "--format", "knockout"],
+            "error: invalid value 'knockout' for '--format <FORMAT>': unknown format 'knockout' \
+             (expected roundrobin or gauntlet)\n\nFor more information, try '--help'.\n",
+        ),
+        (
+            &["tune", "--pgn-comments", "long"],
+            "error: invalid value 'long' for '--pgn-comments <DETAIL>': unknown PGN comment \
+             detail 'long' (expected full, short or none)\n\nFor more information, try \
+             '--help'.\n",
+        ),
+        (
+            &[
+                "check-engine",
+                "--engine",
+                &engine,
+                "--only",
+                "movegen,bogus",
+            ],
+            "error: invalid value 'bogus' for '--only <GROUP>': unknown check group 'bogus' \
+             (expected handshake, positions, limits, output, newgame, movegen or match)\n\nFor \
+             more information, try '--help'.\n",
+        ),
+        (
+            &["perft-check", "--engine", &engine, "proto=xboard"],
+            "error: --engine: bad value in 'proto=xboard': unknown protocol 'xboard' (expected \
+             ugi or uci)\n",
+        ),
+    ];
+    for (args, message) in cases {
+        assert_eq!(refused(args), (Some(3), message.to_string()), "{args:?}");
+    }
+    // Names are read ignoring case, as engine option values are.
+    let output = bt_arena(&["perft", "--rules", "Classic", "1"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(
+        stdout(&output).contains("classic rules"),
+        "{}",
+        stdout(&output)
+    );
+}
+
+#[test]
+fn old_spellings_still_work_and_the_deprecated_ones_say_so() {
+    let engine = format!("cmd={RANDOM}");
+    // --depth is perft-check's --perft-depth; the engine key depth= its search depth.
+    let old = bt_arena(&["perft-check", "--engine", &engine, "--depth", "2", "--json"]);
+    let new = bt_arena(&[
+        "perft-check",
+        "--engine",
+        &engine,
+        "--perft-depth",
+        "2",
+        "--json",
+    ]);
+    for output in [&old, &new] {
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(output));
+        let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(report["positions"][0]["depth"], 2, "{report}");
+    }
+    // --ready-timeout: the engine keys handshake= and isready= now.
+    let output = bt_arena(&[
+        "check-engine",
+        "--engine",
+        &engine,
+        "--only",
+        "handshake",
+        "--ready-timeout",
+        "5",
+        "--json",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(
+        stderr(&output),
+        "warning: --ready-timeout is deprecated: give the engine keys handshake=5 isready=5 \
+         (as tournaments take them)\n"
+    );
+}
+
+#[test]
+fn separate_words_of_a_key_list_are_joined_with_a_deprecation_note() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let engine = format!("cmd={RANDOM}");
+    let output = bt_arena(&[
+        "tournament",
+        "--engine",
+        &engine,
+        "name=a",
+        "depth=1",
+        "--engine",
+        &engine,
+        "name=b",
+        "depth=1",
+        "-resign",
+        "movecount=3",
+        "score=500",
+        "--sprt",
+        "elo0=0",
+        "elo1=50",
+        "alpha=0.1",
+        "--rounds",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    // Two games of random moves decide no SPRT.
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(
+        stderr(&output).starts_with(
+            "warning: '-resign' with its keys as separate words is deprecated: write them as \
+             one word, --resign movecount=3,score=500\n\
+             warning: '--sprt' with its keys as separate words is deprecated: write them as one \
+             word, --sprt elo0=0,elo1=50,alpha=0.1\n"
+        ),
+        "{}",
+        stderr(&output)
+    );
+    let config: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("config.json")).unwrap()).unwrap();
+    assert_eq!(
+        config["sprt"], "elo0=0 elo1=50 alpha=0.1 beta=0.05",
+        "{config}"
+    );
+    assert_eq!(config["adjudication"]["resign"]["movecount"], 3, "{config}");
+}
+
+#[test]
+fn a_book_generated_without_a_seed_prints_and_records_the_seed_drawn() {
+    let dir = tempfile::tempdir().unwrap();
+    let book = dir.path().join("book.epd");
+    let output = bt_arena(&[
+        "openings",
+        "generate",
+        "--plies",
+        "2",
+        "--count",
+        "3",
+        "--search-depth",
+        "1",
+        "--out",
+        book.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    let seed: u64 = text
+        .lines()
+        .find_map(|line| line.strip_prefix("Seed: "))
+        .expect("the seed is printed")
+        .parse()
+        .unwrap();
+    let header = std::fs::read_to_string(&book).unwrap();
+    let first = header.lines().next().unwrap();
+    assert!(first.ends_with(&format!(" --seed {seed}")), "{first}");
+    assert!(
+        header.contains(&format!("2 random plies from the start (seed {seed})")),
+        "{header}"
+    );
+}
