@@ -125,9 +125,11 @@ pub struct TournamentArgs {
     /// exits with 2.
     #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
     max_time: Option<Duration>,
-    /// When stdout is not a terminal (a CI log, a file), print the report of the games so far
-    /// (Elo, LOS, pentanomial counts, LLR) every N recorded games, as fastchess's
-    /// -ratinginterval; 0: only at the end. On a terminal the progress line shows the score.
+    /// Print the report so far every N games when stdout is not a terminal (0: at the end only)
+    ///
+    /// On a CI log or in a file, the report of the games recorded so far (Elo, LOS, pentanomial
+    /// counts, LLR) is printed every N recorded games, as fastchess's -ratinginterval; on a
+    /// terminal the progress line shows the score instead.
     #[arg(long, value_name = "N", default_value_t = 10)]
     rating_interval: u64,
 }
