@@ -11,6 +11,7 @@ mod util;
 
 mod adjudication;
 mod check_engine;
+mod docs;
 mod elo_command;
 mod engine;
 mod fairy_stockfish;
