@@ -4,7 +4,7 @@
 //! An example is a fenced block of language `console`, written as a terminal shows it:
 //!
 //! - `$ COMMAND` runs COMMAND with `sh` (pipes, `$PWD`, `;` work); a line ending in `\`, or a
-//!   next line starting with `> `, continues it. The lines after it, up to the next `$`, are
+//!   next line starting with `>` (the shell's second prompt), continues it. The lines after it, up to the next `$`, are
 //!   what it must print, stdout and stderr together as a terminal shows them. A line `...`
 //!   stands for any number of lines (none included), `[..]` for any text within a line
 //!   (times, seeds, temporary paths). A command must exit with 0: an example that shows
@@ -183,13 +183,16 @@ fn steps(line: usize, content: &str) -> Result<Vec<Step>, String> {
     let mut continues = false;
     for (index, text) in content.lines().enumerate() {
         let number = line + 1 + index;
-        if continues
-            || (text.starts_with("> ") && steps.last().is_some_and(|s| s.expected.is_empty()))
-        {
+        let prompt = (text == ">" || text.starts_with("> "))
+            && steps.last().is_some_and(|step| step.expected.is_empty());
+        if continues || prompt {
             let step = steps.last_mut().expect("a command to continue");
             step.command.push('\n');
-            step.command
-                .push_str(if continues { text } else { &text[2..] });
+            step.command.push_str(if continues {
+                text
+            } else {
+                text[1..].trim_start()
+            });
         } else if let Some(command) = text.strip_prefix("$ ") {
             steps.push(Step {
                 line: number,
