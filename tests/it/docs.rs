@@ -694,3 +694,52 @@ fn an_example_whose_output_changed_fails_with_both_outputs() {
         failures[1]
     );
 }
+
+/// The `docs/...md` paths named in `text` (the crate's and modules' docs name their guide page
+/// so, as text: rustdoc has no link to a file of the repository).
+fn guide_paths(text: &str) -> Vec<String> {
+    text.split('`')
+        .filter(|word| word.starts_with("docs/") && word.ends_with(".md"))
+        .map(String::from)
+        .collect()
+}
+
+#[test]
+fn the_crate_and_every_top_level_module_name_guide_pages_that_exist() {
+    let src = Path::new(ROOT).join("src");
+    let lib = std::fs::read_to_string(src.join("lib.rs")).expect("src/lib.rs");
+    let mut files = vec![("lib.rs".to_string(), lib.clone())];
+    for line in lib.lines() {
+        let Some(module) = line
+            .strip_prefix("pub mod ")
+            .and_then(|rest| rest.strip_suffix(';'))
+        else {
+            continue;
+        };
+        let path = [format!("{module}/mod.rs"), format!("{module}.rs")]
+            .into_iter()
+            .find(|path| src.join(path).is_file())
+            .unwrap_or_else(|| panic!("no source file for module {module}"));
+        let text = std::fs::read_to_string(src.join(&path)).expect("a module's source");
+        files.push((path, text));
+    }
+    let mut problems = Vec::new();
+    for (path, text) in &files {
+        let docs: String = text
+            .lines()
+            .take_while(|line| line.starts_with("//!"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let named = guide_paths(&docs);
+        if named.is_empty() {
+            problems.push(format!("src/{path}: its docs name no page of docs/"));
+        }
+        for page in named {
+            if !Path::new(ROOT).join(&page).is_file() {
+                problems.push(format!("src/{path}: {page} does not exist"));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    assert!(files.len() > 10, "{} modules found", files.len() - 1);
+}
