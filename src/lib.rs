@@ -1,28 +1,33 @@
 //! bt-arena: an engine tournament and perft testing harness for Breakthrough, in the spirit of
 //! cutechess-cli and fastchess. The `bt-arena` binary is a thin command line over this library.
 //!
+//! For users, the guide says the same by task: `README.md` is the front door (one example per
+//! job, the exit codes), `docs/README.md` indexes the guide pages under `docs/guide/`, and the
+//! module map below names each module's page. Every example there that shows its output is run
+//! by `tests/it/docs.rs`.
+//!
 //! # Module map
 //!
 //! Data flows one way: command line → config → schedule → games → records → statistics →
 //! report.
 //!
-//! | module | concern |
-//! |---|---|
-//! | [`rules`] | the reference rules: [`rules::Position`] (a FEN), moves, legality with reasons, outcomes, perft and perft suites |
-//! | [`protocol`] | the wire format both sides speak: commands, replies, `info`, options, `go` limits (UGI and UCI) |
-//! | [`engine`] | the runner's side of the pipe: an engine as the user described it, its process, the handshake, errors; engines built from git revisions and their bench |
-//! | [`bundled`] | the engine side of the pipe: the command loop and the search of the bundled engines |
-//! | [`time_control`] | a time control (clock, moves per period, move time, depth, nodes) and its live clocks, in ms |
-//! | [`game`] | one game: the move loop and adjudication, over [`time_control`]'s clocks |
-//! | [`tournament`] | config, the engines made ready (built, benched, clocks scaled), the schedule of game pairs (round-robin, gauntlet, shards), the runner that plays it |
-//! | [`tune`] | SPSA tuning of engine options (fishtest's and OpenBench's algorithm), resumable and reproducible |
-//! | [`openings`] | opening books: reading, generating and checking them |
-//! | [`records`] | the record of a finished game and its files: games.csv (appended, repaired, read back, tailed), games.pgn (written and read, with other tools' PGN) |
-//! | [`report`] | the report of a run, computed once from its records ([`report::Summary`]) and rendered as text, summary.json and report.html |
-//! | [`run_dir`] | a run directory's layout, its kind (one machine, sharded, one shard), a run's identity, atomic writes |
-//! | [`stats`] | Elo, LOS, pentanomial counts, SPRT (fishtest's formulas), Bradley–Terry ratings |
-//! | [`perft_check`] | an engine's perft against the rules, walked down to the faulty position |
-//! | [`check_engine`] | the protocol and rules checklist for engine authors |
+//! | module | concern | guide |
+//! |---|---|---|
+//! | [`rules`] | the reference rules: [`rules::Position`] (a FEN), moves, legality with reasons, outcomes, perft and perft suites | `docs/guide/rules.md`, `docs/guide/perft.md` |
+//! | [`protocol`] | the wire format both sides speak: commands, replies, `info`, options, `go` limits (UGI and UCI) | `docs/PROTOCOL.md`, `docs/guide/engines.md` |
+//! | [`engine`] | the runner's side of the pipe: an engine as the user described it, its process, the handshake, errors; engines built from git revisions and their bench | `docs/guide/engines.md`, `docs/guide/source-engines.md` |
+//! | [`bundled`] | the engine side of the pipe: the command loop and the search of the bundled engines | `docs/guide/engines.md` |
+//! | [`time_control`] | a time control (clock, moves per period, move time, depth, nodes) and its live clocks, in ms | `docs/guide/tournaments.md` (Clocks) |
+//! | [`game`] | one game: the move loop and adjudication, over [`time_control`]'s clocks | `docs/guide/tournaments.md`, `docs/adjudication.md` |
+//! | [`tournament`] | config, the engines made ready (built, benched, clocks scaled), the schedule of game pairs (round-robin, gauntlet, shards), the runner that plays it | `docs/guide/tournaments.md`, `docs/guide/cluster.md` |
+//! | [`tune`] | SPSA tuning of engine options (fishtest's and OpenBench's algorithm), resumable and reproducible | `docs/guide/tuning.md` |
+//! | [`openings`] | opening books: reading, generating and checking them | `docs/guide/openings.md` |
+//! | [`records`] | the record of a finished game and its files: games.csv (appended, repaired, read back, tailed), games.pgn (written and read, with other tools' PGN) | `docs/guide/results.md` |
+//! | [`report`] | the report of a run, computed once from its records ([`report::Summary`]) and rendered as text, summary.json and report.html | `docs/guide/results.md` |
+//! | [`run_dir`] | a run directory's layout, its kind (one machine, sharded, one shard), a run's identity, atomic writes | `docs/guide/results.md`, `docs/guide/cluster.md` |
+//! | [`stats`] | Elo, LOS, pentanomial counts, SPRT (fishtest's formulas), Bradley–Terry ratings | `docs/guide/sprt.md` |
+//! | [`perft_check`] | an engine's perft against the rules, walked down to the faulty position | `docs/guide/perft.md` |
+//! | [`check_engine`] | the protocol and rules checklist for engine authors | `docs/guide/check-engine.md` |
 //!
 //! # Glossary
 //!

@@ -2,6 +2,9 @@
 //! games.csv) as editors save them: a UTF-8 byte-order mark (U+FEFF) at the very start, which
 //! some editors and spreadsheet programs write, marks the encoding and is not part of the text.
 //!
+//! For users (`docs/guide/rules.md`, "Files"): files are UTF-8, and a byte-order mark at the
+//! start is skipped.
+//!
 //! games.csv itself goes through the csv crate, whose reader skips the mark already; the
 //! header check before appending to a games.csv uses [`strip_bom`].
 

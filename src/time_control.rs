@@ -1,6 +1,9 @@
 //! Time controls: how long an engine may think ([`TimeControl`], the `tc=`, `st=`, `depth=`
 //! and `nodes=` engine keys), and the clocks of a game that keep them ([`Clocks`]).
 //!
+//! For users (`docs/guide/tournaments.md`, "Clocks"): the runner keeps the clocks, a move is
+//! charged from `go` to `bestmove`, and the margin is grace, never time on the clock.
+//!
 //! The runner, not the engine, keeps the time: a move is charged the exact time from `go` to
 //! `bestmove` ([`Clocks::charge`]); the increment is added after the move; the margin
 //! (`timemargin=`) is grace for a late move, never time on the clock.

@@ -1,6 +1,9 @@
 //! The engine side of the pipe: what the bundled engines `bt-search` and `bt-random` are made
 //! of (the test engine `bt-faulty` speaks through [`crate::protocol`] alone).
 //!
+//! For users (`docs/guide/engines.md`): bt-search is a real alpha-beta searcher whose bench node
+//! count is its build's signature, and bt-random plays a uniformly random legal move.
+//!
 //! - [`server`]: the UGI/UCI command loop a bundled engine runs ([`server::Brain`],
 //!   [`server::serve`]).
 //! - [`search`]: the alpha-beta searcher of `bt-search`, also the scorer of the openings

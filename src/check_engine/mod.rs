@@ -3,6 +3,9 @@
 //! determinism after a new game, the move generator (through [`crate::perft_check`]) and a
 //! mini-match under the tournament's own game loop ([`crate::game::play`]).
 //!
+//! For users (`docs/guide/check-engine.md`): one line per check, PASS, FAIL, WARN or SKIP with
+//! the evidence, and exit code 1 when a check failed.
+//!
 //! Each check is a small function that returns a [`Finding`]: a [`Verdict`] with a one-line
 //! summary and the [`Evidence`] (the lines sent, the line received, the time). [`run`] runs the
 //! checks in order and collects a [`Report`]; rendering it as text ([`Report`]'s `Display`) or

@@ -204,7 +204,7 @@ fn regenerate(dir: &Path, given: &ArgMatches) -> Result<ExitCode> {
     let snapshot = tune::shard::regenerate(dir).map_err(|e| anyhow!("--resume: {e}"))?;
     let dir = dir.display();
     say!(
-        "θ after {} of {} iterations of every shard ({dir}/{TUNED_OPTIONS}; OpenBench's format          in {dir}/{TUNED_PARAMS}):",
+        "θ after {} of {} iterations of every shard ({dir}/{TUNED_OPTIONS}; OpenBench's format in {dir}/{TUNED_PARAMS}):",
         snapshot.records.len(),
         snapshot.config.spsa.iterations
     );

@@ -2,6 +2,9 @@
 //! exchange are in [`crate::protocol`]; the engine side of bundled engines in
 //! [`crate::bundled`].
 //!
+//! For users (`docs/guide/engines.md`, `docs/guide/source-engines.md`): an engine is a command
+//! speaking UGI or UCI, or a git revision bt-arena builds, caches and checks by its bench.
+//!
 //! - [`Engine`]: a running engine process the runner talks to. Every wait has a deadline and
 //!   every misbehaviour ends in an [`EngineError`]; an engine never outlives its `Engine`
 //!   (see [`Engine::quit`]) nor the runner (see the process notes below).

@@ -1,5 +1,9 @@
 //! One game between two running engines: clocks, the move loop and adjudication.
 //!
+//! For users (`docs/guide/tournaments.md`, "How games end"; `docs/adjudication.md`): the rules
+//! end a game, a fault loses it for the side at fault, and resign or proof adjudication may end
+//! it sooner.
+//!
 //! The runner, not the engines, decides how a game ends. Every reply is checked with the
 //! reference rules before it is applied: a move that is not a move or is illegal loses
 //! (`illegal-move`), as do a late move (`time-forfeit`), an engine that dies (`crash`) or stops

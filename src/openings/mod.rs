@@ -1,5 +1,9 @@
 //! Opening books: the positions tournament games start from.
 //!
+//! For users (`docs/guide/openings.md`): a book is one position a line; `openings generate`
+//! writes a balanced one, the same bytes for the same arguments, and `openings check` examines
+//! one.
+//!
 //! A book (`.epd`) holds one position string per line (as [`Position`] parses it), optionally
 //! followed by `;` and a comment such as `id "name"`; blank lines and lines starting with `#`
 //! are ignored. Every line is validated on load under the rule set in force.

@@ -1,5 +1,8 @@
 //! perft-check: finds the exact bug in an engine's move generator.
 //!
+//! For users (`docs/guide/perft.md`, "perft-check"): an engine's perft against the rules,
+//! walked down to the exact move its generator gets wrong.
+//!
 //! For each [`Target`] (a position and a depth) the engine's perft divide (`go perft N`,
 //! through [`Engine::perft`]) is compared with the reference [`crate::rules::perft::divide`].
 //! On a mismatch the check walks down: it plays a root move whose count differs and asks for

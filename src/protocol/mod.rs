@@ -1,6 +1,9 @@
 //! The text protocol between the runner and engines, both directions: UGI (cutegames' UCI-style
 //! protocol) and UCI, applied to Breakthrough. `docs/PROTOCOL.md` describes the conversation.
 //!
+//! For users (`docs/guide/engines.md`): engines speak UGI (the default) or UCI over stdin and
+//! stdout, and are told the rule set by the option `Rules`.
+//!
 //! Runner → engine messages are [`Command`]s: [`Command::to_line`] writes one for a [`Protocol`]
 //! and [`Command::from_str`] reads either protocol's spelling, so the engine side parses what the
 //! runner writes. Engine → runner messages are [`Reply`]s, written by `Display` and read by

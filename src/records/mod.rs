@@ -1,6 +1,9 @@
 //! The record of a finished game and the files that keep them: what a run directory holds of
 //! its games, written as they finish and read back by every command.
 //!
+//! For users (`docs/guide/results.md`): every finished game is a line of games.csv and a game
+//! of games.pgn, written as it ends, and `bt-arena elo` reads them and other tools' PGN.
+//!
 //! * `games.csv`: one [`GameRecord`] per line, in the column order of [`COLUMNS`], under a
 //!   header line; appended by [`ResultsWriter`] (`writer.rs`), read back row by row by
 //!   [`GamesReader`] (or all at once by [`read_games`]) (`csv.rs`); [`GamesTail`] reads one

@@ -5,6 +5,9 @@
 //! summary's [`Display`](std::fmt::Display), fastchess style), JSON (summary.json, `json.rs`:
 //! [`summary_json`], [`write_summary`]) and report.html ([`html`], with the [`series`] over
 //! the games and the [`crosstable`]).
+//!
+//! For users (`docs/guide/results.md`): summary.json, the text report and report.html show one
+//! computation of the standings, per-pair Elo, pentanomial counts and SPRT.
 
 pub mod crosstable;
 pub mod html;

@@ -1,6 +1,9 @@
 //! The reference rules of Breakthrough: squares, moves, positions and their FEN, move
 //! generation, move checking, perft and perft suites.
 //!
+//! For users (`docs/guide/rules.md`): capture-only rules by default, classic with `--rules
+//! classic`; reaching the far rank, capturing every pawn or leaving the opponent no move wins.
+//!
 //! The harness judges every engine move with this module, so it is exact first and fast second.
 //! Positions are two bitboards (`u64`, bit `8 * rank + file`, a1 = bit 0, h8 = bit 63) and a side
 //! to move. White moves towards rank 8, Black towards rank 1.

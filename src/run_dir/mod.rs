@@ -1,5 +1,8 @@
 //! A run directory: the one place that knows its layout and what kind of run it holds.
 //!
+//! For users (`docs/guide/results.md`, "The run directory"; `docs/guide/cluster.md`): a run
+//! on one machine or its shards, read by every command through one reader, to one verdict.
+//!
 //! ```text
 //! RUN/                      a run on one machine (RunKind::Plain)
 //!   config.json             the effective config, read back by --resume

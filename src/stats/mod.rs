@@ -1,5 +1,8 @@
 //! Match statistics for Breakthrough engine testing (a game without draws).
 //!
+//! For users (`docs/guide/sprt.md`): games count in the order they were recorded, game pairs
+//! from the first complete one, and the first crossing of a bound is the final verdict.
+//!
 //! * [`elo`]: Elo difference, 95% error bar and likelihood of superiority from
 //!   per-game (trinomial) or per-pair (pentanomial) counts, as fishtest's
 //!   `stat_util.get_elo` computes them, and normalized Elo as fastchess does.

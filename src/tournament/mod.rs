@@ -2,6 +2,10 @@
 //! from source, benched, clocks scaled), the schedule of game pairs, and the runner that plays
 //! the schedule (each game by [`crate::game`]) and keeps every result safe.
 //!
+//! For users (`docs/guide/tournaments.md`, `docs/guide/sprt.md`, `docs/guide/cluster.md`):
+//! engines play game pairs from a book, every result is kept as it finishes, a run resumes
+//! exactly, and shards of one run merge to the result of one machine.
+//!
 //! Data flows one way: config → schedule → games → records (see [`crate::records`]) → report ([`crate::report`]).
 //!
 //! * [`config`]: a tournament's settings, saved as config.json;

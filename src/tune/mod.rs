@@ -1,6 +1,9 @@
 //! `bt-arena tune`: SPSA tuning of engine options, played with the engines, game loop,
 //! results files and openings of tournaments.
 //!
+//! For users (`docs/guide/tuning.md`): SPSA as fishtest and OpenBench do it, repeatable from
+//! its seed, resumable after a kill, and spread over machines by shards.
+//!
 //! - [`params`]: the parameters, from OpenBench's or fishtest's lines, checked against the
 //!   engine's options;
 //! - [`spsa`]: the gain schedule, one iteration's perturbation and the update (fishtest's and

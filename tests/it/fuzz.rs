@@ -1,7 +1,7 @@
 //! The fuzz targets' kept inputs, run under `cargo test` through the same bodies the fuzzer
 //! runs (fuzz/src/lib.rs, included here): the corpus each target built, minimized
 //! (`fuzz/corpus/TARGET/`), and every input that made one fail (`fuzz/regressions/TARGET/`).
-//! README.md (Tests) says how to fuzz.
+//! docs/guide/testing.md (Fuzzing) says how to fuzz.
 
 use bt_arena::protocol::Score;
 use bt_arena::records::moves::{CommentDetail, MoveInfo};

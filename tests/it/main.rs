@@ -16,6 +16,7 @@ mod util;
 mod adjudication;
 mod check_engine;
 mod cli;
+mod docs;
 mod elo_command;
 mod engine;
 mod fairy_stockfish;

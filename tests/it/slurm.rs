@@ -140,7 +140,7 @@ fn a_slurm_array_of_three_shards_merges_to_the_unsharded_run() {
         run_dir.display().to_string(),
         env!("CARGO_BIN_EXE_bt-arena").to_string(),
     ];
-    // The tournament's flags, without the subcommand, and without --seed as the README
+    // The tournament's flags, without the subcommand, and without --seed as docs/guide/cluster.md
     // submits them: the shards, started together, must still join one run with one seed
     // (the book is read in order, so the games do not depend on the seed).
     let unseeded = command.replace(" --seed 11", "");

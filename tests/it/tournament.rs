@@ -467,7 +467,7 @@ fn sprt_stops_the_run_and_sets_the_exit_code() {
 }
 
 /// The first crossing of `sprt`'s bounds over `games` in file order, for engine `tested`,
-/// computed here from the rule README.md gives: single games (trinomial) until a game pair is
+/// computed here from the rule docs/guide/sprt.md gives: single games (trinomial) until a game pair is
 /// complete, complete pairs (pentanomial) from then on. `(games counted, LLR)`.
 fn first_crossing(games: &[GameRecord], tested: &str, sprt: &Sprt) -> Option<(usize, f64)> {
     let (lower, upper) = sprt.bounds();
