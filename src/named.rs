@@ -5,6 +5,9 @@
 //! that names none of the values ([`UnknownName`]), which says what was given and what is
 //! accepted.
 //!
+//! For users, the names each flag accepts are in its `--help` and in the guide
+//! (`docs/guide/tournaments.md` for `--rules`, `proto=` and `--pgn-comments`).
+//!
 //! Names are compared ignoring ASCII case (engine option values are, and `--rules Classic` has
 //! one meaning), and a value may have other spellings it is also read from (`round-robin`).
 //!

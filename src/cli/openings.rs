@@ -142,14 +142,15 @@ fn run_generate(args: &GenerateArgs, command_line: impl Iterator<Item = OsString
     Ok(())
 }
 
-/// The second header line: what the book holds and how it was made.
+/// The second header line: what the book holds and how it was made (the seed is in the first,
+/// the command line, `--seed N` appended when it was drawn: a book regenerated with it is the
+/// same file, byte for byte).
 fn describe(options: &GenerateOptions, generated: &Generated) -> String {
     format!(
-        "{} openings under {} rules: {} random plies from the start (seed {}), kept within ±{} cp by a depth-{} search; {}",
+        "{} openings under {} rules: {} random plies from the start, kept within ±{} cp by a depth-{} search; {}",
         generated.openings.len(),
         options.rules,
         options.plies,
-        options.seed,
         options.max_eval_cp,
         options.depth,
         generated.tally
