@@ -79,8 +79,8 @@ pub struct TournamentArgs {
     /// Continue the interrupted run in DIR as saved in its config.json.
     ///
     /// Of a sharded run, shard --shard K/N's, in DIR/shard-K. Only --concurrency, --log,
-    /// --shard, --max-time and --build-cache may be given with it (they cannot change the
-    /// games).
+    /// --shard, --max-time, --build-cache and --rating-interval may be given with it (they
+    /// cannot change the games).
     #[arg(long, value_name = "DIR")]
     resume: Option<PathBuf>,
     /// Read the tournament from a TOML or JSON file; flags given too override it.
@@ -380,14 +380,15 @@ fn resumed_config(
     let given = tournament_matches(matches);
     let command = TournamentArgs::augment_args(clap::Command::new("tournament"));
     if let Some(flag) = super::flag_given_outside(&command, given, &RESUME_FLAGS) {
+        let allowed: Vec<String> = RESUME_FLAGS[1..].iter().map(|f| format!("--{f}")).collect();
         return Err(super::UsageError(format!(
             "--{flag} cannot be given with --resume: the run continues exactly as saved in {}, \
-             so that every game belongs to one tournament (only --concurrency, --log, --shard, \
-             --max-time and --build-cache may be given)",
+             so that every game belongs to one tournament (only {} may be given)",
             parse_shard(args)?
                 .map_or_else(|| RunDir::new(dir), |s| RunDir::new(dir).shard(s.index()))
                 .config_json()
-                .display()
+                .display(),
+            allowed.join(", "),
         ))
         .into());
     }
