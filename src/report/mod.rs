@@ -18,6 +18,6 @@ mod text;
 
 pub use json::{summary_json, write_summary};
 pub use summary::{
-    AdjudicationCounts, EloModel, EngineFaults, PairSummary, Standing, Summary, SummaryBuilder,
-    schedule_order,
+    AdjudicationCounts, EloModel, EngineFaults, PairSummary, SelfPlay, Standing, Summary,
+    SummaryBuilder, schedule_order,
 };

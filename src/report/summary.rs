@@ -26,6 +26,12 @@ pub struct Summary {
     /// Why the standings have no ratings (`None` when they have them): no finished games, or
     /// a pool that splits into groups that never met (the groups are named).
     pub unrated: Option<String>,
+    /// Games with one name on both sides (an engine against itself, or two engines that give
+    /// the same name, e.g. two builds whose `id name` is the same in a PGN): counted in
+    /// [`games`](Summary::games) and the faults only, never in a rating or a pair. Left out
+    /// of summary.json when there are none.
+    #[serde(skip_serializing_if = "SelfPlay::is_empty")]
+    pub self_play: SelfPlay,
     /// One entry per pair of engines that met (and, with an SPRT, the pair of the two engines
     /// even before they met), in tournament order.
     pub pairs: Vec<PairSummary>,
@@ -309,6 +315,10 @@ impl SummaryBuilder {
         if winner != loser {
             self.tally.wins[winner][loser] += 1;
             self.tally.count_match(white, black, winner, game.pair);
+        } else {
+            let self_play = &mut self.tally.self_play;
+            self_play.games += 1;
+            self_play.name.get_or_insert_with(|| game.white.clone());
         }
     }
 
@@ -358,6 +368,7 @@ impl SummaryBuilder {
             pairs: pair_summaries(engines, tally),
             faults: engine_faults(engines, tally),
             adjudicated: tally.adjudicated,
+            self_play: tally.self_play.clone(),
             engines: self.engines,
             builds: BTreeMap::new(),
         }
@@ -390,6 +401,34 @@ impl GameSink for SummaryBuilder {
     }
 }
 
+/// The games with the same name on both sides: how many, and the first such name.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct SelfPlay {
+    /// Games with one name on both sides.
+    pub games: u64,
+    /// The first such name (`None` without such games).
+    pub name: Option<String>,
+}
+
+impl SelfPlay {
+    /// Whether there are none (summary.json leaves the field out then).
+    pub fn is_empty(&self) -> bool {
+        self.games == 0
+    }
+
+    /// Why such games have no rating, and how to tell the engines apart; `None` without them.
+    pub fn note(&self) -> Option<String> {
+        let name = self.name.as_deref()?;
+        Some(format!(
+            "{} with '{name}' on both sides {} in the total only: an engine cannot be rated \
+             against itself. Two engines that give one name (two builds whose `id name` is the \
+             same) need names of their own: `name=` of --engine, or the PGN's White and Black tags",
+            crate::records::plural(self.games, "game"),
+            if self.games == 1 { "counts" } else { "count" },
+        ))
+    }
+}
+
 /// A game pair's key: its pair number (within the file being read).
 type PairKey = u64;
 
@@ -409,6 +448,8 @@ struct Tally {
     stray: Vec<u64>,
     /// Games adjudicated, by rule.
     adjudicated: AdjudicationCounts,
+    /// Games with one name on both sides.
+    self_play: SelfPlay,
 }
 
 impl Tally {
@@ -521,7 +562,11 @@ fn rate_pool(engines: &[String], tally: &Tally) -> Result<Pool, String> {
         .filter(|&i| (0..engines.len()).any(|j| tally.games_between(i, j) > 0))
         .collect();
     if members.is_empty() {
-        return Err("no finished games".to_string());
+        // Say why when the games were of one name against itself.
+        return Err(match tally.self_play.note() {
+            Some(why) => format!("no finished games between two engines: {why}"),
+            None => "no finished games".to_string(),
+        });
     }
     let names: Vec<&str> = members.iter().map(|&m| engines[m].as_str()).collect();
     let mut results = Vec::new();
@@ -1155,6 +1200,51 @@ pub(crate) mod tests {
         assert_eq!(summary.standings[0].games, 1);
         assert_eq!(summary.faults[0].time_forfeits, 1);
         assert_eq!(summary.pairs.len(), 1);
+        assert_eq!(
+            summary.self_play,
+            SelfPlay {
+                games: 1,
+                name: Some("a".into())
+            }
+        );
+        let text = summary.to_string();
+        assert!(
+            text.contains("Not rated: 1 game with 'a' on both sides counts in the total only: "),
+            "{text}"
+        );
+        let json: serde_json::Value = serde_json::to_value(&summary).unwrap();
+        assert_eq!(json["self_play"]["games"], 1);
+    }
+
+    /// Two builds that both say `id name X`, read from a PGN, are one name: the report says
+    /// why there are no ratings and how to name them apart.
+    #[test]
+    fn games_of_one_name_against_itself_say_why_they_are_not_rated() {
+        let list = games(&[
+            (1, "X", "X", WhiteWins, GoalRank),
+            (1, "X", "X", BlackWins, GoalRank),
+            (2, "X", "X", WhiteWins, GoalRank),
+        ]);
+        let summary = Summary::compute(&list, &[], None);
+        assert_eq!(
+            summary.unrated.as_deref(),
+            Some(
+                "no finished games between two engines: 3 games with 'X' on both sides count \
+                 in the total only: an engine cannot be rated against itself. Two engines that \
+                 give one name (two builds whose `id name` is the same) need names of their \
+                 own: `name=` of --engine, or the PGN's White and Black tags"
+            )
+        );
+        let json: serde_json::Value = serde_json::to_value(&summary).unwrap();
+        assert_eq!(json["self_play"]["name"], "X");
+        // Without such games summary.json has no self_play field.
+        let plain = Summary::compute(&games(&[(1, "a", "b", WhiteWins, GoalRank)]), &[], None);
+        assert!(
+            serde_json::to_value(&plain)
+                .unwrap()
+                .get("self_play")
+                .is_none()
+        );
     }
 
     #[test]

@@ -116,6 +116,9 @@ impl Summary {
                          pool's ratings)."
                     )?;
                 }
+                if let Some(note) = self.self_play.note() {
+                    writeln!(f, "Not rated: {note}.")?;
+                }
                 Ok(())
             }
         }

@@ -305,3 +305,32 @@ fn comments_of_a_multipv_engine_are_those_of_its_best_line() {
     }
     assert!(checked > 4, "{pgn}");
 }
+
+/// Two builds that both say `id name X` are one name in a PGN: `elo` says why there are no
+/// ratings and how to name them apart, instead of "no finished games".
+#[test]
+fn a_pgn_of_two_engines_with_one_name_says_why_it_has_no_ratings() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = small_run(dir.path());
+    let pgn = std::fs::read_to_string(out.join("games.pgn"))
+        .unwrap()
+        .replace("\"search\"]", "\"X\"]")
+        .replace("\"random\"]", "\"X\"]")
+        .replace("\"search-material\"]", "\"X\"]");
+    let games = pgn.matches("[White \"X\"]").count();
+    assert_eq!(games, 12, "{pgn}");
+    let file = dir.path().join("one-name.pgn");
+    std::fs::write(&file, pgn).unwrap();
+    let output = bt_arena(&["elo", file.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(
+        text.contains(&format!(
+            "No ratings: no finished games between two engines: {games} games with 'X' on both \
+             sides count in the total only: an engine cannot be rated against itself. Two \
+             engines that give one name (two builds whose `id name` is the same) need names of \
+             their own: `name=` of --engine, or the PGN's White and Black tags.\n"
+        )),
+        "{text}"
+    );
+}

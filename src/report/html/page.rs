@@ -26,6 +26,8 @@ pub(super) struct Page {
     verdict: Option<(&'static str, String)>,
     ratings_svg: String,
     unrated: Option<String>,
+    /// Why games of one name against itself are not rated, when the pool is.
+    self_play: Option<String>,
     standings: Vec<StandingRow>,
     crosstable: Option<CrossRows>,
     pairs: Vec<PairBlock>,
@@ -125,6 +127,10 @@ pub(super) fn page(report: &Report<'_>) -> Page {
         verdict: verdict(summary),
         ratings_svg: ratings_svg(summary),
         unrated: summary.unrated.clone(),
+        self_play: summary
+            .self_play
+            .note()
+            .filter(|_| summary.unrated.is_none()),
         standings: standings(summary),
         crosstable: (summary.engines.len() >= 3).then(|| cross_rows(summary)),
         pairs: summary
