@@ -8,7 +8,7 @@
 //!
 //! Each check is a small function that returns a [`Finding`]: a [`Verdict`] with a one-line
 //! summary and the [`Evidence`] (the lines sent, the line received, the time). [`run`] runs the
-//! checks in order and collects a [`Report`]; rendering it as text ([`Report`]'s `Display`) or
+//! checks in order and collects a [`Checklist`]; rendering it as text ([`Checklist`]'s `Display`) or
 //! JSON (serde) is separate from computing it.
 //!
 //! Processes: the handshake checks run on a process of their own, spoken to line by line
@@ -240,9 +240,9 @@ pub struct CheckResult {
     pub evidence: Option<Evidence>,
 }
 
-/// The whole check of one engine.
+/// The whole check of one engine: every check run, in order, with its verdict.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Report {
+pub struct Checklist {
     /// The engine's configured name.
     pub engine: String,
     /// The name the engine gave (`id name`), if any.
@@ -340,7 +340,7 @@ pub fn run(
     opponent: Option<&EngineDescription>,
     settings: &Settings,
     mut on_check: impl FnMut(&CheckResult),
-) -> Result<Report, RunError> {
+) -> Result<Checklist, RunError> {
     let started = Instant::now();
     let mut config = spec.launch();
     config.timeouts = timeouts;
@@ -386,7 +386,7 @@ pub fn run(
         record(vec![result]);
     }
     let count = |verdict| checks.iter().filter(|c| c.verdict == verdict).count();
-    Ok(Report {
+    Ok(Checklist {
         engine: spec.name.clone(),
         engine_id: probe.id_name,
         protocol: spec.proto,

@@ -1,7 +1,7 @@
 //! The text report: a header, one line per check (its verdict, id and summary) with the
 //! evidence of every check that did not pass indented below it, and a closing count.
 
-use super::{CheckResult, Report, Verdict};
+use super::{CheckResult, Checklist, Verdict};
 use crate::protocol::Protocol;
 use crate::rules::Rules;
 use std::fmt;
@@ -66,7 +66,7 @@ impl fmt::Display for CheckLines<'_> {
     }
 }
 
-impl Report {
+impl Checklist {
     /// The closing line: the counts and the time.
     pub fn footer(&self) -> String {
         format!(
@@ -81,7 +81,7 @@ impl Report {
     }
 }
 
-impl fmt::Display for Report {
+impl fmt::Display for Checklist {
     /// The whole report: header, checks, footer.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let id = self.engine_id.as_deref();
