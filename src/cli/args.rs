@@ -239,9 +239,10 @@ impl RulesFlag {
 pub struct OpeningsFlag {
     /// Opening book: file=PATH [order=sequential|random].
     ///
-    /// Default: the shipped book of the rule set, openings/<rules>.epd, when the working
-    /// directory has it, in sequential order; else the start position. Both games of a pair
-    /// start from the same opening; order=random shuffles the book by the seed.
+    /// Default: the shipped book of the rule set in sequential order: openings/<rules>.epd of
+    /// the working directory when it has one (a clone), else the same book built into
+    /// bt-arena, copied into the run directory. Both games of a pair start from the same
+    /// opening; order=random shuffles the book by the seed.
     #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
     pub openings: Vec<String>,
 }

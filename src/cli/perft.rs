@@ -264,7 +264,7 @@ impl Render for Text {
     fn depths_header(&self, position: &Position, rules: Rules) -> String {
         format!(
             "perft of {position} under {rules} rules\n{:>5} {:>16} {:>12} {:>14}\n",
-            "depth", "nodes", "time (s)", "nodes/s"
+            "depth", "nodes", "time (ms)", "nodes/s"
         )
     }
 
@@ -276,7 +276,9 @@ impl Render for Text {
             "{:>5} {:>16} {:>12.3} {:>14}\n",
             count.depth,
             count.nodes,
-            count.time_ms / 1e3,
+            // In ms: perft counts the last ply's moves without playing them, so shallow depths
+            // take well under a millisecond.
+            count.time_ms,
             nps
         )
     }

@@ -505,8 +505,6 @@ fn override_settings(config: &mut TournamentConfig, args: &TournamentArgs) -> Re
     config.scale_tc = args.scale_tc.or(config.scale_tc);
     if !args.openings.openings.is_empty() {
         config.openings = OpeningsSpec::parse(&args.openings.openings)?;
-    } else if args.config.is_none() {
-        config.openings.file = shipped_book(config.rules);
     }
     config.sprt = args.sprt.sprt.or(config.sprt);
     config.adjudication.resign = args.resign.or(config.adjudication.resign);
@@ -517,6 +515,9 @@ fn override_settings(config: &mut TournamentConfig, args: &TournamentArgs) -> Re
         None if args.config.is_some() && !config.out.as_os_str().is_empty() => config.out.clone(),
         None => default_out(&config.event),
     };
+    if args.openings.openings.is_empty() && args.config.is_none() {
+        config.openings.file = Some(shipped_book(config.rules, &config.out)?);
+    }
     Ok(())
 }
 
@@ -590,10 +591,25 @@ fn which(cmd: &Path) -> bool {
             .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(cmd).is_file()))
 }
 
-/// The shipped opening book of `rules`, when the working directory has it.
-pub(super) fn shipped_book(rules: Rules) -> Option<PathBuf> {
+/// The shipped opening book of `rules`: `openings/<rules>.epd` of the working directory when it
+/// has one (a clone of the repository), else the copy built into bt-arena, written into the
+/// run directory `out` (so that the run keeps its book and `--resume` finds it from anywhere;
+/// shards of one run write the same bytes). Either way the same positions, the same digest.
+///
+/// # Errors
+/// When the copy cannot be written.
+pub(super) fn shipped_book(rules: Rules, out: &Path) -> Result<PathBuf> {
     let path = PathBuf::from(format!("openings/{}.epd", rules.name()));
-    path.exists().then_some(path)
+    if path.exists() {
+        return Ok(path);
+    }
+    let copy = RunDir::new(out).shipped_book(rules.name());
+    std::fs::create_dir_all(out)
+        .with_context(|| format!("cannot create the directory {}", out.display()))?;
+    bt_arena::records::write_atomically(&copy, bt_arena::records::Existing::Replace, |file| {
+        std::io::Write::write_all(file, bt_arena::openings::shipped_book(rules).as_bytes())
+    })?;
+    Ok(copy)
 }
 
 /// `results/<event>-<YYYYMMDD-HHMMSS>` (UTC), or with `-2`, `-3`, ... after it when a run

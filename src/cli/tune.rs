@@ -332,21 +332,22 @@ fn build_config(args: &TuneArgs) -> Result<TuneConfig> {
     spsa.alpha = args.alpha.unwrap_or(spsa.alpha);
     spsa.gamma = args.gamma.unwrap_or(spsa.gamma);
     let rules = args.rules.get();
+    let event = args
+        .event
+        .clone()
+        .unwrap_or_else(|| "bt-arena-tune".to_string());
+    let out = args.out.clone().unwrap_or_else(|| default_out(&event));
     let openings = if args.openings.openings.is_empty() {
         OpeningsSpec {
-            file: shipped_book(rules),
+            file: Some(shipped_book(rules, &out)?),
             order: OpeningOrder::Sequential,
             digest: None,
         }
     } else {
         OpeningsSpec::parse(&args.openings.openings)?
     };
-    let event = args
-        .event
-        .clone()
-        .unwrap_or_else(|| "bt-arena-tune".to_string());
     let mut config = TuneConfig {
-        out: args.out.clone().unwrap_or_else(|| default_out(&event)),
+        out,
         event,
         engine,
         params,

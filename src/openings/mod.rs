@@ -15,6 +15,16 @@ mod check;
 mod generate;
 mod scorer;
 
+/// The shipped opening book of `rules`, as the repository's `openings/<rules>.epd` holds it
+/// (built into bt-arena, so that a tournament started anywhere has the book a clone has): 500
+/// positions each, made by `openings generate` (the command is its first line).
+pub fn shipped_book(rules: Rules) -> &'static str {
+    match rules {
+        Rules::CaptureOnly => include_str!("../../openings/capture-only.epd"),
+        Rules::Classic => include_str!("../../openings/classic.epd"),
+    }
+}
+
 pub use check::{BookReport, EvalSpread, PlySpread, ProvenOpening, Spread, check, pawn_advances};
 pub use generate::{
     DEFAULT_MAX_EVAL, GenerateOptions, Generated, GeneratedOpening, GenerationTally,

@@ -1238,3 +1238,56 @@ fn an_interim_report_is_printed_every_rating_interval_games() {
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert!(!stdout(&output).contains("Interim report"));
 }
+
+/// Started outside the repository (after `cargo install`), a tournament plays the shipped book
+/// built into bt-arena, copied into its run directory: the same positions as the repository's,
+/// so fixed-depth engines do not replay one game pair; `--resume` from elsewhere finds it.
+#[test]
+fn outside_the_repository_the_built_in_book_is_played_and_kept_with_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let args = args(
+        "tournament --engine cmd=SEARCH name=a --engine cmd=SEARCH name=b option.Eval=material \
+         --each depth=1 --rounds 3 --seed 4",
+        &out,
+    );
+    let output = bt_arena_command(&args)
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let copy = out.join("capture-only.epd");
+    assert!(
+        stdout(&output).contains(&format!("Openings: {} (sequential order)", copy.display())),
+        "{}",
+        stdout(&output)
+    );
+    let shipped = concat!(env!("CARGO_MANIFEST_DIR"), "/openings/capture-only.epd");
+    assert_eq!(
+        std::fs::read(&copy).unwrap(),
+        std::fs::read(shipped).unwrap()
+    );
+    let games = read_games(&out.join("games.csv")).unwrap();
+    let openings: HashSet<&str> = games.iter().map(|g| g.opening.as_str()).collect();
+    assert_eq!(openings.len(), 3, "one opening per game pair");
+    // The same tournament from the repository plays the same games: one book, one digest.
+    let here = dir.path().join("here");
+    let from_repo = bt_arena(&args_with_out(&args, &here));
+    assert_eq!(from_repo.status.code(), Some(0), "{}", stderr(&from_repo));
+    let replayed = read_games(&here.join("games.csv")).unwrap();
+    let moves = |games: &[GameRecord]| -> Vec<String> {
+        games
+            .iter()
+            .map(|g| format!("{} {}", g.opening, g.moves))
+            .collect()
+    };
+    assert_eq!(moves(&replayed), moves(&games));
+}
+
+/// `args` with its `--out` replaced by `out`.
+fn args_with_out(args: &[String], out: &Path) -> Vec<String> {
+    let mut args = args.to_vec();
+    let at = args.iter().position(|a| a == "--out").unwrap();
+    args[at + 1] = out.display().to_string();
+    args
+}
