@@ -57,7 +57,8 @@ pub struct SeriesPoint {
     pub games: u64,
     /// Elo of `first` minus `second`.
     pub elo: f64,
-    /// Half-width of its 95% interval, Elo.
+    /// Half-width of its 95% interval, Elo; 0 while the games are one-sided (the estimate is
+    /// then a bound, with no interval: see [`EloEstimate::bound`](crate::stats::EloEstimate::bound)).
     pub error95: f64,
     /// The SPRT's log-likelihood ratio, with an SPRT.
     pub llr: Option<f64>,
@@ -355,7 +356,7 @@ impl PairTrack {
         let point = SeriesPoint {
             games: self.counts.games(),
             elo: elo.elo,
-            error95: elo.error95,
+            error95: if elo.bound { 0.0 } else { elo.error95 },
             llr: self.sprt.map(|sprt| self.counts.llr(&sprt)),
         };
         if self.changes.is_multiple_of(self.stride) {

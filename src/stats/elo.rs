@@ -36,11 +36,13 @@ pub struct EloEstimate {
     /// Likelihood of superiority: probability in `[0, 1]` that the tested
     /// engine is the stronger one (normal approximation).
     pub los: f64,
-    /// `true` when the mean score fell outside `[1e-3, 1 - 1e-3]` (e.g. 1000-0):
-    /// `elo` is then the clamp value `±1199.83`, a bound the true estimate lies
-    /// beyond. `error95` comes from the regularized counts (empty cells count
-    /// as 1e-3, as in fishtest): finite, shrinking towards 0 as the one-sided
-    /// sample grows (e.g. ±249.82 for 5 pairs all won, 0 for 1000-0 per game).
+    /// `true` for a one-sided sample: every game (or game pair) counted was won by the same
+    /// side (e.g. 4-0, 1000-0), or the mean score fell outside `[1e-3, 1 - 1e-3]`. The
+    /// likelihood then has no maximum: `elo` is fishtest's regularized value (empty cells
+    /// count as 1e-3; the clamp `±1199.83` once the sample is large), a bound the true
+    /// estimate lies beyond, and `error95` (finite, shrinking towards 0 as the one-sided
+    /// sample grows, e.g. ±249.82 for 5 pairs all won) describes no interval: reports show
+    /// none.
     pub bound: bool,
 }
 
@@ -96,7 +98,7 @@ pub struct NormalizedElo {
 /// With no games it returns `elo = 0`, `error95 = 1199.83` (the whole clamp
 /// range) and `los = 0.5`.
 pub fn elo_trinomial(counts: &[u64; 3]) -> EloEstimate {
-    estimate(&Empirical::from_counts(counts))
+    estimate(counts)
 }
 
 /// Elo estimate from game-pair counts (fishtest `stat_util.get_elo` on a
@@ -105,7 +107,7 @@ pub fn elo_trinomial(counts: &[u64; 3]) -> EloEstimate {
 ///
 /// With no pairs it returns `elo = 0`, `error95 = 1199.83`, `los = 0.5`.
 pub fn elo_pentanomial(counts: &Pentanomial) -> EloEstimate {
-    estimate(&Empirical::from_counts(&counts.as_array()))
+    estimate(&counts.as_array())
 }
 
 /// Normalized Elo from per-game counts `[losses, draws, wins]` (fastchess
@@ -133,7 +135,10 @@ pub fn los_wins_losses(wins: u64, losses: u64) -> f64 {
     phi((wins as f64 - losses as f64) / (decisive as f64).sqrt())
 }
 
-fn estimate(sample: &Empirical) -> EloEstimate {
+/// The estimate of `counts` (per game or per pair, worst result first), regularized as
+/// fishtest does ([`Empirical::from_counts`]).
+fn estimate(counts: &[u64]) -> EloEstimate {
+    let sample = Empirical::from_counts(counts);
     let mu = sample.mean();
     let se = sample.std_error();
     let margin = z95() * se;
@@ -141,8 +146,16 @@ fn estimate(sample: &Empirical) -> EloEstimate {
         elo: elo_from_score(mu),
         error95: (elo_from_score(mu + margin) - elo_from_score(mu - margin)) / 2.0,
         los: phi((mu - 0.5) / se),
-        bound: !(SCORE_CLAMP..=1.0 - SCORE_CLAMP).contains(&mu),
+        bound: one_sided(counts) || !(SCORE_CLAMP..=1.0 - SCORE_CLAMP).contains(&mu),
     }
+}
+
+/// Whether `counts` (worst result first) hold games and all of them in the worst cell, or all
+/// in the best: one side won every game (pair) counted.
+fn one_sided(counts: &[u64]) -> bool {
+    let (worst, best) = (counts[0], counts[counts.len() - 1]);
+    let total: u64 = counts.iter().sum();
+    total > 0 && (worst == total || best == total)
 }
 
 fn normalized(counts: &[u64]) -> NormalizedElo {
@@ -204,9 +217,14 @@ mod tests {
         }
         let e = elo_pentanomial(&[0, 0, 0, 0, 500].into());
         assert!(e.bound && e.elo > 1199.0 && e.los > 0.99);
-        // A single win is not clamped: fishtest's regularized 1-0 is 1132 Elo.
+        // A single win is not clamped (fishtest's regularized 1-0 is 1132 Elo), but it is
+        // one-sided: a bound, as 4 pairs all won are.
         let e = elo_trinomial(&[0, 0, 1]);
-        assert!(!e.bound && e.elo > 1100.0 && e.error95.is_finite());
+        assert!(e.bound && e.elo > 1100.0 && e.elo < 1199.0 && e.error95.is_finite());
+        let e = elo_pentanomial(&[0, 0, 0, 0, 2].into());
+        assert!(e.bound && e.elo < 1199.0, "{e:?}");
+        assert!(!elo_pentanomial(&[0, 0, 1, 0, 2].into()).bound);
+        assert!(!elo_trinomial(&[0, 0, 0]).bound);
     }
 
     #[test]

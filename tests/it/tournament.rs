@@ -1237,6 +1237,21 @@ fn an_interim_report_is_printed_every_rating_interval_games() {
     ));
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert!(!stdout(&output).contains("Interim report"));
+
+    // Not at the last game: the final report follows at once.
+    let thirds = dir.path().join("thirds");
+    let output = bt_arena(&args(
+        "tournament --engine cmd=RANDOM name=a --engine cmd=RANDOM name=b --rounds 3 --seed 5 \
+         --rating-interval 3",
+        &thirds,
+    ));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    let headings: Vec<&str> = text
+        .lines()
+        .filter(|line| line.starts_with("Interim report"))
+        .collect();
+    assert_eq!(headings, ["Interim report after 3 of 6 games:"], "{text}");
 }
 
 /// Started outside the repository (after `cargo install`), a tournament plays the shipped book

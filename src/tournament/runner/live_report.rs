@@ -88,11 +88,19 @@ impl Shared<'_> {
     /// Prints the report of the games recorded so far (the text report, as at the end) when
     /// stdout is not a terminal and the games recorded are a multiple of the session's
     /// `rating_interval`: a CI log shows the Elo and the LLR as the run goes, as fastchess's
-    /// `-ratinginterval` does. On a terminal the progress line shows the score instead.
+    /// `-ratinginterval` does. On a terminal the progress line shows the score instead; at the
+    /// last game or once a verdict is reached, the final report says it.
     pub(super) fn interim_report(&self) {
         let interval = self.config.session.rating_interval;
         let recorded = self.progress.position();
-        if interval == 0 || !recorded.is_multiple_of(interval) || std::io::stdout().is_terminal() {
+        // The last game, or a verdict reached: the final report follows at once.
+        let last = recorded == self.progress.length().unwrap_or(0)
+            || self.sprt_stop.load(std::sync::atomic::Ordering::SeqCst);
+        if interval == 0
+            || !recorded.is_multiple_of(interval)
+            || last
+            || std::io::stdout().is_terminal()
+        {
             return;
         }
         let dir = self.config.results_dir();
