@@ -49,8 +49,8 @@ enum Command {
     ///
     /// Each engine is one --engine with its KEY=VALUE words (repeat --engine for each engine;
     /// --each gives the keys they share). Without --engine, the bundled engines play a short
-    /// demonstration: bt-search, bt-search with option.Eval=material and bt-random, 8 rounds, 2
-    /// games at a time.
+    /// demonstration: bt-search, bt-search with option.Eval=material (both at 2000 nodes a
+    /// move) and bt-search at 500 nodes, 20 rounds, 2 games at a time.
     ///
     /// cutechess-cli's and fastchess's spellings work: single-dash flags (-engine, -each,
     /// -rounds, -games, -concurrency, -openings, -sprt, -resign, -event), -srand (--seed),

@@ -345,7 +345,7 @@ pub(super) fn interrupt_flag() -> Result<Arc<AtomicBool>> {
     Ok(FLAG.get_or_init(|| flag).clone())
 }
 
-/// The default time control of the bundled demonstration and of engines given without one.
+/// The time control of engines given without one.
 pub(super) const DEFAULT_LIMIT: TimeControl = TimeControl::Clock {
     base_ms: 2_000,
     increment_ms: 20,
@@ -631,8 +631,9 @@ pub(super) fn default_out(event: &str) -> PathBuf {
         .unwrap_or_default()
 }
 
-/// The bundled demonstration: two settings of bt-search and bt-random, found beside this
-/// executable, at a short time control.
+/// The bundled demonstration: three settings of bt-search, found beside this executable, at a
+/// fixed number of nodes a move (close enough in strength that every rating has an interval;
+/// bt-random would lose every game, and a perfect score rates as a bound).
 fn default_config() -> Result<TournamentConfig> {
     let exe = std::env::current_exe().context("cannot locate the bt-arena executable")?;
     let dir = exe.parent().unwrap_or(Path::new("."));
@@ -649,14 +650,18 @@ fn default_config() -> Result<TournamentConfig> {
     Ok(TournamentConfig {
         event: "bt-arena-demo".to_string(),
         engines: vec![
-            engine("bt-search", "bt-search", &[])?,
-            engine("bt-search-material", "bt-search", &["option.Eval=material"])?,
-            engine("bt-random", "bt-random", &[])?,
+            engine("bt-search", "bt-search", &["nodes=2000"])?,
+            engine(
+                "bt-search-material",
+                "bt-search",
+                &["nodes=2000", "option.Eval=material"],
+            )?,
+            engine("bt-search-500", "bt-search", &["nodes=500"])?,
         ],
         format: Format::RoundRobin,
         rules: Rules::CaptureOnly,
         openings: OpeningsSpec::default(),
-        rounds: 8,
+        rounds: 20,
         games: 2,
         concurrency: 2,
         seed: fastrand::u64(..),
