@@ -4,7 +4,7 @@
 //! accepted H0, a bench signature that is not the one given); 2 inconclusive (no SPRT decision
 //! over the whole schedule, or --max-time stopped the run first); 3 a bad command line; 4 any
 //! other error (a missing or malformed file, an engine that failed, a failed build); 5 a run
-//! incomplete, with no verdict yet.
+//! incomplete, with no verdict yet; 130 interrupted by Ctrl-C.
 
 mod cli;
 

@@ -361,3 +361,55 @@ pub struct GamesInputs {
     #[arg(value_name = "INPUT", required = true)]
     pub inputs: Vec<PathBuf>,
 }
+
+/// Fails early, naming the engine, when its executable is missing, a directory or not
+/// executable, or its working directory does not exist: every command checks its engines so
+/// (a bad command line, exit 3), before starting any.
+///
+/// # Errors
+/// The first engine at fault, named.
+pub fn check_commands(engines: &[EngineDescription]) -> anyhow::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    // An engine built from source is checked once built.
+    for engine in engines.iter().filter(|e| e.source.is_none()) {
+        let name = &engine.name;
+        let cmd = &engine.cmd;
+        if cmd.components().count() <= 1 {
+            if !which(cmd) {
+                anyhow::bail!(
+                    "engine '{name}': executable '{}' not found in PATH",
+                    cmd.display()
+                );
+            }
+        } else if !cmd.exists() {
+            anyhow::bail!(
+                "engine '{name}': executable {} not found (the bundled engines are built by `cargo build --release`)",
+                cmd.display()
+            );
+        } else if cmd.is_dir() {
+            anyhow::bail!(
+                "engine '{name}': {} is a directory, not an executable",
+                cmd.display()
+            );
+        } else if std::fs::metadata(cmd).is_ok_and(|m| m.permissions().mode() & 0o111 == 0) {
+            anyhow::bail!(
+                "engine '{name}': {} is not executable (chmod +x?)",
+                cmd.display()
+            );
+        }
+        if let Some(dir) = engine.dir.as_ref().filter(|dir| !dir.is_dir()) {
+            anyhow::bail!(
+                "engine '{name}': working directory {} does not exist",
+                dir.display()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// True when a bare command name is found on PATH.
+fn which(cmd: &std::path::Path) -> bool {
+    cmd.components().count() == 1
+        && std::env::var_os("PATH")
+            .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(cmd).is_file()))
+}

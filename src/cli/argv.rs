@@ -41,6 +41,13 @@ const FOREIGN: &[(&str, Foreign)] = &[
     ("tournament", Foreign::Renamed("format")),
     ("ratinginterval", Foreign::Renamed("rating-interval")),
     (
+        "tc",
+        Foreign::Hint(
+            "a time control is an engine key: --each tc=10+0.1 for every engine (or tc= in \
+             one --engine); also st=SECONDS, depth=N, nodes=N",
+        ),
+    ),
+    (
         "pgnout",
         Foreign::Hint(
             "bt-arena writes every game to games.pgn (and games.csv) in the results \

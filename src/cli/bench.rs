@@ -78,6 +78,8 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
     let mut mismatches = 0;
     for engine in args.engines.descriptions(TimeControl::Depth(1))? {
         let engine = built_from_source(engine, args.build_cache.as_deref())?;
+        super::args::check_commands(std::slice::from_ref(&engine))
+            .map_err(|e| super::UsageError(format!("{e:#}")))?;
         let bench = run_bench(&engine.launch(), args.concurrency as usize).map_err(|error| {
             PrepareError::Bench {
                 engine: engine.name.clone(),

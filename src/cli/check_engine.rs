@@ -73,6 +73,9 @@ pub fn run(args: &CheckEngineArgs) -> Result<ExitCode> {
     } else {
         Some(engine_description("--opponent", &args.opponent)?)
     };
+    let engines: Vec<EngineDescription> =
+        [spec.clone()].into_iter().chain(opponent.clone()).collect();
+    super::args::check_commands(&engines).map_err(|e| UsageError(format!("{e:#}")))?;
     let settings = Settings {
         rules,
         quick: args.quick,

@@ -10,6 +10,7 @@ Exit codes:
   3  a bad command line (a flag of cutechess-cli or fastchess bt-arena has no use for gets a hint)
   4  any other error: a missing or malformed file, an engine that failed, a failed build
   5  a run incomplete (games of its schedule missing), with no verdict yet
+  130  interrupted by Ctrl-C (continue with --resume DIR)
 
 `bt-arena COMMAND --help` describes a command and its flags, with examples; -h summarizes them.";
 

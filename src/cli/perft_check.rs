@@ -59,6 +59,8 @@ pub fn run(args: &PerftCheckArgs) -> Result<ExitCode> {
     let rules = args.rules.get();
     let engine = args.engine.description(TimeControl::Depth(1))?;
     let spec = super::bench::built_from_source(engine, None)?;
+    super::args::check_commands(std::slice::from_ref(&spec))
+        .map_err(|e| super::UsageError(format!("{e:#}")))?;
     let seed = args.random.map(|_| args.seed.seed);
     let targets = targets(args, rules, seed)?;
     let settings = CheckSettings {

@@ -424,7 +424,7 @@ fn build_config(mut config: TournamentConfig, args: &TournamentArgs) -> Result<T
     }
     config.validate()?;
     make_paths_absolute(&mut config)?;
-    check_engine_commands(&config)?;
+    super::args::check_commands(&config.engines)?;
     Ok(config)
 }
 
@@ -541,54 +541,6 @@ pub(super) fn make_paths_absolute(config: &mut TournamentConfig) -> Result<()> {
     }
     config.out = absolute(&config.out)?;
     Ok(())
-}
-
-/// Fails early, naming the engine, when its executable is missing, a directory or not
-/// executable, or its working directory does not exist.
-pub(super) fn check_engine_commands(config: &TournamentConfig) -> Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    // An engine built from source is checked once built.
-    for engine in config.engines.iter().filter(|e| e.source.is_none()) {
-        let name = &engine.name;
-        let cmd = &engine.cmd;
-        if cmd.components().count() <= 1 {
-            if !which(cmd) {
-                bail!(
-                    "engine '{name}': executable '{}' not found in PATH",
-                    cmd.display()
-                );
-            }
-        } else if !cmd.exists() {
-            bail!(
-                "engine '{name}': executable {} not found (the bundled engines are built by `cargo build --release`)",
-                cmd.display()
-            );
-        } else if cmd.is_dir() {
-            bail!(
-                "engine '{name}': {} is a directory, not an executable",
-                cmd.display()
-            );
-        } else if std::fs::metadata(cmd).is_ok_and(|m| m.permissions().mode() & 0o111 == 0) {
-            bail!(
-                "engine '{name}': {} is not executable (chmod +x?)",
-                cmd.display()
-            );
-        }
-        if let Some(dir) = engine.dir.as_ref().filter(|dir| !dir.is_dir()) {
-            bail!(
-                "engine '{name}': working directory {} does not exist",
-                dir.display()
-            );
-        }
-    }
-    Ok(())
-}
-
-/// True when a bare command name is found on PATH.
-fn which(cmd: &Path) -> bool {
-    cmd.components().count() == 1
-        && std::env::var_os("PATH")
-            .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(cmd).is_file()))
 }
 
 /// The shipped opening book of `rules`: `openings/<rules>.epd` of the working directory when it

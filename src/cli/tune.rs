@@ -3,8 +3,7 @@
 
 use super::args::{EngineFlags, OpeningsFlag, PgnCommentsFlag, RulesFlag, RunSeed};
 use super::tournament::{
-    DEFAULT_LIMIT, EXIT_INTERRUPTED, check_engine_commands, default_out, interrupt_flag,
-    make_paths_absolute, shipped_book,
+    DEFAULT_LIMIT, EXIT_INTERRUPTED, default_out, interrupt_flag, make_paths_absolute, shipped_book,
 };
 use anyhow::{Context, Result, anyhow};
 use bt_arena::run_dir::{RunDir, Shard};
@@ -169,17 +168,14 @@ pub fn run(args: &TuneArgs, matches: &ArgMatches) -> Result<ExitCode> {
 
 /// The start-up line.
 fn announce(config: &TuneConfig, plan: TunePlan) {
+    let params = bt_arena::records::plural(config.params.len() as u64, "parameter");
     let what = match (plan.finished, config.shard) {
-        (0, Some(shard)) => format!("Shard {shard}: tuning {} parameters", config.params.len()),
-        (done, Some(shard)) => format!(
-            "Shard {shard}: joining a tune of {} parameters ({done} iterations finished)",
-            config.params.len()
-        ),
-        (0, None) => format!("Tuning {} parameters", config.params.len()),
-        (done, None) => format!(
-            "Resuming a tune of {} parameters ({done} iterations finished)",
-            config.params.len()
-        ),
+        (0, Some(shard)) => format!("Shard {shard}: tuning {params}"),
+        (done, Some(shard)) => {
+            format!("Shard {shard}: joining a tune of {params} ({done} iterations finished)")
+        }
+        (0, None) => format!("Tuning {params}"),
+        (done, None) => format!("Resuming a tune of {params} ({done} iterations finished)"),
     };
     say!(
         "{what} of {} over {} iterations of {} game pairs, {} rules, {} at a time, seed {}; \
@@ -364,7 +360,7 @@ fn build_config(args: &TuneArgs) -> Result<TuneConfig> {
     // The tournament's checks and paths, on the tune seen as a tournament.
     let mut tournament = config.tournament();
     make_paths_absolute(&mut tournament)?;
-    check_engine_commands(&tournament)?;
+    super::args::check_commands(&tournament.engines)?;
     config.engine.cmd = tournament.engines[0].cmd.clone();
     config.engine.dir = tournament.engines[0].dir.clone();
     config.openings = tournament.openings;

@@ -542,6 +542,14 @@ pub enum DescriptionError {
 impl fmt::Display for DescriptionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            DescriptionError::NotKeyValue(token)
+                if !token.contains('=') && !token.starts_with('-') =>
+            {
+                write!(
+                    f,
+                    "'{token}' is not key=value (give a command as cmd={token})"
+                )
+            }
             DescriptionError::NotKeyValue(token) => write!(f, "'{token}' is not key=value"),
             DescriptionError::UnknownKey { key, token } => {
                 write!(f, "unknown engine key '{key}' in '{token}'")
@@ -794,7 +802,10 @@ mod tests {
     #[test]
     fn bad_engine_keys_are_named() {
         let err = |tokens: &[&str]| EngineKeys::parse(tokens).unwrap_err().to_string();
-        assert_eq!(err(&["cmd"]), "'cmd' is not key=value");
+        assert_eq!(
+            err(&["cmd"]),
+            "'cmd' is not key=value (give a command as cmd=cmd)"
+        );
         assert_eq!(
             err(&["colour=red"]),
             "unknown engine key 'colour' in 'colour=red'"

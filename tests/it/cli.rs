@@ -514,3 +514,38 @@ fn a_book_generated_without_a_seed_prints_and_records_the_seed_drawn() {
     assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
     assert_eq!(std::fs::read_to_string(&book).unwrap(), header);
 }
+
+/// A missing engine executable is a bad command line (exit 3) for every command that starts
+/// engines, named the same way, before any engine starts.
+#[test]
+fn a_missing_engine_is_named_with_exit_3_by_every_command() {
+    // The path as given, or made absolute (a tournament saves absolute paths).
+    let expected = "nonexist not found (the bundled engines are built by `cargo build \
+                    --release`)\n";
+    for args in [
+        &[
+            "tournament",
+            "--engine",
+            "cmd=./nonexist",
+            "--engine",
+            "cmd=./nonexist",
+            "name=b",
+        ][..],
+        &["check-engine", "--engine", "cmd=./nonexist"],
+        &["perft-check", "--engine", "cmd=./nonexist"],
+        &["bench", "--engine", "cmd=./nonexist"],
+    ] {
+        let output = bt_arena(args);
+        assert_eq!(
+            output.status.code(),
+            Some(3),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+        let text = stderr(&output);
+        assert!(
+            text.starts_with("error: engine 'nonexist': executable ") && text.ends_with(expected),
+            "{args:?}: {text}"
+        );
+    }
+}
