@@ -75,6 +75,8 @@ fn json_report_of_two_shards() {
     for (i, game) in rest.iter_mut().enumerate() {
         game.game_id = i as u64 + 1;
         game.pair -= 3;
+        // Another run's games, played another day.
+        game.started = "2026-11-29T12:00:00Z".into();
     }
     let second = write_run(two.path(), &rest);
     let output = bt_arena(&[

@@ -373,6 +373,45 @@ fn a_game_read_twice_is_refused_naming_both_places() {
     );
     let output = bt_arena(&words("elo", &[path(&run), path(&pgn)]));
     assert_eq!(output.status.code(), Some(4), "{}", stderr(&output));
+    // A copy of the run's games kept elsewhere holds the same games: known by their content.
+    let elsewhere = dir.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::copy(&pgn, elsewhere.join("kept.pgn")).unwrap();
+    let output = bt_arena(&words(
+        "elo",
+        &[path(&run), path(&elsewhere.join("kept.pgn"))],
+    ));
+    assert_eq!(output.status.code(), Some(4), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("game 1 of one run comes twice"),
+        "{}",
+        stderr(&output)
+    );
+    // Two runs' files downloaded into one folder are two runs' games, not one's twice.
+    let other = dir.path().join("other");
+    let output = bt_arena(&words(
+        // Another draw of the book: a deterministic replay would be the same games.
+        &deterministic(7).replace("--seed 11", "--seed 12 --openings order=random"),
+        &["--out", path(&other)],
+    ));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let downloads = dir.path().join("downloads");
+    std::fs::create_dir_all(&downloads).unwrap();
+    std::fs::copy(&csv, downloads.join("run1.csv")).unwrap();
+    std::fs::copy(other.join("games.csv"), downloads.join("run2.csv")).unwrap();
+    let output = bt_arena(&words(
+        "elo",
+        &[
+            path(&downloads.join("run1.csv")),
+            path(&downloads.join("run2.csv")),
+        ],
+    ));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(
+        stdout(&output).starts_with("Games: 28\n"),
+        "{}",
+        stdout(&output)
+    );
 
     let copy = dir.path().join("copy");
     std::fs::create_dir_all(&copy).unwrap();

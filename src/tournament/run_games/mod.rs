@@ -460,6 +460,13 @@ impl GameSources {
         Ok(())
     }
 
+    /// Whether run key `key` is a run's (its id, or a legacy run's directory): its games are
+    /// known by their ids. A loose file's key is its folder, which files of several runs may
+    /// share: their games are known by content only.
+    fn is_run_key(&self, key: usize) -> bool {
+        !self.keys[key].starts_with(LOOSE_PREFIX)
+    }
+
     /// The run key of the games in directory `dir`: the run id of its config.json (a run, a
     /// shard) or identity.json (a sharded run's merged files); of a shard begun before run
     /// ids, its run directory; else the directory itself.
@@ -476,9 +483,13 @@ impl GameSources {
                     None => self::dir_key(dir),
                 }
             }
-            _ => match RunIdentity::read(&run)? {
+            Ok(RunKind::Sharded(_)) => match RunIdentity::read(&run)? {
                 Some(identity) => identity.run_id,
                 None => self::dir_key(dir),
+            },
+            _ => match RunIdentity::read(&run)? {
+                Some(identity) => identity.run_id,
+                None => format!("{LOOSE_PREFIX}{}", self::dir_key(dir)),
             },
         };
         Ok(match self.keys.iter().position(|k| *k == key) {
@@ -522,6 +533,9 @@ fn parent_of(file: &Path) -> PathBuf {
         _ => PathBuf::from("."),
     }
 }
+
+/// The prefix of the key of a folder that is no run: its files' games are told apart by content.
+const LOOSE_PREFIX: &str = "loose:";
 
 /// The run key of games with no run id: their directory, canonical.
 fn dir_key(dir: &Path) -> String {

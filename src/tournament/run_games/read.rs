@@ -53,9 +53,10 @@ impl GameSources {
                             if let Some(schedule) = &schedule {
                                 schedule.check(&game, &place, None)?;
                             }
-                            if has_ids {
-                                seen.insert(key, game.game_id, &place)?;
-                            }
+                            // A run's games are known by its id and theirs; loose files' games
+                            // (no run id: two runs' files may share a folder) by content alone.
+                            let run_key = (has_ids && self.is_run_key(key)).then_some(key);
+                            seen.insert(run_key, &game, &place)?;
                             recorded.push(game.game_id);
                             reading.games += 1;
                             sink.game(&game);
@@ -110,7 +111,7 @@ impl GameSources {
                 if let Some(schedule) = schedule {
                     schedule.check(&game, &place, shards.get(index).map(|(k, _)| *k))?;
                 }
-                seen.insert(key, game.game_id, &place)?;
+                seen.insert(Some(key), &game, &place)?;
                 rows.push((game.game_id, index, position));
             }
             readers.push(Some(GamesReader::open(file)?));
@@ -183,27 +184,69 @@ impl fmt::Display for Place<'_> {
     }
 }
 
-/// The games read so far, by run key and game id, with where they were read.
+/// The games read so far, with where they were read: by run key and game id (games of a run),
+/// and by content (every game: a run's game in a copy of its file kept elsewhere is the same
+/// game).
 #[derive(Default)]
 struct Seen {
     places: HashMap<(usize, u64), String>,
+    contents: HashMap<u64, String>,
 }
 
 impl Seen {
-    /// Notes game `game_id` of run `key` read at `place`.
-    fn insert(&mut self, key: usize, game_id: u64, place: &Place<'_>) -> Result<(), ReadError> {
-        match self.places.entry((key, game_id)) {
-            std::collections::hash_map::Entry::Occupied(first) => Err(ReadError::Duplicate {
-                game_id,
-                first: first.get().clone(),
-                second: place.to_string(),
-            }),
-            std::collections::hash_map::Entry::Vacant(slot) => {
-                slot.insert(place.to_string());
-                Ok(())
-            }
+    /// Notes `game`, of run `key` when it is known by its run (`None` for a loose file's
+    /// game), read at `place`.
+    ///
+    /// # Errors
+    /// [`ReadError::Duplicate`] when the run's game id, or a game of the same content
+    /// ([`fingerprint`]), was read before.
+    fn insert(
+        &mut self,
+        key: Option<usize>,
+        game: &GameRecord,
+        place: &Place<'_>,
+    ) -> Result<(), ReadError> {
+        let duplicate = |first: &String| ReadError::Duplicate {
+            game_id: game.game_id,
+            first: first.clone(),
+            second: place.to_string(),
+        };
+        if let Some(key) = key
+            && let Some(first) = self.places.get(&(key, game.game_id))
+        {
+            return Err(duplicate(first));
         }
+        let content = fingerprint(game);
+        if let Some(first) = self.contents.get(&content) {
+            return Err(duplicate(first));
+        }
+        if let Some(key) = key {
+            self.places.insert((key, game.game_id), place.to_string());
+        }
+        self.contents.insert(content, place.to_string());
+        Ok(())
     }
+}
+
+/// A hash of what makes a game that game wherever it is written (games.csv or PGN): its id,
+/// engines, opening, moves, result and day (a PGN's `Date`: games.pgn keeps no time of day).
+/// Two runs' game 1 differ in their moves or day but for a deterministic replay, which adds
+/// nothing to the evidence either.
+fn fingerprint(game: &GameRecord) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let day = game.started.get(..10).unwrap_or(&game.started);
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    (
+        game.game_id,
+        &game.white,
+        &game.black,
+        &game.opening,
+        &game.moves,
+        game.result,
+        day,
+    )
+        .hash(&mut hasher);
+    hasher.finish()
 }
 
 /// A run's schedule, as far as a reader checks games against it (the book is not needed:
