@@ -258,6 +258,24 @@ mod tests {
         let shown = html.matches('\u{202E}').count();
         assert!(shown >= 6, "{shown} times");
         assert_eq!(html.matches("\u{2068}\u{202E}evil\u{2069}").count(), shown);
+        // The run's metadata (its command line, config) shows the override as a mark.
+        let meta = RunMeta {
+            title: "evil\u{202E}event".into(),
+            info: Some(RunInfo {
+                command_line: vec!["bt-arena".into(), format!("name={evil}")],
+                ..RunInfo::default()
+            }),
+            ..RunMeta::default()
+        };
+        let html = render(&Report {
+            summary: &summary,
+            series: &series,
+            games: &games,
+            meta: &meta,
+        })
+        .unwrap();
+        assert!(html.contains("bt-arena name=&lt;U+202E&gt;evil"), "{html}");
+        assert!(html.contains("<title>evil&lt;U+202E&gt;event"), "{html}");
         // The viewer's data (its list's labels, the players' line) isolates it too.
         let viewer = viewer_json(&games);
         assert_eq!(

@@ -121,7 +121,7 @@ pub(super) fn page(report: &Report<'_>) -> Page {
     let summary = report.summary;
     let shown = shown_terminations(report.series);
     Page {
-        title: report.meta.title.clone(),
+        title: show_controls(&report.meta.title),
         status: status_line(report),
         refresh: report.meta.in_progress.map(|_| REFRESH_SECONDS),
         verdict: verdict(summary),
@@ -153,12 +153,17 @@ pub(super) fn page(report: &Report<'_>) -> Page {
             .collect(),
         viewer_json: viewer_json(report.games),
         viewer_note: viewer_note(report),
-        meta: meta_rows(report),
+        // Texts that hold names (a command line, the config) show their direction marks.
+        meta: meta_rows(report)
+            .into_iter()
+            .map(|(key, value)| (show_controls(&key), show_controls(&value)))
+            .collect(),
         config: report
             .meta
             .config
             .as_ref()
-            .and_then(|c| serde_json::to_string_pretty(c).ok()),
+            .and_then(|c| serde_json::to_string_pretty(c).ok())
+            .map(|text| show_controls(&text)),
     }
 }
 
@@ -200,6 +205,23 @@ fn verdict(summary: &Summary) -> Option<(&'static str, String)> {
 /// `<bdi>` because names also go into `<option>`s, SVG text and the viewer's script.
 pub(super) fn isolate(name: &str) -> String {
     format!("\u{2068}{name}\u{2069}")
+}
+
+/// `text` with its directional formatting characters (U+202A..U+202E, U+2066..U+2069, U+200E,
+/// U+200F, U+061C) shown as `<U+202E>`: in a text that holds a name among other words (a command
+/// line, the config), an override would reverse the rest of the text, which isolation does not
+/// prevent inside the name's own text. Names set apart ([`isolate`]) keep theirs, isolated.
+pub(super) fn show_controls(text: &str) -> String {
+    let is_control = |c: char| matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}');
+    if !text.contains(is_control) {
+        return text.to_string();
+    }
+    text.chars()
+        .map(|c| match c {
+            c if is_control(c) => format!("<U+{:04X}>", u32::from(c)),
+            c => c.to_string(),
+        })
+        .collect()
 }
 
 /// Elo with a sign and one decimal, marked `>`/`<`/`~` when it is a bound.
@@ -597,10 +619,10 @@ fn meta_rows(report: &Report<'_>) -> Vec<(String, String)> {
             rows.push(("Run by".into(), format!("bt-arena {}", info.bt_arena)));
         }
         for (name, id) in &info.engines {
-            rows.push((format!("Engine {}", isolate(name)), isolate(id)));
+            rows.push((format!("Engine {name}"), id.clone()));
         }
         for (name, build) in &info.builds {
-            rows.push((format!("Source of {}", isolate(name)), build.to_string()));
+            rows.push((format!("Source of {name}"), build.to_string()));
         }
         if let Some(scale) = &info.clock_scale {
             rows.push(("Time control scaled".into(), scale.to_string()));
