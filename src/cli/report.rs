@@ -38,6 +38,7 @@ pub struct ReportArgs {
 pub fn run(args: &ReportArgs) -> Result<ExitCode> {
     let inputs = &args.inputs.inputs;
     let out = out_path(args.out.as_deref(), inputs)?;
+    refuse_to_replace_a_runs_page(&out, inputs)?;
     let sources = open_sources(inputs)?;
     let files = sources.files();
     refuse_to_overwrite(&out, &files)?;
@@ -92,14 +93,6 @@ fn out_path(out: Option<&Path>, inputs: &[PathBuf]) -> Result<PathBuf> {
             }
             Ok(out.to_path_buf())
         }
-        (None, [only]) if !only.is_dir() && is_run(&home_of(only)) => Err(UsageError(format!(
-            "{} is the page of the run in {}: a page of {} alone would replace it; give --out, \
-             or make the run's page with `bt-arena report {1}`",
-            RunDir::new(home_of(only)).report_html().display(),
-            home_of(only).display(),
-            only.display()
-        ))
-        .into()),
         (None, [only]) => Ok(RunDir::new(home_of(only)).report_html()),
         (None, _) => Err(UsageError(
             "with several inputs, say where the page goes: --out FILE".into(),
@@ -130,6 +123,32 @@ fn inputs_meta(sources: &GameSources, files: &[PathBuf]) -> RunMeta {
     };
     meta.sources = files.iter().map(|f| f.display().to_string()).collect();
     meta
+}
+
+/// Fails with a [`UsageError`] when `out` is the page of a run (its report.html) and the
+/// inputs are not that run: a page of a file of it (`RUN/games.pgn`, without the SPRT banner
+/// and LLR chart its config gives), or of other games, would replace the run's own page.
+fn refuse_to_replace_a_runs_page(out: &Path, inputs: &[PathBuf]) -> Result<()> {
+    let home = home_of(out);
+    let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    let is_its_page = out.file_name() == RunDir::new(&home).report_html().file_name()
+        && !out.is_dir()
+        && is_run(&home);
+    if !is_its_page || matches!(inputs, [only] if only.is_dir() && same(only, &home)) {
+        return Ok(());
+    }
+    let inputs: Vec<String> = inputs.iter().map(|i| i.display().to_string()).collect();
+    Err(UsageError(format!(
+        "{} is the page of the run in {}: a page of {} would replace it; give another --out, \
+         or make the run's page with `bt-arena report {1}`",
+        out.display(),
+        home.display(),
+        inputs.join(", ")
+    ))
+    .into())
 }
 
 /// Whether `dir` holds a run (on one machine, sharded, or a shard).

@@ -506,3 +506,51 @@ fn a_run_in_progress_has_a_page_that_reloads_itself() {
     assert!(after.contains("6 games (written "), "{after}");
     assert!(!after.contains("http-equiv=\"refresh\""));
 }
+
+/// A page of a file of a run, or of other games, never replaces the run's own page, whether
+/// the page would go there by default or by `--out RUN` (a directory) or `--out RUN/report.html`.
+#[test]
+fn a_runs_page_is_replaced_only_by_a_page_of_that_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = sprt_run(dir.path());
+    let page = out.join("report.html");
+    let before = std::fs::read(&page).unwrap();
+    let pgn = out.join("games.pgn");
+    let (pgn, run_dir) = (pgn.to_str().unwrap(), out.to_str().unwrap());
+    for extra in [
+        &[][..],
+        &["--out", run_dir],
+        &["--out", page.to_str().unwrap()],
+    ] {
+        let args = [&["report", pgn][..], extra].concat();
+        let output = bt_arena(&args);
+        assert_eq!(
+            output.status.code(),
+            Some(3),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+        assert_eq!(
+            stderr(&output),
+            format!(
+                "error: {} is the page of the run in {}: a page of {pgn} would replace it; give \
+                 another --out, or make the run's page with `bt-arena report {1}`\n",
+                if extra.is_empty() || extra[1] == run_dir {
+                    page.display().to_string()
+                } else {
+                    extra[1].to_string()
+                },
+                out.display(),
+            ),
+            "{args:?}"
+        );
+        assert_eq!(std::fs::read(&page).unwrap(), before, "{args:?}");
+    }
+    // The run itself remakes its page.
+    let output = bt_arena(&["report", run_dir, "--out", run_dir]);
+    assert!(
+        output.status.code().is_some_and(|c| c != 3),
+        "{}",
+        stderr(&output)
+    );
+}
