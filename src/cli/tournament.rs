@@ -323,8 +323,9 @@ fn resume_command(config: &TournamentConfig) -> String {
     }
 }
 
-/// The Ctrl-C flag: the first Ctrl-C sets it (no new games; games in flight are dropped), a
-/// second one exits at once (engine processes die with the runner).
+/// The Ctrl-C flag: the first Ctrl-C (SIGINT, or SIGTERM and SIGHUP, which `scancel`, Kubernetes
+/// and a closed terminal send) sets it (no new games; games in flight are dropped), a second one
+/// exits at once (engine processes die with the runner).
 pub(super) fn interrupt_flag() -> Result<Arc<AtomicBool>> {
     static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
     if let Some(flag) = FLAG.get() {

@@ -1306,3 +1306,41 @@ fn args_with_out(args: &[String], out: &Path) -> Vec<String> {
     args[at + 1] = out.display().to_string();
     args
 }
+
+/// SIGTERM (what `scancel` and Kubernetes send before SIGKILL) stops a run as Ctrl-C does: no
+/// new game, exit 130 naming the command that continues it; `--resume` plays the rest.
+#[test]
+fn sigterm_stops_a_run_as_ctrl_c_does_and_resume_finishes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let child = bt_arena_command(args(
+        "tournament --engine cmd=RANDOM name=a --engine cmd=RANDOM name=b --each st=0.02 \
+         --rounds 30 --seed 3",
+        &out,
+    ))
+    .stdout(Stdio::null())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    let csv = out.join("games.csv");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while read_games(&csv).map_or(0, |g| g.len()) < 3 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let pid = i32::try_from(child.id()).unwrap();
+    // SAFETY: sends a signal to our own child process.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(130), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains(&format!(
+            "Interrupted: continue with `bt-arena tournament --resume {}`",
+            out.display()
+        )),
+        "{}",
+        stderr(&output)
+    );
+    let output = resume(&out, "");
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(read_games(&csv).unwrap().len(), 60);
+}
