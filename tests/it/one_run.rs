@@ -776,3 +776,24 @@ fn a_book_changed_under_a_run_is_refused() {
         stderr(&output)
     );
 }
+
+/// One shard of a complete run, given alone, has no verdict (its run's other games are not
+/// read), and the note says where the other shard is rather than that it never started.
+#[test]
+fn a_shard_given_alone_names_the_shard_beside_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = sharded_run(dir.path(), "run");
+    let output = bt_arena(&words("elo", &[path(&run.join("shard-0"))]));
+    assert_eq!(output.status.code(), Some(5), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains(&format!(
+            ": not given: it is in {}; give the run directory {} for every shard",
+            run.join("shard-1").display(),
+            run.display()
+        )),
+        "{}",
+        stderr(&output)
+    );
+    let output = bt_arena(&words("elo", &[path(&run)]));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+}

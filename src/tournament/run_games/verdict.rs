@@ -129,11 +129,21 @@ pub fn describe_missing(sources: &GameSources, reading: &RunReading) -> Vec<Stri
             lines.push(match (shard, &group.kind) {
                 (Some(shard), GroupKind::Sharded { shards, .. }) => {
                     let started = shards.iter().any(|(k, _)| *k == shard.index());
-                    let how = match started {
-                        true => format!(
+                    // A shard beside those given, not given itself.
+                    let beside = group
+                        .dir()
+                        .map(|dir| RunDir::new(dir).shard(shard.index()))
+                        .filter(|beside| beside.config_json().exists());
+                    let how = match (started, beside) {
+                        (true, _) => format!(
                             "continue with `bt-arena tournament --resume {dir} --shard {shard}`"
                         ),
-                        false => format!(
+                        (false, Some(beside)) => format!(
+                            "not given: it is in {}; give the run directory {dir} for every \
+                             shard",
+                            beside.root().display()
+                        ),
+                        (false, None) => format!(
                             "it never started: run the tournament's command with `--out {dir} \
                              --shard {shard}`"
                         ),
