@@ -51,7 +51,7 @@ impl TimeControl {
     /// is `10+0.1`, `1:30` is `90`.
     ///
     /// # Errors
-    /// A message naming the bad value.
+    /// A message naming the bad value, or a base of 0 (the first move would have no time).
     pub fn parse_clock(text: &str) -> Result<TimeControl, String> {
         let bad = |e: String| format!("bad tc '{text}': {e}");
         let (moves, clock) = match text.split_once('/') {
@@ -59,8 +59,13 @@ impl TimeControl {
             None => (None, text),
         };
         let (base, increment) = clock.split_once('+').unwrap_or((clock, "0"));
+        let base_ms = base_to_ms(base).map_err(bad)?;
+        if base_ms == 0 {
+            // The increment comes after a move (cutechess): the first move has the base alone.
+            return Err(bad("the base time must be more than 0 ms".to_string()));
+        }
         Ok(TimeControl::Clock {
-            base_ms: base_to_ms(base).map_err(bad)?,
+            base_ms,
             increment_ms: seconds_to_ms(increment).map_err(bad)?,
             moves,
         })
@@ -688,6 +693,13 @@ mod tests {
     #[test]
     fn bad_clocks_are_named() {
         let err = |text: &str| TimeControl::parse_clock(text).unwrap_err();
+        // No time for the first move (the increment comes after it).
+        for zero in ["0", "0+0.1", "40/0", "0:00+1"] {
+            assert_eq!(
+                err(zero),
+                format!("bad tc '{zero}': the base time must be more than 0 ms")
+            );
+        }
         assert_eq!(
             err("0/60"),
             "bad tc '0/60': '0' is not a positive whole number of moves"

@@ -5,7 +5,8 @@
 //!   subcommand's double-dash flag when it has one;
 //! - a flag of theirs that bt-arena spells otherwise is renamed (`-srand` is `--seed`,
 //!   `-tournament` is `--format`), and one with no bt-arena meaning (`-pgnout`, `-draw`,
-//!   `-recover`) is refused with a hint naming what bt-arena does instead;
+//!   `-recover`) is refused with a hint naming what bt-arena does instead; any other
+//!   single-dash word is refused as typed (`unknown flag '-bogus'`);
 //! - the key lists of `--sprt`, `--resign` and `--adjudicate` are one word (`elo0=0,elo1=5`);
 //!   given as separate words (`--sprt elo0=0 elo1=5`, fastchess's and bt-arena's old form),
 //!   the following words that are `KEY=VALUE` with one of the flag's own keys are joined to it,
@@ -137,7 +138,33 @@ const FOREIGN: &[(&str, Foreign)] = &[
         "site",
         Foreign::Hint("bt-arena writes no Site tag; --event NAME names the run"),
     ),
+    (
+        "scoreinterval",
+        Foreign::Hint(
+            "--rating-interval N prints the report every N games when stdout is not a \
+             terminal; on a terminal the progress line shows the score",
+        ),
+    ),
+    (
+        "use-affinity",
+        Foreign::Hint(
+            "bt-arena does not pin engines to cores: --concurrency N sets the games at once",
+        ),
+    ),
+    (
+        "show-latency",
+        Foreign::Hint(
+            "every move's time, from the go sent to the bestmove read, is in games.csv \
+             (move_info), games.pgn's comments and report.html's move times",
+        ),
+    ),
+    ("randomseed", Foreign::Hint(SEED)),
+    ("seeds", Foreign::Hint(SEED)),
 ];
+
+/// The hint for seed flags.
+const SEED: &str = "--seed N: every random choice follows it (drawn at random and saved when not \
+    given; --openings order=random shuffles the book by it)";
 
 /// The hint for tablebase flags.
 const TABLEBASES: &str = "bt-arena has no tablebases: --adjudicate proof=PLIES ends a game \
@@ -218,8 +245,14 @@ pub fn rewrite(command: &clap::Command, args: Vec<OsString>) -> Result<Rewritten
             ))
         })? {
             Some(flag) => flag,
-            // Not bt-arena's: clap says so (and suggests the nearest flag).
-            None if single_dash => name.to_string(),
+            // Not bt-arena's, nor cutechess-cli's or fastchess's: named as typed.
+            None if single_dash => {
+                return Err(UsageError(format!(
+                    "unknown flag '{}': `{}` has no --{name} (see its --help)",
+                    text.split('=').next().unwrap_or(&text),
+                    path.join(" ")
+                )));
+            }
             None => {
                 out.push(word);
                 continue;
@@ -432,10 +465,10 @@ mod tests {
         ] {
             assert_eq!(same(line), line);
         }
-        // Not a flag of the subcommand: clap is given the double-dash form to refuse.
+        // Not a flag of the subcommand: refused as typed.
         assert_eq!(
-            same("bt-arena elo -frobnicate x"),
-            "bt-arena elo --frobnicate x"
+            run("bt-arena elo -frobnicate x").unwrap_err(),
+            "unknown flag '-frobnicate': `bt-arena elo` has no --frobnicate (see its --help)"
         );
         assert_eq!(
             same("bt-arena tournament -help"),

@@ -126,6 +126,7 @@ pub fn conclude(
         Verdict::NoDecision if sources.single_run().is_some() => {
             eprintln!("SPRT: no decision over every game of the schedule");
         }
+        Verdict::NoDecision => eprintln!("SPRT: no decision over the games read"),
         _ => {}
     }
     ExitCode::from(verdict_code(verdict))

@@ -197,7 +197,10 @@ fn announce(config: &TournamentConfig, plan: Plan) {
         eprintln!("warning: {repair}");
     }
     let games = match plan.recorded {
-        0 => format!("Playing {} games", plan.scheduled),
+        0 => format!(
+            "Playing {}",
+            bt_arena::records::plural(plan.scheduled as u64, "game")
+        ),
         recorded => format!(
             "Resuming {} of {} games ({recorded} recorded)",
             plan.scheduled - recorded,
@@ -213,7 +216,10 @@ fn announce(config: &TournamentConfig, plan: Plan) {
         config.engines.len(),
         bt_arena::records::plural(u64::from(config.rounds), "round"),
         config.rules,
-        config.concurrency,
+        // No more games at once than there are games to play.
+        config
+            .concurrency
+            .min((plan.scheduled - plan.recorded).max(1)),
         config.results_dir().display()
     );
     say!(

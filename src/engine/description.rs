@@ -301,7 +301,7 @@ impl EngineKeys {
                 token,
             )?,
             "st" => self.set_limit(
-                TimeControl::MoveTime(seconds_to_ms(value).map_err(|e| bad(&e))?),
+                TimeControl::MoveTime(positive_seconds_to_ms(value).map_err(|e| bad(&e))?),
                 token,
             )?,
             "depth" => self.set_limit(

@@ -198,7 +198,7 @@ fn describe_cut_off(file: &mut File, start: u64) -> io::Result<String> {
     let game = row_of(&String::from_utf8_lossy(&head));
     Ok(format!(
         "line {}: {game} has no line end (cut off by a kill, or its newline dropped by an \
-         editor): not counted; `--resume` plays it again",
+         editor; `--resume` plays it again)",
         lines + 1
     ))
 }

@@ -512,7 +512,7 @@ fn a_last_row_without_its_newline_is_named_and_replayed() {
     std::fs::write(&csv, text.trim_end_matches('\n')).unwrap();
     let line = format!(
         "warning: {}, line 15: game 14's row has no line end (cut off by a kill, or its newline \
-         dropped by an editor): not counted; `--resume` plays it again: not counted\n",
+         dropped by an editor; `--resume` plays it again): not counted\n",
         csv.display()
     );
     for args in [words("elo", &[path(&run)]), words("elo", &[path(&csv)])] {
