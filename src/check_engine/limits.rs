@@ -112,7 +112,7 @@ fn movetime(engine: &mut Engine, ctx: &Ctx) -> Outcome {
     let over = ms as i64 - MOVETIME_MS as i64;
     let summary = format!(
         "{} tries of go movetime {MOVETIME_MS}: worst overshoot {over} ms (slowest answer {ms} ms; \
-         a tournament forfeits beyond {} ms)",
+         a tournament forfeits an overshoot beyond {} ms)",
         cases.len(),
         ctx.margin_ms
     );

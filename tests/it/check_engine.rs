@@ -318,7 +318,7 @@ fn a_slow_engine_fails_movetime_with_its_worst_overshoot() {
         run.summary("limits.movetime"),
         format!(
             "5 tries of go movetime 100: worst overshoot {} ms (slowest answer {ms} ms; a \
-             tournament forfeits beyond 100 ms)",
+             tournament forfeits an overshoot beyond 100 ms)",
             ms - 100
         )
     );
