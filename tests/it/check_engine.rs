@@ -478,7 +478,7 @@ fn the_text_report_shows_the_evidence_of_what_failed() {
 }
 
 #[test]
-fn an_engine_that_cannot_start_exits_4_and_a_bad_option_exits_3() {
+fn an_engine_that_cannot_start_exits_4_and_a_missing_one_or_a_bad_option_exits_3() {
     let exits = faulty("exit-at-start", &[], "handshake");
     assert_eq!(exits.code, 4);
     assert!(
@@ -486,12 +486,13 @@ fn an_engine_that_cannot_start_exits_4_and_a_bad_option_exits_3() {
         "{}",
         exits.stderr
     );
+    // A missing executable is a bad command line, as for every command.
     let missing = check_engine(&["--engine", "cmd=/nonexistent/engine"]);
-    assert_eq!(missing.code, 4);
+    assert_eq!(missing.code, 3);
     assert!(
         missing
             .stderr
-            .contains("cannot start '/nonexistent/engine'"),
+            .contains("error: engine 'engine': executable /nonexistent/engine not found"),
         "{}",
         missing.stderr
     );

@@ -437,8 +437,8 @@ fn bad_command_lines_suites_and_engines_get_their_exit_codes() {
         (&["--engine", &random, "--seed", "1"], 3, "--random"),
         (
             &["--engine", "cmd=/no/such/engine"],
-            4,
-            "cannot start '/no/such/engine'",
+            3,
+            "error: engine 'engine': executable /no/such/engine not found",
         ),
         (
             &["--engine", &random, "--suite", "tests/perft/classic.epd"],
