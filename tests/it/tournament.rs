@@ -597,10 +597,7 @@ fn a_killed_run_resumes_without_losing_or_repeating_games() {
         .spawn()
         .unwrap();
     let csv = out.join("games.csv");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while read_games(&csv).map_or(0, |g| g.len()) < 5 && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_for_games(&csv, 5);
     child.kill().unwrap(); // SIGKILL: no chance to clean up
     child.wait().unwrap();
     let orphans = || processes_in(&engine_dir);
@@ -1323,10 +1320,7 @@ fn sigterm_stops_a_run_as_ctrl_c_does_and_resume_finishes_it() {
     .spawn()
     .unwrap();
     let csv = out.join("games.csv");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while read_games(&csv).map_or(0, |g| g.len()) < 3 && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_for_games(&csv, 3);
     let pid = i32::try_from(child.id()).unwrap();
     // SAFETY: sends a signal to our own child process.
     assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
@@ -1343,4 +1337,11 @@ fn sigterm_stops_a_run_as_ctrl_c_does_and_resume_finishes_it() {
     let output = resume(&out, "");
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert_eq!(read_games(&csv).unwrap().len(), 60);
+}
+
+/// Waits (at most 30 s) until the games.csv at `csv` holds `count` games.
+fn wait_for_games(csv: &Path, count: usize) {
+    crate::util::eventually(Duration::from_secs(30), || {
+        read_games(csv).map_or(0, |g| g.len()) >= count
+    });
 }

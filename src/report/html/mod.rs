@@ -108,6 +108,17 @@ pub fn write_run_report(
 mod tests {
     use super::page::{move_info_note, viewer_json};
     use super::*;
+
+    /// The page of `games` with their summary and series, described by `meta`.
+    fn page(summary: &Summary, series: &Series, games: &[GameRecord], meta: &RunMeta) -> String {
+        render(&Report {
+            summary,
+            series,
+            games,
+            meta,
+        })
+        .unwrap()
+    }
     use crate::records::tests::record;
     use crate::records::{GameResult::*, Termination::*};
     use crate::report::series::UnreadableMoveInfo;
@@ -135,13 +146,7 @@ mod tests {
             in_progress: Some((3, 8)),
             ..RunMeta::default()
         };
-        let html = render(&Report {
-            summary: &summary,
-            series: &series,
-            games: &games,
-            meta: &meta,
-        })
-        .unwrap();
+        let html = page(&summary, &series, &games, &meta);
         for id in [
             "standings",
             "pairs",
@@ -195,13 +200,7 @@ mod tests {
             text.contains("Elo: >+1199.83 (a floor: one side won every counted game)"),
             "{text}"
         );
-        let html = render(&Report {
-            summary: &summary,
-            series: &series,
-            games: &games,
-            meta: &RunMeta::default(),
-        })
-        .unwrap();
+        let html = page(&summary, &series, &games, &RunMeta::default());
         assert!(
             html.contains("Elo &gt;+1199.8 (a floor: one side won every counted game), LOS"),
             "{html}"
@@ -248,13 +247,7 @@ mod tests {
         let names = [evil.to_string(), "b".to_string()];
         let summary = Summary::compute(&games, &names, None);
         let series = Series::compute(&summary, &[&games], None);
-        let html = render(&Report {
-            summary: &summary,
-            series: &series,
-            games: &games,
-            meta: &RunMeta::default(),
-        })
-        .unwrap();
+        let html = page(&summary, &series, &games, &RunMeta::default());
         let shown = html.matches('\u{202E}').count();
         assert!(shown >= 6, "{shown} times");
         assert_eq!(html.matches("\u{2068}\u{202E}evil\u{2069}").count(), shown);
@@ -267,13 +260,7 @@ mod tests {
             }),
             ..RunMeta::default()
         };
-        let html = render(&Report {
-            summary: &summary,
-            series: &series,
-            games: &games,
-            meta: &meta,
-        })
-        .unwrap();
+        let html = page(&summary, &series, &games, &meta);
         assert!(html.contains("bt-arena name=&lt;U+202E&gt;evil"), "{html}");
         assert!(html.contains("<title>evil&lt;U+202E&gt;event"), "{html}");
         // The viewer's data (its list's labels, the players' line) isolates it too.
