@@ -385,10 +385,12 @@ fn before_subcommand(command: &clap::Command, name: &str, given: &str) -> Option
     })
 }
 
-/// Whether `word` is `KEY=VALUE` with KEY one of `keys`.
+/// Whether `word` is `KEY=VALUE` with KEY one of `keys`, and no file of that name.
 fn is_key_word(word: &str, keys: &[&str]) -> bool {
     word.split_once('=')
         .is_some_and(|(key, _)| keys.contains(&key))
+        // A file of that name (`elo --sprt elo0=0 elo1=5 alpha=0.1`, a games file) is an input.
+        && !std::path::Path::new(word).exists()
 }
 
 #[cfg(test)]

@@ -477,6 +477,24 @@ fn separate_words_of_a_key_list_are_joined_with_a_deprecation_note() {
         "{config}"
     );
     assert_eq!(config["adjudication"]["resign"]["movecount"], 3, "{config}");
+    // A games file named like a key is an input, not a key of the list.
+    std::fs::copy(out.join("games.csv"), dir.path().join("alpha=0.2")).unwrap();
+    let output = crate::util::bt_arena_command(["elo", "--sprt", "elo0=0", "elo1=50", "alpha=0.2"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(
+        stdout(&output).starts_with("Games: 2\n"),
+        "{}",
+        stdout(&output)
+    );
+    // The test is the flag's (elo1=50), over the file's two games.
+    assert!(
+        stdout(&output).contains(" (-2.94, 2.94) [0.00, 50.00]\n"),
+        "{}",
+        stdout(&output)
+    );
 }
 
 #[test]
