@@ -28,6 +28,8 @@
 //! | [`stats`] | Elo, LOS, pentanomial counts, SPRT (fishtest's formulas), Bradley–Terry ratings | `docs/guide/sprt.md` |
 //! | [`perft_check`] | an engine's perft against the rules, walked down to the faulty position | `docs/guide/perft.md` |
 //! | [`check_engine`] | the protocol and rules checklist for engine authors | `docs/guide/check-engine.md` |
+//! | [`named`] | values named by a word (rule sets, protocols, formats): one trait, one macro, one error | `docs/guide/tournaments.md` |
+//! | [`textfile`] | reading the text files users hand in as editors save them (a byte-order mark) | `docs/guide/rules.md` (Files) |
 //!
 //! # Glossary
 //!
