@@ -136,7 +136,8 @@ pub fn describe_missing(sources: &GameSources, reading: &RunReading) -> Vec<Stri
                         .filter(|beside| beside.config_json().exists());
                     let how = match (started, beside) {
                         (true, _) => format!(
-                            "continue with `bt-arena tournament --resume {dir} --shard {shard}`"
+                            "continue with `bt-arena tournament --resume {dir} --shard {shard}` \
+                             (unless it is still playing)"
                         ),
                         (false, Some(beside)) => format!(
                             "not given: it is in {}; give the run directory {dir} for every \
@@ -150,7 +151,10 @@ pub fn describe_missing(sources: &GameSources, reading: &RunReading) -> Vec<Stri
                     };
                     format!("shard {shard}: {games}: {how}")
                 }
-                _ => format!("{dir}: {games}: continue with `bt-arena tournament --resume {dir}`"),
+                _ => format!(
+                    "{dir}: {games}: continue with `bt-arena tournament --resume {dir}` (unless \
+                     it is still playing)"
+                ),
             });
         }
     }
