@@ -6,6 +6,10 @@
 //! other error (a missing or malformed file, an engine that failed, a failed build); 5 a run
 //! incomplete, with no verdict yet; 130 interrupted by Ctrl-C.
 
+// The flags' doc comments are their --help text, where `<event>` and `<rules>` are the usage
+// convention for a placeholder, not HTML.
+#![allow(rustdoc::invalid_html_tags)]
+
 mod cli;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
