@@ -180,11 +180,11 @@ fn announce(config: &TuneConfig, plan: TunePlan) {
         (done, None) => format!("Resuming a tune of {params} ({done} iterations finished)"),
     };
     say!(
-        "{what} of {} over {} iterations of {} game pairs, {} rules, {} at a time, seed {}; \
+        "{what} of {} over {} iterations of {}, {} rules, {} at a time, seed {}; \
          results in {}",
         config.engine.cmd.display(),
         config.spsa.iterations,
-        config.spsa.pairs,
+        bt_arena::records::plural(u64::from(config.spsa.pairs), "game pair"),
         config.rules,
         config.concurrency,
         config.seed,

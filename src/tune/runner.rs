@@ -27,7 +27,7 @@
 
 use super::config::TuneConfig;
 use super::iterations::{IterationRecord, IterationsError, IterationsFile, theta_after};
-use super::params::ParamsError;
+use super::params::{ParamsError, TuneParam};
 use super::report::{self, Snapshot};
 use super::shard::{self, ShardError};
 use super::spsa::{self, Perturbation};
@@ -519,7 +519,10 @@ impl<'a> Shared<'a> {
             } else {
                 state.theta = theta_after(&self.config.params, state.finished.values());
             }
-            self.say(&line);
+            self.say(&format!(
+                "{line}; {}",
+                theta_text(&self.config.params, &state.theta)
+            ));
         }
         self.refresh_report();
     }
@@ -674,5 +677,51 @@ impl<'a> Worker<'a> {
         if let Some(seat) = self.seats[side].take() {
             seat.engine.quit();
         }
+    }
+}
+
+/// Most parameters whose θ an iteration's line lists (report.html has them all).
+const THETA_SHOWN: usize = 4;
+
+/// θ as an iteration's line ends: `θ Tempo=30.42, Race=118.00`, or for more than
+/// [`THETA_SHOWN`] parameters where to find them.
+fn theta_text(params: &[TuneParam], theta: &[f64]) -> String {
+    if params.len() > THETA_SHOWN {
+        return format!("θ of {} parameters in report.html", params.len());
+    }
+    let values: Vec<String> = params
+        .iter()
+        .zip(theta)
+        .map(|(param, value)| format!("{}={value:.2}", param.name))
+        .collect();
+    format!("θ {}", values.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tune::params::parse_line;
+
+    fn param(line: &str) -> TuneParam {
+        parse_line(line).unwrap().unwrap()
+    }
+
+    #[test]
+    fn an_iterations_line_shows_theta_of_a_few_parameters() {
+        let two = [
+            param("Tempo, int, 30, -20, 40, 3, 0.05"),
+            param("Race, float, 100, 0, 200, 10, 0.05"),
+        ];
+        assert_eq!(
+            theta_text(&two, &[30.4149, 118.0]),
+            "θ Tempo=30.41, Race=118.00"
+        );
+        let many: Vec<TuneParam> = (0..5)
+            .map(|k| param(&format!("P{k}, int, 1, 0, 9, 1, 0.05")))
+            .collect();
+        assert_eq!(
+            theta_text(&many, &[1.0; 5]),
+            "θ of 5 parameters in report.html"
+        );
     }
 }
