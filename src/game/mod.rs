@@ -117,6 +117,7 @@ fn play_moves(
     let mut position = *opening;
     for side in [Color::White, Color::Black] {
         if let Err(error) = players.engines[side].new_game() {
+            stopped_from_outside(&error, stop)?;
             return Ok(fault(side, &error, moves, used));
         }
     }
@@ -145,7 +146,10 @@ fn play_moves(
         used[side] += elapsed;
         let (bestmove, info) = match reply {
             Ok(reply) => (reply.bestmove, move_info(reply.info, elapsed)),
-            Err(error) => return Ok(fault(side, &error, moves, used)),
+            Err(error) => {
+                stopped_from_outside(&error, stop)?;
+                return Ok(fault(side, &error, moves, used));
+            }
         };
         if let Err(late) = clocks.charge(side, elapsed) {
             let detail = format!("{} lost on time ({late})", players.specs[side].name);
@@ -182,6 +186,29 @@ fn play_moves(
                 return Ok(forfeit(side, Termination::IllegalMove, detail, moves, used));
             }
         }
+    }
+}
+
+/// [`Unfinished::Interrupted`] when an engine's failure is the run being stopped rather than a
+/// fault: `stop` is set (Ctrl-C, SIGTERM), or the engine was killed by SIGINT, SIGTERM or SIGHUP,
+/// which `scancel`, Kubernetes and a closed terminal send to every process of a job, the
+/// runner's own handler perhaps not having run yet. `stop` is set then too: the run stops, and
+/// `--resume` replays the game. No engine is charged with a loss it did not cause.
+fn stopped_from_outside(error: &EngineError, stop: &AtomicBool) -> Result<(), Unfinished> {
+    use std::os::unix::process::ExitStatusExt;
+    let killed = matches!(
+        error,
+        EngineError::Crashed { status: Some(status), .. }
+            if status.signal().is_some_and(|signal| {
+                [libc::SIGINT, libc::SIGTERM, libc::SIGHUP].contains(&signal)
+            })
+    );
+    if killed {
+        stop.store(true, Ordering::SeqCst);
+    }
+    match stop.load(Ordering::SeqCst) {
+        true => Err(Unfinished::Interrupted),
+        false => Ok(()),
     }
 }
 

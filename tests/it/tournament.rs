@@ -1311,8 +1311,8 @@ fn sigterm_stops_a_run_as_ctrl_c_does_and_resume_finishes_it() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
     let child = bt_arena_command(args(
-        "tournament --engine cmd=RANDOM name=a --engine cmd=RANDOM name=b --each st=0.02 \
-         --rounds 30 --seed 3",
+        "tournament --engine cmd=SEARCH name=a --engine cmd=SEARCH name=b option.Eval=material \
+         --each nodes=3000 --rounds 30 --seed 3 --concurrency 2",
         &out,
     ))
     .stdout(Stdio::null())
@@ -1322,8 +1322,11 @@ fn sigterm_stops_a_run_as_ctrl_c_does_and_resume_finishes_it() {
     let csv = out.join("games.csv");
     wait_for_games(&csv, 3);
     let pid = i32::try_from(child.id()).unwrap();
-    // SAFETY: sends a signal to our own child process.
-    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+    // As scancel does: the signal to every process of the job, the engines too.
+    for target in std::iter::once(pid).chain(children_of(pid)) {
+        // SAFETY: sends a signal to our own child process or one of its children.
+        unsafe { libc::kill(target, libc::SIGTERM) };
+    }
     let output = child.wait_with_output().unwrap();
     assert_eq!(output.status.code(), Some(130), "{}", stderr(&output));
     assert!(
@@ -1334,9 +1337,35 @@ fn sigterm_stops_a_run_as_ctrl_c_does_and_resume_finishes_it() {
         "{}",
         stderr(&output)
     );
+    // An engine killed by the stop signal lost no game: the games in flight were dropped.
+    let games = read_games(&csv).unwrap();
+    assert!(
+        games.iter().all(|g| g.termination != Termination::Crash),
+        "{games:?}"
+    );
     let output = resume(&out, "");
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    assert_eq!(read_games(&csv).unwrap().len(), 60);
+    let games = read_games(&csv).unwrap();
+    assert_eq!(games.len(), 60);
+    assert!(games.iter().all(|g| g.termination != Termination::Crash));
+}
+
+/// The processes whose parent is `pid`.
+fn children_of(pid: i32) -> Vec<i32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|child| {
+            std::fs::read_to_string(format!("/proc/{child}/stat")).is_ok_and(|stat| {
+                // The parent's pid is the second field after the command in parentheses.
+                stat.rsplit_once(')')
+                    .and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<i32>().ok())
+                    == Some(pid)
+            })
+        })
+        .collect()
 }
 
 /// Waits (at most 30 s) until the games.csv at `csv` holds `count` games.
