@@ -241,8 +241,8 @@ pub struct OpeningsFlag {
     ///
     /// Default: the shipped book of the rule set in sequential order: openings/<rules>.epd of
     /// the working directory when it has one (a clone), else the same book built into
-    /// bt-arena, copied into the run directory. Both games of a pair start from the same
-    /// opening; order=random shuffles the book by the seed.
+    /// bt-arena, named shipped:<rules>.epd (file=shipped:classic.epd names one anywhere). Both
+    /// games of a pair start from the same opening; order=random shuffles the book by the seed.
     #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
     pub openings: Vec<String>,
 }

@@ -181,7 +181,6 @@ pub fn run(args: &TournamentArgs, matches: &ArgMatches) -> Result<ExitCode> {
         false => None,
     };
     prepare::prepare(&mut config, cache.as_ref(), &mut |line| say!("{line}"))?;
-    write_shipped_copy(config.openings.file.as_deref(), config.rules, &config.out)?;
     let stop = interrupt_flag()?;
     let report = tournament::run(&mut config, start, &stop, announce)?;
     say!("\n{}", report.summary);
@@ -286,6 +285,9 @@ fn print_openings(openings: &OpeningsSpec) {
         OpeningOrder::Random => "random",
     };
     match &openings.file {
+        Some(book) if bt_arena::openings::shipped_text(book).is_some() => {
+            say!("Openings: {} (built in, {order} order)", book.display())
+        }
         Some(book) => say!("Openings: {} ({order} order)", book.display()),
         None => say!("Openings: the start position"),
     }
@@ -524,7 +526,7 @@ fn override_settings(config: &mut TournamentConfig, args: &TournamentArgs) -> Re
         None => default_out(&config.event),
     };
     if args.openings.openings.is_empty() && args.config.is_none() {
-        config.openings.file = Some(shipped_book(config.rules, &config.out));
+        config.openings.file = Some(shipped_book(config.rules));
     }
     Ok(())
 }
@@ -544,7 +546,9 @@ pub(super) fn make_paths_absolute(config: &mut TournamentConfig) -> Result<()> {
             engine.dir = Some(absolute(dir)?);
         }
     }
-    if let Some(book) = &config.openings.file {
+    if let Some(book) = config.openings.file.as_ref()
+        && bt_arena::openings::shipped_text(book).is_none()
+    {
         config.openings.file = Some(absolute(book)?);
     }
     config.out = absolute(&config.out)?;
@@ -552,35 +556,15 @@ pub(super) fn make_paths_absolute(config: &mut TournamentConfig) -> Result<()> {
 }
 
 /// The shipped opening book of `rules`: `openings/<rules>.epd` of the working directory when it
-/// has one (a clone of the repository), else the copy of the book built into bt-arena that the
-/// run directory `out` keeps (written by [`write_shipped_copy`] once the run is about to start;
-/// the run keeps its book and `--resume` finds it from anywhere). Either way the same
+/// has one (a clone of the repository), else the same book built into bt-arena, named
+/// `shipped:<rules>.epd` ([`bt_arena::openings::shipped_book_name`]). Either way the same
 /// positions, the same digest.
-pub(super) fn shipped_book(rules: Rules, out: &Path) -> PathBuf {
+pub(super) fn shipped_book(rules: Rules) -> PathBuf {
     let path = PathBuf::from(format!("openings/{}.epd", rules.name()));
     match path.exists() {
         true => path,
-        false => RunDir::new(out).shipped_book(rules.name()),
+        false => bt_arena::openings::shipped_book_name(rules),
     }
-}
-
-/// Writes the copy of the built-in book of `rules` into the run directory `out` when `book` is
-/// that copy and does not exist yet ([`shipped_book`]); shards of one run write the same bytes.
-///
-/// # Errors
-/// When the directory or the copy cannot be written.
-pub(super) fn write_shipped_copy(book: Option<&Path>, rules: Rules, out: &Path) -> Result<()> {
-    let copy = RunDir::new(out).shipped_book(rules.name());
-    let wanted = book.is_some_and(|book| book == copy);
-    if !wanted || copy.exists() {
-        return Ok(());
-    }
-    std::fs::create_dir_all(out)
-        .with_context(|| format!("cannot create the directory {}", out.display()))?;
-    bt_arena::records::write_atomically(&copy, bt_arena::records::Existing::Replace, |file| {
-        std::io::Write::write_all(file, bt_arena::openings::shipped_book(rules).as_bytes())
-    })?;
-    Ok(())
 }
 
 /// `results/<event>-<YYYYMMDD-HHMMSS>` (UTC), or with `-2`, `-3`, ... after it when a run

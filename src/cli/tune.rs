@@ -3,8 +3,7 @@
 
 use super::args::{EngineFlags, OpeningsFlag, PgnCommentsFlag, RulesFlag, RunSeed};
 use super::tournament::{
-    DEFAULT_LIMIT, EXIT_INTERRUPTED, default_out, interrupt_flag, make_paths_absolute,
-    shipped_book, write_shipped_copy,
+    DEFAULT_LIMIT, EXIT_INTERRUPTED, default_out, interrupt_flag, make_paths_absolute, shipped_book,
 };
 use anyhow::{Context, Result, anyhow};
 use bt_arena::run_dir::{RunDir, Shard};
@@ -127,7 +126,6 @@ pub fn run(args: &TuneArgs, matches: &ArgMatches) -> Result<ExitCode> {
     };
     tune::shard::establish(&mut config, resume || args.seed.seed.is_some())
         .map_err(|e| super::UsageError(e.to_string()))?;
-    write_shipped_copy(config.openings.file.as_deref(), config.rules, &config.out)?;
     let stop = interrupt_flag()?;
     let report = tune::run(&config, resume, &stop, |plan| announce(&config, plan)).map_err(
         |err| match err {
@@ -337,7 +335,7 @@ fn build_config(args: &TuneArgs) -> Result<TuneConfig> {
     let out = args.out.clone().unwrap_or_else(|| default_out(&event));
     let openings = if args.openings.openings.is_empty() {
         OpeningsSpec {
-            file: Some(shipped_book(rules, &out)),
+            file: Some(shipped_book(rules)),
             order: OpeningOrder::Sequential,
             digest: None,
         }

@@ -25,6 +25,36 @@ pub fn shipped_book(rules: Rules) -> &'static str {
     }
 }
 
+/// How a config names a shipped book rather than a file: `shipped:capture-only.epd`.
+pub const SHIPPED_PREFIX: &str = "shipped:";
+
+/// The name a config gives the shipped book of `rules`: `shipped:<rules>.epd` ([`SHIPPED_PREFIX`]).
+/// No file: the text is built in, so a run names the same book on any machine, from any
+/// directory, after its directory was moved.
+pub fn shipped_book_name(rules: Rules) -> PathBuf {
+    PathBuf::from(format!("{SHIPPED_PREFIX}{}.epd", rules.name()))
+}
+
+/// The built-in text a `shipped:` book name stands for; `None` for a file's path.
+pub fn shipped_text(path: &Path) -> Option<&'static str> {
+    let name = path
+        .to_str()?
+        .strip_prefix(SHIPPED_PREFIX)?
+        .strip_suffix(".epd")?;
+    name.parse::<Rules>().ok().map(shipped_book)
+}
+
+/// The bytes of the book at `path`: a file's, or a shipped book's built-in text.
+///
+/// # Errors
+/// When the file cannot be read.
+pub fn book_bytes(path: &Path) -> std::io::Result<Vec<u8>> {
+    match shipped_text(path) {
+        Some(text) => Ok(text.as_bytes().to_vec()),
+        None => std::fs::read(path),
+    }
+}
+
 pub use check::{BookReport, EvalSpread, PlySpread, ProvenOpening, Spread, check, pawn_advances};
 pub use generate::{
     DEFAULT_MAX_EVAL, GenerateOptions, Generated, GeneratedOpening, GenerationTally,
@@ -136,6 +166,9 @@ impl Book {
     /// [`BookError`] naming the file (and line) when it cannot be read, a line is not a
     /// position, a position is already decided under `rules`, or the book is empty.
     pub fn load(path: &Path, rules: Rules) -> Result<Book, BookError> {
+        if let Some(text) = shipped_text(path) {
+            return Book::parse(text, path, rules);
+        }
         let text = crate::textfile::read_to_string(path).map_err(|source| BookError::Read {
             path: path.to_path_buf(),
             source,

@@ -9,7 +9,6 @@
 //!   games.csv  games.pgn    the record: one row (one PGN game) per finished game
 //!   summary.json report.html run.json
 //!   .lock  logs/
-//!   capture-only.epd        the shipped book, when the run was started outside the repository
 //! RUN/                      a sharded run (RunKind::Sharded): no config.json of its own
 //!   identity.json           the run's identity, decided once by the first shard to start
 //!   sprt.json               the shared SPRT's verdict, once one is reached
@@ -202,12 +201,6 @@ impl RunDir {
     /// `logs/`.
     pub fn logs(&self) -> PathBuf {
         self.root.join(LOGS)
-    }
-
-    /// `<rules>.epd`: the copy of the shipped opening book of the rule set named `rules` that
-    /// a run started outside the repository plays from (the book is built into bt-arena).
-    pub fn shipped_book(&self, rules: &str) -> PathBuf {
-        self.root.join(format!("{rules}.epd"))
     }
 
     /// The directory of shard `index` of this (sharded) run: `shard-K`.

@@ -291,7 +291,7 @@ fn take_book_digest(config: &mut TournamentConfig, start: Start) -> Result<(), R
     let Some(path) = &config.openings.file else {
         return Ok(());
     };
-    let bytes = std::fs::read(path)
+    let bytes = crate::openings::book_bytes(path)
         .map_err(|e| RunError::Config(format!("cannot read {}: {e}", path.display())))?;
     let digest: String = sha2::Sha256::digest(&bytes)
         .iter()

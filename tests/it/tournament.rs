@@ -1252,10 +1252,11 @@ fn an_interim_report_is_printed_every_rating_interval_games() {
 }
 
 /// Started outside the repository (after `cargo install`), a tournament plays the shipped book
-/// built into bt-arena, copied into its run directory: the same positions as the repository's,
-/// so fixed-depth engines do not replay one game pair; `--resume` from elsewhere finds it.
+/// built into bt-arena (`shipped:capture-only.epd` in its config): the same positions as the
+/// repository's, so fixed-depth engines do not replay one game pair; no file is written for
+/// it, and the run resumes after its directory was moved.
 #[test]
-fn outside_the_repository_the_built_in_book_is_played_and_kept_with_the_run() {
+fn outside_the_repository_the_built_in_book_is_played() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
     let args = args(
@@ -1268,17 +1269,16 @@ fn outside_the_repository_the_built_in_book_is_played_and_kept_with_the_run() {
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    let copy = out.join("capture-only.epd");
     assert!(
-        stdout(&output).contains(&format!("Openings: {} (sequential order)", copy.display())),
+        stdout(&output)
+            .contains("Openings: shipped:capture-only.epd (built in, sequential order)\n"),
         "{}",
         stdout(&output)
     );
-    let shipped = concat!(env!("CARGO_MANIFEST_DIR"), "/openings/capture-only.epd");
-    assert_eq!(
-        std::fs::read(&copy).unwrap(),
-        std::fs::read(shipped).unwrap()
-    );
+    let config: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("config.json")).unwrap()).unwrap();
+    assert_eq!(config["openings"]["file"], "shipped:capture-only.epd");
+    assert!(!out.join("capture-only.epd").exists());
     let games = read_games(&out.join("games.csv")).unwrap();
     let openings: HashSet<&str> = games.iter().map(|g| g.opening.as_str()).collect();
     assert_eq!(openings.len(), 3, "one opening per game pair");
@@ -1294,6 +1294,18 @@ fn outside_the_repository_the_built_in_book_is_played_and_kept_with_the_run() {
             .collect()
     };
     assert_eq!(moves(&replayed), moves(&games));
+    // Moved (rows removed), it resumes from anywhere and plays the same games again.
+    let moved = dir.path().join("moved");
+    std::fs::rename(&out, &moved).unwrap();
+    let text = std::fs::read_to_string(moved.join("games.csv")).unwrap();
+    let kept: Vec<&str> = text.lines().take(3).collect();
+    std::fs::write(moved.join("games.csv"), kept.join("\n") + "\n").unwrap();
+    let output = resume(&moved, "");
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(
+        moves(&read_games(&moved.join("games.csv")).unwrap()),
+        moves(&games)
+    );
 }
 
 /// `args` with its `--out` replaced by `out`.
