@@ -134,11 +134,23 @@ fn refuse_to_replace_a_runs_page(out: &Path, inputs: &[PathBuf]) -> Result<()> {
         (Ok(a), Ok(b)) => a == b,
         _ => false,
     };
-    let is_its_page = out.file_name() == RunDir::new(&home).report_html().file_name()
+    let run = RunDir::new(&home);
+    // A tune's page (SPSA's) is never a tournament report's, even of its own games.
+    let tune = run.tune_json().exists();
+    let is_its_page = out.file_name() == run.report_html().file_name()
         && !out.is_dir()
-        && is_run(&home);
-    if !is_its_page || matches!(inputs, [only] if only.is_dir() && same(only, &home)) {
+        && (tune || is_run(&home));
+    if !is_its_page || (!tune && matches!(inputs, [only] if only.is_dir() && same(only, &home))) {
         return Ok(());
+    }
+    if tune {
+        return Err(UsageError(format!(
+            "{} is the page of the tune in {}: a report of games would replace it; give \
+             another --out (`bt-arena tune --resume {1}` rewrites the tune's page)",
+            out.display(),
+            home.display()
+        ))
+        .into());
     }
     let inputs: Vec<String> = inputs.iter().map(|i| i.display().to_string()).collect();
     Err(UsageError(format!(

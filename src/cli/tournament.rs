@@ -161,10 +161,12 @@ pub fn run(args: &TournamentArgs, matches: &ArgMatches) -> Result<ExitCode> {
     let (mut config, start) = match &args.resume {
         Some(dir) => (resumed_config(dir, args, matches)?, Start::Resume),
         None => {
-            let (base, file_seed) = match &args.config {
+            let (mut base, file_seed) = match &args.config {
                 Some(path) => TournamentConfig::read_with_seed(path)?,
                 None => (default_config()?, SeedOrigin::Drawn),
             };
+            // A run's config.json used as a template starts a run of its own.
+            base.run_id = None;
             let seed = match (args.seed.seed, file_seed) {
                 (Some(_), _) | (None, SeedOrigin::Given) => SeedOrigin::Given,
                 (None, SeedOrigin::Drawn) => SeedOrigin::Drawn,
@@ -515,6 +517,10 @@ fn override_settings(config: &mut TournamentConfig, args: &TournamentArgs) -> Re
     config.scale_tc = args.scale_tc.or(config.scale_tc);
     if !args.openings.openings.is_empty() {
         config.openings = OpeningsSpec::parse(&args.openings.openings)?;
+        // `--openings order=random` alone shuffles the default book.
+        if config.openings.file.is_none() {
+            config.openings.file = Some(shipped_book(config.rules));
+        }
     }
     config.sprt = args.sprt.sprt.or(config.sprt);
     config.adjudication.resign = args.resign.or(config.adjudication.resign);

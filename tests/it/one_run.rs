@@ -797,3 +797,35 @@ fn a_shard_given_alone_names_the_shard_beside_it() {
     let output = bt_arena(&words("elo", &[path(&run)]));
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
 }
+
+/// Two runs of deterministic engines play the same games: as run directories they are two
+/// runs (each given once), counted both; a run's config.json used as a template starts a run
+/// of its own (its own run id).
+#[test]
+fn two_runs_of_the_same_games_are_two_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = finished_run(dir.path());
+    let second = dir.path().join("again");
+    let output = bt_arena(&words(&deterministic(7), &["--out", path(&second)]));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let output = bt_arena(&words("elo", &[path(&first), path(&second)]));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(
+        stdout(&output).starts_with("Games: 28\n"),
+        "{}",
+        stdout(&output)
+    );
+    let template = dir.path().join("template");
+    let output = bt_arena(&words(
+        "tournament --config",
+        &[path(&first.join("config.json")), "--out", path(&template)],
+    ));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let run_id = |run: &Path| -> serde_json::Value {
+        let text = std::fs::read_to_string(run.join("config.json")).unwrap();
+        serde_json::from_str::<serde_json::Value>(&text).unwrap()["run_id"].clone()
+    };
+    assert_ne!(run_id(&template), run_id(&first));
+    let output = bt_arena(&words("elo", &[path(&first), path(&template)]));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+}

@@ -692,3 +692,32 @@ fn a_shard_killed_with_sigkill_resumes_and_the_tune_still_plays_each_iteration_o
         "{stderr}"
     );
 }
+
+/// `bt-arena report` never replaces a tune's own page (SPSA's), whatever games it is given.
+#[test]
+fn report_refuses_to_replace_a_tunes_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let params = dir.path().join("params.txt");
+    std::fs::write(&params, "Tempo, int, 30, -20, 40, 3, 0.05\n").unwrap();
+    let out = dir.path().join("tune");
+    run_expecting(&search_tune(&params, &out, 1, &[]), 0);
+    let page = std::fs::read(out.join("report.html")).unwrap();
+    let (tune, pgn) = (out.display().to_string(), out.join("games.pgn"));
+    for args in [
+        vec!["report".to_string(), tune.clone()],
+        vec!["report".to_string(), pgn.display().to_string()],
+    ] {
+        let (_, stderr) = run_expecting(&args, 3);
+        assert_eq!(
+            stderr,
+            format!(
+                "error: {} is the page of the tune in {tune}: a report of games would replace \
+                 it; give another --out (`bt-arena tune --resume {tune}` rewrites the tune's \
+                 page)\n",
+                out.join("report.html").display()
+            ),
+            "{args:?}"
+        );
+    }
+    assert_eq!(std::fs::read(out.join("report.html")).unwrap(), page);
+}

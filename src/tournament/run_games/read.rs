@@ -190,7 +190,8 @@ impl fmt::Display for Place<'_> {
 #[derive(Default)]
 struct Seen {
     places: HashMap<(usize, u64), String>,
-    contents: HashMap<u64, String>,
+    /// Where each content was read first, and whether there it was a loose file's game.
+    contents: HashMap<u64, (String, bool)>,
 }
 
 impl Seen {
@@ -198,8 +199,8 @@ impl Seen {
     /// game), read at `place`.
     ///
     /// # Errors
-    /// [`ReadError::Duplicate`] when the run's game id, or a game of the same content
-    /// ([`fingerprint`]), was read before.
+    /// [`ReadError::Duplicate`] when the run's game id was read before, or a game of the same
+    /// content ([`fingerprint`]) with this game or that one in a loose file.
     fn insert(
         &mut self,
         key: Option<usize>,
@@ -216,22 +217,29 @@ impl Seen {
         {
             return Err(duplicate(first));
         }
+        // Two runs' games are told apart by their runs (deterministic engines replay the same
+        // games); a loose file's game is the same game as one of the same content.
         let content = fingerprint(game);
-        if let Some(first) = self.contents.get(&content) {
+        let loose = key.is_none();
+        if let Some((first, first_loose)) = self.contents.get(&content)
+            && (loose || *first_loose)
+        {
             return Err(duplicate(first));
         }
         if let Some(key) = key {
             self.places.insert((key, game.game_id), place.to_string());
         }
-        self.contents.insert(content, place.to_string());
+        self.contents
+            .entry(content)
+            .or_insert_with(|| (place.to_string(), loose));
         Ok(())
     }
 }
 
 /// A hash of what makes a game that game wherever it is written (games.csv or PGN): its id,
 /// engines, opening, moves, result and day (a PGN's `Date`: games.pgn keeps no time of day).
-/// Two runs' game 1 differ in their moves or day but for a deterministic replay, which adds
-/// nothing to the evidence either.
+/// Two runs' game 1 differ in their moves or day but for a deterministic replay, which is why
+/// games known by their run are not compared by content with another run's.
 fn fingerprint(game: &GameRecord) -> u64 {
     use std::hash::{Hash, Hasher};
     let day = game.started.get(..10).unwrap_or(&game.started);
