@@ -64,7 +64,7 @@ pub fn built_from_source(
         source.short_commit().unwrap_or_default()
     );
     let cache = BuildCache::locate(cache)?;
-    prepare::build_engine(&mut engine, &cache, None, &mut |line| eprintln!("{line}"))?;
+    prepare::build_engine(&mut engine, &cache, None, &mut |line| note!("{line}"))?;
     Ok(engine)
 }
 
@@ -89,9 +89,10 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
         say!("{}: {bench}", engine.name);
         if let Some(expected) = engine.bench.filter(|&expected| expected != bench.nodes) {
             mismatches += 1;
-            eprintln!(
+            note!(
                 "error: engine '{}': its bench counts {} nodes, not the {expected} of bench={expected}",
-                engine.name, bench.nodes
+                engine.name,
+                bench.nodes
             );
         }
     }

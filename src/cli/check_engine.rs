@@ -59,7 +59,7 @@ pub fn run(args: &CheckEngineArgs) -> Result<ExitCode> {
     let json = args.json.json;
     let mut spec = engine_description("--engine", &args.engine.engine)?;
     if let Some(ready) = args.ready_timeout {
-        eprintln!(
+        note!(
             "warning: --ready-timeout is deprecated: give the engine keys handshake={0} \
              isready={0} (as tournaments take them)",
             ready.as_secs_f64()

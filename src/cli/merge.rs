@@ -86,7 +86,7 @@ pub fn run(args: &MergeArgs) -> Result<ExitCode> {
         out.display()
     );
     if let Some(first) = written.without_shard_pgn.first() {
-        eprintln!(
+        note!(
             "warning: {} missing from their shard's games.pgn (game {first}{}): their PGN was \
              written from games.csv, without the engines' PVs",
             bt_arena::records::plural(written.without_shard_pgn.len() as u64, "game"),

@@ -18,6 +18,15 @@ macro_rules! say {
     }};
 }
 
+/// `eprintln!` that ignores a closed stderr (`2>&1 | head`): a warning or a verdict's note
+/// that cannot be shown must not turn the exit code into a panic's.
+macro_rules! note {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr().lock(), $($arg)*);
+    }};
+}
+
 pub mod args;
 pub mod argv;
 pub mod bench;
@@ -85,7 +94,7 @@ pub fn print_recorded(recorded: &Recorded) {
     match recorded {
         Recorded::None => {}
         Recorded::Agrees(verdict) => println!("{verdict}"),
-        Recorded::Ignored(why) => eprintln!("warning: {why}"),
+        Recorded::Ignored(why) => note!("warning: {why}"),
     }
 }
 
@@ -99,7 +108,7 @@ pub fn conclude(
     notes: bool,
 ) -> ExitCode {
     for line in &reading.skipped {
-        eprintln!("warning: {line}: not counted");
+        note!("warning: {line}: not counted");
     }
     let missing = reading.missing_games();
     match verdict {
@@ -108,7 +117,7 @@ pub fn conclude(
             bt_arena::records::plural(missing as u64, "game")
         ),
         Verdict::Incomplete { tested } => {
-            eprintln!(
+            note!(
                 "Incomplete: {} of the schedule {} missing{}; play {}, then read the run again:",
                 bt_arena::records::plural(missing as u64, "game"),
                 if missing == 1 { "is" } else { "are" },
@@ -120,13 +129,13 @@ pub fn conclude(
                 if missing == 1 { "it" } else { "them" }
             );
             for line in describe_missing(sources, reading) {
-                eprintln!("  {line}");
+                note!("  {line}");
             }
         }
         Verdict::NoDecision if sources.single_run().is_some() => {
-            eprintln!("SPRT: no decision over every game of the schedule");
+            note!("SPRT: no decision over every game of the schedule");
         }
-        Verdict::NoDecision => eprintln!("SPRT: no decision over the games read"),
+        Verdict::NoDecision => note!("SPRT: no decision over the games read"),
         _ => {}
     }
     ExitCode::from(verdict_code(verdict))

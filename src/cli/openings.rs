@@ -203,7 +203,7 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode> {
         print!("{report}");
     }
     if let Some(warning) = book.duplicates_warning() {
-        eprintln!("warning: {warning}");
+        note!("warning: {warning}");
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -196,7 +196,7 @@ pub fn run(args: &TournamentArgs, matches: &ArgMatches) -> Result<ExitCode> {
 /// and the openings.
 fn announce(config: &TournamentConfig, plan: Plan) {
     for repair in &plan.repaired {
-        eprintln!("warning: {repair}");
+        note!("warning: {repair}");
     }
     let games = match plan.recorded {
         0 => format!(
@@ -260,7 +260,7 @@ fn report_unplayed(config: &TournamentConfig, report: &tournament::RunReport) {
         } else {
             format!("{} failed starts in a row", given_up.failures)
         };
-        eprintln!(
+        note!(
             "error: {}. {because}, so its {games} games were not played: fix it, then continue with `{resume}`",
             given_up.error
         );
@@ -271,7 +271,7 @@ fn report_unplayed(config: &TournamentConfig, report: &tournament::RunReport) {
         .filter(|game| report.given_up.iter().all(|g| g.engine != game.engine))
         .collect();
     if let Some(first) = others.first() {
-        eprintln!(
+        note!(
             "warning: {} games were not played (`{resume}` plays them); the first because {}",
             others.len(),
             first.why
@@ -302,7 +302,7 @@ fn print_openings(openings: &OpeningsSpec) {
 fn exit_code(config: &TournamentConfig, report: &tournament::RunReport) -> ExitCode {
     match report.finish {
         Finish::Interrupted => {
-            eprintln!("Interrupted: continue with `{}`", resume_command(config));
+            note!("Interrupted: continue with `{}`", resume_command(config));
             EXIT_INTERRUPTED.into()
         }
         Finish::TimeLimit => {
@@ -310,7 +310,7 @@ fn exit_code(config: &TournamentConfig, report: &tournament::RunReport) -> ExitC
                 Some(_) => "no SPRT decision; ",
                 None => "",
             };
-            eprintln!(
+            note!(
                 "Time limit reached (--max-time): no new game pair started after it; {} \
                  recorded; {decision}continue with `{}`",
                 bt_arena::records::plural(report.summary.games, "game"),
@@ -348,7 +348,7 @@ pub(super) fn interrupt_flag() -> Result<Arc<AtomicBool>> {
     ctrlc::set_handler(move || {
         if presses.fetch_add(1, Ordering::SeqCst) == 0 {
             handler_flag.store(true, Ordering::SeqCst);
-            eprintln!("\nStopping: no new games start; press Ctrl-C again to exit at once.");
+            note!("\nStopping: no new games start; press Ctrl-C again to exit at once.");
         } else {
             std::process::exit(i32::from(EXIT_INTERRUPTED));
         }
@@ -408,7 +408,7 @@ fn resumed_config(
     // Saved commits are kept; only a source saved without one (a hand-written config) is
     // resolved now.
     for warning in prepare::resolve_sources(&mut config)? {
-        eprintln!("warning: {warning}");
+        note!("warning: {warning}");
     }
     config.concurrency = args.concurrency.unwrap_or(config.concurrency);
     config.log |= args.log;
@@ -432,7 +432,7 @@ fn build_config(mut config: TournamentConfig, args: &TournamentArgs) -> Result<T
     }
     override_settings(&mut config, args)?;
     for warning in prepare::resolve_sources(&mut config)? {
-        eprintln!("warning: {warning}");
+        note!("warning: {warning}");
     }
     config.validate()?;
     make_paths_absolute(&mut config)?;

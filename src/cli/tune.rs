@@ -160,7 +160,7 @@ pub fn run(args: &TuneArgs, matches: &ArgMatches) -> Result<ExitCode> {
                 .shard
                 .map(|shard| format!(" --shard {shard}"))
                 .unwrap_or_default();
-            eprintln!("Interrupted: continue with `bt-arena tune --resume {dir}{shard}`");
+            note!("Interrupted: continue with `bt-arena tune --resume {dir}{shard}`");
             EXIT_INTERRUPTED.into()
         }
     })
