@@ -405,7 +405,12 @@ fn each_output_fault_fails_its_own_check() {
 
 #[test]
 fn a_random_mover_warns_on_determinism_without_failing() {
-    let run = faulty("none", &[], "newgame,output");
+    // A random mover's four answers coincide by chance (1 in k³ for k legal moves, which
+    // happened once in the suite's runs): up to three runs, the first that warns is judged.
+    let run = (0..3)
+        .map(|_| faulty("none", &[], "newgame,output"))
+        .find(|run| run.verdict("newgame.determinism") != "pass")
+        .expect("three runs of a random mover, each four times the same bestmove");
     assert_eq!(run.verdict("newgame.determinism"), "warn");
     assert!(
         run.summary("newgame.determinism")
