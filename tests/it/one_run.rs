@@ -227,13 +227,7 @@ fn a_reused_run_directory_refuses_other_settings_before_any_game() {
     let run = dir.path().join("run");
     let command = strong_against_random(20);
     // Shard 0 alone is incomplete (5); shard 1 completes the run, which H1 accepts (0).
-    for (k, code) in [(0, 5), (1, 0)] {
-        let output = bt_arena(&words(
-            &command,
-            &["--out", path(&run), "--shard", &format!("{k}/2")],
-        ));
-        assert_eq!(output.status.code(), Some(code), "{}", stderr(&output));
-    }
+    play_two_shards(&command, &run);
     assert!(run.join("sprt.json").exists());
     for k in 0..2 {
         std::fs::remove_dir_all(run.join(format!("shard-{k}"))).unwrap();
@@ -432,13 +426,7 @@ fn a_game_read_twice_is_refused_naming_both_places() {
     );
 
     let sharded = dir.path().join("sharded");
-    for (k, code) in [(0, 5), (1, 0)] {
-        let output = bt_arena(&words(
-            &deterministic(7),
-            &["--out", path(&sharded), "--shard", &format!("{k}/2")],
-        ));
-        assert_eq!(output.status.code(), Some(code), "{}", stderr(&output));
-    }
+    play_two_shards(&deterministic(7), &sharded);
     let copied = sharded.join("shard-5");
     std::fs::create_dir_all(&copied).unwrap();
     for file in ["config.json", "games.csv"] {
@@ -555,18 +543,23 @@ fn a_last_row_without_its_newline_is_named_and_replayed() {
     assert_eq!(stderr(&output), "");
 }
 
-/// A complete two-shard run of `deterministic(7)` in `dir/name` (shard 0 alone is incomplete,
-/// shard 1 completes it).
+/// A complete two-shard run of `deterministic(7)` in `dir/name`.
 fn sharded_run(dir: &Path, name: &str) -> PathBuf {
     let run = dir.join(name);
+    play_two_shards(&deterministic(7), &run);
+    run
+}
+
+/// Plays `command` as shards 0/2 and 1/2 of the run `run`, one after the other: shard 0 alone
+/// is incomplete (exit 5), shard 1 completes the run (exit 0, or its verdict's code: 0 for H1).
+fn play_two_shards(command: &str, run: &Path) {
     for (k, code) in [(0, 5), (1, 0)] {
         let output = bt_arena(&words(
-            &deterministic(7),
-            &["--out", path(&run), "--shard", &format!("{k}/2")],
+            command,
+            &["--out", path(run), "--shard", &format!("{k}/2")],
         ));
         assert_eq!(output.status.code(), Some(code), "{}", stderr(&output));
     }
-    run
 }
 
 // Found by an adversarial pass: the same file or directory under another name is given
@@ -647,13 +640,7 @@ fn the_verdict_is_the_games_whatever_sprt_json_and_half_started_shards_say() {
     let dir = tempfile::tempdir().unwrap();
     let run = dir.path().join("run");
     let command = strong_against_random(20);
-    for (k, code) in [(0, 5), (1, 0)] {
-        let output = bt_arena(&words(
-            &command,
-            &["--out", path(&run), "--shard", &format!("{k}/2")],
-        ));
-        assert_eq!(output.status.code(), Some(code), "{}", stderr(&output));
-    }
+    play_two_shards(&command, &run);
     let record = run.join("sprt.json");
     let text = std::fs::read_to_string(&record).unwrap();
     let honest = bt_arena(&words("elo", &[path(&run)]));
