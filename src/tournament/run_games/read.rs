@@ -186,12 +186,13 @@ impl fmt::Display for Place<'_> {
 
 /// The games read so far, with where they were read: by run key and game id (games of a run),
 /// and by content (every game: a run's game in a copy of its file kept elsewhere is the same
-/// game).
+/// game). A place is kept as its file's index and its row (16 bytes a game, not its text).
 #[derive(Default)]
 struct Seen {
-    places: HashMap<(usize, u64), String>,
+    files: Vec<PathBuf>,
+    places: HashMap<(usize, u64), (usize, Row)>,
     /// Where each content was read first, and whether there it was a loose file's game.
-    contents: HashMap<u64, (String, bool)>,
+    contents: HashMap<u64, ((usize, Row), bool)>,
 }
 
 impl Seen {
@@ -207,31 +208,37 @@ impl Seen {
         game: &GameRecord,
         place: &Place<'_>,
     ) -> Result<(), ReadError> {
-        let duplicate = |first: &String| ReadError::Duplicate {
+        let duplicate = |seen: &Seen, (file, row): (usize, Row)| ReadError::Duplicate {
             game_id: game.game_id,
-            first: first.clone(),
+            first: Place {
+                file: &seen.files[file],
+                row,
+            }
+            .to_string(),
             second: place.to_string(),
         };
         if let Some(key) = key
-            && let Some(first) = self.places.get(&(key, game.game_id))
+            && let Some(&first) = self.places.get(&(key, game.game_id))
         {
-            return Err(duplicate(first));
+            return Err(duplicate(self, first));
         }
         // Two runs' games are told apart by their runs (deterministic engines replay the same
         // games); a loose file's game is the same game as one of the same content.
         let content = fingerprint(game);
         let loose = key.is_none();
-        if let Some((first, first_loose)) = self.contents.get(&content)
-            && (loose || *first_loose)
+        if let Some(&(first, first_loose)) = self.contents.get(&content)
+            && (loose || first_loose)
         {
-            return Err(duplicate(first));
+            return Err(duplicate(self, first));
         }
+        if self.files.last().is_none_or(|file| file != place.file) {
+            self.files.push(place.file.to_path_buf());
+        }
+        let here = (self.files.len() - 1, place.row);
         if let Some(key) = key {
-            self.places.insert((key, game.game_id), place.to_string());
+            self.places.insert((key, game.game_id), here);
         }
-        self.contents
-            .entry(content)
-            .or_insert_with(|| (place.to_string(), loose));
+        self.contents.entry(content).or_insert((here, loose));
         Ok(())
     }
 }
