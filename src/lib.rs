@@ -19,6 +19,7 @@
 //! | [`bundled`] | the engine side of the pipe: the command loop and the search of the bundled engines | `docs/guide/engines.md` |
 //! | [`time_control`] | a time control (clock, moves per period, move time, depth, nodes) and its live clocks, in ms | `docs/guide/tournaments.md` (Clocks) |
 //! | [`game`] | one game: the move loop and adjudication, over [`time_control`]'s clocks | `docs/guide/tournaments.md`, `docs/adjudication.md` |
+//! | [`arena`] | the one runner: workers and seats (engines started, given option values, replaced, given up), games.csv and games.pgn, warnings, stopping, progress; plays what a schedule asks | `docs/guide/arena.md` |
 //! | [`tournament`] | config, the engines made ready (built, benched, clocks scaled), the schedule of game pairs (round-robin, gauntlet, shards), the runner that plays it | `docs/guide/tournaments.md`, `docs/guide/cluster.md` |
 //! | [`tune`] | SPSA tuning of engine options (fishtest's and OpenBench's algorithm), resumable and reproducible | `docs/guide/tuning.md` |
 //! | [`openings`] | opening books: reading, generating and checking them | `docs/guide/openings.md` |
@@ -99,6 +100,7 @@
 #![warn(missing_docs)]
 #![warn(clippy::cast_possible_truncation)]
 
+pub mod arena;
 pub mod bundled;
 pub mod check_engine;
 pub mod engine;

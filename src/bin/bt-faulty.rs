@@ -32,7 +32,8 @@
 //! `1 - exp(-d² / (2 w²))` that grows smoothly with the distance `d` of (KnobA, KnobB) from
 //! `(--target-a, --target-b)` (`w` = `--width`), a random legal move: its strength falls
 //! smoothly as the knobs leave the target, so SPSA gets a signal everywhere (a step function
-//! would give none on its plateaus). With `Seed` set it is deterministic.
+//! would give none on its plateaus). With `Seed` set it is deterministic: each new game
+//! restarts its draws from the seed (and empties the searcher's table).
 //!
 //! Without a fault it is a random mover that waits for `stop` after `go infinite` and answers
 //! `isready` meanwhile; it prints no `info` lines and is not deterministic.
@@ -172,6 +173,16 @@ struct Settings {
     /// slow: the delay before each move, in milliseconds.
     #[arg(long = "delay-ms", value_name = "MS", default_value = "1000", value_parser = parse_ms)]
     delay: Duration,
+    /// Before each move, sleep a random time from 0 to MS milliseconds (drawn from the clock,
+    /// never from the game): timing perturbed, moves unchanged. Tests of repeatability use
+    /// it through the environment, which is no part of a run's identity.
+    #[arg(
+        long = "jitter-ms",
+        value_name = "MS",
+        env = "BT_FAULTY_JITTER_MS",
+        default_value_t = 0
+    )]
+    jitter_ms: u64,
     /// perft-wrong-side: the Black pawn count that triggers the bug.
     #[arg(long = "pawns", value_name = "N", default_value_t = 8)]
     wrong_side_pawns: u32,
@@ -231,6 +242,18 @@ fn parse_ms(text: &str) -> Result<Duration, std::num::ParseIntError> {
     text.parse().map(Duration::from_millis)
 }
 
+/// A random time from 0 to `max_ms` ms, drawn from the clock's nanoseconds (SplitMix64
+/// over them): it varies from move to move and from run to run.
+fn jitter(max_ms: u64) -> Duration {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |t| t.subsec_nanos() as u64 ^ t.as_secs());
+    let mut z = nanos.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    Duration::from_millis((z ^ (z >> 31)) % (max_ms + 1))
+}
+
 /// Writes one line to stdout; exits quietly when the runner has gone.
 fn say(line: impl std::fmt::Display) {
     let mut out = io::stdout().lock();
@@ -246,6 +269,9 @@ struct Faulty {
     position: Position,
     moves_played: u32,
     rng: fastrand::Rng,
+    /// The `Seed` set, if any: each new game restarts its draws from it, so a game depends
+    /// on the seed and the position alone, not on the games this process played before.
+    seed: Option<u64>,
     /// A search that waits for `stop` (`go infinite`, or a limit a fault ignores).
     searching: bool,
     /// `bestmove-before-go`: a new game began and its stray line is not written yet.
@@ -262,7 +288,13 @@ impl Faulty {
             Command::Handshake(protocol) => self.handshake(protocol),
             Command::SetOption { name, value } => self.set_option(&name, value.as_deref()),
             Command::IsReady => self.is_ready(),
-            Command::NewGame => self.new_game = true,
+            Command::NewGame => {
+                self.new_game = true;
+                if let Some(seed) = self.seed {
+                    self.rng = fastrand::Rng::with_seed(seed);
+                }
+                self.searcher.clear();
+            }
             Command::Stop => self.stop(),
             Command::Position { start, moves } => self.set_position(start, &moves),
             Command::Go(limits) if self.waits_for_stop(&limits) => self.searching = true,
@@ -342,7 +374,10 @@ impl Faulty {
                 eprintln!("bt-faulty: crashing on Seed {seed} as asked");
                 std::process::exit(2);
             }
-            ("Seed", Some(Ok(seed))) => self.rng = fastrand::Rng::with_seed(seed),
+            ("Seed", Some(Ok(seed))) => {
+                self.seed = Some(seed);
+                self.rng = fastrand::Rng::with_seed(seed);
+            }
             (name, _) if KNOBS.contains(&name) => {
                 let index = usize::from(name == KNOBS[1]);
                 if let Some(knob) = value.and_then(|v| v.parse().ok()) {
@@ -389,6 +424,9 @@ impl Faulty {
 
     /// Answers `go` with `limits` now.
     fn go(&mut self, limits: &GoLimits) {
+        if self.settings.jitter_ms > 0 {
+            std::thread::sleep(jitter(self.settings.jitter_ms));
+        }
         match self.settings.fault {
             Fault::CrashMidGame if self.moves_played >= self.settings.after_moves => {
                 eprintln!(
@@ -672,6 +710,7 @@ fn main() -> ExitCode {
         position: Position::startpos(),
         moves_played: 0,
         rng: fastrand::Rng::new(),
+        seed: None,
         searching: false,
         new_game: false,
         knobs: [0; 2],

@@ -6,7 +6,9 @@ use super::tournament::{
     DEFAULT_LIMIT, EXIT_INTERRUPTED, default_out, interrupt_flag, make_paths_absolute, shipped_book,
 };
 use anyhow::{Context, Result, anyhow};
+use bt_arena::engine::build::BuildCache;
 use bt_arena::run_dir::{RunDir, Shard};
+use bt_arena::tournament::prepare;
 use bt_arena::tournament::{OpeningOrder, OpeningsSpec};
 use bt_arena::tune::report::{TUNED_OPTIONS, TUNED_PARAMS};
 use bt_arena::tune::{self, SpsaSettings, TuneConfig, TuneError, TuneFinish, TunePlan, params};
@@ -55,9 +57,29 @@ pub struct TuneArgs {
     seed: RunSeed,
     /// Games played at the same time (default 1).
     ///
-    /// Above 1, iterations overlap: each starts from the θ known when it starts.
+    /// Above one iteration's games (2 · pairs), iterations overlap as --lag allows.
     #[arg(long, value_name = "N")]
     concurrency: Option<usize>,
+    /// Iterations in flight, L: iteration i starts from θ after exactly iterations 1..i-L.
+    ///
+    /// θ at every iteration is then a function of the seed and the settings alone: the tune
+    /// repeats bit for bit at any concurrency, over any number of shards, whatever the
+    /// timing. Default: what the first start keeps busy, shards × ⌈concurrency / (2 ·
+    /// pairs)⌉; saved in tune.json (and a sharded tune's identity), kept by --resume.
+    #[arg(long, value_name = "L")]
+    lag: Option<u64>,
+    /// Start no new iteration after this long, e.g. 45m, 2h, 90s (default: no limit).
+    ///
+    /// Counted from the start, builds included. Iterations begun are finished; θ so far is
+    /// written, and the tune exits with 2 (continue with --resume).
+    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
+    max_time: Option<std::time::Duration>,
+    /// A line of the tune's progress every N games when stdout is not a terminal (0: none).
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    rating_interval: u64,
+    /// Where an engine built from source (src=) is built (default ~/.cache/bt-arena/builds).
+    #[arg(long, value_name = "DIR", env = bt_arena::engine::build::CACHE_ENV)]
+    build_cache: Option<PathBuf>,
     #[command(flatten)]
     openings: OpeningsFlag,
     #[command(flatten)]
@@ -94,7 +116,15 @@ pub struct TuneArgs {
 }
 
 /// Flags `--resume` takes.
-const RESUME_FLAGS: [&str; 4] = ["resume", "concurrency", "log", "shard"];
+const RESUME_FLAGS: [&str; 7] = [
+    "resume",
+    "concurrency",
+    "log",
+    "shard",
+    "max_time",
+    "rating_interval",
+    "build_cache",
+];
 
 /// Runs `bt-arena tune`.
 ///
@@ -102,6 +132,7 @@ const RESUME_FLAGS: [&str; 4] = ["resume", "concurrency", "log", "shard"];
 /// A bad flag or parameter ([`super::UsageError`]), an engine that cannot start, an unusable
 /// book or run directory.
 pub fn run(args: &TuneArgs, matches: &ArgMatches) -> Result<ExitCode> {
+    let started = std::time::Instant::now();
     let matches = matches.subcommand_matches("tune").unwrap_or(matches);
     let shard = args
         .shard
@@ -121,18 +152,40 @@ pub fn run(args: &TuneArgs, matches: &ArgMatches) -> Result<ExitCode> {
         None => {
             let mut config = build_config(args).map_err(|e| super::UsageError(format!("{e:#}")))?;
             config.shard = shard;
+            config.lag = match args.lag {
+                Some(lag) => lag,
+                None => tune::config::default_lag(
+                    config.concurrency,
+                    shard.map_or(1, |s| s.count()),
+                    config.spsa.pairs,
+                    config.spsa.iterations,
+                ),
+            };
+            config
+                .validate()
+                .map_err(|e| super::UsageError(e.to_string()))?;
             (config, false)
         }
     };
-    tune::shard::establish(&mut config, resume || args.seed.seed.is_some())
-        .map_err(|e| super::UsageError(e.to_string()))?;
+    tune::shard::establish(
+        &mut config,
+        resume || args.seed.seed.is_some(),
+        resume || args.lag.is_some(),
+    )
+    .map_err(|e| super::UsageError(e.to_string()))?;
     let stop = interrupt_flag()?;
-    let report = tune::run(&config, resume, &stop, |plan| announce(&config, plan)).map_err(
-        |err| match err {
+    let played = build_engine(&mut config, args.build_cache.as_deref())?;
+    let session = tune::TuneSession {
+        resume,
+        stop: &stop,
+        deadline: args.max_time.map(|limit| started + limit),
+        rating_interval: args.rating_interval,
+    };
+    let report =
+        tune::run(&played, session, |plan| announce(&played, plan)).map_err(|err| match err {
             TuneError::Params(err) => super::UsageError(err.to_string()).into(),
             other => anyhow!(other),
-        },
-    )?;
+        })?;
     let dir = config.out.display();
     if let Some(shard) = config.shard {
         say!(
@@ -152,18 +205,92 @@ pub fn run(args: &TuneArgs, matches: &ArgMatches) -> Result<ExitCode> {
         .map(|(param, &value)| format!("option.{}={}", param.name, param.format_value(value)))
         .collect();
     say!("{}", values.join(" "));
+    print_faults(&report.faults);
     say!("Results: {dir}");
+    let shard = config
+        .shard
+        .map(|shard| format!(" --shard {shard}"))
+        .unwrap_or_default();
+    let resume = format!("bt-arena tune --resume {dir}{shard}");
+    for given_up in &report.given_up {
+        note!(
+            "error: {}. The tune's games after it were not played: fix it, then continue with `{resume}`",
+            given_up.error
+        );
+    }
     Ok(match report.finish {
         TuneFinish::Completed => ExitCode::SUCCESS,
         TuneFinish::Interrupted => {
-            let shard = config
-                .shard
-                .map(|shard| format!(" --shard {shard}"))
-                .unwrap_or_default();
-            note!("Interrupted: continue with `bt-arena tune --resume {dir}{shard}`");
+            note!("Interrupted: continue with `{resume}`");
             EXIT_INTERRUPTED.into()
         }
+        TuneFinish::TimeLimit => {
+            note!(
+                "Time limit reached (--max-time): no new iteration started after it; continue with `{resume}`"
+            );
+            super::EXIT_INCONCLUSIVE.into()
+        }
+        TuneFinish::NotPlayed => {
+            if report.given_up.is_empty()
+                && let Some(first) = report.not_played.first()
+            {
+                note!(
+                    "error: game {} was not played ({}): continue with `{resume}`",
+                    first.game_id,
+                    first.why
+                );
+            }
+            super::EXIT_ERROR.into()
+        }
     })
+}
+
+/// The losses by fault of tune+ and tune−, as a tournament's report gives them, when there
+/// are any (each was warned about as it happened).
+fn print_faults(faults: &[bt_arena::report::EngineFaults]) {
+    if faults
+        .iter()
+        .all(|f| f.losses() == 0 && f.stray_answers == 0)
+    {
+        return;
+    }
+    say!("Losses by fault  time  illegal  crash  stall  stray");
+    for f in faults {
+        say!(
+            "{:<16} {:>4} {:>8} {:>6} {:>6} {:>6}",
+            f.name,
+            f.time_forfeits,
+            f.illegal_moves,
+            f.crashes,
+            f.stalls,
+            f.stray_answers
+        );
+    }
+}
+
+/// The tune `config` with its engine made ready when it is built from source (`src=`): built
+/// (or taken from the cache), its bench signature checked, as a tournament's engines are
+/// ([`prepare::prepare`]). `config` itself keeps the source, so a resumed tune builds the
+/// same commit.
+///
+/// # Errors
+/// A build, bench or cache that fails.
+fn build_engine(config: &mut TuneConfig, cache: Option<&Path>) -> Result<TuneConfig> {
+    let mut played = config.clone();
+    if config.engine.source.is_none() {
+        return Ok(played);
+    }
+    let cache = BuildCache::locate(cache)?;
+    let mut tournament = config.tournament();
+    tournament.engines.truncate(1);
+    tournament.engines[0].name = config.engine.name.clone();
+    prepare::prepare(&mut tournament, Some(&cache), &mut |line| say!("{line}"))?;
+    let built = tournament.engines.remove(0);
+    played.engine = bt_arena::engine::EngineDescription {
+        name: config.engine.name.clone(),
+        ..built
+    };
+    Ok(played)
 }
 
 /// The start-up line.
@@ -286,12 +413,6 @@ fn build_config(args: &TuneArgs) -> Result<TuneConfig> {
     let each = engines.each_keys()?;
     let mut engine = super::args::describe(&engines.engine[0], &each, DEFAULT_LIMIT)
         .map_err(|e| anyhow!("--engine: {e}"))?;
-    if engine.source.is_some() {
-        return Err(anyhow!(
-            "--engine: tune does not build engines from source (src=): build the commit and \
-             give its executable with cmd=PATH"
-        ));
-    }
     engine.name = "tune".to_string();
     let mut params = match &args.params {
         Some(path) => params::read_file(path)?,
@@ -352,6 +473,7 @@ fn build_config(args: &TuneArgs) -> Result<TuneConfig> {
         openings,
         seed: args.seed.get_or_draw(),
         concurrency: args.concurrency.unwrap_or(1),
+        lag: 1,
         log: args.log,
         pgn_comments: args.pgn_comments.pgn_comments.unwrap_or_default(),
         shard: None,

@@ -326,3 +326,29 @@ mod tests {
         );
     }
 }
+
+/// The openings of the book `file` under `rules`, or the start position alone when there is
+/// none. A book that repeats positions is warned about on stderr.
+///
+/// # Errors
+/// [`BookError`]: the book cannot be read, or a line is not a position of `rules`.
+pub fn load_openings(
+    file: Option<&std::path::Path>,
+    rules: crate::rules::Rules,
+) -> Result<Vec<Opening>, BookError> {
+    match file {
+        Some(path) => {
+            let book = Book::load(path, rules)?;
+            if let Some(warning) = book.duplicates_warning() {
+                eprintln!("warning: {warning}");
+            }
+            Ok(book.openings)
+        }
+        None => Ok(vec![Opening {
+            id: 1,
+            line: 0,
+            position: crate::rules::Position::startpos(),
+            comment: String::new(),
+        }]),
+    }
+}

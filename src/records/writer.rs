@@ -201,7 +201,10 @@ impl ResultsWriter {
 
     /// Appends the game with its move comments, its final comment `ending` (else the
     /// termination's) and extra PGN `tags`.
-    fn append_full(
+    ///
+    /// # Errors
+    /// As [`append`](ResultsWriter::append).
+    pub fn append_full(
         &mut self,
         record: &GameRecord,
         infos: &[MoveInfo],

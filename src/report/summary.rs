@@ -163,6 +163,37 @@ pub struct EngineFaults {
     pub stray_answers: u64,
 }
 
+impl EngineFaults {
+    /// No loss by fault yet for engine `name`.
+    pub fn none(name: &str) -> EngineFaults {
+        EngineFaults {
+            name: name.to_string(),
+            time_forfeits: 0,
+            illegal_moves: 0,
+            crashes: 0,
+            stalls: 0,
+            stray_answers: 0,
+        }
+    }
+
+    /// Counts a game lost by `termination`; a regular ending counts nothing.
+    pub fn add_loss(&mut self, termination: Termination) {
+        let slot = match fault_slot(termination) {
+            Some(0) => &mut self.time_forfeits,
+            Some(1) => &mut self.illegal_moves,
+            Some(2) => &mut self.crashes,
+            Some(_) => &mut self.stalls,
+            None => return,
+        };
+        *slot += 1;
+    }
+
+    /// Losses by fault of every kind.
+    pub fn losses(&self) -> u64 {
+        self.time_forfeits + self.illegal_moves + self.crashes + self.stalls
+    }
+}
+
 impl Summary {
     /// The report of `games` (one file's games): [`SummaryBuilder`] fed the games in order.
     ///

@@ -16,7 +16,7 @@
 //! Any failure stops the run before its first game.
 
 use super::TournamentConfig;
-use super::runner::file_safe;
+use crate::arena::file_safe;
 use crate::engine::EngineDescription;
 use crate::engine::bench::{BenchError, BenchRun, run_bench};
 use crate::engine::build::{BuildCache, BuildError};

@@ -1,56 +1,45 @@
-//! The tournament runner: workers that play the schedule, results saved as each game ends,
-//! SPRT stopping, Ctrl-C handling and resume.
+//! A tournament on the arena: round-robin and gauntlet game pairs ([`super::schedule`]) as a
+//! [`Schedule`], with the SPRT that stops it (or, on a shard, the shared SPRT over every
+//! shard's games), resume, and the report at the end.
 //!
-//! `concurrency` worker threads take games from one queue. Each worker owns its engine
-//! processes: with `restart=off` a process is kept between games; a process whose engine
-//! misbehaved is always replaced. Every finished game is appended and flushed to the results
-//! before the next one starts, so an interrupted run loses at most the games in flight, and
-//! `--resume` plays exactly the games missing from `games.csv` (the schedule is rebuilt from the
-//! saved config and its seed).
-//!
-//! An engine that cannot start is given up (its games are no longer scheduled) after a failure
-//! that will recur ([`EngineError::recurs_at_start`](crate::engine::EngineError::recurs_at_start)) or [`MAX_START_FAILURES`] failures in a
-//! row; its games are reported as not played and `--resume` tries them again (`runner/starts.rs`).
-//! The results directory is locked, and its saved config and recorded games read, in
-//! `runner/directory.rs`; the progress line is drawn in `runner/progress.rs`; a worker thread
-//! plays its games in `runner/worker.rs`.
+//! The arena ([`crate::arena`]) plays the games: workers, seats, the start-failure policy,
+//! games.csv and games.pgn, stray and fault warnings, Ctrl-C and `--max-time`, the progress
+//! line. This module decides what is played: the games of the schedule missing from games.csv
+//! (a resumed run's schedule is rebuilt from the saved config and its seed), the second game
+//! of a pair cut in half first, and no new pair once the SPRT has a verdict. The results
+//! directory is locked, and its saved config and recorded games read, in `runner/directory.rs`;
+//! the report while the run plays is written by `runner/live_report.rs`.
 
 mod directory;
 mod live_report;
-mod progress;
-mod starts;
-mod worker;
+mod tally;
 
-pub(crate) use directory::lock_directory;
+pub use crate::arena::{
+    GivenUp, MAX_START_FAILURES, NotPlayed, REPORT_COST_FACTOR, REPORT_INTERVAL,
+};
 pub use directory::saved_config;
-pub use live_report::{REPORT_COST_FACTOR, REPORT_INTERVAL};
-pub use starts::{GivenUp, MAX_START_FAILURES, NotPlayed};
-pub use worker::file_safe;
-pub(crate) use worker::{game_record, launch};
 
 use super::config::{SeedOrigin, TournamentConfig};
 use super::identity::{self, IdentityError};
 use super::run_games::{GameSources, ReadError, RunReading, Verdict};
 use super::schedule::{ScheduledGame, shard_games};
 use super::shard::sprt::SprtWatcher;
+use crate::arena::{self, Arena, Console, Flow, Job, LockError, Next, Schedule, Stopped, lock};
 use crate::game;
-use crate::openings::{Book, Opening};
-use crate::records::{GameRecord, GamesReader, ResultsWriter};
+use crate::openings::Opening;
+use crate::records::{GameRecord, GamesReader, RecordsError};
 use crate::report::Summary;
-use crate::rules::{Color, Position};
+use crate::rules::Color;
 use crate::run_dir::RunDir;
 use crate::stats::{SequentialTest, Sprt, SprtDecision};
 use crate::{records, report};
 use directory::{recorded_games, save_config};
-use indicatif::ProgressBar;
 use live_report::LiveReport;
-use progress::{RunTally, progress_bar};
-use starts::{EngineStarts, Starts};
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
-use worker::Worker;
+use tally::RunTally;
 
 /// Why the run stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -120,8 +109,9 @@ pub enum RunError {
     OutputExists(PathBuf),
     /// The config cannot be saved, or the recorded games do not fit it.
     Config(String),
-    /// Another bt-arena is writing the results directory.
-    Busy(PathBuf),
+    /// The results directory cannot be locked: another bt-arena is writing it, or the lock
+    /// file cannot be created.
+    Lock(LockError),
     /// The run cannot start in its directory: it holds another run, or the shard's settings
     /// are not the run's.
     Identity(IdentityError),
@@ -142,17 +132,18 @@ impl std::fmt::Display for RunError {
             RunError::Config(err) => f.write_str(err),
             RunError::Identity(err) => err.fmt(f),
             RunError::Read(err) => err.fmt(f),
-            RunError::Busy(dir) => write!(
-                f,
-                "another bt-arena is running on {} (it holds {}/.lock)",
-                dir.display(),
-                dir.display()
-            ),
+            RunError::Lock(err) => err.fmt(f),
         }
     }
 }
 
 impl std::error::Error for RunError {}
+
+impl From<LockError> for RunError {
+    fn from(err: LockError) -> Self {
+        RunError::Lock(err)
+    }
+}
 
 impl From<records::RecordsError> for RunError {
     fn from(err: records::RecordsError) -> Self {
@@ -192,7 +183,7 @@ pub fn run(
         return Err(RunError::OutputExists(dir));
     }
     let config = &*config;
-    let _lock = lock_directory(&dir)?;
+    let _lock = arena::lock_directory(&dir)?;
     save_config(config)?;
     let scheduled = shard_games(config, openings.len());
     let done = recorded_games(config, &scheduled, &games_csv)?;
@@ -216,24 +207,25 @@ pub fn run(
             repaired,
         },
     );
-    let mut shared = Shared::new(config, &openings, queue, writer, scheduled.len(), stop);
-    shared.finishing = finishing;
-    *lock(&shared.live) = live;
-    shared.seed_tally(&games_csv)?;
-    let workers = config.concurrency.min(lock(&shared.queue).len());
-    std::thread::scope(|scope| {
-        for worker in 0..workers {
-            let shared = &shared;
-            scope.spawn(move || Worker::new(shared, worker).run());
-        }
-    });
-    shared.progress.finish_and_clear();
-    shared.last_look();
-    if let Some(err) = shared
-        .write_error
-        .into_inner()
-        .unwrap_or_else(|e| e.into_inner())
-    {
+    let to_play = queue.len();
+    let schedule = Pairs::new(config, queue, finishing, live);
+    schedule.seed_tally(&games_csv)?;
+    let arena = Arena {
+        engines: &config.engines,
+        rules: config.rules,
+        adjudication: &config.adjudication,
+        openings: &openings,
+        dir: dir.clone(),
+        log: config.log,
+        concurrency: config.concurrency.min(to_play),
+        deadline: config.session.deadline,
+        rating_interval: config.session.rating_interval,
+        progress: (scheduled.len() as u64, done.len() as u64),
+        stop,
+    };
+    let played = arena::play(&arena, &schedule, writer)?;
+    schedule.last_look();
+    if let Some(err) = lock(&schedule.error).take() {
         return Err(err.into());
     }
     let names: Vec<String> = config.engines.iter().map(|e| e.name.clone()).collect();
@@ -254,30 +246,22 @@ pub fn run(
     };
     own.builds = records::provenance::EngineProvenance::of_engines(&config.engines);
     report::write_summary(&dir, &own)?;
-    lock(&shared.live).finish(&dir, &own, shared.sprt.as_ref())?;
+    lock(&schedule.live).finish(&dir, &own, schedule.sprt.as_ref())?;
     let verdict = Verdict::of(&summary, &reading);
-    let finish = match verdict {
-        Verdict::Accepted(decision) => Finish::Sprt(decision),
-        _ if stop.load(Ordering::SeqCst) => Finish::Interrupted,
-        _ if shared.out_of_time.load(Ordering::SeqCst) => Finish::TimeLimit,
-        _ => Finish::Completed,
+    let finish = match (verdict, played.stopped) {
+        (Verdict::Accepted(decision), _) => Finish::Sprt(decision),
+        (_, Stopped::Interrupted) => Finish::Interrupted,
+        (_, Stopped::TimeLimit) => Finish::TimeLimit,
+        (_, Stopped::Done) => Finish::Completed,
     };
-    let starts = shared
-        .starts
-        .into_inner()
-        .unwrap_or_else(|e| e.into_inner());
     Ok(RunReport {
         finish,
         verdict,
         summary,
         sources,
         reading,
-        not_played: starts.not_played,
-        given_up: starts
-            .engines
-            .into_iter()
-            .filter_map(|engine| engine.given_up)
-            .collect(),
+        not_played: played.not_played,
+        given_up: played.given_up,
     })
 }
 
@@ -325,98 +309,63 @@ fn pairs_in_flight(scheduled: &[ScheduledGame], done: &HashSet<u64>) -> HashSet<
         .collect()
 }
 
-/// The book's openings, or the start position alone when there is no book. Prints a warning
-/// when the book repeats positions.
+/// The book's openings, or the start position alone when there is no book
+/// ([`crate::openings::load_openings`]).
 pub(crate) fn load_openings(config: &TournamentConfig) -> Result<Vec<Opening>, RunError> {
-    match &config.openings.file {
-        Some(path) => {
-            let book = Book::load(path, config.rules).map_err(RunError::Book)?;
-            if let Some(warning) = book.duplicates_warning() {
-                eprintln!("warning: {warning}");
-            }
-            Ok(book.openings)
-        }
-        None => Ok(vec![Opening {
-            id: 1,
-            line: 0,
-            position: Position::startpos(),
-            comment: String::new(),
-        }]),
-    }
+    crate::openings::load_openings(config.openings.file.as_deref(), config.rules)
+        .map_err(RunError::Book)
 }
 
-/// State the workers share.
-struct Shared<'a> {
+/// The games of a tournament (or of its shard) as the arena's [`Schedule`]: the queue of
+/// games not yet recorded, the running score and SPRT, and a shard's watch on the shared
+/// SPRT.
+struct Pairs<'a> {
     config: &'a TournamentConfig,
-    openings: &'a [Opening],
     queue: Mutex<VecDeque<ScheduledGame>>,
-    writer: Mutex<ResultsWriter>,
     tally: Mutex<RunTally>,
-    starts: Mutex<Starts>,
+    /// Set once the SPRT (the run's, or a shard's shared one) has a verdict: no new pair
+    /// starts.
     sprt_stop: AtomicBool,
-    progress: ProgressBar,
-    stop: &'a AtomicBool,
+    /// The run's SPRT; `None` on a shard (its SPRT is over every shard: `watcher`).
     sprt: Option<Sprt>,
-    /// A shard's SPRT over every shard's games (its own SPRT is then off: `sprt` is `None`).
     watcher: Option<Mutex<SprtWatcher>>,
-    write_error: Mutex<Option<records::RecordsError>>,
+    /// A failure to read the shards' results: the run stops with it.
+    error: Mutex<Option<RecordsError>>,
     live: Mutex<LiveReport>,
     /// The pair of the game taken last from the queue: after the deadline only its games
     /// start.
     last_pair: Mutex<Option<u64>>,
-    /// Set when the deadline kept a game pair from starting.
-    out_of_time: AtomicBool,
     /// Pairs one of whose games an earlier session recorded: their other games are played
     /// whatever the SPRT says.
     finishing: HashSet<u64>,
 }
 
-impl<'a> Shared<'a> {
-    /// The state of a run that plays `queue` (the games of a schedule of `scheduled` not yet
-    /// recorded) and saves them with `writer`; the progress bar starts at the recorded games.
+impl<'a> Pairs<'a> {
+    /// The schedule that plays `queue` (the games of the run not yet recorded), the pairs
+    /// `finishing` first.
     fn new(
         config: &'a TournamentConfig,
-        openings: &'a [Opening],
         queue: VecDeque<ScheduledGame>,
-        writer: ResultsWriter,
-        scheduled: usize,
-        stop: &'a AtomicBool,
-    ) -> Shared<'a> {
-        let total = scheduled as u64;
-        let recorded = total.saturating_sub(queue.len() as u64);
+        finishing: HashSet<u64>,
+        live: LiveReport,
+    ) -> Pairs<'a> {
         let sprt = config.sprt.filter(|_| config.shard.is_none());
-        Shared {
+        Pairs {
             config,
-            openings,
             queue: Mutex::new(queue),
-            writer: Mutex::new(writer),
-            tally: Mutex::new(RunTally {
-                wins: HashMap::new(),
-                sprt: sprt.map(SequentialTest::new),
-            }),
-            starts: Mutex::new(Starts {
-                engines: config
-                    .engines
-                    .iter()
-                    .map(|_| EngineStarts::default())
-                    .collect(),
-                not_played: Vec::new(),
-            }),
+            tally: Mutex::new(RunTally::new(sprt.map(SequentialTest::new))),
             sprt_stop: AtomicBool::new(false),
-            progress: progress_bar(total, recorded),
-            stop,
             sprt,
             watcher: SprtWatcher::for_config(config).map(Mutex::new),
-            write_error: Mutex::new(None),
-            live: Mutex::new(LiveReport::default()),
+            error: Mutex::new(None),
+            live: Mutex::new(live),
             last_pair: Mutex::new(None),
-            out_of_time: AtomicBool::new(false),
-            finishing: HashSet::new(),
+            finishing,
         }
     }
 
     /// Counts the games of an earlier session into the tally, in file order, so the progress
-    /// bar's score and a resumed SPRT continue from them (a decided SPRT plays no game).
+    /// line's score and a resumed SPRT continue from them (a decided SPRT plays no game).
     fn seed_tally(&self, games_csv: &Path) -> Result<(), RunError> {
         if !games_csv.exists() {
             return Ok(());
@@ -429,12 +378,7 @@ impl<'a> Shared<'a> {
                 tally.add(game.pair, white, winner);
             }
         }
-        self.progress.set_message(self.score_line(&tally));
-        if tally
-            .sprt
-            .as_ref()
-            .is_some_and(|test| test.verdict().is_some())
-        {
+        if tally.decided() {
             self.sprt_stop.store(true, Ordering::SeqCst);
         }
         Ok(())
@@ -444,43 +388,9 @@ impl<'a> Shared<'a> {
         self.config.engines.iter().position(|e| e.name == name)
     }
 
-    fn stopping(&self) -> bool {
-        self.stop.load(Ordering::SeqCst) || self.sprt_stop.load(Ordering::SeqCst)
-    }
-
-    /// The next game to play: none after Ctrl-C; after a verdict, only a game that finishes
-    /// a pair whose other game is recorded.
-    fn next_game(&self) -> Option<ScheduledGame> {
-        if self.stop.load(Ordering::SeqCst) {
-            return None;
-        }
-        let mut queue = lock(&self.queue);
-        let pair = queue.front()?.pair;
-        let mut last_pair = lock(&self.last_pair);
-        if self.finishing.contains(&pair) {
-            *last_pair = Some(pair);
-            return queue.pop_front();
-        }
-        if *last_pair != Some(pair)
-            && self
-                .config
-                .session
-                .deadline
-                .is_some_and(|deadline| std::time::Instant::now() >= deadline)
-        {
-            self.out_of_time.store(true, Ordering::SeqCst);
-            return None;
-        }
-        if self.stopping() || !self.shared_sprt_allows(pair) {
-            return None;
-        }
-        *last_pair = Some(pair);
-        queue.pop_front()
-    }
-
     /// Whether a shard may start a game of `pair` ([`SprtWatcher::may_start`]); once the
-    /// shared SPRT has a verdict no game pair starts, and a failure to read or record the
-    /// shards' results stops the run with that error.
+    /// shared SPRT has a verdict no game pair starts, and a failure to read the shards'
+    /// results stops the run with that error.
     fn shared_sprt_allows(&self, pair: u64) -> bool {
         let Some(watcher) = &self.watcher else {
             return true;
@@ -490,17 +400,19 @@ impl<'a> Shared<'a> {
             Ok(true) => return true,
             Ok(false) => {}
             Err(err) => {
-                lock(&self.write_error).get_or_insert(err);
+                lock(&self.error).get_or_insert(err);
             }
         }
         if let Some(verdict) = watcher
             .verdict()
             .filter(|_| !self.sprt_stop.swap(true, Ordering::SeqCst))
         {
-            self.say(&format!(
+            // Printed by the arena's console would need it here; stdout is enough: the
+            // progress line is cleared at the end.
+            println!(
                 "{verdict}; no new game pair starts on shard {}",
                 self.config.shard.map(|s| s.to_string()).unwrap_or_default()
-            ));
+            );
         }
         self.sprt_stop.store(true, Ordering::SeqCst);
         false
@@ -513,60 +425,114 @@ impl<'a> Shared<'a> {
         match watcher.look() {
             Ok(verdict) => verdict.map(|v| v.report.decision),
             Err(err) => {
-                lock(&self.write_error).get_or_insert(err);
+                lock(&self.error).get_or_insert(err);
                 None
             }
         }
     }
 
-    /// Saves a finished game, prints its line, and feeds the SPRT: once it reaches its
-    /// verdict no game starts (games in flight are finished and recorded).
-    fn record(&self, record: &GameRecord, played: &game::PlayedGame, game: &ScheduledGame) {
-        let winner = if played.winner == Color::White {
-            game.white
-        } else {
-            game.black
+    fn names(&self) -> Vec<String> {
+        self.config.engines.iter().map(|e| e.name.clone()).collect()
+    }
+}
+
+impl Schedule for Pairs<'_> {
+    /// The next game: after a verdict, only a game that finishes a pair whose other game is
+    /// recorded; after the deadline, only the games of the pair begun last.
+    fn next(&self, closing: bool) -> Next {
+        let mut queue = lock(&self.queue);
+        let Some(pair) = queue.front().map(|game| game.pair) else {
+            return Next::Done;
         };
-        let detail = &played.detail;
-        let mut writer = lock(&self.writer);
-        let ending = played
-            .termination
-            .is_adjudication()
-            .then_some(detail.as_str());
-        if let Err(err) = writer.append_with_ending(record, &played.infos, ending) {
-            *lock(&self.write_error) = Some(err);
-            self.sprt_stop.store(true, Ordering::SeqCst);
-            return;
+        let mut last_pair = lock(&self.last_pair);
+        let begun = *last_pair == Some(pair) || self.finishing.contains(&pair);
+        if !begun {
+            if closing {
+                return Next::Closed;
+            }
+            if self.sprt_stop.load(Ordering::SeqCst)
+                || lock(&self.error).is_some()
+                || !self.shared_sprt_allows(pair)
+            {
+                return Next::Done;
+            }
         }
-        // Taken before the writer is released, so the test sees the games in file order.
-        let mut tally = lock(&self.tally);
-        drop(writer);
-        let line = format!(
-            "Finished game {} ({} vs {}): {} {{{detail}}}",
-            record.game_id, record.white, record.black, record.result
-        );
-        self.say(&line);
-        let verdict = tally.add(record.pair, game.white, winner);
-        // Counted before the message is set, so a drawn verdict never shows the count before it.
-        self.progress.inc(1);
-        self.progress.set_message(self.score_line(&tally));
-        drop(tally);
+        *last_pair = Some(pair);
+        match queue.pop_front() {
+            Some(game) => Next::Play(Job::plain(game, pair)),
+            None => Next::Done,
+        }
+    }
+
+    /// Counts the game, prints its line, and feeds the SPRT: once it reaches its verdict no
+    /// new pair starts (games in flight are finished and recorded).
+    fn finished(
+        &self,
+        job: &Job,
+        record: &GameRecord,
+        played: &game::PlayedGame,
+        console: &Console,
+    ) -> Flow {
+        let game = &job.game;
+        let winner = match played.winner {
+            Color::White => game.white,
+            Color::Black => game.black,
+        };
+        console.say(&format!(
+            "Finished game {} ({} vs {}): {} {{{}}}",
+            record.game_id, record.white, record.black, record.result, played.detail
+        ));
+        let verdict = lock(&self.tally).add(record.pair, game.white, winner);
         if let (Some(verdict), Some(sprt)) = (verdict, &self.sprt) {
             self.sprt_stop.store(true, Ordering::SeqCst);
-            self.say(&format!(
+            console.say(&format!(
                 "SPRT decided at game {}: {}; games in flight are finished and recorded",
                 verdict.games,
                 sprt.report(verdict.llr)
             ));
         }
-        self.interim_report();
+        Flow::Continue
     }
-}
 
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
+    fn not_played(&self, _job: &Job) {}
+
+    fn drop_engine(&self, engine: usize) -> Vec<Job> {
+        let involves = |game: &ScheduledGame| game.white == engine || game.black == engine;
+        let mut queue = lock(&self.queue);
+        let dropped = queue
+            .iter()
+            .filter(|game| involves(game))
+            .map(|game| Job::plain(*game, game.pair))
+            .collect();
+        queue.retain(|game| !involves(game));
+        dropped
+    }
+
+    fn score_line(&self) -> String {
+        lock(&self.tally).score_line(&self.names())
+    }
+
+    fn engine_started(&self, engine: usize, id_name: Option<&str>) {
+        if let Some(id) = id_name {
+            lock(&self.live).note_engine_id(&self.config.engines[engine].name, id);
+        }
+    }
+
+    fn interim(&self, recorded: u64, total: u64) -> Option<String> {
+        let games_csv = RunDir::new(self.config.results_dir()).games_csv();
+        Some(
+            match Summary::from_files(&[games_csv], &self.names(), self.sprt.as_ref()) {
+                Ok(summary) => {
+                    format!("Interim report after {recorded} of {total} games:\n{summary}")
+                }
+                Err(err) => format!("warning: no interim report: {err}"),
+            },
+        )
+    }
+
+    fn refresh_report(&self, recorded: u64, total: u64) -> Result<(), RecordsError> {
+        live_report::refresh(self.config, self.sprt.as_ref(), (recorded, total))
+    }
 }
 
 #[cfg(test)]
@@ -575,7 +541,7 @@ mod tests {
     use crate::engine::EngineKeys;
     use crate::game::TimeControl;
     use crate::records::tests::record;
-    use crate::records::{GameResult::*, Termination};
+    use crate::records::{GameResult::*, ResultsWriter, Termination};
     use crate::tournament::config::{Format, OpeningsSpec};
 
     fn two_engines(out: &Path) -> TournamentConfig {
@@ -622,47 +588,60 @@ mod tests {
     }
 
     #[test]
-    fn a_resumed_bar_starts_at_the_recorded_games_and_their_score() {
+    fn a_resumed_score_starts_at_the_recorded_games() {
         let dir = tempfile::tempdir().unwrap();
         let config = two_engines(dir.path());
-        let writer = four_recorded_games(&config);
-        let openings = load_openings(&config).unwrap();
-        let scheduled = shard_games(&config, openings.len());
-        assert_eq!(scheduled.len(), 6);
-        let queue = scheduled
-            .iter()
-            .filter(|g| g.game_id > 4)
-            .copied()
-            .collect();
-        let stop = AtomicBool::new(false);
-        let shared = Shared::new(&config, &openings, queue, writer, scheduled.len(), &stop);
-        shared
+        let _writer = four_recorded_games(&config);
+        let schedule = Pairs::new(
+            &config,
+            VecDeque::new(),
+            HashSet::new(),
+            LiveReport::default(),
+        );
+        schedule
             .seed_tally(&RunDir::new(dir.path()).games_csv())
             .unwrap();
-        assert_eq!(shared.progress.position(), 4);
-        assert_eq!(shared.progress.length(), Some(6));
-        assert_eq!(shared.progress.message(), "a 3, b 1");
+        assert_eq!(schedule.score_line(), "a 3, b 1");
     }
 
     #[test]
-    fn with_an_sprt_the_bar_shows_the_llr_and_bounds() {
+    fn with_an_sprt_the_score_shows_the_llr_and_bounds() {
         let dir = tempfile::tempdir().unwrap();
         let mut config = two_engines(dir.path());
         let sprt: Sprt = "elo0=0 elo1=5".parse().unwrap();
         config.sprt = Some(sprt);
-        let writer = four_recorded_games(&config);
-        let openings = load_openings(&config).unwrap();
-        let stop = AtomicBool::new(false);
-        let shared = Shared::new(&config, &openings, VecDeque::new(), writer, 6, &stop);
-        shared
+        let _writer = four_recorded_games(&config);
+        let schedule = Pairs::new(
+            &config,
+            VecDeque::new(),
+            HashSet::new(),
+            LiveReport::default(),
+        );
+        schedule
             .seed_tally(&RunDir::new(dir.path()).games_csv())
             .unwrap();
         // Pairs WW and WL for a.
         let llr = sprt.llr_pentanomial(&crate::stats::Pentanomial::from([0, 0, 1, 0, 1]));
         assert_eq!(
-            shared.progress.message(),
+            schedule.score_line(),
             format!("a 3, b 1  LLR {llr:.2} (-2.94, 2.94)")
         );
         assert!(llr > 0.0 && llr < 2.94, "{llr}");
+    }
+
+    #[test]
+    fn after_the_deadline_only_the_pair_begun_is_played_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = two_engines(dir.path());
+        let queue: VecDeque<ScheduledGame> = shard_games(&config, 1).into_iter().collect();
+        let schedule = Pairs::new(&config, queue, HashSet::new(), LiveReport::default());
+        let Next::Play(first) = schedule.next(false) else {
+            panic!("the first game is played");
+        };
+        assert_eq!((first.game.game_id, first.unit), (1, 1));
+        // Its partner is played after the deadline; the next pair is not.
+        assert!(matches!(schedule.next(true), Next::Play(job) if job.game.game_id == 2));
+        assert!(matches!(schedule.next(true), Next::Closed));
+        assert!(matches!(schedule.next(false), Next::Play(job) if job.game.game_id == 3));
     }
 }

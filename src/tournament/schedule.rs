@@ -9,22 +9,7 @@ use super::config::{Format, OpeningOrder, TournamentConfig};
 use crate::records::GameRecord;
 use std::collections::{HashMap, HashSet};
 
-/// One scheduled game.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ScheduledGame {
-    /// 1-based number of the game in the schedule.
-    pub game_id: u64,
-    /// 1-based round.
-    pub round: u32,
-    /// 1-based game-pair number; both games of a pair share it.
-    pub pair: u64,
-    /// Index (into the config's engines) of the engine playing White.
-    pub white: usize,
-    /// Index of the engine playing Black.
-    pub black: usize,
-    /// 0-based index of the opening in the book.
-    pub opening: usize,
-}
+pub use crate::arena::ScheduledGame;
 
 /// The engine pairings of one round, as (first, second) engine indices.
 pub fn pairings(format: Format, engines: usize) -> Vec<(usize, usize)> {

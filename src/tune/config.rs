@@ -40,6 +40,10 @@ pub struct TuneConfig {
     pub seed: u64,
     /// Games played at the same time (several iterations may be in flight).
     pub concurrency: usize,
+    /// L, the iterations allowed in flight: iteration i starts from θ after exactly
+    /// iterations 1..i−L (see [`super::runner`]); part of the tune's identity.
+    #[serde(default = "one")]
+    pub lag: u64,
     /// The run directory.
     pub out: PathBuf,
     /// Write each engine's protocol traffic to `<out>/logs/`.
@@ -50,6 +54,19 @@ pub struct TuneConfig {
     /// files are then in `out/shard-K`. Absent from a tune on one machine.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<Shard>,
+}
+
+fn one() -> u64 {
+    1
+}
+
+/// The default lag: what `concurrency` workers on each of `shards` machines can keep busy
+/// with iterations of `pairs` game pairs, `shards · ⌈concurrency / (2 · pairs)⌉`, at most the
+/// `iterations`.
+pub fn default_lag(concurrency: usize, shards: u32, pairs: u32, iterations: u64) -> u64 {
+    let games = 2 * u64::from(pairs.max(1));
+    let lag = u64::from(shards.max(1)) * (concurrency.max(1) as u64).div_ceil(games);
+    lag.clamp(1, iterations.max(1))
 }
 
 impl TuneConfig {
@@ -130,6 +147,12 @@ impl TuneConfig {
         }
         if self.concurrency == 0 {
             return Err("--concurrency must be at least 1".to_string());
+        }
+        if self.lag == 0 || self.lag > self.spsa.iterations.max(1) {
+            return Err(format!(
+                "--lag must be from 1 to the iterations ({}), not {}",
+                self.spsa.iterations, self.lag
+            ));
         }
         Ok(())
     }

@@ -35,5 +35,5 @@ pub mod spsa;
 
 pub use config::TuneConfig;
 pub use params::{Origin, ParamKind, ParamsError, TuneParam};
-pub use runner::{TuneError, TuneFinish, TunePlan, TuneReport, run};
+pub use runner::{TuneError, TuneFinish, TunePlan, TuneReport, TuneSession, run};
 pub use spsa::{Perturbation, SpsaSettings};

@@ -47,6 +47,8 @@ pub struct Snapshot {
     pub theta: Vec<f64>,
     /// True while the tune runs (report.html then reloads itself).
     pub in_progress: bool,
+    /// Losses by fault of tune+ and tune− over the directory's games (a shard's: its own).
+    pub faults: Vec<crate::report::EngineFaults>,
 }
 
 /// One parameter in fishtest's table, in numbers.
@@ -168,6 +170,40 @@ struct SummaryJson<'a> {
     params: Vec<ParamState>,
     options: Vec<String>,
     openbench: Vec<String>,
+    faults: &'a [crate::report::EngineFaults],
+}
+
+/// Counts `game`'s loss by fault, if it is one, into `faults` (tune+'s, then tune−'s).
+pub fn count_fault(
+    faults: &mut [crate::report::EngineFaults; 2],
+    game: &crate::records::GameRecord,
+) {
+    if game.termination.is_fault() {
+        let loser = usize::from(game.winner_name() == super::config::PLUS);
+        faults[loser].add_loss(game.termination);
+    }
+}
+
+/// No loss by fault yet, for tune+ and tune−.
+pub fn no_faults() -> [crate::report::EngineFaults; 2] {
+    [super::config::PLUS, super::config::MINUS].map(crate::report::EngineFaults::none)
+}
+
+/// Losses by fault of tune+ and tune− over the games of `files` (games.csv files; missing
+/// ones hold no game), streamed.
+///
+/// # Errors
+/// A file that cannot be read or holds a malformed row.
+pub fn read_faults(
+    files: &[std::path::PathBuf],
+) -> Result<Vec<crate::report::EngineFaults>, RecordsError> {
+    let mut faults = no_faults();
+    for file in files.iter().filter(|file| file.exists()) {
+        for game in crate::records::GamesReader::open(file)? {
+            count_fault(&mut faults, &game?);
+        }
+    }
+    Ok(faults.to_vec())
 }
 
 /// summary.json of `snapshot`, as pretty JSON.
@@ -190,6 +226,7 @@ pub fn summary_json(snapshot: &Snapshot) -> serde_json::Value {
         params: snapshot.params(),
         options: snapshot.option_lines(),
         openbench: snapshot.openbench_lines(),
+        faults: &snapshot.faults,
     };
     serde_json::to_value(summary).unwrap_or_default()
 }
@@ -338,6 +375,7 @@ pub fn html(snapshot: &Snapshot) -> Result<String, String> {
             ),
         ),
         ("concurrency", config.concurrency.to_string()),
+        ("lag", config.lag.to_string()),
     ];
     let mut env = minijinja::Environment::new();
     env.add_template("tune.html", TEMPLATE)
@@ -356,6 +394,14 @@ pub fn html(snapshot: &Snapshot) -> Result<String, String> {
             openbench => snapshot.openbench_lines().join("\n"),
             iterations => iterations,
             settings => settings,
+            faults => snapshot.faults.iter().map(|f| minijinja::context! {
+                name => f.name.clone(),
+                time => f.time_forfeits,
+                illegal => f.illegal_moves,
+                crash => f.crashes,
+                stall => f.stalls,
+                stray => f.stray_answers,
+            }).collect::<Vec<_>>(),
         })
         .map_err(|e| e.to_string())
 }
@@ -489,6 +535,7 @@ mod tests {
             openings: Default::default(),
             seed: 3,
             concurrency: 1,
+            lag: 1,
             out: "/tmp/x".into(),
             log: false,
             pgn_comments: Default::default(),
@@ -512,6 +559,7 @@ mod tests {
             records: list,
             theta,
             in_progress: true,
+            faults: Vec::new(),
         }
     }
 

@@ -1,29 +1,29 @@
-//! The tune runner: workers that play the iterations with the tournament's building blocks
-//! (engines, [`game::play`], games.csv and games.pgn through [`ResultsWriter`], the opening
-//! book and its order), tune.csv appended as each iteration ends, and `--resume`.
+//! A tune on the arena: SPSA iterations as a [`Schedule`] ([`crate::arena`] plays the games,
+//! with everything a tournament has: fault and stray warnings, the start-failure policy,
+//! `--max-time`, the progress line, interim lines), tune.csv appended as each iteration ends,
+//! and `--resume`.
 //!
-//! **Iterations in flight.** `concurrency` workers take games from the iterations in order:
-//! a worker takes the next game of the newest iteration started, or starts the next
-//! iteration when that one has none left. An iteration starts from θ as it is at that moment
-//! (the finished iterations applied in iteration order, see [`super::iterations`]), as
-//! fishtest's workers do, so with `--concurrency` above one an iteration may start before the
-//! one before it has finished; tune.csv records the θ each one started from. With
-//! `--concurrency 1` every iteration starts from θ after all the ones before it, and a tune
-//! of deterministic engines repeats bit for bit.
+//! **A fixed lag.** Iteration i starts from θ after exactly the iterations 1..i−L (`--lag L`,
+//! saved in tune.json and, for a sharded tune, in its identity), folded in iteration order
+//! ([`super::iterations::theta_after`]); when one of them has not finished, iteration i waits
+//! for it. So θ at every iteration, and every game's option values, are a function of the
+//! seed and the settings alone, whatever the timing, the concurrency or the number of shards:
+//! a tune repeats bit for bit (with deterministic engines, its games too). L = 1 is plain
+//! sequential SPSA; a larger L keeps more games in flight at the price of a staler θ. The
+//! default keeps the first start's workers busy: `shards · ⌈concurrency / (2 · pairs)⌉`.
 //!
-//! **Games.** Game pair j (from 0) of iteration k plays the opening numbered
-//! `(k − 1) · pairs + j` in the book's order (sequential, or the seeded shuffle of a
-//! tournament), tune+ White in the first game and tune− White in the second. Game ids and
-//! pair numbers are given as games start, one iteration's games in a row, so its games are
-//! games `first_game` .. `first_game + 2·pairs − 1` of games.csv (its `round` column is the
-//! iteration). A resumed tune plays the iterations tune.csv lacks, from the θ tune.csv gives;
-//! games of an iteration cut off by the kill stay in games.csv but count nowhere (the
-//! iteration is played again with new game ids).
+//! **Games.** Iteration k's game pairs are pairs `(k − 1) · P + 1 ..= k · P` of the run (P =
+//! `pairs`), its games `(k − 1) · 2P + 1 ..= k · 2P`, so a game's id depends only on the
+//! schedule. Pair j (from 0) plays the opening numbered `(k − 1) · P + j` in the book's order
+//! (sequential, or the seeded shuffle of a tournament), tune+ White in its first game. A
+//! resumed tune keeps the games of an iteration a kill cut off (they count in it) and plays
+//! only its missing ones, as a tournament finishes a pair cut in half.
 //!
-//! **Engines.** Each worker keeps a process for each side and sets the side's parameter values
-//! (`setoption`) before a game when they changed; a misbehaving process is replaced, as in a
-//! tournament. An engine that cannot start or refuses the values ends the tune with the
-//! error (both sides are the same engine: it would fail again).
+//! **Faults.** A game lost by fault (crash, stall, time forfeit, illegal move) is a loss of
+//! the side at fault, as in fishtest and OpenBench (a parameter value can be what makes an
+//! engine crash); each is warned about as it happens, and counted in the final lines,
+//! summary.json and report.html. The exit code is the tournament's rule: faults alone do not
+//! change it.
 
 use super::config::TuneConfig;
 use super::iterations::{IterationRecord, IterationsError, IterationsFile, theta_after};
@@ -31,30 +31,35 @@ use super::params::{ParamsError, TuneParam};
 use super::report::{self, Snapshot};
 use super::shard::{self, ShardError};
 use super::spsa::{self, Perturbation};
+use crate::arena::{
+    self, Arena, Console, Flow, GivenUp, Job, LockError, Next, NotPlayed, Schedule, ScheduledGame,
+    Stopped, lock,
+};
 use crate::engine::{Engine, EngineError};
-use crate::game::{self, Players, Unfinished};
-use crate::openings::Opening;
-use crate::records;
-use crate::records::{RecordsError, ResultsWriter};
-use crate::rules::{ByColor, Color};
+use crate::game::{self, Adjudication};
+use crate::records::{GameRecord, GamesReader, RecordsError};
+use crate::report::EngineFaults;
+use crate::rules::ByColor;
 use crate::run_dir::RunDir;
-use crate::tournament::config::TournamentConfig;
-use crate::tournament::runner::{self, REPORT_INTERVAL, RunError};
-use crate::tournament::schedule::{ScheduledGame, opening_sequence};
-use std::collections::BTreeMap;
-use std::io::Write;
+use crate::tournament::schedule::opening_sequence;
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
 
 /// Why a tune stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TuneFinish {
-    /// Every iteration was played.
+    /// Every iteration (of this shard) was played.
     Completed,
-    /// Stopped by the user (Ctrl-C); `--resume` continues.
+    /// Stopped by a signal (Ctrl-C, SIGTERM, SIGHUP); `--resume` continues.
     Interrupted,
+    /// `--max-time` passed: no iteration started after it; `--resume` continues.
+    TimeLimit,
+    /// Games could not be played (an engine could not start or refused its values): the
+    /// iterations after them are not played; `--resume` tries again.
+    NotPlayed,
 }
 
 /// What a tune produced.
@@ -62,10 +67,16 @@ pub enum TuneFinish {
 pub struct TuneReport {
     /// Why it stopped.
     pub finish: TuneFinish,
-    /// The final θ, one value per parameter (as tune.csv gives it).
+    /// θ after every finished iteration (as tune.csv gives it), one value per parameter.
     pub theta: Vec<f64>,
-    /// Iterations finished (earlier sessions included).
+    /// Iterations finished (earlier sessions and other shards included).
     pub finished: u64,
+    /// Losses by fault of tune+ and tune−, over every game of this directory.
+    pub faults: Vec<EngineFaults>,
+    /// Games not played because an engine could not be made ready.
+    pub not_played: Vec<NotPlayed>,
+    /// Engines given up after start failures.
+    pub given_up: Vec<GivenUp>,
 }
 
 /// What a tune is about to do, known once everything is checked.
@@ -77,14 +88,29 @@ pub struct TunePlan {
     pub finished: u64,
 }
 
+/// How a tune session runs: the signal flag and the deadline.
+#[derive(Clone, Copy, Debug)]
+pub struct TuneSession<'a> {
+    /// Continue the tune in `config.out` (else it must hold no tune).
+    pub resume: bool,
+    /// Set by the signal handler: no game starts, games in flight are dropped.
+    pub stop: &'a AtomicBool,
+    /// `--max-time`: no iteration starts after it.
+    pub deadline: Option<Instant>,
+    /// Interim lines every this many games off a terminal (0: none).
+    pub rating_interval: u64,
+}
+
 /// Errors that stop a tune.
 #[derive(Debug)]
 pub enum TuneError {
     /// A parameter the engine cannot take (a bad command line or parameters file).
     Params(ParamsError),
-    /// The book, the run directory or its lock cannot be used.
-    Run(RunError),
-    /// The engine cannot start, or refused its options between games.
+    /// The book cannot be used.
+    Book(crate::openings::BookError),
+    /// The run directory cannot be locked.
+    Lock(LockError),
+    /// The engine cannot start for the check of its options.
     Engine(EngineError),
     /// tune.csv cannot be read or written.
     Iterations(IterationsError),
@@ -94,17 +120,21 @@ pub enum TuneError {
     OutputExists(PathBuf),
     /// A shard that cannot join its tune, or the other shards' files cannot be read.
     Shard(ShardError),
+    /// games.csv holds a game that is not of this tune's schedule.
+    Resume(String),
 }
 
 impl std::fmt::Display for TuneError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             TuneError::Params(err) => err.fmt(f),
-            TuneError::Run(err) => err.fmt(f),
+            TuneError::Book(err) => err.fmt(f),
+            TuneError::Lock(err) => err.fmt(f),
             TuneError::Engine(err) => err.fmt(f),
             TuneError::Iterations(err) => err.fmt(f),
             TuneError::Results(err) => err.fmt(f),
             TuneError::Shard(err) => err.fmt(f),
+            TuneError::Resume(err) => f.write_str(err),
             TuneError::OutputExists(dir) => write!(
                 f,
                 "{} already holds a run: continue a tune with --resume {0}, or choose another --out",
@@ -115,12 +145,6 @@ impl std::fmt::Display for TuneError {
 }
 
 impl std::error::Error for TuneError {}
-
-impl From<RunError> for TuneError {
-    fn from(err: RunError) -> Self {
-        TuneError::Run(err)
-    }
-}
 
 impl From<RecordsError> for TuneError {
     fn from(err: RecordsError) -> Self {
@@ -134,115 +158,196 @@ impl From<IterationsError> for TuneError {
     }
 }
 
-/// Runs (or, with `resume`, continues) the tune of `config` in `config.out`. `stop` is the
-/// Ctrl-C flag: once set, no game starts and games in flight are dropped (their iterations
-/// are played again on resume). `announce` is called once every check has passed, before
-/// any game starts.
+impl From<LockError> for TuneError {
+    fn from(err: LockError) -> Self {
+        TuneError::Lock(err)
+    }
+}
+
+/// Runs (or, with `session.resume`, continues) the tune of `config` in `config.out` on the
+/// arena. `announce` is called once every check has passed, before any game starts.
 ///
 /// # Errors
-/// [`TuneError`]: a parameter the engine refuses, an engine that cannot start, an unusable
-/// book or run directory, or results files that cannot be read or written.
+/// [`TuneError`]: a parameter the engine refuses, an engine that cannot start for the check
+/// of its options, an unusable book or run directory, results files that cannot be read or
+/// written, games.csv holding games of another schedule.
 pub fn run(
     config: &TuneConfig,
-    resume: bool,
-    stop: &AtomicBool,
+    session: TuneSession<'_>,
     announce: impl FnOnce(TunePlan),
 ) -> Result<TuneReport, TuneError> {
-    let tournament = config.tournament();
     let dir = config.dir();
     let run = RunDir::new(&dir);
     let games_csv = run.games_csv();
-    let taken = [games_csv.clone(), run.tune_csv()];
-    if !resume && taken.iter().any(|file| file.exists()) {
+    if !session.resume && [&games_csv, &run.tune_csv()].iter().any(|f| f.exists()) {
         return Err(TuneError::OutputExists(dir));
     }
-    let openings = runner::load_openings(&tournament)?;
-    let _lock = runner::lock_directory(&dir)?;
+    let openings = crate::openings::load_openings(config.openings.file.as_deref(), config.rules)
+        .map_err(TuneError::Book)?;
+    let _lock = arena::lock_directory(&dir)?;
     std::fs::create_dir_all(run.logs())
         .map_err(|e| RecordsError::io(&dir, "cannot create the directory", e))?;
     let sides = config.sides();
-    let probe = Engine::start(&runner::launch(&tournament, &sides[0], 0), config.rules)
+    let probe = Engine::start(&arena::launch(&dir, config.log, &sides[0], 0), config.rules)
         .map_err(TuneError::Engine)?;
-    config
-        .check_params(probe.options())
-        .map_err(TuneError::Params)?;
+    let checked = config.check_params(probe.options());
+    probe.quit();
+    checked.map_err(TuneError::Params)?;
     config.save(&dir)?;
-    let (log, finished) = IterationsFile::open(&dir, &config.params, config.spsa.iterations)?;
+    let (log, mut finished) = IterationsFile::open(&dir, &config.params, config.spsa.iterations)?;
     // Opened first: it cuts a row torn by a kill before games.csv is read.
-    let writer = tournament.results_writer(&dir)?;
-    let (last_game, last_pair) = records::read_games(&games_csv)?
-        .iter()
-        .fold((0, 0), |(g, p), game| {
-            (g.max(game.game_id), p.max(game.pair))
-        });
-    let mut finished = finished;
+    let writer = config.tournament().results_writer(&dir)?;
+    let recorded = Recorded::read(config, &games_csv, &finished)?;
     if config.shard.is_some() {
         for (iteration, record) in shard::others(config).map_err(TuneError::Shard)? {
             finished.entry(iteration).or_insert(record);
         }
     }
-    let plan = TunePlan {
+    announce(TunePlan {
         iterations: config.spsa.iterations,
         finished: finished.len() as u64,
-    };
-    let recorded = Recorded {
-        finished,
-        last_game,
-        last_pair,
-    };
-    let shared = Shared::new(config, &tournament, &openings, writer, log, recorded, stop);
-    announce(plan);
-    let workers = config.concurrency.max(1);
-    let mut probe = Some(probe);
-    std::thread::scope(|scope| {
-        for worker in 0..workers {
-            let shared = &shared;
-            let first = probe.take();
-            scope.spawn(move || Worker::new(shared, worker, first).run());
-        }
     });
-    if let Some(err) = shared.error.into_inner().unwrap_or_else(|e| e.into_inner()) {
+    let games_per = 2 * u64::from(config.spsa.pairs);
+    let own: u64 = (1..=config.spsa.iterations)
+        .filter(|&k| config.plays(k))
+        .count() as u64;
+    let own_done = finished.keys().filter(|&&k| config.plays(k)).count() as u64;
+    let progress_done = own_done * games_per + recorded.partial_games();
+    let schedule = Iterations::new(config, &openings, log, finished, recorded);
+    let adjudication = Adjudication::default();
+    let arena = Arena {
+        engines: &sides,
+        rules: config.rules,
+        adjudication: &adjudication,
+        openings: &openings,
+        dir: dir.clone(),
+        log: config.log,
+        concurrency: config.concurrency,
+        deadline: session.deadline,
+        rating_interval: session.rating_interval,
+        progress: (own * games_per, progress_done),
+        stop: session.stop,
+    };
+    let played = arena::play(&arena, &schedule, writer)?;
+    if let Some(err) = lock(&schedule.error).take() {
         return Err(err);
     }
-    let mut state = shared.state.into_inner().unwrap_or_else(|e| e.into_inner());
-    let own_done = (1..=config.spsa.iterations)
+    let mut state = schedule
+        .state
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner());
+    let all_own_done = (1..=config.spsa.iterations)
         .filter(|&k| config.plays(k))
         .all(|k| state.finished.contains_key(&k));
+    let mut snapshot = state.snapshot(config, false);
     if config.shard.is_some() {
         state.absorb(config).map_err(TuneError::Shard)?;
+        snapshot = state.snapshot(config, false);
+        // The whole tune's page counts every shard's faults.
+        let files: Vec<PathBuf> = RunDir::new(&config.out)
+            .shard_dirs()
+            .map_err(|e| TuneError::Shard(ShardError::RunDir(e)))?
+            .iter()
+            .map(|(_, dir)| dir.games_csv())
+            .collect();
+        snapshot.faults = report::read_faults(&files)?;
     }
-    let snapshot = state.snapshot(config, false);
     report::write_all(&config.out, &snapshot)?;
-    let done = state.finished.len() as u64;
-    let finish = if own_done {
-        TuneFinish::Completed
-    } else {
-        TuneFinish::Interrupted
+    let finish = match played.stopped {
+        _ if all_own_done => TuneFinish::Completed,
+        Stopped::Interrupted => TuneFinish::Interrupted,
+        Stopped::TimeLimit => TuneFinish::TimeLimit,
+        Stopped::Done if !played.not_played.is_empty() => TuneFinish::NotPlayed,
+        Stopped::Done => TuneFinish::Interrupted,
     };
     Ok(TuneReport {
         finish,
-        theta: state.theta,
-        finished: done,
+        theta: snapshot.theta,
+        finished: state.finished.len() as u64,
+        faults: state.faults.to_vec(),
+        not_played: played.not_played,
+        given_up: played.given_up,
     })
 }
 
-/// What earlier sessions left: the finished iterations, and the last game id and pair number
-/// in games.csv (new games are numbered after them).
+/// What games.csv holds of iterations tune.csv lacks (cut off by a kill), and the faults of
+/// every game in it.
 #[derive(Debug)]
 struct Recorded {
-    finished: BTreeMap<u64, IterationRecord>,
-    last_game: u64,
-    last_pair: u64,
+    /// By iteration: (game index in the iteration, whether tune+ won).
+    partial: HashMap<u64, Vec<(u32, bool)>>,
+    /// Losses by fault of tune+ and tune−.
+    faults: [EngineFaults; 2],
+}
+
+impl Recorded {
+    /// Reads games.csv of `config`'s directory (streamed): each game must be where the
+    /// schedule puts it.
+    fn read(
+        config: &TuneConfig,
+        games_csv: &std::path::Path,
+        finished: &BTreeMap<u64, IterationRecord>,
+    ) -> Result<Recorded, TuneError> {
+        let mut recorded = Recorded {
+            partial: HashMap::new(),
+            faults: report::no_faults(),
+        };
+        if !games_csv.exists() {
+            return Ok(recorded);
+        }
+        let games = 2 * u64::from(config.spsa.pairs);
+        for game in GamesReader::open(games_csv)? {
+            let game = game?;
+            report::count_fault(&mut recorded.faults, &game);
+            let iteration = u64::from(game.round);
+            let index = game
+                .game_id
+                .wrapping_sub(1)
+                .wrapping_sub((iteration - 1) * games);
+            let plus_white = index % 2 == 0;
+            let expected = if plus_white {
+                super::config::PLUS
+            } else {
+                super::config::MINUS
+            };
+            if iteration == 0
+                || index >= games
+                || game.white != expected
+                || !config.plays(iteration)
+            {
+                return Err(TuneError::Resume(format!(
+                    "cannot resume: {} game {} (iteration {iteration}, {} as White) is not \
+                     where this tune's schedule puts it (a tune started by an older bt-arena, \
+                     or files of another tune): finish it with that version or start a new tune",
+                    games_csv.display(),
+                    game.game_id,
+                    game.white
+                )));
+            }
+            if !finished.contains_key(&iteration) {
+                let plus_won = game.winner_name() == super::config::PLUS;
+                recorded
+                    .partial
+                    .entry(iteration)
+                    .or_default()
+                    .push((u32::try_from(index).unwrap_or(u32::MAX), plus_won));
+            }
+        }
+        Ok(recorded)
+    }
+
+    /// Games recorded of unfinished iterations.
+    fn partial_games(&self) -> u64 {
+        self.partial.values().map(|games| games.len() as u64).sum()
+    }
 }
 
 /// An iteration started and not finished.
 #[derive(Debug)]
 struct OpenIteration {
     step: Perturbation,
-    /// The next of its `2 · pairs` games to hand out.
-    next: u32,
-    first_game: u64,
-    first_pair: u64,
+    /// Its games by index: handed out (or recorded by an earlier session).
+    handed: Vec<bool>,
     done: u32,
     wins: u32,
     losses: u32,
@@ -251,22 +356,35 @@ struct OpenIteration {
 /// The tune's progress, under one lock.
 #[derive(Debug)]
 struct State {
-    /// θ: the start values with the finished iterations applied in iteration order.
-    theta: Vec<f64>,
+    /// Every finished iteration (this shard's and, as last read, the others').
     finished: BTreeMap<u64, IterationRecord>,
-    /// Started and unfinished, oldest first.
-    open: Vec<OpenIteration>,
-    /// Not started, in increasing order.
-    to_start: std::collections::VecDeque<u64>,
-    /// The last game id and pair number given (or found in games.csv).
-    last_game: u64,
-    last_pair: u64,
+    /// θ after exactly iterations 1..=`folded` (the lag's fold), and `folded`.
+    folded: u64,
+    folded_theta: Vec<f64>,
+    /// θ after every finished iteration, for the lines and the report.
+    theta: Vec<f64>,
+    /// Started and unfinished, by iteration.
+    open: BTreeMap<u64, OpenIteration>,
+    /// The next iteration to start (of this shard's, the lowest not finished nor open).
+    next: u64,
+    /// An iteration one of whose games will not be played: none after it starts.
+    blocked: Option<u64>,
+    /// When the other shards' tune.csv files were last read.
+    absorbed: Option<Instant>,
+    /// Losses by fault of tune+ and tune−.
+    faults: [EngineFaults; 2],
+    /// Games of unfinished iterations recorded by an earlier session.
+    partial: HashMap<u64, Vec<(u32, bool)>>,
 }
 
+/// How often a shard waiting for other shards' iterations reads their tune.csv files.
+const ABSORB_INTERVAL: Duration = Duration::from_millis(250);
+
 impl State {
-    /// Takes in the iterations other shards have finished since last read, and θ after
-    /// them all (see [`super::shard`]).
+    /// Takes in the iterations other shards have finished since last read (see
+    /// [`super::shard`]).
     fn absorb(&mut self, config: &TuneConfig) -> Result<(), ShardError> {
+        self.absorbed = Some(Instant::now());
         let before = self.finished.len();
         for (iteration, record) in shard::others(config)? {
             self.finished.entry(iteration).or_insert(record);
@@ -277,410 +395,361 @@ impl State {
         Ok(())
     }
 
+    /// θ after exactly iterations 1..=`upto`, folding finished iterations in as far as
+    /// needed; `None` while one of them has not finished.
+    fn theta_upto(&mut self, params: &[TuneParam], upto: u64) -> Option<Vec<f64>> {
+        while self.folded < upto {
+            let record = self.finished.get(&(self.folded + 1))?;
+            spsa::update(
+                params,
+                &mut self.folded_theta,
+                &record.step,
+                record.wins,
+                record.losses,
+            );
+            self.folded += 1;
+        }
+        Some(self.folded_theta.clone())
+    }
+
     fn snapshot(&self, config: &TuneConfig, in_progress: bool) -> Snapshot {
         Snapshot {
             config: config.clone(),
             records: self.finished.values().cloned().collect(),
             theta: self.theta.clone(),
             in_progress,
+            faults: self.faults.to_vec(),
         }
     }
 }
 
-/// One game to play: which iteration, which game of it, and where it goes.
-#[derive(Clone, Debug)]
-struct Job {
-    iteration: u64,
-    game: ScheduledGame,
-    /// The option values of tune+ and tune−.
-    values: [Vec<(String, String)>; 2],
-}
-
-/// State the workers share.
-struct Shared<'a> {
+/// The iterations of a tune as the arena's [`Schedule`].
+struct Iterations<'a> {
     config: &'a TuneConfig,
-    tournament: &'a TournamentConfig,
-    sides: [crate::engine::EngineDescription; 2],
-    openings: &'a [Opening],
+    /// The book's order: opening index of the run's pair p (from 0) is `sequence[p % len]`.
     sequence: Vec<usize>,
     state: Mutex<State>,
-    writer: Mutex<ResultsWriter>,
     log: Mutex<IterationsFile>,
     error: Mutex<Option<TuneError>>,
-    failed: AtomicBool,
-    stop: &'a AtomicBool,
-    /// When report.html was last written, for [`REPORT_INTERVAL`].
-    reported: Mutex<Option<Instant>>,
 }
 
-impl<'a> Shared<'a> {
+impl<'a> Iterations<'a> {
     fn new(
         config: &'a TuneConfig,
-        tournament: &'a TournamentConfig,
-        openings: &'a [Opening],
-        writer: ResultsWriter,
+        openings: &[crate::openings::Opening],
         log: IterationsFile,
-        Recorded {
-            finished,
-            last_game,
-            last_pair,
-        }: Recorded,
-        stop: &'a AtomicBool,
-    ) -> Shared<'a> {
+        finished: BTreeMap<u64, IterationRecord>,
+        recorded: Recorded,
+    ) -> Iterations<'a> {
+        let start: Vec<f64> = config.params.iter().map(|p| p.start).collect();
         let theta = theta_after(&config.params, finished.values());
-        let to_start = (1..=config.spsa.iterations)
-            .filter(|&k| config.plays(k) && !finished.contains_key(&k))
-            .collect();
-        Shared {
+        let mut state = State {
+            finished,
+            folded: 0,
+            folded_theta: start,
+            theta,
+            open: BTreeMap::new(),
+            next: 1,
+            blocked: None,
+            absorbed: None,
+            faults: recorded.faults,
+            partial: recorded.partial,
+        };
+        state.next = next_own(config, &state, 1);
+        Iterations {
             config,
-            tournament,
-            sides: config.sides(),
-            openings,
             sequence: opening_sequence(config.openings.order, openings.len().max(1), config.seed),
-            state: Mutex::new(State {
-                theta,
-                finished,
-                open: Vec::new(),
-                to_start,
-                last_game,
-                last_pair,
-            }),
-            writer: Mutex::new(writer),
+            state: Mutex::new(state),
             log: Mutex::new(log),
             error: Mutex::new(None),
-            failed: AtomicBool::new(false),
-            stop,
-            reported: Mutex::new(None),
         }
     }
 
-    fn stopping(&self) -> bool {
-        self.stop.load(Ordering::SeqCst) || self.failed.load(Ordering::SeqCst)
+    fn games(&self) -> u32 {
+        2 * self.config.spsa.pairs
     }
 
     /// Stops the tune with `err` (the first error is kept).
     fn fail(&self, err: TuneError) {
         lock(&self.error).get_or_insert(err);
-        self.failed.store(true, Ordering::SeqCst);
     }
 
-    fn say(&self, line: &str) {
-        // A closed stdout (e.g. `| head`) must not stop the tune: the results are on disk.
-        let _ = writeln!(std::io::stdout().lock(), "{line}");
-    }
-
-    /// The next game to play: the next one of the newest iteration started, or the first of
-    /// the next iteration, started now from the current θ. `None` when stopping or when every
-    /// iteration has been handed out.
-    fn next_job(&self) -> Option<Job> {
-        if self.stopping() {
-            return None;
-        }
-        let games = 2 * self.config.spsa.pairs;
-        let mut state = lock(&self.state);
-        if state.open.last().is_none_or(|open| open.next == games) {
-            let iteration = *state.to_start.front()?;
-            if self.config.shard.is_some()
-                && let Err(err) = state.absorb(self.config)
-            {
-                drop(state);
-                self.fail(TuneError::Shard(err));
-                return None;
+    /// Opens iteration `iteration` from θ after iterations 1..iteration−L, when they have all
+    /// finished: `false` to wait.
+    fn open(&self, state: &mut State, iteration: u64) -> bool {
+        let upto = iteration.saturating_sub(self.config.lag.max(1));
+        let theta = match state.theta_upto(&self.config.params, upto) {
+            Some(theta) => theta,
+            None => {
+                let stale = state
+                    .absorbed
+                    .is_none_or(|at| at.elapsed() >= ABSORB_INTERVAL);
+                if self.config.shard.is_none() || !stale {
+                    return false;
+                }
+                if let Err(err) = state.absorb(self.config) {
+                    self.fail(TuneError::Shard(err));
+                    return false;
+                }
+                match state.theta_upto(&self.config.params, upto) {
+                    Some(theta) => theta,
+                    None => return false,
+                }
             }
-            state.to_start.pop_front();
-            let step = spsa::perturb(
-                &self.config.spsa,
-                &self.config.params,
-                &state.theta,
-                iteration,
-                self.config.seed,
-            );
-            let (first_game, first_pair) = (state.last_game + 1, state.last_pair + 1);
-            state.last_game += u64::from(games);
-            state.last_pair += u64::from(self.config.spsa.pairs);
-            state.open.push(OpenIteration {
-                step,
-                next: 0,
-                first_game,
-                first_pair,
-                done: 0,
-                wins: 0,
-                losses: 0,
-            });
+        };
+        let step = spsa::perturb(
+            &self.config.spsa,
+            &self.config.params,
+            &theta,
+            iteration,
+            self.config.seed,
+        );
+        let games = self.games() as usize;
+        let mut open = OpenIteration {
+            step,
+            handed: vec![false; games],
+            done: 0,
+            wins: 0,
+            losses: 0,
+        };
+        for (index, plus_won) in state.partial.remove(&iteration).unwrap_or_default() {
+            if let Some(handed) = open.handed.get_mut(index as usize) {
+                *handed = true;
+                open.done += 1;
+                if plus_won {
+                    open.wins += 1;
+                } else {
+                    open.losses += 1;
+                }
+            }
         }
-        let open = state.open.last_mut()?;
-        let index = open.next;
-        open.next += 1;
-        let iteration = open.step.iteration;
-        let pair_index = u64::from(index / 2);
+        state.open.insert(iteration, open);
+        state.next = next_own(self.config, state, iteration + 1);
+        true
+    }
+
+    /// The job of game `index` of the open iteration `iteration`.
+    fn job(&self, open: &OpenIteration, iteration: u64, index: u32) -> Job {
         let pairs = u64::from(self.config.spsa.pairs);
-        let book_index = (iteration - 1) * pairs + pair_index;
+        let pair_index = (iteration - 1) * pairs + u64::from(index / 2);
         let opening =
-            self.sequence[usize::try_from(book_index).unwrap_or(usize::MAX) % self.sequence.len()];
-        // Sides: 0 = tune+, 1 = tune−; tune+ is White in the first game of each pair.
-        let (white, black) = if index % 2 == 0 { (0, 1) } else { (1, 0) };
-        let values = [&open.step.plus, &open.step.minus].map(|values| {
+            self.sequence[usize::try_from(pair_index).unwrap_or(usize::MAX) % self.sequence.len()];
+        // Seats: 0 = tune+, 1 = tune−; tune+ is White in the first game of each pair.
+        let plus_white = index % 2 == 0;
+        let (white, black) = if plus_white { (0, 1) } else { (1, 0) };
+        let values = |side: &[f64]| -> Vec<(String, String)> {
             self.config
                 .params
                 .iter()
-                .zip(values)
+                .zip(side)
                 .map(|(param, &value)| (param.name.clone(), param.format_value(value)))
                 .collect()
-        });
-        Some(Job {
-            iteration,
-            game: ScheduledGame {
-                game_id: open.first_game + u64::from(index),
-                round: u32::try_from(iteration).unwrap_or(u32::MAX),
-                pair: open.first_pair + pair_index,
-                white,
-                black,
-                opening,
-            },
-            values,
-        })
-    }
-
-    /// Records a finished game of `job`: games.csv and games.pgn (the sides' values in PGN
-    /// tags), then the iteration's score; the iteration's last game finishes it.
-    fn record(&self, job: &Job, record: &records::GameRecord, played: &game::PlayedGame) {
-        let options = |side: usize| {
-            job.values[side]
+        };
+        let (plus, minus) = (values(&open.step.plus), values(&open.step.minus));
+        let options = |values: &[(String, String)]| {
+            values
                 .iter()
                 .map(|(name, value)| format!("{name}={value}"))
                 .collect::<Vec<_>>()
                 .join(" ")
         };
-        let tags = [
-            ("X-TuneIteration".to_string(), job.iteration.to_string()),
-            ("X-WhiteOptions".to_string(), options(job.game.white)),
-            ("X-BlackOptions".to_string(), options(job.game.black)),
+        let (white_values, black_values) = if plus_white {
+            (plus, minus)
+        } else {
+            (minus, plus)
+        };
+        let tags = vec![
+            ("X-TuneIteration".to_string(), iteration.to_string()),
+            ("X-WhiteOptions".to_string(), options(&white_values)),
+            ("X-BlackOptions".to_string(), options(&black_values)),
         ];
-        if let Err(err) = lock(&self.writer).append_tagged(record, &played.infos, &tags) {
-            self.fail(err.into());
-            return;
-        }
-        let plus_colour = if job.game.white == 0 {
-            Color::White
-        } else {
-            Color::Black
-        };
-        {
-            let mut state = lock(&self.state);
-            let Some(at) = state
-                .open
-                .iter()
-                .position(|open| open.step.iteration == job.iteration)
-            else {
-                return;
-            };
-            let open = &mut state.open[at];
-            open.done += 1;
-            if played.winner == plus_colour {
-                open.wins += 1;
-            } else {
-                open.losses += 1;
-            }
-            if open.done < 2 * self.config.spsa.pairs {
-                return;
-            }
-            let open = state.open.remove(at);
-            let record = IterationRecord {
-                step: open.step,
-                first_game: open.first_game,
-                wins: open.wins,
-                losses: open.losses,
-                finished: records::now_rfc3339(),
-            };
-            if let Err(err) = lock(&self.log).append(&record) {
-                drop(state);
-                self.fail(err.into());
-                return;
-            }
-            let latest = state
-                .finished
-                .keys()
-                .next_back()
-                .is_none_or(|&k| k < job.iteration);
-            let line = format!(
-                "Iteration {}/{} (games {}-{}): tune+ {} - {} tune-",
-                job.iteration,
-                self.config.spsa.iterations,
-                record.first_game,
-                record.first_game + u64::from(2 * self.config.spsa.pairs) - 1,
-                record.wins,
-                record.losses
-            );
-            state.finished.insert(job.iteration, record);
-            if latest {
-                let record = &state.finished[&job.iteration];
-                let (step, wins, losses) = (record.step.clone(), record.wins, record.losses);
-                spsa::update(&self.config.params, &mut state.theta, &step, wins, losses);
-            } else {
-                state.theta = theta_after(&self.config.params, state.finished.values());
-            }
-            self.say(&format!(
-                "{line}; {}",
-                theta_text(&self.config.params, &state.theta)
-            ));
-        }
-        self.refresh_report();
-    }
-
-    /// Rewrites report.html, summary.json and the tuned values, at most once per
-    /// [`REPORT_INTERVAL`] (the end of the tune writes them once more). A failure is warned
-    /// about and does not stop the tune.
-    fn refresh_report(&self) {
-        let Ok(mut last) = self.reported.try_lock() else {
-            return;
-        };
-        if last.is_some_and(|at| at.elapsed() < REPORT_INTERVAL) {
-            return;
-        }
-        *last = Some(Instant::now());
-        let snapshot = lock(&self.state).snapshot(self.config, true);
-        if let Err(err) = report::write_all(&self.config.out, &snapshot) {
-            self.say(&format!("warning: report.html not updated: {err}"));
-        }
-    }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// A running engine of one side and the option values last set on it.
-struct Seat {
-    engine: Engine,
-    values: Option<Vec<(String, String)>>,
-}
-
-/// One worker thread and the processes of its two sides.
-struct Worker<'a> {
-    shared: &'a Shared<'a>,
-    id: usize,
-    seats: [Option<Seat>; 2],
-}
-
-impl<'a> Worker<'a> {
-    /// Worker `id`; `plus` is an already started tune+ process, if any.
-    fn new(shared: &'a Shared<'a>, id: usize, plus: Option<Engine>) -> Worker<'a> {
-        let plus = plus.map(|engine| Seat {
-            engine,
-            values: None,
-        });
-        Worker {
-            shared,
-            id,
-            seats: [plus, None],
-        }
-    }
-
-    fn run(mut self) {
-        while let Some(job) = self.shared.next_job() {
-            if let Err(err) = self.play(&job) {
-                self.shared.fail(TuneError::Engine(err));
-            }
-        }
-        for seat in self.seats.iter_mut().filter_map(Option::take) {
-            seat.engine.quit();
-        }
-    }
-
-    fn play(&mut self, job: &Job) -> Result<(), EngineError> {
-        for side in [0, 1] {
-            self.prepare(side, &job.values[side])?;
-        }
-        let shared = self.shared;
-        let opening = &shared.openings[job.game.opening];
-        let started = records::now_rfc3339();
-        let [plus, minus] = &mut self.seats;
-        let (Some(plus), Some(minus)) = (plus.as_mut(), minus.as_mut()) else {
-            return Ok(());
-        };
-        let (white, black) = if job.game.white == 0 {
-            (&mut plus.engine, &mut minus.engine)
-        } else {
-            (&mut minus.engine, &mut plus.engine)
-        };
-        let mut players = Players {
-            engines: ByColor { white, black },
-            specs: ByColor {
-                white: &shared.sides[job.game.white],
-                black: &shared.sides[job.game.black],
+        Job {
+            game: ScheduledGame {
+                game_id: (iteration - 1) * 2 * pairs + u64::from(index) + 1,
+                round: u32::try_from(iteration).unwrap_or(u32::MAX),
+                pair: pair_index + 1,
+                white,
+                black,
+                opening,
             },
+            unit: iteration,
+            values: ByColor {
+                white: white_values,
+                black: black_values,
+            },
+            tags,
+        }
+    }
+
+    /// Finishes the open iteration `iteration` whose games are all recorded: tune.csv gets its
+    /// row, θ moves, and its line is printed.
+    fn close(&self, state: &mut State, iteration: u64, console: &Console) -> Flow {
+        let Some(open) = state.open.remove(&iteration) else {
+            return Flow::Continue;
         };
-        // A tune adjudicates nothing: every game is played out by the rules.
-        let played = game::play(
-            &mut players,
-            &opening.position,
-            shared.config.rules,
-            &game::Adjudication::default(),
-            shared.stop,
+        let games = u64::from(self.games());
+        let record = IterationRecord {
+            first_game: (iteration - 1) * games + 1,
+            wins: open.wins,
+            losses: open.losses,
+            finished: crate::records::now_rfc3339(),
+            step: open.step,
+        };
+        if let Err(err) = lock(&self.log).append(&record) {
+            self.fail(err.into());
+            return Flow::Stop;
+        }
+        let latest = state
+            .finished
+            .keys()
+            .next_back()
+            .is_none_or(|&k| k < iteration);
+        let line = format!(
+            "Iteration {iteration}/{} (games {}-{}): tune+ {} - {} tune-; {}",
+            self.config.spsa.iterations,
+            record.first_game,
+            record.first_game + games - 1,
+            record.wins,
+            record.losses,
+            step_text(&self.config.params, &record)
         );
-        let seats = ByColor {
-            white: job.game.white,
-            black: job.game.black,
-        };
-        match played {
-            Ok(played) => {
-                let record =
-                    runner::game_record(shared.tournament, &job.game, opening, &played, started);
-                shared.record(job, &record, &played);
-                if let Some(side) = played.faulty {
-                    self.retire(seats[side]);
-                }
-            }
-            Err(Unfinished::Interrupted) => {}
+        if latest {
+            spsa::update(
+                &self.config.params,
+                &mut state.theta,
+                &record.step,
+                record.wins,
+                record.losses,
+            );
+            state.finished.insert(iteration, record);
+        } else {
+            state.finished.insert(iteration, record);
+            state.theta = theta_after(&self.config.params, state.finished.values());
         }
-        if shared.config.engine.restart {
-            self.retire(0);
-            self.retire(1);
-        }
-        Ok(())
-    }
-
-    /// Makes side `side`'s process ready with `values` set: started if needed (a process that
-    /// refuses the values is replaced once, in case it was the process and not the values).
-    fn prepare(&mut self, side: usize, values: &[(String, String)]) -> Result<(), EngineError> {
-        for attempt in 0..2 {
-            if self.seats[side].is_none() {
-                let launch =
-                    runner::launch(self.shared.tournament, &self.shared.sides[side], self.id);
-                let engine = Engine::start(&launch, self.shared.config.rules)?;
-                self.seats[side] = Some(Seat {
-                    engine,
-                    values: None,
-                });
-            }
-            let Some(seat) = self.seats[side].as_mut() else {
-                continue;
-            };
-            if seat.values.as_deref() == Some(values) {
-                return Ok(());
-            }
-            match seat.engine.set_options(values) {
-                Ok(()) => {
-                    seat.values = Some(values.to_vec());
-                    return Ok(());
-                }
-                Err(err) if attempt == 1 => return Err(err),
-                Err(_) => self.retire(side),
-            }
-        }
-        Ok(())
-    }
-
-    fn retire(&mut self, side: usize) {
-        if let Some(seat) = self.seats[side].take() {
-            seat.engine.quit();
-        }
+        console.say(&format!(
+            "{line}; {}",
+            theta_text(&self.config.params, &state.theta)
+        ));
+        Flow::Continue
     }
 }
 
-/// Most parameters whose θ an iteration's line lists (report.html has them all).
+/// The lowest iteration from `from` on that `config`'s process plays and has not finished.
+fn next_own(config: &TuneConfig, state: &State, from: u64) -> u64 {
+    let mut k = from;
+    while k <= config.spsa.iterations && (!config.plays(k) || state.finished.contains_key(&k)) {
+        k += 1;
+    }
+    k
+}
+
+impl Schedule for Iterations<'_> {
+    /// The next game: one not handed out of the oldest open iteration, else the first of the
+    /// next iteration once the iterations it starts from have finished. With `closing`, no
+    /// iteration starts.
+    fn next(&self, closing: bool) -> Next {
+        if lock(&self.error).is_some() {
+            return Next::Done;
+        }
+        let mut state = lock(&self.state);
+        loop {
+            let open = state.open.iter().find_map(|(&k, open)| {
+                open.handed
+                    .iter()
+                    .position(|handed| !handed)
+                    .map(|index| (k, index))
+            });
+            if let Some((iteration, index)) = open {
+                let open = state.open.get_mut(&iteration).expect("found above");
+                open.handed[index] = true;
+                let index = u32::try_from(index).unwrap_or(u32::MAX);
+                return Next::Play(self.job(open, iteration, index));
+            }
+            let iteration = state.next;
+            if iteration > self.config.spsa.iterations
+                || state.blocked.is_some_and(|blocked| blocked < iteration)
+            {
+                return Next::Done;
+            }
+            if closing {
+                return Next::Closed;
+            }
+            if !self.open(&mut state, iteration) {
+                return if lock(&self.error).is_some() {
+                    Next::Done
+                } else {
+                    Next::Wait
+                };
+            }
+            // An iteration whose games an earlier session recorded in full only needs its row.
+            if state.open[&iteration].done == self.games() {
+                let console = Console::hidden();
+                if self.close(&mut state, iteration, &console) == Flow::Stop {
+                    return Next::Done;
+                }
+            }
+        }
+    }
+
+    fn finished(
+        &self,
+        job: &Job,
+        record: &GameRecord,
+        _played: &game::PlayedGame,
+        console: &Console,
+    ) -> Flow {
+        let mut state = lock(&self.state);
+        report::count_fault(&mut state.faults, record);
+        let Some(open) = state.open.get_mut(&job.unit) else {
+            return Flow::Continue;
+        };
+        open.done += 1;
+        if record.winner_name() == super::config::PLUS {
+            open.wins += 1;
+        } else {
+            open.losses += 1;
+        }
+        if open.done < self.games() {
+            return Flow::Continue;
+        }
+        self.close(&mut state, job.unit, console)
+    }
+
+    fn not_played(&self, job: &Job) {
+        let mut state = lock(&self.state);
+        let blocked = state.blocked.map_or(job.unit, |k| k.min(job.unit));
+        state.blocked = Some(blocked);
+    }
+
+    fn drop_engine(&self, _engine: usize) -> Vec<Job> {
+        // Both sides are one engine: nothing after the iteration it left unplayed starts.
+        Vec::new()
+    }
+
+    fn score_line(&self) -> String {
+        let state = lock(&self.state);
+        format!(
+            "{} of {} iterations  {}",
+            state.finished.len(),
+            self.config.spsa.iterations,
+            theta_text(&self.config.params, &state.theta)
+        )
+    }
+
+    fn interim(&self, recorded: u64, total: u64) -> Option<String> {
+        Some(format!(
+            "After {recorded} of {total} games: {}",
+            self.score_line()
+        ))
+    }
+
+    fn refresh_report(&self, _recorded: u64, _total: u64) -> Result<(), RecordsError> {
+        let snapshot = lock(&self.state).snapshot(self.config, true);
+        report::write_all(&self.config.out, &snapshot)
+    }
+}
+
+/// Most parameters whose θ and flip an iteration's line lists (report.html has them all).
 const THETA_SHOWN: usize = 4;
 
 /// θ as an iteration's line ends: `θ Tempo=30.42, Race=118.00`, or for more than
@@ -695,6 +764,31 @@ fn theta_text(params: &[TuneParam], theta: &[f64]) -> String {
         .map(|(param, value)| format!("{}={value:.2}", param.name))
         .collect();
     format!("θ {}", values.join(", "))
+}
+
+/// Which way an iteration moved each parameter, so a θ that went down reads right: the flip
+/// Δ (tune+ played θ + c_k·Δ) and the step's sign, `step Tempo -0.62 (Δ -1)`; for more than
+/// [`THETA_SHOWN`] parameters only the count.
+fn step_text(params: &[TuneParam], record: &IterationRecord) -> String {
+    if params.len() > THETA_SHOWN {
+        return format!("{} parameters stepped", params.len());
+    }
+    let step = &record.step;
+    let moves: Vec<String> = params
+        .iter()
+        .enumerate()
+        .map(|(index, param)| {
+            let change = spsa::increment(
+                step.a_k[index],
+                step.c_k[index],
+                step.flips[index],
+                record.wins,
+                record.losses,
+            );
+            format!("{} {change:+.2} (Δ {:+})", param.name, step.flips[index])
+        })
+        .collect();
+    format!("step {}", moves.join(", "))
 }
 
 #[cfg(test)]
@@ -723,5 +817,28 @@ mod tests {
             theta_text(&many, &[1.0; 5]),
             "θ of 5 parameters in report.html"
         );
+    }
+
+    #[test]
+    fn an_iterations_line_shows_each_step_and_its_flip() {
+        let tempo = [param("Tempo, int, 30, -20, 40, 3, 0.05")];
+        let step = Perturbation {
+            iteration: 1,
+            theta: vec![30.0],
+            flips: vec![-1],
+            c_k: vec![2.0],
+            a_k: vec![0.5],
+            plus: vec![28.0],
+            minus: vec![32.0],
+        };
+        let record = IterationRecord {
+            step,
+            first_game: 1,
+            wins: 3,
+            losses: 1,
+            finished: String::new(),
+        };
+        // a_k · (W − L) / (c_k · Δ) = 0.5 · 2 / (2 · −1) = −0.5: tune+ (θ − 2) won, θ goes down.
+        assert_eq!(step_text(&tempo, &record), "step Tempo -0.50 (Δ -1)");
     }
 }

@@ -131,12 +131,17 @@ impl From<IterationsError> for ShardError {
 /// Decides or joins the identity of the tune `config` starts or resumes, before anything is
 /// written: nothing for a tune on one machine but a check that its directory holds no sharded
 /// tune; a shard creates `RUN/identity.json` if it is the first, else its settings must match
-/// (all but the seed when `seed_given` is false, and then the tune's seed is taken).
+/// (all but the seed when `seed_given` is false, and then the tune's seed is taken; the same
+/// for the lag and `lag_given`).
 ///
 /// # Errors
 /// [`ShardError`]: a directory holding the other kind of tune, a shard whose settings differ
 /// (naming the field), identity.json that cannot be read or written.
-pub fn establish(config: &mut TuneConfig, seed_given: bool) -> Result<(), ShardError> {
+pub fn establish(
+    config: &mut TuneConfig,
+    seed_given: bool,
+    lag_given: bool,
+) -> Result<(), ShardError> {
     let run = RunDir::new(&config.out);
     let Some(shard) = config.shard else {
         if run.identity_json().exists() {
@@ -161,8 +166,15 @@ pub fn establish(config: &mut TuneConfig, seed_given: bool) -> Result<(), ShardE
                 .0
         }
     };
-    let ignored: &[&str] = if seed_given { &[] } else { &["seed"] };
-    if let Some(difference) = first_difference(&config.identity(), &identity.settings, ignored) {
+    // A seed or a lag not given is the tune's (the first shard's).
+    let ignored: Vec<&str> = [
+        (!seed_given).then_some("seed"),
+        (!lag_given).then_some("lag"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if let Some(difference) = first_difference(&config.identity(), &identity.settings, &ignored) {
         return Err(ShardError::Differs {
             shard: shard.to_string(),
             with: run.identity_json(),
@@ -171,6 +183,9 @@ pub fn establish(config: &mut TuneConfig, seed_given: bool) -> Result<(), ShardE
     }
     if let Some(seed) = identity.settings["seed"].as_u64() {
         config.seed = seed;
+    }
+    if let Some(lag) = identity.settings["lag"].as_u64() {
+        config.lag = lag;
     }
     Ok(())
 }
@@ -231,11 +246,13 @@ pub fn regenerate(run: &std::path::Path) -> Result<Snapshot, ShardError> {
     // Every shard's records: `others` of no shard of the run.
     config.shard = None;
     let records = others(&config)?;
+    let files: Vec<PathBuf> = dirs.iter().map(|(_, dir)| dir.games_csv()).collect();
     let snapshot = Snapshot {
         theta: theta_after(&config.params, records.values()),
         records: records.into_values().collect(),
         config,
         in_progress: false,
+        faults: report::read_faults(&files).map_err(ShardError::Results)?,
     };
     report::write_all(run, &snapshot).map_err(ShardError::Results)?;
     Ok(snapshot)

@@ -70,6 +70,11 @@ impl SpsaSettings {
     pub const DEFAULT_ALPHA: f64 = 0.602;
     /// The default γ.
     pub const DEFAULT_GAMMA: f64 = 0.101;
+    /// The most iterations a tune takes (fishtest's longest tunes are well under it; a tune
+    /// keeps its finished iterations in memory for its report).
+    pub const MAX_ITERATIONS: u64 = 1_000_000;
+    /// The most game pairs an iteration takes.
+    pub const MAX_PAIRS: u32 = 100_000;
 
     /// The defaults for a tune of `iterations` iterations.
     pub fn new(iterations: u64) -> SpsaSettings {
@@ -88,11 +93,19 @@ impl SpsaSettings {
     /// # Errors
     /// A message naming the setting.
     pub fn validate(&self) -> Result<(), String> {
-        if self.iterations == 0 {
-            return Err("--iterations must be at least 1".to_string());
+        if self.iterations == 0 || self.iterations > Self::MAX_ITERATIONS {
+            return Err(format!(
+                "--iterations must be from 1 to {}, not {}",
+                Self::MAX_ITERATIONS,
+                self.iterations
+            ));
         }
-        if self.pairs == 0 {
-            return Err("--pairs must be at least 1".to_string());
+        if self.pairs == 0 || self.pairs > Self::MAX_PAIRS {
+            return Err(format!(
+                "--pairs must be from 1 to {}, not {}",
+                Self::MAX_PAIRS,
+                self.pairs
+            ));
         }
         for (name, value) in [
             ("--a-ratio", self.a_ratio),
@@ -394,7 +407,19 @@ mod tests {
         assert_eq!(SpsaSettings::new(10).validate(), Ok(()));
         assert_eq!(
             SpsaSettings::new(0).validate(),
-            Err("--iterations must be at least 1".to_string())
+            Err("--iterations must be from 1 to 1000000, not 0".to_string())
+        );
+        // A count beyond the stated maximum is refused before anything is allocated for it.
+        assert_eq!(
+            SpsaSettings::new(99_999_999_999).validate(),
+            Err("--iterations must be from 1 to 1000000, not 99999999999".to_string())
+        );
+        assert_eq!(SpsaSettings::new(1_000_000).validate(), Ok(()));
+        let mut settings = SpsaSettings::new(10);
+        settings.pairs = 100_001;
+        assert_eq!(
+            settings.validate(),
+            Err("--pairs must be from 1 to 100000, not 100001".to_string())
         );
         let mut settings = SpsaSettings::new(10);
         settings.alpha = -0.1;

@@ -249,9 +249,10 @@ fn a_tune_killed_with_sigkill_and_resumed_ends_with_the_theta_of_an_uninterrupte
     let dir = tempfile::tempdir().expect("a temporary directory");
     let params = weights_file(dir.path());
     let (whole, killed) = (dir.path().join("whole"), dir.path().join("killed"));
-    // nodes=3000 rather than depth=2: slow enough to be killed in the middle.
+    // nodes=3000 rather than depth=2, and 4 game pairs an iteration: slow enough to be killed
+    // with games of an unfinished iteration recorded.
     let args = |out: &Path| -> Vec<String> {
-        search_tune(&params, out, 12, &[])
+        let mut args: Vec<String> = search_tune(&params, out, 12, &[])
             .into_iter()
             .map(|arg| {
                 if arg == "depth=2" {
@@ -260,7 +261,10 @@ fn a_tune_killed_with_sigkill_and_resumed_ends_with_the_theta_of_an_uninterrupte
                     arg
                 }
             })
-            .collect()
+            .collect();
+        let pairs = args.iter().position(|a| a == "--pairs").expect("--pairs") + 1;
+        args[pairs] = "4".to_string();
+        args
     };
     run_expecting(&args(&whole), 0);
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_bt-arena"))
@@ -275,16 +279,32 @@ fn a_tune_killed_with_sigkill_and_resumed_ends_with_the_theta_of_an_uninterrupte
         std::fs::read_to_string(killed.join(iterations::TUNE_CSV))
             .map_or(0, |text| text.lines().count().saturating_sub(1))
     };
+    let games = || {
+        std::fs::read_to_string(killed.join("games.csv"))
+            .map_or(0, |text| text.lines().count().saturating_sub(1))
+    };
+    // Killed once games.csv holds 1 to 3 games past the last whole iteration (8 games each).
+    let cut = || {
+        let (rows, games) = (rows(), games());
+        rows >= 2 && (1..=3).contains(&games.saturating_sub(8 * rows))
+    };
     assert!(
-        crate::util::eventually(std::time::Duration::from_secs(60), || rows() >= 3),
-        "three iterations within a minute"
+        crate::util::eventually(std::time::Duration::from_secs(120), cut),
+        "games of an unfinished iteration within two minutes"
     );
     child.kill().expect("SIGKILL"); // Child::kill sends SIGKILL on Unix.
     child.wait().expect("the killed bt-arena is reaped");
     let at_kill = rows();
+    let before = crate::util::games_of(&killed.join("games.csv"));
+    let cut_off: Vec<_> = before
+        .iter()
+        .filter(|g| g.round as usize > at_kill)
+        .cloned()
+        .collect();
     assert!(
-        at_kill < 12,
-        "the tune ended before the kill: {at_kill} iterations"
+        (1..=3).contains(&cut_off.len()) && at_kill < 12,
+        "{} games of unfinished iterations, {at_kill} iterations",
+        cut_off.len()
     );
     let (stdout, _) = run_expecting(
         &[
@@ -306,18 +326,30 @@ fn a_tune_killed_with_sigkill_and_resumed_ends_with_the_theta_of_an_uninterrupte
         theta_after(&config.params, &resumed),
         theta_after(&config.params, &uninterrupted)
     );
-    // The resumed iterations' games come after every game recorded before the kill.
-    let games = crate::util::games_of(&killed.join("games.csv"));
-    let first_resumed = resumed[at_kill].first_game;
-    assert!(
-        games
-            .iter()
-            .all(|g| g.game_id < first_resumed || g.round as usize > at_kill)
-    );
-    assert_eq!(
-        games.iter().filter(|g| g.round as usize > at_kill).count(),
-        4 * (12 - at_kill)
-    );
+    // The cut-off games stay as they were and count in their iteration: the resumed run
+    // played only the games missing, each id once, 1..=96 as the uninterrupted run's.
+    let after = crate::util::games_of(&killed.join("games.csv"));
+    for game in &cut_off {
+        assert_eq!(
+            after.iter().filter(|g| g.game_id == game.game_id).count(),
+            1
+        );
+        assert!(after.contains(game), "game {} changed", game.game_id);
+    }
+    let mut ids: Vec<u64> = after.iter().map(|g| g.game_id).collect();
+    ids.sort_unstable();
+    assert_eq!(ids, (1..=96).collect::<Vec<u64>>());
+    let cut_iteration = u64::from(cut_off[0].round);
+    let record = resumed
+        .iter()
+        .find(|r| r.step.iteration == cut_iteration)
+        .expect("the cut-off iteration finished");
+    let plus_wins = after
+        .iter()
+        .filter(|g| u64::from(g.round) == cut_iteration && g.winner_name() == "tune+")
+        .count();
+    assert_eq!(record.wins as usize, plus_wins);
+    assert_eq!(record.first_game, (cut_iteration - 1) * 8 + 1);
 }
 
 #[test]
@@ -360,40 +392,279 @@ fn a_tune_moves_bt_faultys_knobs_toward_the_strongest_setting() {
     assert!(theta[0] > 150.0 && theta[1] < -100.0, "θ = {theta:?}");
 }
 
-#[test]
-fn with_concurrency_iterations_overlap_each_from_the_theta_known_when_it_started() {
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let params = weights_file(dir.path());
-    let out = dir.path().join("tune");
-    let mut args = search_tune(&params, &out, 10, &["--concurrency", "2"]);
-    let pairs = args.iter().position(|a| a == "--pairs").expect("--pairs") + 1;
-    args[pairs] = "1".to_string();
-    run_expecting(&args, 0);
-    let (config, records) = iterations(&out);
-    assert_eq!(records.len(), 10);
-    // Rows are in the order iterations finished; each started from θ after the iterations
-    // finished before it started: some prefix of the rows before its own.
-    let mut overlapped = 0;
-    for (at, record) in records.iter().enumerate() {
-        let known = (0..=at)
-            .rev()
-            .find(|&m| theta_after(&config.params, &records[..m]) == record.step.theta);
-        let known = known
-            .unwrap_or_else(|| panic!("iteration {}: θ from no prefix", record.step.iteration));
-        overlapped += usize::from(known < at);
+/// Flags of a tune of bt-faulty's knobs (deterministic moves: `option.Seed=5`) of
+/// `iterations` iterations of one game pair into `out`, with `extra` flags.
+fn knob_tune(out: &Path, iterations: u32, extra: &[&str]) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "tune",
+        "--engine",
+        &format!("cmd={}", env!("CARGO_BIN_EXE_bt-faulty")),
+        "args=--fault tunable --target-a 300 --target-b -200",
+        "option.Seed=5",
+        "--param",
+        "KnobA, int, 0, -1000, 1000, 60, 0.05",
+        "--param",
+        "KnobB, int, 0, -1000, 1000, 60, 0.05",
+        "--iterations",
+        &iterations.to_string(),
+        "--pairs",
+        "1",
+        "--seed",
+        "3",
+        "--out",
+        &out.display().to_string(),
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    args.extend(extra.iter().map(|s| s.to_string()));
+    args
+}
+
+/// Asserts that each of `records` started from θ after exactly iterations 1..k−`lag`.
+fn assert_lagged(config: &TuneConfig, records: &[IterationRecord], lag: u64) {
+    for record in records {
+        let k = record.step.iteration;
+        let before: Vec<&IterationRecord> = records
+            .iter()
+            .filter(|r| r.step.iteration + lag <= k)
+            .collect();
+        assert_eq!(
+            before.len() as u64,
+            k.saturating_sub(lag),
+            "iteration {k}: the iterations it starts from are all recorded"
+        );
+        assert_eq!(
+            record.step.theta,
+            theta_after(&config.params, before),
+            "iteration {k} started from θ after iterations 1..{}",
+            k.saturating_sub(lag)
+        );
     }
-    assert!(
-        overlapped > 0,
-        "no iteration started before the one before it finished"
+}
+
+#[test]
+fn a_tune_at_any_concurrency_repeats_bit_for_bit_whatever_the_timing() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let (one, four) = (dir.path().join("one"), dir.path().join("four"));
+    // At --concurrency 1 with --lag 2, then at --concurrency 4 (one game pair an iteration:
+    // the default lag is 2) with every move delayed by a random 0-40 ms.
+    run_expecting(&knob_tune(&one, 10, &["--lag", "2"]), 0);
+    let output = crate::util::bt_arena_with_env(
+        &knob_tune(&four, 10, &["--concurrency", "4"]),
+        &[("BT_FAULTY_JITTER_MS", "40")],
+    );
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let (config, records) = iterations(&four);
+    let (_, sequential) = iterations(&one);
+    assert_eq!(config.lag, 2);
+    assert_eq!(records.len(), 10);
+    assert_eq!(comparable(&records), comparable(&sequential));
+    assert_lagged(&config, &records, 2);
+    // Iteration 2 started before iteration 1 finished: both from the start values.
+    assert_eq!(records[0].step.theta, records[1].step.theta);
+    assert_eq!(
+        crate::util::games_of(&one.join("games.csv"))
+            .into_iter()
+            .map(|g| (g.game_id, g.moves))
+            .collect::<std::collections::BTreeMap<_, _>>(),
+        crate::util::games_of(&four.join("games.csv"))
+            .into_iter()
+            .map(|g| (g.game_id, g.moves))
+            .collect::<std::collections::BTreeMap<_, _>>()
     );
     let summary: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(out.join("summary.json")).expect("summary.json"),
+        &std::fs::read_to_string(four.join("summary.json")).expect("summary.json"),
     )
     .expect("JSON");
     assert_eq!(
         summary["params"][0]["value"],
         theta_after(&config.params, &records)[0]
     );
+}
+
+#[test]
+fn a_tune_of_an_engine_that_crashes_counts_and_shows_its_faults() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let out = dir.path().join("tune");
+    let args: Vec<String> = [
+        "tune",
+        "--engine",
+        &format!("cmd={}", env!("CARGO_BIN_EXE_bt-faulty")),
+        "args=--fault crash-mid-game --after 2",
+        "--param",
+        "Seed, int, 50, 0, 1000, 10, 0.05",
+        "--iterations",
+        "2",
+        "--pairs",
+        "1",
+        "--seed",
+        "1",
+        "--out",
+        &out.display().to_string(),
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    // Faults alone do not change the exit code (a tournament's rule): every game is played.
+    let (stdout, _) = run_expecting(&args, 0);
+    // Each side moves twice, then crashes on its third move: every game is a crash, by the
+    // side to move at ply 5 (White: tune+ in games 1 and 3, tune- in 2 and 4).
+    assert_eq!(
+        stdout.matches("lost by fault (crash)").count(),
+        4,
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("warning: game 1: tune+ lost by fault (crash)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("Losses by fault  time  illegal  crash  stall  stray"));
+    assert!(
+        stdout.contains("tune+               0        0      2      0      0"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("tune-               0        0      2      0      0"),
+        "{stdout}"
+    );
+    let summary: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("summary.json")).expect("summary.json"),
+    )
+    .expect("JSON");
+    assert_eq!(summary["faults"][0]["name"], "tune+");
+    assert_eq!(summary["faults"][0]["crashes"], 2);
+    assert_eq!(summary["faults"][1]["crashes"], 2);
+    let html = std::fs::read_to_string(out.join("report.html")).expect("report.html");
+    assert!(
+        html.contains("<tr><td class=\"name\">tune+</td><td>0</td><td>0</td><td>2</td>"),
+        "the page's faults table"
+    );
+}
+
+#[test]
+fn a_tune_whose_engine_refuses_its_values_plays_nothing_and_says_why() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let out = dir.path().join("tune");
+    // option-crash exits when Seed is set to anything but 0: every value is refused.
+    let args: Vec<String> = [
+        "tune",
+        "--engine",
+        &format!("cmd={}", env!("CARGO_BIN_EXE_bt-faulty")),
+        "args=--fault option-crash",
+        "--param",
+        "Seed, int, 50, 0, 1000, 10, 0.05",
+        "--iterations",
+        "3",
+        "--pairs",
+        "1",
+        "--seed",
+        "1",
+        "--out",
+        &out.display().to_string(),
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let (stdout, stderr) = run_expecting(&args, 4);
+    assert!(stdout.contains("Game 1 not played"), "{stdout}");
+    assert!(
+        stderr.contains(&format!(
+            "continue with `bt-arena tune --resume {}`",
+            out.display()
+        )),
+        "{stderr}"
+    );
+    assert!(
+        !out.join("games.csv").exists() || crate::util::games_of(&out.join("games.csv")).is_empty()
+    );
+    let (_, records) = iterations(&out);
+    assert!(records.is_empty());
+}
+
+#[test]
+fn a_tune_stops_at_max_time_with_theta_so_far_and_exit_2() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let out = dir.path().join("tune");
+    let output = crate::util::bt_arena_with_env(
+        &knob_tune(&out, 1000, &["--max-time", "2s"]),
+        &[("BT_FAULTY_JITTER_MS", "20")],
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("Time limit reached (--max-time)"),
+        "{stderr}"
+    );
+    let (config, records) = iterations(&out);
+    assert!(
+        !records.is_empty() && records.len() < 1000,
+        "{}",
+        records.len()
+    );
+    // θ so far is written, and the iterations begun were finished.
+    let theta = theta_after(&config.params, &records);
+    let options: String = config
+        .params
+        .iter()
+        .zip(&theta)
+        .map(|(p, &v)| format!("option.{}={}\n", p.name, p.format_value(v)))
+        .collect();
+    assert_eq!(
+        std::fs::read_to_string(out.join("tuned-options.txt")).expect("tuned-options.txt"),
+        options
+    );
+    assert_eq!(
+        crate::util::games_of(&out.join("games.csv")).len(),
+        2 * records.len()
+    );
+}
+
+#[test]
+fn a_tune_of_an_engine_writing_stray_lines_is_warned_about() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let out = dir.path().join("tune");
+    let args: Vec<String> = [
+        "tune",
+        "--engine",
+        &format!("cmd={}", env!("CARGO_BIN_EXE_bt-faulty")),
+        "args=--fault bestmove-before-go",
+        "--param",
+        "Seed, int, 50, 0, 1000, 10, 0.05",
+        "--iterations",
+        "1",
+        "--pairs",
+        "1",
+        "--seed",
+        "1",
+        "--out",
+        &out.display().to_string(),
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let (stdout, _) = run_expecting(&args, 0);
+    assert!(stdout.contains("warning: game 1: tune+ wrote"), "{stdout}");
+    assert!(stdout.contains("none was played"), "{stdout}");
+}
+
+#[test]
+fn an_iteration_count_beyond_the_maximum_is_refused_before_anything_is_allocated() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let out = dir.path().join("tune");
+    let mut args = knob_tune(&out, 1, &[]);
+    let at = args
+        .iter()
+        .position(|a| a == "--iterations")
+        .expect("--iterations")
+        + 1;
+    args[at] = "99999999999".to_string();
+    let (_, stderr) = run_expecting(&args, 3);
+    assert!(
+        stderr.contains("--iterations must be from 1 to 1000000, not 99999999999"),
+        "{stderr}"
+    );
+    assert!(!out.exists());
 }
 
 #[test]
@@ -463,41 +734,19 @@ fn shard_iterations(run: &Path, shards: u32) -> (TuneConfig, Vec<Vec<IterationRe
 }
 
 /// Asserts the invariants of a finished 2-shard tune of `total` iterations in `run`: each
-/// iteration played once, by shard ((i − 1) mod 2); each started from θ after its shard's
-/// earlier iterations and some of the other shard's (a shard plays at --concurrency 1, and
-/// reads the other's finished iterations before each of its own); RUN's tuned-options.txt
-/// and summary.json give the fold of all of them in iteration order.
+/// iteration played once, by shard ((i − 1) mod 2); each started from θ after exactly
+/// iterations 1..i−L of both shards (L the tune's lag), so a shard that never read the
+/// other's tune.csv fails; RUN's tuned-options.txt and summary.json give the fold of all of
+/// them in iteration order.
 pub(crate) fn assert_sharded_tune(run: &Path, total: u64) -> Vec<f64> {
     let (config, shards) = shard_iterations(run, 2);
     for (k, records) in shards.iter().enumerate() {
         let numbers: Vec<u64> = records.iter().map(|r| r.step.iteration).collect();
         let expected: Vec<u64> = (1..=total).filter(|i| (i - 1) % 2 == k as u64).collect();
         assert_eq!(numbers, expected, "shard {k}'s iterations");
-        let others = &shards[1 - k];
-        for record in records {
-            let own: Vec<&IterationRecord> = records
-                .iter()
-                .filter(|r| r.step.iteration < record.step.iteration)
-                .collect();
-            let found = (0..1u32 << others.len()).any(|subset| {
-                let mut seen = own.clone();
-                seen.extend(
-                    others
-                        .iter()
-                        .enumerate()
-                        .filter(|(at, _)| subset & (1 << at) != 0)
-                        .map(|(_, r)| r),
-                );
-                theta_after(&config.params, seen) == record.step.theta
-            });
-            assert!(
-                found,
-                "iteration {} of shard {k} started from θ {:?}, the fold of no set of finished \
-                 iterations",
-                record.step.iteration, record.step.theta
-            );
-        }
     }
+    let all: Vec<IterationRecord> = shards.iter().flatten().cloned().collect();
+    assert_lagged(&config, &all, config.lag);
     let theta = theta_after(&config.params, shards.iter().flatten());
     let options: String = config
         .params
@@ -683,6 +932,22 @@ fn a_shard_killed_with_sigkill_resumes_and_the_tune_still_plays_each_iteration_o
         "{stdout}"
     );
     assert_sharded_tune(&run, 8);
+    // The shards, one killed and resumed, played the tune one machine plays at their lag.
+    let single = dir.path().join("single");
+    let one_machine: Vec<String> = search_tune(&params, &single, 8, &["--lag", "2"])
+        .into_iter()
+        .map(|arg| {
+            if arg == "depth=2" {
+                "nodes=3000".into()
+            } else {
+                arg
+            }
+        })
+        .collect();
+    run_expecting(&one_machine, 0);
+    let (_, shards) = shard_iterations(&run, 2);
+    let all: Vec<IterationRecord> = shards.into_iter().flatten().collect();
+    assert_eq!(comparable(&all), comparable(&iterations(&single).1));
     // A shard resumed as another shard's number is refused.
     let mut wrong = resume.to_vec();
     wrong[4] = "0/3".into();

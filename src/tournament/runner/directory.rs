@@ -1,4 +1,4 @@
-//! The results directory of a run: its lock, the saved config and, on resume, the games
+//! The results directory of a run: the saved config and, on resume, the games
 //! already recorded.
 
 use super::RunError;
@@ -8,23 +8,6 @@ use crate::tournament::config::TournamentConfig;
 use crate::tournament::schedule::{ScheduledGame, recorded_ids};
 use std::collections::HashSet;
 use std::path::Path;
-
-/// Holds an exclusive lock on `DIR/.lock` while the run lasts, so two runners never write
-/// one results directory.
-pub(crate) fn lock_directory(dir: &Path) -> Result<std::fs::File, RunError> {
-    let path = RunDir::new(dir).lock();
-    let file = std::fs::create_dir_all(dir)
-        .and_then(|()| std::fs::File::create(&path))
-        .map_err(|e| RunError::Config(format!("cannot create {}: {e}", path.display())))?;
-    match file.try_lock() {
-        Ok(()) => Ok(file),
-        Err(std::fs::TryLockError::WouldBlock) => Err(RunError::Busy(dir.to_path_buf())),
-        Err(std::fs::TryLockError::Error(e)) => Err(RunError::Config(format!(
-            "cannot lock {}: {e}",
-            path.display()
-        ))),
-    }
-}
 
 /// The ids of the games already in `games_csv` (none when it does not exist yet).
 ///

@@ -1,11 +1,11 @@
-//! Engines that cannot start: their games are left unplayed, and an engine is given up after a
-//! failure that will recur ([`EngineError::recurs_at_start`]) or [`MAX_START_FAILURES`] in a row.
+//! Engines that cannot be made ready (started, or given their option values): their games are
+//! left unplayed, and an engine is given up after a failure that will recur
+//! ([`EngineError::recurs_at_start`]) or [`MAX_START_FAILURES`] in a row.
 
-use super::{Shared, lock};
+use super::{Floor, Job, lock};
 use crate::engine::EngineError;
-use crate::tournament::schedule::ScheduledGame;
 
-/// A scheduled game left unplayed because one of its engines could not start.
+/// A scheduled game left unplayed because one of its engines could not be made ready.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NotPlayed {
     /// The game.
@@ -36,49 +36,66 @@ pub const MAX_START_FAILURES: u32 = 3;
 /// Start failures of every engine and the games they left unplayed.
 pub(super) struct Starts {
     /// By engine index.
-    pub(super) engines: Vec<EngineStarts>,
+    engines: Vec<EngineStarts>,
     /// Every game not played, in order.
     pub(super) not_played: Vec<NotPlayed>,
 }
 
-/// Start failures of one engine.
+/// One engine's start failures.
 #[derive(Default)]
-pub(super) struct EngineStarts {
-    /// Failed starts since its last successful one (by any worker).
-    pub(super) failures: u32,
-    /// Set once it is given up: its games are no longer played.
-    pub(super) given_up: Option<GivenUp>,
+struct EngineStarts {
+    /// Failed starts in a row.
+    failures: u32,
+    given_up: Option<GivenUp>,
 }
 
-impl Shared<'_> {
-    /// True, noting `game` as not played, when one of its engines was given up (after `game`
-    /// was taken from the queue).
-    pub(super) fn skip_if_given_up(&self, game: &ScheduledGame) -> bool {
+impl Starts {
+    /// No failure yet, for `engines` engines.
+    pub(super) fn new(engines: usize) -> Starts {
+        Starts {
+            engines: (0..engines).map(|_| EngineStarts::default()).collect(),
+            not_played: Vec::new(),
+        }
+    }
+
+    /// The engines given up, in the order of their indices.
+    pub(super) fn given_up(&self) -> Vec<GivenUp> {
+        self.engines
+            .iter()
+            .filter_map(|engine| engine.given_up.clone())
+            .collect()
+    }
+}
+
+impl Floor<'_> {
+    /// Whether `job` plays an engine given up: it is then reported as not played.
+    pub(super) fn skip_if_given_up(&self, job: &Job) -> bool {
         let mut starts = lock(&self.starts);
-        let Some(index) = [game.white, game.black]
+        let Some(index) = [job.game.white, job.game.black]
             .into_iter()
             .find(|&index| starts.engines[index].given_up.is_some())
         else {
             return false;
         };
-        let why = given_up_reason(&self.config.engines[index].name);
-        self.not_played(&mut starts, game.game_id, index, &why);
+        let why = given_up_reason(&self.arena.engines[index].name);
+        self.not_played(&mut starts, job, index, &why);
         true
     }
 
-    /// Notes that engine `index` started: its failures in a row start again from zero.
+    /// Engine `index` started: its failures in a row are over.
     pub(super) fn started(&self, index: usize) {
         lock(&self.starts).engines[index].failures = 0;
     }
 
-    /// Leaves `game` unplayed because engine `index` could not start (saying so), and gives
-    /// the engine up after a failure that recurs or [`MAX_START_FAILURES`] in a row: its games
-    /// still queued are dropped.
-    pub(super) fn start_failed(&self, game: &ScheduledGame, index: usize, error: &EngineError) {
+    /// Engine `index` could not be made ready for `job`: the game is not played, and the
+    /// engine is given up (its queued games dropped) when the failure recurs or after
+    /// [`MAX_START_FAILURES`] in a row.
+    pub(super) fn start_failed(&self, job: &Job, index: usize, error: &EngineError) {
         let why = error.to_string();
-        self.say(&format!("Game {} not played: {why}", game.game_id));
+        self.console
+            .say(&format!("Game {} not played: {why}", job.game.game_id));
         let mut starts = lock(&self.starts);
-        self.not_played(&mut starts, game.game_id, index, &why);
+        self.not_played(&mut starts, job, index, &why);
         let engine = &mut starts.engines[index];
         if engine.given_up.is_some() {
             return;
@@ -89,44 +106,37 @@ impl Shared<'_> {
             return;
         }
         let failures = engine.failures;
-        let name = &self.config.engines[index].name;
+        let name = &self.arena.engines[index].name;
         engine.given_up = Some(GivenUp {
             engine: name.clone(),
             error: why,
             failures,
             recurs,
         });
-        let involves = |queued: &ScheduledGame| queued.white == index || queued.black == index;
-        let dropped: Vec<ScheduledGame> = {
-            let mut queue = lock(&self.queue);
-            let dropped = queue.iter().copied().filter(involves).collect();
-            queue.retain(|queued| !involves(queued));
-            dropped
-        };
+        let dropped = self.schedule.drop_engine(index);
         let why = given_up_reason(name);
         for queued in &dropped {
-            self.not_played(&mut starts, queued.game_id, index, &why);
+            self.not_played(&mut starts, queued, index, &why);
         }
-        self.say(&format!(
+        self.console.say(&format!(
             "Giving up engine '{name}' after {failures} failed start{}: its {} other queued games are not played",
             if failures == 1 { "" } else { "s" },
             dropped.len()
         ));
     }
 
-    /// Records `game_id` as not played because of engine `index`; the progress bar no longer
-    /// counts it.
-    fn not_played(&self, starts: &mut Starts, game_id: u64, index: usize, why: &str) {
+    fn not_played(&self, starts: &mut Starts, job: &Job, index: usize, why: &str) {
         starts.not_played.push(NotPlayed {
-            game_id,
-            engine: self.config.engines[index].name.clone(),
+            game_id: job.game.game_id,
+            engine: self.arena.engines[index].name.clone(),
             why: why.to_string(),
         });
-        self.progress.dec_length(1);
+        self.schedule.not_played(job);
+        self.console.dec_length();
     }
 }
 
-/// Why a game of an engine given up is not played.
+/// Why the games of an engine given up are not played.
 fn given_up_reason(engine: &str) -> String {
     format!("engine '{engine}' was given up after failing to start")
 }

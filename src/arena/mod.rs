@@ -1,0 +1,452 @@
+//! The arena: the one place games are played. It plays whatever a [`Schedule`] asks for, with
+//! `concurrency` workers that own the engine processes ([`worker`]), and keeps what every kind
+//! of run shares in one place:
+//!
+//! - **seats**: each engine's processes started when first needed, replaced after a fault (or
+//!   every game with `restart=on`), its option values set before a game when they changed,
+//!   and the start-failure policy ([`starts`]: an engine that cannot start is given up after a
+//!   failure that will recur or [`MAX_START_FAILURES`] in a row);
+//! - **records**: games.csv and games.pgn appended and flushed as each game ends;
+//! - **warnings**: stray lines an engine wrote, and losses by fault, named as they happen;
+//! - **stopping**: the stop flag (Ctrl-C, SIGTERM, SIGHUP: games in flight are dropped) and
+//!   the deadline (`--max-time`: no new unit of the schedule starts, units begun are
+//!   finished);
+//! - **output**: the progress line on a terminal ([`console`]), interim lines off it every
+//!   `rating_interval` games, and the report's refresh at most every [`REPORT_INTERVAL`].
+//!
+//! A schedule answers the two questions that tell one kind of run from another: what to play
+//! next ([`Schedule::next`]: two seats, an opening, a game id, option values and PGN tags), and
+//! what a finished game does ([`Schedule::finished`]: go on, or stop). Round-robin and
+//! gauntlet tournaments with their SPRT ([`crate::tournament`]) and SPSA tunes
+//! ([`crate::tune`]) are two schedules; a new kind of run is a new schedule, never a new
+//! runner. `docs/guide/arena.md` is the contributors' page.
+
+pub mod console;
+mod starts;
+mod worker;
+
+pub use console::Console;
+pub use starts::{GivenUp, MAX_START_FAILURES, NotPlayed};
+pub use worker::{file_safe, game_record, launch};
+
+use crate::engine::EngineDescription;
+use crate::game::{self, Adjudication};
+use crate::openings::Opening;
+use crate::records::{GameRecord, RecordsError, ResultsWriter};
+use crate::rules::{ByColor, Rules};
+use starts::Starts;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// The shortest time between two writes of a run's report while it plays.
+pub const REPORT_INTERVAL: Duration = Duration::from_secs(2);
+
+/// A report refresh waits at least this many times as long as the last one took, so that a
+/// report of many games costs at most a tenth of the run's time.
+pub const REPORT_COST_FACTOR: u32 = 10;
+
+/// How long a worker waits before asking a schedule again that answered [`Next::Wait`].
+pub const WAIT_POLL: Duration = Duration::from_millis(20);
+
+/// One scheduled game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScheduledGame {
+    /// 1-based number of the game in the run (games.csv's `game_id`).
+    pub game_id: u64,
+    /// 1-based round (a tune's iteration).
+    pub round: u32,
+    /// 1-based game-pair number; both games of a pair share it.
+    pub pair: u64,
+    /// Index (into the arena's engines) of the engine playing White.
+    pub white: usize,
+    /// Index of the engine playing Black.
+    pub black: usize,
+    /// 0-based index of the opening in the book.
+    pub opening: usize,
+}
+
+/// A game a schedule asks the arena to play.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Job {
+    /// The game: its ids, its seats and its opening.
+    pub game: ScheduledGame,
+    /// The unit of the schedule the game belongs to (a tournament's game pair, a tune's
+    /// iteration): after the deadline only units already begun are played on.
+    pub unit: u64,
+    /// Option values (`setoption name value`) the engines of White and Black play this game
+    /// with, on top of their own; empty for engines played as described.
+    pub values: ByColor<Vec<(String, String)>>,
+    /// Tags added to the game's PGN record (`X-TuneIteration`, ...).
+    pub tags: Vec<(String, String)>,
+}
+
+impl Job {
+    /// A game played with the engines as described and no extra tag.
+    pub fn plain(game: ScheduledGame, unit: u64) -> Job {
+        Job {
+            game,
+            unit,
+            values: ByColor::default(),
+            tags: Vec::new(),
+        }
+    }
+}
+
+/// A schedule's answer to "what next?".
+#[derive(Debug)]
+pub enum Next {
+    /// Play this game.
+    Play(Job),
+    /// Nothing to play now, but there may be later (a tune waiting for the iterations its
+    /// next one starts from): ask again after [`WAIT_POLL`].
+    Wait,
+    /// Nothing left to play for this worker.
+    Done,
+    /// The deadline keeps the next unit from starting (asked with `closing`): the run stops
+    /// for the time limit, and `--resume` plays the rest.
+    Closed,
+}
+
+/// What a finished game does to the run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flow {
+    /// Go on: the schedule's [`Schedule::next`] decides what starts.
+    Continue,
+    /// Stop now: no job starts any more, whatever [`Schedule::next`] would say (games in
+    /// flight are finished and recorded).
+    Stop,
+}
+
+/// What a run is: the questions a kind of run answers, asked by the arena's workers (from
+/// several threads at once: implementations keep their state behind a lock).
+pub trait Schedule: Sync {
+    /// The next game to play. With `closing` (the deadline passed) only games of units
+    /// already begun may be handed out.
+    fn next(&self, closing: bool) -> Next;
+
+    /// `job` finished as `played` and is recorded as `record` (games.csv, games.pgn): count
+    /// it, say what it means on `console`, and tell whether the run goes on.
+    fn finished(
+        &self,
+        job: &Job,
+        record: &GameRecord,
+        played: &game::PlayedGame,
+        console: &Console,
+    ) -> Flow;
+
+    /// `job` will not be played: an engine of it could not be made ready. The schedule keeps
+    /// no game waiting on it.
+    fn not_played(&self, job: &Job);
+
+    /// Engine `engine` was given up: remove every queued game it plays and return them (they
+    /// are reported as not played).
+    fn drop_engine(&self, engine: usize) -> Vec<Job>;
+
+    /// The progress line's message: the score so far (and the LLR, for an SPRT).
+    fn score_line(&self) -> String;
+
+    /// Engine `engine` started a process that says `id name id_name` (for the report).
+    fn engine_started(&self, _engine: usize, _id_name: Option<&str>) {}
+
+    /// The interim line printed every `rating_interval` games when stdout is not a terminal,
+    /// after `recorded` of `total` games; `None` for none.
+    fn interim(&self, recorded: u64, total: u64) -> Option<String>;
+
+    /// Rewrites the run's report files while it plays (`recorded` of `total` games). Called at
+    /// most every [`REPORT_INTERVAL`] (and [`REPORT_COST_FACTOR`] times the last refresh's
+    /// cost).
+    ///
+    /// # Errors
+    /// The files cannot be written; the arena warns once and plays on.
+    fn refresh_report(&self, recorded: u64, total: u64) -> Result<(), RecordsError>;
+}
+
+/// Everything the arena needs to play a schedule's games.
+pub struct Arena<'a> {
+    /// The engines the schedule's seats index.
+    pub engines: &'a [EngineDescription],
+    /// The rules every move is judged by.
+    pub rules: Rules,
+    /// Adjudication rules (off for a tune).
+    pub adjudication: &'a Adjudication,
+    /// The openings the schedule's games index.
+    pub openings: &'a [Opening],
+    /// The directory the engines' logs go to (`<dir>/logs/`).
+    pub dir: PathBuf,
+    /// Log every engine's protocol traffic.
+    pub log: bool,
+    /// Games played at the same time.
+    pub concurrency: usize,
+    /// No new unit starts after it (`--max-time`).
+    pub deadline: Option<Instant>,
+    /// Interim lines every this many games off a terminal (0: none).
+    pub rating_interval: u64,
+    /// The games of the run and those recorded by earlier sessions: the progress line's
+    /// length and start.
+    pub progress: (u64, u64),
+    /// Set by the signal handler: no game starts, games in flight are dropped.
+    pub stop: &'a AtomicBool,
+}
+
+/// How the arena stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stopped {
+    /// The schedule had nothing left (every game played, or it stopped on a verdict).
+    Done,
+    /// The stop flag was set (a signal): `--resume` continues.
+    Interrupted,
+    /// The deadline kept a unit from starting: `--resume` continues.
+    TimeLimit,
+}
+
+/// What the arena did.
+#[derive(Debug)]
+pub struct Played {
+    /// Why it stopped.
+    pub stopped: Stopped,
+    /// Games not played because an engine could not be made ready, in the order dropped.
+    pub not_played: Vec<NotPlayed>,
+    /// Engines given up after start failures, in the order given up.
+    pub given_up: Vec<GivenUp>,
+}
+
+/// The arena while it plays: what the workers share.
+struct Floor<'a> {
+    arena: &'a Arena<'a>,
+    schedule: &'a dyn Schedule,
+    writer: Mutex<ResultsWriter>,
+    console: Console,
+    starts: Mutex<Starts>,
+    /// Set when the schedule stopped or a record could not be written.
+    halt: AtomicBool,
+    out_of_time: AtomicBool,
+    write_error: Mutex<Option<RecordsError>>,
+    report: Mutex<ReportClock>,
+}
+
+/// When the report was last written and what it cost.
+#[derive(Default)]
+struct ReportClock {
+    last: Option<Instant>,
+    cost: Duration,
+    warned: bool,
+}
+
+/// Plays `schedule`'s games in `arena`, recording each with `writer` as it ends, until the
+/// schedule has nothing left, it stops, the deadline passes or the stop flag is set.
+///
+/// # Errors
+/// A game that cannot be recorded (games.csv or games.pgn): the run stops at once, games in
+/// flight are finished but not recorded.
+pub fn play(
+    arena: &Arena<'_>,
+    schedule: &dyn Schedule,
+    writer: ResultsWriter,
+) -> Result<Played, RecordsError> {
+    let floor = Floor {
+        arena,
+        schedule,
+        writer: Mutex::new(writer),
+        console: Console::new(arena.progress.0, arena.progress.1),
+        starts: Mutex::new(Starts::new(arena.engines.len())),
+        halt: AtomicBool::new(false),
+        out_of_time: AtomicBool::new(false),
+        write_error: Mutex::new(None),
+        report: Mutex::new(ReportClock::default()),
+    };
+    floor.console.set_message(schedule.score_line());
+    std::thread::scope(|scope| {
+        for id in 0..arena.concurrency.max(1) {
+            let floor = &floor;
+            scope.spawn(move || worker::Worker::new(floor, id).run());
+        }
+    });
+    floor.console.finish();
+    if let Some(err) = lock(&floor.write_error).take() {
+        return Err(err);
+    }
+    let stopped = if arena.stop.load(Ordering::SeqCst) {
+        Stopped::Interrupted
+    } else if floor.out_of_time.load(Ordering::SeqCst) {
+        Stopped::TimeLimit
+    } else {
+        Stopped::Done
+    };
+    let starts = floor.starts.into_inner().unwrap_or_else(|e| e.into_inner());
+    Ok(Played {
+        stopped,
+        given_up: starts.given_up(),
+        not_played: starts.not_played,
+    })
+}
+
+impl Floor<'_> {
+    /// The next job for a worker: none once stopped; waits while the schedule says so.
+    fn next_job(&self) -> Option<Job> {
+        loop {
+            if self.arena.stop.load(Ordering::SeqCst) || self.halt.load(Ordering::SeqCst) {
+                return None;
+            }
+            let closing = self
+                .arena
+                .deadline
+                .is_some_and(|deadline| Instant::now() >= deadline);
+            match self.schedule.next(closing) {
+                Next::Play(job) => return Some(job),
+                Next::Wait => std::thread::sleep(WAIT_POLL),
+                Next::Done => return None,
+                Next::Closed => {
+                    self.out_of_time.store(true, Ordering::SeqCst);
+                    return None;
+                }
+            }
+        }
+    }
+
+    /// Saves a finished game, warns about its stray lines and fault, and hands it to the
+    /// schedule.
+    fn record(&self, job: &Job, record: &GameRecord, played: &game::PlayedGame) {
+        let ending = played
+            .termination
+            .is_adjudication()
+            .then_some(played.detail.as_str());
+        let mut writer = lock(&self.writer);
+        if let Err(err) = writer.append_full(record, &played.infos, ending, &job.tags) {
+            lock(&self.write_error).get_or_insert(err);
+            self.halt.store(true, Ordering::SeqCst);
+            return;
+        }
+        // The schedule takes the games in file order: the writer is released after it.
+        let flow = self.schedule.finished(job, record, played, &self.console);
+        drop(writer);
+        self.console.inc();
+        self.console.set_message(self.schedule.score_line());
+        self.warn_about(job, record, played);
+        if flow == Flow::Stop {
+            self.halt.store(true, Ordering::SeqCst);
+        }
+        self.interim();
+        self.refresh_report();
+    }
+
+    /// Names stray lines and, when the schedule does not print every game, a loss by fault.
+    fn warn_about(&self, job: &Job, record: &GameRecord, played: &game::PlayedGame) {
+        let seats = ByColor {
+            white: job.game.white,
+            black: job.game.black,
+        };
+        for side in [crate::rules::Color::White, crate::rules::Color::Black] {
+            let stray = &played.stray[side];
+            if stray.lines > 0 {
+                let name = &self.arena.engines[seats[side]].name;
+                self.console.say(&format!(
+                    "warning: game {}: {name} wrote {stray}; none was played",
+                    record.game_id
+                ));
+            }
+        }
+        if let Some(side) = played.faulty {
+            let name = &self.arena.engines[seats[side]].name;
+            self.console.say(&format!(
+                "warning: game {}: {name} lost by fault ({}): {}",
+                record.game_id, played.termination, played.detail
+            ));
+        }
+    }
+
+    /// The interim line every `rating_interval` games, off a terminal, but not at the last
+    /// game or after a verdict (the final report follows).
+    fn interim(&self) {
+        let interval = self.arena.rating_interval;
+        let (recorded, total) = self.console.position();
+        if interval == 0
+            || !recorded.is_multiple_of(interval)
+            || recorded >= total
+            || self.halt.load(Ordering::SeqCst)
+            || self.console.is_terminal()
+        {
+            return;
+        }
+        if let Some(line) = self.schedule.interim(recorded, total) {
+            self.console.say(&line);
+        }
+    }
+
+    /// Rewrites the report, at most every [`REPORT_INTERVAL`] and at most a tenth of the time.
+    fn refresh_report(&self) {
+        let Ok(mut clock) = self.report.try_lock() else {
+            return;
+        };
+        let wait = REPORT_INTERVAL.max(clock.cost * REPORT_COST_FACTOR);
+        if clock.last.is_some_and(|at| at.elapsed() < wait) {
+            return;
+        }
+        let started = Instant::now();
+        let (recorded, total) = self.console.position();
+        let written = self.schedule.refresh_report(recorded, total);
+        clock.last = Some(Instant::now());
+        clock.cost = started.elapsed();
+        if let Err(err) = written
+            && !clock.warned
+        {
+            clock.warned = true;
+            self.console
+                .say(&format!("warning: report.html not updated: {err}"));
+        }
+    }
+}
+
+/// Locks `dir` for this process (`<dir>/.lock`, created with the directory when missing):
+/// one bt-arena writes a run directory at a time. The lock lasts as long as the file.
+///
+/// # Errors
+/// [`LockError::Busy`] when another process holds it; [`LockError::Io`] when it cannot be
+/// created.
+pub fn lock_directory(dir: &Path) -> Result<std::fs::File, LockError> {
+    let path = crate::run_dir::RunDir::new(dir).lock();
+    let file = std::fs::create_dir_all(dir)
+        .and_then(|()| std::fs::File::create(&path))
+        .map_err(|e| LockError::Io(format!("cannot create {}: {e}", path.display())))?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => Err(LockError::Busy(dir.to_path_buf())),
+        Err(std::fs::TryLockError::Error(e)) => Err(LockError::Io(format!(
+            "cannot lock {}: {e}",
+            path.display()
+        ))),
+    }
+}
+
+/// Why a run directory cannot be locked.
+#[derive(Debug)]
+pub enum LockError {
+    /// Another bt-arena is running on the directory.
+    Busy(PathBuf),
+    /// The lock file cannot be created or locked.
+    Io(String),
+}
+
+impl std::fmt::Display for LockError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LockError::Busy(dir) => write!(
+                f,
+                "another bt-arena is running on {} (it holds {}/.lock)",
+                dir.display(),
+                dir.display()
+            ),
+            LockError::Io(err) => f.write_str(err),
+        }
+    }
+}
+
+impl std::error::Error for LockError {}
+
+/// A mutex's guard, whether or not another thread panicked holding it.
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
