@@ -12,6 +12,7 @@ use bt_arena::game::{ProofRule, ResignRule};
 use bt_arena::rules::Rules;
 use bt_arena::run_dir::RunDir;
 use bt_arena::tournament::prepare;
+use bt_arena::tournament::resume::{self, RESUME_FLAGS};
 use bt_arena::tournament::runner::Start;
 use bt_arena::tournament::{
     self, Finish, Format, OpeningOrder, OpeningsSpec, Plan, SeedOrigin, Shard, TournamentConfig,
@@ -364,18 +365,6 @@ pub(super) const DEFAULT_LIMIT: TimeControl = TimeControl::Clock {
     moves: None,
 };
 
-/// Flags `--resume` takes: they cannot change the games or their records (`--shard` says
-/// which shard of the run in DIR to continue).
-const RESUME_FLAGS: [&str; 7] = [
-    "resume",
-    "concurrency",
-    "log",
-    "shard",
-    "max-time",
-    "build-cache",
-    "rating-interval",
-];
-
 /// The saved config of the run in `dir` (of its shard `--shard K/N`, in `dir/shard-K`; `dir`
 /// may also be a shard's directory), writing to `dir` wherever the run was first started,
 /// with `--concurrency` and `--log` applied (and saved with it by the run).
@@ -404,14 +393,20 @@ fn resumed_config(
         ))
         .into());
     }
-    let mut config = resumed_shard_config(dir, parse_shard(args)?)?;
+    let dir = std::path::absolute(dir).context("cannot resolve a path")?;
+    let config = resume::saved_run(&dir, parse_shard(args)?).map_err(|e| {
+        if e.is_usage() {
+            anyhow::Error::from(super::UsageError(e.to_string()))
+        } else {
+            anyhow!(e)
+        }
+    })?;
+    let mut config = resume::with_session_settings(config, args.concurrency, args.log);
     // Saved commits are kept; only a source saved without one (a hand-written config) is
     // resolved now.
     for warning in prepare::resolve_sources(&mut config)? {
         note!("warning: {warning}");
     }
-    config.concurrency = args.concurrency.unwrap_or(config.concurrency);
-    config.log |= args.log;
     config
         .validate()
         .map_err(|e| super::UsageError(format!("--resume {}: {e}", dir.display())))?;
@@ -453,50 +448,6 @@ fn parse_shard(args: &TournamentArgs) -> Result<Option<Shard>> {
             let text = args.shard.as_deref().unwrap_or_default();
             super::UsageError(format!("--shard {text}: {e}")).into()
         })
-}
-
-/// The saved config of the run (`shard` `None`) or shard in `dir`, with `out` the directory
-/// the run writes to: `dir`, or the run directory of a shard.
-fn resumed_shard_config(dir: &Path, shard: Option<Shard>) -> Result<TournamentConfig> {
-    let dir = std::path::absolute(dir).context("cannot resolve a path")?;
-    let config_dir = shard.map_or_else(|| dir.clone(), |shard| dir.join(shard.dir_name()));
-    let saved = RunDir::new(&config_dir).config_json();
-    if !saved.exists() {
-        let shards = RunDir::new(&dir).shard_dirs().map_err(|e| anyhow!(e))?;
-        match shard {
-            None if !shards.is_empty() => {
-                return Err(super::UsageError(format!(
-                    "{} holds the shards of a sharded run: resume one with --resume {0} --shard K/N \
-                     (or --shard auto)",
-                    dir.display()
-                ))
-                .into());
-            }
-            Some(shard) if !shards.is_empty() => bail!(
-                "shard {shard} of {} has not started ({} does not exist): start it with the \
-                 tournament's settings and --out {} --shard {shard}",
-                dir.display(),
-                saved.display(),
-                dir.display()
-            ),
-            _ => {}
-        }
-    }
-    let mut config = tournament::saved_config(&config_dir).map_err(|e| anyhow!(e))?;
-    config.out = match (shard, config.shard) {
-        (None, None) => dir,
-        (Some(given), Some(saved)) if given == saved => dir,
-        (None, Some(_)) => dir.parent().unwrap_or(&dir).to_path_buf(),
-        (Some(given), saved) => {
-            return Err(super::UsageError(format!(
-                "--shard {given}: {} was saved as {}",
-                RunDir::new(&config_dir).config_json().display(),
-                saved.map_or("an unsharded run".to_string(), |s| format!("shard {s}"))
-            ))
-            .into());
-        }
-    };
-    Ok(config)
 }
 
 fn override_settings(config: &mut TournamentConfig, args: &TournamentArgs) -> Result<()> {

@@ -121,9 +121,9 @@ const RESUME_FLAGS: [&str; 7] = [
     "concurrency",
     "log",
     "shard",
-    "max_time",
-    "rating_interval",
-    "build_cache",
+    "max-time",
+    "rating-interval",
+    "build-cache",
 ];
 
 /// Runs `bt-arena tune`.

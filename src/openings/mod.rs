@@ -257,6 +257,32 @@ fn parse_line(raw: &str, rules: Rules) -> Result<Option<(Position, String)>, Lin
     Ok(Some((position, comment.trim().to_string())))
 }
 
+/// The openings of the book `file` under `rules`, or the start position alone when there is
+/// none. A book that repeats positions is warned about on stderr.
+///
+/// # Errors
+/// [`BookError`]: the book cannot be read, or a line is not a position of `rules`.
+pub fn load_openings(
+    file: Option<&std::path::Path>,
+    rules: crate::rules::Rules,
+) -> Result<Vec<Opening>, BookError> {
+    match file {
+        Some(path) => {
+            let book = Book::load(path, rules)?;
+            if let Some(warning) = book.duplicates_warning() {
+                eprintln!("warning: {warning}");
+            }
+            Ok(book.openings)
+        }
+        None => Ok(vec![Opening {
+            id: 1,
+            line: 0,
+            position: crate::rules::Position::startpos(),
+            comment: String::new(),
+        }]),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -324,31 +350,5 @@ mod tests {
             err.to_string()
                 .starts_with("cannot read opening book no/such.epd")
         );
-    }
-}
-
-/// The openings of the book `file` under `rules`, or the start position alone when there is
-/// none. A book that repeats positions is warned about on stderr.
-///
-/// # Errors
-/// [`BookError`]: the book cannot be read, or a line is not a position of `rules`.
-pub fn load_openings(
-    file: Option<&std::path::Path>,
-    rules: crate::rules::Rules,
-) -> Result<Vec<Opening>, BookError> {
-    match file {
-        Some(path) => {
-            let book = Book::load(path, rules)?;
-            if let Some(warning) = book.duplicates_warning() {
-                eprintln!("warning: {warning}");
-            }
-            Ok(book.openings)
-        }
-        None => Ok(vec![Opening {
-            id: 1,
-            line: 0,
-            position: crate::rules::Position::startpos(),
-            comment: String::new(),
-        }]),
     }
 }

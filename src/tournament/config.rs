@@ -4,18 +4,19 @@
 //! (TOML or JSON, the same fields) both produce a [`TournamentConfig`], which is saved with the
 //! results as `config.json` so a run can be resumed exactly.
 
-use super::prepare::Session;
 use crate::engine::EngineDescription;
 use crate::game::Adjudication;
 use crate::records::moves::CommentDetail;
-use crate::records::provenance::EngineProvenance;
+use crate::records::provenance::{ClockScale, EngineProvenance};
 use crate::records::{RecordsError, ResultsWriter};
 use crate::rules::Rules;
 use crate::run_dir::Shard;
 use crate::stats::Sprt;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 /// Who meets whom.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -415,6 +416,22 @@ impl fmt::Display for ConfigError {
 /// Every message already holds the message of the error it wraps (and the operating system's
 /// reason), so no variant reports a `source` (a chain printer would repeat it).
 impl std::error::Error for ConfigError {}
+
+/// What one session of a run knows beyond its saved config: not saved in config.json (it
+/// differs between sessions and shards), recorded in run.json.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Session {
+    /// No new game pair starts after this instant (`--max-time`, counted from the start of
+    /// the command, builds included).
+    pub deadline: Option<Instant>,
+    /// The engines built from source or benched: their provenance, bench speed and build.
+    pub builds: BTreeMap<String, EngineProvenance>,
+    /// The time control scaling of this session (`--scale-tc`).
+    pub clock_scale: Option<ClockScale>,
+    /// When stdout is not a terminal (a CI log, a file), the interim report is printed every
+    /// this many recorded games (`--rating-interval`, fastchess's `-ratinginterval`); 0: never.
+    pub rating_interval: u64,
+}
 
 #[cfg(test)]
 mod tests {

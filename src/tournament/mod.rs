@@ -13,7 +13,9 @@
 //! * [`prepare`]: the engines made ready before any game (built from source, benched, clocks
 //!   scaled);
 //! * [`schedule`]: every game of a tournament, fixed by its config and seed;
-//! * [`runner`]: the workers that play the schedule, resume and stop on the SPRT;
+//! * [`resume`]: what `--resume` continues and the settings a resumed session may change;
+//! * [`runner`]: the schedule of game pairs on the arena ([`crate::arena`]), resume and the
+//!   SPRT that stops it;
 //! * [`shard`]: one tournament over many machines, its shared SPRT, and the merge;
 //! * [`run_games`]: the one reader of a run's games, each game once, in the order its SPRT
 //!   takes them, and the run's [`run_games::Verdict`], the same whichever command reads it.
@@ -21,6 +23,7 @@
 pub mod config;
 pub mod identity;
 pub mod prepare;
+pub mod resume;
 pub mod run_games;
 pub mod runner;
 pub mod schedule;

@@ -29,21 +29,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-/// What one session of a run knows beyond its saved config: not saved in config.json (it
-/// differs between sessions and shards), recorded in run.json.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Session {
-    /// No new game pair starts after this instant (`--max-time`, counted from the start of
-    /// the command, builds included).
-    pub deadline: Option<Instant>,
-    /// The engines built from source or benched: their provenance, bench speed and build.
-    pub builds: BTreeMap<String, EngineProvenance>,
-    /// The time control scaling of this session (`--scale-tc`).
-    pub clock_scale: Option<ClockScale>,
-    /// When stdout is not a terminal (a CI log, a file), the interim report is printed every
-    /// this many recorded games (`--rating-interval`, fastchess's `-ratinginterval`); 0: never.
-    pub rating_interval: u64,
-}
+pub use super::config::Session;
 
 /// The file a source-built engine's build log is copied to, in the results directory's
 /// `logs/`: `build-<engine>.log`.

@@ -535,7 +535,7 @@ impl<'a> Iterations<'a> {
         let opening =
             self.sequence[usize::try_from(pair_index).unwrap_or(usize::MAX) % self.sequence.len()];
         // Seats: 0 = tune+, 1 = tune−; tune+ is White in the first game of each pair.
-        let plus_white = index % 2 == 0;
+        let plus_white = index.is_multiple_of(2);
         let (white, black) = if plus_white { (0, 1) } else { (1, 0) };
         let values = |side: &[f64]| -> Vec<(String, String)> {
             self.config

@@ -573,3 +573,62 @@ fn check_engine_and_perft_check_take_engines_built_from_source() {
         );
     }
 }
+
+/// A tune takes an engine built from source as a tournament does: built once into the
+/// cache, its commit saved in tune.json, the same build reused when the tune is resumed.
+#[test]
+fn a_tune_builds_its_engine_from_source_and_resumes_with_the_same_commit() {
+    let dir = tempfile::tempdir().unwrap();
+    let (repo, commits) = repo(dir.path(), &[2]);
+    let out = dir.path().join("tune");
+    let cache = dir.path().join("cache");
+    let src = format!("src={}", repo.display());
+    let tune = |iterations: &str| {
+        bt_arena(
+            &[
+                "tune",
+                "--engine",
+                &src,
+                "rev=main",
+                BUILD,
+                "bin=engine",
+                "--param",
+                "Tempo, int, 10, -20, 40, 3, 0.05",
+                "--iterations",
+                iterations,
+                "--pairs",
+                "1",
+                "--seed",
+                "1",
+                "--build-cache",
+                cache.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            dir.path(),
+        )
+    };
+    let first = tune("2");
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
+    let config = json(&out.join("tune.json"));
+    assert_eq!(config["engine"]["source"]["commit"], commits[0].as_str());
+    assert_eq!(config["engine"]["name"], "tune");
+    assert_eq!(games(&out), 4);
+    let builds = || std::fs::read_dir(&cache).unwrap().count();
+    let cached = builds();
+    // A new commit on main does not change a resumed tune's engine.
+    std::fs::write(repo.join("engine.sh"), "#!/bin/sh\nexit 1\n").unwrap();
+    git(&repo, &["commit", "--quiet", "-am", "broken"]);
+    let resumed = bt_arena(
+        &[
+            "tune",
+            "--resume",
+            out.to_str().unwrap(),
+            "--build-cache",
+            cache.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    assert_eq!(resumed.status.code(), Some(0), "{}", text(&resumed.stderr));
+    assert_eq!(builds(), cached, "the resumed tune reuses its build");
+}
