@@ -459,7 +459,7 @@ fn parse_shard(args: &TournamentArgs) -> Result<Option<Shard>> {
 /// the run writes to: `dir`, or the run directory of a shard.
 fn resumed_shard_config(dir: &Path, shard: Option<Shard>) -> Result<TournamentConfig> {
     let dir = std::path::absolute(dir).context("cannot resolve a path")?;
-    let config_dir = shard.map_or_else(|| dir.clone(), |shard| dir.join(shard.dir_name()));
+    let config_dir = RunDir::process(&dir, shard).root().to_path_buf();
     let saved = RunDir::new(&config_dir).config_json();
     if !saved.exists() {
         let shards = RunDir::new(&dir).shard_dirs().map_err(|e| anyhow!(e))?;
@@ -486,7 +486,7 @@ fn resumed_shard_config(dir: &Path, shard: Option<Shard>) -> Result<TournamentCo
     config.out = match (shard, config.shard) {
         (None, None) => dir,
         (Some(given), Some(saved)) if given == saved => dir,
-        (None, Some(_)) => dir.parent().unwrap_or(&dir).to_path_buf(),
+        (None, Some(_)) => RunDir::new(&dir).parent_run().root().to_path_buf(),
         (Some(given), saved) => {
             return Err(super::UsageError(format!(
                 "--shard {given}: {} was saved as {}",

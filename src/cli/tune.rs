@@ -6,6 +6,7 @@ use super::tournament::{
     DEFAULT_LIMIT, EXIT_INTERRUPTED, default_out, interrupt_flag, make_paths_absolute, shipped_book,
 };
 use anyhow::{Context, Result, anyhow};
+use bt_arena::run::identity::{self, SeedOrigin};
 use bt_arena::run_dir::{RunDir, Shard};
 use bt_arena::tournament::{OpeningOrder, OpeningsSpec};
 use bt_arena::tune::report::{TUNED_OPTIONS, TUNED_PARAMS};
@@ -124,8 +125,12 @@ pub fn run(args: &TuneArgs, matches: &ArgMatches) -> Result<ExitCode> {
             (config, false)
         }
     };
-    tune::shard::establish(&mut config, resume || args.seed.seed.is_some())
-        .map_err(|e| super::UsageError(e.to_string()))?;
+    // A shard refused by the run's identity exits 4, as a tournament's does.
+    let seed = match resume || args.seed.seed.is_some() {
+        true => SeedOrigin::Given,
+        false => SeedOrigin::Drawn,
+    };
+    identity::establish(&mut config, seed).map_err(|e| anyhow!(e))?;
     let stop = interrupt_flag()?;
     let report = tune::run(&config, resume, &stop, |plan| announce(&config, plan)).map_err(
         |err| match err {

@@ -29,8 +29,6 @@ pub use worker::file_safe;
 pub(crate) use worker::{game_record, launch};
 
 use super::config::{SeedOrigin, TournamentConfig};
-use super::identity::{self, IdentityError};
-use super::run_games::{GameSources, ReadError, RunReading, Verdict};
 use super::schedule::{ScheduledGame, shard_games};
 use super::shard::sprt::SprtWatcher;
 use crate::game;
@@ -38,6 +36,8 @@ use crate::openings::{Book, Opening};
 use crate::records::{GameRecord, GamesReader, ResultsWriter};
 use crate::report::Summary;
 use crate::rules::{Color, Position};
+use crate::run::games::{GameSources, ReadError, RunReading, Verdict, summary_of_file};
+use crate::run::identity::{self, IdentityError};
 use crate::run_dir::RunDir;
 use crate::stats::{SequentialTest, Sprt, SprtDecision};
 use crate::{records, report};
@@ -249,7 +249,7 @@ pub fn run(
     // A shard's own files report its own games (without the SPRT: the run's is over every
     // shard).
     let mut own = match config.shard {
-        Some(_) => Summary::from_files(&[&games_csv], &names, None)?,
+        Some(_) => summary_of_file(&games_csv, &names, None).map_err(RunError::Read)?,
         None => summary.clone(),
     };
     own.builds = records::provenance::EngineProvenance::of_engines(&config.engines);

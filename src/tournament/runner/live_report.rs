@@ -4,7 +4,8 @@
 
 use super::{RunError, Shared, lock};
 use crate::report::Summary;
-use crate::report::html::{self, RunInfo, RunMeta};
+use crate::report::html::{RunInfo, RunMeta};
+use crate::run::games::{summary_of_file, write_run_report};
 use crate::run_dir::RunDir;
 use crate::stats::Sprt;
 use crate::tournament::prepare::Session;
@@ -71,7 +72,7 @@ impl LiveReport {
         sprt: Option<&Sprt>,
     ) -> Result<(), RunError> {
         self.info.write(dir)?;
-        html::write_run_report(dir, &RunMeta::of_dir(dir), summary, sprt)?;
+        write_run_report(dir, &RunMeta::of_dir(dir), summary, sprt).map_err(RunError::Read)?;
         Ok(())
     }
 }
@@ -106,7 +107,7 @@ impl Shared<'_> {
         let dir = self.config.results_dir();
         let names: Vec<String> = self.config.engines.iter().map(|e| e.name.clone()).collect();
         let sprt = self.sprt.as_ref();
-        match Summary::from_files(&[RunDir::new(&dir).games_csv()], &names, sprt) {
+        match summary_of_file(&RunDir::new(&dir).games_csv(), &names, sprt) {
             Ok(summary) => self.say(&format!(
                 "Interim report after {recorded} of {} games:\n{summary}",
                 self.progress.length().unwrap_or(0)
@@ -134,7 +135,7 @@ impl Shared<'_> {
         );
         let sprt = self.sprt.as_ref();
         let names: Vec<String> = self.config.engines.iter().map(|e| e.name.clone()).collect();
-        let written = Summary::from_files(&[RunDir::new(&dir).games_csv()], &names, sprt).and_then(
+        let written = summary_of_file(&RunDir::new(&dir).games_csv(), &names, sprt).and_then(
             |mut summary| {
                 summary.builds =
                     records::provenance::EngineProvenance::of_engines(&self.config.engines);
@@ -144,7 +145,7 @@ impl Shared<'_> {
                 };
                 // summary.json follows the page, so it is current as games finish.
                 report::write_summary(&dir, &summary)?;
-                html::write_run_report(&dir, &meta, &summary, sprt)
+                write_run_report(&dir, &meta, &summary, sprt)
             },
         );
         live.last = Some(Instant::now());

@@ -139,31 +139,15 @@ pub(crate) fn launch(
     spec: &EngineDescription,
     worker: usize,
 ) -> EngineLaunch {
-    let logs = RunDir::new(config.results_dir()).logs();
-    let file = |suffix: &str| logs.join(format!("{}-{worker}.{suffix}", file_safe(&spec.name)));
+    let dir = RunDir::new(config.results_dir());
     EngineLaunch {
-        stderr_log: Some(file("stderr.log")),
-        comm_log: config.log.then(|| file("log")),
+        stderr_log: Some(dir.engine_stderr_log(&spec.name, worker)),
+        comm_log: config.log.then(|| dir.engine_comm_log(&spec.name, worker)),
         ..spec.launch()
     }
 }
 
-/// `name` with every character but ASCII letters, digits, `.`, `-` and `_` replaced by `_`,
-/// and at most 64 characters long: safe as part of a file name.
-pub fn file_safe(name: &str) -> String {
-    name.chars()
-        .take(64)
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "._-".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect::<String>()
-        .trim_start_matches('.')
-        .to_string()
-}
+pub use crate::run_dir::file_safe;
 
 /// The games.csv row of a finished game.
 pub(crate) fn game_record(
