@@ -25,6 +25,7 @@
 //! | [`openings`] | opening books: reading, generating and checking them | `docs/guide/openings.md` |
 //! | [`records`] | the record of a finished game and its files: games.csv (appended, repaired, read back, tailed), games.pgn (written and read, with other tools' PGN) | `docs/guide/results.md` |
 //! | [`report`] | the report of a run, computed once from its records ([`report::Summary`]) and rendered as text, summary.json and report.html | `docs/guide/results.md` |
+//! | [`run`] | reading runs, below the kinds of run that play them: a run's settings and schedule shape, its identity (tournaments and tunes), the one reader of its games and its verdict, the merge of shards | `docs/guide/results.md`, `docs/guide/cluster.md` |
 //! | [`run_dir`] | a run directory's layout, its kind (one machine, sharded, one shard), a run's identity, atomic writes | `docs/guide/results.md`, `docs/guide/cluster.md` |
 //! | [`stats`] | Elo, LOS, pentanomial counts, SPRT (fishtest's formulas), Bradley–Terry ratings | `docs/guide/sprt.md` |
 //! | [`perft_check`] | an engine's perft against the rules, walked down to the faulty position | `docs/guide/perft.md` |
@@ -112,6 +113,7 @@ pub mod protocol;
 pub mod records;
 pub mod report;
 pub mod rules;
+pub mod run;
 pub mod run_dir;
 pub mod stats;
 pub mod textfile;

@@ -25,9 +25,10 @@ pub mod console;
 mod starts;
 mod worker;
 
+pub use crate::run_dir::file_safe;
 pub use console::Console;
 pub use starts::{GivenUp, MAX_START_FAILURES, NotPlayed};
-pub use worker::{file_safe, game_record, launch};
+pub use worker::{game_record, launch};
 
 use crate::engine::EngineDescription;
 use crate::game::{self, Adjudication};
@@ -159,9 +160,13 @@ pub trait Schedule: Sync {
     /// cost).
     ///
     /// # Errors
-    /// The files cannot be written; the arena warns once and plays on.
-    fn refresh_report(&self, recorded: u64, total: u64) -> Result<(), RecordsError>;
+    /// The files cannot be read or written; the arena warns once and plays on.
+    fn refresh_report(&self, recorded: u64, total: u64) -> Result<(), ReportError>;
 }
+
+/// Why a report could not be refreshed (any error of the schedule's report; shown, never
+/// fatal).
+pub type ReportError = Box<dyn std::error::Error + Send + Sync>;
 
 /// Everything the arena needs to play a schedule's games.
 pub struct Arena<'a> {

@@ -151,32 +151,15 @@ fn two_mut<T>(slots: &mut [T], a: usize, b: usize) -> (&mut T, &mut T) {
 }
 
 /// How to launch the engine `spec` describes for worker `worker` of the run writing `dir`:
-/// its stderr (and with `log` its protocol traffic) under `<dir>/logs/`.
+/// its stderr (and with `log` its protocol traffic) under `<dir>/logs/`, named by
+/// [`RunDir`].
 pub fn launch(dir: &Path, log: bool, spec: &EngineDescription, worker: usize) -> EngineLaunch {
-    let logs = RunDir::new(dir).logs();
-    let file = |suffix: &str| logs.join(format!("{}-{worker}.{suffix}", file_safe(&spec.name)));
+    let run = RunDir::new(dir);
     EngineLaunch {
-        stderr_log: Some(file("stderr.log")),
-        comm_log: log.then(|| file("log")),
+        stderr_log: Some(run.engine_stderr_log(&spec.name, worker)),
+        comm_log: log.then(|| run.engine_comm_log(&spec.name, worker)),
         ..spec.launch()
     }
-}
-
-/// `name` with every character but ASCII letters, digits, `.`, `-` and `_` replaced by `_`,
-/// and at most 64 characters long: safe as part of a file name.
-pub fn file_safe(name: &str) -> String {
-    name.chars()
-        .take(64)
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "._-".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect::<String>()
-        .trim_start_matches('.')
-        .to_string()
 }
 
 /// The games.csv row of a finished game of `engines` (the seats' names).

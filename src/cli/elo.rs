@@ -5,7 +5,7 @@ use super::UsageError;
 use super::args::{GamesInputs, JsonFlag, SprtFlag};
 use anyhow::{Context, Result, anyhow};
 use bt_arena::report;
-use bt_arena::tournament::run_games::{GameSources, ReadError, Verdict};
+use bt_arena::run::games::{GameSources, ReadError, Verdict};
 use clap::Args;
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -3,9 +3,9 @@
 
 use super::UsageError;
 use anyhow::{Result, anyhow};
+use bt_arena::run::games::{ReadError, Verdict};
+use bt_arena::run::merge::{MergeError, MergedRun};
 use bt_arena::run_dir::{RunDir, RunKind};
-use bt_arena::tournament::run_games::{ReadError, Verdict};
-use bt_arena::tournament::shard::merge::{MergeError, MergedRun};
 use clap::Args;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

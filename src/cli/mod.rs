@@ -53,10 +53,8 @@ pub const EXIT_ERROR: u8 = 4;
 /// Exit code: the run is incomplete (games of its schedule missing) and has no verdict yet.
 pub const EXIT_INCOMPLETE: u8 = 5;
 
+use bt_arena::run::games::{GameSources, Recorded, RunReading, Verdict, describe_missing};
 use bt_arena::stats::SprtDecision;
-use bt_arena::tournament::run_games::{
-    GameSources, Recorded, RunReading, Verdict, describe_missing,
-};
 use std::process::ExitCode;
 
 /// The exit code of a verdict, the same whichever command reads the run: 0 H1 accepted (or

@@ -7,6 +7,8 @@ use super::tournament::{
 };
 use anyhow::{Context, Result, anyhow};
 use bt_arena::engine::build::BuildCache;
+use bt_arena::run::identity::{self, SeedOrigin};
+use bt_arena::run_dir::identity::RunIdentity;
 use bt_arena::run_dir::{RunDir, Shard};
 use bt_arena::tournament::prepare;
 use bt_arena::tournament::{OpeningOrder, OpeningsSpec};
@@ -167,12 +169,21 @@ pub fn run(args: &TuneArgs, matches: &ArgMatches) -> Result<ExitCode> {
             (config, false)
         }
     };
-    tune::shard::establish(
-        &mut config,
-        resume || args.seed.seed.is_some(),
-        resume || args.lag.is_some(),
-    )
-    .map_err(|e| super::UsageError(e.to_string()))?;
+    // A shard given no --lag takes the tune's, decided by the first shard.
+    if !resume
+        && args.lag.is_none()
+        && config.shard.is_some()
+        && let Ok(Some(identity)) = RunIdentity::read(&RunDir::new(&config.out))
+        && let Some(lag) = identity.settings["lag"].as_u64()
+    {
+        config.lag = lag;
+    }
+    // A shard refused by the run's identity exits 4, as a tournament's does.
+    let seed = match resume || args.seed.seed.is_some() {
+        true => SeedOrigin::Given,
+        false => SeedOrigin::Drawn,
+    };
+    identity::establish(&mut config, seed).map_err(|e| anyhow!(e))?;
     let stop = interrupt_flag()?;
     let played = build_engine(&mut config, args.build_cache.as_deref())?;
     let session = tune::TuneSession {

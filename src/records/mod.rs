@@ -38,7 +38,7 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 /// What takes the games of a reading one at a time, in the order they are read (see
-/// `tournament::run_games`): the report ([`SummaryBuilder`](crate::report::SummaryBuilder)) and report.html's
+/// `run::games`): the report ([`SummaryBuilder`](crate::report::SummaryBuilder)) and report.html's
 /// series ([`SeriesBuilder`](crate::report::series::SeriesBuilder)).
 pub trait GameSink {
     /// The next game.

@@ -19,5 +19,5 @@ mod text;
 pub use json::{summary_json, write_summary};
 pub use summary::{
     AdjudicationCounts, EloModel, EngineFaults, PairSummary, SelfPlay, Standing, Summary,
-    SummaryBuilder, schedule_order,
+    SummaryBuilder,
 };

@@ -3,7 +3,7 @@
 //! [`text`](super::text) and as JSON (summary.json) by [`json`](super::json).
 
 use crate::records::provenance::EngineProvenance;
-use crate::records::{GameFile, GameRecord, GameSink, RecordsError, Termination};
+use crate::records::{GameRecord, GameSink, Termination};
 use crate::rules::Color;
 use crate::stats::{
     self, Bound, EloEstimate, MatchCounts, Outcome, PairResult, Pentanomial, RatingOptions,
@@ -11,7 +11,6 @@ use crate::stats::{
 };
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
-use std::path::Path;
 
 /// The report of a set of finished games. Serializes (as summary.json) with the field names
 /// below; probabilities are in `[0, 1]`, Elo is logistic Elo.
@@ -226,26 +225,6 @@ impl Summary {
         builder.finish()
     }
 
-    /// [`compute_shards`](Summary::compute_shards) over games.csv or PGN files
-    /// ([`GameFile`]): a games.csv is streamed, its games read one at a time and not kept, so
-    /// memory does not grow with them (see [`SummaryBuilder`]); a PGN file's games are held
-    /// while it is counted. PGN games not counted are not reported here (see
-    /// [`SummaryBuilder::add_file`]).
-    ///
-    /// # Errors
-    /// The first error of a [`GameFile`] on the files, in order.
-    pub fn from_files<P: AsRef<Path>>(
-        files: &[P],
-        engines: &[String],
-        sprt: Option<&Sprt>,
-    ) -> Result<Summary, RecordsError> {
-        let mut builder = SummaryBuilder::new(engines, sprt);
-        for path in files {
-            builder.add_file(path.as_ref())?;
-        }
-        Ok(builder.finish())
-    }
-
     /// The SPRT decision, when the summary was computed with an SPRT (and two engines): the
     /// verdict's, or [`SprtDecision::Continue`] when no bound was crossed.
     pub fn sprt_decision(&self) -> Option<SprtDecision> {
@@ -253,41 +232,6 @@ impl Summary {
             .iter()
             .find_map(|pair| pair.sprt.map(|status| status.report.decision))
     }
-}
-
-/// The engines of games.csv `files` in schedule order: by game id (then file order, White
-/// before Black) within the first file, then the engines first met in each later file, in
-/// the same order. Game 1's White is the tournament's first engine, the one an SPRT tests,
-/// whichever game was written first. Streams games.csv files; memory holds the names only
-/// (and a PGN file's games while it is read).
-///
-/// # Errors
-/// The first error of a [`GameFile`] on the files, in order.
-pub fn schedule_order<P: AsRef<Path>>(files: &[P]) -> Result<Vec<String>, RecordsError> {
-    let mut names: Vec<String> = Vec::new();
-    for path in files {
-        // Engines new in this file, with the (game id, row, side) where each is first met.
-        let mut first_met: HashMap<String, (u64, usize, usize)> = HashMap::new();
-        for (row, game) in GameFile::open(path.as_ref())?.enumerate() {
-            let game = game?;
-            for (side, name) in [&game.white, &game.black].into_iter().enumerate() {
-                if names.contains(name) {
-                    continue;
-                }
-                let at = (game.game_id, row, side);
-                match first_met.get_mut(name) {
-                    Some(first) => *first = (*first).min(at),
-                    None => {
-                        first_met.insert(name.clone(), at);
-                    }
-                }
-            }
-        }
-        let mut new: Vec<(String, (u64, usize, usize))> = first_met.into_iter().collect();
-        new.sort_by_key(|&(_, at)| at);
-        names.extend(new.into_iter().map(|(name, _)| name));
-    }
-    Ok(names)
 }
 
 /// The report computed one game at a time, in the order the games were recorded: what
@@ -365,21 +309,6 @@ impl SummaryBuilder {
         if let Some(test) = &mut self.tally.sprt {
             test.halt();
         }
-    }
-
-    /// Counts every game of the games.csv (streamed) or PGN file at `path` ([`GameFile`]),
-    /// then ends the file. Returns the PGN games not counted ([`GameFile::skipped`]).
-    ///
-    /// # Errors
-    /// The first error of the [`GameFile`]; the games before it are counted.
-    pub fn add_file(&mut self, path: &Path) -> Result<Vec<String>, RecordsError> {
-        let mut file = GameFile::open(path)?;
-        let skipped = file.skipped().to_vec();
-        for game in &mut file {
-            self.add(&game?);
-        }
-        self.end_file();
-        Ok(skipped)
     }
 
     /// The report of the games added.
@@ -988,44 +917,6 @@ pub(crate) mod tests {
     }
 
     /// Writes `games` as a games.csv in a new directory `name` under `dir`; returns its path.
-    fn games_csv(dir: &Path, name: &str, games: &[GameRecord]) -> std::path::PathBuf {
-        crate::records::tests::write(&dir.join(name), games)
-    }
-
-    /// Streaming the files gives the report of the same games read into memory: pairs within
-    /// a file, the SPRT over the files in order.
-    #[test]
-    fn streamed_files_give_the_report_of_the_games_in_memory() {
-        let dir = tempfile::tempdir().unwrap();
-        let first = alpha_beta();
-        let second = games(&[
-            (1, "beta", "alpha", WhiteWins, GoalRank),
-            (1, "alpha", "beta", BlackWins, GoalRank),
-            (2, "alpha", "gamma", WhiteWins, GoalRank),
-        ]);
-        let files = [
-            games_csv(dir.path(), "one", &first),
-            games_csv(dir.path(), "two", &second),
-        ];
-        let engines = names(&["beta", "alpha"]);
-        for sprt in [None, Some(sprt())] {
-            let streamed = Summary::from_files(&files, &engines, sprt.as_ref()).unwrap();
-            let in_memory = Summary::compute_shards(&[&first, &second], &engines, sprt.as_ref());
-            assert_eq!(streamed, in_memory);
-            assert_eq!(streamed.games, 12);
-            assert_eq!(streamed.engines, ["beta", "alpha", "gamma"]);
-        }
-        let only_first = Summary::from_files(&files[..1], &engines, Some(&sprt())).unwrap();
-        assert_eq!(
-            only_first,
-            Summary::compute(&first, &engines, Some(&sprt()))
-        );
-        assert!(only_first.sprt_decision().is_some());
-        let missing = dir.path().join("missing.csv");
-        let err = Summary::from_files(&[&files[0], &missing], &engines, None).unwrap_err();
-        assert!(err.to_string().contains("missing.csv"), "{err}");
-    }
-
     /// An SPRT needs two engines: when a third one appears in the games, the games of the
     /// first two already counted by the test stay in their match.
     #[test]
@@ -1048,28 +939,6 @@ pub(crate) mod tests {
             builder.finish(),
             Summary::compute(&list, &names(&["alpha"]), None)
         );
-    }
-
-    #[test]
-    fn schedule_order_follows_game_ids_then_files() {
-        let dir = tempfile::tempdir().unwrap();
-        let first = [
-            record(3, 2, "c", "a", WhiteWins, GoalRank),
-            record(1, 1, "b", "c", WhiteWins, GoalRank),
-            record(2, 1, "c", "b", WhiteWins, GoalRank),
-        ];
-        let second = [
-            record(1, 1, "e", "a", WhiteWins, GoalRank),
-            record(1, 1, "d", "e", WhiteWins, GoalRank),
-        ];
-        let files = [
-            games_csv(dir.path(), "one", &first),
-            games_csv(dir.path(), "two", &second),
-        ];
-        assert_eq!(schedule_order(&files).unwrap(), ["b", "c", "a", "e", "d"]);
-        assert_eq!(schedule_order(&files[1..]).unwrap(), ["e", "a", "d"]);
-        let none: [&Path; 0] = [];
-        assert_eq!(schedule_order(&none).unwrap(), Vec::<String>::new());
     }
 
     #[test]

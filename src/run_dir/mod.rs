@@ -14,9 +14,11 @@
 //!   sprt.json               the shared SPRT's verdict, once one is reached
 //!   shard-K/                one shard (RunKind::Shard): the files of a run on one machine
 //!   games.csv games.pgn summary.json report.html   what `bt-arena merge` writes
-//! RUN/                      a tune (`bt-arena tune`): a run on one machine's files, and
-//!   tune.json tune.csv      its settings and iterations
-//!   tuned-options.txt tuned-params.txt   its result
+//! RUN/                      a tune (`bt-arena tune`, RunKind::Tune): a run on one
+//!   tune.json tune.csv      machine's files, its settings and iterations
+//!   tuned-options.txt tuned-params.txt   its result; a sharded tune's shards are tunes
+//! logs/                     of every process: NAME-W.stderr.log, NAME-W.log (protocol),
+//!                           build-NAME.log (see RunDir::engine_stderr_log and the others)
 //! ```
 //!
 //! Every module asks [`RunDir`] for a path instead of joining names; [`Shard`] (which shard
@@ -80,7 +82,10 @@ pub enum RunKind {
     Plain,
     /// One shard of a sharded run: a config.json with a `shard` field.
     Shard(Shard),
-    /// A sharded run: `shard-K` directories (sorted by `K`) and no config.json of its own.
+    /// A tune (`bt-arena tune`): a tune.json, with the shard it plays of a sharded tune.
+    Tune(Option<Shard>),
+    /// A sharded run (a tournament's or a tune's): `shard-K` directories (sorted by `K`) and
+    /// no config.json or tune.json of its own.
     Sharded(Vec<(u32, RunDir)>),
     /// No run: neither a config.json nor shard directories (perhaps games files alone).
     NoRun,
@@ -203,6 +208,34 @@ impl RunDir {
         self.root.join(LOGS)
     }
 
+    /// The directory a process of the run in `out` writes: `out` itself, or `out/shard-K`
+    /// for shard `K` of a sharded run. The one place a process's own directory is joined.
+    pub fn process(out: &Path, shard: Option<Shard>) -> RunDir {
+        let run = RunDir::new(out);
+        match shard {
+            Some(shard) => run.shard(shard.index()),
+            None => run,
+        }
+    }
+
+    /// `logs/NAME-W.stderr.log`: what engine `engine` (its name made [`file_safe`]) wrote
+    /// on stderr in worker `worker`.
+    pub fn engine_stderr_log(&self, engine: &str, worker: usize) -> PathBuf {
+        self.logs()
+            .join(format!("{}-{worker}.stderr.log", file_safe(engine)))
+    }
+
+    /// `logs/NAME-W.log`: engine `engine`'s protocol traffic in worker `worker`.
+    pub fn engine_comm_log(&self, engine: &str, worker: usize) -> PathBuf {
+        self.logs()
+            .join(format!("{}-{worker}.log", file_safe(engine)))
+    }
+
+    /// `logs/build-NAME.log`: the build log of engine `engine`, built from source.
+    pub fn build_log(&self, engine: &str) -> PathBuf {
+        self.logs().join(build_log_name(engine))
+    }
+
     /// The directory of shard `index` of this (sharded) run: `shard-K`.
     pub fn shard(&self, index: u32) -> RunDir {
         RunDir::new(self.root.join(format!("{SHARD_PREFIX}{index}")))
@@ -249,16 +282,20 @@ impl RunDir {
     }
 
     /// What the directory holds: a config.json makes it a run on one machine or a shard (by
-    /// its `shard` field); else `shard-K` directories make it a sharded run.
+    /// its `shard` field), a tune.json a tune; else `shard-K` directories make it a sharded
+    /// run.
     ///
     /// # Errors
-    /// [`RunDirError`] when config.json cannot be read or is not a JSON object with a valid
-    /// `shard`, or the directory cannot be listed.
+    /// [`RunDirError`] when config.json or tune.json cannot be read or is not a JSON object
+    /// with a valid `shard`, or the directory cannot be listed.
     pub fn kind(&self) -> Result<RunKind, RunDirError> {
-        match self.saved_shard()? {
+        match saved_shard(&self.config_json())? {
             Some(Some(shard)) => return Ok(RunKind::Shard(shard)),
             Some(None) => return Ok(RunKind::Plain),
             None => {}
+        }
+        if let Some(shard) = saved_shard(&self.tune_json())? {
+            return Ok(RunKind::Tune(shard));
         }
         let shards = self.shard_dirs()?;
         Ok(if shards.is_empty() {
@@ -267,27 +304,49 @@ impl RunDir {
             RunKind::Sharded(shards)
         })
     }
+}
 
-    /// The `shard` of the saved config.json: `None` without the file, `Some(None)` for a run
-    /// on one machine.
-    fn saved_shard(&self) -> Result<Option<Option<Shard>>, RunDirError> {
-        let path = self.config_json();
-        let Some(config) = read_json(&path)? else {
-            return Ok(None);
-        };
-        let malformed = |reason: String| RunDirError::Malformed {
-            path: path.clone(),
-            reason,
-        };
-        match config.get("shard") {
-            None | Some(serde_json::Value::Null) => Ok(Some(None)),
-            Some(serde_json::Value::String(text)) => text
-                .parse()
-                .map(|shard| Some(Some(shard)))
-                .map_err(|e: ShardError| malformed(e.to_string())),
-            Some(other) => Err(malformed(format!("`shard` is {other}, not K/N"))),
-        }
+/// The `shard` of the saved config `path` (config.json, tune.json): `None` without the file,
+/// `Some(None)` for a run on one machine.
+fn saved_shard(path: &Path) -> Result<Option<Option<Shard>>, RunDirError> {
+    let Some(config) = read_json(path)? else {
+        return Ok(None);
+    };
+    let malformed = |reason: String| RunDirError::Malformed {
+        path: path.to_path_buf(),
+        reason,
+    };
+    match config.get("shard") {
+        None | Some(serde_json::Value::Null) => Ok(Some(None)),
+        Some(serde_json::Value::String(text)) => text
+            .parse()
+            .map(|shard| Some(Some(shard)))
+            .map_err(|e: ShardError| malformed(e.to_string())),
+        Some(other) => Err(malformed(format!("`shard` is {other}, not K/N"))),
     }
+}
+
+/// `name` with every character but ASCII letters, digits, `.`, `-` and `_` replaced by `_`,
+/// and at most 64 characters long: safe as part of a file name.
+pub fn file_safe(name: &str) -> String {
+    name.chars()
+        .take(64)
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect::<String>()
+        .trim_start_matches('.')
+        .to_string()
+}
+
+/// The file a source-built engine's build log is copied to, in a run's `logs/`:
+/// `build-<engine>.log`.
+pub fn build_log_name(engine: &str) -> String {
+    format!("build-{}.log", file_safe(engine))
 }
 
 /// The JSON object in `path`; `None` when there is no such file.

@@ -10,7 +10,7 @@ use crate::records::moves::CommentDetail;
 use crate::records::provenance::{ClockScale, EngineProvenance};
 use crate::records::{RecordsError, ResultsWriter};
 use crate::rules::Rules;
-use crate::run_dir::Shard;
+use crate::run_dir::{RunDir, Shard};
 use crate::stats::Sprt;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -18,18 +18,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-/// Who meets whom.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Format {
-    /// Every engine meets every other one.
-    #[default]
-    RoundRobin,
-    /// The first engine meets each other one; the others do not meet.
-    Gauntlet,
-}
-
-crate::named_enum!(Format, "format", [RoundRobin => "roundrobin" | "round-robin", Gauntlet => "gauntlet"]);
+pub use crate::run::settings::{Format, PER_SHARD_FIELDS};
 
 /// The order in which game pairs take openings from the book.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -150,20 +139,7 @@ pub struct TournamentConfig {
     pub run_id: Option<String>,
 }
 
-/// Fields of config.json that do not make the games, so need not agree between the shards of
-/// a run: where the run directory is mounted, how many games a shard plays at once, whether it
-/// logs, and the run id (which the run's identity holds).
-pub const PER_SHARD_FIELDS: [&str; 4] = ["out", "concurrency", "log", "run_id"];
-
-/// Where a config's seed came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SeedOrigin {
-    /// Given (`--seed`, a config file, a saved config.json): a shard with another seed is
-    /// another run.
-    Given,
-    /// Drawn at random because none was given: a shard joining a run takes the run's.
-    Drawn,
-}
+pub use crate::run::identity::SeedOrigin;
 
 fn default_event() -> String {
     "bt-arena".to_string()
@@ -187,29 +163,14 @@ impl TournamentConfig {
     /// shard count for `shard` (`null` for a run on one machine), and a book known by its
     /// digest (not its path) once the digest is taken.
     pub fn identity(&self) -> serde_json::Value {
-        let mut value = serde_json::to_value(self).unwrap_or(serde_json::Value::Null);
-        if let Some(fields) = value.as_object_mut() {
-            for field in PER_SHARD_FIELDS {
-                fields.remove(field);
-            }
-            fields.insert("shard".into(), self.shard.map(|s| s.count()).into());
-            // A book is known by its contents once they are: not by where it is.
-            if let Some(openings) = fields.get_mut("openings").and_then(|o| o.as_object_mut())
-                && openings.get("digest").is_some_and(|d| !d.is_null())
-            {
-                openings.remove("file");
-            }
-        }
-        value
+        let value = serde_json::to_value(self).unwrap_or(serde_json::Value::Null);
+        crate::run::settings::identity_of(value, self.shard)
     }
 
     /// Where this run's games.csv, games.pgn, summary.json, config.json and logs go: `out`,
     /// or `out/shard-K` for shard `K` of a sharded run.
     pub fn results_dir(&self) -> PathBuf {
-        match self.shard {
-            Some(shard) => self.out.join(shard.dir_name()),
-            None => self.out.clone(),
-        }
+        RunDir::process(&self.out, self.shard).root().to_path_buf()
     }
 
     /// A writer appending this run's games to games.csv and games.pgn in `dir`, its PGN
@@ -220,17 +181,13 @@ impl TournamentConfig {
     /// # Errors
     /// As [`ResultsWriter::open`].
     pub fn results_writer(&self, dir: &Path) -> Result<ResultsWriter, RecordsError> {
-        let limits = self
-            .engines
-            .iter()
-            .map(|engine| (engine.name.clone(), engine.effective_limit()))
-            .collect();
-        ResultsWriter::open(dir, self.rules)?
-            .with_event(self.event.clone())
-            .with_limits(limits)
-            .with_builds(EngineProvenance::of_engines(&self.engines))
-            .with_comments(self.pgn_comments)
-            .reconciled()
+        crate::run::settings::results_writer(
+            dir,
+            &self.event,
+            self.rules,
+            &self.engines,
+            self.pgn_comments,
+        )
     }
 
     /// Checks what serde cannot: at least two engines, unique names, positive counts, an

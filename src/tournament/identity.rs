@@ -1,253 +1,54 @@
-//! A tournament's run identity: decided once when the run starts, joined by every shard.
-//!
-//! A run on one machine is identified by its config.json, to which a run id is added. A
-//! sharded run's identity is `RUN/identity.json` ([`RunIdentity`]), created by the first shard
-//! to start, atomically and exclusively, with the seed drawn for it; every later shard (and
-//! every resume) joins it only if its settings match, comparing parsed values
-//! ([`TournamentConfig::identity`]), and takes the run's seed when it was given none. Shards
-//! started at the same instant without `--seed` thus play with one seed, and a shard started
-//! with other settings is refused before it plays, naming the field. Sharded runs begun
-//! before identities existed (shard directories, no identity.json) are joined by comparing
-//! the shards' saved configs, and then given an identity.
+//! A tournament's settings as a run identity knows them ([`Identified`]): decided once when
+//! the run starts and joined by every shard ([`crate::run::identity::establish`]).
 
-use super::config::{SeedOrigin, TournamentConfig};
-use crate::records::now_rfc3339;
-use crate::run_dir::identity::{Difference, RunIdentity, first_difference, new_run_id};
-use crate::run_dir::{RunDir, RunDirError, Shard};
-use std::fmt;
-use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use super::config::TournamentConfig;
+use crate::run::identity::{Identified, RunType};
+use crate::run_dir::{RunDir, Shard};
+use std::path::{Path, PathBuf};
 
-/// Environment variable for tests of the race between shards: when set to a path `GATE`, a
-/// shard about to create a run's identity writes `GATE.waiting` and waits (up to a minute)
-/// until `GATE` exists. A test can so hold a shard between its look for an identity and its
-/// creation of one, and start another shard in between. Never set outside tests.
-pub const TEST_GATE: &str = "BT_ARENA_TEST_IDENTITY_GATE";
+impl Identified for TournamentConfig {
+    const TYPE: RunType = RunType::Tournament;
 
-/// Why a run cannot start in its directory.
-#[derive(Debug)]
-pub enum IdentityError {
-    /// The run directory or a file in it cannot be read or written.
-    RunDir(RunDirError),
-    /// A saved config.json of another shard cannot be read.
-    ShardConfig(String),
-    /// A run on one machine given a directory that holds a sharded run.
-    HoldsShards(PathBuf),
-    /// A shard given a directory that holds a run on one machine (its config.json).
-    HoldsUnsharded(PathBuf),
-    /// A shard whose settings differ from the run's identity (or, for a run begun before
-    /// identities, from another shard's saved config).
-    Differs {
-        /// The shard refused.
-        shard: Shard,
-        /// The file it was compared with.
-        with: PathBuf,
-        /// The first field that differs.
-        difference: Difference,
-    },
-    /// A shard whose saved config belongs to another run than the directory's identity.
-    OtherRun {
-        /// The shard refused.
-        shard: Shard,
-        /// Its run id.
-        ours: String,
-        /// The run id in identity.json.
-        theirs: String,
-        /// The identity file.
-        with: PathBuf,
-    },
-}
-
-impl fmt::Display for IdentityError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            IdentityError::RunDir(err) => err.fmt(f),
-            IdentityError::ShardConfig(err) => f.write_str(err),
-            IdentityError::HoldsShards(run) => write!(
-                f,
-                "{} holds the shards of a sharded run: resume one with --resume {0} --shard K/N, \
-                 or join them with bt-arena merge {0}",
-                run.display()
-            ),
-            IdentityError::HoldsUnsharded(run) => write!(
-                f,
-                "{} holds a run on one machine ({}): a shard cannot join it; choose another --out",
-                run.display(),
-                RunDir::new(run).config_json().display()
-            ),
-            IdentityError::Differs {
-                shard,
-                with,
-                difference,
-            } => write!(
-                f,
-                "shard {shard} cannot join the run in {}: {} was saved with other settings: \
-                 {difference}. The shards of one run must be started with the same settings; \
-                 to start another run, choose another --out or remove that run's files from {0}",
-                run_of(with).display(),
-                with.display()
-            ),
-            IdentityError::OtherRun {
-                shard,
-                ours,
-                theirs,
-                with,
-            } => write!(
-                f,
-                "shard {shard} belongs to run {ours}, but {} is run {theirs}: its directory was \
-                 copied from another run; move it out of {}",
-                with.display(),
-                run_of(with).display()
-            ),
-        }
+    fn out(&self) -> &Path {
+        &self.out
     }
-}
 
-impl std::error::Error for IdentityError {}
+    fn shard(&self) -> Option<Shard> {
+        self.shard
+    }
 
-impl From<RunDirError> for IdentityError {
-    fn from(err: RunDirError) -> Self {
-        IdentityError::RunDir(err)
+    fn identity(&self) -> serde_json::Value {
+        TournamentConfig::identity(self)
     }
-}
 
-/// The run directory holding a file of it.
-fn run_of(file: &std::path::Path) -> PathBuf {
-    let dir = file.parent().unwrap_or(file);
-    match dir.file_name().and_then(|name| name.to_str()) {
-        Some(name) if name.starts_with(crate::run_dir::SHARD_PREFIX) => {
-            dir.parent().unwrap_or(dir).to_path_buf()
-        }
-        _ => dir.to_path_buf(),
+    fn seed(&self) -> u64 {
+        self.seed
     }
-}
 
-/// Decides or joins the identity of the run `config` starts or resumes, before anything is
-/// written: a run on one machine gets a run id (unless its config has one); a shard joins the
-/// identity of its run directory, creating it if it is the first, and takes the run's run id
-/// and, when `seed` was [`SeedOrigin::Drawn`], the run's seed.
-///
-/// # Errors
-/// [`IdentityError`]: a directory holding another kind of run, a shard whose settings differ
-/// from the run's (naming the field), a shard of another run, a file that cannot be read or
-/// written.
-pub fn establish(config: &mut TournamentConfig, seed: SeedOrigin) -> Result<(), IdentityError> {
-    let run = RunDir::new(&config.out);
-    let Some(shard) = config.shard else {
-        if !run.shard_dirs()?.is_empty() || run.identity_json().exists() {
-            return Err(IdentityError::HoldsShards(config.out.clone()));
-        }
-        config.run_id.get_or_insert_with(new_run_id);
-        return Ok(());
-    };
-    if run.config_json().exists() {
-        return Err(IdentityError::HoldsUnsharded(config.out.clone()));
+    fn set_seed(&mut self, seed: u64) {
+        self.seed = seed;
     }
-    let identity = match RunIdentity::read(&run)? {
-        Some(identity) => identity,
-        None => {
-            join_saved_shards(config, seed, &run)?;
-            pause_for_tests();
-            let created_by = format!("shard {shard}");
-            let mut identity = RunIdentity::new(config.identity(), created_by, now_rfc3339());
-            // A run whose identity.json was lost keeps the id its shards saved.
-            if let Some(id) = &config.run_id {
-                identity.run_id.clone_from(id);
-            }
-            identity.create_or_read(&run)?.0
-        }
-    };
-    join(config, seed, shard, &identity, &run)
-}
 
-/// Joins `identity`: the settings must match (all but the seed when it was drawn); the run's
-/// seed and run id are taken.
-fn join(
-    config: &mut TournamentConfig,
-    seed: SeedOrigin,
-    shard: Shard,
-    identity: &RunIdentity,
-    run: &RunDir,
-) -> Result<(), IdentityError> {
-    let ignored: &[&str] = match seed {
-        SeedOrigin::Given => &[],
-        SeedOrigin::Drawn => &["seed"],
-    };
-    if let Some(difference) = first_difference(&config.identity(), &identity.settings, ignored) {
-        return Err(IdentityError::Differs {
-            shard,
-            with: run.identity_json(),
-            difference,
-        });
+    fn run_id(&self) -> Option<&str> {
+        self.run_id.as_deref()
     }
-    if let Some(seed) = identity.settings["seed"].as_u64() {
-        config.seed = seed;
-    }
-    match &config.run_id {
-        Some(ours) if *ours != identity.run_id => Err(IdentityError::OtherRun {
-            shard,
-            ours: ours.clone(),
-            theirs: identity.run_id.clone(),
-            with: run.identity_json(),
-        }),
-        _ => {
-            config.run_id = Some(identity.run_id.clone());
-            Ok(())
-        }
-    }
-}
 
-/// For a run without identity.json (begun before identities existed, or whose file was
-/// lost): checks `config` against every shard's saved config (all but the seed when it was
-/// drawn, taking theirs), and takes their run id.
-fn join_saved_shards(
-    config: &mut TournamentConfig,
-    seed: SeedOrigin,
-    run: &RunDir,
-) -> Result<(), IdentityError> {
-    let Some(shard) = config.shard else {
-        return Ok(());
-    };
-    for (_, dir) in run.shard_dirs()? {
+    fn set_run_id(&mut self, id: String) {
+        self.run_id = Some(id);
+    }
+
+    /// The config.json of the shard in `dir`; a shard saved before book digests existed read
+    /// the book at the same path, and is given this config's digest.
+    fn saved_shard(&self, dir: &RunDir) -> Result<Option<(PathBuf, Self)>, String> {
         let path = dir.config_json();
         if !path.exists() {
-            continue;
+            return Ok(None);
         }
-        let mut theirs =
-            TournamentConfig::read(&path).map_err(|e| IdentityError::ShardConfig(e.to_string()))?;
-        // A shard saved before book digests existed read the book at the same path.
-        if theirs.openings.digest.is_none() && theirs.openings.file == config.openings.file {
-            theirs.openings.digest.clone_from(&config.openings.digest);
+        let mut theirs = TournamentConfig::read(&path).map_err(|e| e.to_string())?;
+        if theirs.openings.digest.is_none() && theirs.openings.file == self.openings.file {
+            theirs.openings.digest.clone_from(&self.openings.digest);
         }
-        let ignored: &[&str] = match seed {
-            SeedOrigin::Given => &[],
-            SeedOrigin::Drawn => &["seed"],
-        };
-        if let Some(difference) = first_difference(&config.identity(), &theirs.identity(), ignored)
-        {
-            return Err(IdentityError::Differs {
-                shard,
-                with: path,
-                difference,
-            });
-        }
-        config.seed = theirs.seed;
-        if config.run_id.is_none() {
-            config.run_id = theirs.run_id;
-        }
-    }
-    Ok(())
-}
-
-/// The pause of [`TEST_GATE`], when it is set.
-fn pause_for_tests() {
-    let Some(gate) = std::env::var_os(TEST_GATE).map(PathBuf::from) else {
-        return;
-    };
-    let _ = std::fs::write(gate.with_extension("waiting"), b"");
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !gate.exists() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(10));
+        Ok(Some((path, theirs)))
     }
 }
 
@@ -255,6 +56,8 @@ fn pause_for_tests() {
 mod tests {
     use super::*;
     use crate::game::TimeControl;
+    use crate::run::identity::{IdentityError, SeedOrigin, establish};
+    use crate::run_dir::identity::RunIdentity;
     use crate::tournament::shard::test_config;
 
     fn shard_config(run: &std::path::Path, shard: &str) -> TournamentConfig {
@@ -341,7 +144,7 @@ mod tests {
         plain.shard = None;
         assert!(matches!(
             establish(&mut plain, SeedOrigin::Given),
-            Err(IdentityError::HoldsShards(_))
+            Err(IdentityError::HoldsShards { .. })
         ));
         let other = tempfile::tempdir().unwrap();
         plain.out = other.path().to_path_buf();
@@ -351,7 +154,7 @@ mod tests {
         let mut shard = shard_config(other.path(), "1/2");
         assert!(matches!(
             establish(&mut shard, SeedOrigin::Given),
-            Err(IdentityError::HoldsUnsharded(_))
+            Err(IdentityError::HoldsUnsharded { .. })
         ));
     }
 

@@ -9,22 +9,23 @@
 //! Data flows one way: config → schedule → games → records (see [`crate::records`]) → report ([`crate::report`]).
 //!
 //! * [`config`]: a tournament's settings, saved as config.json;
-//! * [`identity`]: a run's identity, decided once and joined by every shard;
+//! * [`identity`]: a tournament's settings as a run's identity knows them (the identity is
+//!   decided and joined in [`crate::run::identity`]);
 //! * [`prepare`]: the engines made ready before any game (built from source, benched, clocks
 //!   scaled);
 //! * [`schedule`]: every game of a tournament, fixed by its config and seed;
 //! * [`resume`]: what `--resume` continues and the settings a resumed session may change;
 //! * [`runner`]: the schedule of game pairs on the arena ([`crate::arena`]), resume and the
 //!   SPRT that stops it;
-//! * [`shard`]: one tournament over many machines, its shared SPRT, and the merge;
-//! * [`run_games`]: the one reader of a run's games, each game once, in the order its SPRT
-//!   takes them, and the run's [`run_games::Verdict`], the same whichever command reads it.
+//! * [`shard`]: one tournament over many machines and its shared SPRT.
+//!
+//! Reading a run (its games, its verdict, the merge of its shards) is [`crate::run`]'s, below
+//! this module.
 
 pub mod config;
 pub mod identity;
 pub mod prepare;
 pub mod resume;
-pub mod run_games;
 pub mod runner;
 pub mod schedule;
 pub mod shard;

@@ -16,7 +16,6 @@
 //! Any failure stops the run before its first game.
 
 use super::TournamentConfig;
-use crate::arena::file_safe;
 use crate::engine::EngineDescription;
 use crate::engine::bench::{BenchError, BenchRun, run_bench};
 use crate::engine::build::{BuildCache, BuildError};
@@ -31,11 +30,7 @@ use std::time::Instant;
 
 pub use super::config::Session;
 
-/// The file a source-built engine's build log is copied to, in the results directory's
-/// `logs/`: `build-<engine>.log`.
-pub fn build_log_name(engine: &str) -> String {
-    format!("build-{}.log", file_safe(engine))
-}
+pub use crate::run_dir::build_log_name;
 
 /// Why the engines could not be made ready. Each names the engine.
 #[derive(Debug)]
@@ -253,7 +248,7 @@ pub fn prepare(
     cache: Option<&BuildCache>,
     say: &mut dyn FnMut(String),
 ) -> Result<(), PrepareError> {
-    let logs = config.results_dir().join("logs");
+    let run = RunDir::new(config.results_dir());
     let base = config.engines.len().saturating_sub(1);
     let scale_base = config.scale_tc.map(|reference| (base, reference));
     let concurrency = config.concurrency.max(1);
@@ -268,7 +263,7 @@ pub fn prepare(
                     error: Box::new(BuildError::NoCacheDir),
                 });
             };
-            let (cached, seconds) = build_engine(engine, cache, Some(&logs), say)?;
+            let (cached, seconds) = build_engine(engine, cache, Some(&run), say)?;
             provenance.cached = Some(cached);
             provenance.build_seconds = Some(seconds);
         }
@@ -322,13 +317,13 @@ pub fn prepare(
     Ok(())
 }
 
-/// Builds `engine` (or finds its build in `cache`), copies the build log into `logs` (as
-/// [`build_log_name`]) when given, points the engine at its checkout, and returns whether the
+/// Builds `engine` (or finds its build in `cache`), copies the build log into the logs of
+/// `run` ([`RunDir::build_log`]) when given, points the engine at its checkout, and returns whether the
 /// build was cached and how long it took when made. `say` is told the outcome.
 ///
 /// # Errors
-/// [`PrepareError::Build`] (the error of a failed build names the log's copy in `logs`, or
-/// the cache's log without `logs`), [`PrepareError::MissingExecutable`], or
+/// [`PrepareError::Build`] (the error of a failed build names the log's copy in `run`, or
+/// the cache's log without `run`), [`PrepareError::MissingExecutable`], or
 /// [`PrepareError::Io`] when the log cannot be copied.
 ///
 /// # Panics
@@ -336,7 +331,7 @@ pub fn prepare(
 pub fn build_engine(
     engine: &mut EngineDescription,
     cache: &BuildCache,
-    logs: Option<&Path>,
+    run: Option<&RunDir>,
     say: &mut dyn FnMut(String),
 ) -> Result<(bool, f64), PrepareError> {
     let name = engine.name.clone();
@@ -349,10 +344,10 @@ pub fn build_engine(
         path: path.to_path_buf(),
         error,
     };
-    if let Some(logs) = logs {
-        std::fs::create_dir_all(logs).map_err(|e| io(logs, e))?;
+    if let Some(run) = run {
+        std::fs::create_dir_all(run.logs()).map_err(|e| io(&run.logs(), e))?;
     }
-    let copy = logs.map(|logs| logs.join(build_log_name(&name)));
+    let copy = run.map(|run| run.build_log(&name));
     let started = Instant::now();
     let built = cache.build(&source, |holder| {
         say(format!(

@@ -95,7 +95,7 @@ impl std::error::Error for ResumeError {}
 /// [`ResumeError`]: a sharded run without `--shard`, a shard that never started, a `--shard`
 /// that is not the saved one, a config that cannot be read.
 pub fn saved_run(dir: &Path, shard: Option<Shard>) -> Result<TournamentConfig, ResumeError> {
-    let config_dir = shard.map_or_else(|| dir.to_path_buf(), |shard| dir.join(shard.dir_name()));
+    let config_dir = RunDir::process(dir, shard).root().to_path_buf();
     let saved = RunDir::new(&config_dir).config_json();
     if !saved.exists() {
         let shards = RunDir::new(dir)
@@ -117,7 +117,7 @@ pub fn saved_run(dir: &Path, shard: Option<Shard>) -> Result<TournamentConfig, R
     config.out = match (shard, config.shard) {
         (None, None) => dir.to_path_buf(),
         (Some(given), Some(was)) if given == was => dir.to_path_buf(),
-        (None, Some(_)) => dir.parent().unwrap_or(dir).to_path_buf(),
+        (None, Some(_)) => RunDir::new(dir).parent_run().root().to_path_buf(),
         (Some(given), was) => return Err(ResumeError::OtherShard { given, saved, was }),
     };
     Ok(config)

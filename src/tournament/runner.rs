@@ -20,8 +20,6 @@ pub use crate::arena::{
 pub use directory::saved_config;
 
 use super::config::{SeedOrigin, TournamentConfig};
-use super::identity::{self, IdentityError};
-use super::run_games::{GameSources, ReadError, RunReading, Verdict};
 use super::schedule::{ScheduledGame, shard_games};
 use super::shard::sprt::SprtWatcher;
 use crate::arena::{self, Arena, Console, Flow, Job, LockError, Next, Schedule, Stopped, lock};
@@ -30,6 +28,8 @@ use crate::openings::Opening;
 use crate::records::{GameRecord, GamesReader, RecordsError};
 use crate::report::Summary;
 use crate::rules::Color;
+use crate::run::games::{GameSources, ReadError, RunReading, Verdict, summary_of_file};
+use crate::run::identity::{self, IdentityError};
 use crate::run_dir::RunDir;
 use crate::stats::{SequentialTest, Sprt, SprtDecision};
 use crate::{records, report};
@@ -241,7 +241,7 @@ pub fn run(
     // A shard's own files report its own games (without the SPRT: the run's is over every
     // shard).
     let mut own = match config.shard {
-        Some(_) => Summary::from_files(&[&games_csv], &names, None)?,
+        Some(_) => summary_of_file(&games_csv, &names, None).map_err(RunError::Read)?,
         None => summary.clone(),
     };
     own.builds = records::provenance::EngineProvenance::of_engines(&config.engines);
@@ -521,7 +521,7 @@ impl Schedule for Pairs<'_> {
     fn interim(&self, recorded: u64, total: u64) -> Option<String> {
         let games_csv = RunDir::new(self.config.results_dir()).games_csv();
         Some(
-            match Summary::from_files(&[games_csv], &self.names(), self.sprt.as_ref()) {
+            match summary_of_file(&games_csv, &self.names(), self.sprt.as_ref()) {
                 Ok(summary) => {
                     format!("Interim report after {recorded} of {total} games:\n{summary}")
                 }
@@ -530,8 +530,9 @@ impl Schedule for Pairs<'_> {
         )
     }
 
-    fn refresh_report(&self, recorded: u64, total: u64) -> Result<(), RecordsError> {
-        live_report::refresh(self.config, self.sprt.as_ref(), (recorded, total))
+    fn refresh_report(&self, recorded: u64, total: u64) -> Result<(), arena::ReportError> {
+        live_report::refresh(self.config, self.sprt.as_ref(), (recorded, total))?;
+        Ok(())
     }
 }
 

@@ -5,55 +5,37 @@
 //! from the same opening with colours swapped. The schedule depends only on the config, so a
 //! resumed run rebuilds it and skips the games already recorded.
 
-use super::config::{Format, OpeningOrder, TournamentConfig};
+use super::config::{OpeningOrder, TournamentConfig};
 use crate::records::GameRecord;
+use crate::run::settings::Plan;
 use std::collections::{HashMap, HashSet};
 
 pub use crate::arena::ScheduledGame;
 
-/// The engine pairings of one round, as (first, second) engine indices.
-pub fn pairings(format: Format, engines: usize) -> Vec<(usize, usize)> {
-    match format {
-        Format::RoundRobin => (0..engines)
-            .flat_map(|i| (i + 1..engines).map(move |j| (i, j)))
-            .collect(),
-        Format::Gauntlet => (1..engines).map(|j| (0, j)).collect(),
-    }
-}
+pub use crate::run::settings::pairings;
 
 /// Every game of the tournament in `config`, with a book of `book_len` openings (1 for the
-/// start position alone).
+/// start position alone): the games of its [`Plan`], each pair with its opening.
 pub fn schedule(config: &TournamentConfig, book_len: usize) -> Vec<ScheduledGame> {
     let openings = opening_sequence(config.openings.order, book_len.max(1), config.seed);
-    let mut games = Vec::new();
-    let mut pair = 0u64;
-    for round in 1..=config.rounds {
-        for (first, second) in pairings(config.format, config.engines.len()) {
-            for game in 0..config.games {
-                if game % 2 == 0 {
-                    pair += 1;
-                }
-                // With an odd number of games, the game left without a partner alternates
-                // colours from round to round (all games of even rounds start swapped).
-                let swapped = (game % 2 == 1) != (config.games % 2 == 1 && round % 2 == 0);
-                let (white, black) = if swapped {
-                    (second, first)
-                } else {
-                    (first, second)
-                };
-                games.push(ScheduledGame {
-                    game_id: games.len() as u64 + 1,
-                    round,
-                    pair,
-                    white,
-                    black,
-                    opening: openings
-                        [usize::try_from(pair - 1).unwrap_or(usize::MAX) % openings.len()],
-                });
-            }
-        }
-    }
-    games
+    let plan = Plan::new(
+        config.format,
+        config.engines.len(),
+        config.rounds,
+        config.games,
+    );
+    (1..=plan.len())
+        .filter_map(|game_id| plan.game(game_id))
+        .map(|game| ScheduledGame {
+            game_id: game.game_id,
+            round: game.round,
+            pair: game.pair,
+            white: game.white,
+            black: game.black,
+            opening: openings
+                [usize::try_from(game.pair - 1).unwrap_or(usize::MAX) % openings.len()],
+        })
+        .collect()
 }
 
 /// The games `config` plays: its shard's pairs of the [`schedule`] (the pairs `p` with
@@ -118,6 +100,7 @@ mod tests {
     use super::*;
     use crate::engine::EngineKeys;
     use crate::game::TimeControl;
+    use crate::tournament::Format;
     use crate::tournament::config::OpeningsSpec;
     use std::path::PathBuf;
 

@@ -107,10 +107,7 @@ impl TuneConfig {
 
     /// The directory this process writes: `out`, or `out/shard-K` for shard K.
     pub fn dir(&self) -> PathBuf {
-        match self.shard {
-            Some(shard) => self.out.join(shard.dir_name()),
-            None => self.out.clone(),
-        }
+        RunDir::process(&self.out, self.shard).root().to_path_buf()
     }
 
     /// Whether iteration `iteration` (from 1) is this process's to play: every iteration on

@@ -743,9 +743,10 @@ impl Schedule for Iterations<'_> {
         ))
     }
 
-    fn refresh_report(&self, _recorded: u64, _total: u64) -> Result<(), RecordsError> {
+    fn refresh_report(&self, _recorded: u64, _total: u64) -> Result<(), arena::ReportError> {
         let snapshot = lock(&self.state).snapshot(self.config, true);
-        report::write_all(&self.config.out, &snapshot)
+        report::write_all(&self.config.out, &snapshot)?;
+        Ok(())
     }
 }
 

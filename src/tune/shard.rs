@@ -9,9 +9,10 @@
 //!
 //! - **Identity.** The first shard to start writes `RUN/identity.json` (the tune's settings
 //!   but `out`, `concurrency` and `log`, see [`TuneConfig::identity`]) exclusively and
-//!   atomically ([`RunIdentity::create_or_read`], NFS-safe); later shards join only when
-//!   their settings match, adopting its seed when they were given none, and are refused
-//!   before they play, naming the first field that differs.
+//!   atomically; later shards join only when their settings match, adopting its seed when
+//!   they were given none, and are refused before they play, naming the first field that
+//!   differs: the run identity of every kind of run ([`crate::run::identity`], which this
+//!   module's [`Identified`] implementation feeds).
 //! - **Dealing.** Iteration i (from 1) is shard ((i − 1) mod N)'s ([`TuneConfig::plays`]),
 //!   so every iteration is played by exactly one shard, on resume too.
 //! - **θ.** Before it starts an iteration a shard reads every shard's tune.csv
@@ -28,14 +29,15 @@
 use super::config::TuneConfig;
 use super::iterations::{IterationRecord, IterationsError, IterationsFile, theta_after};
 use super::report::{self, Snapshot};
-use crate::records::{RecordsError, now_rfc3339};
-use crate::run_dir::identity::{RunIdentity, first_difference};
-use crate::run_dir::{RunDir, RunDirError};
+use crate::records::RecordsError;
+use crate::run::identity::{Identified, RunType};
+use crate::run_dir::{RunDir, RunDirError, Shard};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::PathBuf;
 
-/// Why a shard cannot join a sharded tune, or a sharded tune cannot be read.
+/// Why a sharded tune cannot be read (why a shard cannot join one is an
+/// [`IdentityError`](crate::run::identity::IdentityError), as for every kind of run).
 #[derive(Debug)]
 pub enum ShardError {
     /// A file of the run directory that cannot be read or written.
@@ -46,22 +48,6 @@ pub enum ShardError {
     Results(RecordsError),
     /// A shard's tune.json that cannot be read.
     Config(String),
-    /// A shard given a directory that holds a tune on one machine, or the reverse.
-    OtherKind {
-        /// The run directory.
-        run: PathBuf,
-        /// Whether it holds a sharded tune (else one on one machine).
-        sharded: bool,
-    },
-    /// A shard whose settings differ from the tune's identity.
-    Differs {
-        /// The shard, `K/N`.
-        shard: String,
-        /// identity.json.
-        with: PathBuf,
-        /// The first difference.
-        difference: crate::run_dir::identity::Difference,
-    },
     /// Two shards recorded the same iteration (directories copied between runs?).
     Twice {
         /// The iteration.
@@ -78,32 +64,6 @@ impl fmt::Display for ShardError {
             ShardError::Iterations(err) => err.fmt(f),
             ShardError::Results(err) => err.fmt(f),
             ShardError::Config(err) => f.write_str(err),
-            ShardError::OtherKind { run, sharded: true } => write!(
-                f,
-                "{} holds a sharded tune: continue a shard with --resume {0} --shard K/N, or \
-                 rewrite its report with --resume {0}",
-                run.display()
-            ),
-            ShardError::OtherKind {
-                run,
-                sharded: false,
-            } => write!(
-                f,
-                "{} holds a tune on one machine ({}): a shard cannot join it; choose another --out",
-                run.display(),
-                RunDir::new(run).tune_json().display()
-            ),
-            ShardError::Differs {
-                shard,
-                with,
-                difference,
-            } => write!(
-                f,
-                "shard {shard} cannot join the tune in {}: {} was saved with other settings: \
-                 {difference}. The shards of one tune must be started with the same settings",
-                RunDir::new(with).parent_run().root().display(),
-                with.display()
-            ),
             ShardError::Twice { iteration, files } => write!(
                 f,
                 "iteration {iteration} is recorded by two shards: {} and {}",
@@ -128,66 +88,28 @@ impl From<IterationsError> for ShardError {
     }
 }
 
-/// Decides or joins the identity of the tune `config` starts or resumes, before anything is
-/// written: nothing for a tune on one machine but a check that its directory holds no sharded
-/// tune; a shard creates `RUN/identity.json` if it is the first, else its settings must match
-/// (all but the seed when `seed_given` is false, and then the tune's seed is taken; the same
-/// for the lag and `lag_given`).
-///
-/// # Errors
-/// [`ShardError`]: a directory holding the other kind of tune, a shard whose settings differ
-/// (naming the field), identity.json that cannot be read or written.
-pub fn establish(
-    config: &mut TuneConfig,
-    seed_given: bool,
-    lag_given: bool,
-) -> Result<(), ShardError> {
-    let run = RunDir::new(&config.out);
-    let Some(shard) = config.shard else {
-        if run.identity_json().exists() {
-            return Err(ShardError::OtherKind {
-                run: config.out.clone(),
-                sharded: true,
-            });
-        }
-        return Ok(());
-    };
-    if run.tune_json().exists() {
-        return Err(ShardError::OtherKind {
-            run: config.out.clone(),
-            sharded: false,
-        });
+impl Identified for TuneConfig {
+    const TYPE: RunType = RunType::Tune;
+
+    fn out(&self) -> &std::path::Path {
+        &self.out
     }
-    let identity = match RunIdentity::read(&run)? {
-        Some(identity) => identity,
-        None => {
-            RunIdentity::new(config.identity(), format!("shard {shard}"), now_rfc3339())
-                .create_or_read(&run)?
-                .0
-        }
-    };
-    // A seed or a lag not given is the tune's (the first shard's).
-    let ignored: Vec<&str> = [
-        (!seed_given).then_some("seed"),
-        (!lag_given).then_some("lag"),
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
-    if let Some(difference) = first_difference(&config.identity(), &identity.settings, &ignored) {
-        return Err(ShardError::Differs {
-            shard: shard.to_string(),
-            with: run.identity_json(),
-            difference,
-        });
+
+    fn shard(&self) -> Option<Shard> {
+        self.shard
     }
-    if let Some(seed) = identity.settings["seed"].as_u64() {
-        config.seed = seed;
+
+    fn identity(&self) -> serde_json::Value {
+        TuneConfig::identity(self)
     }
-    if let Some(lag) = identity.settings["lag"].as_u64() {
-        config.lag = lag;
+
+    fn seed(&self) -> u64 {
+        self.seed
     }
-    Ok(())
+
+    fn set_seed(&mut self, seed: u64) {
+        self.seed = seed;
+    }
 }
 
 /// The finished iterations of every shard of `config`'s sharded tune but its own, by
@@ -292,6 +214,9 @@ mod tests {
         other.concurrency = 4;
         other.out = "/elsewhere".into();
         other.shard = Some("2/3".parse().unwrap());
-        assert_eq!(first_difference(&other.identity(), &identity, &[]), None);
+        assert_eq!(
+            crate::run_dir::identity::first_difference(&other.identity(), &identity, &[]),
+            None
+        );
     }
 }

@@ -858,7 +858,7 @@ fn two_shards_on_one_directory_play_every_iteration_once_and_fold_to_the_runs_th
     );
 
     // Shards started with other settings are refused before they play, naming the field.
-    let (_, stderr) = run_expecting(&shard("1/2", &["--gamma", "0.2"]), 3);
+    let (_, stderr) = run_expecting(&shard("1/2", &["--gamma", "0.2"]), 4);
     assert!(
         stderr.contains(&format!(
             "shard 1/2 cannot join the tune in {}: {} was saved with other settings: field \
@@ -868,18 +868,18 @@ fn two_shards_on_one_directory_play_every_iteration_once_and_fold_to_the_runs_th
         )),
         "{stderr}"
     );
-    let (_, stderr) = run_expecting(&shard("2/3", &[]), 3);
+    let (_, stderr) = run_expecting(&shard("2/3", &[]), 4);
     assert!(
         stderr.contains("field `shard` is 2 shards there, 3 shards here"),
         "{stderr}"
     );
     assert!(!run.join("shard-2").exists());
     // Nor may a tune on one machine be started in it, nor a shard in a tune on one machine.
-    let (_, stderr) = run_expecting(&search_tune(&params, &run, 6, &[]), 3);
+    let (_, stderr) = run_expecting(&search_tune(&params, &run, 6, &[]), 4);
     assert!(stderr.contains("holds a sharded tune"), "{stderr}");
     let plain = dir.path().join("plain");
     run_expecting(&search_tune(&params, &plain, 1, &[]), 0);
-    let (_, stderr) = run_expecting(&search_tune(&params, &plain, 1, &["--shard", "0/2"]), 3);
+    let (_, stderr) = run_expecting(&search_tune(&params, &plain, 1, &["--shard", "0/2"]), 4);
     assert!(stderr.contains("holds a tune on one machine"), "{stderr}");
 }
 

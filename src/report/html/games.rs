@@ -2,12 +2,11 @@
 //! series and the viewer's latest games.
 
 use super::MAX_VIEWER_GAMES;
-use crate::records::{GameFile, GameRecord, GameSink, RecordsError};
+use crate::records::{GameRecord, GameSink};
 use crate::report::Summary;
 use crate::report::series::{Series, SeriesBuilder};
 use crate::stats::Sprt;
 use std::collections::VecDeque;
-use std::path::Path;
 
 /// What the page needs of the games, taken one at a time as a [`GameSink`]: the series (see
 /// [`SeriesBuilder`]) and the latest [`MAX_VIEWER_GAMES`] games, in the order read. Memory
@@ -49,25 +48,4 @@ impl GameSink for PageGames {
     fn end(&mut self) {
         self.builder.end_file();
     }
-}
-
-/// The series of the games of `files` (games.csv or PGN, each read one game at a time as
-/// [`GameFile`] reads it) and their latest [`MAX_VIEWER_GAMES`] games, in recorded order, for
-/// `summary` (computed from the same files with `sprt`): [`PageGames`] fed the files.
-///
-/// # Errors
-/// The first error of a [`GameFile`] on the files, in order.
-pub fn series_of_files<P: AsRef<Path>>(
-    files: &[P],
-    summary: &Summary,
-    sprt: Option<&Sprt>,
-) -> Result<(Series, Vec<GameRecord>), RecordsError> {
-    let mut page = PageGames::new(summary, sprt);
-    for path in files {
-        for game in GameFile::open(path.as_ref())? {
-            page.game(&game?);
-        }
-        page.end();
-    }
-    Ok(page.finish(summary))
 }

@@ -16,8 +16,6 @@ pub mod svg;
 use super::Summary;
 use super::series::Series;
 use crate::records::{self, Existing, GameRecord, RecordsError};
-use crate::run_dir::RunDir;
-use crate::stats::Sprt;
 use std::io::Write;
 use std::path::Path;
 
@@ -35,7 +33,7 @@ mod games;
 mod meta;
 mod page;
 
-pub use games::{PageGames, series_of_files};
+pub use games::PageGames;
 pub use meta::{RunInfo, RunMeta};
 
 /// Everything the page shows.
@@ -77,31 +75,6 @@ pub fn write_report(path: &Path, report: &Report<'_>) -> Result<(), RecordsError
         file.write_all(html.as_bytes())
     })
     .map(drop)
-}
-
-/// Writes `dir/report.html` for the games of the run directory `dir` (its games.csv, streamed)
-/// and their `summary` (computed with `sprt`), described by `meta` (e.g. [`RunMeta::of_dir`]).
-///
-/// # Errors
-/// [`RecordsError::Io`] when games.csv cannot be read or the page cannot be written;
-/// [`RecordsError::Malformed`] for a row of games.csv that does not read.
-pub fn write_run_report(
-    dir: &Path,
-    meta: &RunMeta,
-    summary: &Summary,
-    sprt: Option<&Sprt>,
-) -> Result<(), RecordsError> {
-    let run = RunDir::new(dir);
-    let (series, games) = series_of_files(&[run.games_csv()], summary, sprt)?;
-    write_report(
-        &run.report_html(),
-        &Report {
-            summary,
-            series: &series,
-            games: &games,
-            meta,
-        },
-    )
 }
 
 #[cfg(test)]

@@ -4,9 +4,9 @@
 //! line, bt-arena's version and the engines' `id name`s).
 
 use super::RunError;
-use crate::records::RecordsError;
 use crate::report::Summary;
-use crate::report::html::{self, RunInfo, RunMeta};
+use crate::report::html::{RunInfo, RunMeta};
+use crate::run::games::{ReadError, summary_of_file, write_run_report};
 use crate::run_dir::RunDir;
 use crate::stats::Sprt;
 use crate::tournament::config::TournamentConfig;
@@ -49,7 +49,7 @@ impl LiveReport {
         sprt: Option<&Sprt>,
     ) -> Result<(), RunError> {
         self.info.write(dir)?;
-        html::write_run_report(dir, &RunMeta::of_dir(dir), summary, sprt)?;
+        write_run_report(dir, &RunMeta::of_dir(dir), summary, sprt).map_err(RunError::Read)?;
         Ok(())
     }
 }
@@ -60,15 +60,16 @@ pub(super) fn refresh(
     config: &TournamentConfig,
     sprt: Option<&Sprt>,
     progress: (u64, u64),
-) -> Result<(), RecordsError> {
+) -> Result<(), ReadError> {
     let dir = config.results_dir();
     let names: Vec<String> = config.engines.iter().map(|e| e.name.clone()).collect();
-    let mut summary = Summary::from_files(&[RunDir::new(&dir).games_csv()], &names, sprt)?;
+    let mut summary = summary_of_file(&RunDir::new(&dir).games_csv(), &names, sprt)?;
     summary.builds = records::provenance::EngineProvenance::of_engines(&config.engines);
     let meta = RunMeta {
         in_progress: Some(progress),
         ..RunMeta::of_dir(&dir)
     };
+    // summary.json follows the page, so it is current as games finish.
     report::write_summary(&dir, &summary)?;
-    html::write_run_report(&dir, &meta, &summary, sprt)
+    write_run_report(&dir, &meta, &summary, sprt)
 }

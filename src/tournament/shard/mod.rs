@@ -3,17 +3,17 @@
 //! `RUN` shared by every shard (NFS on a cluster, a volume in Kubernetes).
 //!
 //! * [`crate::run_dir`]: the run directory's layout and the [`Shard`] type;
-//! * [`super::identity`]: the run's identity, decided by the first shard and joined by the
-//!   others;
+//! * [`crate::run::identity`]: the run's identity, decided by the first shard and joined by
+//!   the others;
 //! * [`sprt`]: one SPRT over every shard's games, read from the shared directory, and its
 //!   verdict recorded once in `RUN/sprt.json`;
-//! * [`merge`]: the shards joined back into one run, game for game the unsharded one.
+//! * [`crate::run::merge`]: the shards joined back into one run, game for game the unsharded
+//!   one.
 //!
 //! The schedule depends only on the config and its seed, so every shard builds the same one
 //! and keeps its own pairs: same game ids, rounds, openings and colours as the unsharded run,
 //! both games of a pair on one shard.
 
-pub mod merge;
 pub mod sprt;
 
 pub use crate::run_dir::{K8S_INDEX, SLURM_COUNT, SLURM_INDEX, Shard};

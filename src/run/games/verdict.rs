@@ -4,9 +4,9 @@
 use super::{GameSources, GroupKind, RunReading};
 use crate::records;
 use crate::report::Summary;
+use crate::run::recorded::{RecordedVerdict, read_verdict};
 use crate::run_dir::{RunDir, Shard};
 use crate::stats::SprtDecision;
-use crate::tournament::shard::sprt::{RecordedVerdict, read_verdict};
 use std::collections::BTreeMap;
 use std::path::Path;
 

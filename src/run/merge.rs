@@ -3,9 +3,9 @@
 //! games of the schedule no shard recorded named), and written as one games.csv, games.pgn,
 //! summary.json and report.html: game for game those of the unsharded run.
 
-use super::super::config::TournamentConfig;
-use super::super::run_games::{GameSources, Group, GroupKind, ReadError, Recorded, RunReading};
-use super::sprt::read_verdict;
+use super::games::{GameSources, Group, GroupKind, ReadError, Recorded, RunReading};
+use super::recorded::read_verdict;
+use super::settings::RunSettings;
 use crate::records::pgn::RawGames;
 use crate::records::{GameRecord, GameSink, RecordsError, ResultsWriter};
 use crate::report::Summary;
@@ -24,7 +24,7 @@ pub struct MergedRun {
     /// The shards' games.
     pub sources: GameSources,
     /// The run's config: the first shard's, without its shard.
-    pub config: TournamentConfig,
+    pub config: RunSettings,
     /// The run's shard count.
     pub count: u32,
     /// The shards read, by index, with their directories.
@@ -142,7 +142,7 @@ impl MergedRun {
 
     /// The engines in tournament order.
     pub fn engines(&self) -> Vec<String> {
-        self.config.engines.iter().map(|e| e.name.clone()).collect()
+        self.config.engine_names()
     }
 
     /// Writes the merged games.csv (in game-id order), games.pgn (each game's text from its
@@ -230,7 +230,7 @@ fn not_one_run(first: &Group, second: &Group, described: String) -> MergeError {
     let (Some(a), Some(b)) = (first_shard(first), first_shard(second)) else {
         return MergeError::NotShards(format!("{described} are not the shards of one run"));
     };
-    let config = |dir: &Path| TournamentConfig::read(&RunDir::new(dir).config_json()).ok();
+    let config = |dir: &Path| RunSettings::read(&RunDir::new(dir).config_json()).ok();
     match (config(&a), config(&b)) {
         (Some(ours), Some(theirs)) => {
             match first_difference(&theirs.identity(), &ours.identity(), &[]) {

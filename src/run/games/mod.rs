@@ -25,13 +25,15 @@ mod verdict;
 
 pub use verdict::{Recorded, Verdict, describe_missing, id_ranges};
 
-use super::config::TournamentConfig;
+use super::settings::RunSettings;
+use crate::records::GameFile;
 use crate::records::RecordsError;
-use crate::report;
-use crate::report::Summary;
+use crate::report::html::{self, PageGames, Report, RunMeta};
+use crate::report::{Summary, SummaryBuilder};
 use crate::run_dir::identity::{Difference, RunIdentity, first_difference};
 use crate::run_dir::{RunDir, RunDirError, RunKind, Shard};
 use crate::stats::Sprt;
+use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -163,14 +165,14 @@ pub enum GroupKind {
         /// The run directory.
         dir: PathBuf,
         /// Its config.json.
-        config: Box<TournamentConfig>,
+        config: Box<RunSettings>,
     },
     /// The shards of a sharded run (all or some of them), read in game-id order.
     Sharded {
         /// The run directory (the first shard's parent).
         dir: PathBuf,
         /// The run's config: the first shard's, without its shard.
-        config: Box<TournamentConfig>,
+        config: Box<RunSettings>,
         /// The run's shard count.
         count: u32,
         /// The shards read, by index, with their directories.
@@ -194,7 +196,7 @@ pub struct Group {
 
 impl Group {
     /// The run's config, for a run.
-    pub fn config(&self) -> Option<&TournamentConfig> {
+    pub fn config(&self) -> Option<&RunSettings> {
         match &self.kind {
             GroupKind::Plain { config, .. } | GroupKind::Sharded { config, .. } => Some(config),
             GroupKind::File => None,
@@ -261,7 +263,7 @@ impl GameSources {
         let mut given = Given::default();
         // The shards, each with the input it came from: a sharded run directory's shards
         // are one run, and so are the shard directories given one by one.
-        let mut shards: Vec<(TournamentConfig, PathBuf, usize)> = Vec::new();
+        let mut shards: Vec<(RunSettings, PathBuf, usize)> = Vec::new();
         let mut input_files = Vec::new();
         for (source, input) in inputs.iter().enumerate() {
             let input = input.as_ref();
@@ -297,10 +299,13 @@ impl GameSources {
                         }
                     }
                 }
-                RunKind::NoRun if run.games_csv().is_file() => {
+                // A tune's games are read as a file's: its iterations are its schedule.
+                RunKind::Tune(_) | RunKind::NoRun if run.games_csv().is_file() => {
                     sources.add_file(&run.games_csv())?
                 }
-                RunKind::NoRun => return Err(ReadError::NoGames(input.to_path_buf())),
+                RunKind::Tune(_) | RunKind::NoRun => {
+                    return Err(ReadError::NoGames(input.to_path_buf()));
+                }
             }
         }
         sources.group_shards(shards)?;
@@ -334,7 +339,7 @@ impl GameSources {
     /// [`ReadError::NotOneRun`] naming two shards of one input that differ, and the field.
     fn group_shards(
         &mut self,
-        mut shards: Vec<(TournamentConfig, PathBuf, usize)>,
+        mut shards: Vec<(RunSettings, PathBuf, usize)>,
     ) -> Result<(), ReadError> {
         while let Some((config, _, _)) = shards.first() {
             let identity = config.identity();
@@ -381,7 +386,7 @@ impl GameSources {
     }
 
     /// The engines in the run's order (its config), else in schedule order as the files
-    /// give them ([`report::schedule_order`]).
+    /// give them ([`schedule_order`]).
     ///
     /// # Errors
     /// A games file that cannot be read.
@@ -389,7 +394,7 @@ impl GameSources {
         if let Some(config) = self.single_run().and_then(Group::config) {
             return Ok(config.engines.iter().map(|e| e.name.clone()).collect());
         }
-        Ok(report::schedule_order(&self.files())?)
+        Ok(schedule_order(&self.files())?)
     }
 
     /// The run's own SPRT, when the inputs are one run that has one.
@@ -407,14 +412,14 @@ impl GameSources {
         engines: &[String],
         sprt: Option<&Sprt>,
     ) -> Result<(Summary, RunReading), ReadError> {
-        let mut builder = report::SummaryBuilder::new(engines, sprt);
+        let mut builder = SummaryBuilder::new(engines, sprt);
         let reading = self.read(&mut builder)?;
         Ok((builder.finish(), reading))
     }
 
     /// Adds the run whose shards are `shards` (configs and directories): one group, after
     /// checking they are shards of one run, each once.
-    fn add_sharded(&mut self, shards: Vec<(TournamentConfig, PathBuf)>) -> Result<(), ReadError> {
+    fn add_sharded(&mut self, shards: Vec<(RunSettings, PathBuf)>) -> Result<(), ReadError> {
         let mut shards = shards;
         shards.sort_by_key(|(config, _)| config.shard.map(Shard::index));
         let (first, first_dir) = shards
@@ -502,6 +507,47 @@ impl GameSources {
     }
 }
 
+/// The report of the games of `file` alone (a games file, e.g. a runner's own games.csv as
+/// it plays), for `engines` with `sprt`, read through the one reader.
+///
+/// # Errors
+/// As [`GameSources::open`] and [`GameSources::read`].
+pub fn summary_of_file(
+    file: &Path,
+    engines: &[String],
+    sprt: Option<&Sprt>,
+) -> Result<Summary, ReadError> {
+    Ok(GameSources::open(&[file])?.summary(engines, sprt)?.0)
+}
+
+/// Writes `dir/report.html` for the games of the run directory `dir` (its games.csv, read
+/// through the one reader) and their `summary` (computed with `sprt`), described by `meta`
+/// (e.g. [`RunMeta::of_dir`]).
+///
+/// # Errors
+/// As [`GameSources::read`]; [`ReadError::Results`] when the page cannot be written.
+pub fn write_run_report(
+    dir: &Path,
+    meta: &RunMeta,
+    summary: &Summary,
+    sprt: Option<&Sprt>,
+) -> Result<(), ReadError> {
+    let run = RunDir::new(dir);
+    let mut page = PageGames::new(summary, sprt);
+    GameSources::open(&[run.games_csv()])?.read(&mut page)?;
+    let (series, games) = page.finish(summary);
+    html::write_report(
+        &run.report_html(),
+        &Report {
+            summary,
+            series: &series,
+            games: &games,
+            meta,
+        },
+    )?;
+    Ok(())
+}
+
 /// The files and directories given or read so far, by device and inode: the same file under
 /// another spelling (a symbolic link, `../`, a hard link) is the same file.
 #[derive(Default)]
@@ -544,6 +590,121 @@ fn dir_key(dir: &Path) -> String {
 }
 
 /// The config.json of run directory `run`.
-fn read_config(run: &RunDir) -> Result<TournamentConfig, ReadError> {
-    TournamentConfig::read(&run.config_json()).map_err(|e| ReadError::Config(e.to_string()))
+fn read_config(run: &RunDir) -> Result<RunSettings, ReadError> {
+    RunSettings::read(&run.config_json()).map_err(ReadError::Config)
+}
+
+/// The engines of games.csv `files` in schedule order: by game id (then file order, White
+/// before Black) within the first file, then the engines first met in each later file, in
+/// the same order. Game 1's White is the tournament's first engine, the one an SPRT tests,
+/// whichever game was written first. Streams games.csv files; memory holds the names only
+/// (and a PGN file's games while it is read).
+///
+/// # Errors
+/// The first error of a [`GameFile`] on the files, in order.
+fn schedule_order<P: AsRef<Path>>(files: &[P]) -> Result<Vec<String>, RecordsError> {
+    let mut names: Vec<String> = Vec::new();
+    for path in files {
+        // Engines new in this file, with the (game id, row, side) where each is first met.
+        let mut first_met: HashMap<String, (u64, usize, usize)> = HashMap::new();
+        for (row, game) in GameFile::open(path.as_ref())?.enumerate() {
+            let game = game?;
+            for (side, name) in [&game.white, &game.black].into_iter().enumerate() {
+                if names.contains(name) {
+                    continue;
+                }
+                let at = (game.game_id, row, side);
+                match first_met.get_mut(name) {
+                    Some(first) => *first = (*first).min(at),
+                    None => {
+                        first_met.insert(name.clone(), at);
+                    }
+                }
+            }
+        }
+        let mut new: Vec<(String, (u64, usize, usize))> = first_met.into_iter().collect();
+        new.sort_by_key(|&(_, at)| at);
+        names.extend(new.into_iter().map(|(name, _)| name));
+    }
+    Ok(names)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::records::GameRecord;
+    use crate::records::GameResult::{BlackWins, WhiteWins};
+    use crate::records::Termination::GoalRank;
+    use crate::records::tests::{record, write};
+
+    fn names(list: &[&str]) -> Vec<String> {
+        list.iter().map(|name| name.to_string()).collect()
+    }
+
+    /// Reading files through the reader gives the report of the same games read into
+    /// memory: pairs within a file, the SPRT over the files in order.
+    #[test]
+    fn files_read_give_the_report_of_the_games_in_memory() {
+        let dir = tempfile::tempdir().unwrap();
+        let pair = |id: u64, first: &str, second: &str| {
+            [
+                record(2 * id - 1, id, first, second, WhiteWins, GoalRank),
+                record(2 * id, id, second, first, BlackWins, GoalRank),
+            ]
+        };
+        let first: Vec<GameRecord> = (1..=6).flat_map(|id| pair(id, "alpha", "beta")).collect();
+        let second = vec![
+            record(1, 1, "beta", "alpha", WhiteWins, GoalRank),
+            record(2, 1, "alpha", "beta", BlackWins, GoalRank),
+            record(3, 2, "alpha", "gamma", WhiteWins, GoalRank),
+        ];
+        let files = [
+            write(&dir.path().join("one"), &first),
+            write(&dir.path().join("two"), &second),
+        ];
+        let engines = names(&["beta", "alpha"]);
+        let sprt: Sprt = "elo0=0 elo1=200".parse().unwrap();
+        let sources = GameSources::open(&files).unwrap();
+        for sprt in [None, Some(sprt)] {
+            let (read, reading) = sources.summary(&engines, sprt.as_ref()).unwrap();
+            let in_memory = Summary::compute_shards(&[&first, &second], &engines, sprt.as_ref());
+            assert_eq!(read, in_memory);
+            assert_eq!(reading.games, 15);
+            assert_eq!(read.engines, ["beta", "alpha", "gamma"]);
+        }
+        let only_first = summary_of_file(&files[0], &engines, Some(&sprt)).unwrap();
+        assert_eq!(only_first, Summary::compute(&first, &engines, Some(&sprt)));
+        assert!(only_first.sprt_decision().is_some());
+        let missing = dir.path().join("missing.csv");
+        let err = GameSources::open(&[&files[0], &missing])
+            .and_then(|sources| sources.summary(&engines, None))
+            .unwrap_err();
+        assert!(err.to_string().contains("missing.csv"), "{err}");
+    }
+
+    #[test]
+    fn engines_of_files_come_in_schedule_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = [
+            record(3, 2, "c", "a", WhiteWins, GoalRank),
+            record(1, 1, "b", "c", WhiteWins, GoalRank),
+            record(2, 1, "c", "b", WhiteWins, GoalRank),
+        ];
+        let second = [
+            record(1, 1, "e", "a", WhiteWins, GoalRank),
+            record(1, 1, "d", "e", WhiteWins, GoalRank),
+        ];
+        let files = [
+            write(&dir.path().join("one"), &first),
+            write(&dir.path().join("two"), &second),
+        ];
+        assert_eq!(schedule_order(&files).unwrap(), ["b", "c", "a", "e", "d"]);
+        assert_eq!(schedule_order(&files[1..]).unwrap(), ["e", "a", "d"]);
+        let none: [&Path; 0] = [];
+        assert_eq!(schedule_order(&none).unwrap(), Vec::<String>::new());
+        assert_eq!(
+            GameSources::open(&files).unwrap().engines().unwrap(),
+            ["b", "c", "a", "e", "d"]
+        );
+    }
 }

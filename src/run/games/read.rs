@@ -4,9 +4,8 @@
 
 use super::{GameSources, Group, GroupKind, Missing, ReadError, RunReading};
 use crate::records::{GameFile, GameRecord, GameSink, GamesReader, RecordsError};
+use crate::run::settings::{Plan, RunSettings};
 use crate::run_dir::Shard;
-use crate::tournament::config::TournamentConfig;
-use crate::tournament::schedule::{ScheduledGame, schedule};
 use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -265,24 +264,32 @@ fn fingerprint(game: &GameRecord) -> u64 {
 }
 
 /// A run's schedule, as far as a reader checks games against it (the book is not needed:
-/// ids, pairs and engines do not depend on it).
+/// ids, pairs and engines do not depend on it). Each game is computed from its id: nothing
+/// is kept per game.
 struct Schedule {
-    games: Vec<ScheduledGame>,
+    plan: Plan,
     engines: Vec<String>,
     /// The shard count of a sharded run.
     count: Option<u32>,
 }
 
 impl Schedule {
-    fn of(config: &TournamentConfig, kind: &GroupKind) -> Schedule {
+    fn of(config: &RunSettings, kind: &GroupKind) -> Schedule {
         Schedule {
-            games: schedule(config, 1),
-            engines: config.engines.iter().map(|e| e.name.clone()).collect(),
+            plan: config.plan(),
+            engines: config.engine_names(),
             count: match kind {
                 GroupKind::Sharded { count, .. } => Some(*count),
                 _ => None,
             },
         }
+    }
+
+    /// The shard of a sharded run that plays pair `pair`.
+    fn owner(&self, pair: u64) -> Option<Shard> {
+        let count = self.count?;
+        let index = u32::try_from((pair - 1) % u64::from(count)).ok()?;
+        Shard::new(index, count).ok()
     }
 
     /// Checks that `game` is one of the schedule, played by the scheduled engines (and, read
@@ -298,10 +305,9 @@ impl Schedule {
             game_id: game.game_id,
             why,
         };
-        let slot = usize::try_from(game.game_id)
-            .ok()
-            .and_then(|id| id.checked_sub(1))
-            .and_then(|index| self.games.get(index))
+        let slot = self
+            .plan
+            .game(game.game_id)
             .ok_or_else(|| foreign("not in the run's schedule".to_string()))?;
         let expected = (&self.engines[slot.white], &self.engines[slot.black]);
         if (&game.white, &game.black) != expected {
@@ -310,20 +316,20 @@ impl Schedule {
                 game.white, game.black, expected.0, expected.1
             )));
         }
-        if let (Some(count), Some(shard)) = (self.count, shard) {
-            let owner = u32::try_from((slot.pair - 1) % u64::from(count)).unwrap_or(u32::MAX);
-            if owner != shard {
-                return Err(foreign(format!(
-                    "of shard {owner}/{count}'s pairs, not of shard {shard}/{count}'s"
-                )));
-            }
+        if let (Some(owner), Some(shard)) = (self.owner(slot.pair), shard)
+            && owner.index() != shard
+        {
+            let count = owner.count();
+            return Err(foreign(format!(
+                "of shard {owner}'s pairs, not of shard {shard}/{count}'s"
+            )));
         }
         Ok(())
     }
 
     /// The scheduled games not among `recorded`, in game-id order, with their shards.
     fn missing(&self, recorded: &[u64]) -> Vec<Missing> {
-        let mut present = vec![false; self.games.len()];
+        let mut present = vec![false; usize::try_from(self.plan.len()).unwrap_or(usize::MAX)];
         for &id in recorded {
             if let Some(slot) = usize::try_from(id)
                 .ok()
@@ -333,16 +339,14 @@ impl Schedule {
                 *slot = true;
             }
         }
-        self.games
+        present
             .iter()
-            .zip(present)
-            .filter(|(_, present)| !present)
-            .map(|(game, _)| Missing {
+            .enumerate()
+            .filter(|(_, present)| !**present)
+            .filter_map(|(index, _)| self.plan.game(index as u64 + 1))
+            .map(|game| Missing {
                 game_id: game.game_id,
-                shard: self.count.and_then(|count| {
-                    let index = u32::try_from((game.pair - 1) % u64::from(count)).ok()?;
-                    Shard::new(index, count).ok()
-                }),
+                shard: self.owner(game.pair),
             })
             .collect()
     }

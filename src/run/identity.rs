@@ -1,0 +1,358 @@
+//! A run's identity, decided once when the run starts and joined by every shard: one path for
+//! tournaments and tunes ([`Identified`]), with one error ([`IdentityError`]).
+//!
+//! A run on one machine is identified by its own file (config.json, tune.json), to which a
+//! tournament adds a run id. A sharded run's identity is `RUN/identity.json`
+//! ([`RunIdentity`]), created by the first shard to start, atomically and exclusively, with
+//! the seed drawn for it; every later shard (and every resume) joins it only if its settings
+//! match, comparing parsed values ([`Identified::identity`]), and takes the run's seed when
+//! it was given none. Shards started at the same instant without `--seed` thus play with one
+//! seed, and a shard started with other settings is refused before it plays, naming the
+//! field. Sharded tournaments begun before identities existed (shard directories, no
+//! identity.json) are joined by comparing the shards' saved settings
+//! ([`Identified::saved_shard`]), and then given an identity.
+
+use crate::records::now_rfc3339;
+use crate::run_dir::identity::{Difference, RunIdentity, first_difference, new_run_id};
+use crate::run_dir::{RunDir, RunDirError, SHARD_PREFIX, Shard};
+use serde_json::Value;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// Environment variable for tests of the race between shards: when set to a path `GATE`, a
+/// shard about to create a run's identity writes `GATE.waiting` and waits (up to a minute)
+/// until `GATE` exists. A test can so hold a shard between its look for an identity and its
+/// creation of one, and start another shard in between. Never set outside tests.
+pub const TEST_GATE: &str = "BT_ARENA_TEST_IDENTITY_GATE";
+
+/// Where a run's seed came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SeedOrigin {
+    /// Given (`--seed`, a config file, a saved config): a shard with another seed is another
+    /// run.
+    Given,
+    /// Drawn at random because none was given: a shard joining a run takes the run's.
+    Drawn,
+}
+
+/// Which kind of run: the file that marks one on one machine, and the words of messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunType {
+    /// `bt-arena tournament`: config.json.
+    Tournament,
+    /// `bt-arena tune`: tune.json.
+    Tune,
+}
+
+impl RunType {
+    /// The file that marks a run of this type on one machine in `run`.
+    pub fn own_file(self, run: &RunDir) -> PathBuf {
+        match self {
+            RunType::Tournament => run.config_json(),
+            RunType::Tune => run.tune_json(),
+        }
+    }
+
+    /// `run` or `tune`.
+    pub fn noun(self) -> &'static str {
+        match self {
+            RunType::Tournament => "run",
+            RunType::Tune => "tune",
+        }
+    }
+}
+
+/// The settings of a run that joins an identity: what the identity needs of a tournament's
+/// or a tune's config, and no more.
+pub trait Identified: Sized {
+    /// The type of run.
+    const TYPE: RunType;
+    /// The run directory (a sharded run's, shared by its shards).
+    fn out(&self) -> &Path;
+    /// The shard this process plays, if any.
+    fn shard(&self) -> Option<Shard>;
+    /// The settings that make the games, as JSON with the seed among them: what every shard
+    /// of one run must share (see [`RunIdentity::settings`]).
+    fn identity(&self) -> Value;
+    /// The seed.
+    fn seed(&self) -> u64;
+    /// Takes the run's seed.
+    fn set_seed(&mut self, seed: u64);
+    /// The run id, when the settings carry one (tunes do not).
+    fn run_id(&self) -> Option<&str> {
+        None
+    }
+    /// Takes the run's id (nothing for settings without one).
+    fn set_run_id(&mut self, _id: String) {}
+    /// The settings saved by the shard in `dir` of a run begun before identities existed, if
+    /// it saved any, made comparable with `self` (e.g. a book digest it could not know).
+    ///
+    /// # Errors
+    /// A message naming the file when it cannot be read.
+    fn saved_shard(&self, _dir: &RunDir) -> Result<Option<(PathBuf, Self)>, String> {
+        Ok(None)
+    }
+}
+
+/// Why a run (a tournament or a tune) cannot start in its directory.
+#[derive(Debug)]
+pub enum IdentityError {
+    /// The run directory or a file in it cannot be read or written.
+    RunDir(RunDirError),
+    /// A saved config of another shard cannot be read.
+    ShardConfig(String),
+    /// A run on one machine given a directory that holds a sharded run.
+    HoldsShards {
+        /// The directory.
+        run: PathBuf,
+        /// The type of the run refused.
+        of: RunType,
+    },
+    /// A shard given a directory that holds a run on one machine.
+    HoldsUnsharded {
+        /// The directory.
+        run: PathBuf,
+        /// The type of the run refused.
+        of: RunType,
+    },
+    /// A shard whose settings differ from the run's identity (or, for a run begun before
+    /// identities, from another shard's saved config).
+    Differs {
+        /// The shard refused.
+        shard: Shard,
+        /// The file it was compared with.
+        with: PathBuf,
+        /// The first field that differs.
+        difference: Difference,
+        /// The type of the run.
+        of: RunType,
+    },
+    /// A shard whose saved config belongs to another run than the directory's identity.
+    OtherRun {
+        /// The shard refused.
+        shard: Shard,
+        /// Its run id.
+        ours: String,
+        /// The run id in identity.json.
+        theirs: String,
+        /// The identity file.
+        with: PathBuf,
+    },
+}
+
+impl fmt::Display for IdentityError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            IdentityError::RunDir(err) => err.fmt(f),
+            IdentityError::ShardConfig(err) => f.write_str(err),
+            IdentityError::HoldsShards {
+                run,
+                of: RunType::Tournament,
+            } => write!(
+                f,
+                "{} holds the shards of a sharded run: resume one with --resume {0} --shard K/N, \
+                 or join them with bt-arena merge {0}",
+                run.display()
+            ),
+            IdentityError::HoldsShards {
+                run,
+                of: RunType::Tune,
+            } => write!(
+                f,
+                "{} holds a sharded tune: continue a shard with --resume {0} --shard K/N, or \
+                 rewrite its report with --resume {0}",
+                run.display()
+            ),
+            IdentityError::HoldsUnsharded { run, of } => write!(
+                f,
+                "{} holds a {} on one machine ({}): a shard cannot join it; choose another --out",
+                run.display(),
+                of.noun(),
+                of.own_file(&RunDir::new(run)).display()
+            ),
+            IdentityError::Differs {
+                shard,
+                with,
+                difference,
+                of,
+            } => write!(
+                f,
+                "shard {shard} cannot join the {} in {}: {} was saved with other settings: \
+                 {difference}. The shards of one {0} must be started with the same settings; \
+                 to start another {0}, choose another --out or remove that {0}'s files from {1}",
+                of.noun(),
+                run_of(with).display(),
+                with.display()
+            ),
+            IdentityError::OtherRun {
+                shard,
+                ours,
+                theirs,
+                with,
+            } => write!(
+                f,
+                "shard {shard} belongs to run {ours}, but {} is run {theirs}: its directory was \
+                 copied from another run; move it out of {}",
+                with.display(),
+                run_of(with).display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for IdentityError {}
+
+impl From<RunDirError> for IdentityError {
+    fn from(err: RunDirError) -> Self {
+        IdentityError::RunDir(err)
+    }
+}
+
+/// The run directory holding a file of it.
+fn run_of(file: &Path) -> PathBuf {
+    let dir = file.parent().unwrap_or(file);
+    match dir.file_name().and_then(|name| name.to_str()) {
+        Some(name) if name.starts_with(SHARD_PREFIX) => dir.parent().unwrap_or(dir).to_path_buf(),
+        _ => dir.to_path_buf(),
+    }
+}
+
+/// Decides or joins the identity of the run `config` starts or resumes, before anything is
+/// written: a run on one machine gets a run id (unless it has one, or its type keeps none)
+/// after a check that its directory holds no sharded run; a shard joins the identity of its
+/// run directory, creating it if it is the first, and takes the run's run id and, when
+/// `seed` was [`SeedOrigin::Drawn`], the run's seed.
+///
+/// # Errors
+/// [`IdentityError`]: a directory holding another kind of run, a shard whose settings differ
+/// from the run's (naming the field), a shard of another run, a file that cannot be read or
+/// written.
+pub fn establish<C: Identified>(config: &mut C, seed: SeedOrigin) -> Result<(), IdentityError> {
+    let run = RunDir::new(config.out());
+    let Some(shard) = config.shard() else {
+        if !run.shard_dirs()?.is_empty() || run.identity_json().exists() {
+            return Err(IdentityError::HoldsShards {
+                run: config.out().to_path_buf(),
+                of: C::TYPE,
+            });
+        }
+        if config.run_id().is_none() {
+            config.set_run_id(new_run_id());
+        }
+        return Ok(());
+    };
+    if C::TYPE.own_file(&run).exists() {
+        return Err(IdentityError::HoldsUnsharded {
+            run: config.out().to_path_buf(),
+            of: C::TYPE,
+        });
+    }
+    let identity = match RunIdentity::read(&run)? {
+        Some(identity) => identity,
+        None => {
+            join_saved_shards(config, seed, shard, &run)?;
+            pause_for_tests();
+            let created_by = format!("shard {shard}");
+            let mut identity = RunIdentity::new(config.identity(), created_by, now_rfc3339());
+            // A run whose identity.json was lost keeps the id its shards saved.
+            if let Some(id) = config.run_id() {
+                identity.run_id = id.to_string();
+            }
+            identity.create_or_read(&run)?.0
+        }
+    };
+    join(config, seed, shard, &identity, &run)
+}
+
+/// The top-level fields left out of a comparison of settings: the seed when it was drawn.
+fn ignored(seed: SeedOrigin) -> &'static [&'static str] {
+    match seed {
+        SeedOrigin::Given => &[],
+        SeedOrigin::Drawn => &["seed"],
+    }
+}
+
+/// Joins `identity`: the settings must match (all but the seed when it was drawn); the run's
+/// seed and run id are taken.
+fn join<C: Identified>(
+    config: &mut C,
+    seed: SeedOrigin,
+    shard: Shard,
+    identity: &RunIdentity,
+    run: &RunDir,
+) -> Result<(), IdentityError> {
+    if let Some(difference) =
+        first_difference(&config.identity(), &identity.settings, ignored(seed))
+    {
+        return Err(IdentityError::Differs {
+            shard,
+            with: run.identity_json(),
+            difference,
+            of: C::TYPE,
+        });
+    }
+    if let Some(seed) = identity.settings["seed"].as_u64() {
+        config.set_seed(seed);
+    }
+    match config.run_id() {
+        Some(ours) if ours != identity.run_id => Err(IdentityError::OtherRun {
+            shard,
+            ours: ours.to_string(),
+            theirs: identity.run_id.clone(),
+            with: run.identity_json(),
+        }),
+        _ => {
+            config.set_run_id(identity.run_id.clone());
+            Ok(())
+        }
+    }
+}
+
+/// For a run without identity.json (begun before identities existed, or whose file was
+/// lost): checks `config` against every shard's saved settings (all but the seed when it was
+/// drawn, taking theirs), and takes their run id.
+fn join_saved_shards<C: Identified>(
+    config: &mut C,
+    seed: SeedOrigin,
+    shard: Shard,
+    run: &RunDir,
+) -> Result<(), IdentityError> {
+    for (_, dir) in run.shard_dirs()? {
+        let Some((path, theirs)) = config
+            .saved_shard(&dir)
+            .map_err(IdentityError::ShardConfig)?
+        else {
+            continue;
+        };
+        if let Some(difference) =
+            first_difference(&config.identity(), &theirs.identity(), ignored(seed))
+        {
+            return Err(IdentityError::Differs {
+                shard,
+                with: path,
+                difference,
+                of: C::TYPE,
+            });
+        }
+        config.set_seed(theirs.seed());
+        if config.run_id().is_none()
+            && let Some(id) = theirs.run_id()
+        {
+            config.set_run_id(id.to_string());
+        }
+    }
+    Ok(())
+}
+
+/// The pause of [`TEST_GATE`], when it is set.
+fn pause_for_tests() {
+    let Some(gate) = std::env::var_os(TEST_GATE).map(PathBuf::from) else {
+        return;
+    };
+    let _ = std::fs::write(gate.with_extension("waiting"), b"");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !gate.exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
