@@ -102,7 +102,8 @@ pub struct TuneArgs {
     /// Play one shard of a tune spread over machines sharing --out.
     ///
     /// K/N plays the iterations i with (i - 1) mod N = K into <out>/shard-K/, each starting
-    /// from θ after every shard's finished iterations (applied in increasing iteration number).
+    /// from θ after exactly iterations 1..i-L of every shard (--lag L; applied in increasing
+    /// iteration number), waiting for them: the shards play the tune one machine plays.
     /// `auto`: K and N from a Slurm array task; `auto/N`: K from a Kubernetes Indexed Job or a
     /// Slurm array task.
     #[arg(long, value_name = "K/N|auto|auto/N")]

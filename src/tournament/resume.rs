@@ -138,34 +138,12 @@ pub fn with_session_settings(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::EngineKeys;
-    use crate::game::TimeControl;
 
     fn config(out: &Path, shard: Option<Shard>) -> TournamentConfig {
-        let engine = |name: &str| {
-            EngineKeys::parse(&["cmd=/bin/true", &format!("name={name}")])
-                .and_then(|keys| keys.into_description(TimeControl::Depth(1)))
-                .unwrap()
-        };
         TournamentConfig {
-            event: "t".into(),
-            engines: vec![engine("a"), engine("b")],
-            format: Default::default(),
-            rules: Default::default(),
-            openings: Default::default(),
-            rounds: 2,
-            games: 2,
-            concurrency: 1,
             seed: 7,
-            sprt: None,
-            out: out.to_path_buf(),
             shard,
-            log: false,
-            pgn_comments: Default::default(),
-            scale_tc: None,
-            session: Default::default(),
-            run_id: None,
-            adjudication: Default::default(),
+            ..crate::tournament::runner::tests::two_engines(out)
         }
     }
 

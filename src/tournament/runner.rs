@@ -537,7 +537,7 @@ impl Schedule for Pairs<'_> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::engine::EngineKeys;
     use crate::game::TimeControl;
@@ -545,7 +545,8 @@ mod tests {
     use crate::records::{GameResult::*, ResultsWriter, Termination};
     use crate::tournament::config::{Format, OpeningsSpec};
 
-    fn two_engines(out: &Path) -> TournamentConfig {
+    /// Engines `a` and `b` at depth 1, 3 rounds of a game pair, results in `out`.
+    pub(crate) fn two_engines(out: &Path) -> TournamentConfig {
         let engine = |name: &str| {
             EngineKeys::parse(&["cmd=unused", &format!("name={name}")])
                 .and_then(|keys| keys.into_description(TimeControl::Depth(1)))
@@ -588,20 +589,26 @@ mod tests {
         writer
     }
 
-    #[test]
-    fn a_resumed_score_starts_at_the_recorded_games() {
-        let dir = tempfile::tempdir().unwrap();
-        let config = two_engines(dir.path());
-        let _writer = four_recorded_games(&config);
+    /// The schedule of `config` resumed after [`four_recorded_games`], its tally seeded.
+    fn after_four_games(config: &TournamentConfig) -> Pairs<'_> {
+        let _writer = four_recorded_games(config);
         let schedule = Pairs::new(
-            &config,
+            config,
             VecDeque::new(),
             HashSet::new(),
             LiveReport::default(),
         );
         schedule
-            .seed_tally(&RunDir::new(dir.path()).games_csv())
+            .seed_tally(&RunDir::new(&config.out).games_csv())
             .unwrap();
+        schedule
+    }
+
+    #[test]
+    fn a_resumed_score_starts_at_the_recorded_games() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = two_engines(dir.path());
+        let schedule = after_four_games(&config);
         assert_eq!(schedule.score_line(), "a 3, b 1");
     }
 
@@ -611,16 +618,7 @@ mod tests {
         let mut config = two_engines(dir.path());
         let sprt: Sprt = "elo0=0 elo1=5".parse().unwrap();
         config.sprt = Some(sprt);
-        let _writer = four_recorded_games(&config);
-        let schedule = Pairs::new(
-            &config,
-            VecDeque::new(),
-            HashSet::new(),
-            LiveReport::default(),
-        );
-        schedule
-            .seed_tally(&RunDir::new(dir.path()).games_csv())
-            .unwrap();
+        let schedule = after_four_games(&config);
         // Pairs WW and WL for a.
         let llr = sprt.llr_pentanomial(&crate::stats::Pentanomial::from([0, 0, 1, 0, 1]));
         assert_eq!(

@@ -356,31 +356,17 @@ fn a_tune_killed_with_sigkill_and_resumed_ends_with_the_theta_of_an_uninterrupte
 fn a_tune_moves_bt_faultys_knobs_toward_the_strongest_setting() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let out = dir.path().join("tune");
-    let args: Vec<String> = [
-        "tune",
-        "--engine",
-        &format!("cmd={}", env!("CARGO_BIN_EXE_bt-faulty")),
-        "args=--fault tunable --target-a 300 --target-b -200",
-        "option.Seed=5",
-        "--param",
-        "KnobA, int, 0, -1000, 1000, 60, 0.05",
-        "--param",
-        "KnobB, int, 0, -1000, 1000, 60, 0.05",
-        "--iterations",
-        "40",
-        "--pairs",
-        "4",
-        "--seed",
-        "3",
-        "--openings",
-        "file=openings/capture-only.epd",
-        "order=random",
-        "--out",
-        &out.display().to_string(),
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
+    let mut args = knob_tune(
+        &out,
+        40,
+        &[
+            "--openings",
+            "file=openings/capture-only.epd",
+            "order=random",
+        ],
+    );
+    let pairs = args.iter().position(|a| a == "--pairs").expect("--pairs") + 1;
+    args[pairs] = "4".to_string();
     run_expecting(&args, 0);
     let (config, records) = iterations(&out);
     let theta = theta_after(&config.params, &records);
@@ -483,19 +469,18 @@ fn a_tune_at_any_concurrency_repeats_bit_for_bit_whatever_the_timing() {
     );
 }
 
-#[test]
-fn a_tune_of_an_engine_that_crashes_counts_and_shows_its_faults() {
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let out = dir.path().join("tune");
-    let args: Vec<String> = [
+/// Flags of a tune of bt-faulty's `Seed` option (bt-faulty run with `faulty` flags) of
+/// `iterations` iterations of one game pair into `out`.
+fn seed_tune(out: &Path, faulty: &str, iterations: u32) -> Vec<String> {
+    [
         "tune",
         "--engine",
         &format!("cmd={}", env!("CARGO_BIN_EXE_bt-faulty")),
-        "args=--fault crash-mid-game --after 2",
+        &format!("args={faulty}"),
         "--param",
         "Seed, int, 50, 0, 1000, 10, 0.05",
         "--iterations",
-        "2",
+        &iterations.to_string(),
         "--pairs",
         "1",
         "--seed",
@@ -505,7 +490,14 @@ fn a_tune_of_an_engine_that_crashes_counts_and_shows_its_faults() {
     ]
     .iter()
     .map(|s| s.to_string())
-    .collect();
+    .collect()
+}
+
+#[test]
+fn a_tune_of_an_engine_that_crashes_counts_and_shows_its_faults() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let out = dir.path().join("tune");
+    let args = seed_tune(&out, "--fault crash-mid-game --after 2", 2);
     // Faults alone do not change the exit code (a tournament's rule): every game is played.
     let (stdout, _) = run_expecting(&args, 0);
     // Each side moves twice, then crashes on its third move: every game is a crash, by the
@@ -547,25 +539,7 @@ fn a_tune_whose_engine_refuses_its_values_plays_nothing_and_says_why() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let out = dir.path().join("tune");
     // option-crash exits when Seed is set to anything but 0: every value is refused.
-    let args: Vec<String> = [
-        "tune",
-        "--engine",
-        &format!("cmd={}", env!("CARGO_BIN_EXE_bt-faulty")),
-        "args=--fault option-crash",
-        "--param",
-        "Seed, int, 50, 0, 1000, 10, 0.05",
-        "--iterations",
-        "3",
-        "--pairs",
-        "1",
-        "--seed",
-        "1",
-        "--out",
-        &out.display().to_string(),
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
+    let args = seed_tune(&out, "--fault option-crash", 3);
     let (stdout, stderr) = run_expecting(&args, 4);
     assert!(stdout.contains("Game 1 not played"), "{stdout}");
     assert!(
@@ -624,25 +598,7 @@ fn a_tune_stops_at_max_time_with_theta_so_far_and_exit_2() {
 fn a_tune_of_an_engine_writing_stray_lines_is_warned_about() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let out = dir.path().join("tune");
-    let args: Vec<String> = [
-        "tune",
-        "--engine",
-        &format!("cmd={}", env!("CARGO_BIN_EXE_bt-faulty")),
-        "args=--fault bestmove-before-go",
-        "--param",
-        "Seed, int, 50, 0, 1000, 10, 0.05",
-        "--iterations",
-        "1",
-        "--pairs",
-        "1",
-        "--seed",
-        "1",
-        "--out",
-        &out.display().to_string(),
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
+    let args = seed_tune(&out, "--fault bestmove-before-go", 1);
     let (stdout, _) = run_expecting(&args, 0);
     assert!(stdout.contains("warning: game 1: tune+ wrote"), "{stdout}");
     assert!(stdout.contains("none was played"), "{stdout}");
