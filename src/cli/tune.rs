@@ -76,9 +76,6 @@ pub struct TuneArgs {
     /// written, and the tune exits with 2 (continue with --resume).
     #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
     max_time: Option<std::time::Duration>,
-    /// A line of the tune's progress every N games when stdout is not a terminal (0: none).
-    #[arg(long, value_name = "N", default_value_t = 10)]
-    rating_interval: u64,
     /// Where an engine built from source (src=) is built (default ~/.cache/bt-arena/builds).
     #[arg(long, value_name = "DIR", env = bt_arena::engine::build::CACHE_ENV)]
     build_cache: Option<PathBuf>,
@@ -119,13 +116,12 @@ pub struct TuneArgs {
 }
 
 /// Flags `--resume` takes.
-const RESUME_FLAGS: [&str; 7] = [
+const RESUME_FLAGS: [&str; 6] = [
     "resume",
     "concurrency",
     "log",
     "shard",
     "max-time",
-    "rating-interval",
     "build-cache",
 ];
 
@@ -191,7 +187,8 @@ pub fn run(args: &TuneArgs, matches: &ArgMatches) -> Result<ExitCode> {
         resume,
         stop: &stop,
         deadline: args.max_time.map(|limit| started + limit),
-        rating_interval: args.rating_interval,
+        // Each iteration's line is the tune's interim output, on a terminal or off it.
+        rating_interval: 0,
     };
     let report =
         tune::run(&played, session, |plan| announce(&played, plan)).map_err(|err| match err {

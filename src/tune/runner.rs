@@ -1,7 +1,7 @@
 //! A tune on the arena: SPSA iterations as a [`Schedule`] ([`crate::arena`] plays the games,
 //! with everything a tournament has: fault and stray warnings, the start-failure policy,
-//! `--max-time`, the progress line, interim lines), tune.csv appended as each iteration ends,
-//! and `--resume`.
+//! `--max-time`, the progress line; its interim output is a line per iteration), tune.csv
+//! appended as each iteration ends, and `--resume`.
 //!
 //! **A fixed lag.** Iteration i starts from θ after exactly the iterations 1..i−L (`--lag L`,
 //! saved in tune.json and, for a sharded tune, in its identity), folded in iteration order
@@ -97,7 +97,8 @@ pub struct TuneSession<'a> {
     pub stop: &'a AtomicBool,
     /// `--max-time`: no iteration starts after it.
     pub deadline: Option<Instant>,
-    /// Interim lines every this many games off a terminal (0: none).
+    /// Interim lines every this many games off a terminal (0: none; a tune prints a line
+    /// per iteration instead).
     pub rating_interval: u64,
 }
 
