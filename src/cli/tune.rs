@@ -285,10 +285,14 @@ fn print_faults(faults: &[bt_arena::report::EngineFaults]) {
 /// # Errors
 /// A build, bench or cache that fails.
 fn build_engine(config: &mut TuneConfig, cache: Option<&Path>) -> Result<TuneConfig> {
-    let mut played = config.clone();
-    if config.engine.source.is_none() {
-        return Ok(played);
+    let Some(source) = config.engine.source.as_mut() else {
+        return Ok(config.clone());
+    };
+    // The commit is saved in tune.json, so a resumed tune builds the same one.
+    if source.commit.is_none() {
+        source.resolve().map_err(|e| anyhow!("--engine: {e}"))?;
     }
+    let mut played = config.clone();
     let cache = BuildCache::locate(cache)?;
     let mut tournament = config.tournament();
     tournament.engines.truncate(1);
@@ -494,6 +498,7 @@ fn build_config(args: &TuneArgs) -> Result<TuneConfig> {
     super::args::check_commands(&tournament.engines)?;
     config.engine.cmd = tournament.engines[0].cmd.clone();
     config.engine.dir = tournament.engines[0].dir.clone();
+    config.engine.source = tournament.engines[0].source.clone();
     config.openings = tournament.openings;
     config.out = tournament.out;
     Ok(config)
