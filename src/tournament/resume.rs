@@ -95,7 +95,12 @@ impl std::error::Error for ResumeError {}
 /// [`ResumeError`]: a sharded run without `--shard`, a shard that never started, a `--shard`
 /// that is not the saved one, a config that cannot be read.
 pub fn saved_run(dir: &Path, shard: Option<Shard>) -> Result<TournamentConfig, ResumeError> {
-    let config_dir = RunDir::process(dir, shard).root().to_path_buf();
+    // A shard's own directory may be given with its --shard too.
+    let in_shard_dir = shard.is_some() && RunDir::new(dir).config_json().exists();
+    let config_dir = match in_shard_dir {
+        true => dir.to_path_buf(),
+        false => RunDir::process(dir, shard).root().to_path_buf(),
+    };
     let saved = RunDir::new(&config_dir).config_json();
     if !saved.exists() {
         let shards = RunDir::new(dir)
@@ -116,7 +121,10 @@ pub fn saved_run(dir: &Path, shard: Option<Shard>) -> Result<TournamentConfig, R
     let mut config = super::saved_config(&config_dir).map_err(ResumeError::Unreadable)?;
     config.out = match (shard, config.shard) {
         (None, None) => dir.to_path_buf(),
-        (Some(given), Some(was)) if given == was => dir.to_path_buf(),
+        (Some(given), Some(was)) if given == was && !in_shard_dir => dir.to_path_buf(),
+        (Some(given), Some(was)) if given == was => {
+            RunDir::new(dir).parent_run().root().to_path_buf()
+        }
         (None, Some(_)) => RunDir::new(dir).parent_run().root().to_path_buf(),
         (Some(given), was) => return Err(ResumeError::OtherShard { given, saved, was }),
     };
@@ -180,6 +188,11 @@ mod tests {
         // By the run and --shard, or by the shard's own directory.
         assert_eq!(saved_run(&run, Some(first)).unwrap().out, run);
         assert_eq!(saved_run(&run.join("shard-0"), None).unwrap().out, run);
+        // The shard's directory with its --shard (it looked for shard-0/shard-0).
+        assert_eq!(
+            saved_run(&run.join("shard-0"), Some(first)).unwrap().out,
+            run
+        );
         let err = saved_run(&run, None).unwrap_err();
         assert_eq!(err, ResumeError::NeedsShard(run.clone()));
         assert!(err.is_usage());
