@@ -35,6 +35,7 @@ mod position_line;
 mod process;
 pub mod rule_option;
 pub mod source;
+pub mod stop;
 
 pub use description::{
     DEFAULT_TIME_MARGIN_MS, DescriptionError, EngineDescription, EngineKeys, EngineOptions,
