@@ -413,12 +413,10 @@ impl Adjudicator {
             resign: adjudication
                 .resign
                 .map(|rule| (rule, ResignCounts::default())),
-            proof: adjudication
-                .proof
-                .map(|rule| {
-                    let prover = Prover::new(rules, rule.nodes()).with_time_limit(PROOF_TIME_LIMIT);
-                    (rule, prover)
-                }),
+            proof: adjudication.proof.map(|rule| {
+                let prover = Prover::new(rules, rule.nodes()).with_time_limit(PROOF_TIME_LIMIT);
+                (rule, prover)
+            }),
         }
     }
 

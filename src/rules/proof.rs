@@ -204,8 +204,9 @@ impl Table {
 
     /// The first slot of `position`'s bucket.
     fn bucket(&self, position: &Position) -> usize {
-        // The table's size is a power of two, at least WAYS.
-        (hash(position) as usize) & (self.slots.len() - 1) & !(WAYS - 1)
+        // The table's size is a power of two, at least WAYS: the masked hash fits.
+        let mask = (self.slots.len() - 1) & !(WAYS - 1);
+        usize::try_from(hash(position) & mask as u64).unwrap_or_default()
     }
 
     /// The facts known about `position` (none: the defaults).
@@ -246,7 +247,7 @@ impl Table {
                     self.evicted += 1;
                     // Which of the bucket's positions goes: by the newcomer's hash, so that
                     // no slot of a bucket is always the one replaced.
-                    (hash(position) >> 60) as usize % WAYS
+                    usize::try_from(hash(position) >> 60).unwrap_or_default() % WAYS
                 }
             };
             self.slots[start + at] = Slot {
@@ -408,7 +409,9 @@ impl Prover {
         }
         self.nodes += 1;
         if self.nodes.is_multiple_of(CLOCK_NODES)
-            && self.deadline.is_some_and(|deadline| Instant::now() >= deadline)
+            && self
+                .deadline
+                .is_some_and(|deadline| Instant::now() >= deadline)
         {
             // No more nodes in this call (nor in the line's budget, which starts afresh).
             self.limit = self.nodes;

@@ -171,7 +171,11 @@ fn an_engine_that_kills_itself_with_sigterm_crashes_and_the_run_goes_on() {
         .unwrap_or_else(|| panic!("a line of faults for faulty in {out}"));
     let counts: Vec<&str> = faults.split_whitespace().collect();
     assert_eq!(counts, ["faulty", "0", "0", "4", "0", "0"], "{out}");
-    assert!(!stderr(&output).contains("Interrupted"), "{}", stderr(&output));
+    assert!(
+        !stderr(&output).contains("Interrupted"),
+        "{}",
+        stderr(&output)
+    );
 }
 
 #[test]

@@ -407,4 +407,3 @@ fn a_time_limit_ends_a_long_proof_as_unknown() {
         Verdict::Win(_)
     ));
 }
-
