@@ -4,7 +4,8 @@
 //! accepted H0, a bench signature that is not the one given); 2 inconclusive (no SPRT decision
 //! over the whole schedule, or --max-time stopped the run first); 3 a bad command line; 4 any
 //! other error (a missing or malformed file, an engine that failed, a failed build); 5 a run
-//! incomplete, with no verdict yet; 130 interrupted by Ctrl-C.
+//! incomplete, with no verdict yet; 130 interrupted by a signal (SIGINT, SIGTERM, SIGHUP: see
+//! `cli::signals`).
 
 // The flags' doc comments are their --help text, where `<event>` and `<rules>` are the usage
 // convention for a placeholder, not HTML.
@@ -145,6 +146,10 @@ fn main() -> ExitCode {
         Command::Generate(args) => cli::generate::run(&args, Cli::command()),
     };
     result.unwrap_or_else(|err| {
+        if let Some(interrupted) = err.downcast_ref::<cli::signals::Interrupted>() {
+            eprintln!("Interrupted: {interrupted}");
+            return cli::signals::EXIT_INTERRUPTED.into();
+        }
         eprintln!("error: {err:#}");
         if err.downcast_ref::<cli::UsageError>().is_some() {
             cli::EXIT_USAGE.into()

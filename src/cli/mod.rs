@@ -41,6 +41,7 @@ pub mod openings;
 pub mod perft;
 pub mod perft_check;
 pub mod report;
+pub mod signals;
 pub mod tournament;
 pub mod tune;
 

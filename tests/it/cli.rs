@@ -592,11 +592,16 @@ fn verdicts_and_checks_keep_their_exit_code_when_stdout_closes() {
     let dir = tempfile::tempdir().unwrap();
     // Pairs of new vs base: no SPRT decision (2).
     let games = tempfile::tempdir().unwrap();
-    let mut writer = ResultsWriter::open(games.path(), bt_arena::rules::Rules::CaptureOnly).unwrap();
+    let mut writer =
+        ResultsWriter::open(games.path(), bt_arena::rules::Rules::CaptureOnly).unwrap();
     for pair in 1..=6u64 {
         let game = crate::util::game;
-        writer.append(&game(2 * pair - 1, pair, "new", "base", pair < 5)).unwrap();
-        writer.append(&game(2 * pair, pair, "base", "new", pair > 3)).unwrap();
+        writer
+            .append(&game(2 * pair - 1, pair, "new", "base", pair < 5))
+            .unwrap();
+        writer
+            .append(&game(2 * pair, pair, "base", "new", pair > 3))
+            .unwrap();
     }
     let csv = writer.csv_path().to_str().unwrap().to_string();
     // One shard of two played: its run is incomplete (5).
@@ -633,14 +638,37 @@ fn verdicts_and_checks_keep_their_exit_code_when_stdout_closes() {
     let cases: [(&[&str], i32); 6] = [
         (&["elo", "--sprt", sprt, &csv], 2),
         (&["elo", "--json", "--sprt", sprt, &csv], 2),
-        (&["report", "--sprt", sprt, "--out", crate::util::path(&page), &csv], 2),
+        (
+            &[
+                "report",
+                "--sprt",
+                sprt,
+                "--out",
+                crate::util::path(&page),
+                &csv,
+            ],
+            2,
+        ),
         (&["merge", crate::util::path(&run)], 5),
         (&["perft", "--suite", crate::util::path(&suite)], 1),
-        (&["bench", "--engine", &format!("cmd={}", crate::util::FAULTY), "bench=1"], 1),
+        (
+            &[
+                "bench",
+                "--engine",
+                &format!("cmd={}", crate::util::FAULTY),
+                "bench=1",
+            ],
+            1,
+        ),
     ];
     for (args, code) in cases {
         let open = bt_arena(args);
-        assert_eq!(open.status.code(), Some(code), "{args:?}: {}", stderr(&open));
+        assert_eq!(
+            open.status.code(),
+            Some(code),
+            "{args:?}: {}",
+            stderr(&open)
+        );
         assert!(!open.stdout.is_empty(), "{args:?} writes to stdout");
         let closed = into_closed_stdout(args);
         assert_eq!(
