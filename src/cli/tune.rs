@@ -289,16 +289,22 @@ fn build_engine(
     cache: Option<&Path>,
     stop: &std::sync::atomic::AtomicBool,
 ) -> Result<TuneConfig> {
+    let Some(source) = config.engine.source.as_mut() else {
+        return Ok(config.clone());
+    };
+    // Its commit, once (a resumed tune has it from tune.json); the tune's engine keeps its name.
+    source
+        .resolve()
+        .map_err(|error| super::UsageError(format!("engine '{}': {error}", config.engine.name)))?;
     let mut played = config.clone();
-    if config.engine.source.is_none() {
-        return Ok(played);
-    }
     let cache = BuildCache::locate(cache)?;
     let mut tournament = config.tournament();
     tournament.engines.truncate(1);
     tournament.engines[0].name = config.engine.name.clone();
-    prepare::prepare(&mut tournament, Some(&cache), stop, &mut |line| say!("{line}"))
-        .map_err(super::signals::prepare_error)?;
+    prepare::prepare(&mut tournament, Some(&cache), stop, &mut |line| {
+        say!("{line}")
+    })
+    .map_err(super::signals::prepare_error)?;
     let built = tournament.engines.remove(0);
     played.engine = bt_arena::engine::EngineDescription {
         name: config.engine.name.clone(),

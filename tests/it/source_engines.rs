@@ -696,6 +696,20 @@ fn a_signal_during_a_build_stops_the_build_and_plays_nothing() {
     let bench: Vec<&str> = vec!["bench", "--engine", &src, &build, "bin=engine"];
     let check: Vec<&str> = vec!["check-engine", "--engine", &src, &build, "bin=engine"];
     let perft: Vec<&str> = vec!["perft-check", "--engine", &src, &build, "bin=engine"];
+    let tune_out = dir.path().join("tune");
+    let tune: Vec<&str> = vec![
+        "tune",
+        "--engine",
+        &src,
+        &build,
+        "bin=engine",
+        "--param",
+        "Tempo, int, 10, -20, 40, 3, 0.05",
+        "--iterations",
+        "1",
+        "--out",
+        tune_out.to_str().unwrap(),
+    ];
     let cases = [
         (&tournament, libc::SIGINT),
         (&tournament, libc::SIGTERM),
@@ -703,6 +717,7 @@ fn a_signal_during_a_build_stops_the_build_and_plays_nothing() {
         (&bench, libc::SIGTERM),
         (&check, libc::SIGINT),
         (&perft, libc::SIGHUP),
+        (&tune, libc::SIGINT),
     ];
     let key_dir = cache.join(format!("{}-", commits[0]));
     for (args, signal) in cases {
@@ -741,12 +756,16 @@ fn a_signal_during_a_build_stops_the_build_and_plays_nothing() {
             Some(130),
             "{args:?} {signal}: {stderr}"
         );
+        // The engine's name: NAME@SHORTHASH, a tune's engine `tune`.
+        let name = match args[0] {
+            "tune" => "tune".to_string(),
+            _ => format!("engine@{}", &commits[0][..7]),
+        };
         assert!(
             stderr.contains(&format!(
-                "Interrupted: engine 'engine@{}': the build of commit {} was stopped by a signal \
-                 to bt-arena (the build cache keeps nothing of it); nothing was played: run the \
+                "Interrupted: engine '{name}': the build of commit {} was stopped by a signal to \
+                 bt-arena (the build cache keeps nothing of it); nothing was played: run the \
                  command again",
-                &commits[0][..7],
                 commits[0]
             )),
             "{args:?} {signal}: {stderr}"
@@ -760,6 +779,7 @@ fn a_signal_during_a_build_stops_the_build_and_plays_nothing() {
             );
         }
         assert_eq!(games(&out), 0, "{args:?}: no game played");
+        assert_eq!(games(&tune_out), 0, "{args:?}: no game played");
         // Nothing of the build in the cache: no checkout, no build.json, no claim.
         for entry in std::fs::read_dir(&cache).unwrap() {
             let entry = entry.unwrap().path();
