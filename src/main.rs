@@ -4,7 +4,8 @@
 //! accepted H0, a bench signature that is not the one given); 2 inconclusive (no SPRT decision
 //! over the whole schedule, or --max-time stopped the run first); 3 a bad command line; 4 any
 //! other error (a missing or malformed file, an engine that failed, a failed build); 5 a run
-//! incomplete, with no verdict yet; 130 interrupted by Ctrl-C.
+//! incomplete, with no verdict yet; 130 interrupted by a signal (SIGINT, SIGTERM, SIGHUP: see
+//! `cli::signals`).
 
 // The flags' doc comments are their --help text, where `<event>` and `<rules>` are the usage
 // convention for a placeholder, not HTML.
@@ -128,14 +129,7 @@ fn main() -> ExitCode {
             };
         }
     };
-    if !matches!(
-        cli.command,
-        Command::Tournament(_)
-            | Command::Tune(_)
-            | Command::PerftCheck(_)
-            | Command::CheckEngine(_)
-            | Command::Bench(_)
-    ) {
+    if cli.command.may_die_of_a_closed_stdout() {
         die_quietly_on_closed_stdout();
     }
     let result = match cli.command {
@@ -152,6 +146,10 @@ fn main() -> ExitCode {
         Command::Generate(args) => cli::generate::run(&args, Cli::command()),
     };
     result.unwrap_or_else(|err| {
+        if let Some(interrupted) = err.downcast_ref::<cli::signals::Interrupted>() {
+            eprintln!("Interrupted: {interrupted}");
+            return cli::signals::EXIT_INTERRUPTED.into();
+        }
         eprintln!("error: {err:#}");
         if err.downcast_ref::<cli::UsageError>().is_some() {
             cli::EXIT_USAGE.into()
@@ -161,10 +159,36 @@ fn main() -> ExitCode {
     })
 }
 
+impl Command {
+    /// Whether the command may die of SIGPIPE when its stdout closes (`| head`), as Unix tools
+    /// do: only those whose exit code says no more than that they ran (plain `perft`,
+    /// `openings`, `generate`). The others keep Rust's default (SIGPIPE ignored) and write
+    /// through `out!`/`say!`, which ignore a closed stdout:
+    ///
+    /// - those whose exit code is a verdict or a check (`elo`, `report`, `merge`, `perft
+    ///   --suite`, `bench`, `perft-check`, `check-engine`, `tournament`): `bt-arena elo --sprt
+    ///   ... | head -c 10` gives the verdict's code, not 141;
+    /// - those that drive engines: an engine that closed its input is an error to adjudicate,
+    ///   not the runner's death.
+    fn may_die_of_a_closed_stdout(&self) -> bool {
+        match self {
+            Command::Perft(args) => !args.checks_a_suite(),
+            Command::Openings(_) | Command::Generate(_) => true,
+            Command::PerftCheck(_)
+            | Command::CheckEngine(_)
+            | Command::Tournament(_)
+            | Command::Tune(_)
+            | Command::Merge(_)
+            | Command::Elo(_)
+            | Command::Report(_)
+            | Command::Bench(_) => false,
+        }
+    }
+}
+
 /// Restores the default action of SIGPIPE, so `bt-arena perft 12 | head -1` ends quietly as Unix
-/// tools do instead of panicking on a closed stdout. Only for commands that talk to no engine:
-/// the others keep Rust's default (SIGPIPE ignored), so an engine that closed its input is an
-/// error to adjudicate, not the runner's death.
+/// tools do instead of panicking on a closed stdout (see [`Command::may_die_of_a_closed_stdout`]
+/// for the commands that do not).
 fn die_quietly_on_closed_stdout() {
     // SAFETY: called once at start-up, before any thread exists; SIG_DFL is a valid handler.
     unsafe {

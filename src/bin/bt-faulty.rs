@@ -76,6 +76,9 @@ enum Fault {
     NoReadyok,
     /// Exits with status 2 on the `go` after `--after N` moves.
     CrashMidGame,
+    /// Kills itself with SIGTERM on the `go` after `--after N` moves (a signal the runner did
+    /// not receive: a crash, not a stop).
+    SigtermMidGame,
     /// Hangs on `go`, reading nothing more (not even `quit`).
     NoBestmove,
     /// Answers `go` after `--delay-ms MS`.
@@ -167,7 +170,7 @@ struct Settings {
     /// How to misbehave.
     #[arg(long, value_enum, env = "BT_FAULTY_FAULT", default_value_t = Fault::None)]
     fault: Fault,
-    /// crash-mid-game: moves played before the crash.
+    /// crash-mid-game, sigterm-mid-game: moves played before the crash.
     #[arg(long = "after", value_name = "N", default_value_t = 3)]
     after_moves: u32,
     /// slow: the delay before each move, in milliseconds.
@@ -434,6 +437,20 @@ impl Faulty {
                     self.moves_played
                 );
                 std::process::exit(2);
+            }
+            Fault::SigtermMidGame if self.moves_played >= self.settings.after_moves => {
+                eprintln!(
+                    "bt-faulty: killing itself with SIGTERM after {} moves as asked",
+                    self.moves_played
+                );
+                // SAFETY: a signal to this process itself; SIGTERM's default action ends it.
+                unsafe {
+                    libc::kill(libc::getpid(), libc::SIGTERM);
+                }
+                // The signal is delivered before kill returns; never reached.
+                loop {
+                    std::thread::sleep(Duration::from_secs(3600));
+                }
             }
             Fault::NoBestmove => loop {
                 std::thread::sleep(Duration::from_secs(3600));

@@ -12,6 +12,7 @@ use bt_arena::tournament::prepare::{self, PrepareError};
 use clap::Args;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
 
 /// Arguments of `bt-arena bench`.
 #[derive(Args, Debug)]
@@ -34,37 +35,37 @@ pub struct BenchArgs {
     build_cache: Option<PathBuf>,
 }
 
-/// `engine` ready to start: an engine built from source has its revision resolved, its name
-/// `NAME@SHORTHASH`, and its build (made or found in the build cache `cache`, else the
-/// default one); any other engine is returned as it is. Says on stderr what was built (stdout
-/// may be a report in JSON).
+/// `engine` ready to start: an engine built from source has its revision resolved and its
+/// name `NAME@SHORTHASH` ([`EngineDescription::resolve_source`]), and its build (made or found
+/// in the build cache `cache`, else the default one), stopped when `stop` is set; any other
+/// engine is returned as it is. Says on stderr what was built (stdout may be a report in
+/// JSON).
 ///
 /// # Errors
-/// A [`super::UsageError`] for a revision that cannot be resolved (or a dirty work tree); the
-/// build's error (exit 4) otherwise.
+/// A [`super::UsageError`] for a revision that cannot be resolved (or a dirty work tree);
+/// [`super::signals::Interrupted`] when a signal stopped the build; the build's error (exit 4)
+/// otherwise.
 pub fn built_from_source(
     mut engine: EngineDescription,
     cache: Option<&Path>,
+    stop: &AtomicBool,
 ) -> Result<EngineDescription> {
-    let Some(source) = engine.source.as_mut() else {
-        return Ok(engine);
-    };
-    source.resolve().map_err(|error| {
+    let name = engine.name.clone();
+    let resolved = engine.resolve_source().map_err(|error| {
         super::UsageError(
             PrepareError::Source {
-                engine: engine.name.clone(),
+                engine: name,
                 error,
             }
             .to_string(),
         )
     })?;
-    engine.name = format!(
-        "{}@{}",
-        engine.name,
-        source.short_commit().unwrap_or_default()
-    );
+    if !resolved {
+        return Ok(engine);
+    }
     let cache = BuildCache::locate(cache)?;
-    prepare::build_engine(&mut engine, &cache, None, &mut |line| note!("{line}"))?;
+    prepare::build_engine(&mut engine, &cache, None, stop, &mut |line| note!("{line}"))
+        .map_err(super::signals::prepare_error)?;
     Ok(engine)
 }
 
@@ -75,17 +76,20 @@ pub fn built_from_source(
 /// A [`super::UsageError`] for bad engine keys or revisions; an error naming the engine when
 /// it cannot be built or has no bench.
 pub fn run(args: &BenchArgs) -> Result<ExitCode> {
+    // Before anything is built: a signal stops the build or bench in progress.
+    let stop = super::signals::stop_flag()?;
     let mut mismatches = 0;
     for engine in args.engines.descriptions(TimeControl::Depth(1))? {
-        let engine = built_from_source(engine, args.build_cache.as_deref())?;
+        let engine = built_from_source(engine, args.build_cache.as_deref(), &stop)?;
         super::args::check_commands(std::slice::from_ref(&engine))
             .map_err(|e| super::UsageError(format!("{e:#}")))?;
-        let bench = run_bench(&engine.launch(), args.concurrency as usize).map_err(|error| {
-            PrepareError::Bench {
-                engine: engine.name.clone(),
-                error,
-            }
-        })?;
+        let bench =
+            run_bench(&engine.launch(), args.concurrency as usize, &stop).map_err(|error| {
+                super::signals::prepare_error(PrepareError::Bench {
+                    engine: engine.name.clone(),
+                    error,
+                })
+            })?;
         say!("{}: {bench}", engine.name);
         if let Some(expected) = engine.bench.filter(|&expected| expected != bench.nodes) {
             mismatches += 1;

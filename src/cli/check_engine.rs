@@ -9,6 +9,7 @@ use bt_arena::engine::EngineDescription;
 use bt_arena::game::TimeControl;
 use clap::{ArgAction, Args};
 use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 /// Arguments of `bt-arena check-engine`.
@@ -55,9 +56,11 @@ fn parse_seconds(text: &str) -> Result<Duration, String> {
 /// A bad `--engine` or `--opponent`, or a configured option the engine does not declare
 /// ([`UsageError`]); an engine that cannot be started.
 pub fn run(args: &CheckEngineArgs) -> Result<ExitCode> {
+    // Before anything is built: a signal stops the build; once built, it exits at once.
+    let stop = super::signals::stop_flag()?;
     let rules = args.rules.get();
     let json = args.json.json;
-    let mut spec = engine_description("--engine", &args.engine.engine)?;
+    let mut spec = engine_description("--engine", &args.engine.engine, &stop)?;
     if let Some(ready) = args.ready_timeout {
         note!(
             "warning: --ready-timeout is deprecated: give the engine keys handshake={0} \
@@ -71,8 +74,9 @@ pub fn run(args: &CheckEngineArgs) -> Result<ExitCode> {
     let opponent = if args.opponent.is_empty() {
         bundled_random()
     } else {
-        Some(engine_description("--opponent", &args.opponent)?)
+        Some(engine_description("--opponent", &args.opponent, &stop)?)
     };
+    super::signals::exit_at_once_from_now(&stop)?;
     let engines: Vec<EngineDescription> =
         [spec.clone()].into_iter().chain(opponent.clone()).collect();
     super::args::check_commands(&engines).map_err(|e| UsageError(format!("{e:#}")))?;
@@ -113,9 +117,13 @@ pub fn run(args: &CheckEngineArgs) -> Result<ExitCode> {
 
 /// The engine of `flag` from its `key=value` tokens (built first when from source); its
 /// search limit is not used.
-fn engine_description(flag: &str, tokens: &[String]) -> Result<EngineDescription> {
+fn engine_description(
+    flag: &str,
+    tokens: &[String],
+    stop: &AtomicBool,
+) -> Result<EngineDescription> {
     let engine = super::args::engine_description(flag, tokens, TimeControl::Depth(1))?;
-    super::bench::built_from_source(engine, None)
+    super::bench::built_from_source(engine, None, stop)
 }
 
 /// bt-random beside this executable, if it is there.
@@ -127,6 +135,6 @@ fn bundled_random() -> Option<EngineDescription> {
         "name=bt-random".to_string(),
     ];
     cmd.is_file()
-        .then(|| engine_description("--opponent", &tokens).ok())
+        .then(|| engine_description("--opponent", &tokens, &AtomicBool::new(false)).ok())
         .flatten()
 }

@@ -48,9 +48,9 @@ pub fn run(args: &EloArgs) -> Result<ExitCode> {
         .context("cannot read the games")?;
     let verdict = Verdict::of(&summary, &reading);
     if args.json.json {
-        print!("{}", report::summary_json(&summary));
+        out!("{}", report::summary_json(&summary));
     } else {
-        print!("{summary}");
+        out!("{summary}");
         super::print_recorded(&sources.recorded_verdict(&summary));
     }
     Ok(super::conclude(

@@ -78,7 +78,7 @@ pub fn run(args: &MergeArgs) -> Result<ExitCode> {
         refuse_another_run(&out, &merged.dir)?;
     }
     let written = merged.write(&out).map_err(|e| anyhow!(e))?;
-    println!(
+    say!(
         "Merged {} of {} shards: {} games in game-id order into {}",
         merged.shards.len(),
         merged.count,
@@ -97,7 +97,7 @@ pub fn run(args: &MergeArgs) -> Result<ExitCode> {
             }
         );
     }
-    print!("\n{}", written.summary);
+    out!("\n{}", written.summary);
     super::print_recorded(&written.recorded);
     let (summary, reading) = (written.summary, written.reading);
     let verdict = Verdict::of(&summary, &reading);

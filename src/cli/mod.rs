@@ -1,8 +1,10 @@
 //! The subcommands of the `bt-arena` binary: argument types and how results are printed.
 
-/// `print!` that ignores a closed stdout (`| head`), for the commands that drive engines: the
-/// run goes on and quits its engines, the exit code still tells the result, and the results
-/// of a tournament are in files anyway. (The other commands die quietly of SIGPIPE.)
+/// `print!` that ignores a closed stdout (`| head`), for the commands whose exit code is a
+/// verdict or a check and those that drive engines: the command goes on (a run quits its
+/// engines), the exit code still tells the result, and the results of a tournament are in
+/// files anyway. (The others die quietly of SIGPIPE: see `Command::may_die_of_a_closed_stdout`
+/// in main.rs.)
 macro_rules! out {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
@@ -39,6 +41,7 @@ pub mod openings;
 pub mod perft;
 pub mod perft_check;
 pub mod report;
+pub mod signals;
 pub mod tournament;
 pub mod tune;
 
@@ -91,7 +94,7 @@ pub fn flag_given_outside(
 pub fn print_recorded(recorded: &Recorded) {
     match recorded {
         Recorded::None => {}
-        Recorded::Agrees(verdict) => println!("{verdict}"),
+        Recorded::Agrees(verdict) => say!("{verdict}"),
         Recorded::Ignored(why) => note!("warning: {why}"),
     }
 }
@@ -110,7 +113,7 @@ pub fn conclude(
     }
     let missing = reading.missing_games();
     match verdict {
-        Verdict::Accepted(_) if missing > 0 && notes => println!(
+        Verdict::Accepted(_) if missing > 0 && notes => say!(
             "{} of the schedule not played after the SPRT verdict",
             bt_arena::records::plural(missing as u64, "game")
         ),

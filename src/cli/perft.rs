@@ -49,6 +49,11 @@ pub struct PerftArgs {
 }
 
 impl PerftArgs {
+    /// Whether it checks a suite (`--suite`): its exit code is then the check's.
+    pub fn checks_a_suite(&self) -> bool {
+        self.suite.is_some()
+    }
+
     fn options(&self) -> PerftOptions {
         PerftOptions {
             threads: usize::from(self.threads),
@@ -65,18 +70,18 @@ pub fn run(args: &PerftArgs) -> Result<ExitCode> {
     let render: &dyn Render = if args.json.json { &Json } else { &Text };
     let report = match (&args.suite, args.depth) {
         (Some(path), _) => PerftReport::Suite(check_suite(args, path, |entry, checks| {
-            print!("{}", render.suite_line(entry, checks));
+            out!("{}", render.suite_line(entry, checks));
         })?),
         (None, Some(depth)) if args.divide => PerftReport::Divide(divide(args, depth)),
         (None, Some(depth)) => {
-            print!("{}", render.depths_header(&args.fen, args.rules.get()));
+            out!("{}", render.depths_header(&args.fen, args.rules.get()));
             PerftReport::Depths(count_depths(args, depth, |count| {
-                print!("{}", render.depth(count));
+                out!("{}", render.depth(count));
             }))
         }
         (None, None) => unreachable!("clap requires a DEPTH without --suite"),
     };
-    print!("{}", render.report(&report));
+    out!("{}", render.report(&report));
     Ok(match &report {
         PerftReport::Suite(suite) if suite.check.failed > 0 => super::EXIT_FAILED.into(),
         _ => ExitCode::SUCCESS,

@@ -57,8 +57,11 @@ pub struct PerftCheckArgs {
 /// rules do not give; an engine that fails to start, crashes, stalls or sends garbage.
 pub fn run(args: &PerftCheckArgs) -> Result<ExitCode> {
     let rules = args.rules.get();
+    // Before anything is built: a signal stops the build; once built, it exits at once.
+    let stop = super::signals::stop_flag()?;
     let engine = args.engine.description(TimeControl::Depth(1))?;
-    let spec = super::bench::built_from_source(engine, None)?;
+    let spec = super::bench::built_from_source(engine, None, &stop)?;
+    super::signals::exit_at_once_from_now(&stop)?;
     super::args::check_commands(std::slice::from_ref(&spec))
         .map_err(|e| super::UsageError(format!("{e:#}")))?;
     let seed = args.random.map(|_| args.seed.seed);

@@ -65,7 +65,7 @@ pub fn run(args: &ReportArgs) -> Result<ExitCode> {
         },
     )
     .context("cannot write the report")?;
-    println!("Report: {}", out.display());
+    say!("Report: {}", out.display());
     let verdict = Verdict::of(&summary, &reading);
     Ok(super::conclude(&sources, &reading, verdict, false))
 }

@@ -4,6 +4,7 @@
 use super::args::{
     EngineFlags, OpeningsFlag, PgnCommentsFlag, RulesFlag, RunSeed, SprtFlag, named,
 };
+use super::signals::{EXIT_INTERRUPTED, prepare_error, stop_flag};
 use anyhow::{Context, Result, anyhow, bail};
 use bt_arena::engine::EngineKeys;
 use bt_arena::engine::build::{self, BuildCache};
@@ -20,8 +21,6 @@ use bt_arena::tournament::{
 use clap::{ArgMatches, Args};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 /// Arguments of `bt-arena tournament`.
@@ -150,15 +149,14 @@ fn tournament_matches(matches: &ArgMatches) -> &ArgMatches {
     matches.subcommand_matches("tournament").unwrap_or(matches)
 }
 
-/// Exit code of a run stopped by Ctrl-C (128 + SIGINT).
-pub(super) const EXIT_INTERRUPTED: u8 = 130;
-
 /// Runs `bt-arena tournament`.
 ///
 /// # Errors
 /// A bad flag or config, an unusable book or results directory.
 pub fn run(args: &TournamentArgs, matches: &ArgMatches) -> Result<ExitCode> {
     let started = Instant::now();
+    // Before anything is built: a build is a child a signal stops.
+    let stop = stop_flag()?;
     let (mut config, start) = match &args.resume {
         Some(dir) => (resumed_config(dir, args, matches)?, Start::Resume),
         None => {
@@ -183,8 +181,10 @@ pub fn run(args: &TournamentArgs, matches: &ArgMatches) -> Result<ExitCode> {
         true => Some(BuildCache::locate(args.build_cache.as_deref())?),
         false => None,
     };
-    prepare::prepare(&mut config, cache.as_ref(), &mut |line| say!("{line}"))?;
-    let stop = interrupt_flag()?;
+    prepare::prepare(&mut config, cache.as_ref(), &stop, &mut |line| {
+        say!("{line}")
+    })
+    .map_err(prepare_error)?;
     let report = tournament::run(&mut config, start, &stop, announce)?;
     say!("\n{}", report.summary);
     super::print_recorded(&report.sources.recorded_verdict(&report.summary));
@@ -333,29 +333,6 @@ fn resume_command(config: &TournamentConfig) -> String {
         ),
         None => format!("bt-arena tournament --resume {}", config.out.display()),
     }
-}
-
-/// The Ctrl-C flag: the first Ctrl-C (SIGINT, or SIGTERM and SIGHUP, which `scancel`, Kubernetes
-/// and a closed terminal send) sets it (no new games; games in flight are dropped), a second one
-/// exits at once (engine processes die with the runner).
-pub(super) fn interrupt_flag() -> Result<Arc<AtomicBool>> {
-    static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
-    if let Some(flag) = FLAG.get() {
-        return Ok(flag.clone());
-    }
-    let flag = Arc::new(AtomicBool::new(false));
-    let presses = AtomicUsize::new(0);
-    let handler_flag = flag.clone();
-    ctrlc::set_handler(move || {
-        if presses.fetch_add(1, Ordering::SeqCst) == 0 {
-            handler_flag.store(true, Ordering::SeqCst);
-            note!("\nStopping: no new games start; press Ctrl-C again to exit at once.");
-        } else {
-            std::process::exit(i32::from(EXIT_INTERRUPTED));
-        }
-    })
-    .context("cannot install the Ctrl-C handler")?;
-    Ok(FLAG.get_or_init(|| flag).clone())
 }
 
 /// The time control of engines given without one.

@@ -2,9 +2,8 @@
 //! mean the same), and the tuned values printed at the end.
 
 use super::args::{EngineFlags, OpeningsFlag, PgnCommentsFlag, RulesFlag, RunSeed};
-use super::tournament::{
-    DEFAULT_LIMIT, EXIT_INTERRUPTED, default_out, interrupt_flag, make_paths_absolute, shipped_book,
-};
+use super::signals::{EXIT_INTERRUPTED, stop_flag};
+use super::tournament::{DEFAULT_LIMIT, default_out, make_paths_absolute, shipped_book};
 use anyhow::{Context, Result, anyhow};
 use bt_arena::engine::build::BuildCache;
 use bt_arena::run::identity::{self, SeedOrigin};
@@ -132,6 +131,8 @@ const RESUME_FLAGS: [&str; 6] = [
 /// book or run directory.
 pub fn run(args: &TuneArgs, matches: &ArgMatches) -> Result<ExitCode> {
     let started = std::time::Instant::now();
+    // Before anything is built or started: a signal stops the tune from its first moment.
+    let stop = stop_flag()?;
     let matches = matches.subcommand_matches("tune").unwrap_or(matches);
     let shard = args
         .shard
@@ -181,8 +182,7 @@ pub fn run(args: &TuneArgs, matches: &ArgMatches) -> Result<ExitCode> {
         false => SeedOrigin::Drawn,
     };
     identity::establish(&mut config, seed).map_err(|e| anyhow!(e))?;
-    let stop = interrupt_flag()?;
-    let played = build_engine(&mut config, args.build_cache.as_deref())?;
+    let played = build_engine(&mut config, args.build_cache.as_deref(), &stop)?;
     let session = tune::TuneSession {
         resume,
         stop: &stop,
@@ -284,20 +284,30 @@ fn print_faults(faults: &[bt_arena::report::EngineFaults]) {
 ///
 /// # Errors
 /// A build, bench or cache that fails.
-fn build_engine(config: &mut TuneConfig, cache: Option<&Path>) -> Result<TuneConfig> {
+fn build_engine(
+    config: &mut TuneConfig,
+    cache: Option<&Path>,
+    stop: &std::sync::atomic::AtomicBool,
+) -> Result<TuneConfig> {
     let Some(source) = config.engine.source.as_mut() else {
         return Ok(config.clone());
     };
-    // The commit is saved in tune.json, so a resumed tune builds the same one.
+    // Its commit, once (a resumed tune has it from tune.json, and keeps it whatever its
+    // branch became); the tune's engine keeps its name.
     if source.commit.is_none() {
-        source.resolve().map_err(|e| anyhow!("--engine: {e}"))?;
+        source.resolve().map_err(|error| {
+            super::UsageError(format!("engine '{}': {error}", config.engine.name))
+        })?;
     }
     let mut played = config.clone();
     let cache = BuildCache::locate(cache)?;
     let mut tournament = config.tournament();
     tournament.engines.truncate(1);
     tournament.engines[0].name = config.engine.name.clone();
-    prepare::prepare(&mut tournament, Some(&cache), &mut |line| say!("{line}"))?;
+    prepare::prepare(&mut tournament, Some(&cache), stop, &mut |line| {
+        say!("{line}")
+    })
+    .map_err(super::signals::prepare_error)?;
     let built = tournament.engines.remove(0);
     played.engine = bt_arena::engine::EngineDescription {
         name: config.engine.name.clone(),

@@ -7,13 +7,15 @@
 //! played at a time, so the speed is measured under the load the games will put on the
 //! machine); every copy must print the same node count (a nondeterministic build is refused);
 //! the speed is the mean of the copies'; each may take [`BENCH_TIMEOUT`]. The output is read
-//! as OpenBench reads it ([`parse_bench_output`]).
+//! as OpenBench reads it ([`parse_bench_output`]). A bench is spawned as every engine is
+//! (`Process`: a process group of its own, the parent-death signal), so none outlives
+//! bt-arena.
 
-use super::EngineLaunch;
+use super::process::{Process, Received};
+use super::{EngineError, EngineLaunch};
+use std::collections::VecDeque;
 use std::fmt;
-use std::io::Read;
-use std::os::unix::process::CommandExt;
-use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// How long one bench may take (OpenBench's `MAX_BENCH_TIME_SECONDS`).
@@ -75,6 +77,11 @@ pub enum BenchError {
         /// The node counts, one per copy.
         counts: Vec<u64>,
     },
+    /// bt-arena received SIGINT, SIGTERM or SIGHUP during the bench (its copies were killed).
+    Interrupted {
+        /// The command line.
+        command: String,
+    },
 }
 
 impl fmt::Display for BenchError {
@@ -102,6 +109,9 @@ impl fmt::Display for BenchError {
                     lines => write!(f, "; its last output: {}", lines.join(" | ")),
                 }
             }
+            BenchError::Interrupted { command } => {
+                write!(f, "`{command}` was stopped by a signal to bt-arena")
+            }
             BenchError::Nondeterministic { command, counts } => write!(
                 f,
                 "`{command}` is not deterministic: {} benches at once counted {} nodes",
@@ -119,49 +129,49 @@ impl fmt::Display for BenchError {
 impl std::error::Error for BenchError {}
 
 /// Runs `copies` (at least 1) benches of the engine `launch` describes at once: its command
-/// and arguments followed by `bench`, in its directory with its environment, standard input
-/// closed. Each runs in a process group of its own, killed whole on timeout. The counts are
-/// read from standard output, else from standard error.
+/// and arguments followed by `bench`, in its directory with its environment, its standard input
+/// closed. Each is started as an engine is ([`Process`]: a process group of its own, the
+/// parent-death signal) and killed with its group on timeout or when `stop` is set. The counts
+/// are read from standard output (its last [`KEPT_LINES`] lines), else from the last 2 KiB of
+/// standard error.
 ///
 /// # Errors
 /// A [`BenchError`]: the engine cannot start, runs too long, prints no bench, or its copies
-/// disagree on the node count.
-pub fn run_bench(launch: &EngineLaunch, copies: usize) -> Result<BenchRun, BenchError> {
+/// disagree on the node count; [`BenchError::Interrupted`] when `stop` is set (bt-arena
+/// received SIGINT, SIGTERM or SIGHUP) before they finish.
+pub fn run_bench(
+    launch: &EngineLaunch,
+    copies: usize,
+    stop: &AtomicBool,
+) -> Result<BenchRun, BenchError> {
     let command = command_line(launch);
-    let mut children = Vec::new();
+    let mut bench = launch.clone();
+    bench.args.push(BENCH_ARG.to_string());
+    // Its output is no protocol and is not logged.
+    (bench.comm_log, bench.stderr_log) = (None, None);
+    let mut processes = Vec::new();
     for _ in 0..copies.max(1) {
-        let mut process = Command::new(&launch.cmd);
-        process
-            .args(&launch.args)
-            .arg(BENCH_ARG)
-            .envs(launch.env.iter().map(|(k, v)| (k, v)))
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0);
-        if let Some(dir) = &launch.dir {
-            process.current_dir(dir);
-        }
-        match process.spawn() {
-            Ok(child) => children.push(child),
+        match Process::spawn(&bench) {
+            Ok(mut process) => {
+                process.close_stdin();
+                processes.push(process);
+            }
+            // The copies started are ended when `processes` is dropped.
             Err(error) => {
-                for child in &mut children {
-                    kill_group(child);
-                }
                 return Err(BenchError::Start {
                     command,
-                    error: error.to_string(),
+                    error: start_error(error),
                 });
             }
         }
     }
     let deadline = Instant::now() + BENCH_TIMEOUT;
-    let outputs: Vec<Result<(String, String, String), BenchError>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = children
+    let outputs: Vec<Result<BenchOutput, BenchError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = processes
             .into_iter()
-            .map(|child| {
+            .map(|process| {
                 let command = &command;
-                scope.spawn(move || wait_output(child, deadline, command))
+                scope.spawn(move || read_bench(process, deadline, stop, command))
             })
             .collect();
         handles
@@ -178,17 +188,17 @@ pub fn run_bench(launch: &EngineLaunch, copies: usize) -> Result<BenchRun, Bench
     let mut counts = Vec::new();
     let mut speeds = Vec::new();
     for output in outputs {
-        let (stdout, stderr, status) = output?;
+        let output = output?;
         // Standard output first; what it lacks may be on standard error.
-        let (nodes, nps) = parse_bench_output(&stdout);
-        let (err_nodes, err_nps) = parse_bench_output(&stderr);
+        let (nodes, nps) = parse_bench_output(&output.stdout);
+        let (err_nodes, err_nps) = parse_bench_output(&output.stderr);
         match (nodes.or(err_nodes), nps.or(err_nps)) {
             (Some(nodes), Some(nps)) => {
                 counts.push(nodes);
                 speeds.push(nps);
             }
             _ => {
-                let both = format!("{stdout}\n{stderr}");
+                let both = format!("{}\n{}", output.stdout, output.stderr);
                 let lines: Vec<&str> = both.lines().filter(|l| !l.trim().is_empty()).collect();
                 let tail = lines[lines.len().saturating_sub(3)..]
                     .iter()
@@ -196,7 +206,7 @@ pub fn run_bench(launch: &EngineLaunch, copies: usize) -> Result<BenchRun, Bench
                     .collect();
                 return Err(BenchError::NoBench {
                     command,
-                    status,
+                    status: output.status,
                     tail,
                 });
             }
@@ -213,6 +223,28 @@ pub fn run_bench(launch: &EngineLaunch, copies: usize) -> Result<BenchRun, Bench
     })
 }
 
+/// The lines of a bench's standard output kept: its last ones, where the totals are.
+pub const KEPT_LINES: usize = 1000;
+
+/// What one bench printed and how it exited.
+struct BenchOutput {
+    /// Its last [`KEPT_LINES`] lines of standard output.
+    stdout: String,
+    /// The end of its standard error.
+    stderr: String,
+    /// How it exited (`exit status: 0`).
+    status: String,
+}
+
+/// The reason a bench could not start, from the error of its spawn.
+fn start_error(error: EngineError) -> String {
+    match error {
+        EngineError::Spawn { source, .. } => source.to_string(),
+        EngineError::NotExecutable { .. } => "permission denied (not executable)".to_string(),
+        other => other.to_string(),
+    }
+}
+
 /// `CMD ARGS bench`, for messages.
 fn command_line(launch: &EngineLaunch) -> String {
     std::iter::once(launch.cmd.display().to_string())
@@ -222,63 +254,58 @@ fn command_line(launch: &EngineLaunch) -> String {
         .join(" ")
 }
 
-/// The output of `child` (stdout and stderr) and how it exited, or a timeout (the process
-/// group killed) past `deadline`.
-fn wait_output(
-    mut child: Child,
+/// How often a bench that prints nothing looks at `stop`.
+const STOP_POLL: Duration = Duration::from_millis(50);
+
+/// What the bench `process` prints until it closes its output, and how it exits; a timeout
+/// past `deadline`, or [`BenchError::Interrupted`] once `stop` is set (the process and its
+/// group killed either way).
+fn read_bench(
+    mut process: Process,
     deadline: Instant,
+    stop: &AtomicBool,
     command: &str,
-) -> Result<(String, String, String), BenchError> {
-    let stdout = child.stdout.take();
-    let stderr = child.stderr.take();
-    std::thread::scope(|scope| {
-        let out = scope.spawn(|| read_all(stdout));
-        let err = scope.spawn(|| read_all(stderr));
-        let status = loop {
-            match child.try_wait() {
-                Ok(Some(status)) => break Some(status),
-                Ok(None) if Instant::now() >= deadline => {
-                    kill_group(&mut child);
-                    break None;
-                }
-                Ok(None) => std::thread::sleep(Duration::from_millis(10)),
-                Err(_) => break None,
-            }
-        };
-        // The group is gone or done: a grandchild holding the pipes open is killed with it.
-        kill_group(&mut child);
-        let (out, err) = (
-            out.join().unwrap_or_default(),
-            err.join().unwrap_or_default(),
-        );
-        match status {
-            Some(status) => Ok((out, err, status.to_string())),
-            None => Err(BenchError::Timeout {
+) -> Result<BenchOutput, BenchError> {
+    let mut lines = VecDeque::new();
+    let mut line = String::new();
+    loop {
+        if stop.load(Ordering::SeqCst) {
+            process.end_by(Instant::now());
+            return Err(BenchError::Interrupted {
                 command: command.to_string(),
-            }),
+            });
         }
+        match process.recv_into((Instant::now() + STOP_POLL).min(deadline), &mut line) {
+            Some(Received::Line(_)) => {
+                if lines.len() == KEPT_LINES {
+                    lines.pop_front();
+                }
+                lines.push_back(std::mem::take(&mut line));
+            }
+            // A line too long stops the reading: what came before it is kept.
+            Some(Received::TooLong | Received::Closed) => break,
+            None if Instant::now() >= deadline => {
+                process.end_by(Instant::now());
+                return Err(BenchError::Timeout {
+                    command: command.to_string(),
+                });
+            }
+            None => {}
+        }
+    }
+    // Its output is closed: it has exited or is about to, within the bench's time.
+    let status = process.end_by(deadline);
+    let killed = status.is_some_and(|status| super::stop::died_of_signal(&status));
+    if super::stop::stopping(stop, killed) {
+        return Err(BenchError::Interrupted {
+            command: command.to_string(),
+        });
+    }
+    Ok(BenchOutput {
+        stdout: Vec::from(lines).join("\n"),
+        stderr: process.stderr_tail(),
+        status: status.map_or_else(|| "not reaped".to_string(), |status| status.to_string()),
     })
-}
-
-/// Everything `pipe` gives until its end, as text (nothing without a pipe).
-fn read_all(pipe: Option<impl Read>) -> String {
-    let mut bytes = Vec::new();
-    if let Some(mut pipe) = pipe {
-        let _ = pipe.read_to_end(&mut bytes);
-    }
-    String::from_utf8_lossy(&bytes).into_owned()
-}
-
-/// Kills the process group of `child` (its pid: it was spawned as the group's leader) and
-/// reaps the child.
-fn kill_group(child: &mut Child) {
-    if let Ok(pid) = libc::pid_t::try_from(child.id()) {
-        // SAFETY: kill with a negative pid signals the group `pid` leads; no memory involved.
-        unsafe {
-            libc::kill(-pid, libc::SIGKILL);
-        }
-    }
-    let _ = child.wait();
 }
 
 /// The node count and speed in a bench's output, read as OpenBench's worker reads them: from
@@ -383,6 +410,11 @@ mod tests {
         assert_eq!(parse_bench_output("12 nodesearched 5"), (None, None));
     }
 
+    /// [`run_bench`] with no stop.
+    fn run_bench_now(launch: &EngineLaunch, copies: usize) -> Result<BenchRun, BenchError> {
+        run_bench(launch, copies, &AtomicBool::new(false))
+    }
+
     fn shell(script: &str) -> EngineLaunch {
         EngineLaunch {
             name: "sh".into(),
@@ -395,7 +427,7 @@ mod tests {
     #[test]
     fn a_bench_runs_as_many_copies_as_asked_and_averages_their_speed() {
         // $1 is `bench`; each copy takes a different speed from its pid's parity.
-        let run = run_bench(
+        let run = run_bench_now(
             &shell("[ \"$1\" = bench ] || exit 9; echo 'searching'; echo \"777 nodes $(( ($$ % 2) * 100 + 100 )) nps\""),
             3,
         )
@@ -407,15 +439,15 @@ mod tests {
             "{run:?}"
         );
         assert_eq!(run.nps, run.copies.iter().sum::<u64>() / 3);
-        let one = run_bench(&shell("echo '5 nodes 10 nps'"), 1).unwrap();
+        let one = run_bench_now(&shell("echo '5 nodes 10 nps'"), 1).unwrap();
         assert_eq!(one.to_string(), "5 nodes 10 nps");
         // Standard output wins over standard error, which is read when it has the bench.
-        let both = run_bench(
+        let both = run_bench_now(
             &shell("echo '5 nodes 10 nps'; echo '99 nodes 1 nps' >&2"),
             1,
         );
         assert_eq!(both.unwrap().nodes, 5);
-        let stderr = run_bench(&shell("echo 'info'; echo '9 nodes 3 nps' >&2"), 1);
+        let stderr = run_bench_now(&shell("echo 'info'; echo '9 nodes 3 nps' >&2"), 1);
         assert_eq!(stderr.unwrap().nodes, 9);
         assert_eq!(
             BenchRun {
@@ -428,9 +460,48 @@ mod tests {
         );
     }
 
+    /// A bench in progress is stopped once `stop` is set (bt-arena received a signal): its
+    /// process is killed and the error says so.
+    #[test]
+    fn a_bench_is_stopped_when_the_stop_flag_is_set() {
+        let dir = tempfile::tempdir().unwrap();
+        let pid_file = dir.path().join("pid");
+        let launch = shell(&format!(
+            "echo $$ > '{}'; exec sleep 1000",
+            pid_file.display()
+        ));
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let setter = {
+            let stop = std::sync::Arc::clone(&stop);
+            let pid_file = pid_file.clone();
+            std::thread::spawn(move || {
+                while !std::fs::read_to_string(&pid_file).is_ok_and(|t| t.ends_with('\n')) {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                stop.store(true, Ordering::SeqCst);
+            })
+        };
+        let err = run_bench(&launch, 1, &stop).unwrap_err();
+        setter.join().unwrap();
+        assert!(matches!(err, BenchError::Interrupted { .. }), "{err:?}");
+        assert!(
+            err.to_string()
+                .ends_with("bench` was stopped by a signal to bt-arena"),
+            "{err}"
+        );
+        let pid: i32 = std::fs::read_to_string(&pid_file)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        // SAFETY: signal 0 only checks for existence; the process was reaped by the bench.
+        let gone = unsafe { libc::kill(pid, 0) } == -1;
+        assert!(gone, "the bench's process {pid} was killed and reaped");
+    }
+
     #[test]
     fn engines_without_a_bench_or_with_a_nondeterministic_one_are_named() {
-        let err = run_bench(&shell("echo 'unknown command'; exit 2"), 1).unwrap_err();
+        let err = run_bench_now(&shell("echo 'unknown command'; exit 2"), 1).unwrap_err();
         assert_eq!(
             err,
             BenchError::NoBench {
@@ -449,7 +520,7 @@ mod tests {
                 .ends_with("; its last output: unknown command"),
             "{err}"
         );
-        let err = run_bench(&shell("echo \"$$ nodes 5 nps\""), 2).unwrap_err();
+        let err = run_bench_now(&shell("echo \"$$ nodes 5 nps\""), 2).unwrap_err();
         assert!(
             matches!(&err, BenchError::Nondeterministic { counts, .. } if counts.len() == 2),
             "{err:?}"
@@ -459,7 +530,7 @@ mod tests {
             ..EngineLaunch::default()
         };
         assert!(matches!(
-            run_bench(&missing, 1),
+            run_bench_now(&missing, 1),
             Err(BenchError::Start { .. })
         ));
     }

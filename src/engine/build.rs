@@ -24,9 +24,13 @@
 //! checkout.
 //!
 //! A build runs `sh -c CMD` in a fresh checkout of the commit (`git clone --no-checkout`, then
-//! `git checkout --detach COMMIT`, submodules included), with `BT_ARENA_COMMIT` set. A failed
-//! build is not cached: its log is kept as `failed-<token>.log` and the next run tries again.
+//! `git checkout --detach COMMIT`, submodules included), with `BT_ARENA_COMMIT` set, in a process
+//! group of its own with the parent-death signal (as engines are). A failed build is not cached:
+//! its log is kept as `failed-<token>.log` and the next run tries again. A build stopped by a
+//! signal to bt-arena ([`BuildCache::build_until`]) leaves nothing: its group is killed, its
+//! checkout and log removed, its claim released.
 
+use super::process::{GroupChild, GroupEnd};
 use super::source::{EngineSource, SourceError, git};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -48,6 +52,8 @@ pub const STALE_CLAIM: Duration = Duration::from_secs(60);
 const POLL: Duration = Duration::from_millis(100);
 /// Lines of a failed build's log shown in its error.
 pub const LOG_TAIL_LINES: usize = 20;
+/// How long a stopped build has between SIGTERM to its process group and SIGKILL.
+pub const STOP_GRACE: Duration = Duration::from_secs(1);
 /// The file that marks a finished entry.
 pub const BUILD_JSON: &str = "build.json";
 /// The claim file of an entry.
@@ -169,7 +175,25 @@ impl BuildCache {
     pub fn build(
         &self,
         source: &EngineSource,
+        waiting: impl FnMut(&str),
+    ) -> Result<Build, BuildError> {
+        self.build_until(source, waiting, &AtomicBool::new(false))
+    }
+
+    /// [`build`](BuildCache::build), stopped when `stop` is set (bt-arena received SIGINT,
+    /// SIGTERM or SIGHUP): the build command's process group gets SIGTERM, then SIGKILL
+    /// [`STOP_GRACE`] later; its checkout and log are removed and its claim released, so the
+    /// cache holds nothing of it and the next run builds it afresh. A wait for another
+    /// process's build is given up at once.
+    ///
+    /// # Errors
+    /// Those of [`build`](BuildCache::build), and [`BuildError::Interrupted`] once `stop` is
+    /// set.
+    pub fn build_until(
+        &self,
+        source: &EngineSource,
         mut waiting: impl FnMut(&str),
+        stop: &AtomicBool,
     ) -> Result<Build, BuildError> {
         let commit = source
             .commit
@@ -193,9 +217,14 @@ impl BuildCache {
                 Ok(mut claim) => {
                     let token = token();
                     let _ = writeln!(claim, "{} {token}", std::process::id());
-                    let built = self.build_claimed(&key, source, commit, &token, &claim);
+                    let built = self.build_claimed(&key, source, commit, &token, &claim, stop);
                     let _ = std::fs::remove_file(&claim_path);
                     return built;
+                }
+                Err(_) if stop.load(Ordering::SeqCst) => {
+                    return Err(BuildError::Interrupted {
+                        commit: commit.to_string(),
+                    });
                 }
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
                     let holder = std::fs::read_to_string(&claim_path).unwrap_or_default();
@@ -224,6 +253,7 @@ impl BuildCache {
         commit: &str,
         token: &str,
         claim: &File,
+        stop: &AtomicBool,
     ) -> Result<Build, BuildError> {
         // Another builder may have finished between our look and our claim.
         if let Some(build) = self.finished(key) {
@@ -236,10 +266,23 @@ impl BuildCache {
         let done = AtomicBool::new(false);
         let outcome = std::thread::scope(|scope| {
             scope.spawn(|| heartbeat(claim, &done));
-            let outcome = checkout_and_build(source, commit, &checkout, &log);
+            let outcome = checkout_and_build(source, commit, &checkout, &log, stop);
             done.store(true, Ordering::SeqCst);
             outcome
         });
+        // Whatever failed once the run is stopping was stopped, not failed.
+        let outcome = match outcome {
+            Err(_) if stop.load(Ordering::SeqCst) => Err(BuildError::Interrupted {
+                commit: commit.to_string(),
+            }),
+            outcome => outcome,
+        };
+        if let Err(interrupted @ BuildError::Interrupted { .. }) = outcome {
+            // Nothing of it is kept: the next run builds it afresh.
+            let _ = std::fs::remove_dir_all(&checkout);
+            let _ = std::fs::remove_file(&log);
+            return Err(interrupted);
+        }
         if let Err(err) = outcome {
             let _ = std::fs::remove_dir_all(&checkout);
             let kept = entry.join(format!("failed-{token}.log"));
@@ -313,6 +356,12 @@ pub enum BuildError {
         /// What git said.
         git: String,
     },
+    /// bt-arena received SIGINT, SIGTERM or SIGHUP during the build (or while waiting for
+    /// another process's): the build was stopped and nothing of it kept.
+    Interrupted {
+        /// The commit being built.
+        commit: String,
+    },
     /// The build command failed.
     Failed {
         /// The command.
@@ -343,6 +392,11 @@ impl fmt::Display for BuildError {
             BuildError::Cache { path, source } => {
                 write!(f, "build cache {}: {source}", path.display())
             }
+            BuildError::Interrupted { commit } => write!(
+                f,
+                "the build of commit {commit} was stopped by a signal to bt-arena (the build \
+                 cache keeps nothing of it)"
+            ),
             BuildError::Checkout { repo, commit, git } => {
                 write!(f, "cannot check out commit {commit} of {repo}: {git}")
             }
@@ -522,11 +576,20 @@ fn checkout_and_build(
     commit: &str,
     checkout: &Path,
     log: &Path,
+    stop: &AtomicBool,
 ) -> Result<(), BuildError> {
-    let checkout_error = |git: String| BuildError::Checkout {
-        repo: source.repo.clone(),
+    let interrupted = || BuildError::Interrupted {
         commit: commit.to_string(),
-        git,
+    };
+    // Git runs in bt-arena's process group: a terminal's Ctrl-C or a job's SIGTERM ends it
+    // too, and its failure is then the stop's (bt-arena's handler may run a little later).
+    let checkout_error = |git: String| match super::stop::stopping(stop, true) {
+        true => interrupted(),
+        false => BuildError::Checkout {
+            repo: source.repo.clone(),
+            commit: commit.to_string(),
+            git,
+        },
     };
     let target = checkout.display().to_string();
     git(
@@ -553,6 +616,9 @@ fn checkout_and_build(
         ],
     )?
     .map_err(checkout_error)?;
+    if stop.load(Ordering::SeqCst) {
+        return Err(interrupted());
+    }
     if checkout.join(".gitmodules").exists() {
         git(
             Some(checkout),
@@ -568,20 +634,31 @@ fn checkout_and_build(
         );
         return Ok(());
     };
+    if stop.load(Ordering::SeqCst) {
+        return Err(interrupted());
+    }
     let _ = writeln!(log_file, "$ {command}    # in {}", checkout.display());
     let stderr = log_file.try_clone().map_err(|e| cache_error(log, e))?;
-    let status = Command::new("sh")
-        .arg("-c")
+    let mut sh = Command::new("sh");
+    sh.arg("-c")
         .arg(command)
         .current_dir(checkout)
         .env("BT_ARENA_COMMIT", commit)
         .stdin(Stdio::null())
         .stdout(log_file)
-        .stderr(stderr)
-        .status()
-        .map_err(|e| cache_error(checkout, e))?;
+        .stderr(stderr);
+    let mut build = GroupChild::spawn(sh).map_err(|e| cache_error(checkout, e))?;
+    let status = match build.wait_or_stop(stop, STOP_GRACE) {
+        Ok(GroupEnd::Exited(status)) => status,
+        Ok(GroupEnd::Stopped) => return Err(interrupted()),
+        Err(e) => return Err(cache_error(checkout, e)),
+    };
     if status.success() {
         return Ok(());
+    }
+    // Killed by the job's signal (scancel signals every process): stopped, not failed.
+    if super::stop::stopping(stop, super::stop::died_of_signal(&status)) {
+        return Err(interrupted());
     }
     Err(BuildError::Failed {
         command: command.clone(),

@@ -117,6 +117,31 @@ impl EngineDescription {
 }
 
 impl EngineDescription {
+    /// For an engine built from source whose commit is not known yet: resolves its revision
+    /// ([`EngineSource::resolve`]) and names it `NAME@SHORTHASH`
+    /// ([`EngineSource::name_at_commit`]), the one way every command (tournament, bench,
+    /// check-engine, perft-check) names such an engine. Returns whether it did: `false` for an
+    /// engine not built from source, or whose commit is known already (a resumed run, a shard
+    /// that adopted its run's commit).
+    ///
+    /// # Errors
+    /// The [`SourceError`](super::source::SourceError) of a revision that cannot be resolved
+    /// (no such revision, not a repository, a dirty work tree, no git); the engine is then
+    /// left as it was.
+    pub fn resolve_source(&mut self) -> Result<bool, super::source::SourceError> {
+        let Some(source) = self.source.as_mut() else {
+            return Ok(false);
+        };
+        if source.commit.is_some() {
+            return Ok(false);
+        }
+        source.resolve()?;
+        self.name = source.name_at_commit(&self.name);
+        Ok(true)
+    }
+}
+
+impl EngineDescription {
     /// The limit the engine plays under in this session: [`limit`](Self::limit) with its
     /// clock (base, increment, or move time) multiplied by [`clock_scale`](Self::clock_scale)
     /// when set; depth and node limits are not scaled.

@@ -19,11 +19,14 @@
 //!   resolved once), the build cache it is built in, and its bench (OpenBench's `ENGINE bench`:
 //!   the build's signature and the machine's speed).
 //!
-//! Process notes: engines are spawned without a shell, each in its own process group (a
-//! terminal Ctrl-C reaches the runner, not the engines, which the runner then quits); on Linux
-//! each gets `PR_SET_PDEATHSIG(SIGKILL)`, so it dies with the runner even when the runner is
-//! killed. Spawning happens on one long-lived thread, so an [`Engine`] may be started and used
-//! on any thread.
+//! Process notes: engines, and their benches, are spawned without a shell, each in its own
+//! process group (a terminal Ctrl-C reaches the runner, not the engines, which the runner then
+//! quits); on Linux each gets `PR_SET_PDEATHSIG(SIGKILL)`, so it dies with the runner even when
+//! the runner is killed. Spawning happens on one long-lived thread, so an [`Engine`] may be
+//! started and used on any thread. A build command (`sh -c`) is spawned the same way and
+//! stopped as a whole group when the run's stop flag is set ([`build::BuildCache::build_until`]).
+//! [`stop`] tells a child's death by a signal bt-arena received (the run stops) from one it did
+//! not (the child's fault).
 
 pub mod bench;
 pub mod build;
@@ -35,6 +38,7 @@ mod position_line;
 mod process;
 pub mod rule_option;
 pub mod source;
+pub mod stop;
 
 pub use description::{
     DEFAULT_TIME_MARGIN_MS, DescriptionError, EngineDescription, EngineKeys, EngineOptions,

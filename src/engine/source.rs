@@ -52,6 +52,15 @@ impl EngineSource {
             .map(|commit| &commit[..commit.len().min(SHORT_HASH_LEN)])
     }
 
+    /// `NAME@SHORTHASH`: the name of the engine `name` built from this source's commit
+    /// (`name` alone while the commit is not known).
+    pub fn name_at_commit(&self, name: &str) -> String {
+        match self.short_commit() {
+            Some(short) => format!("{name}@{short}"),
+            None => name.to_string(),
+        }
+    }
+
     /// The name an engine takes when none is given: the repository's directory name without
     /// `.git` (`/home/me/my-engine` and `https://host/me/my-engine.git` give `my-engine`).
     pub fn repo_name(&self) -> String {

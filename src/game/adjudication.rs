@@ -10,7 +10,9 @@
 //! * **Proof** (`--adjudicate proof=PLIES[,nodes=N]`): after every move the runner asks its own
 //!   rules ([`Prover`]) whether the side to move wins, or is lost, within `PLIES` plies; a proof
 //!   ends the game (termination `proof`), an unknown answer (the node budget `N`, default
-//!   [`DEFAULT_BUDGET`], ran out) lets it go on. Breakthrough has no draws and no repetitions,
+//!   [`DEFAULT_BUDGET`] and at most [`MAX_PROOF_NODES`], or [`PROOF_TIME_LIMIT`] ran out) lets
+//!   it go on. Its memory is bounded whatever the budget
+//!   ([`TABLE_SLOTS`](crate::rules::proof::TABLE_SLOTS)). Breakthrough has no draws and no repetitions,
 //!   so a proof is final whatever the engines would have played. Proofs come first, then
 //!   resignations.
 //!
@@ -24,6 +26,7 @@ use crate::rules::{ByColor, Color, Position, Rules};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
+use std::time::Duration;
 
 /// The adjudication rules of a tournament (the `adjudication` table of a config file).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -204,12 +207,28 @@ fn default_nodes() -> u64 {
 /// The longest proof asked for, in plies: past it a proof costs far more than any game.
 pub const MAX_PROOF_PLIES: u32 = 63;
 
+/// The largest node budget per move (`nodes=`): 500 times the default, about half a second at
+/// the 50 ns a node of docs/adjudication.md, a few seconds on a loaded machine (2 to 6 million
+/// nodes a second measured on 2 cores loaded five times over), which [`PROOF_TIME_LIMIT`] cuts
+/// shorter. The prover's memory is bounded whatever the budget (see
+/// [`TABLE_SLOTS`](crate::rules::proof::TABLE_SLOTS)).
+pub const MAX_PROOF_NODES: u64 = 10_000_000;
+
+/// The longest one proof may take after a move, whatever its node budget: past it the answer
+/// is unknown and the game goes on. Budgets up to the default never come near it; it caps what
+/// a large budget costs on a slow or loaded machine (then the games' proofs depend on the
+/// machine's speed). The proof runs between moves, on neither engine's clock.
+pub const PROOF_TIME_LIMIT: Duration = Duration::from_secs(1);
+
+/// What `nodes=` must be.
+const NODES_EXPECTED: &str = "a node budget per move, 1 to 10000000";
+
 impl ProofRule {
     /// Proofs of at most `plies` plies, within `nodes` nodes per move.
     ///
     /// # Errors
     /// [`AdjudicationSpecError::BadValue`] for `plies` 0 or above [`MAX_PROOF_PLIES`], or
-    /// `nodes` 0.
+    /// `nodes` 0 or above [`MAX_PROOF_NODES`].
     pub fn new(plies: u32, nodes: u64) -> Result<Self, AdjudicationSpecError> {
         if plies == 0 || plies > MAX_PROOF_PLIES {
             return Err(AdjudicationSpecError::BadValue {
@@ -217,10 +236,10 @@ impl ProofRule {
                 expected: "plies, 1 to 63",
             });
         }
-        if nodes == 0 {
+        if nodes == 0 || nodes > MAX_PROOF_NODES {
             return Err(AdjudicationSpecError::BadValue {
-                token: "nodes=0".into(),
-                expected: "a node budget per move, at least 1",
+                token: format!("nodes={nodes}"),
+                expected: NODES_EXPECTED,
             });
         }
         Ok(ProofRule { plies, nodes })
@@ -283,7 +302,7 @@ impl FromStr for ProofRule {
             None => DEFAULT_BUDGET,
             Some((token, nodes)) => nodes.parse().map_err(|_| AdjudicationSpecError::BadValue {
                 token,
-                expected: "a node budget per move, at least 1",
+                expected: NODES_EXPECTED,
             })?,
         };
         ProofRule::new(plies, nodes)
@@ -394,9 +413,10 @@ impl Adjudicator {
             resign: adjudication
                 .resign
                 .map(|rule| (rule, ResignCounts::default())),
-            proof: adjudication
-                .proof
-                .map(|rule| (rule, Prover::new(rules, rule.nodes()))),
+            proof: adjudication.proof.map(|rule| {
+                let prover = Prover::new(rules, rule.nodes()).with_time_limit(PROOF_TIME_LIMIT);
+                (rule, prover)
+            }),
         }
     }
 
@@ -562,8 +582,19 @@ mod tests {
         assert_eq!(err("proof=-1"), "`proof=-1`: expected plies, 1 to 63");
         assert_eq!(
             err("proof=5,nodes=0"),
-            "`nodes=0`: expected a node budget per move, at least 1"
+            "`nodes=0`: expected a node budget per move, 1 to 10000000"
         );
+        // Beyond the maximum (see: issue 28, its memory grew without limit), and beyond u64.
+        assert_eq!(
+            err("proof=63,nodes=99999999999999"),
+            "`nodes=99999999999999`: expected a node budget per move, 1 to 10000000"
+        );
+        assert_eq!(
+            err("proof=63,nodes=99999999999999999999"),
+            "`nodes=99999999999999999999`: expected a node budget per move, 1 to 10000000"
+        );
+        let most: ProofRule = "proof=63,nodes=10000000".parse().unwrap();
+        assert_eq!((most.plies(), most.nodes()), (63, MAX_PROOF_NODES));
         assert_eq!(err("nodes=5"), "`proof=` is missing");
         assert_eq!(
             err("resign=5"),
@@ -590,6 +621,10 @@ mod tests {
             ("resign = { movecount = 0, score = 500 }", "`movecount=0`"),
             ("resign = { movecount = 3, score = -1 }", "`score=-1`"),
             ("proof = { plies = 0 }", "`proof=0`"),
+            (
+                "proof = { plies = 63, nodes = 10000001 }",
+                "`nodes=10000001`: expected a node budget per move, 1 to 10000000",
+            ),
             ("proof = { plies = 5, depth = 3 }", "unknown field `depth`"),
         ] {
             let err = toml::from_str::<Adjudication>(bad).unwrap_err().to_string();

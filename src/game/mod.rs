@@ -190,23 +190,18 @@ fn play_moves(
 }
 
 /// [`Unfinished::Interrupted`] when an engine's failure is the run being stopped rather than a
-/// fault: `stop` is set (Ctrl-C, SIGTERM), or the engine was killed by SIGINT, SIGTERM or SIGHUP,
-/// which `scancel`, Kubernetes and a closed terminal send to every process of a job, the
-/// runner's own handler perhaps not having run yet. `stop` is set then too: the run stops, and
-/// `--resume` replays the game. No engine is charged with a loss it did not cause.
+/// fault: `stop` is set (bt-arena received SIGINT, SIGTERM or SIGHUP), or the engine died of a
+/// signal and `stop` is set within [`crate::engine::stop::OWN_SIGNAL_GRACE`] (`scancel`,
+/// Kubernetes and a closed terminal signal every process of a job, and the engine may be seen
+/// dead before the runner's handler has run). `--resume` then replays the game, and no engine
+/// is charged with a loss it did not cause. An engine that died of a signal bt-arena did not
+/// receive (it killed itself, it crashed) is the engine's fault: its game is lost as a crash.
 fn stopped_from_outside(error: &EngineError, stop: &AtomicBool) -> Result<(), Unfinished> {
-    use std::os::unix::process::ExitStatusExt;
-    let killed = matches!(
+    let died_of_signal = matches!(
         error,
-        EngineError::Crashed { status: Some(status), .. }
-            if status.signal().is_some_and(|signal| {
-                [libc::SIGINT, libc::SIGTERM, libc::SIGHUP].contains(&signal)
-            })
+        EngineError::Crashed { status: Some(status), .. } if crate::engine::stop::died_of_signal(status)
     );
-    if killed {
-        stop.store(true, Ordering::SeqCst);
-    }
-    match stop.load(Ordering::SeqCst) {
+    match crate::engine::stop::stopping(stop, died_of_signal) {
         true => Err(Unfinished::Interrupted),
         false => Ok(()),
     }

@@ -37,20 +37,24 @@
 //!   capture-only rules.
 //! * **Transpositions**: proven facts (`wins` and `defence_fails` true or false at a depth)
 //!   are kept in a table keyed by the position, reused between depths and, in one
-//!   [`Prover`], between calls: they hold whatever the budget.
+//!   [`Prover`], between calls: they hold whatever the budget. The table has at most
+//!   [`TABLE_SLOTS`] slots; once full, a new fact takes the place of an old one, which is
+//!   proven again if it is needed again.
 //!
 //! # Cost
 //!
 //! One call examines at most `budget` positions (nodes) for the verdict, then at most `budget`
 //! more to find the longest defence for the line (past that the line follows the proof's own
 //! moves and may end sooner than the proven length). A node is a few bitboard operations and a
-//! table probe; `cargo bench --bench harness` measures the cost per move of a game.
+//! table probe; `cargo bench --bench harness` measures the cost per move of a game. With
+//! [`Prover::with_time_limit`] a call also stops at its time limit (twice: the verdict, then the
+//! line). Memory is at most the table's 8 MiB ([`TABLE_SLOTS`]), whatever the budget: the
+//! search itself is a recursion of at most 254 plies.
 
 use super::movegen::{Black, RANK_1, RANK_8, Side, White};
 use super::{Color, Move, Position, Reason, Rules, Square};
-use std::collections::HashMap;
 use std::fmt;
-use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::time::{Duration, Instant};
 
 /// The node budget per call of proof adjudication unless the user chooses one. Measured after
 /// every move of 40 games per rule set between bundled searchers (`cargo bench --bench harness
@@ -58,8 +62,20 @@ use std::hash::{BuildHasherDefault, Hash, Hasher};
 /// capture-only), at about 0.1 ms a move on average and at most a few ms.
 pub const DEFAULT_BUDGET: u64 = 20_000;
 
-/// The most entries the table keeps between calls; past it, the next call starts afresh.
-const TABLE_LIMIT: usize = 1 << 18;
+/// The most slots the table of proven facts has, whatever the node budget: 2^18 slots of 32
+/// bytes, 8 MiB per prover (one per game in play). The table starts at [`FIRST_SLOTS`] and
+/// doubles as it fills; at its most, a new fact takes the slot of one it collides with. Facts
+/// are exact, so one lost costs only the time to prove it again.
+pub const TABLE_SLOTS: usize = 1 << 18;
+
+/// The slots of a new table (128 KiB).
+const FIRST_SLOTS: usize = 1 << 12;
+
+/// The slots a position may take: the [`WAYS`] slots of its bucket.
+const WAYS: usize = 4;
+
+/// How many nodes pass between two looks at the clock when a call has a time limit.
+const CLOCK_NODES: u64 = 1 << 10;
 
 /// The answer of [`Prover::prove`] for the side to move.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -137,37 +153,121 @@ impl Default for Facts {
     }
 }
 
-/// A table key: the position, hashed with one multiplication.
-#[derive(Clone, Copy, PartialEq, Eq)]
-struct Key(Position);
-
-impl Hash for Key {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        let white = self.0.pawns(Color::White);
-        let black = self.0.pawns(Color::Black);
-        let side = u64::from(self.0.side_to_move() == Color::Black);
-        state.write_u64(white ^ black.rotate_left(29) ^ side.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-    }
+/// The hash of a position: its two bitboards and side folded into one word, mixed by one
+/// multiplication.
+fn hash(position: &Position) -> u64 {
+    let white = position.pawns(Color::White);
+    let black = position.pawns(Color::Black);
+    let side = u64::from(position.side_to_move() == Color::Black);
+    let word = white ^ black.rotate_left(29) ^ side.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let h = word.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+    h ^ (h >> 32)
 }
 
-/// The hasher of [`Key`]: a multiply-and-fold of the one word it is given.
-#[derive(Default)]
-struct KeyHasher(u64);
+/// One slot of the [`Table`]: a position and its facts, or nothing.
+#[derive(Clone, Copy)]
+struct Slot {
+    position: Option<Position>,
+    facts: Facts,
+}
 
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        let h = self.0.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
-        h ^ (h >> 32)
-    }
+impl Slot {
+    const EMPTY: Slot = Slot {
+        position: None,
+        facts: Facts {
+            win: u8::MAX,
+            no_win: 0,
+            lost: u8::MAX,
+            not_lost: 0,
+        },
+    };
+}
 
-    fn write(&mut self, bytes: &[u8]) {
-        for &byte in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(byte)).wrapping_mul(0x100_0000_01B3);
+/// The proven facts, by position: at most [`TABLE_SLOTS`] slots in buckets of [`WAYS`]
+/// (see [`TABLE_SLOTS`]).
+struct Table {
+    slots: Vec<Slot>,
+    /// Slots holding a position.
+    used: usize,
+    /// Facts dropped for want of room, since the prover was made.
+    evicted: u64,
+}
+
+impl Table {
+    fn new() -> Table {
+        Table {
+            slots: vec![Slot::EMPTY; FIRST_SLOTS],
+            used: 0,
+            evicted: 0,
         }
     }
 
-    fn write_u64(&mut self, word: u64) {
-        self.0 ^= word;
+    /// The first slot of `position`'s bucket.
+    fn bucket(&self, position: &Position) -> usize {
+        // The table's size is a power of two, at least WAYS: the masked hash fits.
+        let mask = (self.slots.len() - 1) & !(WAYS - 1);
+        usize::try_from(hash(position) & mask as u64).unwrap_or_default()
+    }
+
+    /// The facts known about `position` (none: the defaults).
+    fn get(&self, position: &Position) -> Facts {
+        let start = self.bucket(position);
+        self.slots[start..start + WAYS]
+            .iter()
+            .find(|slot| slot.position.as_ref() == Some(position))
+            .map_or_else(Facts::default, |slot| slot.facts)
+    }
+
+    /// The facts of `position`, to update: its slot, else a free one of its bucket (the table
+    /// grown first when half full and below [`TABLE_SLOTS`]), else, at the table's most, the
+    /// slot of another position of the bucket, whose facts are dropped.
+    fn entry(&mut self, position: &Position) -> &mut Facts {
+        if 2 * self.used >= self.slots.len() && self.slots.len() < TABLE_SLOTS {
+            self.grow();
+        }
+        loop {
+            let start = self.bucket(position);
+            let bucket = &self.slots[start..start + WAYS];
+            if let Some(at) = bucket
+                .iter()
+                .position(|slot| slot.position.as_ref() == Some(position))
+            {
+                return &mut self.slots[start + at].facts;
+            }
+            let at = match bucket.iter().position(|slot| slot.position.is_none()) {
+                Some(free) => {
+                    self.used += 1;
+                    free
+                }
+                None if self.slots.len() < TABLE_SLOTS => {
+                    self.grow();
+                    continue;
+                }
+                None => {
+                    self.evicted += 1;
+                    // Which of the bucket's positions goes: by the newcomer's hash, so that
+                    // no slot of a bucket is always the one replaced.
+                    usize::try_from(hash(position) >> 60).unwrap_or_default() % WAYS
+                }
+            };
+            self.slots[start + at] = Slot {
+                position: Some(*position),
+                facts: Facts::default(),
+            };
+            return &mut self.slots[start + at].facts;
+        }
+    }
+
+    /// Doubles the slots (up to [`TABLE_SLOTS`]) and places every fact again.
+    fn grow(&mut self) {
+        let size = (2 * self.slots.len()).min(TABLE_SLOTS);
+        let old = std::mem::replace(&mut self.slots, vec![Slot::EMPTY; size]);
+        self.used = 0;
+        for slot in old {
+            if let Some(position) = slot.position {
+                *self.entry(&position) = slot.facts;
+            }
+        }
     }
 }
 
@@ -202,9 +302,13 @@ const NO_MOVE: Move = Move {
 pub struct Prover {
     rules: Rules,
     budget: u64,
+    /// The longest a call may take (see [`Prover::with_time_limit`]).
+    time_limit: Option<Duration>,
     nodes: u64,
     limit: u64,
-    table: HashMap<Key, Facts, BuildHasherDefault<KeyHasher>>,
+    /// When the current call must give up, with a time limit.
+    deadline: Option<Instant>,
+    table: Table,
 }
 
 impl Prover {
@@ -214,10 +318,22 @@ impl Prover {
         Prover {
             rules,
             budget,
+            time_limit: None,
             nodes: 0,
             limit: 0,
-            table: HashMap::with_capacity_and_hasher(4096, Default::default()),
+            deadline: None,
+            table: Table::new(),
         }
+    }
+
+    /// The prover with a time limit per call besides its node budget: past `limit` (by the
+    /// monotonic clock, looked at every 1024 nodes) the verdict is [`Verdict::Unknown`], and a
+    /// proven line stops after as long again (see the module documentation). Proofs are then
+    /// no longer a function of the position alone: a slower machine may give up where a faster
+    /// one proves.
+    pub fn with_time_limit(mut self, limit: Duration) -> Prover {
+        self.time_limit = Some(limit);
+        self
     }
 
     /// The rule set.
@@ -239,22 +355,20 @@ impl Prover {
     /// [`Verdict`]). A position that is already over, or `plies` 0, is [`Verdict::Open`]: the
     /// rules, not a proof, end such a game.
     pub fn prove(&mut self, position: &Position, plies: u32) -> Verdict {
-        if self.table.len() > TABLE_LIMIT {
-            self.table.clear();
-        }
         self.nodes = 0;
         self.limit = self.budget;
+        self.deadline = self.time_limit.map(|limit| Instant::now() + limit);
         if plies == 0 || position.outcome(self.rules).is_some() {
             return Verdict::Open;
         }
         let plies = plies.min(u32::from(u8::MAX - 1));
         match self.verdict(position, plies) {
             Ok(Some((true, depth))) => {
-                self.limit = self.nodes.saturating_add(self.budget);
+                self.for_the_line();
                 Verdict::Win(self.line(position, depth, true))
             }
             Ok(Some((false, depth))) => {
-                self.limit = self.nodes.saturating_add(self.budget);
+                self.for_the_line();
                 Verdict::Loss(self.line(position, depth, false))
             }
             Ok(None) => Verdict::Open,
@@ -282,12 +396,27 @@ impl Prover {
         Ok(None)
     }
 
+    /// A budget for the line of a proven verdict: as many nodes again, and as long again.
+    fn for_the_line(&mut self) {
+        self.limit = self.nodes.saturating_add(self.budget);
+        self.deadline = self.time_limit.map(|limit| Instant::now() + limit);
+    }
+
     /// Counts a node.
     fn visit(&mut self) -> Result<(), OutOfBudget> {
         if self.nodes >= self.limit {
             return Err(OutOfBudget);
         }
         self.nodes += 1;
+        if self.nodes.is_multiple_of(CLOCK_NODES)
+            && self
+                .deadline
+                .is_some_and(|deadline| Instant::now() >= deadline)
+        {
+            // No more nodes in this call (nor in the line's budget, which starts afresh).
+            self.limit = self.nodes;
+            return Err(OutOfBudget);
+        }
         Ok(())
     }
 
@@ -314,7 +443,7 @@ impl Prover {
                 break;
             }
         }
-        let facts = self.table.entry(Key(*position)).or_default();
+        let facts = self.table.entry(position);
         let depth = depth_u8(depth);
         if won {
             facts.win = facts.win.min(depth);
@@ -351,7 +480,7 @@ impl Prover {
                 break;
             }
         }
-        let facts = self.table.entry(Key(*position)).or_default();
+        let facts = self.table.entry(position);
         let depth = depth_u8(depth);
         if failed {
             facts.lost = facts.lost.min(depth);
@@ -363,7 +492,7 @@ impl Prover {
 
     /// What the table knows about `position`.
     fn facts(&self, position: &Position) -> Facts {
-        self.table.get(&Key(*position)).copied().unwrap_or_default()
+        self.table.get(position)
     }
 
     /// A move of the side to move of `position` (not over) that ends the game in its favour,

@@ -13,7 +13,9 @@
 //!    once as games are played at once, gives the factor both engines' clocks are multiplied
 //!    by ([`ClockScale`], recorded in run.json per session and shard).
 //!
-//! Any failure stops the run before its first game.
+//! Any failure stops the run before its first game; so does a signal to bt-arena (SIGINT,
+//! SIGTERM, SIGHUP: the stop flag given to [`prepare`]), which stops the build or bench in
+//! progress with its process group ([`PrepareError::is_interrupted`]).
 
 use super::TournamentConfig;
 use crate::engine::EngineDescription;
@@ -26,6 +28,7 @@ use crate::run_dir::identity::RunIdentity;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 pub use super::config::Session;
@@ -123,6 +126,19 @@ impl fmt::Display for PrepareError {
 
 impl std::error::Error for PrepareError {}
 
+impl PrepareError {
+    /// Whether the engines were not made ready because bt-arena received SIGINT, SIGTERM or
+    /// SIGHUP (a build or a bench was stopped): nothing was played and nothing of the build
+    /// kept.
+    pub fn is_interrupted(&self) -> bool {
+        match self {
+            PrepareError::Build { error, .. } => matches!(**error, BuildError::Interrupted { .. }),
+            PrepareError::Bench { error, .. } => matches!(error, BenchError::Interrupted { .. }),
+            _ => false,
+        }
+    }
+}
+
 /// Resolves the revision of every engine built from source whose commit is not known yet
 /// (see the module documentation), names each such engine `NAME@SHORTHASH`, and returns the
 /// warnings to show: engines that are one build (same commit and build command), and names
@@ -135,19 +151,15 @@ pub fn resolve_sources(config: &mut TournamentConfig) -> Result<Vec<String>, Pre
     adopt_from_shards(config);
     let mut named = Vec::new();
     for (index, engine) in config.engines.iter_mut().enumerate() {
-        let Some(source) = engine.source.as_mut() else {
-            continue;
-        };
-        if source.commit.is_some() {
-            continue;
+        let resolved = engine
+            .resolve_source()
+            .map_err(|error| PrepareError::Source {
+                engine: engine.name.clone(),
+                error,
+            })?;
+        if resolved {
+            named.push(index);
         }
-        source.resolve().map_err(|error| PrepareError::Source {
-            engine: engine.name.clone(),
-            error,
-        })?;
-        let short = source.short_commit().unwrap_or_default().to_string();
-        engine.name = format!("{}@{short}", engine.name);
-        named.push(index);
     }
     let mut warnings = Vec::new();
     for (i, a) in config.engines.iter().enumerate() {
@@ -227,11 +239,10 @@ fn adopt_from_shards(config: &mut TournamentConfig) {
             continue;
         }
         our_source.commit = their_source.commit.clone();
-        let short = our_source.short_commit().unwrap_or_default().to_string();
         ours.name = if theirs.name.starts_with(&format!("{}@", ours.name)) {
             theirs.name.clone()
         } else {
-            format!("{}@{short}", ours.name)
+            our_source.name_at_commit(&ours.name)
         };
         ours.bench = ours.bench.or(theirs.bench);
     }
@@ -246,6 +257,7 @@ fn adopt_from_shards(config: &mut TournamentConfig) {
 pub fn prepare(
     config: &mut TournamentConfig,
     cache: Option<&BuildCache>,
+    stop: &AtomicBool,
     say: &mut dyn FnMut(String),
 ) -> Result<(), PrepareError> {
     let run = RunDir::new(config.results_dir());
@@ -263,14 +275,14 @@ pub fn prepare(
                     error: Box::new(BuildError::NoCacheDir),
                 });
             };
-            let (cached, seconds) = build_engine(engine, cache, Some(&run), say)?;
+            let (cached, seconds) = build_engine(engine, cache, Some(&run), stop, say)?;
             provenance.cached = Some(cached);
             provenance.build_seconds = Some(seconds);
         }
         let scaling = scale_base.is_some_and(|(base, _)| base == index);
         if engine.source.is_some() || engine.bench.is_some() || scaling {
             let copies = if scaling { concurrency } else { 1 };
-            match bench_engine(engine, copies, !scaling, say)? {
+            match bench_engine(engine, copies, !scaling, stop, say)? {
                 Some(run) => {
                     provenance.bench = engine.bench;
                     provenance.bench_nps = Some(run.nps);
@@ -332,6 +344,7 @@ pub fn build_engine(
     engine: &mut EngineDescription,
     cache: &BuildCache,
     run: Option<&RunDir>,
+    stop: &AtomicBool,
     say: &mut dyn FnMut(String),
 ) -> Result<(bool, f64), PrepareError> {
     let name = engine.name.clone();
@@ -349,12 +362,13 @@ pub fn build_engine(
     }
     let copy = run.map(|run| run.build_log(&name));
     let started = Instant::now();
-    let built = cache.build(&source, |holder| {
+    let waiting = |holder: &str| {
         say(format!(
             "Engine {name}: waiting for the build of commit {commit} that another process is \
              making ({holder})"
         ));
-    });
+    };
+    let built = cache.build_until(&source, waiting, stop);
     let build = match built {
         Ok(build) => build,
         Err(BuildError::Failed {
@@ -434,10 +448,11 @@ fn bench_engine(
     engine: &mut EngineDescription,
     copies: usize,
     optional: bool,
+    stop: &AtomicBool,
     say: &mut dyn FnMut(String),
 ) -> Result<Option<BenchRun>, PrepareError> {
     let name = engine.name.clone();
-    let run = match run_bench(&engine.launch(), copies) {
+    let run = match run_bench(&engine.launch(), copies, stop) {
         Ok(run) => run,
         Err(BenchError::NoBench { .. }) if engine.bench.is_none() => {
             if optional {

@@ -10,7 +10,7 @@ use bt_arena::rules::{Color, Move, Position, Rules};
 use std::path::Path;
 use std::process::Output;
 
-use crate::util::{bt_arena, deterministic};
+use crate::util::{bt_arena, deterministic, stdout};
 
 const SEARCH: &str = env!("CARGO_BIN_EXE_bt-search");
 const RANDOM: &str = env!("CARGO_BIN_EXE_bt-random");
@@ -314,6 +314,13 @@ fn bad_adjudication_values_exit_3_and_name_the_token() {
              expected plies, 1 to 63",
         ),
         (
+            // See: issue 28 (its memory grew without limit, SIGTERM did not stop it).
+            "--adjudicate proof=63,nodes=99999999999999",
+            "invalid value 'proof=63,nodes=99999999999999' for '--adjudicate \
+             <proof=PLIES[,nodes=N]>': `nodes=99999999999999`: expected a node budget per move, \
+             1 to 10000000",
+        ),
+        (
             "--adjudicate plies=5",
             "invalid value 'plies=5' for '--adjudicate <proof=PLIES[,nodes=N]>': `plies=5` has \
              an unknown key (expected proof, nodes)",
@@ -358,5 +365,34 @@ fn bad_adjudication_values_exit_3_and_name_the_token() {
         stderr(&output).contains("bad.toml") && stderr(&output).contains("`proof=0`"),
         "{}",
         stderr(&output)
+    );
+}
+
+/// The largest proof settings are taken, and played: the longest proof and the largest node
+/// budget, from a book of endings (a few pawns, so the games are short). See: issue 28.
+#[test]
+fn the_largest_proof_settings_are_played() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let book = dir.path().join("endings.epd");
+    std::fs::write(&book, "8/p7/4P3/8/8/8/8/8 w\n1p6/8/8/8/8/8/6P1/8 b\n").unwrap();
+    let flags = format!(
+        "tournament --engine cmd={SEARCH} name=search depth=1 --engine cmd={RANDOM} \
+         name=random depth=1 --rounds 2 --seed 3 --openings file={} \
+         --adjudicate proof=63,nodes=10000000",
+        book.display()
+    );
+    let output = bt_arena(&args(&flags, &out));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(
+        stdout(&output).contains("Adjudication: --adjudicate proof=63,nodes=10000000\n"),
+        "{}",
+        stdout(&output)
+    );
+    let games = read_games(&out.join("games.csv")).unwrap();
+    assert_eq!(games.len(), 4);
+    assert!(
+        games.iter().any(|g| g.termination == Termination::Proof),
+        "{games:?}"
     );
 }

@@ -567,3 +567,119 @@ fn a_missing_engine_is_named_with_exit_3_by_every_command() {
         );
     }
 }
+
+/// Runs bt-arena with `args` from the crate's directory, its stdout a pipe whose reading end
+/// is already closed, as `| head -c 10` leaves it once head has its bytes (closed before the
+/// start, so that every write finds it closed: no race with the reader).
+fn into_closed_stdout(args: &[&str]) -> Output {
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    drop(reader);
+    crate::util::bt_arena_command(args)
+        .stdout(writer)
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .expect("bt-arena runs")
+}
+
+/// The commands whose exit code is a verdict or a check keep it when their stdout is closed
+/// (`bt-arena elo --sprt ... | head -c 10`), rather than dying of SIGPIPE (141 in a shell) or
+/// panicking (101); plain `perft`, whose code says only that it ran, dies quietly of SIGPIPE
+/// as Unix tools do. See: issue 28 (elo gave 141 in 8 or 9 of 10 tries).
+#[test]
+fn verdicts_and_checks_keep_their_exit_code_when_stdout_closes() {
+    use bt_arena::records::ResultsWriter;
+    use std::os::unix::process::ExitStatusExt;
+    let dir = tempfile::tempdir().unwrap();
+    // Pairs of new vs base: no SPRT decision (2).
+    let games = tempfile::tempdir().unwrap();
+    let mut writer =
+        ResultsWriter::open(games.path(), bt_arena::rules::Rules::CaptureOnly).unwrap();
+    for pair in 1..=6u64 {
+        let game = crate::util::game;
+        writer
+            .append(&game(2 * pair - 1, pair, "new", "base", pair < 5))
+            .unwrap();
+        writer
+            .append(&game(2 * pair, pair, "base", "new", pair > 3))
+            .unwrap();
+    }
+    let csv = writer.csv_path().to_str().unwrap().to_string();
+    // One shard of two played: its run is incomplete (5).
+    let run = dir.path().join("run");
+    let shard = bt_arena(&crate::util::words(
+        &format!(
+            "tournament --engine cmd={RANDOM} name=a --engine cmd={RANDOM} name=b --each \
+             depth=1 --rounds 2 --seed 1 --shard 0/2 --out"
+        ),
+        &[crate::util::path(&run)],
+    ));
+    assert_eq!(shard.status.code(), Some(5), "{}", stderr(&shard));
+    // A suite with one wrong count (1).
+    let suite = dir.path().join("wrong.epd");
+    let shipped = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/perft/capture-only.epd"),
+    )
+    .unwrap();
+    let line = shipped
+        .lines()
+        .find(|line| !line.starts_with('#') && !line.trim().is_empty())
+        .unwrap();
+    // Its position and first two depths, the second one wrong.
+    let fields: Vec<&str> = line.split(';').map(str::trim).collect();
+    let (depth, count) = fields[2].split_once(' ').unwrap();
+    let wrong = count.parse::<u64>().unwrap() + 1;
+    std::fs::write(
+        &suite,
+        format!("{} ;{} ;{depth} {wrong}\n", fields[0], fields[1]),
+    )
+    .unwrap();
+    let page = dir.path().join("page.html");
+    let sprt = "elo0=0,elo1=5";
+    let cases: [(&[&str], i32); 6] = [
+        (&["elo", "--sprt", sprt, &csv], 2),
+        (&["elo", "--json", "--sprt", sprt, &csv], 2),
+        (
+            &[
+                "report",
+                "--sprt",
+                sprt,
+                "--out",
+                crate::util::path(&page),
+                &csv,
+            ],
+            2,
+        ),
+        (&["merge", crate::util::path(&run)], 5),
+        (&["perft", "--suite", crate::util::path(&suite)], 1),
+        (
+            &[
+                "bench",
+                "--engine",
+                &format!("cmd={}", crate::util::FAULTY),
+                "bench=1",
+            ],
+            1,
+        ),
+    ];
+    for (args, code) in cases {
+        let open = bt_arena(args);
+        assert_eq!(
+            open.status.code(),
+            Some(code),
+            "{args:?}: {}",
+            stderr(&open)
+        );
+        assert!(!open.stdout.is_empty(), "{args:?} writes to stdout");
+        let closed = into_closed_stdout(args);
+        assert_eq!(
+            (closed.status.code(), closed.status.signal()),
+            (Some(code), None),
+            "{args:?} with stdout closed: {}",
+            stderr(&closed)
+        );
+        assert!(!stderr(&closed).contains("panicked"), "{}", stderr(&closed));
+    }
+    let perft = into_closed_stdout(&["perft", "3"]);
+    assert_eq!(perft.status.signal(), Some(libc::SIGPIPE), "{perft:?}");
+    assert!(perft.stderr.is_empty(), "{}", stderr(&perft));
+}

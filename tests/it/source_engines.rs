@@ -632,3 +632,227 @@ fn a_tune_builds_its_engine_from_source_and_resumes_with_the_same_commit() {
     assert_eq!(resumed.status.code(), Some(0), "{}", text(&resumed.stderr));
     assert_eq!(builds(), cached, "the resumed tune reuses its build");
 }
+
+/// Waits (at most `limit`) for `child` to exit; its output, or `None` (then it is killed).
+fn wait_at_most(mut child: std::process::Child, limit: std::time::Duration) -> Option<Output> {
+    let deadline = std::time::Instant::now() + limit;
+    while std::time::Instant::now() < deadline {
+        if child.try_wait().unwrap().is_some() {
+            return Some(child.wait_with_output().unwrap());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    None
+}
+
+/// SIGINT, SIGTERM and SIGHUP sent to bt-arena while it builds an engine stop it within a
+/// couple of seconds, whichever command builds: exit 130 with a message naming the build, the
+/// build's process group gone (its shell and the shell's child), no game played, nothing of the
+/// build left in the cache; the next run builds afresh and plays. bt-arena is started with
+/// SIGINT ignored, as a non-interactive shell starts its background jobs (`bt-arena ... &`).
+/// See: issue 27 (no handler before the build: bt-arena died at once with no word and the
+/// build went on as an orphan, or SIGINT was ignored and the whole tournament played).
+#[test]
+fn a_signal_during_a_build_stops_the_build_and_plays_nothing() {
+    use crate::util::{is_running, read_pid};
+    let dir = tempfile::tempdir().unwrap();
+    let (repo, commits) = repo(dir.path(), &[2]);
+    let cache = dir.path().join("cache");
+    // The build is slow while `slow` exists: it writes its shell's pid and its child's, and
+    // waits for the child.
+    let (slow, shell_pid, child_pid) = (
+        dir.path().join("slow"),
+        dir.path().join("build.pid"),
+        dir.path().join("sleep.pid"),
+    );
+    let build = format!(
+        "build=if [ -e {} ]; then echo $$ > {}; sleep 1000 & echo $! > {}; wait; fi; cp engine.sh \
+         engine && chmod +x engine",
+        slow.display(),
+        shell_pid.display(),
+        child_pid.display()
+    );
+    let src = format!("src={}", repo.display());
+    let random = format!("cmd={}", env!("CARGO_BIN_EXE_bt-random"));
+    let out = dir.path().join("run");
+    let tournament: Vec<&str> = vec![
+        "tournament",
+        "--engine",
+        &src,
+        &build,
+        "bin=engine",
+        "--engine",
+        &random,
+        "name=random",
+        "--each",
+        "depth=1",
+        "--rounds",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let bench: Vec<&str> = vec!["bench", "--engine", &src, &build, "bin=engine"];
+    let check: Vec<&str> = vec!["check-engine", "--engine", &src, &build, "bin=engine"];
+    let perft: Vec<&str> = vec!["perft-check", "--engine", &src, &build, "bin=engine"];
+    let tune_out = dir.path().join("tune");
+    let tune: Vec<&str> = vec![
+        "tune",
+        "--engine",
+        &src,
+        &build,
+        "bin=engine",
+        "--param",
+        "Tempo, int, 10, -20, 40, 3, 0.05",
+        "--iterations",
+        "1",
+        "--out",
+        tune_out.to_str().unwrap(),
+    ];
+    let cases = [
+        (&tournament, libc::SIGINT),
+        (&tournament, libc::SIGTERM),
+        (&tournament, libc::SIGHUP),
+        (&bench, libc::SIGTERM),
+        (&check, libc::SIGINT),
+        (&perft, libc::SIGHUP),
+        (&tune, libc::SIGINT),
+    ];
+    let key_dir = cache.join(format!("{}-", commits[0]));
+    for (args, signal) in cases {
+        std::fs::write(&slow, "").unwrap();
+        let _ = std::fs::remove_file(&shell_pid);
+        let _ = std::fs::remove_file(&child_pid);
+        // SIGINT ignored, as in a script's background job; exec keeps the disposition.
+        let child = Command::new("sh")
+            .arg("-c")
+            .arg("trap '' INT; exec \"$@\"")
+            .arg("sh")
+            .arg(env!("CARGO_BIN_EXE_bt-arena"))
+            .args(args.iter())
+            .current_dir(dir.path())
+            .env("BT_ARENA_BUILD_CACHE", &cache)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let started = crate::util::eventually(std::time::Duration::from_secs(60), || {
+            child_pid.exists()
+                && std::fs::read_to_string(&child_pid).is_ok_and(|t| t.ends_with('\n'))
+        });
+        assert!(started, "{args:?}: the build started");
+        let (shell, sleep) = (read_pid(&shell_pid), read_pid(&child_pid));
+        let signalled = std::time::Instant::now();
+        // SAFETY: a signal to our own child process.
+        unsafe { libc::kill(i32::try_from(child.id()).unwrap(), signal) };
+        let output = wait_at_most(child, std::time::Duration::from_secs(30))
+            .unwrap_or_else(|| panic!("{args:?}: signal {signal} did not stop bt-arena"));
+        let took = signalled.elapsed();
+        let stderr = text(&output.stderr);
+        assert_eq!(
+            output.status.code(),
+            Some(130),
+            "{args:?} {signal}: {stderr}"
+        );
+        // The engine's name: NAME@SHORTHASH, a tune's engine `tune`.
+        let name = match args[0] {
+            "tune" => "tune".to_string(),
+            _ => format!("engine@{}", &commits[0][..7]),
+        };
+        assert!(
+            stderr.contains(&format!(
+                "Interrupted: engine '{name}': the build of commit {} was stopped by a signal to \
+                 bt-arena (the build cache keeps nothing of it); nothing was played: run the \
+                 command again",
+                commits[0]
+            )),
+            "{args:?} {signal}: {stderr}"
+        );
+        eprintln!("{} signal {signal}: exit 130 after {took:?}", args[0]);
+        // The build's process group is gone: its shell and the shell's child.
+        for pid in [shell, sleep] {
+            assert!(
+                crate::util::eventually(std::time::Duration::from_secs(10), || !is_running(pid)),
+                "{args:?} {signal}: process {pid} of the build still runs"
+            );
+        }
+        assert_eq!(games(&out), 0, "{args:?}: no game played");
+        assert_eq!(games(&tune_out), 0, "{args:?}: no game played");
+        // Nothing of the build in the cache: no checkout, no build.json, no claim.
+        for entry in std::fs::read_dir(&cache).unwrap() {
+            let entry = entry.unwrap().path();
+            assert!(
+                entry
+                    .display()
+                    .to_string()
+                    .starts_with(&key_dir.display().to_string())
+            );
+            let left: Vec<String> = std::fs::read_dir(&entry)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            assert!(
+                left.is_empty(),
+                "{args:?} {signal}: {left:?} left in {}",
+                entry.display()
+            );
+        }
+    }
+    // The next run builds afresh and plays.
+    std::fs::remove_file(&slow).unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_bt-arena"))
+        .args(tournament.iter())
+        .current_dir(dir.path())
+        .env("BT_ARENA_BUILD_CACHE", &cache)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert!(
+        text(&output.stdout).contains(&format!("commit {} built with", commits[0])),
+        "{}",
+        text(&output.stdout)
+    );
+    assert_eq!(games(&out), 2);
+}
+
+/// A bench's process dies with bt-arena, even when bt-arena is killed with SIGKILL: benches are
+/// spawned as engines are, with the parent-death signal. See: issue 27 (bench had its own
+/// spawning, without it).
+#[test]
+fn a_bench_dies_with_bt_arena_killed_by_sigkill() {
+    use crate::util::{is_running, read_pid};
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("bench.pid");
+    let engine = dir.path().join("engine");
+    std::fs::write(
+        &engine,
+        format!(
+            "#!/bin/sh\necho $$ > '{}'\nexec sleep 1000\n",
+            pid_file.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&engine, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bt-arena"))
+        .args(["bench", "--engine", &format!("cmd={}", engine.display())])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = crate::util::eventually(std::time::Duration::from_secs(30), || {
+        std::fs::read_to_string(&pid_file).is_ok_and(|text| text.ends_with('\n'))
+    });
+    assert!(started, "the bench started");
+    let bench = read_pid(&pid_file);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let died = crate::util::eventually(std::time::Duration::from_secs(10), || !is_running(bench));
+    if !died {
+        // SAFETY: the orphan is the test's own bench process.
+        unsafe { libc::kill(i32::try_from(bench).unwrap(), libc::SIGKILL) };
+    }
+    assert!(died, "the bench {bench} outlived bt-arena");
+}

@@ -150,6 +150,34 @@ fn a_crash_loses_and_the_next_game_gets_a_fresh_process() {
     assert_all_lost_by_faulty(&games, Termination::Crash);
 }
 
+/// An engine that dies of a signal bt-arena did not receive (here it kills itself with SIGTERM
+/// after 5 moves) has crashed: each game is lost by it, named, counted in "Losses by fault",
+/// and the run goes on to its end; only a signal bt-arena itself receives stops a run. See:
+/// issue 28 (such an engine stopped every run and every resume with 130).
+#[test]
+fn an_engine_that_kills_itself_with_sigterm_crashes_and_the_run_goes_on() {
+    let (games, output) = faulty_run("sigterm-mid-game arg=--after arg=5", "tc=5+0.05");
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_all_lost_by_faulty(&games, Termination::Crash);
+    let out = stdout(&output);
+    assert!(
+        out.contains("{engine 'faulty': crashed: exited (signal: 15 (SIGTERM))"),
+        "{out}"
+    );
+    let faults = out
+        .lines()
+        .skip_while(|line| !line.starts_with("Losses by fault"))
+        .find(|line| line.starts_with("faulty "))
+        .unwrap_or_else(|| panic!("a line of faults for faulty in {out}"));
+    let counts: Vec<&str> = faults.split_whitespace().collect();
+    assert_eq!(counts, ["faulty", "0", "0", "4", "0", "0"], "{out}");
+    assert!(
+        !stderr(&output).contains("Interrupted"),
+        "{}",
+        stderr(&output)
+    );
+}
+
 #[test]
 fn a_silent_engine_loses_on_time() {
     let start = Instant::now();

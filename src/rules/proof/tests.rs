@@ -351,3 +351,59 @@ fn the_race_bound_and_the_stalemate_bound_hold_on_their_edges() {
 
 /// The h-file.
 const FILE_H_BITS: u64 = 0x8080_8080_8080_8080;
+
+/// The table of proven facts stops at [`TABLE_SLOTS`] whatever the budget: a proof with no
+/// budget worth the name fills it and drops facts for want of room, and the answers stay
+/// those of minimax. See: issue 28 (`proof=63,nodes=99999999999999` grew memory without
+/// limit).
+#[test]
+fn the_table_stops_at_its_limit_and_the_answers_stay_exact() {
+    let rules = Rules::CaptureOnly;
+    let mut prover = Prover::new(rules, 4_000_000);
+    // Far from any end: 4 million nodes and no answer, every fact stored.
+    assert_eq!(prover.prove(&Position::startpos(), 63), Verdict::Unknown);
+    assert_eq!(prover.nodes(), 4_000_000);
+    assert_eq!(prover.table.slots.len(), TABLE_SLOTS);
+    assert!(prover.table.used <= TABLE_SLOTS);
+    assert!(
+        prover.table.evicted > 100_000,
+        "the limit was reached: {} facts dropped",
+        prover.table.evicted
+    );
+    // The same prover, its table full of other facts, answers as minimax does.
+    for position in game_positions(rules, 4, 10, false) {
+        let score = minimax(&position, rules, 5);
+        for depth in 1..=5 {
+            let verdict = prover.prove(&position, depth);
+            assert_eq!(
+                shape(&verdict),
+                Some(expected(score, depth)),
+                "{position} at {depth} plies"
+            );
+            if let Some(line) = verdict.line() {
+                check_line(&position, rules, line, true);
+            }
+        }
+    }
+    assert_eq!(prover.table.slots.len(), TABLE_SLOTS);
+}
+
+/// A time limit per call ends a proof that its node budget would let run on: the answer is
+/// unknown, and comes soon after the limit.
+#[test]
+fn a_time_limit_ends_a_long_proof_as_unknown() {
+    let limit = std::time::Duration::from_millis(50);
+    let mut prover = Prover::new(Rules::CaptureOnly, u64::MAX).with_time_limit(limit);
+    let started = std::time::Instant::now();
+    assert_eq!(prover.prove(&Position::startpos(), 63), Verdict::Unknown);
+    let took = started.elapsed();
+    assert!(took >= limit, "{took:?}");
+    // Far sooner than the budget would end it (never), whatever the load.
+    assert!(took < std::time::Duration::from_secs(10), "{took:?}");
+    assert!(prover.nodes() > 0);
+    // A short proof is not affected.
+    assert!(matches!(
+        prover.prove(&pos("8/p7/4P3/8/8/8/8/8 w"), 5),
+        Verdict::Win(_)
+    ));
+}
