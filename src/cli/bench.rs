@@ -2,15 +2,13 @@
 //! convention (`ENGINE bench` prints `N nodes M nps`), for engines given by path or built from
 //! a git revision.
 
-use super::args::EngineFlags;
+use super::args::{BuildFlags, EngineFlags};
 use anyhow::Result;
 use bt_arena::engine::EngineDescription;
 use bt_arena::engine::bench::run_bench;
-use bt_arena::engine::build::{self, BuildCache};
 use bt_arena::game::TimeControl;
 use bt_arena::tournament::prepare::{self, PrepareError};
 use clap::Args;
-use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Arguments of `bt-arena bench`.
@@ -27,11 +25,8 @@ pub struct BenchArgs {
     /// node count, and the speed is their mean.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
     concurrency: u32,
-    /// Where engines built from source (src=) are built (default ~/.cache/bt-arena/builds).
-    ///
-    /// One build is kept per commit and build command.
-    #[arg(long, value_name = "DIR", env = build::CACHE_ENV)]
-    build_cache: Option<PathBuf>,
+    #[command(flatten)]
+    build: BuildFlags,
 }
 
 /// `engine` ready to start: an engine built from source has its revision resolved, its name
@@ -44,7 +39,7 @@ pub struct BenchArgs {
 /// build's error (exit 4) otherwise.
 pub fn built_from_source(
     mut engine: EngineDescription,
-    cache: Option<&Path>,
+    build: &BuildFlags,
 ) -> Result<EngineDescription> {
     let Some(source) = engine.source.as_mut() else {
         return Ok(engine);
@@ -63,7 +58,7 @@ pub fn built_from_source(
         engine.name,
         source.short_commit().unwrap_or_default()
     );
-    let cache = BuildCache::locate(cache)?;
+    let cache = build.cache()?;
     prepare::build_engine(&mut engine, &cache, None, &mut |line| note!("{line}"))?;
     Ok(engine)
 }
@@ -77,7 +72,7 @@ pub fn built_from_source(
 pub fn run(args: &BenchArgs) -> Result<ExitCode> {
     let mut mismatches = 0;
     for engine in args.engines.descriptions(TimeControl::Depth(1))? {
-        let engine = built_from_source(engine, args.build_cache.as_deref())?;
+        let engine = built_from_source(engine, &args.build)?;
         super::args::check_commands(std::slice::from_ref(&engine))
             .map_err(|e| super::UsageError(format!("{e:#}")))?;
         let bench = run_bench(&engine.launch(), args.concurrency as usize).map_err(|error| {

@@ -2,7 +2,7 @@
 //! per check, as each group ends) or JSON.
 
 use super::UsageError;
-use super::args::{JsonFlag, JudgeSeed, OneEngine, RulesFlag, SearchTimeout, named};
+use super::args::{BuildFlags, JsonFlag, JudgeSeed, OneEngine, RulesFlag, SearchTimeout, named};
 use anyhow::{Result, anyhow};
 use bt_arena::check_engine::{self, CheckLines, Group, RunError, Settings};
 use bt_arena::engine::EngineDescription;
@@ -37,6 +37,8 @@ pub struct CheckEngineArgs {
     opponent: Vec<String>,
     #[command(flatten)]
     json: JsonFlag,
+    #[command(flatten)]
+    build: BuildFlags,
 }
 
 /// A positive number of seconds, decimals allowed.
@@ -57,7 +59,7 @@ fn parse_seconds(text: &str) -> Result<Duration, String> {
 pub fn run(args: &CheckEngineArgs) -> Result<ExitCode> {
     let rules = args.rules.get();
     let json = args.json.json;
-    let mut spec = engine_description("--engine", &args.engine.engine)?;
+    let mut spec = engine_description("--engine", &args.engine.engine, &args.build)?;
     if let Some(ready) = args.ready_timeout {
         note!(
             "warning: --ready-timeout is deprecated: give the engine keys handshake={0} \
@@ -71,7 +73,11 @@ pub fn run(args: &CheckEngineArgs) -> Result<ExitCode> {
     let opponent = if args.opponent.is_empty() {
         bundled_random()
     } else {
-        Some(engine_description("--opponent", &args.opponent)?)
+        Some(engine_description(
+            "--opponent",
+            &args.opponent,
+            &args.build,
+        )?)
     };
     let engines: Vec<EngineDescription> =
         [spec.clone()].into_iter().chain(opponent.clone()).collect();
@@ -113,9 +119,13 @@ pub fn run(args: &CheckEngineArgs) -> Result<ExitCode> {
 
 /// The engine of `flag` from its `key=value` tokens (built first when from source); its
 /// search limit is not used.
-fn engine_description(flag: &str, tokens: &[String]) -> Result<EngineDescription> {
+fn engine_description(
+    flag: &str,
+    tokens: &[String],
+    build: &BuildFlags,
+) -> Result<EngineDescription> {
     let engine = super::args::engine_description(flag, tokens, TimeControl::Depth(1))?;
-    super::bench::built_from_source(engine, None)
+    super::bench::built_from_source(engine, build)
 }
 
 /// bt-random beside this executable, if it is there.
@@ -127,6 +137,6 @@ fn bundled_random() -> Option<EngineDescription> {
         "name=bt-random".to_string(),
     ];
     cmd.is_file()
-        .then(|| engine_description("--opponent", &tokens).ok())
+        .then(|| engine_description("--opponent", &tokens, &BuildFlags::default()).ok())
         .flatten()
 }

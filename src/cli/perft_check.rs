@@ -1,7 +1,7 @@
 //! `bt-arena perft-check`: finds the exact bug in an engine's move generator by comparing its
 //! perft with the reference rules and walking down to the faulty position.
 
-use super::args::{JsonFlag, JudgeSeed, OneEngine, RulesFlag, SearchTimeout};
+use super::args::{BuildFlags, JsonFlag, JudgeSeed, OneEngine, RulesFlag, SearchTimeout};
 use anyhow::{Result, anyhow};
 use bt_arena::engine::Engine;
 use bt_arena::game::TimeControl;
@@ -47,6 +47,8 @@ pub struct PerftCheckArgs {
     timeout: SearchTimeout,
     #[command(flatten)]
     json: JsonFlag,
+    #[command(flatten)]
+    build: BuildFlags,
 }
 
 /// Runs `bt-arena perft-check`: exit 0 when the engine agrees with the rules everywhere, 1 on a
@@ -58,7 +60,7 @@ pub struct PerftCheckArgs {
 pub fn run(args: &PerftCheckArgs) -> Result<ExitCode> {
     let rules = args.rules.get();
     let engine = args.engine.description(TimeControl::Depth(1))?;
-    let spec = super::bench::built_from_source(engine, None)?;
+    let spec = super::bench::built_from_source(engine, &args.build)?;
     super::args::check_commands(std::slice::from_ref(&spec))
         .map_err(|e| super::UsageError(format!("{e:#}")))?;
     let seed = args.random.map(|_| args.seed.seed);
