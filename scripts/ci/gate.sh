@@ -124,9 +124,20 @@ session=(--concurrency "$concurrency")
 [ -n "$build_cache" ] && session+=(--build-cache "$build_cache")
 
 echo "gate: $head against $base of $repo, SPRT $sprt, at most $rounds game pairs${max_time:+ or $max_time}"
+# A run of these commits and settings that reached its verdict (or played its whole schedule)
+# is reported as it stands: `bt-arena elo` exits with the verdict, and with 5 while games of
+# the schedule are missing (an interrupted run, which is resumed).
+finished=
 if [ -f "$run/config.json" ]; then
-  # The same commits and settings: continue the run, or report its verdict.
-  echo "gate: resuming $run (these commits and settings were run before)"
+  "$bt_arena" elo "$run" >/dev/null 2>&1
+  case $? in 0|1|2) finished=yes ;; esac
+fi
+if [ -n "$finished" ]; then
+  echo "gate: $run already holds the verdict of these commits and settings; no game is played"
+  "$bt_arena" elo "$run"
+elif [ -f "$run/config.json" ]; then
+  # The same commits and settings, cut short: continue the run.
+  echo "gate: resuming $run (these commits and settings were started before)"
   "$bt_arena" tournament --resume "$run" "${session[@]}"
 else
   echo "gate: results in $run"

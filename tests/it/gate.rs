@@ -63,6 +63,18 @@ fn engine_repo(dir: &Path) -> (String, String, String) {
 /// Runs the gate on `repo` (head `head` against base `base`) into `out`, with the build
 /// cache `cache` and the build counter `counter`.
 fn gate(repo: &Path, head: &str, out: &Path, cache: &Path, counter: &Path) -> Output {
+    gate_with(repo, head, out, cache, counter, &[])
+}
+
+/// [`gate`] with more of the gate's own flags (`extra`).
+fn gate_with(
+    repo: &Path,
+    head: &str,
+    out: &Path,
+    cache: &Path,
+    counter: &Path,
+    extra: &[&str],
+) -> Output {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/ci/gate.sh");
     Command::new("bash")
         .arg(script)
@@ -94,6 +106,7 @@ fn gate(repo: &Path, head: &str, out: &Path, cache: &Path, counter: &Path) -> Ou
         .arg(out)
         .arg("--build-cache")
         .arg(cache)
+        .args(extra)
         .args(["--", "--seed", "1"])
         .current_dir(repo)
         .env("BT_SEARCH", env!("CARGO_BIN_EXE_bt-search"))
@@ -233,7 +246,28 @@ fn the_gate_accepts_a_stronger_commit_and_a_second_run_builds_nothing() {
 fn the_gate_rejects_a_weakened_commit_and_run_again_reports_it_without_playing() {
     let s = setup();
     let out = s.root.join("weak");
+    // Cut short (the builds outlast the budget): no game, no decision.
+    let cut = gate_with(
+        &s.repo,
+        "weak",
+        &out,
+        &s.cache,
+        &s.counter,
+        &["--max-time", "1ms"],
+    );
+    let stdout = text(&cut.stdout);
+    assert_eq!(cut.status.code(), Some(2), "{stdout}{}", text(&cut.stderr));
+    assert!(
+        stdout.contains("gate: NO DECISION within the budget; report: "),
+        "{stdout}"
+    );
+    // Run again with the same settings (a budget is not one): the run is continued.
     let output = gate(&s.repo, "weak", &out, &s.cache, &s.counter);
+    assert!(
+        text(&output.stdout).contains(&format!("gate: resuming {}", run_dir(&out).display())),
+        "{}",
+        text(&output.stdout)
+    );
     let stdout = text(&output.stdout);
     assert_eq!(
         output.status.code(),
@@ -264,7 +298,10 @@ fn the_gate_rejects_a_weakened_commit_and_run_again_reports_it_without_playing()
         text(&again.stderr)
     );
     assert!(
-        stdout.contains(&format!("gate: resuming {}", run.display())),
+        stdout.contains(&format!(
+            "gate: {} already holds the verdict of these commits and settings; no game is played",
+            run.display()
+        )),
         "{stdout}"
     );
     assert!(stdout.contains("SPRT: H0 accepted"), "{stdout}");
@@ -276,9 +313,8 @@ fn the_gate_rejects_a_weakened_commit_and_run_again_reports_it_without_playing()
         )),
         "{stdout}"
     );
-    assert_eq!(
-        std::fs::read_to_string(run.join("games.csv")).unwrap(),
-        played,
+    assert!(
+        std::fs::read_to_string(run.join("games.csv")).unwrap() == played,
         "no game was played again"
     );
     assert_eq!(run_dir(&out), run, "the same directory");
