@@ -104,7 +104,10 @@ fn anchor_rates_the_pool_relative_to_one_engine() {
     assert_eq!(row(&anchored, "base")[2..4], ["+0.00", "-"], "{anchored}");
     let elo = |text: &str, name: &str| row(text, name)[2].parse::<f64>().unwrap();
     let difference = elo(&plain, "new") - elo(&plain, "base");
-    assert!((elo(&anchored, "new") - difference).abs() < 0.02, "{anchored}");
+    assert!(
+        (elo(&anchored, "new") - difference).abs() < 0.02,
+        "{anchored}"
+    );
     assert!(
         anchored.contains("Bradley-Terry Elo relative to base (its rating 0)"),
         "{anchored}"

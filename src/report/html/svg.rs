@@ -468,20 +468,24 @@ fn draw_mark(svg: &mut String, plot: Plot, at: f64, text: &str) {
     );
 }
 
-/// The width of `count` written in a chart's 11 px tick font, pixels, with a pixel to spare
-/// each side (a digit is at most 0.6 em wide in the fonts the page names).
-fn count_width(count: u64) -> f64 {
-    count.to_string().len() as f64 * 6.6 + 2.0
+/// The width of `text` (digits and signs) written in a chart's 11 px tick font, pixels, with a
+/// pixel to spare each side (a digit is at most 0.7 em wide in the fonts the page names).
+fn text_width(text: &str) -> f64 {
+    text.chars().count() as f64 * 7.7 + 2.0
 }
 
 /// An `<svg>` element `width` pixels wide titled `title`: a vertical bar per count of `counts`
 /// (scaled to the largest), the label of the same index of `labels` under it (none when
-/// empty) and the count over it (left out for a 0 when there are more than 8 bars).
+/// empty) and the count over it (left out for a 0 when there are more than 8 bars, and where
+/// it would overlap the count before it); no text reaches past the chart's edges.
 pub fn bars(title: &str, labels: &[String], counts: &[u64], colour: &str, width: u32) -> String {
     let (height, bottom, top) = (150.0, 30.0, 16.0);
     let max = counts.iter().copied().max().unwrap_or(0).max(1) as f64;
     let slot = f64::from(width) / counts.len().max(1) as f64;
     let mut svg = open(f64::from(width), height, "bars", title);
+    // The right end of the last count written: a count that would overlap it is left out
+    // (narrow bars; the bar's height and the table say it).
+    let mut written_to = f64::NEG_INFINITY;
     for (k, (&count, text)) in counts.iter().zip(labels).enumerate() {
         let h = (height - bottom - top) * count as f64 / max;
         let x0 = slot * k as f64;
@@ -492,11 +496,12 @@ pub fn bars(title: &str, labels: &[String], counts: &[u64], colour: &str, width:
             height - bottom - h,
             slot * 0.76
         );
-        if count > 0 || counts.len() <= 8 {
-            // Centred over its bar, but never past the chart's edges (a count wider than the
-            // first or last bar would lose its outer digits).
-            let half = count_width(count) / 2.0;
-            let centre = (x0 + slot / 2.0).clamp(half, (f64::from(width) - half).max(half));
+        // Centred over its bar, but never past the chart's edges (a count wider than the first
+        // or last bar would lose its outer digits); so are the labels under them.
+        let half = text_width(&count.to_string()) / 2.0;
+        let centre = (x0 + slot / 2.0).clamp(half, (f64::from(width) - half).max(half));
+        if (count > 0 || counts.len() <= 8) && centre - half >= written_to {
+            written_to = centre + half;
             let _ = write!(
                 svg,
                 "<text x=\"{centre:.1}\" y=\"{:.1}\" text-anchor=\"middle\" class=\"tick\">{count}</text>",
@@ -504,10 +509,11 @@ pub fn bars(title: &str, labels: &[String], counts: &[u64], colour: &str, width:
             );
         }
         if !text.is_empty() {
+            let half = text_width(text) / 2.0;
+            let centre = (x0 + slot / 2.0).clamp(half, (f64::from(width) - half).max(half));
             let _ = write!(
                 svg,
-                "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\" class=\"tick\">{}</text>",
-                x0 + slot / 2.0,
+                "<text x=\"{centre:.1}\" y=\"{}\" text-anchor=\"middle\" class=\"tick\">{}</text>",
                 height - bottom + 14.0,
                 escape(text)
             );
