@@ -511,6 +511,52 @@ fn moves_all_under_1_ms_are_said_so_not_charted() {
     assert!(!times.contains("mean ms"), "{times}");
 }
 
+/// One match has one Elo: the page of two engines heads the standings as the pool's ratings,
+/// says where the match's Elo is, and calls the two figures Pool Elo and Pair Elo; with more
+/// engines they are the standings, rated relative to `--anchor` when asked.
+#[test]
+fn a_page_of_one_match_labels_its_two_figures() {
+    let dir = tempfile::tempdir().unwrap();
+    let two = dir.path().join("two");
+    std::fs::create_dir(&two).unwrap();
+    write_games(&two, &timed_games(6));
+    let output = run_args(&["report", crate::util::path(&two.join("games.csv"))]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let html = std::fs::read_to_string(two.join("report.html")).unwrap();
+    assert!(html.contains("<h2>Pool ratings</h2>"), "{html}");
+    assert!(!html.contains("<h2>Standings</h2>"), "{html}");
+    assert!(
+        html.contains("One match: its Elo is the pair's, under <a href=\"#pairs\">Pairs</a>"),
+        "{html}"
+    );
+    assert!(html.contains("<th>Pool Elo</th>"), "{html}");
+    assert!(html.contains("<li>Pair Elo "), "{html}");
+
+    let three = dir.path().join("three");
+    std::fs::create_dir(&three).unwrap();
+    let mut games = timed_games(6);
+    let c_games: Vec<GameRecord> = (0..4u64)
+        .map(|k| {
+            let (white, black) = if k % 2 == 0 { ("c", "a") } else { ("b", "c") };
+            crate::util::game(13 + k, 7 + k / 2, white, black, k < 3)
+        })
+        .collect();
+    games.extend(c_games);
+    write_games(&three, &games);
+    let csv = three.join("games.csv");
+    let output = run_args(&["report", "--anchor", "c", crate::util::path(&csv)]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let html = std::fs::read_to_string(three.join("report.html")).unwrap();
+    assert!(html.contains("<h2>Standings</h2>"), "{html}");
+    assert!(!html.contains("One match"), "{html}");
+    assert!(
+        html.contains("Pool Elo: Bradley–Terry, relative to \u{2068}c\u{2069} (its rating 0;"),
+        "{html}"
+    );
+    let output = run_args(&["report", "--anchor", "d", crate::util::path(&csv)]);
+    assert_eq!(output.status.code(), Some(3), "{}", stderr(&output));
+}
+
 #[test]
 fn report_writes_pages_for_runs_games_files_and_shards() {
     let dir = tempfile::tempdir().unwrap();
