@@ -124,11 +124,12 @@ pub struct TournamentArgs {
     /// exits with 2.
     #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
     max_time: Option<Duration>,
-    /// Print the report so far every N games when stdout is not a terminal (0: at the end only)
+    /// Print a line per pair every N games when stdout is not a terminal (0: none)
     ///
-    /// On a CI log or in a file, the report of the games recorded so far (Elo, LOS, pentanomial
-    /// counts, LLR) is printed every N recorded games, as fastchess's -ratinginterval; on a
-    /// terminal the progress line shows the score instead.
+    /// On a CI log or in a file, every N recorded games one line per pair of engines gives the
+    /// games so far, the Elo with its 95% interval and, with --sprt, the LLR and its bounds (as
+    /// cutechess's score lines, at fastchess's -ratinginterval); the full report comes once, at
+    /// the end. On a terminal the progress line shows the score instead.
     #[arg(long, value_name = "N", default_value_t = 10)]
     rating_interval: u64,
     #[command(flatten)]

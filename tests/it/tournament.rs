@@ -1277,6 +1277,53 @@ fn an_interim_report_is_one_line_every_rating_interval_games() {
     assert_eq!(text.matches("Losses by fault").count(), 1, "{text}");
 }
 
+/// `--anchor NAME` (Ordo's habit): the standings, summary.json and report.html rate the pool
+/// relative to NAME; a name that is no engine is refused before any game.
+#[test]
+fn anchor_rates_the_standings_relative_to_an_engine() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let output = bt_arena(&args(
+        "tournament --engine cmd=RANDOM name=a option.Seed=1 --engine cmd=RANDOM name=b \
+         option.Seed=2 --engine cmd=RANDOM name=c option.Seed=3 --rounds 2 --seed 5 \
+         --anchor b",
+        &out,
+    ));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(
+        text.contains("Ratings: the pool's Bradley-Terry Elo relative to b (its rating 0)"),
+        "{text}"
+    );
+    let row = text
+        .lines()
+        .find(|line| line.split_whitespace().nth(1) == Some("b"))
+        .unwrap_or_else(|| panic!("{text}"));
+    let elo = row.split_whitespace().nth(2).unwrap();
+    assert!(elo.ends_with("+0.00"), "{row}");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["anchor"], "b");
+    let page = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(
+        page.contains("relative to \u{2068}b\u{2069}"),
+        "report.html"
+    );
+
+    let refused = dir.path().join("refused");
+    let output = bt_arena(&args(
+        "tournament --engine cmd=RANDOM name=a --engine cmd=RANDOM name=b --anchor z",
+        &refused,
+    ));
+    assert_eq!(output.status.code(), Some(3), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("error: --anchor z: no engine of that name (the engines: a, b)"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(!refused.join("games.csv").exists());
+}
+
 /// Started outside the repository (after `cargo install`), a tournament plays the shipped book
 /// built into bt-arena (`shipped:capture-only.epd` in its config): the same positions as the
 /// repository's, so fixed-depth engines do not replay one game pair; no file is written for
