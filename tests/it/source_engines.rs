@@ -510,7 +510,7 @@ fn a_damaged_cache_entry_is_named_and_rebuild_builds_it_again() {
     );
     assert!(bench(&[]).status.success(), "the entry is sound again");
     // Every command that builds takes --rebuild (and the cache), and builds again.
-    for command in ["check-engine", "perft-check", "tournament"] {
+    for command in ["check-engine", "perft-check", "tournament", "tune"] {
         let mut args = vec![
             command,
             "--rebuild",
@@ -522,7 +522,7 @@ fn a_damaged_cache_entry_is_named_and_rebuild_builds_it_again() {
             "bin=engine",
         ];
         let random = format!("cmd={}", env!("CARGO_BIN_EXE_bt-random"));
-        let out = dir.path().join("out");
+        let out = dir.path().join(format!("out-{command}"));
         let out_arg = format!("{}", out.display());
         match command {
             "tournament" => args.extend([
@@ -534,6 +534,15 @@ fn a_damaged_cache_entry_is_named_and_rebuild_builds_it_again() {
                 out_arg.as_str(),
             ]),
             "check-engine" => args.push("--quick"),
+            "tune" => args.extend([
+                "depth=1",
+                "--param",
+                "Tempo, int, 10, 0, 20, 2, 0.05",
+                "--iterations",
+                "1",
+                "--out",
+                out_arg.as_str(),
+            ]),
             _ => {}
         }
         let output = bt_arena(&args, dir.path());
