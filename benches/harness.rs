@@ -127,6 +127,7 @@ fn config(
         log: false,
         pgn_comments: Default::default(),
         scale_tc: None,
+        build_cache: None,
         session: Default::default(),
         run_id: None,
         adjudication: Default::default(),

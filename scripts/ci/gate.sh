@@ -3,7 +3,13 @@
 # bt-arena (engines built from source: src= rev= build= bin=, through bt-arena's build cache),
 # checks their bench, plays an SPRT of the head revision against the base one, and exits
 # with the verdict. report.html, games.pgn, games.csv, summary.json and the build logs stay in
-# the output directory, to keep as the job's artifacts.
+# the run's directory under the output directory, to keep as the job's artifacts.
+#
+# Each (base commit, head commit, settings) has a directory of its own, OUT/BASE-HEAD-SETTINGS
+# (12 digits of each commit, 8 of a hash of the settings that make the games): the gate run
+# again with the same arguments resumes it, so it continues an interrupted run or reports the
+# verdict of a finished one without playing a game again. Other commits or settings start
+# another directory.
 #
 # Usage:
 #   gate.sh --base REV --bin RELPATH [--head REV] [--repo PATH|URL] [--build "CMD"]
@@ -24,14 +30,15 @@
 #   --concurrency games at a time (default: the number of CPUs)
 #   --openings   an opening book (default: 1000 openings generated into the output directory)
 #   --rules      capture-only (default) or classic
-#   --out        the output directory, which must not hold games yet (default: gate-results)
+#   --out        the output directory, holding one run directory per commits and settings
+#                (default: gate-results)
 #   --bt-arena   the bt-arena executable (default: bt-arena on PATH)
 #   --build-cache where builds are kept (default: $BT_ARENA_BUILD_CACHE, else ~/.cache/bt-arena/builds)
 #
 # Exit codes (bt-arena's): 0 H1 accepted (head is better; with non-regression bounds: no
 # regression), 1 H0 accepted (reject), 2 no decision within the budget, 3 a bad command line,
-# 4 a failed build (its command, commit and last log lines on stderr; the whole log in
-# OUT/logs/) or any other error.
+# 4 a failed build (its command, commit and last log lines on stderr; the whole log in the
+# run directory's logs/) or any other error.
 set -uo pipefail
 
 usage() {
@@ -76,6 +83,26 @@ if [ -z "$concurrency" ]; then
   concurrency=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
 fi
 
+# The commit a revision names: in the repository itself, or as its remote lists it.
+commit_of() {
+  local rev=$1
+  if [ -d "$repo" ]; then
+    git -C "$repo" rev-parse --verify --quiet "$rev^{commit}"
+  elif [[ $rev =~ ^[0-9a-f]{40}$ ]]; then
+    echo "$rev"
+  else
+    git ls-remote -- "$repo" "$rev" 2>/dev/null | head -1 | cut -f1 | grep .
+  fi
+}
+base_commit=$(commit_of "$base") || {
+  echo "gate.sh: --base $base is not a commit of $repo" >&2
+  exit 3
+}
+head_commit=$(commit_of "$head") || {
+  echo "gate.sh: --head $head is not a commit of $repo" >&2
+  exit 3
+}
+
 mkdir -p "$out" || exit 4
 if [ -z "$openings" ]; then
   openings="$out/openings.epd"
@@ -85,25 +112,52 @@ if [ -z "$openings" ]; then
   fi
 fi
 
+# What makes the games (not --concurrency, --max-time, --build-cache or where things go).
+settings=$(printf '%s\0' "$repo" "$build" "$bin" "$sprt" "$rounds" "$limit" "$openings" "$rules" "$@" |
+  git hash-object --stdin) || exit 4
+run="$out/${base_commit:0:12}-${head_commit:0:12}-${settings:0:8}"
+
 each=(bin="$bin" "$limit")
 [ -n "$build" ] && each+=(build="$build")
-flags=(--rules "$rules" --rounds "$rounds" --games 2 --concurrency "$concurrency"
-  --openings file="$openings" order=random --sprt "$sprt" --event gate --out "$out")
-[ -n "$max_time" ] && flags+=(--max-time "$max_time")
-[ -n "$build_cache" ] && flags+=(--build-cache "$build_cache")
+session=(--concurrency "$concurrency")
+[ -n "$max_time" ] && session+=(--max-time "$max_time")
+[ -n "$build_cache" ] && session+=(--build-cache "$build_cache")
 
 echo "gate: $head against $base of $repo, SPRT $sprt, at most $rounds game pairs${max_time:+ or $max_time}"
-"$bt_arena" tournament \
-  --engine src="$repo" rev="$head" name=head \
-  --engine src="$repo" rev="$base" name=base \
-  --each "${each[@]}" "${flags[@]}" "$@"
+# A run of these commits and settings that reached its verdict (or played its whole schedule)
+# is reported as it stands: `bt-arena elo` exits with the verdict, and with 5 while games of
+# the schedule are missing (an interrupted run, which is resumed).
+finished=
+if [ -f "$run/config.json" ]; then
+  "$bt_arena" elo "$run" >/dev/null 2>&1
+  case $? in 0|1|2) finished=yes ;; esac
+fi
+if [ -n "$finished" ]; then
+  echo "gate: $run already holds the verdict of these commits and settings; no game is played"
+  "$bt_arena" elo "$run"
+elif [ -f "$run/config.json" ]; then
+  # The same commits and settings, cut short: continue the run.
+  echo "gate: resuming $run (these commits and settings were started before)"
+  "$bt_arena" tournament --resume "$run" "${session[@]}"
+else
+  echo "gate: results in $run"
+  "$bt_arena" tournament \
+    --engine src="$repo" rev="$head" name=head \
+    --engine src="$repo" rev="$base" name=base \
+    --each "${each[@]}" --rules "$rules" --rounds "$rounds" --games 2 \
+    --openings file="$openings" order=random --sprt "$sprt" --event gate --out "$run" \
+    "${session[@]}" "$@"
+fi
 status=$?
 case $status in
   0) verdict="PASS: H1 accepted (head is better than base by the SPRT's bounds)" ;;
   1) verdict="FAIL: H0 accepted (head is not better than base by the SPRT's bounds)" ;;
   2) verdict="NO DECISION within the budget" ;;
   3) verdict="ERROR: a bad command line" ;;
-  *) verdict="ERROR (exit $status): see above; build logs in $out/logs/" ;;
+  *) verdict="ERROR (exit $status): see above" ;;
 esac
-echo "gate: $verdict; report: $out/report.html"
+# Only what is there: no page after a build that failed, no logs before a build.
+[ -d "$run/logs" ] && [ "$status" -gt 3 ] && verdict="$verdict; build logs in $run/logs/"
+[ -f "$run/report.html" ] && verdict="$verdict; report: $run/report.html"
+echo "gate: $verdict"
 exit $status

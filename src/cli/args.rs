@@ -1,7 +1,8 @@
 //! The flags several subcommands share, each defined once with one help text and one parser
 //! (`#[command(flatten)]`): the engine keys (`--engine`, `--each`), `--rules`, `--json`, the two
-//! `--seed` policies, `--timeout`, `--sprt` and the games inputs of `elo` and `report`; and the
-//! value parser of every named value ([`named`]).
+//! `--seed` policies, `--timeout`, `--sprt`, the build cache flags (`--build-cache`,
+//! `--rebuild`), `--anchor` and the games inputs of `elo` and `report`; and the value parser of
+//! every named value ([`named`]).
 //!
 //! The seed policies: a command that makes a run (tournament, tune, openings generate) draws
 //! a seed unless one is given, prints it and saves it with what it makes ([`RunSeed`]); a command
@@ -9,6 +10,7 @@
 //! that the same engine gets the same verdict ([`JudgeSeed`]).
 
 use super::UsageError;
+use bt_arena::engine::build::{self, BuildCache, BuildError};
 use bt_arena::engine::{EngineDescription, EngineKeys};
 use bt_arena::game::TimeControl;
 use bt_arena::named::Named;
@@ -346,6 +348,107 @@ pub struct SprtFlag {
 /// An SPRT specification, with the error of [`Sprt`]'s parser.
 fn parse_sprt(text: &str) -> Result<Sprt, String> {
     text.parse().map_err(|e| format!("{e}"))
+}
+
+/// `--build-cache` and `--rebuild`: every command that builds engines from source (src=):
+/// tournament, bench, check-engine and perft-check.
+#[derive(Args, Debug, Clone, Default)]
+pub struct BuildFlags {
+    /// Where engines built from source (src=) are built (default ~/.cache/bt-arena/builds).
+    ///
+    /// One build is kept per commit and build command. A tournament records it in its
+    /// config.json and --resume uses it again; --build-cache given with --resume overrides it.
+    #[arg(long, value_name = "DIR", env = build::CACHE_ENV)]
+    pub build_cache: Option<PathBuf>,
+    /// Build engines from source (src=) again even when the build cache has them.
+    ///
+    /// Each commit and build command is built once more, replacing the cached build (or a
+    /// damaged cache entry).
+    #[arg(long)]
+    pub rebuild: bool,
+}
+
+impl BuildFlags {
+    /// The build cache: `--build-cache`, else [`build::CACHE_ENV`], else the default
+    /// ([`BuildCache::locate`]); with `--rebuild`, rebuilding.
+    ///
+    /// # Errors
+    /// [`BuildError::NoCacheDir`] when there is no cache directory to use.
+    pub fn cache(&self) -> Result<BuildCache, BuildError> {
+        self.cache_of_run(None, false)
+    }
+
+    /// The build cache of a run saved with the cache `saved`: `--build-cache` when it was
+    /// given on the command line (`on_command_line`: not from [`build::CACHE_ENV`]), else
+    /// `saved`, else as [`cache`](BuildFlags::cache).
+    ///
+    /// # Errors
+    /// [`BuildError::NoCacheDir`] when there is no cache directory to use.
+    pub fn cache_of_run(
+        &self,
+        saved: Option<&std::path::Path>,
+        on_command_line: bool,
+    ) -> Result<BuildCache, BuildError> {
+        let given = match on_command_line {
+            true => self.build_cache.as_deref(),
+            false => saved.or(self.build_cache.as_deref()),
+        };
+        Ok(BuildCache::locate(given)?.rebuilding(self.rebuild))
+    }
+}
+
+/// `--anchor` of the commands that rate a pool (tournament, elo, report).
+#[derive(Args, Debug, Clone, Default)]
+pub struct AnchorFlag {
+    /// Rate the pool relative to this engine (its rating 0), as Ordo's anchor.
+    ///
+    /// Default: the pool's mean is 0. The ± of each engine is then the 95% interval of its
+    /// difference to the anchor. With two engines the text report gives the pair's Elo only.
+    #[arg(long, value_name = "NAME")]
+    pub anchor: Option<String>,
+}
+
+impl AnchorFlag {
+    /// The engine of `engines` that `--anchor` names: the one of that name, else the only
+    /// engine built from source whose name is it followed by `@COMMIT`.
+    ///
+    /// # Errors
+    /// A [`UsageError`] naming the anchor and the engines when none (or several) match.
+    pub fn resolve(&self, engines: &[String]) -> Result<Option<String>, UsageError> {
+        let Some(anchor) = &self.anchor else {
+            return Ok(None);
+        };
+        if engines.contains(anchor) {
+            return Ok(Some(anchor.clone()));
+        }
+        let built: Vec<&String> = engines
+            .iter()
+            .filter(|e| {
+                e.strip_prefix(anchor.as_str())
+                    .is_some_and(|r| r.starts_with('@'))
+            })
+            .collect();
+        match built.as_slice() {
+            [only] => Ok(Some((*only).clone())),
+            _ => Err(UsageError(format!(
+                "--anchor {anchor}: no engine of that name (the engines: {})",
+                engines.join(", ")
+            ))),
+        }
+    }
+
+    /// Rates `summary`'s pool relative to the engine `--anchor` names, if given.
+    ///
+    /// # Errors
+    /// A [`UsageError`] when no engine of the report has that name or a rating.
+    pub fn apply(&self, summary: &mut bt_arena::report::Summary) -> Result<(), UsageError> {
+        if let Some(name) = self.resolve(&summary.engines)? {
+            summary
+                .anchor_at(&name)
+                .map_err(|e| UsageError(e.to_string()))?;
+        }
+        Ok(())
+    }
 }
 
 /// The games `elo` and `report` read.

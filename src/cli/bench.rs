@@ -2,15 +2,13 @@
 //! convention (`ENGINE bench` prints `N nodes M nps`), for engines given by path or built from
 //! a git revision.
 
-use super::args::EngineFlags;
+use super::args::{BuildFlags, EngineFlags};
 use anyhow::Result;
 use bt_arena::engine::EngineDescription;
 use bt_arena::engine::bench::run_bench;
-use bt_arena::engine::build::{self, BuildCache};
 use bt_arena::game::TimeControl;
 use bt_arena::tournament::prepare::{self, PrepareError};
 use clap::Args;
-use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 
@@ -28,11 +26,8 @@ pub struct BenchArgs {
     /// node count, and the speed is their mean.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
     concurrency: u32,
-    /// Where engines built from source (src=) are built (default ~/.cache/bt-arena/builds).
-    ///
-    /// One build is kept per commit and build command.
-    #[arg(long, value_name = "DIR", env = build::CACHE_ENV)]
-    build_cache: Option<PathBuf>,
+    #[command(flatten)]
+    build: BuildFlags,
 }
 
 /// `engine` ready to start: an engine built from source has its revision resolved and its
@@ -47,7 +42,7 @@ pub struct BenchArgs {
 /// otherwise.
 pub fn built_from_source(
     mut engine: EngineDescription,
-    cache: Option<&Path>,
+    build: &BuildFlags,
     stop: &AtomicBool,
 ) -> Result<EngineDescription> {
     let name = engine.name.clone();
@@ -63,7 +58,7 @@ pub fn built_from_source(
     if !resolved {
         return Ok(engine);
     }
-    let cache = BuildCache::locate(cache)?;
+    let cache = build.cache()?;
     prepare::build_engine(&mut engine, &cache, None, stop, &mut |line| note!("{line}"))
         .map_err(super::signals::prepare_error)?;
     Ok(engine)
@@ -80,7 +75,7 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
     let stop = super::signals::stop_flag()?;
     let mut mismatches = 0;
     for engine in args.engines.descriptions(TimeControl::Depth(1))? {
-        let engine = built_from_source(engine, args.build_cache.as_deref(), &stop)?;
+        let engine = built_from_source(engine, &args.build, &stop)?;
         super::args::check_commands(std::slice::from_ref(&engine))
             .map_err(|e| super::UsageError(format!("{e:#}")))?;
         let bench =

@@ -2,7 +2,7 @@
 //! per check, as each group ends) or JSON.
 
 use super::UsageError;
-use super::args::{JsonFlag, JudgeSeed, OneEngine, RulesFlag, SearchTimeout, named};
+use super::args::{BuildFlags, JsonFlag, JudgeSeed, OneEngine, RulesFlag, SearchTimeout, named};
 use anyhow::{Result, anyhow};
 use bt_arena::check_engine::{self, CheckLines, Group, RunError, Settings};
 use bt_arena::engine::EngineDescription;
@@ -38,6 +38,8 @@ pub struct CheckEngineArgs {
     opponent: Vec<String>,
     #[command(flatten)]
     json: JsonFlag,
+    #[command(flatten)]
+    build: BuildFlags,
 }
 
 /// A positive number of seconds, decimals allowed.
@@ -60,7 +62,7 @@ pub fn run(args: &CheckEngineArgs) -> Result<ExitCode> {
     let stop = super::signals::stop_flag()?;
     let rules = args.rules.get();
     let json = args.json.json;
-    let mut spec = engine_description("--engine", &args.engine.engine, &stop)?;
+    let mut spec = engine_description("--engine", &args.engine.engine, &args.build, &stop)?;
     if let Some(ready) = args.ready_timeout {
         note!(
             "warning: --ready-timeout is deprecated: give the engine keys handshake={0} \
@@ -74,7 +76,12 @@ pub fn run(args: &CheckEngineArgs) -> Result<ExitCode> {
     let opponent = if args.opponent.is_empty() {
         bundled_random()
     } else {
-        Some(engine_description("--opponent", &args.opponent, &stop)?)
+        Some(engine_description(
+            "--opponent",
+            &args.opponent,
+            &args.build,
+            &stop,
+        )?)
     };
     super::signals::exit_at_once_from_now(&stop)?;
     let engines: Vec<EngineDescription> =
@@ -120,10 +127,11 @@ pub fn run(args: &CheckEngineArgs) -> Result<ExitCode> {
 fn engine_description(
     flag: &str,
     tokens: &[String],
+    build: &BuildFlags,
     stop: &AtomicBool,
 ) -> Result<EngineDescription> {
     let engine = super::args::engine_description(flag, tokens, TimeControl::Depth(1))?;
-    super::bench::built_from_source(engine, None, stop)
+    super::bench::built_from_source(engine, build, stop)
 }
 
 /// bt-random beside this executable, if it is there.
@@ -135,6 +143,14 @@ fn bundled_random() -> Option<EngineDescription> {
         "name=bt-random".to_string(),
     ];
     cmd.is_file()
-        .then(|| engine_description("--opponent", &tokens, &AtomicBool::new(false)).ok())
+        .then(|| {
+            engine_description(
+                "--opponent",
+                &tokens,
+                &BuildFlags::default(),
+                &AtomicBool::new(false),
+            )
+            .ok()
+        })
         .flatten()
 }

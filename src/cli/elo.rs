@@ -2,7 +2,7 @@
 //! recomputed from games.csv and PGN files.
 
 use super::UsageError;
-use super::args::{GamesInputs, JsonFlag, SprtFlag};
+use super::args::{AnchorFlag, GamesInputs, JsonFlag, SprtFlag};
 use anyhow::{Context, Result, anyhow};
 use bt_arena::report;
 use bt_arena::run::games::{GameSources, ReadError, Verdict};
@@ -19,6 +19,8 @@ pub struct EloArgs {
     sprt: SprtFlag,
     #[command(flatten)]
     json: JsonFlag,
+    #[command(flatten)]
+    anchor: AnchorFlag,
 }
 
 /// Runs `bt-arena elo`: reads every file and run directory once through the one reader of
@@ -29,7 +31,8 @@ pub struct EloArgs {
 /// no verdict stands; 0 otherwise.
 ///
 /// # Errors
-/// [`UsageError`] for a file given twice, or `--sprt` with games of other than two engines
+/// [`UsageError`] for a file given twice, an `--anchor` that is no rated engine, or `--sprt`
+/// with games of other than two engines
 /// (clap refuses a bad SPRT specification or no input); a missing, unreadable or malformed games file (the
 /// message names it, with the line for a malformed row); a directory without games; shards
 /// not of one run; a game that comes twice or is not of its run's schedule.
@@ -43,9 +46,10 @@ pub fn run(args: &EloArgs) -> Result<ExitCode> {
     }
     // Without --sprt, a run's games are tested with the run's own SPRT.
     let sprt = sprt.or_else(|| sources.run_sprt());
-    let (summary, reading) = sources
+    let (mut summary, reading) = sources
         .summary(&engines, sprt.as_ref())
         .context("cannot read the games")?;
+    args.anchor.apply(&mut summary)?;
     let verdict = Verdict::of(&summary, &reading);
     if args.json.json {
         out!("{}", report::summary_json(&summary));

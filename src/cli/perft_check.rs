@@ -1,7 +1,7 @@
 //! `bt-arena perft-check`: finds the exact bug in an engine's move generator by comparing its
 //! perft with the reference rules and walking down to the faulty position.
 
-use super::args::{JsonFlag, JudgeSeed, OneEngine, RulesFlag, SearchTimeout};
+use super::args::{BuildFlags, JsonFlag, JudgeSeed, OneEngine, RulesFlag, SearchTimeout};
 use anyhow::{Result, anyhow};
 use bt_arena::engine::Engine;
 use bt_arena::game::TimeControl;
@@ -47,6 +47,8 @@ pub struct PerftCheckArgs {
     timeout: SearchTimeout,
     #[command(flatten)]
     json: JsonFlag,
+    #[command(flatten)]
+    build: BuildFlags,
 }
 
 /// Runs `bt-arena perft-check`: exit 0 when the engine agrees with the rules everywhere, 1 on a
@@ -60,7 +62,7 @@ pub fn run(args: &PerftCheckArgs) -> Result<ExitCode> {
     // Before anything is built: a signal stops the build; once built, it exits at once.
     let stop = super::signals::stop_flag()?;
     let engine = args.engine.description(TimeControl::Depth(1))?;
-    let spec = super::bench::built_from_source(engine, None, &stop)?;
+    let spec = super::bench::built_from_source(engine, &args.build, &stop)?;
     super::signals::exit_at_once_from_now(&stop)?;
     super::args::check_commands(std::slice::from_ref(&spec))
         .map_err(|e| super::UsageError(format!("{e:#}")))?;

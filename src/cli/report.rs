@@ -2,7 +2,7 @@
 //! (games.csv or PGN of any tool).
 
 use super::UsageError;
-use super::args::{GamesInputs, SprtFlag};
+use super::args::{AnchorFlag, GamesInputs, SprtFlag};
 use super::elo::{check_two_engines, open_sources};
 use anyhow::{Context, Result};
 use bt_arena::report::html::{self, PageGames, Report, RunMeta};
@@ -25,6 +25,8 @@ pub struct ReportArgs {
     out: Option<PathBuf>,
     #[command(flatten)]
     sprt: SprtFlag,
+    #[command(flatten)]
+    anchor: AnchorFlag,
 }
 
 /// Runs `bt-arena report`: reads the games through the one reader of games (as `elo`
@@ -32,7 +34,8 @@ pub struct ReportArgs {
 ///
 /// # Errors
 /// [`UsageError`] with several inputs and no `--out`, an `--out` that is
-/// one of the games files or a run's own page for a file of it, a file given twice, a bad
+/// one of the games files or a run's own page for a file of it, a file given twice, an
+/// `--anchor` that is no rated engine, a bad
 /// `--sprt` with games of other than two engines; a missing or malformed games file
 /// (named, with the line); a game that comes twice; a page that cannot be written.
 pub fn run(args: &ReportArgs) -> Result<ExitCode> {
@@ -49,9 +52,10 @@ pub fn run(args: &ReportArgs) -> Result<ExitCode> {
         check_two_engines(&engines, files.len())?;
     }
     let sprt = sprt.or_else(|| sources.run_sprt());
-    let (summary, reading) = sources
+    let (mut summary, reading) = sources
         .summary(&engines, sprt.as_ref())
         .context("cannot read the games")?;
+    args.anchor.apply(&mut summary)?;
     let mut page = PageGames::new(&summary, sprt.as_ref());
     sources.read(&mut page).context("cannot read the games")?;
     let (series, games) = page.finish(&summary);

@@ -2,12 +2,12 @@
 //! report.
 
 use super::args::{
-    EngineFlags, OpeningsFlag, PgnCommentsFlag, RulesFlag, RunSeed, SprtFlag, named,
+    AnchorFlag, BuildFlags, EngineFlags, OpeningsFlag, PgnCommentsFlag, RulesFlag, RunSeed,
+    SprtFlag, named,
 };
 use super::signals::{EXIT_INTERRUPTED, prepare_error, stop_flag};
 use anyhow::{Context, Result, anyhow, bail};
 use bt_arena::engine::EngineKeys;
-use bt_arena::engine::build::{self, BuildCache};
 use bt_arena::game::TimeControl;
 use bt_arena::game::{ProofRule, ResignRule};
 use bt_arena::rules::Rules;
@@ -79,8 +79,9 @@ pub struct TournamentArgs {
     /// Continue the interrupted run in DIR as saved in its config.json.
     ///
     /// Of a sharded run, shard --shard K/N's, in DIR/shard-K. Only --concurrency, --log,
-    /// --shard, --max-time, --build-cache and --rating-interval may be given with it (they
-    /// cannot change the games).
+    /// --shard, --max-time, --build-cache, --rebuild, --rating-interval and --anchor may be
+    /// given with it (they cannot change the games). The run's build cache is the one it was
+    /// started with, unless --build-cache is given.
     #[arg(long, value_name = "DIR")]
     resume: Option<PathBuf>,
     /// Read the tournament from a TOML or JSON file; flags given too override it.
@@ -107,11 +108,8 @@ pub struct TournamentArgs {
     shard: Option<String>,
     #[command(flatten)]
     pgn_comments: PgnCommentsFlag,
-    /// Where engines built from source (src=) are built (default ~/.cache/bt-arena/builds).
-    ///
-    /// One build is kept per commit and build command.
-    #[arg(long, value_name = "DIR", env = build::CACHE_ENV)]
-    build_cache: Option<PathBuf>,
+    #[command(flatten)]
+    build: BuildFlags,
     /// Scale the clocks by this machine's speed (default: no scaling).
     ///
     /// Both engines' clocks are multiplied by REFERENCE_NPS / the speed of the base (last)
@@ -125,13 +123,16 @@ pub struct TournamentArgs {
     /// exits with 2.
     #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
     max_time: Option<Duration>,
-    /// Print the report so far every N games when stdout is not a terminal (0: at the end only)
+    /// Print a line per pair every N games when stdout is not a terminal (0: none)
     ///
-    /// On a CI log or in a file, the report of the games recorded so far (Elo, LOS, pentanomial
-    /// counts, LLR) is printed every N recorded games, as fastchess's -ratinginterval; on a
-    /// terminal the progress line shows the score instead.
+    /// On a CI log or in a file, every N recorded games one line per pair of engines gives the
+    /// games so far, the Elo with its 95% interval and, with --sprt, the LLR and its bounds (as
+    /// cutechess's score lines, at fastchess's -ratinginterval); the full report comes once, at
+    /// the end. On a terminal the progress line shows the score instead.
     #[arg(long, value_name = "N", default_value_t = 10)]
     rating_interval: u64,
+    #[command(flatten)]
+    anchor: AnchorFlag,
 }
 
 /// A `--resign` rule, with the error of its parser.
@@ -177,8 +178,19 @@ pub fn run(args: &TournamentArgs, matches: &ArgMatches) -> Result<ExitCode> {
     };
     config.session.deadline = args.max_time.map(|limit| started + limit);
     config.session.rating_interval = args.rating_interval;
+    let names: Vec<String> = config.engines.iter().map(|e| e.name.clone()).collect();
+    config.session.anchor = args.anchor.resolve(&names)?;
     let cache = match config.engines.iter().any(|e| e.source.is_some()) {
-        true => Some(BuildCache::locate(args.build_cache.as_deref())?),
+        true => {
+            // A resumed run builds into the cache it was started with, unless told otherwise.
+            let on_command_line = tournament_matches(matches).value_source("build_cache")
+                == Some(clap::parser::ValueSource::CommandLine);
+            let cache = args
+                .build
+                .cache_of_run(config.build_cache.as_deref(), on_command_line)?;
+            config.build_cache = Some(cache.root().to_path_buf());
+            Some(cache)
+        }
         false => None,
     };
     prepare::prepare(&mut config, cache.as_ref(), &stop, &mut |line| {
@@ -560,6 +572,7 @@ fn default_config() -> Result<TournamentConfig> {
         log: false,
         pgn_comments: Default::default(),
         scale_tc: None,
+        build_cache: None,
         session: Default::default(),
         run_id: None,
         adjudication: Default::default(),

@@ -5,7 +5,6 @@ use super::args::{EngineFlags, OpeningsFlag, PgnCommentsFlag, RulesFlag, RunSeed
 use super::signals::{EXIT_INTERRUPTED, stop_flag};
 use super::tournament::{DEFAULT_LIMIT, default_out, make_paths_absolute, shipped_book};
 use anyhow::{Context, Result, anyhow};
-use bt_arena::engine::build::BuildCache;
 use bt_arena::run::identity::{self, SeedOrigin};
 use bt_arena::run_dir::identity::RunIdentity;
 use bt_arena::run_dir::{RunDir, Shard};
@@ -75,9 +74,8 @@ pub struct TuneArgs {
     /// written, and the tune exits with 2 (continue with --resume).
     #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
     max_time: Option<std::time::Duration>,
-    /// Where an engine built from source (src=) is built (default ~/.cache/bt-arena/builds).
-    #[arg(long, value_name = "DIR", env = bt_arena::engine::build::CACHE_ENV)]
-    build_cache: Option<PathBuf>,
+    #[command(flatten)]
+    build: super::args::BuildFlags,
     #[command(flatten)]
     openings: OpeningsFlag,
     #[command(flatten)]
@@ -115,13 +113,14 @@ pub struct TuneArgs {
 }
 
 /// Flags `--resume` takes.
-const RESUME_FLAGS: [&str; 6] = [
+const RESUME_FLAGS: [&str; 7] = [
     "resume",
     "concurrency",
     "log",
     "shard",
     "max-time",
     "build-cache",
+    "rebuild",
 ];
 
 /// Runs `bt-arena tune`.
@@ -182,7 +181,7 @@ pub fn run(args: &TuneArgs, matches: &ArgMatches) -> Result<ExitCode> {
         false => SeedOrigin::Drawn,
     };
     identity::establish(&mut config, seed).map_err(|e| anyhow!(e))?;
-    let played = build_engine(&mut config, args.build_cache.as_deref(), &stop)?;
+    let played = build_engine(&mut config, &args.build, &stop)?;
     let session = tune::TuneSession {
         resume,
         stop: &stop,
@@ -286,7 +285,7 @@ fn print_faults(faults: &[bt_arena::report::EngineFaults]) {
 /// A build, bench or cache that fails.
 fn build_engine(
     config: &mut TuneConfig,
-    cache: Option<&Path>,
+    build: &super::args::BuildFlags,
     stop: &std::sync::atomic::AtomicBool,
 ) -> Result<TuneConfig> {
     let Some(source) = config.engine.source.as_mut() else {
@@ -300,7 +299,7 @@ fn build_engine(
         })?;
     }
     let mut played = config.clone();
-    let cache = BuildCache::locate(cache)?;
+    let cache = build.cache()?;
     let mut tournament = config.tournament();
     tournament.engines.truncate(1);
     tournament.engines[0].name = config.engine.name.clone();

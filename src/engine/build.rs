@@ -23,6 +23,11 @@
 //! after a stale claim cannot mix their files: the first to finish wins, the other removes its
 //! checkout.
 //!
+//! A finished entry that does not read (a `build.json` empty or not a build record, a checkout
+//! deleted) is damaged: it is reported as such ([`BuildError::Damaged`]), never built over
+//! silently. `--rebuild` ([`BuildCache::rebuilding`]) builds entries again even when they are
+//! finished (once per process and entry), replacing a damaged one.
+//!
 //! A build runs `sh -c CMD` in a fresh checkout of the commit (`git clone --no-checkout`, then
 //! `git checkout --detach COMMIT`, submodules included), with `BT_ARENA_COMMIT` set, in a process
 //! group of its own with the parent-death signal (as engines are). A failed build is not cached:
@@ -33,12 +38,14 @@
 use super::process::{GroupChild, GroupEnd};
 use super::source::{EngineSource, SourceError, git};
 use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
 use std::fmt;
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
 /// Environment variable naming the build cache directory (`--build-cache` wins over it).
@@ -91,15 +98,39 @@ pub struct Build {
 }
 
 /// The build cache directory.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct BuildCache {
     root: PathBuf,
+    /// With `--rebuild`: the keys this process has built again so far (each is rebuilt once,
+    /// however many engines share it). `None`: finished entries are used.
+    rebuilt: Option<Arc<Mutex<HashSet<String>>>>,
 }
 
 impl BuildCache {
     /// The cache in `root` (created when first used).
     pub fn new(root: impl Into<PathBuf>) -> BuildCache {
-        BuildCache { root: root.into() }
+        BuildCache {
+            root: root.into(),
+            rebuilt: None,
+        }
+    }
+
+    /// This cache, building every entry again even when it is finished (`--rebuild`): once
+    /// per entry for the life of this value and its clones, replacing the entry's earlier
+    /// build (and a damaged entry).
+    pub fn rebuilding(self, rebuild: bool) -> BuildCache {
+        BuildCache {
+            rebuilt: rebuild.then(Arc::default),
+            ..self
+        }
+    }
+
+    /// Whether `key` is to be built again now: `--rebuild` was asked and this process has
+    /// not rebuilt it yet.
+    fn rebuild_wanted(&self, key: &str) -> bool {
+        self.rebuilt
+            .as_ref()
+            .is_some_and(|keys| !keys.lock().unwrap_or_else(|e| e.into_inner()).contains(key))
     }
 
     /// The cache `--build-cache` names (`given`), else [`CACHE_ENV`]'s, else the user's cache
@@ -119,7 +150,7 @@ impl BuildCache {
             path: root.clone(),
             source,
         })?;
-        Ok(BuildCache { root })
+        Ok(BuildCache::new(root))
     }
 
     /// The cache directory.
@@ -146,32 +177,93 @@ impl BuildCache {
         self.root.join(key)
     }
 
-    /// The finished build of `key`, if the cache holds one.
-    pub fn finished(&self, key: &str) -> Option<Build> {
+    /// The finished build of `key`, if the cache holds one (`None`: no `build.json` yet).
+    ///
+    /// # Errors
+    /// [`BuildError::Damaged`] for an entry whose `build.json` is empty or not a build record,
+    /// or whose checkout is gone; [`BuildError::Cache`] when `build.json` cannot be read.
+    pub fn finished(&self, key: &str) -> Result<Option<Build>, BuildError> {
         let entry = self.entry(key);
-        let text = std::fs::read_to_string(entry.join(BUILD_JSON)).ok()?;
-        let record: BuildRecord = serde_json::from_str(&text).ok()?;
+        let path = entry.join(BUILD_JSON);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(cache_error(&path, e)),
+        };
+        let damaged = |what: String| BuildError::Damaged {
+            entry: entry.clone(),
+            what,
+        };
+        if text.trim().is_empty() {
+            return Err(damaged(format!("{BUILD_JSON} is empty")));
+        }
+        let record: BuildRecord = serde_json::from_str(&text).map_err(|e| {
+            damaged(match e.classify() {
+                serde_json::error::Category::Data => {
+                    format!("{BUILD_JSON} is not a build record: {e}")
+                }
+                _ => format!("{BUILD_JSON} is not JSON"),
+            })
+        })?;
+        // A checkout is a directory of the entry, never a path elsewhere.
+        if !record.checkout.starts_with("checkout-") || record.checkout.contains('/') {
+            return Err(damaged(format!(
+                "{BUILD_JSON} names '{}', not a checkout of the entry",
+                record.checkout
+            )));
+        }
         let checkout = entry.join(&record.checkout);
+        if !checkout.is_dir() {
+            return Err(damaged(format!(
+                "its checkout {} is missing",
+                record.checkout
+            )));
+        }
         let log = entry.join(format!(
             "build-{}.log",
             record.checkout.trim_start_matches("checkout-")
         ));
-        checkout.is_dir().then_some(Build {
+        Ok(Some(Build {
             checkout,
             log,
             record,
             cached: true,
-        })
+        }))
+    }
+
+    /// Removes the finished build of `key` (its `build.json`, the checkout and log it names,
+    /// when it names them), for `--rebuild`: called with the entry's claim held.
+    fn forget(&self, key: &str) -> Result<(), BuildError> {
+        let entry = self.entry(key);
+        let path = entry.join(BUILD_JSON);
+        let record = std::fs::read_to_string(&path)
+            .ok()
+            .and_then(|text| serde_json::from_str::<BuildRecord>(&text).ok())
+            .filter(|r| r.checkout.starts_with("checkout-") && !r.checkout.contains('/'));
+        match std::fs::remove_file(&path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(cache_error(&path, e)),
+        }
+        if let Some(record) = record {
+            let token = record.checkout.trim_start_matches("checkout-");
+            let _ = std::fs::remove_dir_all(entry.join(&record.checkout));
+            let _ = std::fs::remove_file(entry.join(format!("build-{token}.log")));
+        }
+        Ok(())
     }
 
     /// The build of `source`'s commit with its build command: from the cache, else built now
     /// (waiting for another process building the same key, see the module documentation).
     /// `waiting` is called once, with the claim's text, when another process holds the claim.
     ///
+    /// With [`rebuilding`](BuildCache::rebuilding), a finished entry is built again (once).
+    ///
     /// # Errors
     /// [`BuildError::Unresolved`] for a source without a commit; [`BuildError::Cache`] when
-    /// the cache cannot be written; [`BuildError::Checkout`] when the commit cannot be checked
-    /// out; [`BuildError::Failed`] when the build command fails.
+    /// the cache cannot be written; [`BuildError::Damaged`] for a damaged entry (without
+    /// `--rebuild`); [`BuildError::Checkout`] when the commit cannot be checked out;
+    /// [`BuildError::Failed`] when the build command fails.
     pub fn build(
         &self,
         source: &EngineSource,
@@ -206,7 +298,9 @@ impl BuildCache {
         let mut watch = ClaimWatch::default();
         let mut told = false;
         loop {
-            if let Some(build) = self.finished(&key) {
+            if !self.rebuild_wanted(&key)
+                && let Some(build) = self.finished(&key)?
+            {
                 return Ok(build);
             }
             match OpenOptions::new()
@@ -255,8 +349,10 @@ impl BuildCache {
         claim: &File,
         stop: &AtomicBool,
     ) -> Result<Build, BuildError> {
-        // Another builder may have finished between our look and our claim.
-        if let Some(build) = self.finished(key) {
+        if self.rebuild_wanted(key) {
+            self.forget(key)?;
+        } else if let Some(build) = self.finished(key)? {
+            // Another builder finished between our look and our claim.
             return Ok(build);
         }
         let entry = self.entry(key);
@@ -315,6 +411,11 @@ impl BuildCache {
             seconds: started.elapsed().as_secs_f64(),
             finished_at: humantime::format_rfc3339_seconds(SystemTime::now()).to_string(),
         };
+        if let Some(keys) = &self.rebuilt {
+            keys.lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(key.to_string());
+        }
         if publish(&entry.join(BUILD_JSON), &record)? {
             return Ok(Build {
                 checkout,
@@ -326,7 +427,7 @@ impl BuildCache {
         // Another builder finished first (after a claim taken for stale): use its build.
         let _ = std::fs::remove_dir_all(&checkout);
         let _ = std::fs::remove_file(&log);
-        self.finished(key)
+        self.finished(key)?
             .ok_or_else(|| cache_error(&entry.join(BUILD_JSON), io::ErrorKind::NotFound.into()))
     }
 }
@@ -346,6 +447,14 @@ pub enum BuildError {
         path: PathBuf,
         /// The operating system's reason.
         source: io::Error,
+    },
+    /// A finished entry that does not read: its `build.json` empty or not a build record, or
+    /// its checkout gone.
+    Damaged {
+        /// The entry's directory.
+        entry: PathBuf,
+        /// What is wrong (`build.json is not JSON`).
+        what: String,
     },
     /// The commit could not be checked out.
     Checkout {
@@ -396,6 +505,11 @@ impl fmt::Display for BuildError {
                 f,
                 "the build of commit {commit} was stopped by a signal to bt-arena (the build \
                  cache keeps nothing of it)"
+            ),
+            BuildError::Damaged { entry, what } => write!(
+                f,
+                "the cache entry {} is damaged ({what}); remove {0} or run with --rebuild",
+                entry.display()
             ),
             BuildError::Checkout { repo, commit, git } => {
                 write!(f, "cannot check out commit {commit} of {repo}: {git}")
@@ -808,6 +922,89 @@ mod tests {
         assert_eq!(runs(&counter), 1);
     }
 
+    /// A finished entry that does not read names the entry, what is wrong and both remedies;
+    /// it is never built over silently, and `--rebuild` replaces it.
+    #[test]
+    fn a_damaged_entry_is_named_and_rebuild_replaces_it() {
+        let (repo, cache_dir, other) = (
+            tempfile::tempdir().unwrap(),
+            tempfile::tempdir().unwrap(),
+            tempfile::tempdir().unwrap(),
+        );
+        let counter = other.path().join("counter");
+        let source = counted_source(repo.path(), &counter, "0");
+        let cache = BuildCache::new(cache_dir.path());
+        let first = cache.build(&source, |_| {}).unwrap();
+        let key =
+            BuildCache::key(source.commit.as_deref().unwrap(), source.build.as_deref()).unwrap();
+        let entry = cache.entry(&key);
+        let json = entry.join(BUILD_JSON);
+        let good = std::fs::read_to_string(&json).unwrap();
+        let missing = format!("its checkout {} is missing", first.record.checkout);
+        type Damage<'a> = (&'a str, Box<dyn Fn() + 'a>);
+        let damages: Vec<Damage<'_>> = vec![
+            (
+                "build.json is empty",
+                Box::new(|| std::fs::write(&json, "").unwrap()),
+            ),
+            (
+                "build.json is not JSON",
+                Box::new(|| std::fs::write(&json, "garbage{").unwrap()),
+            ),
+            (
+                "build.json is not a build record: missing field `commit`",
+                Box::new(|| std::fs::write(&json, r#"{"repo": "x"}"#).unwrap()),
+            ),
+            (
+                &missing,
+                Box::new(|| {
+                    std::fs::write(&json, &good).unwrap();
+                    std::fs::remove_dir_all(&first.checkout).unwrap();
+                }),
+            ),
+        ];
+        for (what, damage) in &damages {
+            damage();
+            let err = cache.build(&source, |_| {}).unwrap_err();
+            assert!(matches!(err, BuildError::Damaged { .. }), "{err:?}");
+            let text = err.to_string();
+            let expected = format!("the cache entry {} is damaged ({what}", entry.display());
+            assert!(text.starts_with(&expected), "{text}");
+            assert!(
+                text.ends_with(&format!(
+                    "; remove {} or run with --rebuild",
+                    entry.display()
+                )),
+                "{text}"
+            );
+        }
+        assert_eq!(runs(&counter), 1, "a damaged entry is not built over");
+        // --rebuild: built again once, then found, whatever the entry held.
+        let rebuilding = cache.clone().rebuilding(true);
+        let rebuilt = rebuilding.build(&source, |_| {}).unwrap();
+        assert!(!rebuilt.cached);
+        assert!(rebuilt.checkout.join("engine").is_file());
+        assert_eq!(runs(&counter), 2);
+        assert!(rebuilding.build(&source, |_| {}).unwrap().cached);
+        assert_eq!(runs(&counter), 2, "rebuilt once per process");
+        assert_eq!(
+            cache.build(&source, |_| {}).unwrap(),
+            Build {
+                cached: true,
+                ..rebuilt.clone()
+            }
+        );
+        // A sound entry is rebuilt too, and its earlier checkout removed.
+        let again = cache
+            .clone()
+            .rebuilding(true)
+            .build(&source, |_| {})
+            .unwrap();
+        assert_eq!(runs(&counter), 3);
+        assert_ne!(again.checkout, rebuilt.checkout);
+        assert!(!rebuilt.checkout.exists());
+    }
+
     #[test]
     fn a_failed_build_is_not_cached_and_names_its_log() {
         let (repo, cache_dir) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
@@ -855,7 +1052,7 @@ mod tests {
             "{text}"
         );
         let key = BuildCache::key(&commits[0], source.build.as_deref()).unwrap();
-        assert_eq!(cache.finished(&key), None);
+        assert!(matches!(cache.finished(&key), Ok(None)));
         // No checkout is left behind; the next try builds again (and fails again).
         let leftovers: Vec<_> = std::fs::read_dir(cache.entry(&key))
             .unwrap()

@@ -18,6 +18,7 @@ mod text;
 
 pub use json::{summary_json, write_summary};
 pub use summary::{
-    AdjudicationCounts, EloModel, EngineFaults, PairSummary, SelfPlay, Standing, Summary,
-    SummaryBuilder,
+    AdjudicationCounts, AnchorError, EloModel, EngineFaults, PairSummary, SelfPlay, Standing,
+    Summary, SummaryBuilder,
 };
+pub use text::interim_lines;

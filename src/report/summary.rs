@@ -44,7 +44,47 @@ pub struct Summary {
     /// Games ended by adjudication, by rule; left out of summary.json when there are none.
     #[serde(skip_serializing_if = "AdjudicationCounts::is_empty")]
     pub adjudicated: AdjudicationCounts,
+    /// The engine the standings' ratings are relative to (`--anchor`: its rating 0, the
+    /// others' `error95` that of their difference to it; see [`Summary::anchor_at`]); `None`
+    /// (and left out of summary.json): the pool's mean is 0.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub anchor: Option<String>,
+    /// One standard error of each difference of two ratings, by name: what
+    /// [`Summary::anchor_at`] needs. Not in summary.json.
+    #[serde(skip)]
+    pub(crate) differences: Option<RatingDifferences>,
 }
+
+/// The standard errors of the rating differences of a rated pool.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct RatingDifferences {
+    /// The rated engines, in the order of the matrix.
+    pub(crate) names: Vec<String>,
+    /// `std_error[i][j]`: one standard error of `rating_i - rating_j`.
+    pub(crate) std_error: Vec<Vec<f64>>,
+}
+
+/// Why [`Summary::anchor_at`] cannot anchor the ratings at an engine.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AnchorError {
+    /// The name asked for.
+    pub anchor: String,
+    /// The engines of the report.
+    pub engines: Vec<String>,
+}
+
+impl std::fmt::Display for AnchorError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "--anchor {}: no engine of that name has a rating (the engines: {})",
+            self.anchor,
+            self.engines.join(", ")
+        )
+    }
+}
+
+impl std::error::Error for AnchorError {}
 
 /// Games ended by adjudication, by rule: counted apart from the rules' endings and the
 /// faults, all games included.
@@ -225,6 +265,42 @@ impl Summary {
         builder.finish()
     }
 
+    /// The standings rated relative to engine `name` (Ordo's anchor): its rating becomes 0 and
+    /// the others' ratings their difference to it, each `error95` the 95% interval of that
+    /// difference (`None` for the anchor itself); ranks, bounds and LOS are unchanged.
+    /// Standings without ratings (see [`unrated`](Summary::unrated)) stay as they are.
+    ///
+    /// # Errors
+    /// [`AnchorError`] when `name` is not a rated engine of the report.
+    pub fn anchor_at(&mut self, name: &str) -> Result<(), AnchorError> {
+        let error = || AnchorError {
+            anchor: name.to_string(),
+            engines: self.engines.clone(),
+        };
+        if self.unrated.is_some() && self.engines.iter().any(|e| e == name) {
+            return Ok(());
+        }
+        let differences = self.differences.as_ref().ok_or_else(error)?;
+        let at = |engine: &str| differences.names.iter().position(|n| n == engine);
+        let anchor = at(name).ok_or_else(error)?;
+        let offset = self
+            .standings
+            .iter()
+            .find(|row| row.name == name)
+            .and_then(|row| row.elo)
+            .ok_or_else(error)?;
+        for row in &mut self.standings {
+            let Some(k) = at(&row.name) else { continue };
+            row.elo = row.elo.map(|elo| elo - offset);
+            if row.bound.is_none() {
+                row.error95 =
+                    (k != anchor).then(|| stats::z95() * differences.std_error[k][anchor]);
+            }
+        }
+        self.anchor = Some(name.to_string());
+        Ok(())
+    }
+
     /// The SPRT decision, when the summary was computed with an SPRT (and two engines): the
     /// verdict's, or [`SprtDecision::Continue`] when no bound was crossed.
     pub fn sprt_decision(&self) -> Option<SprtDecision> {
@@ -329,8 +405,13 @@ impl SummaryBuilder {
             faults: engine_faults(engines, tally),
             adjudicated: tally.adjudicated,
             self_play: tally.self_play.clone(),
-            engines: self.engines,
             builds: BTreeMap::new(),
+            anchor: None,
+            differences: pool.map(|pool| RatingDifferences {
+                names: pool.members.iter().map(|&m| engines[m].clone()).collect(),
+                std_error: pool.ratings.diff_std_error,
+            }),
+            engines: self.engines,
         }
     }
 
@@ -660,9 +741,9 @@ pub(crate) mod tests {
     use crate::records::{GameResult, Termination};
     use crate::stats::{assert_close, elo_pentanomial, elo_trinomial};
 
-    type Game = (u64, &'static str, &'static str, GameResult, Termination);
+    pub(crate) type Game = (u64, &'static str, &'static str, GameResult, Termination);
 
-    fn games(list: &[Game]) -> Vec<GameRecord> {
+    pub(crate) fn games(list: &[Game]) -> Vec<GameRecord> {
         list.iter()
             .enumerate()
             .map(|(i, &(pair, white, black, result, termination))| {
@@ -999,8 +1080,17 @@ pub(crate) mod tests {
         );
         assert_eq!(summary.pairs.len(), 1);
         assert_eq!(summary.pairs[0].sprt.unwrap().report.llr, 0.0);
+        // Two engines: the pair's block is the report (standings of no games say nothing).
         let text = summary.to_string();
-        assert!(text.contains("No ratings: no finished games.\n"), "{text}");
+        assert!(
+            text.starts_with("Games: 0\n\nResults of new vs base:\n"),
+            "{text}"
+        );
+        let three = Summary::compute(&[], &names(&["a", "b", "c"]), None).to_string();
+        assert!(
+            three.contains("No ratings: no finished games.\n"),
+            "{three}"
+        );
         assert!(
             text.contains("LLR: 0.00 (-2.94, 2.94) [0.00, 5.00]\n"),
             "{text}"

@@ -1,6 +1,8 @@
-//! The report as text, fastchess style: the game count, the standings, the crosstable (3+
-//! engines), a block per pair of engines (Elo, games, pentanomial counts, SPRT) and the faults
-//! table. [`Display`](fmt::Display) of [`Summary`] and [`PairSummary`].
+//! The report as text, fastchess style: the game count, the standings (3+ engines: with two,
+//! the pair's block is the one figure, as fastchess prints it), the crosstable (3+ engines), a
+//! block per pair of engines (Elo, games, pentanomial counts, SPRT) and the faults table.
+//! [`Display`](fmt::Display) of [`Summary`] and [`PairSummary`]; [`interim_lines`], the
+//! one-line-per-pair report of a run in progress on a CI log.
 
 use super::summary::{PairSummary, Summary};
 use crate::records::plural;
@@ -26,8 +28,9 @@ fn or_dash(value: Option<String>) -> String {
 }
 
 impl fmt::Display for Summary {
-    /// The report: the game count, the standings table, the crosstable (3+ engines), a block
-    /// per pair (Elo, games, pentanomial counts, the LLR line), and the faults table.
+    /// The report: the game count, the standings table (unless [`Summary::one_match`]), the
+    /// crosstable (3+ engines), a block per pair (Elo, games, pentanomial counts, the LLR
+    /// line), and the faults table.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Games: {}", self.games)?;
         let adjudicated = self.adjudicated;
@@ -50,8 +53,17 @@ impl fmt::Display for Summary {
             )?;
         }
         writeln!(f)?;
-        writeln!(f)?;
-        self.write_standings(f)?;
+        if self.one_match() {
+            // The pair's block below is the one Elo of the match: the pool's ratings of two
+            // engines are half its difference each, a second figure to misread.
+            if let Some(note) = self.self_play.note() {
+                writeln!(f)?;
+                writeln!(f, "Not rated: {note}.")?;
+            }
+        } else {
+            writeln!(f)?;
+            self.write_standings(f)?;
+        }
         if self.engines.len() >= 3 {
             writeln!(f)?;
             write!(f, "{}", super::crosstable::Crosstable::of(self))?;
@@ -66,6 +78,12 @@ impl fmt::Display for Summary {
 }
 
 impl Summary {
+    /// Whether the report is of one match: two engines that met (or are under an SPRT), so
+    /// that the pair's block says all the standings would, in one figure.
+    pub fn one_match(&self) -> bool {
+        self.engines.len() == 2 && self.pairs.len() == 1
+    }
+
     /// Width of the name column: the longest name, at least `min`.
     fn name_width(&self, min: usize) -> usize {
         self.engines.iter().map(String::len).fold(min, usize::max)
@@ -97,11 +115,19 @@ impl Summary {
         match &self.unrated {
             Some(reason) => writeln!(f, "No ratings: {reason}."),
             None => {
-                writeln!(
-                    f,
-                    "Ratings: the pool's Bradley-Terry Elo (mean 0), +/- its 95% interval; LOS \
-                     against the next engine."
-                )?;
+                match &self.anchor {
+                    Some(anchor) => writeln!(
+                        f,
+                        "Ratings: the pool's Bradley-Terry Elo relative to {anchor} (its rating \
+                         0), +/- the 95% interval of the difference to it; LOS against the next \
+                         engine."
+                    )?,
+                    None => writeln!(
+                        f,
+                        "Ratings: the pool's Bradley-Terry Elo (mean 0), +/- its 95% interval; \
+                         LOS against the next engine."
+                    )?,
+                }
                 if self.standings.iter().any(|row| row.bound.is_some()) {
                     writeln!(
                         f,
@@ -150,6 +176,65 @@ impl Summary {
     }
 }
 
+/// The report of a run in progress as a CI log shows it, one line per pair of engines (as
+/// cutechess's score lines): the games recorded of those scheduled, then the pair's games, its
+/// Elo with the 95% interval (or its bound, as the full report gives it), and with an SPRT its
+/// LLR line:
+///
+/// ```text
+/// Interim (10 of 120 games): new vs base: 10 games, Elo: +34.86 +/- 70.12, LLR: 0.41 (-2.94, 2.94) [0.00, 5.00]
+/// ```
+///
+/// `scheduled` 0: the schedule's length is not known (`Interim (10 games)`). No line for a
+/// report without pairs.
+pub fn interim_lines(summary: &Summary, recorded: u64, scheduled: u64) -> Vec<String> {
+    let head = match scheduled {
+        0 => format!("Interim ({})", plural(recorded, "game")),
+        total => format!("Interim ({recorded} of {total} games)"),
+    };
+    summary
+        .pairs
+        .iter()
+        .map(|pair| {
+            let elo = match pair.games {
+                0 => "Elo: -".to_string(),
+                _ => format!("Elo: {}", pair.elo_text()),
+            };
+            let llr = pair
+                .sprt
+                .map(|status| format!(", {}", status.report))
+                .unwrap_or_default();
+            format!(
+                "{head}: {} vs {}: {}, {elo}{llr}",
+                pair.first,
+                pair.second,
+                plural(pair.games, "game")
+            )
+        })
+        .collect()
+}
+
+impl PairSummary {
+    /// The pair's Elo with its 95% interval, `+34.86 +/- 21.56`, or for a one-sided score
+    /// the bound, `>+1199.83 (a floor: one side won every counted game)`.
+    fn elo_text(&self) -> String {
+        let elo = &self.elo;
+        match elo.bound_side() {
+            // A one-sided score: the Elo is a bound, with no interval.
+            Some(bound) => format!(
+                "{} (a {}: one side won every counted game)",
+                format_elo(elo.elo, Some(bound)),
+                if bound == Bound::Lower {
+                    "floor"
+                } else {
+                    "ceiling"
+                }
+            ),
+            None => format!("{} +/- {:.2}", format_elo(elo.elo, None), elo.error95),
+        }
+    }
+}
+
 impl fmt::Display for PairSummary {
     /// A fastchess-style block:
     ///
@@ -166,29 +251,13 @@ impl fmt::Display for PairSummary {
     /// for a test halted at a missing game, `SPRT: no verdict over the first 40 games (a game
     /// after them is missing); 18 games after it not in the LLR`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let elo = &self.elo;
         writeln!(f, "Results of {} vs {}:", self.first, self.second)?;
-        match elo.bound_side() {
-            // A one-sided score: the Elo is a bound, with no interval.
-            Some(bound) => writeln!(
-                f,
-                "Elo: {} (a {}: one side won every counted game), LOS: {}",
-                format_elo(elo.elo, Some(bound)),
-                if bound == Bound::Lower {
-                    "floor"
-                } else {
-                    "ceiling"
-                },
-                format_percent(elo.los)
-            )?,
-            None => writeln!(
-                f,
-                "Elo: {} +/- {:.2}, LOS: {}",
-                format_elo(elo.elo, None),
-                elo.error95,
-                format_percent(elo.los)
-            )?,
-        }
+        writeln!(
+            f,
+            "Elo: {}, LOS: {}",
+            self.elo_text(),
+            format_percent(self.elo.los)
+        )?;
         let score = (self.games > 0).then(|| self.wins as f64 / self.games as f64);
         writeln!(
             f,
@@ -247,12 +316,37 @@ impl fmt::Display for PairSummary {
 
 #[cfg(test)]
 mod tests {
+    use crate::records::GameResult::{BlackWins, WhiteWins};
+    use crate::records::Termination::GoalRank;
     use crate::report::Summary;
-    use crate::report::summary::tests::{alpha_beta, names, sprt};
-    use crate::stats::elo_pentanomial;
+    use crate::report::summary::tests::{Game, alpha_beta, games, names, sprt};
+    use crate::stats::{elo_pentanomial, z95};
 
+    /// alpha and beta's games, and gamma's against both (every engine won and lost a game
+    /// against each other: no rating is a bound).
+    fn three_engines() -> Summary {
+        let mut all = alpha_beta();
+        let gamma: [Game; 8] = [
+            (6, "gamma", "alpha", WhiteWins, GoalRank),
+            (6, "alpha", "gamma", WhiteWins, GoalRank),
+            (7, "gamma", "alpha", BlackWins, GoalRank),
+            (7, "alpha", "gamma", WhiteWins, GoalRank),
+            (8, "gamma", "beta", WhiteWins, GoalRank),
+            (8, "beta", "gamma", BlackWins, GoalRank),
+            (9, "gamma", "beta", BlackWins, GoalRank),
+            (9, "beta", "gamma", BlackWins, GoalRank),
+        ];
+        all.extend(games(&gamma));
+        for (i, game) in all.iter_mut().enumerate() {
+            game.game_id = i as u64 + 1;
+        }
+        Summary::compute(&all, &names(&["alpha", "beta", "gamma"]), None)
+    }
+
+    /// Two engines: the pair's block is the one figure, as fastchess prints a match (the
+    /// pool's ratings would be a second Elo, half the difference each).
     #[test]
-    fn the_report_reads_like_fastchess() {
+    fn the_report_of_two_engines_reads_like_fastchess() {
         let summary = Summary::compute(&alpha_beta(), &names(&["alpha", "beta"]), Some(&sprt()));
         let text = summary.to_string();
         let elo = elo_pentanomial(&[1, 0, 1, 0, 2].into());
@@ -262,8 +356,13 @@ mod tests {
             elo.error95,
             100.0 * elo.los
         );
-        assert!(text.starts_with("Games: 9\n\nRank Name"), "{text}");
-        assert!(text.contains("Results of alpha vs beta:\n"), "{text}");
+        assert!(
+            text.starts_with("Games: 9\n\nResults of alpha vs beta:\n"),
+            "{text}"
+        );
+        assert!(!text.contains("Rank"), "{text}");
+        assert!(!text.contains("Ratings:"), "{text}");
+        assert_eq!(text.matches("Elo:").count(), 1, "{text}");
         assert!(text.contains(&expected_elo), "{text}");
         assert!(
             text.contains("Elo: +88.69 +/- 710.45, LOS: 72.67%\n"),
@@ -272,9 +371,6 @@ mod tests {
         assert!(
             text.contains("LLR: 0.02 (-2.94, 2.94) [0.00, 5.00]\n"),
             "{text}"
-        );
-        assert!(
-            text.contains("   1 alpha    +19.38  114.20      9  55.56%      5      4  63.03%\n")
         );
         assert!(text.contains("Games: 9, Wins: 5, Losses: 4, Score: 55.56%\n"));
         assert!(
@@ -287,5 +383,73 @@ mod tests {
             text.contains("alpha               1       0     1     1      0\n"),
             "{text}"
         );
+    }
+
+    /// Three engines: the standings with their note; anchored (Ordo's habit), the anchor's
+    /// rating is 0 and each other's ± is that of its difference to it.
+    #[test]
+    fn the_standings_of_three_engines_are_anchored_on_request() {
+        let mut summary = three_engines();
+        let text = summary.to_string();
+        assert!(text.starts_with("Games: 17\n\nRank Name"), "{text}");
+        assert!(
+            text.contains("Ratings: the pool's Bradley-Terry Elo (mean 0), +/- its 95% interval"),
+            "{text}"
+        );
+        assert!(
+            text.contains("Each pair below has its own Elo, from its game pairs alone"),
+            "{text}"
+        );
+        let before = summary.standings.clone();
+        let elo_of = |rows: &[crate::report::Standing], name: &str| {
+            rows.iter().find(|r| r.name == name).unwrap().clone()
+        };
+        summary.anchor_at("beta").unwrap();
+        assert_eq!(summary.anchor.as_deref(), Some("beta"));
+        let beta = elo_of(&summary.standings, "beta");
+        assert_eq!((beta.elo, beta.error95), (Some(0.0), None));
+        let differences = summary.differences.clone().unwrap();
+        let at = |name: &str| differences.names.iter().position(|n| n == name).unwrap();
+        for name in ["alpha", "gamma"] {
+            let (old, new) = (elo_of(&before, name), elo_of(&summary.standings, name));
+            let shift = old.elo.unwrap() - elo_of(&before, "beta").elo.unwrap();
+            assert!((new.elo.unwrap() - shift).abs() < 1e-9, "{name}");
+            let error = z95() * differences.std_error[at(name)][at("beta")];
+            assert!((new.error95.unwrap() - error).abs() < 1e-9, "{name}");
+            assert_eq!((new.rank, new.los_next), (old.rank, old.los_next));
+        }
+        let text = summary.to_string();
+        assert!(
+            text.contains("Ratings: the pool's Bradley-Terry Elo relative to beta (its rating 0)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("   3 beta      +0.00       -     13 "),
+            "{text}"
+        );
+        assert!(text.contains("Each pair below has its own Elo"), "{text}");
+        let err = summary.anchor_at("delta").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "--anchor delta: no engine of that name has a rating (the engines: alpha, beta, gamma)"
+        );
+    }
+
+    /// On a CI log, a line per pair: games, Elo and, with an SPRT, the LLR with its bounds.
+    #[test]
+    fn an_interim_report_is_a_line_per_pair() {
+        let two = Summary::compute(&alpha_beta(), &names(&["alpha", "beta"]), Some(&sprt()));
+        assert_eq!(
+            super::interim_lines(&two, 9, 40),
+            [
+                "Interim (9 of 40 games): alpha vs beta: 9 games, Elo: +88.69 +/- 710.45, \
+                 LLR: 0.02 (-2.94, 2.94) [0.00, 5.00]"
+            ]
+        );
+        let lines = super::interim_lines(&three_engines(), 17, 0);
+        assert_eq!(lines.len(), 3, "{lines:?}");
+        assert!(lines[0].starts_with("Interim (17 games): alpha vs beta: 9 games, Elo: "));
+        assert!(lines[2].starts_with("Interim (17 games): beta vs gamma: 4 games, Elo: "));
+        assert!(lines.iter().all(|line| !line.contains("LLR")), "{lines:?}");
     }
 }

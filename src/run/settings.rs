@@ -32,8 +32,9 @@ crate::named_enum!(Format, "format", [RoundRobin => "roundrobin" | "round-robin"
 
 /// Fields of a run's config.json that do not make the games, so need not agree between the
 /// shards of a run: where the run directory is mounted, how many games a shard plays at once,
-/// whether it logs, and the run id (which the run's identity holds).
-pub const PER_SHARD_FIELDS: [&str; 4] = ["out", "concurrency", "log", "run_id"];
+/// whether it logs, where it builds engines from source, and the run id (which the run's
+/// identity holds).
+pub const PER_SHARD_FIELDS: [&str; 5] = ["out", "concurrency", "log", "build_cache", "run_id"];
 
 /// The settings that make a run's games, as its identity records them
 /// ([`crate::run_dir::identity`]): `config` (a config.json as JSON) without the

@@ -124,6 +124,11 @@ pub struct TournamentConfig {
     /// by this over the speed it measures (see [`crate::tournament::prepare`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scale_tc: Option<u64>,
+    /// The build cache the engines built from source (src=) were built in (`--build-cache`,
+    /// or the default then), so that `--resume` uses it again; where builds are kept does not
+    /// make the games (one of the [`PER_SHARD_FIELDS`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build_cache: Option<PathBuf>,
     /// What this session learnt or was given that config.json does not keep (its deadline,
     /// builds and clock scaling).
     #[serde(skip)]
@@ -388,6 +393,19 @@ pub struct Session {
     /// When stdout is not a terminal (a CI log, a file), the interim report is printed every
     /// this many recorded games (`--rating-interval`, fastchess's `-ratinginterval`); 0: never.
     pub rating_interval: u64,
+    /// The engine the reports' ratings are relative to (`--anchor`, checked against the
+    /// engines' names by the command line); `None`: the pool's mean is 0.
+    pub anchor: Option<String>,
+}
+
+impl Session {
+    /// Rates `summary`'s pool relative to this session's anchor, when there is one (a
+    /// summary whose pool does not rate it is left as it is).
+    pub fn anchor(&self, summary: &mut crate::report::Summary) {
+        if let Some(name) = &self.anchor {
+            let _ = summary.anchor_at(name);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -438,6 +456,7 @@ mod tests {
             log: false,
             pgn_comments: Default::default(),
             scale_tc: None,
+            build_cache: None,
             session: Default::default(),
             run_id: None,
             adjudication: Default::default(),

@@ -10,14 +10,16 @@ use std::path::{Path, PathBuf};
 
 /// The long flags `tournament --resume` takes: none changes the games or their records
 /// (`--shard` says which shard of the run to continue).
-pub const RESUME_FLAGS: [&str; 7] = [
+pub const RESUME_FLAGS: [&str; 9] = [
     "resume",
     "concurrency",
     "log",
     "shard",
     "max-time",
     "build-cache",
+    "rebuild",
     "rating-interval",
+    "anchor",
 ];
 
 /// Why a run cannot be resumed as asked.

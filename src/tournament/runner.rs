@@ -235,15 +235,17 @@ pub fn run(
     // shard reads every shard's games in game-id order. Streamed: memory does not grow with
     // the games.
     let sources = GameSources::open(&[&config.out]).map_err(RunError::Read)?;
-    let (summary, reading) = sources
+    let (mut summary, reading) = sources
         .summary(&names, config.sprt.as_ref())
         .map_err(RunError::Read)?;
+    config.session.anchor(&mut summary);
     // A shard's own files report its own games (without the SPRT: the run's is over every
     // shard).
     let mut own = match config.shard {
         Some(_) => summary_of_file(&games_csv, &names, None).map_err(RunError::Read)?,
         None => summary.clone(),
     };
+    config.session.anchor(&mut own);
     own.builds = records::provenance::EngineProvenance::of_engines(&config.engines);
     report::write_summary(&dir, &own)?;
     lock(&schedule.live).finish(&dir, &own, schedule.sprt.as_ref())?;
@@ -518,16 +520,17 @@ impl Schedule for Pairs<'_> {
         }
     }
 
+    /// A line per pair ([`crate::report::interim_lines`]: games, Elo, LLR), as cutechess's
+    /// score lines; the full report comes at the end.
     fn interim(&self, recorded: u64, total: u64) -> Option<String> {
         let games_csv = RunDir::new(self.config.results_dir()).games_csv();
-        Some(
-            match summary_of_file(&games_csv, &self.names(), self.sprt.as_ref()) {
-                Ok(summary) => {
-                    format!("Interim report after {recorded} of {total} games:\n{summary}")
-                }
-                Err(err) => format!("warning: no interim report: {err}"),
-            },
-        )
+        match summary_of_file(&games_csv, &self.names(), self.sprt.as_ref()) {
+            Ok(summary) => {
+                let lines = crate::report::interim_lines(&summary, recorded, total);
+                (!lines.is_empty()).then(|| lines.join("\n"))
+            }
+            Err(err) => Some(format!("warning: no interim report: {err}")),
+        }
     }
 
     fn refresh_report(&self, recorded: u64, total: u64) -> Result<(), arena::ReportError> {
@@ -568,6 +571,7 @@ pub(crate) mod tests {
             log: false,
             pgn_comments: Default::default(),
             scale_tc: None,
+            build_cache: None,
             session: Default::default(),
             run_id: None,
             adjudication: Default::default(),

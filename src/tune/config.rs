@@ -101,6 +101,7 @@ impl TuneConfig {
             run_id: None,
             adjudication: Default::default(),
             scale_tc: None,
+            build_cache: None,
             session: Default::default(),
         }
     }

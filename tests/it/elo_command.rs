@@ -61,8 +61,69 @@ fn text_report_of_one_file() {
     let sprt: Sprt = sprt.parse().unwrap();
     let line = sprt.report(sprt.llr_pentanomial(&[1, 0, 2, 0, 3].into()));
     assert!(text.contains(&format!("{line}\n")), "{text}");
-    let rank_one = text.lines().find(|l| l.starts_with("   1 ")).unwrap();
-    assert!(rank_one.contains(" new "), "{rank_one}");
+    // One match: the pair's Elo is the one figure (no pool standings, as fastchess prints it).
+    assert!(!text.contains("Rank"), "{text}");
+    assert_eq!(text.matches("Elo:").count(), 1, "{text}");
+}
+
+/// Three engines: the standings, rated relative to `--anchor` (its rating 0) when asked; an
+/// anchor that is no engine of the games is a bad command line.
+#[test]
+fn anchor_rates_the_pool_relative_to_one_engine() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut games = pairs();
+    for (k, (white, black, white_wins)) in [
+        ("third", "new", true),
+        ("new", "third", true),
+        ("third", "base", true),
+        ("base", "third", false),
+        ("third", "new", false),
+        ("new", "third", false),
+        ("base", "third", true),
+        ("third", "base", false),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let id = 13 + k as u64;
+        games.push(game(id, 7 + k as u64 / 2, white, black, white_wins));
+    }
+    let csv = write_run(dir.path(), &games);
+    let path = csv.to_str().unwrap();
+    let plain = success_stdout(&bt_arena(&["elo", path]));
+    assert!(plain.contains("Rank Name"), "{plain}");
+    assert!(plain.contains("Bradley-Terry Elo (mean 0)"), "{plain}");
+    let anchored = success_stdout(&bt_arena(&["elo", "--anchor", "base", path]));
+    let row = |text: &str, name: &str| -> Vec<String> {
+        let line = text
+            .lines()
+            .find(|l| l.split_whitespace().nth(1) == Some(name))
+            .unwrap_or_else(|| panic!("{text}"));
+        line.split_whitespace().map(str::to_string).collect()
+    };
+    assert_eq!(row(&anchored, "base")[2..4], ["+0.00", "-"], "{anchored}");
+    let elo = |text: &str, name: &str| row(text, name)[2].parse::<f64>().unwrap();
+    let difference = elo(&plain, "new") - elo(&plain, "base");
+    assert!(
+        (elo(&anchored, "new") - difference).abs() < 0.02,
+        "{anchored}"
+    );
+    assert!(
+        anchored.contains("Bradley-Terry Elo relative to base (its rating 0)"),
+        "{anchored}"
+    );
+    let json = success_stdout(&bt_arena(&["elo", "--json", "--anchor", "base", path]));
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(json["anchor"], "base");
+    let output = bt_arena(&["elo", "--anchor", "nobody", path]);
+    assert_eq!(output.status.code(), Some(3));
+    assert!(
+        crate::util::stderr(&output).contains(
+            "error: --anchor nobody: no engine of that name (the engines: new, base, third)"
+        ),
+        "{}",
+        crate::util::stderr(&output)
+    );
 }
 
 #[test]

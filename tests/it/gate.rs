@@ -2,7 +2,8 @@
 //! small engine (bt-search behind a wrapper script that caps every search at a depth the
 //! commit sets), built by a trivial build command that counts its runs. The gate must accept
 //! the stronger commit, reject a weakened one, stop with exit 4 and the log of a broken build,
-//! and reuse its build cache on a second run.
+//! reuse its build cache on a second run, and, run again with the same arguments, resume its
+//! run directory (one per commits and settings) to report the verdict without playing again.
 
 use crate::util::git;
 use std::path::{Path, PathBuf};
@@ -62,6 +63,18 @@ fn engine_repo(dir: &Path) -> (String, String, String) {
 /// Runs the gate on `repo` (head `head` against base `base`) into `out`, with the build
 /// cache `cache` and the build counter `counter`.
 fn gate(repo: &Path, head: &str, out: &Path, cache: &Path, counter: &Path) -> Output {
+    gate_with(repo, head, out, cache, counter, &[])
+}
+
+/// [`gate`] with more of the gate's own flags (`extra`).
+fn gate_with(
+    repo: &Path,
+    head: &str,
+    out: &Path,
+    cache: &Path,
+    counter: &Path,
+    extra: &[&str],
+) -> Output {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/ci/gate.sh");
     Command::new("bash")
         .arg(script)
@@ -93,12 +106,24 @@ fn gate(repo: &Path, head: &str, out: &Path, cache: &Path, counter: &Path) -> Ou
         .arg(out)
         .arg("--build-cache")
         .arg(cache)
+        .args(extra)
         .args(["--", "--seed", "1"])
         .current_dir(repo)
         .env("BT_SEARCH", env!("CARGO_BIN_EXE_bt-search"))
         .env("BUILD_COUNTER", counter)
         .output()
         .expect("gate.sh runs")
+}
+
+/// The run directory the gate made in `out`: its only directory.
+fn run_dir(out: &Path) -> PathBuf {
+    let dirs: Vec<PathBuf> = std::fs::read_dir(out)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.is_dir())
+        .collect();
+    assert_eq!(dirs.len(), 1, "{dirs:?}");
+    dirs[0].clone()
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -165,6 +190,18 @@ fn the_gate_accepts_a_stronger_commit_and_a_second_run_builds_nothing() {
     assert_eq!(built, expected);
     // The artifacts: the page and the games, tagged with the commits played.
     let head_name = format!("head@{}", &s.main[..7]);
+    // One directory per commits and settings.
+    let run = run_dir(&out);
+    let name = run.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(
+        name.starts_with(&format!("{}-{}-", &base[..12], &s.main[..12])),
+        "{name}"
+    );
+    assert!(
+        stdout.contains(&format!("report: {}/report.html", run.display())),
+        "{stdout}"
+    );
+    let out = run;
     let page = std::fs::read_to_string(out.join("report.html")).unwrap();
     assert!(
         page.contains(&format!("Source of {head_name}")),
@@ -206,10 +243,31 @@ fn the_gate_accepts_a_stronger_commit_and_a_second_run_builds_nothing() {
 }
 
 #[test]
-fn the_gate_rejects_a_weakened_commit() {
+fn the_gate_rejects_a_weakened_commit_and_run_again_reports_it_without_playing() {
     let s = setup();
     let out = s.root.join("weak");
+    // Cut short (the builds outlast the budget): no game, no decision.
+    let cut = gate_with(
+        &s.repo,
+        "weak",
+        &out,
+        &s.cache,
+        &s.counter,
+        &["--max-time", "1ms"],
+    );
+    let stdout = text(&cut.stdout);
+    assert_eq!(cut.status.code(), Some(2), "{stdout}{}", text(&cut.stderr));
+    assert!(
+        stdout.contains("gate: NO DECISION within the budget; report: "),
+        "{stdout}"
+    );
+    // Run again with the same settings (a budget is not one): the run is continued.
     let output = gate(&s.repo, "weak", &out, &s.cache, &s.counter);
+    assert!(
+        text(&output.stdout).contains(&format!("gate: resuming {}", run_dir(&out).display())),
+        "{}",
+        text(&output.stdout)
+    );
     let stdout = text(&output.stdout);
     assert_eq!(
         output.status.code(),
@@ -220,11 +278,46 @@ fn the_gate_rejects_a_weakened_commit() {
     assert!(stdout.contains("SPRT: H0 accepted"), "{stdout}");
     assert!(stdout.contains("gate: FAIL: H0 accepted"), "{stdout}");
     let summary: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(run_dir(&out).join("summary.json")).unwrap())
+            .unwrap();
     let name = format!("head@{}", &s.weak[..7]);
     assert_eq!(summary["builds"][&name]["commit"], s.weak.as_str());
     assert_eq!(summary["builds"][&name]["rev"], "weak");
     assert!(summary["builds"][&name]["bench"].as_u64().is_some());
+
+    // A CI job re-run locally: the same arguments resume the run of the same commits and
+    // settings, which reports its verdict and plays no game.
+    let run = run_dir(&out);
+    let played = std::fs::read_to_string(run.join("games.csv")).unwrap();
+    let again = gate(&s.repo, "weak", &out, &s.cache, &s.counter);
+    let stdout = text(&again.stdout);
+    assert_eq!(
+        again.status.code(),
+        Some(1),
+        "{stdout}\n{}",
+        text(&again.stderr)
+    );
+    assert!(
+        stdout.contains(&format!(
+            "gate: {} already holds the verdict of these commits and settings; no game is played",
+            run.display()
+        )),
+        "{stdout}"
+    );
+    assert!(stdout.contains("SPRT: H0 accepted"), "{stdout}");
+    assert!(
+        stdout.contains(&format!(
+            "gate: FAIL: H0 accepted (head is not better than base by the SPRT's bounds); \
+             report: {}/report.html",
+            run.display()
+        )),
+        "{stdout}"
+    );
+    assert!(
+        std::fs::read_to_string(run.join("games.csv")).unwrap() == played,
+        "no game was played again"
+    );
+    assert_eq!(run_dir(&out), run, "the same directory");
 }
 
 #[test]
@@ -240,7 +333,8 @@ fn a_broken_build_stops_the_gate_with_exit_4_and_its_log() {
         text(&output.stdout)
     );
     let name = format!("head@{}", &s.broken[..7]);
-    let log = out
+    let run = run_dir(&out);
+    let log = run
         .join("logs")
         .join(format!("build-{}.log", name.replace('@', "_")));
     assert!(
@@ -258,6 +352,26 @@ fn a_broken_build_stops_the_gate_with_exit_4_and_its_log() {
     );
     let kept = std::fs::read_to_string(&log).unwrap();
     assert!(kept.contains("engine.c:12: error: expected ';'"), "{kept}");
-    assert!(!out.join("games.csv").exists(), "no game was played");
-    assert!(text(&output.stdout).contains("gate: ERROR (exit 4)"));
+    assert!(!run.join("games.csv").exists(), "no game was played");
+    // It names what exists: the logs, and no page.
+    let stdout = text(&output.stdout);
+    assert!(
+        stdout.contains(&format!(
+            "gate: ERROR (exit 4): see above; build logs in {}/logs/\n",
+            run.display()
+        )),
+        "{stdout}"
+    );
+    assert!(!run.join("report.html").exists());
+    assert!(!stdout.contains("report.html"), "{stdout}");
+    // Run again: the build is tried again and fails the same way (the directory holds no
+    // games to trip over).
+    let again = gate(&s.repo, "broken", &out, &s.cache, &s.counter);
+    assert_eq!(again.status.code(), Some(4), "{}", text(&again.stderr));
+    assert!(
+        text(&again.stderr).contains("the build failed (exit status: 2)"),
+        "{}",
+        text(&again.stderr)
+    );
+    assert_eq!(run_dir(&out), run);
 }

@@ -42,6 +42,19 @@ fn bt_arena(args: &[&str], cwd: &Path) -> Output {
         .expect("bt-arena runs")
 }
 
+/// bt-arena with a home directory of its own (`home`) and no build cache in the environment:
+/// the default cache is `home/.cache/bt-arena/builds`.
+fn bt_arena_at_home(args: &[&str], cwd: &Path, home: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_bt-arena"))
+        .args(args)
+        .current_dir(cwd)
+        .env("HOME", home)
+        .env_remove("XDG_CACHE_HOME")
+        .env_remove("BT_ARENA_BUILD_CACHE")
+        .output()
+        .expect("bt-arena runs")
+}
+
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
@@ -362,6 +375,186 @@ fn a_resumed_run_keeps_its_commit_after_the_branch_moves() {
         json(&out.join("config.json"))["engines"][0]["source"]["commit"],
         commits[1].as_str()
     );
+}
+
+/// The build cache a run was started with is in its config.json: --resume builds into it (here
+/// finds its builds there) rather than the default cache; --build-cache given with --resume
+/// overrides it.
+#[test]
+fn a_resumed_run_uses_the_build_cache_it_was_started_with() {
+    let dir = tempfile::tempdir().unwrap();
+    let (repo, commits) = repo(dir.path(), &[2]);
+    let (out, cache, home) = (
+        dir.path().join("out"),
+        dir.path().join("cache"),
+        dir.path().join("home"),
+    );
+    let src = format!("src={}", repo.display());
+    let random = format!("cmd={}", env!("CARGO_BIN_EXE_bt-random"));
+    // --max-time 1ms: the build outlasts it, so no game starts and the run stops, resumable.
+    let first = bt_arena_at_home(
+        &[
+            "tournament",
+            "--engine",
+            &src,
+            BUILD,
+            "bin=engine",
+            "--engine",
+            &random,
+            "--each",
+            "depth=1",
+            "--rounds",
+            "2",
+            "--max-time",
+            "1ms",
+            "--build-cache",
+            cache.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        dir.path(),
+        &home,
+    );
+    assert_eq!(first.status.code(), Some(2), "{}", text(&first.stderr));
+    let saved = json(&out.join("config.json"));
+    assert_eq!(saved["build_cache"], cache.to_str().unwrap());
+    let found = format!(
+        "Engine engine@{}: commit {} (`cp engine.sh engine && chmod +x engine`) found in the \
+         build cache ({}/",
+        &commits[0][..7],
+        commits[0],
+        cache.display()
+    );
+    let resume = |extra: &[&str]| {
+        let mut args = vec!["tournament", "--resume", out.to_str().unwrap()];
+        args.extend(extra);
+        bt_arena_at_home(&args, dir.path(), &home)
+    };
+    let resumed = resume(&["--max-time", "1ms"]);
+    let stdout = text(&resumed.stdout);
+    assert_eq!(resumed.status.code(), Some(2), "{}", text(&resumed.stderr));
+    assert!(stdout.contains(&found), "{stdout}");
+    assert!(
+        !home.join(".cache").exists(),
+        "nothing was built in the default cache"
+    );
+    // --build-cache overrides the saved one (and is saved in its place); played to the end.
+    let other = dir.path().join("other-cache");
+    let resumed = resume(&["--build-cache", other.to_str().unwrap()]);
+    let stdout = text(&resumed.stdout);
+    assert_eq!(resumed.status.code(), Some(0), "{}", text(&resumed.stderr));
+    assert!(
+        stdout.contains(" built with `cp engine.sh engine"),
+        "{stdout}"
+    );
+    assert!(other.is_dir());
+    assert_eq!(
+        json(&out.join("config.json"))["build_cache"],
+        other.to_str().unwrap()
+    );
+    assert_eq!(games(&out), 4);
+}
+
+/// A damaged cache entry names itself and both remedies (exit 4); --rebuild, which every
+/// command that builds takes, builds it again.
+#[test]
+fn a_damaged_cache_entry_is_named_and_rebuild_builds_it_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let (repo, commits) = repo(dir.path(), &[2]);
+    let cache = dir.path().join("cache");
+    let src = format!("src={}", repo.display());
+    let bench = |extra: &[&str]| {
+        let mut args = vec![
+            "bench",
+            "--build-cache",
+            cache.to_str().unwrap(),
+            "--engine",
+            &src,
+            BUILD,
+            "bin=engine",
+        ];
+        args.extend(extra);
+        bt_arena(&args, dir.path())
+    };
+    let first = bench(&[]);
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    let entries: Vec<PathBuf> = std::fs::read_dir(&cache)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    let [entry] = &entries[..] else {
+        panic!("{entries:?}")
+    };
+    std::fs::write(entry.join("build.json"), "").unwrap();
+    let damaged = bench(&[]);
+    assert_eq!(damaged.status.code(), Some(4), "{}", text(&damaged.stderr));
+    assert!(
+        text(&damaged.stderr).contains(&format!(
+            "the cache entry {} is damaged (build.json is empty); remove {0} or run with \
+             --rebuild",
+            entry.display()
+        )),
+        "{}",
+        text(&damaged.stderr)
+    );
+    let rebuilt = bench(&["--rebuild"]);
+    assert!(rebuilt.status.success(), "{}", text(&rebuilt.stderr));
+    assert!(
+        text(&rebuilt.stderr).contains(&format!(
+            "Engine engine@{}: commit {} built with",
+            &commits[0][..7],
+            commits[0]
+        )),
+        "{}",
+        text(&rebuilt.stderr)
+    );
+    assert!(bench(&[]).status.success(), "the entry is sound again");
+    // Every command that builds takes --rebuild (and the cache), and builds again.
+    for command in ["check-engine", "perft-check", "tournament", "tune"] {
+        let mut args = vec![
+            command,
+            "--rebuild",
+            "--build-cache",
+            cache.to_str().unwrap(),
+            "--engine",
+            &src,
+            BUILD,
+            "bin=engine",
+        ];
+        let random = format!("cmd={}", env!("CARGO_BIN_EXE_bt-random"));
+        let out = dir.path().join(format!("out-{command}"));
+        let out_arg = format!("{}", out.display());
+        match command {
+            "tournament" => args.extend([
+                "--engine",
+                random.as_str(),
+                "--each",
+                "depth=1",
+                "--out",
+                out_arg.as_str(),
+            ]),
+            "check-engine" => args.push("--quick"),
+            "tune" => args.extend([
+                "depth=1",
+                "--param",
+                "Tempo, int, 10, 0, 20, 2, 0.05",
+                "--iterations",
+                "1",
+                "--out",
+                out_arg.as_str(),
+            ]),
+            _ => {}
+        }
+        let output = bt_arena(&args, dir.path());
+        let all = format!("{}{}", text(&output.stdout), text(&output.stderr));
+        // (The wrapper turns every go into a search, so perft-check fails its perft: the build
+        // is what is looked at here.)
+        assert_ne!(output.status.code(), Some(3), "{command}: {all}");
+        assert!(
+            all.contains(" built with `cp engine.sh"),
+            "{command}: {all}"
+        );
+    }
 }
 
 #[test]

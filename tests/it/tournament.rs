@@ -1223,24 +1223,25 @@ fn runs_started_in_the_same_second_get_their_own_directories() {
 }
 
 /// Outside a terminal (here a pipe), the report of the games so far is printed every
-/// `--rating-interval` games: the text `elo` gives for the same games, in recorded order.
+/// `--rating-interval` games as one line per pair (games, Elo, LLR with its bounds), as
+/// cutechess's score lines: the figures `elo` gives for the same games, in recorded order. The
+/// full report comes once, at the end.
 #[test]
-fn an_interim_report_is_printed_every_rating_interval_games() {
+fn an_interim_report_is_one_line_every_rating_interval_games() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
     let output = bt_arena(&args(
         "tournament --engine cmd=RANDOM name=a option.Seed=1 --engine cmd=RANDOM name=b \
-         option.Seed=2 --rounds 3 --seed 5 --rating-interval 4",
+         option.Seed=2 --rounds 3 --seed 5 --rating-interval 4 --sprt elo0=0,elo1=5",
         &out,
     ));
-    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
     let text = stdout(&output);
-    let headings: Vec<&str> = text
+    let interim: Vec<&str> = text
         .lines()
-        .filter(|line| line.starts_with("Interim report"))
+        .filter(|line| line.starts_with("Interim"))
         .collect();
-    assert_eq!(headings, ["Interim report after 4 of 6 games:"], "{text}");
-    // The block is the report of the first four games recorded.
+    // The line is the report of the first four games recorded.
     let csv = std::fs::read_to_string(out.join("games.csv")).unwrap();
     let first_four: String = csv
         .lines()
@@ -1249,10 +1250,27 @@ fn an_interim_report_is_printed_every_rating_interval_games() {
         .collect();
     let partial = dir.path().join("first-four.csv");
     std::fs::write(&partial, first_four).unwrap();
-    let elo = crate::util::success_stdout(&bt_arena(&["elo", crate::util::path(&partial)]));
-    let block = format!("Interim report after 4 of 6 games:\n{elo}");
-    assert!(text.contains(&block), "{text}\n--- expected ---\n{block}");
-    assert!(elo.contains("Games: 4\n"), "{elo}");
+    let elo = crate::util::stdout(&bt_arena(&[
+        "elo",
+        "--sprt",
+        "elo0=0,elo1=5",
+        crate::util::path(&partial),
+    ]));
+    let figure = |prefix: &str| {
+        elo.lines()
+            .find(|line| line.starts_with(prefix))
+            .unwrap_or_else(|| panic!("{elo}"))
+            .to_string()
+    };
+    let expected = format!(
+        "Interim (4 of 6 games): a vs b: 4 games, {}, {}",
+        figure("Elo: ").split(", LOS").next().unwrap(),
+        figure("LLR: ")
+    );
+    assert_eq!(interim, [expected.as_str()], "{text}");
+    // The full report once, at the end.
+    assert_eq!(text.matches("Losses by fault").count(), 1, "{text}");
+    assert_eq!(text.matches("Results of a vs b:").count(), 1, "{text}");
 
     let quiet = dir.path().join("quiet");
     let output = bt_arena(&args(
@@ -1261,22 +1279,77 @@ fn an_interim_report_is_printed_every_rating_interval_games() {
         &quiet,
     ));
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    assert!(!stdout(&output).contains("Interim report"));
+    assert!(!stdout(&output).contains("Interim"));
 
-    // Not at the last game: the final report follows at once.
+    // Not at the last game: the final report follows at once. Three engines: a line per pair
+    // that met.
     let thirds = dir.path().join("thirds");
     let output = bt_arena(&args(
-        "tournament --engine cmd=RANDOM name=a --engine cmd=RANDOM name=b --rounds 3 --seed 5 \
-         --rating-interval 3",
+        "tournament --engine cmd=RANDOM name=a --engine cmd=RANDOM name=b --engine \
+         cmd=RANDOM name=c --rounds 1 --seed 5 --rating-interval 3",
         &thirds,
     ));
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let text = stdout(&output);
-    let headings: Vec<&str> = text
+    let interim: Vec<&str> = text
         .lines()
-        .filter(|line| line.starts_with("Interim report"))
+        .filter(|line| line.starts_with("Interim"))
         .collect();
-    assert_eq!(headings, ["Interim report after 3 of 6 games:"], "{text}");
+    assert!(
+        (1..=3).contains(&interim.len())
+            && interim
+                .iter()
+                .all(|line| line.starts_with("Interim (3 of 6 games): ")),
+        "{text}"
+    );
+    assert_eq!(text.matches("Losses by fault").count(), 1, "{text}");
+}
+
+/// `--anchor NAME` (Ordo's habit): the standings, summary.json and report.html rate the pool
+/// relative to NAME; a name that is no engine is refused before any game.
+#[test]
+fn anchor_rates_the_standings_relative_to_an_engine() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let output = bt_arena(&args(
+        "tournament --engine cmd=RANDOM name=a option.Seed=1 --engine cmd=RANDOM name=b \
+         option.Seed=2 --engine cmd=RANDOM name=c option.Seed=3 --rounds 2 --seed 5 \
+         --anchor b",
+        &out,
+    ));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(
+        text.contains("Ratings: the pool's Bradley-Terry Elo relative to b (its rating 0)"),
+        "{text}"
+    );
+    let row = text
+        .lines()
+        .find(|line| line.split_whitespace().nth(1) == Some("b"))
+        .unwrap_or_else(|| panic!("{text}"));
+    let elo = row.split_whitespace().nth(2).unwrap();
+    assert!(elo.ends_with("+0.00"), "{row}");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["anchor"], "b");
+    let page = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(
+        page.contains("relative to \u{2068}b\u{2069}"),
+        "report.html"
+    );
+
+    let refused = dir.path().join("refused");
+    let output = bt_arena(&args(
+        "tournament --engine cmd=RANDOM name=a --engine cmd=RANDOM name=b --anchor z",
+        &refused,
+    ));
+    assert_eq!(output.status.code(), Some(3), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("error: --anchor z: no engine of that name (the engines: a, b)"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(!refused.join("games.csv").exists());
 }
 
 /// Started outside the repository (after `cargo install`), a tournament plays the shipped book

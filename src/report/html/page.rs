@@ -25,6 +25,11 @@ pub(super) struct Page {
     /// A class (`h1`, `h0`, `running`) and the line.
     verdict: Option<(&'static str, String)>,
     ratings_svg: String,
+    /// With two engines ([`Summary::one_match`]): the pair, `a vs b`, whose Elo is the
+    /// match's one figure; the standings are then labelled as the pool's ratings.
+    one_match: Option<String>,
+    /// What the ratings are relative to: `mean 0`, or the anchor (`--anchor`).
+    ratings_basis: String,
     unrated: Option<String>,
     /// Why games of one name against itself are not rated, when the pool is.
     self_play: Option<String>,
@@ -87,6 +92,8 @@ struct MoveTimeRow {
     median: u64,
     p90: u64,
     max: u64,
+    /// Every move's time was 0 ms (e.g. at a fixed node count): the chart would say nothing.
+    all_under_1ms: bool,
     svg: String,
 }
 
@@ -126,6 +133,17 @@ pub(super) fn page(report: &Report<'_>) -> Page {
         refresh: report.meta.in_progress.map(|_| REFRESH_SECONDS),
         verdict: verdict(summary),
         ratings_svg: ratings_svg(summary),
+        one_match: summary
+            .one_match()
+            .then(|| &summary.pairs[0])
+            .map(|pair| format!("{} vs {}", isolate(&pair.first), isolate(&pair.second))),
+        ratings_basis: match &summary.anchor {
+            Some(anchor) => format!(
+                "relative to {} (its rating 0; ± is the 95% interval of the difference to it)",
+                isolate(anchor)
+            ),
+            None => "mean 0".to_string(),
+        },
         unrated: summary.unrated.clone(),
         self_play: summary
             .self_play
@@ -333,7 +351,7 @@ fn pair_lines(pair: &PairSummary) -> Vec<String> {
     };
     let mut lines = vec![
         format!(
-            "Elo {}{interval}, LOS {:.1}%",
+            "Pair Elo {}{interval}, LOS {:.1}%",
             elo_text(elo.elo, elo.bound_side()),
             100.0 * elo.los
         ),
@@ -487,6 +505,7 @@ fn move_time_rows(series: &Series) -> Vec<MoveTimeRow> {
                 median: times.median_ms,
                 p90: times.p90_ms,
                 max: times.max_ms,
+                all_under_1ms: times.moves > 0 && times.max_ms == 0,
                 svg: svg::bars(
                     &format!("Time per move of {}, ms", isolate(&engine.name)),
                     &labels,

@@ -244,9 +244,9 @@ pub struct LineChart<'a> {
     pub y_name: &'a str,
     /// Colour of the line.
     pub colour: &'a str,
-    /// The points (and band) at an x below this one do not widen the y range: an estimate's
-    /// first games swing widely (one game pair gives an Elo of hundreds), and would squash the
-    /// rest of the line. They are drawn, cut at the plot's edge. 0: every point counts.
+    /// The points (and band) at an x below this one are not drawn, once a point has reached
+    /// it: an estimate's first games swing widely (one game pair gives an Elo of hundreds),
+    /// and would squash the rest of the line or run off the plot. 0: every point is drawn.
     pub settle_x: f64,
 }
 
@@ -254,13 +254,14 @@ pub struct LineChart<'a> {
 const LABEL_GAP: f64 = 12.0;
 
 /// An `<svg>` element: a line over `x` (games, from 0) with an optional shaded band,
-/// reference lines and a marked x; the y range covers the lines and the points (and band)
-/// from [`LineChart::settle_x`] on, and what lies outside it is cut at the plot's edge. The
-/// reference lines' labels are moved apart so that they never overlap. Without points it
-/// says `no games yet`.
+/// reference lines and a marked x; the line starts at [`LineChart::settle_x`] (once a point
+/// reached it), the y range covers it and the lines, and what lies outside is cut at the
+/// plot's edge. The y axis's name stands above the plot, where no line runs through it; the
+/// reference lines' labels are moved apart so that they never overlap. Without points it says
+/// `no games yet`.
 pub fn line_chart(chart: &LineChart<'_>) -> String {
     let (width, height) = (560.0, 260.0);
-    let (left, right, top, bottom) = (48.0, 70.0, 12.0, 34.0);
+    let (left, right, top, bottom) = (48.0, 70.0, 26.0, 34.0);
     let mut svg = open(width, height, "line", chart.title);
     if chart.points.is_empty() {
         let _ = write!(
@@ -272,16 +273,18 @@ pub fn line_chart(chart: &LineChart<'_>) -> String {
         return svg;
     }
     let x_max = chart.points.last().map_or(1.0, |p| p.0).max(1.0);
-    // The first point that counts for the y range; every point when none has settled.
+    // The first point drawn; every point when none has settled.
     let settled = chart
         .points
         .iter()
         .position(|p| p.0 >= chart.settle_x)
         .unwrap_or(0);
-    let mut ys: Vec<f64> = chart.points[settled..].iter().map(|p| p.1).collect();
+    let points = &chart.points[settled..];
+    let band = chart.band.map(|band| &band[settled.min(band.len())..]);
+    let mut ys: Vec<f64> = points.iter().map(|p| p.1).collect();
     ys.extend(chart.lines.iter().map(|l| l.value));
-    if let Some(band) = chart.band {
-        ys.extend(band.iter().skip(settled).flat_map(|b| [b.0, b.1]));
+    if let Some(band) = band {
+        ys.extend(band.iter().flat_map(|b| [b.0, b.1]));
     }
     ys.retain(|y| y.is_finite());
     let lo = ys.iter().copied().fold(f64::INFINITY, f64::min);
@@ -308,10 +311,11 @@ pub fn line_chart(chart: &LineChart<'_>) -> String {
         chart.x_name,
         true,
     );
+    // Above the plot: a line starting high at the left would run through it inside.
     let _ = write!(
         svg,
         "<text x=\"{left}\" y=\"{}\" class=\"axis\">{}</text>",
-        top + 10.0,
+        top - 8.0,
         escape(chart.y_name)
     );
     // The series and its band in a viewport of the plot's height, which cuts what lies
@@ -323,11 +327,10 @@ pub fn line_chart(chart: &LineChart<'_>) -> String {
          viewBox=\"0 {top} {width} {plot_height}\" class=\"plot\">",
         plot_height = height - bottom - top
     );
-    if let Some(band) = chart.band {
-        draw_band(&mut svg, plot, chart.points, band, chart.colour);
+    if let Some(band) = band {
+        draw_band(&mut svg, plot, points, band, chart.colour);
     }
-    let path: Vec<String> = chart
-        .points
+    let path: Vec<String> = points
         .iter()
         .map(|p| format!("{:.1},{:.1}", x.at(p.0), y.at(p.1)))
         .collect();
@@ -465,14 +468,24 @@ fn draw_mark(svg: &mut String, plot: Plot, at: f64, text: &str) {
     );
 }
 
+/// The width of `text` (digits and signs) written in a chart's 11 px tick font, pixels, with a
+/// pixel to spare each side (a digit is at most 0.7 em wide in the fonts the page names).
+fn text_width(text: &str) -> f64 {
+    text.chars().count() as f64 * 7.7 + 2.0
+}
+
 /// An `<svg>` element `width` pixels wide titled `title`: a vertical bar per count of `counts`
 /// (scaled to the largest), the label of the same index of `labels` under it (none when
-/// empty) and the count over it (left out for a 0 when there are more than 8 bars).
+/// empty) and the count over it (left out for a 0 when there are more than 8 bars, and where
+/// it would overlap the count before it); no text reaches past the chart's edges.
 pub fn bars(title: &str, labels: &[String], counts: &[u64], colour: &str, width: u32) -> String {
     let (height, bottom, top) = (150.0, 30.0, 16.0);
     let max = counts.iter().copied().max().unwrap_or(0).max(1) as f64;
     let slot = f64::from(width) / counts.len().max(1) as f64;
     let mut svg = open(f64::from(width), height, "bars", title);
+    // The right end of the last count written: a count that would overlap it is left out
+    // (narrow bars; the bar's height and the table say it).
+    let mut written_to = f64::NEG_INFINITY;
     for (k, (&count, text)) in counts.iter().zip(labels).enumerate() {
         let h = (height - bottom - top) * count as f64 / max;
         let x0 = slot * k as f64;
@@ -483,19 +496,24 @@ pub fn bars(title: &str, labels: &[String], counts: &[u64], colour: &str, width:
             height - bottom - h,
             slot * 0.76
         );
-        if count > 0 || counts.len() <= 8 {
+        // Centred over its bar, but never past the chart's edges (a count wider than the first
+        // or last bar would lose its outer digits); so are the labels under them.
+        let half = text_width(&count.to_string()) / 2.0;
+        let centre = (x0 + slot / 2.0).clamp(half, (f64::from(width) - half).max(half));
+        if (count > 0 || counts.len() <= 8) && centre - half >= written_to {
+            written_to = centre + half;
             let _ = write!(
                 svg,
-                "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" class=\"tick\">{count}</text>",
-                x0 + slot / 2.0,
+                "<text x=\"{centre:.1}\" y=\"{:.1}\" text-anchor=\"middle\" class=\"tick\">{count}</text>",
                 height - bottom - h - 3.0
             );
         }
         if !text.is_empty() {
+            let half = text_width(text) / 2.0;
+            let centre = (x0 + slot / 2.0).clamp(half, (f64::from(width) - half).max(half));
             let _ = write!(
                 svg,
-                "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\" class=\"tick\">{}</text>",
-                x0 + slot / 2.0,
+                "<text x=\"{centre:.1}\" y=\"{}\" text-anchor=\"middle\" class=\"tick\">{}</text>",
                 height - bottom + 14.0,
                 escape(text)
             );
@@ -656,7 +674,12 @@ mod tests {
             svg[start..].split('"').next().unwrap().parse().unwrap()
         };
         assert!((label_y("elo0") - label_y("elo1")).abs() >= LABEL_GAP - 1e-9);
-        // The series is drawn whole, inside a viewport that cuts it at the plot's edges.
+        // The early swing is not drawn: the series starts at game 20; the rest is inside a
+        // viewport that cuts it at the plot's edges.
+        let series = svg.split("class=\"series\"").next().unwrap();
+        let points = series.rsplit("points=\"").next().unwrap();
+        let points = points.split('"').next().unwrap();
+        assert_eq!(points.split_whitespace().count(), 2, "{points}");
         assert_eq!(svg.matches("class=\"plot\"").count(), 1);
         assert_eq!(svg.matches("<svg").count(), 2);
     }

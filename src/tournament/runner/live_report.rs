@@ -64,6 +64,7 @@ pub(super) fn refresh(
     let dir = config.results_dir();
     let names: Vec<String> = config.engines.iter().map(|e| e.name.clone()).collect();
     let mut summary = summary_of_file(&RunDir::new(&dir).games_csv(), &names, sprt)?;
+    config.session.anchor(&mut summary);
     summary.builds = records::provenance::EngineProvenance::of_engines(&config.engines);
     let meta = RunMeta {
         in_progress: Some(progress),

@@ -46,6 +46,7 @@ pub(crate) fn test_config(run: &std::path::Path, shard: &str) -> super::Tourname
         log: false,
         pgn_comments: Default::default(),
         scale_tc: None,
+        build_cache: None,
         session: Default::default(),
         run_id: None,
         adjudication: Default::default(),
