@@ -6,7 +6,7 @@ use super::args::EngineFlags;
 use anyhow::Result;
 use bt_arena::engine::EngineDescription;
 use bt_arena::engine::bench::run_bench;
-use bt_arena::engine::build::{self, BuildCache};
+use bt_arena::engine::build::BuildCache;
 use bt_arena::game::TimeControl;
 use bt_arena::tournament::prepare::{self, PrepareError};
 use clap::Args;
@@ -27,10 +27,12 @@ pub struct BenchArgs {
     /// node count, and the speed is their mean.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
     concurrency: u32,
-    /// Where engines built from source (src=) are built (default ~/.cache/bt-arena/builds).
+    /// Where engines built from source (src=) are built (default $BT_ARENA_BUILD_CACHE, else
+    /// ~/.cache/bt-arena/builds).
     ///
-    /// One build is kept per commit and build command.
-    #[arg(long, value_name = "DIR", env = build::CACHE_ENV)]
+    /// One build is kept per commit and build command. An empty BT_ARENA_BUILD_CACHE (a blank
+    /// CI variable) counts as unset.
+    #[arg(long, value_name = "DIR")]
     build_cache: Option<PathBuf>,
 }
 

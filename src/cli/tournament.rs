@@ -6,7 +6,7 @@ use super::args::{
 };
 use anyhow::{Context, Result, anyhow, bail};
 use bt_arena::engine::EngineKeys;
-use bt_arena::engine::build::{self, BuildCache};
+use bt_arena::engine::build::BuildCache;
 use bt_arena::game::TimeControl;
 use bt_arena::game::{ProofRule, ResignRule};
 use bt_arena::rules::Rules;
@@ -75,7 +75,7 @@ pub struct TournamentArgs {
     ///
     /// The time is UTC; `-2`, `-3`, ... follow it for a second run started in the same second.
     /// It holds games.csv, games.pgn, config.json, summary.json and report.html.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_parser = super::args::utf8_path())]
     out: Option<PathBuf>,
     /// Continue the interrupted run in DIR as saved in its config.json.
     ///
@@ -108,10 +108,12 @@ pub struct TournamentArgs {
     shard: Option<String>,
     #[command(flatten)]
     pgn_comments: PgnCommentsFlag,
-    /// Where engines built from source (src=) are built (default ~/.cache/bt-arena/builds).
+    /// Where engines built from source (src=) are built (default $BT_ARENA_BUILD_CACHE, else
+    /// ~/.cache/bt-arena/builds).
     ///
-    /// One build is kept per commit and build command.
-    #[arg(long, value_name = "DIR", env = build::CACHE_ENV)]
+    /// One build is kept per commit and build command. An empty BT_ARENA_BUILD_CACHE (a blank
+    /// CI variable) counts as unset.
+    #[arg(long, value_name = "DIR")]
     build_cache: Option<PathBuf>,
     /// Scale the clocks by this machine's speed (default: no scaling).
     ///
@@ -183,7 +185,15 @@ pub fn run(args: &TournamentArgs, matches: &ArgMatches) -> Result<ExitCode> {
         true => Some(BuildCache::locate(args.build_cache.as_deref())?),
         false => None,
     };
-    prepare::prepare(&mut config, cache.as_ref(), &mut |line| say!("{line}"))?;
+    prepare::prepare(&mut config, cache.as_ref(), &mut |line| say!("{line}")).map_err(|err| {
+        match err {
+            // The reference speed given does not fit this machine: a bad command line.
+            prepare::PrepareError::ScaledBelowFloor { .. } => {
+                anyhow!(super::UsageError(err.to_string()))
+            }
+            err => err.into(),
+        }
+    })?;
     let stop = interrupt_flag()?;
     let report = tournament::run(&mut config, start, &stop, announce)?;
     say!("\n{}", report.summary);

@@ -37,7 +37,7 @@ pub mod rule_option;
 pub mod source;
 
 pub use description::{
-    DEFAULT_TIME_MARGIN_MS, DescriptionError, EngineDescription, EngineKeys, EngineOptions,
+    DEFAULT_TIME_MARGIN_MS, DescriptionError, EngineDescription, EngineKeys, EngineOptions, KEYS,
 };
 pub use error::EngineError;
 pub use launch::{EngineLaunch, Timeouts};
