@@ -76,8 +76,11 @@ pub struct TuneArgs {
     /// written, and the tune exits with 2 (continue with --resume).
     #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
     max_time: Option<std::time::Duration>,
-    /// Where an engine built from source (src=) is built (default ~/.cache/bt-arena/builds).
-    #[arg(long, value_name = "DIR", env = bt_arena::engine::build::CACHE_ENV)]
+    /// Where an engine built from source (src=) is built (default $BT_ARENA_BUILD_CACHE, else
+    /// ~/.cache/bt-arena/builds).
+    ///
+    /// An empty BT_ARENA_BUILD_CACHE (a blank CI variable) counts as unset.
+    #[arg(long, value_name = "DIR")]
     build_cache: Option<PathBuf>,
     #[command(flatten)]
     openings: OpeningsFlag,

@@ -673,7 +673,7 @@ fn an_empty_build_cache_variable_counts_as_unset() {
     let given = dir.path().join("given");
     bench(set.to_str().unwrap(), Some(&given));
     assert_eq!(entries(&given), 1);
-    // The tournament reads it alike.
+    // The tournament reads it alike (and tune, whose flag is the same).
     let output = Command::new(env!("CARGO_BIN_EXE_bt-arena"))
         .args([
             "tournament",
