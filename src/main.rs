@@ -100,7 +100,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let command = Cli::command();
+    let command = cli::args::negative_numbers_as_values(Cli::command());
     // cutechess-cli's and fastchess's spellings, and deprecated ones, made bt-arena's first.
     let args = match cli::argv::rewrite(&command, std::env::args_os().collect()) {
         Ok(rewritten) => {

@@ -10,7 +10,7 @@
 //! that the same engine gets the same verdict ([`JudgeSeed`]).
 
 use super::UsageError;
-use bt_arena::engine::build::{self, BuildCache, BuildError};
+use bt_arena::engine::build::{BuildCache, BuildError};
 use bt_arena::engine::{EngineDescription, EngineKeys};
 use bt_arena::game::TimeControl;
 use bt_arena::named::Named;
@@ -57,34 +57,113 @@ impl<T: Named + Send + Sync + Clone> TypedValueParser for NamedParser<T> {
     }
 }
 
+/// The value parser of a path bt-arena records in its files (`--out` of a run): a non-UTF-8
+/// path is refused as a bad command line before anything is written, since the run's
+/// config.json (JSON, UTF-8) could not hold it.
+pub fn utf8_path() -> Utf8PathParser {
+    Utf8PathParser
+}
+
+/// See [`utf8_path`].
+#[derive(Clone, Copy, Debug)]
+pub struct Utf8PathParser;
+
+impl TypedValueParser for Utf8PathParser {
+    type Value = PathBuf;
+
+    fn parse_ref(
+        &self,
+        command: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &OsStr,
+    ) -> Result<PathBuf, clap::Error> {
+        match value.to_str() {
+            Some("") | None => {
+                let flag = arg.map_or_else(|| "the path".to_string(), |arg| arg.to_string());
+                let why = match value.is_empty() {
+                    true => "a path is required",
+                    false => {
+                        "the path is not valid UTF-8, which the run's files (JSON, CSV) must be"
+                    }
+                };
+                Err(clap::Error::raw(
+                    clap::error::ErrorKind::InvalidValue,
+                    format!(
+                        "invalid value '{}' for '{flag}': {why}\n",
+                        value.to_string_lossy()
+                    ),
+                )
+                .with_cmd(command))
+            }
+            Some(path) => Ok(PathBuf::from(path)),
+        }
+    }
+}
+
+/// `command` with every flag and positional that takes a value, in it and in its subcommands,
+/// reading a negative number as its value: `--gamma -0.5` is then refused by the flag's own
+/// check, naming it, and `--rounds -1` by its parser, where clap would otherwise take `-0` for
+/// an unknown flag ("unexpected argument '-0'"). bt-arena has no flag spelled as a number.
+pub fn negative_numbers_as_values(command: clap::Command) -> clap::Command {
+    command
+        .mut_args(|arg| match arg.get_action().takes_values() {
+            true => arg.allow_negative_numbers(true),
+            false => arg,
+        })
+        .mut_subcommands(negative_numbers_as_values)
+}
+
 /// The engine keys: the `-h` line of `--engine`.
 const ENGINE_HELP: &str = "An engine, as KEY=VALUE words: cmd=PATH [name=N] [tc=10+0.1 | depth=N ...] (--help lists every key)";
 
 /// The engine keys, every one with its default: the `--help` of `--engine` in every command.
+///
+/// Each key on a line of its own and its description below it, every line at most 62
+/// columns: what fits beside the indent of an option's text in `--help` (10 columns) and in
+/// a man page (14) at 80 columns, so the table keeps its shape in both (each line starts with
+/// spaces, which is a line break in roff too; a longer one would wrap out of alignment).
 const ENGINE_LONG_HELP: &str = "\
 An engine, as KEY=VALUE words (cutechess-cli's):
-  cmd=PATH                  the executable (a bare name is looked up in PATH)
-  name=NAME                 its name in reports (default: the file name of cmd)
-  args=\"A B\", arg=A         arguments: split at spaces, or one at a time (repeat arg=)
-  dir=DIR                   its working directory (default: bt-arena's)
-  proto=ugi|uci             the protocol (default ugi)
-  option.NAME=VALUE         an engine option, sent in the order given
-  tc=[MOVES/]BASE[+INC]     a clock in seconds: 10+0.1, 40/60 (60 s per 40 moves); BASE
-                            also as M:SS (1:00+1); tc=inf: no clock, with one of:
+  cmd=PATH
+      the executable (a bare name is looked up in PATH)
+  name=NAME
+      its name in reports (default: the file name of cmd)
+  args=\"A B\", arg=A
+      arguments: split at spaces, or one at a time (repeat
+      arg=)
+  dir=DIR
+      its working directory (default: bt-arena's)
+  proto=ugi|uci
+      the protocol (default ugi)
+  option.NAME=VALUE
+      an engine option, sent in the order given
+  tc=[MOVES/]BASE[+INC]
+      a clock in seconds: 10+0.1, 40/60 (60 s per 40
+      moves); BASE also as M:SS (1:00+1); tc=inf: no clock,
+      with one of:
   st=SECONDS | depth=N | nodes=N
-                            a fixed limit per move instead of a clock
-                            (default: tc=2+0.02 in tournament and tune; depth=1 in
-                            perft-check; check-engine and bench use none)
-  timemargin=MS             grace for a late move before it loses on time (default 100)
-  handshake=SECONDS         how long the handshake (ugi/uci) may take (default 10)
-  isready=SECONDS           how long each isready may take (default 10)
-  restart=on|off            a new process for every game (default off)
-  bench=N                   the node count its bench must print, checked before any game
+      a fixed limit per move instead of a clock (default:
+      tc=2+0.02 in tournament and tune; depth=1 in
+      perft-check; check-engine and bench use none)
+  timemargin=MS
+      grace for a late move before it loses on time
+      (default 100)
+  handshake=SECONDS
+      how long the handshake (ugi/uci) may take (default 10)
+  isready=SECONDS
+      how long each isready may take (default 10)
+  restart=on|off
+      a new process for every game (default off)
+  bench=N
+      the node count its bench must print, checked before
+      any game
+
 Or built from a git revision, instead of cmd=:
   src=REPO [rev=REF] [build=\"CMD\"] bin=RELPATH
-                            the repository (a path or URL), the revision (default HEAD),
-                            the build command (default: none) and the executable in the
-                            checkout; built once per commit in the build cache";
+      the repository (a path or URL), the revision (default
+      HEAD), the build command (default: none) and the
+      executable in the checkout; built once per commit in the
+      build cache";
 
 /// `--each`, in every command that has it.
 const EACH_HELP: &str =
@@ -354,11 +433,13 @@ fn parse_sprt(text: &str) -> Result<Sprt, String> {
 /// tournament, bench, check-engine and perft-check.
 #[derive(Args, Debug, Clone, Default)]
 pub struct BuildFlags {
-    /// Where engines built from source (src=) are built (default ~/.cache/bt-arena/builds).
+    /// Where engines built from source (src=) are built (default $BT_ARENA_BUILD_CACHE, else
+    /// ~/.cache/bt-arena/builds).
     ///
-    /// One build is kept per commit and build command. A tournament records it in its
-    /// config.json and --resume uses it again; --build-cache given with --resume overrides it.
-    #[arg(long, value_name = "DIR", env = build::CACHE_ENV)]
+    /// One build is kept per commit and build command. An empty BT_ARENA_BUILD_CACHE (a blank
+    /// CI variable) counts as unset. A tournament records the cache in its config.json and
+    /// --resume uses it again; --build-cache given with --resume overrides it.
+    #[arg(long, value_name = "DIR")]
     pub build_cache: Option<PathBuf>,
     /// Build engines from source (src=) again even when the build cache has them.
     ///
@@ -369,7 +450,7 @@ pub struct BuildFlags {
 }
 
 impl BuildFlags {
-    /// The build cache: `--build-cache`, else [`build::CACHE_ENV`], else the default
+    /// The build cache: `--build-cache`, else [`bt_arena::engine::build::CACHE_ENV`], else the default
     /// ([`BuildCache::locate`]); with `--rebuild`, rebuilding.
     ///
     /// # Errors
@@ -379,8 +460,8 @@ impl BuildFlags {
     }
 
     /// The build cache of a run saved with the cache `saved`: `--build-cache` when it was
-    /// given on the command line (`on_command_line`: not from [`build::CACHE_ENV`]), else
-    /// `saved`, else as [`cache`](BuildFlags::cache).
+    /// given (`on_command_line`), else `saved`, else as [`cache`](BuildFlags::cache) (the
+    /// variable [`bt_arena::engine::build::CACHE_ENV`] when set and not empty, else the default).
     ///
     /// # Errors
     /// [`BuildError::NoCacheDir`] when there is no cache directory to use.
@@ -480,14 +561,16 @@ pub fn check_commands(engines: &[EngineDescription]) -> anyhow::Result<()> {
         if cmd.components().count() <= 1 {
             if !which(cmd) {
                 anyhow::bail!(
-                    "engine '{name}': executable '{}' not found in PATH",
-                    cmd.display()
+                    "engine '{name}': executable '{}' not found in PATH{}",
+                    cmd.display(),
+                    bundled_hint(cmd, "`cargo install --path . --locked` puts them on PATH")
                 );
             }
         } else if !cmd.exists() {
             anyhow::bail!(
-                "engine '{name}': executable {} not found (the bundled engines are built by `cargo build --release`)",
-                cmd.display()
+                "engine '{name}': executable {} not found{}",
+                cmd.display(),
+                bundled_hint(cmd, "`cargo build --release` builds them in target/release")
             );
         } else if cmd.is_dir() {
             anyhow::bail!(
@@ -508,6 +591,26 @@ pub fn check_commands(engines: &[EngineDescription]) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// The bundled engines' names: a missing executable of one of these names gets a word on how
+/// they are built.
+const BUNDLED_ENGINES: [&str; 3] = ["bt-search", "bt-random", "bt-faulty"];
+
+/// ` (bt-search is a bundled engine: HOW)` when `cmd` names a bundled engine, else nothing:
+/// the hint is noise for the user's own engine (issue 28).
+fn bundled_hint(cmd: &std::path::Path, how: &str) -> String {
+    match cmd.file_name().and_then(|name| name.to_str()) {
+        Some(name) if BUNDLED_ENGINES.contains(&name) => {
+            let how = match name {
+                // bt-faulty is a test engine, left out of a plain build and install.
+                "bt-faulty" => "`cargo build --release --features test-engines` builds it",
+                _ => how,
+            };
+            format!(" ({name} is a bundled engine: {how})")
+        }
+        _ => String::new(),
+    }
 }
 
 /// True when a bare command name is found on PATH.

@@ -17,20 +17,23 @@ Exit codes:
 /// `bt-arena tournament --help`.
 pub const TOURNAMENT: &str = "\
 Examples:
-  Compare a new version with the base by an SPRT (exit 0 H1 accepted, 1 H0, 2 no decision):
-    bt-arena tournament --engine cmd=./new name=new --engine cmd=./base name=base \\
+  Compare a new version with the base by an SPRT (exit 0 H1 accepted, 1 H0, 2
+  no decision):
+    bt-arena tournament --engine cmd=./new name=new \\
+      --engine cmd=./base name=base \\
       --each tc=8+0.08 --rounds 2000 --concurrency 2 --sprt elo0=0,elo1=5
 
-  A round-robin of three engines at a fixed depth, from the shipped opening book:
+  A round-robin of three engines at a fixed depth, from the shipped book:
     bt-arena tournament --engine cmd=./a --engine cmd=./b --engine cmd=./c \\
       --each depth=6 --rounds 50
 
   Continue an interrupted run (--concurrency, --log and --max-time may change):
     bt-arena tournament --resume results/new-vs-base
 
-  One shard of a run on a cluster (every shard the same flags; the first decides the seed):
-    bt-arena tournament ... --out /shared/runs/x --shard auto   # a Slurm array task
-    bt-arena merge /shared/runs/x                                # then join the shards
+  One shard of a run on a cluster, a Slurm array task (every shard the same
+  flags; the first decides the seed), then the shards joined:
+    bt-arena tournament ... --out /shared/runs/x --shard auto
+    bt-arena merge /shared/runs/x
 
   The bundled engines' demonstration:
     bt-arena tournament";
@@ -38,17 +41,19 @@ Examples:
 /// `bt-arena elo --help`.
 pub const ELO: &str = "\
 Examples:
-  The report and verdict of a run, as merge and report give them (exit 0, 1, 2 or 5):
+  The report and verdict of a run, as merge and report give them (exit 0, 1, 2
+  or 5):
     bt-arena elo results/new-vs-base
 
-  An SPRT replayed over games files, bt-arena's, cutechess-cli's or fastchess's:
+  An SPRT replayed over games files (bt-arena's, cutechess-cli's, fastchess's):
     bt-arena elo --sprt elo0=0,elo1=5 games.csv
     bt-arena elo --json cutechess.pgn";
 
 /// `bt-arena merge --help`.
 pub const MERGE: &str = "\
 Examples:
-  Join the shards of a run in its directory (exit: the run's verdict; 5 when games are missing):
+  Join the shards of a run in its directory (exit: the run's verdict; 5 when
+  games are missing):
     bt-arena merge /shared/runs/x
 
   Shards collected from machines that shared no directory:
@@ -76,10 +81,12 @@ Examples:
 /// `bt-arena perft-check --help`.
 pub const PERFT_CHECK: &str = "\
 Examples:
-  An engine's move generator against the rules, walked down to the faulty position (the engine
-  key depth=N is the depth of the searches whose bestmove is judged):
+  An engine's move generator against the rules, walked down to the faulty
+  position (the engine key depth=N is the depth of the searches whose bestmove
+  is judged):
     bt-arena perft-check --engine cmd=./my-engine --perft-depth 5
-    bt-arena perft-check --engine cmd=./my-engine --suite tests/perft/capture-only.epd --random 20";
+    bt-arena perft-check --engine cmd=./my-engine \\
+      --suite tests/perft/capture-only.epd --random 20";
 
 /// `bt-arena check-engine --help`.
 pub const CHECK_ENGINE: &str = "\
@@ -91,28 +98,36 @@ Examples:
 /// `bt-arena tune --help`.
 pub const TUNE: &str = "\
 Examples:
-  Tune bt-search's weights at a fast fixed limit, then continue after an interruption:
-    bt-arena tune --engine cmd=bt-search nodes=2000 --params weights.txt --iterations 2000 \\
-      --concurrency 2 --out results/tune
+  Tune bt-search's weights at a fast fixed limit, then continue after an
+  interruption:
+    bt-arena tune --engine cmd=bt-search nodes=2000 --params weights.txt \\
+      --iterations 2000 --concurrency 2 --out results/tune
     bt-arena tune --resume results/tune";
 
 /// `bt-arena openings --help`.
 pub const OPENINGS: &str = "\
 Examples:
   A book of 500 balanced positions 4 plies deep, then its statistics:
-    bt-arena openings generate --rules classic --plies 4 --count 500 --seed 1 --out book.epd
+    bt-arena openings generate --rules classic --plies 4 --count 500 \\
+      --seed 1 --out book.epd
     bt-arena openings check --rules classic book.epd";
 
 /// `bt-arena generate --help`.
 pub const GENERATE: &str = "\
 Examples:
-    bt-arena generate man ~/.local/share/man/man1
-    bt-arena generate completions bash > ~/.local/share/bash-completion/completions/bt-arena";
+  The man pages where man finds them (man1/ and man5/ under the directory):
+    bt-arena generate man ~/.local/share/man
+  Bash completion, loaded by bash-completion in new shells:
+    mkdir -p ~/.local/share/bash-completion/completions
+    bt-arena generate completions bash \\
+      > ~/.local/share/bash-completion/completions/bt-arena";
 
 /// `bt-arena bench --help`.
 pub const BENCH: &str = "\
 Examples:
   An engine's bench signature and speed (OpenBench's `ENGINE bench`):
     bt-arena bench --engine cmd=bt-search
-  A build of a commit, checked against its known signature (exit 1 when it differs):
-    bt-arena bench --engine src=. rev=main build=\"cargo build --release\" bin=target/release/my-engine bench=8081473";
+  A build of a commit, checked against its known signature (exit 1 when it
+  differs):
+    bt-arena bench --engine src=. rev=main build=\"cargo build --release\" \\
+      bin=target/release/my-engine bench=8081473";

@@ -74,7 +74,7 @@ pub struct TournamentArgs {
     ///
     /// The time is UTC; `-2`, `-3`, ... follow it for a second run started in the same second.
     /// It holds games.csv, games.pgn, config.json, summary.json and report.html.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_parser = super::args::utf8_path())]
     out: Option<PathBuf>,
     /// Continue the interrupted run in DIR as saved in its config.json.
     ///
@@ -196,7 +196,13 @@ pub fn run(args: &TournamentArgs, matches: &ArgMatches) -> Result<ExitCode> {
     prepare::prepare(&mut config, cache.as_ref(), &stop, &mut |line| {
         say!("{line}")
     })
-    .map_err(prepare_error)?;
+    .map_err(|err| match err {
+        // The reference speed given does not fit this machine: a bad command line.
+        prepare::PrepareError::ScaledBelowFloor { .. } => {
+            anyhow!(super::UsageError(err.to_string()))
+        }
+        err => prepare_error(err),
+    })?;
     let report = tournament::run(&mut config, start, &stop, announce)?;
     say!("\n{}", report.summary);
     super::print_recorded(&report.sources.recorded_verdict(&report.summary));

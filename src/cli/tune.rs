@@ -83,7 +83,7 @@ pub struct TuneArgs {
     /// Run directory (default results/<event>-<YYYYMMDD>-<HHMMSS>, UTC).
     ///
     /// It holds tune.json, tune.csv, the tuned values, games.csv, games.pgn and the report.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_parser = super::args::utf8_path())]
     out: Option<PathBuf>,
     /// Continue the tune in DIR as saved in its tune.json.
     ///

@@ -265,6 +265,31 @@ pub struct EngineKeys {
     bench: Option<u64>,
 }
 
+/// Every engine key, as typed before its value (`option.` takes the option's name after it):
+/// what the shell completion offers after `--engine` and `--each`.
+pub const KEYS: [&str; 20] = [
+    "cmd=",
+    "name=",
+    "args=",
+    "arg=",
+    "dir=",
+    "proto=",
+    "option.",
+    "tc=",
+    "st=",
+    "depth=",
+    "nodes=",
+    "timemargin=",
+    "handshake=",
+    "isready=",
+    "restart=",
+    "bench=",
+    "src=",
+    "rev=",
+    "build=",
+    "bin=",
+];
+
 impl EngineKeys {
     /// Parses `key=value` tokens: `cmd`, `name`, `args` (split at white space), `arg` (one
     /// argument, repeatable), `dir`, `proto=ugi|uci`, `option.NAME=VALUE`, `tc=[MOVES/]BASE[+INC]`
@@ -625,6 +650,18 @@ mod tests {
     use super::*;
 
     const DEFAULT: TimeControl = TimeControl::MoveTime(100);
+
+    #[test]
+    fn every_key_completed_is_a_key() {
+        for key in KEYS {
+            let token = format!("{key}{}", if key.ends_with('.') { "Hash=1" } else { "x" });
+            let result = EngineKeys::parse(&[&token]);
+            assert!(
+                !matches!(result, Err(DescriptionError::UnknownKey { .. })),
+                "{token}"
+            );
+        }
+    }
 
     #[test]
     fn engine_keys_parse_with_each_defaults() {

@@ -41,7 +41,7 @@ pub mod source;
 pub mod stop;
 
 pub use description::{
-    DEFAULT_TIME_MARGIN_MS, DescriptionError, EngineDescription, EngineKeys, EngineOptions,
+    DEFAULT_TIME_MARGIN_MS, DescriptionError, EngineDescription, EngineKeys, EngineOptions, KEYS,
 };
 pub use error::EngineError;
 pub use launch::{EngineLaunch, Timeouts};

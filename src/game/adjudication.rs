@@ -70,13 +70,17 @@ struct ResignFields {
     twosided: bool,
 }
 
+/// What `score=` of `--resign` must be.
+const RESIGN_SCORE_EXPECTED: &str = "centipawns, at least 1 (the losing side's score is -score \
+     or worse; at 0 or less a side would resign a position its engine scores equal)";
+
 impl ResignRule {
     /// A rule resigning after `movecount` moves at `-score` centipawns or worse (and the
     /// opponent at `+score` or better, when `twosided`).
     ///
     /// # Errors
-    /// [`AdjudicationSpecError::BadValue`] for `movecount` 0, or a `score` that is negative or
-    /// beyond `i32`.
+    /// [`AdjudicationSpecError::BadValue`] for `movecount` 0, or a `score` below 1 or beyond
+    /// `i32`: at 0 an engine seeing an equal position would resign it.
     pub fn new(movecount: u32, score: i64, twosided: bool) -> Result<Self, AdjudicationSpecError> {
         if movecount == 0 {
             return Err(AdjudicationSpecError::BadValue {
@@ -86,10 +90,10 @@ impl ResignRule {
         }
         let score = i32::try_from(score)
             .ok()
-            .filter(|score| *score >= 0)
+            .filter(|score| *score >= 1)
             .ok_or_else(|| AdjudicationSpecError::BadValue {
                 token: format!("score={score}"),
-                expected: "centipawns, 0 or more (the losing side's score is -score or worse)",
+                expected: RESIGN_SCORE_EXPECTED,
             })?;
         Ok(ResignRule {
             movecount,
@@ -103,7 +107,7 @@ impl ResignRule {
         self.movecount
     }
 
-    /// The score threshold in centipawns, 0 or more.
+    /// The score threshold in centipawns, at least 1.
     pub fn score(&self) -> i32 {
         self.score
     }
@@ -166,7 +170,7 @@ impl FromStr for ResignRule {
             token: movecount_token,
             expected: "a whole number of moves, at least 1",
         })?;
-        let score = number(score, "centipawns, 0 or more")?;
+        let score = number(score, RESIGN_SCORE_EXPECTED)?;
         let twosided = match twosided {
             None => false,
             Some((_, value)) if value == "true" => true,
@@ -523,7 +527,7 @@ mod tests {
         let spaced = resign("score=500 movecount=3");
         assert_eq!(spaced, ResignRule::new(3, 500, false).unwrap());
         assert_eq!(spaced.to_string(), "movecount=3,score=500");
-        assert_eq!(resign("movecount=3, score=0,twosided=false").score(), 0);
+        assert_eq!(resign("movecount=3, score=1,twosided=false").score(), 1);
     }
 
     #[test]
@@ -533,11 +537,14 @@ mod tests {
             err("movecount=0,score=500"),
             "`movecount=0`: expected a whole number of moves, at least 1"
         );
+        let score = "expected centipawns, at least 1 (the losing side's score is -score or \
+                     worse; at 0 or less a side would resign a position its engine scores equal)";
         assert_eq!(
             err("movecount=3,score=-500"),
-            "`score=-500`: expected centipawns, 0 or more (the losing side's score is -score \
-             or worse)"
+            format!("`score=-500`: {score}")
         );
+        // See: issue 28 (every game resigned after one ply, at -0.00).
+        assert_eq!(err("movecount=1,score=0"), format!("`score=0`: {score}"));
         assert_eq!(
             err("movecount=-1,score=5"),
             "`movecount=-1`: expected a whole number of moves, at least 1"
@@ -562,8 +569,7 @@ mod tests {
         );
         assert_eq!(
             err("movecount=3,score=99999999999"),
-            "`score=99999999999`: expected centipawns, 0 or more (the losing side's score is \
-             -score or worse)"
+            format!("`score=99999999999`: {score}")
         );
     }
 
@@ -686,7 +692,7 @@ mod tests {
         broken[3].1 = None;
         assert_eq!(resign_after("movecount=3,score=500", &broken), None);
         assert_eq!(
-            resign_after("movecount=1,score=0", &[(W, cp(0))]).map(|(at, a)| (at, a.winner)),
+            resign_after("movecount=1,score=1", &[(W, cp(-1))]).map(|(at, a)| (at, a.winner)),
             Some((0, B))
         );
     }
@@ -724,14 +730,14 @@ mod tests {
     #[test]
     fn a_proof_ends_the_game_with_its_line_before_a_resignation() {
         let adjudication = Adjudication {
-            resign: Some(resign("movecount=1,score=0")),
+            resign: Some(resign("movecount=1,score=1")),
             proof: Some("proof=5".parse().unwrap()),
         };
         let mut adjudicator = Adjudicator::new(&adjudication, Rules::CaptureOnly);
-        // White to move wins in 3 plies; Black's 0 would resign it too (score=0).
+        // White to move wins in 3 plies; Black's -1 would resign it too (score=1).
         let position: Position = "8/p7/4P3/8/8/8/8/8 w".parse().unwrap();
         let adjudicated = adjudicator
-            .after_move(&position, B, Some(Score::Cp(0)))
+            .after_move(&position, B, Some(Score::Cp(-1)))
             .unwrap();
         assert_eq!(
             adjudicated,

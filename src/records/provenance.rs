@@ -107,13 +107,42 @@ pub struct ClockScale {
 }
 
 impl fmt::Display for ClockScale {
-    /// `x2.000 (reference 200000 nps / measured 100000 nps: base's bench, 2 at once)`.
+    /// `x2.000 (reference 200000 nps / measured 100000 nps: base's bench, 2 at once)`; the
+    /// factor with four significant digits ([`significant`]: `x0.0001000`, never `x0.000`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "x{:.3} (reference {} nps / measured {} nps: {}'s bench, {} at once)",
-            self.factor, self.reference_nps, self.measured_nps, self.engine, self.benches
+            "x{} (reference {} nps / measured {} nps: {}'s bench, {} at once)",
+            significant(self.factor, 4),
+            self.reference_nps,
+            self.measured_nps,
+            self.engine,
+            self.benches
         )
+    }
+}
+
+/// `value` with `digits` significant digits (at least 1), trailing zeros kept: `2.000`,
+/// `0.006667`, `1235` for 1234.56 at 4 digits; `0` for 0, and non-finite values as Rust writes
+/// them. For factors and durations that may be far below 1, where a fixed number of decimals
+/// prints `0.000`.
+pub fn significant(value: f64, digits: u32) -> String {
+    if value == 0.0 || !value.is_finite() {
+        return format!("{value}");
+    }
+    let digits = i64::from(digits.max(1));
+    // The decimal exponent of the leading digit (-4 for 0.0001234), at most ±324 for an f64.
+    #[allow(clippy::cast_possible_truncation)]
+    let exponent = value.abs().log10().floor() as i64;
+    let decimals = usize::try_from(digits - 1 - exponent).unwrap_or(0);
+    let text = format!("{value:.decimals$}");
+    // Rounding may carry into a new leading digit (9.9996 at 4 digits is 10.000): one less.
+    let rounded: f64 = text.parse().unwrap_or(value);
+    #[allow(clippy::cast_possible_truncation)]
+    let carried = rounded.abs().log10().floor() as i64 > exponent;
+    match carried && decimals > 0 {
+        true => format!("{value:.prec$}", prec = decimals - 1),
+        false => text,
     }
 }
 
@@ -122,6 +151,36 @@ mod tests {
     use super::*;
     use crate::engine::{EngineKeys, EngineSource};
     use crate::time_control::TimeControl;
+
+    #[test]
+    fn factors_are_written_with_four_significant_digits() {
+        // See: issue 28 (a factor of 8.6e-5 was written x0.000).
+        let cases = [
+            (2.0, "2.000"),
+            (0.5, "0.5000"),
+            (1000.0 / 150_000.0, "0.006667"),
+            (8.6e-5, "0.00008600"),
+            (1234.56, "1235"),
+            (12_345.6, "12346"),
+            (9.99996, "10.00"),
+            (0.0999996, "0.1000"),
+            (0.0, "0"),
+        ];
+        for (value, text) in cases {
+            assert_eq!(significant(value, 4), text, "{value}");
+        }
+        let scale = ClockScale {
+            reference_nps: 1000,
+            measured_nps: 11_627_907,
+            benches: 1,
+            engine: "base".into(),
+            factor: 1000.0 / 11_627_907.0,
+        };
+        assert_eq!(
+            scale.to_string(),
+            "x0.00008600 (reference 1000 nps / measured 11627907 nps: base's bench, 1 at once)"
+        );
+    }
 
     #[test]
     fn provenance_comes_from_the_saved_config() {

@@ -56,6 +56,8 @@ pub enum MergeError {
     Results(RecordsError),
     /// The inputs are not the shards of exactly one run.
     NotShards(String),
+    /// Inputs that do not exist, in the order given.
+    Missing(Vec<PathBuf>),
 }
 
 impl std::fmt::Display for MergeError {
@@ -64,6 +66,16 @@ impl std::fmt::Display for MergeError {
             MergeError::Read(err) => err.fmt(f),
             MergeError::Results(err) => err.fmt(f),
             MergeError::NotShards(why) => f.write_str(why),
+            MergeError::Missing(paths) => {
+                let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+                match names.as_slice() {
+                    [one] => write!(f, "{one} does not exist"),
+                    [first @ .., last] => {
+                        write!(f, "{} and {last} do not exist", first.join(", "))
+                    }
+                    [] => f.write_str("no inputs"),
+                }
+            }
         }
     }
 }
@@ -87,9 +99,18 @@ impl MergedRun {
     /// directories standing for their shards) of one run.
     ///
     /// # Errors
-    /// [`MergeError`]: inputs that are not the shards of exactly one run, or as
-    /// [`GameSources::open`].
+    /// [`MergeError`]: inputs that do not exist (all of them named), inputs that are not the
+    /// shards of exactly one run, or as [`GameSources::open`].
     pub fn open<P: AsRef<Path>>(inputs: &[P]) -> Result<MergedRun, MergeError> {
+        let missing: Vec<PathBuf> = inputs
+            .iter()
+            .map(|input| input.as_ref())
+            .filter(|input| !input.exists())
+            .map(Path::to_path_buf)
+            .collect();
+        if !missing.is_empty() {
+            return Err(MergeError::Missing(missing));
+        }
         let sources = GameSources::open(inputs)?;
         let described = || {
             inputs

@@ -22,9 +22,10 @@ use crate::engine::EngineDescription;
 use crate::engine::bench::{BenchError, BenchRun, run_bench};
 use crate::engine::build::{BuildCache, BuildError};
 use crate::engine::source::SourceError;
-use crate::records::provenance::{ClockScale, EngineProvenance};
+use crate::records::provenance::{ClockScale, EngineProvenance, significant};
 use crate::run_dir::RunDir;
 use crate::run_dir::identity::RunIdentity;
+use crate::time_control::TimeControl;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -80,6 +81,18 @@ pub enum PrepareError {
     },
     /// `--scale-tc` with a base engine whose speed cannot be measured.
     Scale(String),
+    /// `--scale-tc` would give an engine a clock below [`SCALED_CLOCK_FLOOR_MS`]: the
+    /// reference speed given does not fit this machine (a bad command line).
+    ScaledBelowFloor {
+        /// The scaling measured.
+        scale: Box<ClockScale>,
+        /// The engine.
+        engine: String,
+        /// Its limit as given (unscaled).
+        limit: TimeControl,
+        /// The scaled clock, e.g. `a base of 0.172 ms and an increment of 0.00172 ms`.
+        scaled: String,
+    },
     /// A results file cannot be written.
     Io {
         /// The path.
@@ -117,6 +130,21 @@ impl fmt::Display for PrepareError {
                  nondeterministic build), so it does not play"
             ),
             PrepareError::Scale(why) => write!(f, "--scale-tc: {why}"),
+            PrepareError::ScaledBelowFloor {
+                scale,
+                engine,
+                limit,
+                scaled,
+            } => write!(
+                f,
+                "--scale-tc {}: the factor x{} ({} nps / this machine's {} nps) gives engine \
+                 '{engine}' ({limit}) {scaled}, below the floor of {SCALED_CLOCK_FLOOR_MS} ms: \
+                 give a reference speed nearer this machine's, or a longer clock",
+                scale.reference_nps,
+                significant(scale.factor, 4),
+                scale.reference_nps,
+                scale.measured_nps
+            ),
             PrepareError::Io { path, error } => {
                 write!(f, "cannot write {}: {error}", path.display())
             }
@@ -320,6 +348,16 @@ pub fn prepare(
             engine: config.engines[base].name.clone(),
             factor,
         };
+        for engine in &config.engines {
+            if let Some(scaled) = below_floor(engine.limit, factor) {
+                return Err(PrepareError::ScaledBelowFloor {
+                    scale: Box::new(scale),
+                    engine: engine.name.clone(),
+                    limit: engine.limit,
+                    scaled,
+                });
+            }
+        }
         for engine in &mut config.engines {
             engine.clock_scale = Some(factor);
         }
@@ -327,6 +365,44 @@ pub fn prepare(
         config.session.clock_scale = Some(scale);
     }
     Ok(())
+}
+
+/// The shortest clock `--scale-tc` may give, ms: of a clock's base, of its increment when it
+/// has one, and of a move time. Below it a game is decided by the clock, not by the engines
+/// (and whole milliseconds would round it to 0).
+pub const SCALED_CLOCK_FLOOR_MS: f64 = 1.0;
+
+/// What `limit` scaled by `factor` gives when some of it falls below
+/// [`SCALED_CLOCK_FLOOR_MS`] (e.g. `a base of 0.172 ms and an increment of 0.00172 ms`);
+/// `None` when it does not, and for depth and node limits, which are not scaled.
+fn below_floor(limit: TimeControl, factor: f64) -> Option<String> {
+    let ms = |ms: u64| ms as f64 * factor;
+    let text = |ms: f64| format!("{} ms", significant(ms, 3));
+    let (parts, low) = match limit {
+        TimeControl::Clock {
+            base_ms,
+            increment_ms,
+            ..
+        } => {
+            let (base, increment) = (ms(base_ms), ms(increment_ms));
+            let low = base < SCALED_CLOCK_FLOOR_MS
+                || (increment_ms > 0 && increment < SCALED_CLOCK_FLOOR_MS);
+            let mut parts = format!("a base of {}", text(base));
+            if increment_ms > 0 {
+                parts.push_str(&format!(" and an increment of {}", text(increment)));
+            }
+            (parts, low)
+        }
+        TimeControl::MoveTime(move_ms) => {
+            let scaled = ms(move_ms);
+            (
+                format!("a move time of {}", text(scaled)),
+                scaled < SCALED_CLOCK_FLOOR_MS,
+            )
+        }
+        TimeControl::Depth(_) | TimeControl::Nodes(_) => return None,
+    };
+    low.then_some(parts)
 }
 
 /// Builds `engine` (or finds its build in `cache`), copies the build log into the logs of

@@ -6,8 +6,8 @@
 //! - fishtest's six fields, as Stockfish's `TUNE()` prints them: `NAME,VALUE,MIN,MAX,C_END,
 //!   R_END`, an integer parameter.
 //!
-//! Fields are separated by commas, spaces around them ignored; blank lines and lines starting
-//! with `#` are skipped. VALUE, MIN and MAX of an `int` parameter are integers; C_END (the
+//! Fields are separated by commas, spaces around them ignored; `#` starts a comment, to the end
+//! of the line, so that blank lines and comment lines are skipped. VALUE, MIN and MAX of an `int` parameter are integers; C_END (the
 //! perturbation at the last iteration) and R_END (the learning rate at the last iteration)
 //! are reals.
 
@@ -137,19 +137,32 @@ impl fmt::Display for ParamsError {
 
 impl std::error::Error for ParamsError {}
 
-/// Parses one declaration in either format; `Ok(None)` for a blank or `#` comment line.
+/// Parses one declaration in either format, up to a `#` comment; `Ok(None)` for a blank or
+/// comment line.
 ///
 /// # Errors
-/// A message: the wrong number of fields, a kind other than `int` or `float`, a number that
-/// does not read (or is not whole where it must be), MIN > MAX, VALUE outside [MIN, MAX],
-/// C_END or R_END not positive.
+/// A message: the wrong number of fields (an OpenBench line one short named as such), a kind
+/// other than `int` or `float`, a number that does not read (or is not whole where it must
+/// be), MIN ≥ MAX, VALUE outside [MIN, MAX], C_END or R_END not positive.
 pub fn parse_line(text: &str) -> Result<Option<TuneParam>, String> {
-    let text = text.trim();
-    if text.is_empty() || text.starts_with('#') {
+    let text = text
+        .split_once('#')
+        .map_or(text, |(before, _)| before)
+        .trim();
+    if text.is_empty() {
         return Ok(None);
     }
     let fields: Vec<&str> = text.split(',').map(str::trim).collect();
     let (name, kind, numbers) = match fields.as_slice() {
+        // Six fields read as fishtest's would take the kind for VALUE.
+        [_, kind @ ("int" | "float"), rest @ ..] if rest.len() < 5 => {
+            return Err(format!(
+                "{} fields: an OpenBench line ('{kind}' is its kind) has 7, NAME, int|float, \
+                 VALUE, MIN, MAX, C_END, R_END; {} missing",
+                fields.len(),
+                ["VALUE", "MIN", "MAX", "C_END", "R_END"][rest.len()..].join(", ")
+            ));
+        }
         [name, kind, rest @ ..] if rest.len() == 5 => {
             let kind = match *kind {
                 "int" => ParamKind::Int,
@@ -191,6 +204,12 @@ pub fn parse_line(text: &str) -> Result<Option<TuneParam>, String> {
     let r_end = number(numbers[4], "R_END", false)?;
     if min > max {
         return Err(format!("MIN {min} is greater than MAX {max}"));
+    }
+    if min == max {
+        return Err(format!(
+            "MIN and MAX are both {min}: the parameter cannot move, so θ+ and θ− would be \
+             the same and nothing would be measured"
+        ));
     }
     if !(min..=max).contains(&start) {
         return Err(format!(
@@ -379,6 +398,12 @@ mod tests {
         assert_eq!((tune.c_end, tune.r_end), (3.0, 0.002));
         assert_eq!(parse_line("   "), Ok(None));
         assert_eq!(parse_line("# NAME, int, ..."), Ok(None));
+        // See: issue 28 (a trailing comment was read as part of R_END).
+        assert_eq!(
+            parse_line("Tempo,10,-20,40,3,0.0020  # the side to move's bonus"),
+            Ok(Some(tune))
+        );
+        assert_eq!(parse_line("  # indented comment"), Ok(None));
     }
 
     #[test]
@@ -425,6 +450,23 @@ mod tests {
             "VALUE 'inf' is not a number"
         );
         assert_eq!(refusal(",100,50,200,10,0.002"), "the name is empty");
+        // See: issue 28 (MIN = MAX played θ+ = θ− in every game; a missing R_END was read as
+        // fishtest's line with VALUE 'int').
+        assert_eq!(
+            refusal("Pawn, int, 100, 100, 100, 10, 0.002"),
+            "MIN and MAX are both 100: the parameter cannot move, so θ+ and θ− would be the \
+             same and nothing would be measured"
+        );
+        assert_eq!(
+            refusal("Tempo, int, 30, -20, 40, 3"),
+            "6 fields: an OpenBench line ('int' is its kind) has 7, NAME, int|float, VALUE, \
+             MIN, MAX, C_END, R_END; R_END missing"
+        );
+        assert_eq!(
+            refusal("Scale, float, 0.5, 0.25"),
+            "4 fields: an OpenBench line ('float' is its kind) has 7, NAME, int|float, VALUE, \
+             MIN, MAX, C_END, R_END; MAX, C_END, R_END missing"
+        );
     }
 
     #[test]

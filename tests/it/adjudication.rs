@@ -301,7 +301,14 @@ fn bad_adjudication_values_exit_3_and_name_the_token() {
         (
             "--resign movecount=3,score=-500",
             "invalid value 'movecount=3,score=-500' for '--resign <movecount=N,score=CP>': \
-             `score=-500`: expected centipawns, 0 or more",
+             `score=-500`: expected centipawns, at least 1",
+        ),
+        // See: issue 28 (score=0 resigned every game after one ply, at -0.00).
+        (
+            "--resign movecount=1,score=0",
+            "invalid value 'movecount=1,score=0' for '--resign <movecount=N,score=CP>': \
+             `score=0`: expected centipawns, at least 1 (the losing side's score is -score or \
+             worse; at 0 or less a side would resign a position its engine scores equal)",
         ),
         (
             "--resign movecount=3",

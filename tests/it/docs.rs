@@ -19,9 +19,9 @@
 //! `PATH`, as `cargo install --path .` puts them, and `HOME` in the session (git's identity
 //! for commits, bt-arena's build cache): nothing is written into the repository.
 //!
-//! Blocks of `sh` (or `bash`, `shell`) may hold only `cargo` commands (build, test, bench,
-//! fuzz this repository: the test itself runs under cargo); the README's test command must be
-//! the one `.ci/run` runs. A block of any other language (`text`, `toml`, ...) must not hold a
+//! Blocks of `sh` (or `bash`, `shell`) may hold only commands that build or test this
+//! repository, `cargo` and `scripts/test` (the test itself runs under cargo); the README's test
+//! command must be the one `.ci/run` runs, `scripts/test`, which runs every test. A block of any other language (`text`, `toml`, ...) must not hold a
 //! `$ ` line: a command shown there would escape the test.
 //!
 //! Own code rather than trycmd: the sessions (the repository's inputs, `PATH`, `HOME`), the
@@ -136,8 +136,9 @@ fn block(info: &str, line: usize, content: &str) -> Result<Option<Block>, String
             let commands = joined(content);
             match commands.iter().find(|command| !is_cargo(command)) {
                 Some(other) => Err(format!(
-                    "`{other}` in a {language} block: only cargo commands may go there; \
-                     show it in a console block (run, or marked not run with the reason)"
+                    "`{other}` in a {language} block: only cargo commands and scripts/test \
+                     may go there; show it in a console block (run, or marked not run with the \
+                     reason)"
                 )),
                 None => Ok(Some(Block::Cargo { line, commands })),
             }
@@ -171,12 +172,13 @@ fn joined(content: &str) -> Vec<String> {
     commands
 }
 
-/// A command that runs cargo (after `NAME=VALUE` environment settings).
+/// A command that runs cargo (after `NAME=VALUE` environment settings), itself or through
+/// `scripts/test`.
 fn is_cargo(command: &str) -> bool {
     command
         .split_whitespace()
         .find(|word| !word.contains('='))
-        .is_some_and(|word| word == "cargo")
+        .is_some_and(|word| word == "cargo" || word == "scripts/test")
 }
 
 /// The commands of a console block starting at `line`, each with its expected output.
@@ -497,11 +499,11 @@ fn readme_test_command_is_the_one_ci_runs() {
             _ => None,
         })
         .flatten()
-        .filter(|command| command.starts_with("cargo test -- --include-ignored"))
+        .filter(|command| command.starts_with("scripts/test"))
         .collect();
     assert!(
         !tests.is_empty(),
-        "README.md shows no `cargo test -- --include-ignored` in a sh block"
+        "README.md shows no `scripts/test` in a sh block"
     );
     for command in tests {
         let command = command.split(" #").next().expect("a command").trim();
@@ -510,6 +512,31 @@ fn readme_test_command_is_the_one_ci_runs() {
             "README.md's test command `{command}` is not a line of .ci/run"
         );
     }
+    // Nothing else in the README runs the ignored tests: without scripts/test's set-up they
+    // fail on a fresh machine (see: issue 28).
+    let unprepared: Vec<&String> = readme
+        .iter()
+        .filter_map(|b| match b {
+            Block::Cargo { commands, .. } => Some(commands),
+            _ => None,
+        })
+        .flatten()
+        .filter(|command| {
+            command.starts_with("cargo test") && command.contains("--include-ignored")
+        })
+        .collect();
+    assert!(
+        unprepared.is_empty(),
+        "README.md runs the ignored tests without their set-up: {unprepared:?} (use scripts/test)"
+    );
+    // It runs every test, the ignored ones too.
+    let script = read("scripts/test");
+    assert!(
+        script
+            .lines()
+            .any(|line| line == r#"exec cargo test "$@" -- --include-ignored"#),
+        "scripts/test does not end with `cargo test -- --include-ignored`"
+    );
 }
 
 /// GitHub's anchor of a heading: lower case, punctuation dropped, spaces as `-`.

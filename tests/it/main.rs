@@ -5,7 +5,8 @@
 //! Run one concern with `cargo test --test it MODULE::` (e.g. `cargo test --test it engine::`),
 //! or one test by its name. The tests that need an outside program (Fairy-Stockfish, Chromium, a
 //! Slurm cluster) are `#[ignore]`d with what they need as the reason; `cargo test --
-//! --include-ignored` runs them too, and fails them when it is missing.
+//! --include-ignored` runs them too, and fails them when it is missing; `scripts/test` sets up
+//! what they need first (as root), then runs them all.
 //!
 //! `cli::` compares every `--help` and `-h` with its snapshot under `tests/snapshots/help/`;
 //! after a change to the command line, `BT_ARENA_UPDATE_SNAPSHOTS=1 cargo test --test it cli::`
@@ -30,6 +31,7 @@ mod perft;
 mod perft_check;
 mod pgn;
 mod report_html;
+mod scripts;
 mod search;
 mod server;
 mod shard;

@@ -688,3 +688,30 @@ fn shards_without_a_shared_directory_merge_to_the_replayed_verdict() {
         stdout(&merged)
     );
 }
+
+/// Inputs of merge that do not exist are named as such, every one, with nothing written.
+// See: issue 28 (merge's own --help example on missing paths said "are not the shards of one
+// run").
+#[test]
+fn merge_names_inputs_that_do_not_exist() {
+    let dir = tempfile::tempdir().unwrap();
+    let merge = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_bt-arena"))
+            .arg("merge")
+            .args(args)
+            .current_dir(dir.path())
+            .output()
+            .unwrap()
+    };
+    let output = merge(&["--out", "merged", "runner0/shard-0", "runner1/shard-1"]);
+    assert_eq!(output.status.code(), Some(4), "{}", stderr(&output));
+    assert_eq!(
+        stderr(&output),
+        "error: runner0/shard-0 and runner1/shard-1 do not exist\n"
+    );
+    std::fs::create_dir_all(dir.path().join("runner0/shard-0")).unwrap();
+    let output = merge(&["--out", "merged", "runner0/shard-0", "runner1/shard-1"]);
+    assert_eq!(output.status.code(), Some(4), "{}", stderr(&output));
+    assert_eq!(stderr(&output), "error: runner1/shard-1 does not exist\n");
+    assert!(!dir.path().join("merged").exists());
+}

@@ -5,8 +5,8 @@
 //! whole tune's report; every iteration must be played once, θ the fold of all of them.
 //!
 //! `#[ignore]`d, as it needs the cluster: `cargo test -- --include-ignored` runs it, and it
-//! fails, saying why, when Slurm is not installed or its daemons do not answer (.ci/run
-//! installs the packages and starts the daemons).
+//! fails, saying why, when Slurm is not installed or its daemons do not answer (scripts/test,
+//! the README's test command, installs the packages and starts the daemons as root).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

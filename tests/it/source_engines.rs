@@ -1049,3 +1049,133 @@ fn a_bench_dies_with_bt_arena_killed_by_sigkill() {
     }
     assert!(died, "the bench {bench} outlived bt-arena");
 }
+
+/// An empty BT_ARENA_BUILD_CACHE (a blank CI variable) is unset: the cache is the default one
+/// under HOME; a set one is used, and --build-cache wins over it.
+// See: issue 28 (every tournament and bench failed with "a value is required for
+// '--build-cache'").
+#[test]
+fn an_empty_build_cache_variable_counts_as_unset() {
+    let dir = tempfile::tempdir().unwrap();
+    let (repo, _) = repo(dir.path(), &[2]);
+    let home = dir.path().join("home");
+    let src = format!("src={}", repo.display());
+    let bench = |env: &str, flag: Option<&Path>| {
+        let mut args = vec!["bench", "--engine", &src, BUILD, "bin=engine"];
+        let flag = flag.map(|dir| dir.display().to_string());
+        if let Some(dir) = &flag {
+            args.extend(["--build-cache", dir]);
+        }
+        let output = Command::new(env!("CARGO_BIN_EXE_bt-arena"))
+            .args(&args)
+            .current_dir(dir.path())
+            .env("HOME", &home)
+            .env_remove("XDG_CACHE_HOME")
+            .env("BT_ARENA_BUILD_CACHE", env)
+            .output()
+            .unwrap();
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "BT_ARENA_BUILD_CACHE={env:?}: {}",
+            text(&output.stderr)
+        );
+    };
+    let entries = |cache: &Path| std::fs::read_dir(cache).map_or(0, |dir| dir.count());
+    bench("", None);
+    assert_eq!(entries(&home.join(".cache/bt-arena/builds")), 1);
+    let set = dir.path().join("set");
+    bench(set.to_str().unwrap(), None);
+    assert_eq!(entries(&set), 1);
+    let given = dir.path().join("given");
+    bench(set.to_str().unwrap(), Some(&given));
+    assert_eq!(entries(&given), 1);
+    // The tournament reads it alike (and tune, whose flag is the same).
+    let output = Command::new(env!("CARGO_BIN_EXE_bt-arena"))
+        .args([
+            "tournament",
+            "--engine",
+            &src,
+            BUILD,
+            "bin=engine",
+            "name=a",
+            "--engine",
+            &format!("cmd={}", env!("CARGO_BIN_EXE_bt-random")),
+            "--each",
+            "depth=1",
+            "--rounds",
+            "1",
+            "--out",
+            dir.path().join("run").to_str().unwrap(),
+        ])
+        .current_dir(dir.path())
+        .env("HOME", &home)
+        .env_remove("XDG_CACHE_HOME")
+        .env("BT_ARENA_BUILD_CACHE", "")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+}
+
+/// A scaled clock below 1 ms is refused naming the factor and the clock; a small factor is
+/// printed with four significant digits.
+// See: issue 28 (`--scale-tc 1000` on a fast machine printed "x0.000", wrote TimeControl "0"
+// and played with a 0.086 ms clock).
+#[test]
+fn scale_tc_refuses_a_clock_below_1_ms_and_prints_small_factors() {
+    let dir = tempfile::tempdir().unwrap();
+    let faulty = format!("cmd={}", env!("CARGO_BIN_EXE_bt-faulty"));
+    let random = format!("cmd={}", env!("CARGO_BIN_EXE_bt-random"));
+    // bt-faulty's half-nps bench says 150000 nps.
+    let tournament = |limit: &str, reference: &str, out: &str| {
+        bt_arena(
+            &[
+                "tournament",
+                "--engine",
+                &random,
+                "name=new",
+                "--engine",
+                &faulty,
+                "name=base",
+                "args=--fault half-nps --bench-nps 300000",
+                "--each",
+                limit,
+                "--rounds",
+                "1",
+                "--scale-tc",
+                reference,
+                "--out",
+                dir.path().join(out).to_str().unwrap(),
+            ],
+            dir.path(),
+        )
+    };
+    let output = tournament("tc=1+0.01", "30", "tiny");
+    assert_eq!(output.status.code(), Some(3), "{}", text(&output.stderr));
+    assert_eq!(
+        text(&output.stderr),
+        "error: --scale-tc 30: the factor x0.0002000 (30 nps / this machine's 150000 nps) gives \
+         engine 'new' (tc=1+0.01) a base of 0.200 ms and an increment of 0.00200 ms, below the \
+         floor of 1 ms: give a reference speed nearer this machine's, or a longer clock\n"
+    );
+    let output = tournament("st=0.1", "1000", "tiny-st");
+    assert_eq!(output.status.code(), Some(3), "{}", text(&output.stderr));
+    assert!(
+        text(&output.stderr).contains("gives engine 'new' (st=0.1) a move time of 0.667 ms"),
+        "{}",
+        text(&output.stderr)
+    );
+    // x0.006667: st=1 becomes 6.667 ms (7 ms played).
+    let output = tournament("st=1", "1000", "small");
+    let stdout = text(&output.stdout);
+    assert!(output.status.success(), "{stdout}{}", text(&output.stderr));
+    assert!(
+        stdout.contains(
+            "Time control scaled x0.006667 (reference 1000 nps / measured 150000 nps: base's \
+             bench, 1 at once)"
+        ),
+        "{stdout}"
+    );
+    let pgn = std::fs::read_to_string(dir.path().join("small/games.pgn")).unwrap();
+    assert_eq!(pgn.matches("[X-Limit \"st=0.007\"]").count(), 2, "{pgn}");
+}

@@ -651,8 +651,25 @@ fn parameters_the_engine_cannot_take_are_refused_naming_the_file_and_line() {
         "error: p.txt:1: [MIN, MAX] = [0, 2000] is not within the engine's range of 'Pawn', \
          [0, 1000] ('Pawn')\n"
     );
-    // A finished tune cannot be overwritten, and --resume takes no other settings.
+    // See: issue 28: MIN = MAX would measure nothing; an OpenBench line without R_END was
+    // read as fishtest's, with VALUE 'int'.
+    assert_eq!(
+        refused("Pawn,100,50,200,10,0.002\nTempo, int, 10, 10, 10, 2, 0.002\n"),
+        "error: p.txt:2: MIN and MAX are both 10: the parameter cannot move, so θ+ and θ− \
+         would be the same and nothing would be measured ('Tempo, int, 10, 10, 10, 2, 0.002')\n"
+    );
+    assert_eq!(
+        refused("Tempo, int, 30, -20, 40, 3\n"),
+        "error: p.txt:1: 6 fields: an OpenBench line ('int' is its kind) has 7, NAME, \
+         int|float, VALUE, MIN, MAX, C_END, R_END; R_END missing ('Tempo, int, 30, -20, 40, 3')\n"
+    );
+    // A finished tune cannot be overwritten, and --resume takes no other settings. A trailing
+    // comment is a comment, as --help says (issue 28: it was read as part of R_END).
     let params = weights_file(dir.path());
+    let commented = std::fs::read_to_string(&params)
+        .unwrap()
+        .replace("0.002\nTempo", "0.002  # the material weight\nTempo");
+    std::fs::write(&params, commented).unwrap();
     run_expecting(&search_tune(&params, &out, 1, &[]), 0);
     let (_, again) = run_expecting(&search_tune(&params, &out, 1, &[]), 4);
     assert!(
