@@ -1,5 +1,6 @@
 //! Memory and time of the commands that read runs over many games:
-//! `cargo bench --bench report_memory [-- GAMES...]` (default 1000000 and 4000000).
+//! `cargo bench --bench report_memory [-- GAMES... [COMMAND...]]` (default 1000000 and
+//! 4000000 games, every command; e.g. `-- 4000000 elo` measures `elo` alone).
 //!
 //! For each count it writes synthetic games (two engines, a 60-ply move list per game and its
 //! `move_info`: about 1.6 kB a row, like a real run's) to a temporary directory, then runs the
@@ -12,7 +13,7 @@
 //! * at the first count only, one games.csv of single games that each have their own pair
 //!   number (`--games 1`: no pair ever completes, so every game stays an open pair).
 //!
-//! Each command is measured on 1,000 games too, its base; at the largest count the bench
+//! Each command is measured on 100,000 games too, its base (the page's bounded parts full); at the largest count the bench
 //! checks that the peak is at most that base plus 16 bytes a game (the reader keeps a bit a
 //! game id, 8 bytes a loose game's content hash, 12 bytes a sharded run's row), and exits
 //! with 1 when it is not. Set `BT_ARENA_BIN` to measure another build of bt-arena (e.g. an
@@ -31,8 +32,9 @@ const PLIES: usize = 60;
 /// Bytes a game the commands may keep beyond their base.
 const BYTES_A_GAME: i64 = 16;
 
-/// Games of the base measure of each command.
-const BASE_GAMES: u64 = 1000;
+/// Games of the base measure of each command: enough that the page's bounded parts (its
+/// latest 500 games, its chart points, the book's openings) are full.
+const BASE_GAMES: u64 = 100_000;
 
 /// Writes a games.csv of `games` games at `path`: engines `new` and `base` alternating
 /// colours, random results and moves from a fixed seed; two games per pair number when
@@ -106,6 +108,17 @@ fn write_sharded_run(run: &Path, games: u64) -> std::io::Result<()> {
             "games": 2, "seed": 1, "shard": format!("{shard}/4"), "run_id": "00000000000000be",
         });
         std::fs::write(dir.join("config.json"), config.to_string())?;
+        // The shard's games.pgn, as merge reads it (each game's text, known by its id).
+        let mut pgn = BufWriter::new(std::fs::File::create(dir.join("games.pgn"))?);
+        for pair in (1..=pairs).filter(|pair| (pair - 1) % 4 == shard) {
+            for id in [2 * pair - 1, 2 * pair] {
+                writeln!(
+                    pgn,
+                    "[Event \"bench\"]\n[X-GameId \"{id}\"]\n[Result \"1-0\"]\n\n1. a2a3 1-0\n"
+                )?;
+            }
+        }
+        pgn.flush()?;
         let mine = (1..=pairs).filter(|pair| (pair - 1) % 4 == shard);
         write_rows(
             &dir.join("games.csv"),
@@ -183,10 +196,17 @@ fn target(dir: &Path) -> PathBuf {
     }
 }
 
-/// Measures `input` at `games` games: each command's time and peak, with its base (its peak
-/// at [`BASE_GAMES`] games). Returns whether every command kept within the base plus
-/// [`BYTES_A_GAME`] a game.
-fn measure_input(bin: &Path, input: &Input, games: u64) -> bool {
+/// Measures `input` at `games` games: each command's time and peak (of those in `only`, when
+/// any), with its base (its peak at [`BASE_GAMES`] games) and the bytes a game beyond the
+/// peak of the count before (`before`, by command, updated). Returns whether every command
+/// kept within the base plus [`BYTES_A_GAME`] a game.
+fn measure_input(
+    bin: &Path,
+    input: &Input,
+    games: u64,
+    only: &[String],
+    before: &mut std::collections::HashMap<String, (u64, i64)>,
+) -> bool {
     let base_dir = tempfile::tempdir().expect("a temporary directory");
     (input.write)(base_dir.path(), BASE_GAMES).expect("games written");
     let dir = tempfile::tempdir().expect("a temporary directory");
@@ -197,15 +217,28 @@ fn measure_input(bin: &Path, input: &Input, games: u64) -> bool {
         .sum();
     let mut within = true;
     for command in input.commands {
+        if !only.is_empty() && !only.iter().any(|c| c == command) {
+            continue;
+        }
         let (_, base_kib) = measure(bin, command, &target(base_dir.path()));
         let (elapsed, max_rss_kib) = measure(bin, command, &target(dir.path()));
         let beyond = (max_rss_kib - base_kib) * 1024;
         let per_game = beyond as f64 / games as f64;
         let ok = beyond <= BYTES_A_GAME * games as i64;
         within &= ok;
+        let key = format!("{}: {command}", input.name);
+        let slope =
+            before
+                .insert(key, (games, max_rss_kib))
+                .map_or_else(String::new, |(n, kib)| {
+                    format!(
+                        "; {:.1} bytes a game more than at {n}",
+                        (max_rss_kib - kib) as f64 * 1024.0 / (games - n) as f64
+                    )
+                });
         eprintln!(
             "{command} over {games} games, {} ({:.0} MB of games): {:.2} s, peak RSS {:.1} MiB \
-             (base {:.1} MiB at {BASE_GAMES} games; {per_game:.1} bytes a game beyond it{})",
+             (base {:.1} MiB at {BASE_GAMES} games; {per_game:.1} bytes a game beyond it{}{slope})",
             input.name,
             size as f64 / 1e6,
             elapsed.as_secs_f64(),
@@ -236,12 +269,13 @@ fn main() {
         || PathBuf::from(env!("CARGO_BIN_EXE_bt-arena")),
         PathBuf::from,
     );
-    // `cargo bench` passes `--bench`; the other arguments are game counts.
-    let counts: Vec<u64> = std::env::args()
+    // `cargo bench` passes `--bench`; the other arguments are game counts and, optionally,
+    // the commands to measure (all by default).
+    let (counts, only): (Vec<String>, Vec<String>) = std::env::args()
         .skip(1)
         .filter(|arg| !arg.starts_with("--"))
-        .map(|arg| arg.parse().expect("a number of games"))
-        .collect();
+        .partition(|arg| arg.parse::<u64>().is_ok());
+    let counts: Vec<u64> = counts.iter().filter_map(|c| c.parse().ok()).collect();
     let counts = if counts.is_empty() {
         vec![1_000_000, 4_000_000]
     } else {
@@ -250,13 +284,14 @@ fn main() {
     eprintln!("bt-arena: {}", bin.display());
     let largest = counts.iter().copied().max().unwrap_or(0);
     let mut within = true;
+    let mut before = std::collections::HashMap::new();
     for (index, &games) in counts.iter().enumerate() {
         for input in &INPUTS {
-            let ok = measure_input(&bin, input, games);
+            let ok = measure_input(&bin, input, games, &only, &mut before);
             within &= ok || games < largest;
         }
         if index == 0 {
-            measure_input(&bin, &SINGLES, games);
+            measure_input(&bin, &SINGLES, games, &only, &mut before);
         }
     }
     if !within {

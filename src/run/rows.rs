@@ -43,7 +43,8 @@ impl Rows {
                 let id = u32::try_from(id.wrapping_sub(1))
                     .map_err(|_| format!("game id {id} is beyond the run's schedule"))?;
                 let high = u32::try_from(location >> 32).unwrap_or(u32::MAX);
-                rows.push([id, high, location as u32]);
+                let low = u32::try_from(location & u64::from(u32::MAX)).unwrap_or(u32::MAX);
+                rows.push([id, high, low]);
             }
             Rows::Wide(rows) => rows.push((id, location)),
         }
