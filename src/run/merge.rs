@@ -5,6 +5,7 @@
 
 use super::games::{GameSources, Group, GroupKind, ReadError, Recorded, RunReading};
 use super::recorded::read_verdict;
+use super::rows::Rows;
 use super::settings::RunSettings;
 use crate::records::pgn::RawGames;
 use crate::records::{GameRecord, GameSink, RecordsError, ResultsWriter};
@@ -14,7 +15,7 @@ use crate::run_dir::RunDir;
 use crate::run_dir::identity::first_difference;
 use crate::stats::Sprt;
 use crate::{records, report};
-use std::collections::HashMap;
+use std::fs::File;
 use std::io::{BufReader, Write};
 use std::path::{Path, PathBuf};
 
@@ -290,44 +291,68 @@ impl GameSink for Appender {
 /// Rewrites the merged games.pgn at `path` (written from games.csv) with each game's text
 /// from the games.pgn of its shard (in `shards`) where that has it: games.csv does not keep
 /// the engines' PVs, the shard's PGN does. Returns the ids of the games no shard's PGN had.
+/// Streamed: memory holds where each shard's game starts (12 bytes a game, [`Rows`]) and one
+/// game's text.
 ///
 /// # Errors
 /// A games.pgn that cannot be read or written.
 fn restore_shard_pgn(path: &Path, shards: &[(u32, PathBuf)]) -> Result<Vec<u64>, RecordsError> {
-    let games_of = |path: &Path| -> Result<Vec<(Option<u64>, String)>, RecordsError> {
-        let file =
-            std::fs::File::open(path).map_err(|e| RecordsError::io(path, "cannot read", e))?;
-        RawGames::new(BufReader::new(file))
-            .map(|game| game.map(|g| (g.game_id, g.text)))
-            .collect::<std::io::Result<_>>()
-            .map_err(|e| RecordsError::io(path, "cannot read", e))
+    let open = |path: &Path| -> Result<RawGames<BufReader<File>>, RecordsError> {
+        let file = File::open(path).map_err(|e| RecordsError::io(path, "cannot read", e))?;
+        Ok(RawGames::new(BufReader::new(file)))
     };
-    let mut from_shards: HashMap<u64, String> = HashMap::new();
-    for (_, dir) in shards {
-        let pgn = RunDir::new(dir).games_pgn();
-        if pgn.exists() {
-            for (id, text) in games_of(&pgn)? {
-                if let Some(id) = id {
-                    from_shards.entry(id).or_insert(text);
-                }
+    let mut starts = Rows::new(u64::from(u32::MAX));
+    let mut readers = Vec::new();
+    let pgns: Vec<PathBuf> = shards
+        .iter()
+        .map(|(_, dir)| RunDir::new(dir).games_pgn())
+        .filter(|pgn| pgn.exists())
+        .collect();
+    for (index, pgn) in pgns.iter().enumerate() {
+        let mut games = open(pgn)?;
+        loop {
+            let offset = games.offset();
+            let Some(game) = games.next() else { break };
+            let game = game.map_err(|e| RecordsError::io(pgn, "cannot read", e))?;
+            if let Some(id) = game.game_id
+                && starts.push(id, index, offset).is_err()
+            {
+                // An id no schedule of 32-bit ids holds, or a file too large to point into:
+                // the game's PGN is written from games.csv.
+                continue;
             }
         }
+        readers.push(open(pgn)?);
     }
+    starts.sort();
     let mut missing = Vec::new();
-    let mut merged = Vec::new();
-    for (id, text) in games_of(path)? {
-        match id.and_then(|id| from_shards.remove(&id)) {
-            Some(shard_text) => merged.push(shard_text),
-            None => {
-                missing.extend(id);
-                merged.push(text);
-            }
-        }
-    }
+    let merged = open(path)?;
     records::write_atomically(path, records::Existing::Replace, |file| {
-        merged
-            .iter()
-            .try_for_each(|text| file.write_all(text.as_bytes()))
+        let mut out = std::io::BufWriter::new(file);
+        for game in merged {
+            let game = game?;
+            let text = match game.game_id.and_then(|id| starts.find(id)) {
+                Some((index, offset)) => {
+                    let reader = &mut readers[index];
+                    reader.seek(offset)?;
+                    match reader.next().transpose()? {
+                        Some(shard_game) if shard_game.game_id == game.game_id => shard_game.text,
+                        _ => {
+                            return Err(std::io::Error::other(format!(
+                                "{} changed while it was read",
+                                pgns[index].display()
+                            )));
+                        }
+                    }
+                }
+                None => {
+                    missing.extend(game.game_id);
+                    game.text
+                }
+            };
+            out.write_all(text.as_bytes())?;
+        }
+        out.flush()
     })?;
     Ok(missing)
 }

@@ -22,6 +22,7 @@ pub mod games;
 pub mod identity;
 pub mod merge;
 pub mod recorded;
+mod rows;
 pub mod settings;
 
 pub use games::{GameSources, ReadError, RunReading, Verdict};

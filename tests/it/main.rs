@@ -25,6 +25,7 @@ mod faulty_cli;
 mod fuzz;
 mod gate;
 mod generate;
+mod memory;
 mod one_run;
 mod openings;
 mod perft;

@@ -25,6 +25,8 @@ pub struct RawGames<R> {
     /// The first line of the next game, read with the game before.
     next_start: Option<String>,
     done: bool,
+    /// The byte at which the next game starts.
+    offset: u64,
 }
 
 impl<R: std::io::BufRead> RawGames<R> {
@@ -34,7 +36,31 @@ impl<R: std::io::BufRead> RawGames<R> {
             lines: reader,
             next_start: None,
             done: false,
+            offset: 0,
         }
+    }
+
+    /// The byte of the text at which the next game starts: the bytes of the games returned
+    /// so far, from where the reader started (or was [sought](RawGames::seek)).
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+}
+
+impl<R: std::io::BufRead + std::io::Seek> RawGames<R> {
+    /// Goes to the game starting at byte `offset` (one that [`offset`](RawGames::offset)
+    /// gave); nothing is read when the next game starts there.
+    ///
+    /// # Errors
+    /// The reader's, when it cannot seek.
+    pub fn seek(&mut self, offset: u64) -> std::io::Result<()> {
+        if offset != self.offset || self.done {
+            self.lines.seek(std::io::SeekFrom::Start(offset))?;
+            self.next_start = None;
+            self.done = false;
+            self.offset = offset;
+        }
+        Ok(())
     }
 }
 
@@ -70,6 +96,7 @@ impl<R: std::io::BufRead> Iterator for RawGames<R> {
         if text.is_empty() {
             return None;
         }
+        self.offset += text.len() as u64;
         let game_id = text
             .split_once("\n[X-GameId \"")
             .and_then(|(_, rest)| rest.split_once('"'))
