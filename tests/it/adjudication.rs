@@ -280,7 +280,11 @@ fn resign_adjudication_ends_games_on_the_losers_own_scores() {
                 let loser = game.result.winner().opponent();
                 assert_eq!(point, Some((last, loser)), "game {}", game.game_id);
             }
-            (_, Some((ply, _))) => assert_eq!(ply, last, "game {} resigns late", game.game_id),
+            (_, Some((ply, side))) => assert_eq!(
+                ply, last,
+                "game {}: {side}'s resignation after ply {ply} was missed",
+                game.game_id
+            ),
             (_, None) => {}
         }
         let position = last_position(game, Rules::CaptureOnly);
