@@ -243,7 +243,12 @@ fn scale_tc_doubles_the_clocks_of_a_machine_half_as_fast() {
         "{}",
         text(&output.stderr)
     );
-    assert!(!text(&output.stdout).contains("warning"));
+    // Refused with the error alone: no warning besides it, on either stream (the preparation's
+    // warnings, such as "engine b has no bench", are steps it reports on stdout; others go
+    // to stderr).
+    for stream in [&output.stdout, &output.stderr] {
+        assert!(!text(stream).contains("warning"), "{}", text(stream));
+    }
 }
 
 #[test]
@@ -252,6 +257,7 @@ fn max_time_starts_no_new_pair_after_it_and_exits_2() {
     let out = dir.path().join("out");
     let faulty = format!("cmd={}", env!("CARGO_BIN_EXE_bt-faulty"));
     let random = format!("cmd={}", env!("CARGO_BIN_EXE_bt-random"));
+    let began = std::time::Instant::now();
     let output = bt_arena(
         &[
             "tournament",
@@ -272,12 +278,51 @@ fn max_time_starts_no_new_pair_after_it_and_exits_2() {
         ],
         dir.path(),
     );
+    let elapsed = began.elapsed();
     let stderr = text(&output.stderr);
     assert_eq!(output.status.code(), Some(2), "{stderr}");
     let played = games(&out);
     assert!(
         (2..1000).contains(&played) && played.is_multiple_of(2),
         "{played} games"
+    );
+    // No pair started more than 2 s after the first game did (the budget runs from the
+    // command's start, before the first game; `started` is in whole seconds, rounded down).
+    let records = bt_arena::records::read_games(&out.join("games.csv")).unwrap();
+    let second = |game: &bt_arena::records::GameRecord| {
+        humantime::parse_rfc3339(&game.started)
+            .unwrap()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs()
+    };
+    let first = records.iter().map(second).min().unwrap();
+    let mut pairs = std::collections::BTreeMap::new();
+    for game in &records {
+        let start = pairs.entry(game.pair).or_insert(u64::MAX);
+        *start = (*start).min(second(game));
+    }
+    assert!(
+        pairs.values().all(|&start| start <= first + 2),
+        "pairs started at {pairs:?} (s), the first game at {first}"
+    );
+    // And the command ended within the budget, a pair's length and a roomy allowance for
+    // starting and stopping engines on a loaded machine: not a minute late.
+    let longest_pair: u64 = pairs
+        .keys()
+        .map(|pair| {
+            records
+                .iter()
+                .filter(|g| g.pair == *pair)
+                .map(|g| g.white_ms + g.black_ms)
+                .sum::<u64>()
+        })
+        .max()
+        .unwrap();
+    let bound = std::time::Duration::from_millis(2_000 + longest_pair + 30_000);
+    assert!(
+        elapsed < bound,
+        "{elapsed:?} for --max-time 2s (bound {bound:?})"
     );
     assert!(stderr.contains(&format!(
         "Time limit reached (--max-time): no new game pair started after it; {played} games recorded; continue with `bt-arena tournament --resume {}`",
