@@ -375,3 +375,69 @@ fn a_broken_build_stops_the_gate_with_exit_4_and_its_log() {
     );
     assert_eq!(run_dir(&out), run);
 }
+
+/// Rows of the games.csv in the run directory `run`.
+fn games(run: &Path) -> usize {
+    std::fs::read_to_string(run.join("games.csv"))
+        .unwrap()
+        .lines()
+        .count()
+        - 1
+}
+
+#[test]
+fn the_gate_without_a_decision_exits_2_when_its_rounds_or_its_time_run_out() {
+    let s = setup();
+    // Two game pairs cannot decide [0, 5]: a pair moves the LLR by at most about 0.014.
+    let out = s.root.join("rounds");
+    let flags = ["--sprt", "elo0=0 elo1=5", "--rounds", "2"];
+    let output = gate_with(&s.repo, "HEAD", &out, &s.cache, &s.counter, &flags);
+    let stdout = text(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(2),
+        "{stdout}\n{}",
+        text(&output.stderr)
+    );
+    // Two pairs won twice by head: the LLR is still within its bounds, no verdict.
+    assert!(
+        stdout.contains("LLR: 0.03 (-2.94, 2.94) [0.00, 5.00]\n"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("SPRT: H"), "{stdout}");
+    let run = run_dir(&out);
+    assert!(
+        stdout.contains(&format!(
+            "gate: NO DECISION within the budget; report: {}/report.html",
+            run.display()
+        )),
+        "{stdout}"
+    );
+    assert_eq!(games(&run), 4);
+    // --max-time: [0, 2] needs over 1,000 game pairs whatever the engines, far more than
+    // 2 s can play; the rounds are not what stops it.
+    let out = s.root.join("time");
+    let flags = [
+        "--sprt",
+        "elo0=0 elo1=2",
+        "--rounds",
+        "5000",
+        "--max-time",
+        "2s",
+    ];
+    let output = gate_with(&s.repo, "HEAD", &out, &s.cache, &s.counter, &flags);
+    let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+    assert_eq!(output.status.code(), Some(2), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("Time limit reached (--max-time): no new game pair started after it"),
+        "{stderr}"
+    );
+    assert!(
+        stdout.contains("gate: NO DECISION within the budget"),
+        "{stdout}"
+    );
+    let played = games(&run_dir(&out));
+    assert!((2..10_000).contains(&played), "{played} games");
+    // Both gates used the builds of the first.
+    assert_eq!(builds(&s.counter).len(), 2);
+}
