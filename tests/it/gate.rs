@@ -5,7 +5,7 @@
 //! reuse its build cache on a second run, and, run again with the same arguments, resume its
 //! run directory (one per commits and settings) to report the verdict without playing again.
 
-use crate::util::git;
+use crate::util::{git, sprt_decided_at};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -440,4 +440,45 @@ fn the_gate_without_a_decision_exits_2_when_its_rounds_or_its_time_run_out() {
     assert!((2..10_000).contains(&played), "{played} games");
     // Both gates used the builds of the first.
     assert_eq!(builds(&s.counter).len(), 2);
+}
+
+#[test]
+fn the_gate_passes_a_normalized_sprt_on() {
+    let s = setup();
+    let out = s.root.join("normalized");
+    // One game at a time: the games, and so the verdict's game, are the same on every run.
+    let flags = [
+        "--sprt",
+        "elo0=0 elo1=50 model=normalized",
+        "--concurrency",
+        "1",
+    ];
+    let output = gate_with(&s.repo, "HEAD", &out, &s.cache, &s.counter, &flags);
+    let stdout = text(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        text(&output.stderr)
+    );
+    let head = format!("head@{}", &s.main[..7]);
+    let sprt = |model| {
+        bt_arena::stats::Sprt::new(0.0, 50.0, 0.05, 0.05)
+            .and_then(|sprt| sprt.with_model(model))
+            .unwrap()
+    };
+    let csv = out.join("games.csv");
+    let normalized = sprt_decided_at(&csv, &head, &sprt(bt_arena::stats::SprtModel::Normalized));
+    let logistic = sprt_decided_at(&csv, &head, &sprt(bt_arena::stats::SprtModel::Logistic));
+    let at = normalized.expect("the games decide the normalized SPRT");
+    assert_ne!(
+        logistic, normalized,
+        "the models must decide apart to tell them apart"
+    );
+    assert!(
+        stdout.contains(&format!("SPRT: H1 accepted at game {at}\n")),
+        "{stdout}"
+    );
+    assert!(stdout.contains("[0.00, 50.00] nElo\n"), "{stdout}");
+    assert!(stdout.contains("gate: PASS: H1 accepted"), "{stdout}");
 }
