@@ -52,7 +52,10 @@ fn a_normalized_sprt_decides_at_its_game_in_the_run_elo_and_a_resume() {
     assert_eq!(rows(&run), 50, "no game after the verdict (one at a time)");
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(run.join("summary.json")).unwrap()).unwrap();
-    assert_eq!(summary["pairs"][0]["sprt"]["elo_model"], "normalized", "{summary}");
+    assert_eq!(
+        summary["pairs"][0]["sprt"]["elo_model"], "normalized",
+        "{summary}"
+    );
 
     // `elo` replays the run's games: the same verdict at the same game, and exit code; the
     // logistic model over the same games decides at its own game.
