@@ -1093,4 +1093,93 @@ fn a_bench_dies_with_bt_arena_killed_by_sigkill() {
         unsafe { libc::kill(i32::try_from(bench).unwrap(), libc::SIGKILL) };
     }
     assert!(died, "the bench {bench} outlived bt-arena");
+
+/// Three `bt-arena bench` processes (not threads) of one commit and build command share a
+/// build cache: the first builds, the two others wait for its build (they say so) and use it.
+/// The build waits (a minute at most) for a file the test creates once both others are
+/// waiting, so they are sure to find the build under way.
+#[test]
+fn builders_in_separate_processes_build_once() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    use std::sync::mpsc;
+    let dir = tempfile::tempdir().unwrap();
+    let (repo, commits) = repo(dir.path(), &[2]);
+    let cache = dir.path().join("cache");
+    let counter = dir.path().join("builds.txt");
+    let release = dir.path().join("release");
+    let build = format!(
+        "build=n=0; while [ ! -e '{}' ] && [ $n -lt 1200 ]; do sleep 0.05; n=$((n + 1)); \
+         done; echo built >> '{}'; cp engine.sh engine && chmod +x engine",
+        release.display(),
+        counter.display()
+    );
+    let src = format!("src={}", repo.display());
+    let (lines, heard) = mpsc::channel::<(usize, String)>();
+    let spawn = |index: usize| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_bt-arena"))
+            .args(["bench", "--build-cache", cache.to_str().unwrap()])
+            .args(["--engine", &src, &build, "bin=engine"])
+            .current_dir(dir.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("bt-arena starts");
+        let stderr = child.stderr.take().unwrap();
+        let lines = lines.clone();
+        let reader = std::thread::spawn(move || {
+            let mut all = String::new();
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                let _ = lines.send((index, line.clone()));
+                all.push_str(&line);
+                all.push('\n');
+            }
+            all
+        });
+        (child, reader)
+    };
+    let first = spawn(0);
+    // The first holds the claim before the others start.
+    let entry_claim = || {
+        std::fs::read_dir(&cache)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|entry| entry.path().join("claim").exists())
+    };
+    assert!(crate::util::eventually(
+        std::time::Duration::from_secs(60),
+        entry_claim
+    ));
+    let others = [spawn(1), spawn(2)];
+    let mut waiting = std::collections::BTreeSet::new();
+    while waiting.len() < 2 {
+        let (index, line) = heard
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("the other builders say they wait");
+        if line.contains("waiting for the build of commit") {
+            waiting.insert(index);
+        }
+    }
+    assert_eq!(waiting.into_iter().collect::<Vec<_>>(), [1, 2]);
+    std::fs::write(&release, "").unwrap();
+    let name = format!("engine@{}: ", &commits[0][..7]);
+    let mut signatures = Vec::new();
+    for (child, reader) in std::iter::once(first).chain(others) {
+        let output = child.wait_with_output().unwrap();
+        let stderr = reader.join().unwrap();
+        let stdout = text(&output.stdout);
+        assert!(output.status.success(), "{stdout}{stderr}");
+        let line = stdout
+            .lines()
+            .find(|line| line.starts_with(&name))
+            .unwrap_or_else(|| panic!("{stdout}{stderr}"));
+        signatures.push(line.split(' ').nth(1).unwrap().to_string());
+    }
+    assert_eq!(std::fs::read_to_string(&counter).unwrap(), "built\n");
+    assert!(
+        signatures.iter().all(|s| *s == signatures[0]),
+        "{signatures:?}"
+    );
 }
