@@ -1183,3 +1183,118 @@ fn builders_in_separate_processes_build_once() {
         "{signatures:?}"
     );
 }
+
+/// `bt-arena bench` of the commit of `repo` with the build command `build`, as a child with
+/// the stale age of claims set to `stale` seconds; stderr piped.
+fn bench_process(dir: &Path, repo: &Path, build: &str, stale: &str) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_bt-arena"))
+        .args(["bench", "--build-cache"])
+        .arg(dir.join("cache"))
+        .args(["--engine", &format!("src={}", repo.display()), build])
+        .arg("bin=engine")
+        .env(bt_arena::engine::build::STALE_CLAIM_ENV, stale)
+        .current_dir(dir)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("bt-arena starts")
+}
+
+/// Waits (a minute at most) for `child` to end; kills it and fails if it does not.
+fn finish(mut child: std::process::Child) -> Output {
+    let ended = crate::util::eventually(std::time::Duration::from_secs(60), || {
+        child.try_wait().unwrap().is_some()
+    });
+    if !ended {
+        let _ = child.kill();
+        let output = child.wait_with_output().unwrap();
+        panic!("still running after a minute: {}", text(&output.stderr));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// A claim left by a builder on another host (so no pid can be checked) and never touched
+/// again is taken over once untouched for the stale age (here 1 s, by BT_ARENA_STALE_CLAIM),
+/// not before.
+#[test]
+fn a_claim_untouched_for_the_stale_age_is_taken_over() {
+    let dir = tempfile::tempdir().unwrap();
+    let (repo, commits) = repo(dir.path(), &[2]);
+    let counter = dir.path().join("builds.txt");
+    let build = format!(
+        "build=echo built >> '{}'; cp engine.sh engine && chmod +x engine",
+        counter.display()
+    );
+    // The entry's claim, as a builder on host `elsewhere` left it (its key: a first build).
+    let first = bench_process(dir.path(), &repo, &build, "1");
+    assert!(finish(first).status.success());
+    let entry = std::fs::read_dir(dir.path().join("cache"))
+        .unwrap()
+        .flatten()
+        .map(|entry| entry.path())
+        .find(|path| path.join("build.json").exists())
+        .expect("a cache entry");
+    std::fs::remove_file(entry.join("build.json")).unwrap();
+    std::fs::write(entry.join("claim"), "4242 elsewhere-4242-0badcafe\n").unwrap();
+    let began = std::time::Instant::now();
+    let output = finish(bench_process(dir.path(), &repo, &build, "1"));
+    let stderr = text(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("waiting for the build of commit")
+            && stderr.contains("(4242 elsewhere-4242-0badcafe)"),
+        "{stderr}"
+    );
+    assert!(
+        began.elapsed() >= std::time::Duration::from_secs(1),
+        "taken over before the claim was 1 s old: {:?}",
+        began.elapsed()
+    );
+    assert_eq!(std::fs::read_to_string(&counter).unwrap(), "built\nbuilt\n");
+    assert!(!entry.join("claim").exists());
+    let stdout = text(&output.stdout);
+    assert!(
+        stdout.starts_with(&format!("engine@{}: ", &commits[0][..7])),
+        "{stdout}"
+    );
+}
+
+/// A builder whose build outlasts the stale age many times over keeps its claim fresh: a
+/// second process waits for it all along and builds nothing.
+#[test]
+fn a_long_build_keeps_its_claim_by_its_heartbeat() {
+    let dir = tempfile::tempdir().unwrap();
+    let (repo, _) = repo(dir.path(), &[2]);
+    let counter = dir.path().join("builds.txt");
+    let release = dir.path().join("release");
+    let build = format!(
+        "build=n=0; while [ ! -e '{}' ] && [ $n -lt 1200 ]; do sleep 0.05; n=$((n + 1)); \
+         done; echo built >> '{}'; cp engine.sh engine && chmod +x engine",
+        release.display(),
+        counter.display()
+    );
+    // Stale after 0.5 s: the builder touches its claim about every 40 ms.
+    let first = bench_process(dir.path(), &repo, &build, "0.5");
+    let claimed = crate::util::eventually(std::time::Duration::from_secs(60), || {
+        std::fs::read_dir(dir.path().join("cache"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|entry| entry.path().join("claim").exists())
+    });
+    assert!(claimed, "the first builder never claimed the entry");
+    let second = bench_process(dir.path(), &repo, &build, "0.5");
+    // Eight stale ages while the build runs: a claim without a heartbeat is taken over.
+    std::thread::sleep(std::time::Duration::from_secs(4));
+    std::fs::write(&release, "").unwrap();
+    let (first, second) = (finish(first), finish(second));
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    assert!(second.status.success(), "{}", text(&second.stderr));
+    assert!(
+        text(&second.stderr).contains("waiting for the build of commit"),
+        "{}",
+        text(&second.stderr)
+    );
+    assert_eq!(std::fs::read_to_string(&counter).unwrap(), "built\n");
+}
