@@ -1,4 +1,6 @@
 //! libFuzzer's input to [`bt_arena_fuzz::engine_line`] (see fuzz/src/lib.rs).
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| bt_arena_fuzz::engine_line(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    bt_arena_fuzz::engine_line(data);
+});

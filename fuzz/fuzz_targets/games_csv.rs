@@ -1,4 +1,6 @@
 //! libFuzzer's input to [`bt_arena_fuzz::games_csv`] (see fuzz/src/lib.rs).
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| bt_arena_fuzz::games_csv(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    bt_arena_fuzz::games_csv(data);
+});

@@ -18,8 +18,10 @@ use bt_arena::rules::{Position, Rules};
 use bt_arena::tournament::TournamentConfig;
 use std::path::{Path, PathBuf};
 
-/// A fuzz target's body: the fuzzer's input in, a panic when something is wrong.
-pub type Target = fn(&[u8]);
+/// A fuzz target's body: the fuzzer's input in, a panic when something is wrong; out, whether
+/// the parser accepted the input (so its checks ran), which the regression test counts: a
+/// parser that refused every kept input would pass them all unchecked.
+pub type Target = fn(&[u8]) -> bool;
 
 /// The fuzz targets by name, for the regression test that runs the kept inputs.
 pub const TARGETS: [(&str, Target); 7] = [
@@ -36,10 +38,10 @@ pub const TARGETS: [(&str, Target); 7] = [
 /// game it reads is whole (its plies are its moves, legal from its opening, with at most one
 /// `move_info` token each); and the games it reads, written as bt-arena writes games.pgn,
 /// read back the same.
-pub fn pgn(data: &[u8]) {
+pub fn pgn(data: &[u8]) -> bool {
     let text = String::from_utf8_lossy(data);
     let Ok(read) = parse_pgn(&text, Path::new("fuzz.pgn")) else {
-        return;
+        return false;
     };
     for game in &read.games {
         assert_whole(game);
@@ -55,6 +57,7 @@ pub fn pgn(data: &[u8]) {
         .unwrap_or_else(|err| panic!("{err}:\n{written}"));
     assert_eq!(again.games, read.games, "{written}");
     assert_eq!(again.skipped, Vec::<String>::new(), "{written}");
+    !read.games.is_empty()
 }
 
 /// A game record as readers give it: its moves legal from its opening under its rules
@@ -76,10 +79,10 @@ fn assert_whole(game: &GameRecord) {
 /// FEN (opening books, perft suites, the `FEN` tag, `position fen`): no panic, and a position
 /// that reads writes a FEN that reads back to it; its moves and outcome are computed without
 /// panic under both rule sets.
-pub fn fen(data: &[u8]) {
+pub fn fen(data: &[u8]) -> bool {
     let text = String::from_utf8_lossy(data);
     let Ok(position) = text.parse::<Position>() else {
-        return;
+        return false;
     };
     let written = position.to_string();
     assert_eq!(written.parse::<Position>(), Ok(position), "{written}");
@@ -95,16 +98,19 @@ pub fn fen(data: &[u8]) {
             assert_ne!(next.side_to_move(), position.side_to_move());
         }
     }
+    true
 }
 
 /// Engine output, line by line (`id`, `option`, `info`, `bestmove`, perft lines): no panic,
 /// and a line that reads writes back (its `Display`) to a line that reads the same.
-pub fn engine_line(data: &[u8]) {
+pub fn engine_line(data: &[u8]) -> bool {
     let text = String::from_utf8_lossy(data);
+    let mut read = false;
     for line in text.split('\n') {
         let Ok(reply) = line.parse::<Reply>() else {
             continue;
         };
+        read = true;
         if let Reply::Option(option) = &reply {
             // A value for it, checked as a configured option is.
             let _ = option.check_value(line);
@@ -116,14 +122,17 @@ pub fn engine_line(data: &[u8]) {
             "{line:?} -> {written:?}"
         );
     }
+    read
 }
 
 /// games.csv's `move_info` column and the PGN move comment it becomes: no panic; a column that
 /// reads writes back the same column; a comment (or score) that reads writes a comment that
 /// reads the same.
-pub fn move_info(data: &[u8]) {
+pub fn move_info(data: &[u8]) -> bool {
     let text = String::from_utf8_lossy(data);
+    let mut read = false;
     if let Ok(infos) = moves::decode_column(&text) {
+        read = !infos.is_empty();
         let column = moves::encode_column(&infos);
         assert_eq!(
             moves::decode_column(&column).as_ref(),
@@ -132,6 +141,7 @@ pub fn move_info(data: &[u8]) {
         );
     }
     if let Some(info) = MoveInfo::parse_comment(&text) {
+        read = true;
         for detail in [CommentDetail::Full, CommentDetail::Short] {
             let comment = info.comment(detail).expect("a comment");
             let again = MoveInfo::parse_comment(&comment)
@@ -140,20 +150,22 @@ pub fn move_info(data: &[u8]) {
         }
     }
     if let Some(score) = moves::parse_score_pgn(&text) {
+        read = true;
         let written = moves::score_pgn(score);
         assert_eq!(moves::parse_score_pgn(&written), Some(score), "{written}");
     }
+    read
 }
 
 /// A games.csv file (`elo`, `report`, `merge`, resume): no panic, and the games that read,
 /// written again as a run writes them (as `merge` writes the shards' games), read back the
 /// same. (A row is not checked against the rules when read, and its move_info column is read
 /// only by the report, which names the games where it does not read.)
-pub fn games_csv(data: &[u8]) {
+pub fn games_csv(data: &[u8]) -> bool {
     let path = scratch("games.csv");
     std::fs::write(&path, data).expect("the scratch file is written");
     let Ok(games) = read_games(&path) else {
-        return;
+        return false;
     };
     let dir = scratch("rewritten");
     let _ = std::fs::remove_dir_all(&dir);
@@ -167,13 +179,14 @@ pub fn games_csv(data: &[u8]) {
     drop(writer);
     let again = read_games(&csv).unwrap_or_else(|err| panic!("{err}"));
     assert_eq!(again.iter().collect::<Vec<_>>(), written);
+    !games.is_empty()
 }
 
 /// A tournament config file, TOML or (a run's config.json, read on resume) JSON, chosen by the
 /// first byte: no panic, and a config that reads, saved as config.json, reads back equal.
-pub fn config(data: &[u8]) {
+pub fn config(data: &[u8]) -> bool {
     let Some((&kind, text)) = data.split_first() else {
-        return;
+        return false;
     };
     let path = scratch(if kind % 2 == 0 {
         "run.toml"
@@ -182,24 +195,27 @@ pub fn config(data: &[u8]) {
     });
     std::fs::write(&path, text).expect("the scratch file is written");
     let Ok(config) = TournamentConfig::read(&path) else {
-        return;
+        return false;
     };
     let saved = scratch("saved/config.json");
     let json = serde_json::to_string_pretty(&config).expect("a config writes as JSON");
     std::fs::write(&saved, &json).expect("the scratch file is written");
     let again = TournamentConfig::read(&saved).unwrap_or_else(|err| panic!("{err}: {json}"));
     assert_eq!(again, config, "{json}");
+    true
 }
 
 /// Opening books and perft suites, the EPD-like files users give: no panic; a book that reads
 /// holds positions the game goes on from under its rules, whose FENs read back; a suite that
 /// reads has a count at one depth at least on each line.
-pub fn epd(data: &[u8]) {
+pub fn epd(data: &[u8]) -> bool {
     let text = String::from_utf8_lossy(data);
+    let mut read = false;
     for rules in Rules::ALL {
         let Ok(book) = Book::parse(&text, Path::new("fuzz.epd"), rules) else {
             continue;
         };
+        read |= !book.openings.is_empty();
         let _ = book.duplicates_warning();
         for opening in &book.openings {
             assert_eq!(opening.position.outcome(rules), None, "{opening:?}");
@@ -209,8 +225,10 @@ pub fn epd(data: &[u8]) {
         }
     }
     if let Ok(entries) = parse_suite(&text) {
+        read |= !entries.is_empty();
         assert!(entries.iter().all(|entry| !entry.expected.is_empty()));
     }
+    read
 }
 
 /// A file of this thread's scratch directory (in /dev/shm when there is one: the fuzzer

@@ -424,21 +424,49 @@ mod tests {
         }
     }
 
+    /// The start and end times (ns since the epoch) each copy of a bench wrote to its slot
+    /// directory `slot1`, `slot2`, ... under `dir`.
+    fn copy_times(dir: &std::path::Path, copies: usize) -> Vec<(u128, u128)> {
+        (1..=copies)
+            .map(|slot| {
+                let read = |name: &str| -> u128 {
+                    let file = dir.join(format!("slot{slot}")).join(name);
+                    let text = std::fs::read_to_string(&file)
+                        .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+                    text.trim().parse().expect("a time in ns")
+                };
+                (read("start"), read("end"))
+            })
+            .collect()
+    }
+
     #[test]
     fn a_bench_runs_as_many_copies_as_asked_and_averages_their_speed() {
-        // $1 is `bench`; each copy takes a different speed from its pid's parity.
-        let run = run_bench_now(
-            &shell("[ \"$1\" = bench ] || exit 9; echo 'searching'; echo \"777 nodes $(( ($$ % 2) * 100 + 100 )) nps\""),
-            3,
-        )
-        .unwrap();
-        assert_eq!(run.nodes, 777);
-        assert_eq!(run.copies.len(), 3);
-        assert!(
-            run.copies.iter().all(|&nps| nps == 100 || nps == 200),
-            "{run:?}"
+        // Each copy takes the first free slot (mkdir is atomic), records when it started, waits
+        // until all three have started (for at most 10 s), records when it ended, and prints
+        // its slot's speed: 100, 200 and 600 nps, whose mean (300) is none of them.
+        let dir = tempfile::tempdir().unwrap();
+        let script = format!(
+            "[ \"$1\" = bench ] || exit 9; d='{}'; i=1; \
+             while ! mkdir \"$d/slot$i\" 2>/dev/null; do i=$((i + 1)); done; \
+             date +%s%N > \"$d/slot$i/start\"; n=0; \
+             while [ $(ls -d \"$d\"/slot* | wc -l) -lt 3 ] && [ $n -lt 1000 ]; do \
+             sleep 0.01; n=$((n + 1)); done; \
+             date +%s%N > \"$d/slot$i/end\"; echo 'searching'; \
+             case $i in 1) nps=100;; 2) nps=200;; *) nps=600;; esac; echo \"777 nodes $nps nps\"",
+            dir.path().display()
         );
-        assert_eq!(run.nps, run.copies.iter().sum::<u64>() / 3);
+        let run = run_bench_now(&shell(&script), 3).unwrap();
+        assert_eq!(run.nodes, 777);
+        let mut speeds = run.copies.clone();
+        speeds.sort_unstable();
+        assert_eq!(speeds, [100, 200, 600], "{run:?}");
+        assert_eq!(run.nps, 300, "{run:?}");
+        // The copies ran at the same time: each started before any ended.
+        let times = copy_times(dir.path(), 3);
+        let last_start = times.iter().map(|t| t.0).max().unwrap();
+        let first_end = times.iter().map(|t| t.1).min().unwrap();
+        assert!(last_start < first_end, "not at once: {times:?}");
         let one = run_bench_now(&shell("echo '5 nodes 10 nps'"), 1).unwrap();
         assert_eq!(one.to_string(), "5 nodes 10 nps");
         // Standard output wins over standard error, which is read when it has the bench.

@@ -18,10 +18,10 @@
 //! exclusively (`O_CREAT|O_EXCL`, which NFS honours where `flock` is unreliable): the first
 //! builds, the others wait for `build.json` and use it. The builder touches the claim every
 //! [`HEARTBEAT`]; a claim left by a dead process (same host, no such pid) or untouched for
-//! [`STALE_CLAIM`] is removed and the entry built again. Each builder works in a checkout of
-//! its own, at its final path (builds may record absolute paths), so even two builders racing
-//! after a stale claim cannot mix their files: the first to finish wins, the other removes its
-//! checkout.
+//! [`STALE_CLAIM`] (or the age [`STALE_CLAIM_ENV`] sets) is removed and the entry built
+//! again. Each builder works in a checkout of its own, at its final path (builds may record
+//! absolute paths), so even two builders racing after a stale claim cannot mix their files:
+//! the first to finish wins, the other removes its checkout.
 //!
 //! A finished entry that does not read (a `build.json` empty or not a build record, a checkout
 //! deleted) is damaged: it is reported as such ([`BuildError::Damaged`]), never built over
@@ -53,8 +53,29 @@ pub const CACHE_ENV: &str = "BT_ARENA_BUILD_CACHE";
 /// How often a builder touches its claim.
 pub const HEARTBEAT: Duration = Duration::from_secs(5);
 /// A claim untouched this long (by the waiter's clock: no clock skew between hosts matters)
-/// is taken as left by a builder that died.
+/// is taken as left by a builder that died, unless [`STALE_CLAIM_ENV`] says otherwise.
 pub const STALE_CLAIM: Duration = Duration::from_secs(60);
+/// Environment variable setting the stale age of a claim in seconds (default
+/// [`STALE_CLAIM`]); a builder then touches its claim 12 times as often as that age, as it
+/// does every [`HEARTBEAT`] by default. Every process sharing the cache must see the same
+/// value. For tests, and for file systems whose modification times lag.
+pub const STALE_CLAIM_ENV: &str = "BT_ARENA_STALE_CLAIM";
+
+/// The stale age of a claim: [`STALE_CLAIM_ENV`] when it holds a positive number of seconds,
+/// else [`STALE_CLAIM`].
+fn stale_claim() -> Duration {
+    std::env::var(STALE_CLAIM_ENV)
+        .ok()
+        .and_then(|seconds| seconds.trim().parse::<f64>().ok())
+        .filter(|seconds| seconds.is_finite() && *seconds > 0.0)
+        .map_or(STALE_CLAIM, Duration::from_secs_f64)
+}
+
+/// How often a builder touches its claim: [`HEARTBEAT`], or a twelfth of the stale age set by
+/// [`STALE_CLAIM_ENV`] (60 s and 5 s by default).
+fn heartbeat_interval() -> Duration {
+    (stale_claim() / 12).min(HEARTBEAT)
+}
 /// How often a waiting builder looks at the entry.
 const POLL: Duration = Duration::from_millis(100);
 /// Lines of a failed build's log shown in its error.
@@ -614,12 +635,13 @@ fn host_name() -> String {
     }
 }
 
-/// Touches `claim` every [`HEARTBEAT`] until `done`.
+/// Touches `claim` every [`HEARTBEAT`] (see [`STALE_CLAIM_ENV`]) until `done`.
 fn heartbeat(claim: &File, done: &AtomicBool) {
+    let every = heartbeat_interval();
     let mut last = Instant::now();
     while !done.load(Ordering::SeqCst) {
-        std::thread::sleep(Duration::from_millis(50));
-        if last.elapsed() >= HEARTBEAT {
+        std::thread::sleep(Duration::from_millis(50).min(every));
+        if last.elapsed() >= every {
             let _ = claim.set_modified(SystemTime::now());
             last = Instant::now();
         }
@@ -650,7 +672,7 @@ impl ClaimWatch {
         }
         let modified = std::fs::metadata(path).and_then(|m| m.modified()).ok();
         match self.seen {
-            Some((seen, since)) if seen == modified => since.elapsed() >= STALE_CLAIM,
+            Some((seen, since)) if seen == modified => since.elapsed() >= stale_claim(),
             _ => {
                 self.seen = Some((modified, Instant::now()));
                 false

@@ -90,4 +90,39 @@ mod tests {
         // No temporary file is left behind.
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }
+
+    #[test]
+    fn contents_that_fail_to_write_leave_the_old_file_and_no_temporary_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("summary.json");
+        std::fs::write(&path, "old\n").unwrap();
+        for existing in [Existing::Replace, Existing::Keep] {
+            let err = write_atomically(&path, existing, |file| {
+                file.write_all(b"half a new fi")?;
+                Err(io::Error::new(io::ErrorKind::StorageFull, "no space left"))
+            })
+            .unwrap_err();
+            assert_eq!(
+                err.kind(),
+                io::ErrorKind::StorageFull,
+                "{existing:?}: {err}"
+            );
+            assert_eq!(
+                std::fs::read_to_string(&path).unwrap(),
+                "old\n",
+                "{existing:?}"
+            );
+            let names: Vec<_> = std::fs::read_dir(dir.path())
+                .unwrap()
+                .map(|entry| entry.unwrap().file_name())
+                .collect();
+            assert_eq!(names, ["summary.json"], "{existing:?}");
+        }
+        // A file that did not exist is not created.
+        let new = dir.path().join("report.html");
+        let failed = write_atomically(&new, Existing::Replace, |_| Err(io::Error::other("x")));
+        assert!(failed.is_err());
+        assert!(!new.exists());
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
 }

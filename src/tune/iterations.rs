@@ -399,16 +399,30 @@ mod tests {
         let (_, read) = IterationsFile::open(dir.path(), &params, 10).unwrap();
         assert_eq!(read.get(&1), Some(&first));
         assert_eq!(read.get(&2), Some(&second));
+        // θ by hand (Python, the module docs' formulas; I = 10, seed 9). Iteration 1: Δ =
+        // (−1, −1), a_1 = 0.5581209627866087 and 0.00022324838511464346, c_1 =
+        // 12.618275345906707 and 0.25236550691813414, W − L = 6: θ moves by a·6/(c·Δ).
+        // Iteration 2: Δ = (+1, +1), a_2 = 0.4372415214093174 and 0.00017489660856372696,
+        // c_2 = 11.765109414662462 and 0.23530218829324923, W − L = −6.
+        let after_first = [99.734_613_036_653_54, 0.994_692_260_733_070_8];
+        let after_second = [99.511_627_509_193_3, 0.990_232_550_183_866_1];
+        let close = |theta: &[f64], expected: &[f64; 2]| {
+            theta.len() == 2
+                && theta
+                    .iter()
+                    .zip(expected)
+                    .all(|(a, b)| (a - b).abs() <= 1e-12 * b.abs())
+        };
+        assert!(close(&theta, &after_first), "{theta:?}");
         let rebuilt = theta_after(&params, read.values());
-        let mut expected = vec![100.0, 1.0];
-        spsa::update(&params, &mut expected, &first.step, 11, 5);
-        spsa::update(&params, &mut expected, &second.step, 3, 9);
-        assert_eq!(rebuilt, expected);
-        assert_ne!(rebuilt, vec![100.0, 1.0]);
+        assert!(close(&rebuilt, &after_second), "{rebuilt:?}");
         let path = theta_path(&params, read.values());
         assert_eq!(path.len(), 3);
+        assert_eq!(path[0], (0, vec![100.0, 1.0]));
         assert_eq!(path[1].0, 1);
-        assert_eq!(path[2], (2, expected));
+        assert!(close(&path[1].1, &after_first), "{path:?}");
+        assert_eq!(path[2].0, 2);
+        assert!(close(&path[2].1, &after_second), "{path:?}");
     }
 
     #[test]

@@ -374,6 +374,10 @@ mod tests {
         assert_eq!(high, [200.0]);
     }
 
+    // The draws and values below were computed by hand (Python, from the formulas of the
+    // module docs and of `draw`): I = 100, k = 3, c_3 = 10 · 100^0.101 / 3^0.101 =
+    // 14.249865108837486 for Pawn and 0.28499730217674973 for Scale; a_3 = 0.002 · C_END² ·
+    // 110^0.602 / 13^0.602.
     #[test]
     fn a_perturbation_is_keyed_by_seed_and_iteration() {
         let settings = SpsaSettings::new(100);
@@ -384,18 +388,30 @@ mod tests {
         let theta = [100.0, 1.0];
         let first = perturb(&settings, &params, &theta, 3, 42);
         assert_eq!(first, perturb(&settings, &params, &theta, 3, 42));
-        assert_eq!(
-            first.flips,
-            vec![draw::flip(42, 3, 0), draw::flip(42, 3, 1)]
+        assert_eq!(first.iteration, 3);
+        assert_eq!(first.theta, theta);
+        assert!(close(first.c_k[0], 14.249_865_108_837_486), "{first:?}");
+        assert!(close(first.c_k[1], 0.284_997_302_176_749_73), "{first:?}");
+        assert!(close(first.a_k[0], 0.723_360_007_245_847_3), "{first:?}");
+        assert!(
+            close(first.a_k[1], 0.000_289_344_002_898_338_93),
+            "{first:?}"
         );
-        let c = settings.c_k(&params[0], 3);
-        let shift = c * f64::from(first.flips[0]);
-        let u = draw::unit(42, 3, 0);
-        assert_eq!(first.plus[0], (100.0 + shift + u).floor());
-        assert_eq!(first.minus[0], (100.0 - shift + u).floor());
-        let shift = settings.c_k(&params[1], 3) * f64::from(first.flips[1]);
-        assert_eq!((first.plus[1], first.minus[1]), (1.0 + shift, 1.0 - shift));
-        // Another iteration or seed draws afresh (over 64 iterations some flip differs).
+        // Seed 42: Δ = (−1, −1); Pawn's u = 0.38017939355921: 100 − 14.2499 + u = 86.13 → 86,
+        // 100 + 14.2499 + u = 114.63 → 114.
+        assert_eq!(first.flips, [-1, -1]);
+        assert_eq!((first.plus[0], first.minus[0]), (86.0, 114.0));
+        assert!(close(first.plus[1], 0.715_002_697_823_250_2), "{first:?}");
+        assert!(close(first.minus[1], 1.284_997_302_176_749_8), "{first:?}");
+        // Seed 4 draws other flips and offsets: Δ = (+1, +1); Pawn's u = 0.04201875594413:
+        // 114.25 + u → 114, 85.75 + u = 85.79 → 85 (with seed 42's u it would be 86).
+        let other = perturb(&settings, &params, &theta, 3, 4);
+        assert_eq!(other.flips, [1, 1]);
+        assert_eq!((other.plus[0], other.minus[0]), (114.0, 85.0));
+        assert!(close(other.plus[1], 1.284_997_302_176_749_8), "{other:?}");
+        assert!(close(other.minus[1], 0.715_002_697_823_250_2), "{other:?}");
+        assert_eq!(other.c_k, first.c_k);
+        // Another iteration draws afresh (over 64 iterations some flip differs).
         let others: Vec<Vec<i8>> = (4..68)
             .map(|k| perturb(&settings, &params, &theta, k, 42).flips)
             .collect();

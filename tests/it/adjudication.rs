@@ -5,7 +5,7 @@ use bt_arena::protocol::Score;
 use bt_arena::records::moves::decode_column;
 use bt_arena::records::pgn::read_pgn;
 use bt_arena::records::{GameRecord, Termination, read_games};
-use bt_arena::rules::proof::{Prover, Verdict};
+use bt_arena::rules::proof::{DEFAULT_BUDGET, Prover, Verdict};
 use bt_arena::rules::{Color, Move, Position, Rules};
 use std::path::Path;
 use std::process::Output;
@@ -79,6 +79,22 @@ fn proof_adjudication_ends_games_with_a_line_the_rules_confirm() {
         let comments = final_comments(&out.join("games.pgn"));
         let mut proofs = 0;
         for (game, comment) in games.iter().zip(&comments) {
+            // Neither late nor missed: a prover of the run's budget, asked after every move
+            // as the game's own is, proves no earlier position of any game.
+            let first_proof = first_proven_ply(game, rules, 5, DEFAULT_BUDGET);
+            let last = game.plies as usize - 1;
+            match game.termination {
+                Termination::Proof => {
+                    assert_eq!(
+                        first_proof,
+                        Some(last),
+                        "game {}: {}",
+                        game.game_id,
+                        game.moves
+                    )
+                }
+                _ => assert_eq!(first_proof, None, "game {}: {}", game.game_id, game.moves),
+            }
             let position = last_position(game, rules);
             if game.termination != Termination::Proof {
                 assert!(position.outcome(rules).is_some(), "game {}", game.game_id);
@@ -121,12 +137,78 @@ fn proof_adjudication_ends_games_with_a_line_the_rules_confirm() {
             pgn.matches("[Termination \"adjudication\"]").count(),
             proofs
         );
+        // The terminations table: a `proof` column, and each engine's wins / losses by proof.
         let html = std::fs::read_to_string(out.join("report.html")).unwrap();
-        assert!(
-            html.contains("proof"),
-            "the terminations table names proofs"
-        );
+        let table = terminations_table(&html);
+        let column = table[0]
+            .iter()
+            .position(|name| name == "proof")
+            .unwrap_or_else(|| panic!("no proof column: {table:?}"));
+        for name in ["search", "random"] {
+            let by_proof = games.iter().filter(|g| g.termination == Termination::Proof);
+            let wins = by_proof.clone().filter(|g| winner_name(g) == name).count();
+            let losses = by_proof.count() - wins;
+            let row = table
+                .iter()
+                .find(|row| row[0] == name)
+                .unwrap_or_else(|| panic!("no row for {name}: {table:?}"));
+            assert_eq!(
+                row[column],
+                format!("{wins} / {losses}"),
+                "{name}: {table:?}"
+            );
+        }
     }
+}
+
+/// The name of the engine that won `game`.
+fn winner_name(game: &GameRecord) -> &str {
+    match game.result.winner() {
+        Color::White => &game.white,
+        Color::Black => &game.black,
+    }
+}
+
+/// The ply (from 0) after which a prover of `budget` nodes, asked after every move of `game`
+/// for a proof within `plies` plies as proof adjudication asks (one prover for the game, the
+/// positions the rules end left out), first proves a result; `None` if it never does.
+fn first_proven_ply(game: &GameRecord, rules: Rules, plies: u32, budget: u64) -> Option<usize> {
+    let mut prover = Prover::new(rules, budget);
+    let mut position: Position = game.opening.parse().unwrap();
+    for (ply, mv) in game.moves.split_whitespace().enumerate() {
+        position = position.play(rules, mv.parse().unwrap()).unwrap();
+        if position.outcome(rules).is_none() && prover.prove(&position, plies).line().is_some() {
+            return Some(ply);
+        }
+    }
+    None
+}
+
+/// The rows of report.html's terminations table, cells as text, the header first.
+fn terminations_table(html: &str) -> Vec<Vec<String>> {
+    let start = html
+        .find("<section id=\"terminations\">")
+        .expect("a terminations section");
+    let section = &html[start..];
+    let section = &section[..section.find("</table>").expect("a table")];
+    section
+        .split("<tr>")
+        .skip(1)
+        .map(|row| {
+            row.split(['<', '>'])
+                .collect::<Vec<_>>()
+                .windows(2)
+                .filter(|pair| pair[0].starts_with("td") || pair[0].starts_with("th"))
+                // Names are set apart by Unicode isolates (U+2068 ... U+2069); `/` is escaped.
+                .map(|pair| {
+                    pair[1]
+                        .trim()
+                        .trim_matches(['\u{2068}', '\u{2069}'])
+                        .replace("&#x2f;", "/")
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// The scores `side` reported for its moves of `game`, in order (`None` for a move without one).
@@ -151,6 +233,33 @@ fn losing(score: Option<Score>, cp: i32) -> bool {
     }
 }
 
+/// The first ply (from 0) of `game` after which a side's engine has scored `-cp` or worse for
+/// `movecount` of its own moves in a row (a move without a score breaks the run), and that
+/// side; `None` when no side ever has.
+fn first_resignation(game: &GameRecord, movecount: usize, cp: i32) -> Option<(usize, Color)> {
+    let first: Position = game.opening.parse().unwrap();
+    let infos = decode_column(&game.move_info).unwrap();
+    assert_eq!(infos.len(), game.plies as usize, "game {}", game.game_id);
+    let mut run = [0, 0];
+    for (ply, info) in infos.iter().enumerate() {
+        let mover = if ply % 2 == 0 {
+            first.side_to_move()
+        } else {
+            first.side_to_move().opponent()
+        };
+        let side = usize::from(mover == Color::Black);
+        run[side] = if losing(info.score, cp) {
+            run[side] + 1
+        } else {
+            0
+        };
+        if run[side] >= movecount {
+            return Some((ply, mover));
+        }
+    }
+    None
+}
+
 #[test]
 fn resign_adjudication_ends_games_on_the_losers_own_scores() {
     let dir = tempfile::tempdir().unwrap();
@@ -162,6 +271,22 @@ fn resign_adjudication_ends_games_on_the_losers_own_scores() {
     let comments = final_comments(&out.join("games.pgn"));
     let mut resigned = 0;
     for (game, comment) in games.iter().zip(&comments) {
+        // None missed, none early: the game ends at the first move after which a side has
+        // scored -300 or worse on 2 moves of its own in a row (by the rules at that move when
+        // they end it there), and goes on to the rules' end if no side ever has.
+        let last = game.plies as usize - 1;
+        match (game.termination, first_resignation(game, 2, 300)) {
+            (Termination::Resign, point) => {
+                let loser = game.result.winner().opponent();
+                assert_eq!(point, Some((last, loser)), "game {}", game.game_id);
+            }
+            (_, Some((ply, side))) => assert_eq!(
+                ply, last,
+                "game {}: {side}'s resignation after ply {ply} was missed",
+                game.game_id
+            ),
+            (_, None) => {}
+        }
         let position = last_position(game, Rules::CaptureOnly);
         if game.termination != Termination::Resign {
             assert!(position.outcome(Rules::CaptureOnly).is_some());
@@ -216,7 +341,7 @@ fn a_config_file_sets_both_rules_and_a_resumed_run_keeps_them() {
         format!(
             "rounds = 3\nseed = 5\n\
              [adjudication]\n\
-             resign = {{ movecount = 2, score = 300, twosided = true }}\n\
+             resign = {{ movecount = 2, score = 100, twosided = true }}\n\
              proof = {{ plies = 3, nodes = 5000 }}\n\
              [[engines]]\nname = \"full\"\ncmd = \"{SEARCH}\"\nlimit = {{ depth = 2 }}\n\
              [[engines]]\nname = \"material\"\ncmd = \"{SEARCH}\"\nlimit = {{ depth = 2 }}\n\
@@ -232,7 +357,7 @@ fn a_config_file_sets_both_rules_and_a_resumed_run_keeps_them() {
     assert!(
         stdout.contains(
             "Adjudication: --adjudicate proof=3,nodes=5000, --resign \
-             movecount=2,score=300,twosided=true\n"
+             movecount=2,score=100,twosided=true\n"
         ),
         "{stdout}"
     );
@@ -241,7 +366,7 @@ fn a_config_file_sets_both_rules_and_a_resumed_run_keeps_them() {
     assert_eq!(
         saved["adjudication"],
         serde_json::json!({
-            "resign": {"movecount": 2, "score": 300, "twosided": true},
+            "resign": {"movecount": 2, "score": 100, "twosided": true},
             "proof": {"plies": 3, "nodes": 5000}
         })
     );
@@ -252,7 +377,7 @@ fn a_config_file_sets_both_rules_and_a_resumed_run_keeps_them() {
             // Two-sided: the winner's last two scores agree.
             let scores = scores_of(game, game.result.winner());
             let agree = |s: Option<Score>| match s {
-                Some(Score::Cp(cp)) => cp >= 300,
+                Some(Score::Cp(cp)) => cp >= 100,
                 Some(Score::Mate(moves)) => moves > 0,
                 None => false,
             };
@@ -260,7 +385,19 @@ fn a_config_file_sets_both_rules_and_a_resumed_run_keeps_them() {
             assert!(agree(scores[n - 1]) && agree(scores[n - 2]), "{scores:?}");
         }
     }
-    assert!(games.iter().any(|g| g.termination.is_adjudication()));
+    // Both rules ended games (the two-sided check above ran).
+    let ended_by = |termination| {
+        games
+            .iter()
+            .filter(|g| g.termination == termination)
+            .count()
+    };
+    assert!(
+        ended_by(Termination::Resign) >= 1 && ended_by(Termination::Proof) >= 1,
+        "{} resigned, {} proven",
+        ended_by(Termination::Resign),
+        ended_by(Termination::Proof)
+    );
 
     // A resumed run reads the rules back from config.json and plays on with them.
     let kept: Vec<String> = std::fs::read_to_string(out.join("games.csv"))
@@ -270,6 +407,20 @@ fn a_config_file_sets_both_rules_and_a_resumed_run_keeps_them() {
         .map(String::from)
         .collect();
     std::fs::write(out.join("games.csv"), format!("{}\n", kept.join("\n"))).unwrap();
+    let kept_ids: Vec<u64> = read_games(&out.join("games.csv"))
+        .unwrap()
+        .iter()
+        .map(|g| g.game_id)
+        .collect();
+    // The games replayed include adjudicated ones: the rules came back from config.json.
+    let replayed = |g: &&GameRecord| !kept_ids.contains(&g.game_id);
+    assert!(
+        games
+            .iter()
+            .filter(replayed)
+            .any(|g| g.termination.is_adjudication()),
+        "kept {kept_ids:?}"
+    );
     let output = bt_arena(&[
         "tournament".into(),
         "--resume".into(),
@@ -286,6 +437,12 @@ fn a_config_file_sets_both_rules_and_a_resumed_run_keeps_them() {
         list
     };
     assert_eq!(by_id(&resumed), by_id(&games));
+    assert!(
+        resumed
+            .iter()
+            .filter(replayed)
+            .any(|g| g.termination.is_adjudication())
+    );
 }
 
 #[test]

@@ -121,10 +121,15 @@ fn block(info: &str, line: usize, content: &str) -> Result<Option<Block>, String
         "console" if flags.contains(&"ignore") => {
             let first = content.lines().next().unwrap_or("");
             match first.strip_prefix("# not run:").map(str::trim) {
-                Some(reason) if !reason.is_empty() => Ok(Some(Block::NotRun {
+                Some(reason) if is_allowed_reason(reason) => Ok(Some(Block::NotRun {
                     line,
                     reason: reason.to_string(),
                 })),
+                Some(reason) if !reason.is_empty() => Err(format!(
+                    "`# not run: {reason}` is not a reason to leave an example out; the \
+                     reasons are: {}",
+                    NOT_RUN_REASONS.join("; ")
+                )),
                 _ => Err(format!(
                     "an example marked not run must say why on its first line, \
                      `# not run: REASON`; it begins {first:?}"
@@ -151,6 +156,28 @@ fn block(info: &str, line: usize, content: &str) -> Result<Option<Block>, String
             None => Ok(None),
         },
     }
+}
+
+/// The reasons an example may be left out of the run, as its `# not run:` line gives them:
+/// what the session cannot have, or a cost no test run can pay. Anything else is run.
+const NOT_RUN_REASONS: [&str; 4] = [
+    "needs ...: something outside the session (a cluster, other machines, an outside program, \
+     the reader's own engine or repository)",
+    "N games ... minutes (or hours): longer than a test run",
+    "clones and builds ...: the network and a compiler",
+    "cargo test inside cargo test",
+];
+
+/// Whether `reason` is one of [`NOT_RUN_REASONS`].
+fn is_allowed_reason(reason: &str) -> bool {
+    let games = reason.split_once(" games").is_some_and(|(count, _)| {
+        !count.is_empty() && count.chars().all(|c| c.is_ascii_digit() || c == ',')
+    });
+    let long = reason.contains("minute") || reason.contains("hour");
+    (reason.starts_with("needs ") && reason.len() > "needs ".len())
+        || (games && long)
+        || reason.starts_with("clones and builds ")
+        || reason == "cargo test inside cargo test"
 }
 
 /// The commands of a shell block: comment and blank lines dropped, `\` continuations joined.
@@ -485,7 +512,49 @@ fn every_example_runs_and_prints_what_the_docs_show() {
         failures.len(),
         failures.join("\n\n")
     );
-    assert!(run > 0 || !only.is_empty(), "no example found: {report}");
+    // A DOCS_ONLY that matches no page, or pages without an example, runs nothing: a failure.
+    assert!(
+        run > 0,
+        "no example found (DOCS_ONLY={only:?} matches {} pages): {report}",
+        parsed.len()
+    );
+}
+
+#[test]
+fn an_example_is_left_out_only_for_a_listed_reason() {
+    for reason in [
+        "needs a Slurm cluster",
+        "300 games at 2 s + 0.02 s take over 20 minutes a run",
+        "32,000 games, about 7 minutes on two cores",
+        "clones and builds Fairy-Stockfish (network, a C++ compiler, minutes)",
+        "cargo test inside cargo test",
+    ] {
+        let content = format!("# not run: {reason}\n$ bt-arena tournament\n");
+        assert_eq!(
+            block("console,ignore", 3, &content),
+            Ok(Some(Block::NotRun {
+                line: 3,
+                reason: reason.to_string()
+            })),
+            "{reason}"
+        );
+    }
+    for reason in [
+        "flaky",
+        "needs",
+        "slow",
+        "300 games",
+        "takes minutes",
+        "output differs on this machine",
+    ] {
+        let content = format!("# not run: {reason}\n$ bt-arena tournament\n");
+        let err = block("console,ignore", 3, &content).unwrap_err();
+        assert!(
+            err.starts_with(&format!("`# not run: {reason}` is not a reason")),
+            "{reason}: {err}"
+        );
+    }
+    assert!(block("console,ignore", 3, "$ bt-arena tournament\n").is_err());
 }
 
 #[test]

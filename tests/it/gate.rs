@@ -5,7 +5,7 @@
 //! reuse its build cache on a second run, and, run again with the same arguments, resume its
 //! run directory (one per commits and settings) to report the verdict without playing again.
 
-use crate::util::git;
+use crate::util::{git, sprt_decided_at};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -374,4 +374,111 @@ fn a_broken_build_stops_the_gate_with_exit_4_and_its_log() {
         text(&again.stderr)
     );
     assert_eq!(run_dir(&out), run);
+}
+
+/// Rows of the games.csv in the run directory `run`.
+fn games(run: &Path) -> usize {
+    std::fs::read_to_string(run.join("games.csv"))
+        .unwrap()
+        .lines()
+        .count()
+        - 1
+}
+
+#[test]
+fn the_gate_without_a_decision_exits_2_when_its_rounds_or_its_time_run_out() {
+    let s = setup();
+    // Two game pairs cannot decide [0, 5]: a pair moves the LLR by at most about 0.014.
+    let out = s.root.join("rounds");
+    let flags = ["--sprt", "elo0=0 elo1=5", "--rounds", "2"];
+    let output = gate_with(&s.repo, "HEAD", &out, &s.cache, &s.counter, &flags);
+    let stdout = text(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(2),
+        "{stdout}\n{}",
+        text(&output.stderr)
+    );
+    // Two pairs won twice by head: the LLR is still within its bounds, no verdict.
+    assert!(
+        stdout.contains("LLR: 0.03 (-2.94, 2.94) [0.00, 5.00]\n"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("SPRT: H"), "{stdout}");
+    let run = run_dir(&out);
+    assert!(
+        stdout.contains(&format!(
+            "gate: NO DECISION within the budget; report: {}/report.html",
+            run.display()
+        )),
+        "{stdout}"
+    );
+    assert_eq!(games(&run), 4);
+    // --max-time: [0, 2] needs over 1,000 game pairs whatever the engines, far more than
+    // 2 s can play; the rounds are not what stops it.
+    let out = s.root.join("time");
+    let flags = [
+        "--sprt",
+        "elo0=0 elo1=2",
+        "--rounds",
+        "5000",
+        "--max-time",
+        "2s",
+    ];
+    let output = gate_with(&s.repo, "HEAD", &out, &s.cache, &s.counter, &flags);
+    let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+    assert_eq!(output.status.code(), Some(2), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("Time limit reached (--max-time): no new game pair started after it"),
+        "{stderr}"
+    );
+    assert!(
+        stdout.contains("gate: NO DECISION within the budget"),
+        "{stdout}"
+    );
+    let played = games(&run_dir(&out));
+    assert!((2..10_000).contains(&played), "{played} games");
+    // Both gates used the builds of the first.
+    assert_eq!(builds(&s.counter).len(), 2);
+}
+
+#[test]
+fn the_gate_passes_a_normalized_sprt_on() {
+    let s = setup();
+    let out = s.root.join("normalized");
+    // One game at a time: the games, and so the verdict's game, are the same on every run.
+    let flags = [
+        "--sprt",
+        "elo0=0 elo1=50 model=normalized",
+        "--concurrency",
+        "1",
+    ];
+    let output = gate_with(&s.repo, "HEAD", &out, &s.cache, &s.counter, &flags);
+    let stdout = text(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        text(&output.stderr)
+    );
+    let head = format!("head@{}", &s.main[..7]);
+    let sprt = |model| {
+        bt_arena::stats::Sprt::new(0.0, 50.0, 0.05, 0.05)
+            .and_then(|sprt| sprt.with_model(model))
+            .unwrap()
+    };
+    let csv = out.join("games.csv");
+    let normalized = sprt_decided_at(&csv, &head, &sprt(bt_arena::stats::SprtModel::Normalized));
+    let logistic = sprt_decided_at(&csv, &head, &sprt(bt_arena::stats::SprtModel::Logistic));
+    let at = normalized.expect("the games decide the normalized SPRT");
+    assert_ne!(
+        logistic, normalized,
+        "the models must decide apart to tell them apart"
+    );
+    assert!(
+        stdout.contains(&format!("SPRT: H1 accepted at game {at}\n")),
+        "{stdout}"
+    );
+    assert!(stdout.contains("[0.00, 50.00] nElo\n"), "{stdout}");
+    assert!(stdout.contains("gate: PASS: H1 accepted"), "{stdout}");
 }

@@ -38,5 +38,6 @@ mod server;
 mod shard;
 mod slurm;
 mod source_engines;
+mod sprt;
 mod tournament;
 mod tune;

@@ -464,8 +464,18 @@ fn a_resume_brings_games_pgn_back_to_the_games_of_games_csv() {
     let csv = run.join("games.csv");
     let text = std::fs::read_to_string(&csv).unwrap();
     let kept: Vec<&str> = text.lines().collect();
-    // Game 14's row never written; its PGN was.
+    // Game 14's row never written; its PGN was. The engines are deterministic, so the replay
+    // plays the same moves: the stale record is marked by its move times (7.777 s each, which
+    // no move of the replay takes) to tell it from the replay's.
     std::fs::write(&csv, kept[..kept.len() - 1].join("\n") + "\n").unwrap();
+    let pgn_path = run.join("games.pgn");
+    let pgn = std::fs::read_to_string(&pgn_path).unwrap();
+    let at = pgn.find("[X-GameId \"14\"]").expect("game 14 in games.pgn");
+    let (before, game_14) = pgn.split_at(at);
+    let end = game_14.find("[Event ").unwrap_or(game_14.len());
+    let marked = marked_times(&game_14[..end]);
+    assert_ne!(marked, game_14[..end], "game 14's PGN has move times");
+    std::fs::write(&pgn_path, format!("{before}{marked}{}", &game_14[end..])).unwrap();
     let output = bt_arena(&words("tournament --resume", &[path(&run)]));
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert!(
@@ -487,6 +497,42 @@ fn a_resume_brings_games_pgn_back_to_the_games_of_games_csv() {
     ids.sort_unstable();
     assert_eq!(ids, (1..=14).collect::<Vec<u64>>());
     assert_eq!(rows(&csv), 14);
+    // Game 14's PGN record is the replay's: its move times are those of its new CSV row.
+    let times = |game: &bt_arena::records::GameRecord| -> Vec<u64> {
+        bt_arena::records::moves::decode_column(&game.move_info)
+            .unwrap()
+            .iter()
+            .map(|info| info.time_ms)
+            .collect()
+    };
+    let from_csv = bt_arena::records::read_games(&csv).unwrap();
+    let from_pgn = bt_arena::records::pgn::read_pgn(&run.join("games.pgn")).unwrap();
+    let replayed = |games: &[bt_arena::records::GameRecord]| {
+        let game = games.iter().find(|g| g.game_id == 14).expect("game 14");
+        times(game)
+    };
+    let (row, record) = (replayed(&from_csv), replayed(&from_pgn.games));
+    assert!(!row.is_empty() && !row.contains(&7777), "{row:?}");
+    assert_eq!(record, row, "game 14's PGN record is not the replay's");
+}
+
+/// The text of a game's PGN record with each move time (`0.120s`) replaced by `7.777s`.
+fn marked_times(record: &str) -> String {
+    record
+        .split(' ')
+        .map(|word| {
+            let (time, rest) = word.split_at(word.find(['s']).unwrap_or(0));
+            let is_time = !time.is_empty()
+                && time.contains('.')
+                && time.chars().all(|c| c.is_ascii_digit() || c == '.');
+            if is_time {
+                format!("7.777{rest}")
+            } else {
+                word.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 // Case 7: a last row without its newline is never counted silently: every reader warns,
@@ -710,11 +756,23 @@ fn a_resume_after_the_verdict_finishes_its_pairs_and_restores_games_pgn() {
         stderr(&output)
     );
     assert_eq!(rows(&csv), rows_before, "the pair's game is played again");
-    let ids = std::fs::read_to_string(&pgn)
+    // Every game once, none missing: the ids are exactly 1..=n, in games.csv and games.pgn.
+    let mut ids: Vec<u64> = std::fs::read_to_string(&pgn)
         .unwrap()
-        .matches("[X-GameId ")
-        .count();
-    assert_eq!(ids, rows_before);
+        .lines()
+        .filter_map(|line| line.strip_prefix("[X-GameId \""))
+        .map(|rest| rest.trim_end_matches("\"]").parse().unwrap())
+        .collect();
+    ids.sort_unstable();
+    let all: Vec<u64> = (1..=rows_before as u64).collect();
+    assert_eq!(ids, all);
+    let mut csv_ids: Vec<u64> = bt_arena::records::read_games(&csv)
+        .unwrap()
+        .iter()
+        .map(|g| g.game_id)
+        .collect();
+    csv_ids.sort_unstable();
+    assert_eq!(csv_ids, all);
     // A cut inside the game id: the game is not named.
     let text = std::fs::read_to_string(&csv).unwrap();
     std::fs::write(&csv, format!("{text}1")).unwrap();
@@ -815,4 +873,9 @@ fn two_runs_of_the_same_games_are_two_runs() {
     assert_ne!(run_id(&template), run_id(&first));
     let output = bt_arena(&words("elo", &[path(&first), path(&template)]));
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(
+        stdout(&output).starts_with("Games: 28\n"),
+        "{}",
+        stdout(&output)
+    );
 }

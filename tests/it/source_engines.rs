@@ -243,7 +243,12 @@ fn scale_tc_doubles_the_clocks_of_a_machine_half_as_fast() {
         "{}",
         text(&output.stderr)
     );
-    assert!(!text(&output.stdout).contains("warning"));
+    // Refused with the error alone: no warning besides it, on either stream (the preparation's
+    // warnings, such as "engine b has no bench", are steps it reports on stdout; others go
+    // to stderr).
+    for stream in [&output.stdout, &output.stderr] {
+        assert!(!text(stream).contains("warning"), "{}", text(stream));
+    }
 }
 
 #[test]
@@ -252,6 +257,7 @@ fn max_time_starts_no_new_pair_after_it_and_exits_2() {
     let out = dir.path().join("out");
     let faulty = format!("cmd={}", env!("CARGO_BIN_EXE_bt-faulty"));
     let random = format!("cmd={}", env!("CARGO_BIN_EXE_bt-random"));
+    let began = std::time::Instant::now();
     let output = bt_arena(
         &[
             "tournament",
@@ -272,12 +278,51 @@ fn max_time_starts_no_new_pair_after_it_and_exits_2() {
         ],
         dir.path(),
     );
+    let elapsed = began.elapsed();
     let stderr = text(&output.stderr);
     assert_eq!(output.status.code(), Some(2), "{stderr}");
     let played = games(&out);
     assert!(
         (2..1000).contains(&played) && played.is_multiple_of(2),
         "{played} games"
+    );
+    // No pair started more than 2 s after the first game did (the budget runs from the
+    // command's start, before the first game; `started` is in whole seconds, rounded down).
+    let records = bt_arena::records::read_games(&out.join("games.csv")).unwrap();
+    let second = |game: &bt_arena::records::GameRecord| {
+        humantime::parse_rfc3339(&game.started)
+            .unwrap()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs()
+    };
+    let first = records.iter().map(second).min().unwrap();
+    let mut pairs = std::collections::BTreeMap::new();
+    for game in &records {
+        let start = pairs.entry(game.pair).or_insert(u64::MAX);
+        *start = (*start).min(second(game));
+    }
+    assert!(
+        pairs.values().all(|&start| start <= first + 2),
+        "pairs started at {pairs:?} (s), the first game at {first}"
+    );
+    // And the command ended within the budget, a pair's length and a roomy allowance for
+    // starting and stopping engines on a loaded machine: not a minute late.
+    let longest_pair: u64 = pairs
+        .keys()
+        .map(|pair| {
+            records
+                .iter()
+                .filter(|g| g.pair == *pair)
+                .map(|g| g.white_ms + g.black_ms)
+                .sum::<u64>()
+        })
+        .max()
+        .unwrap();
+    let bound = std::time::Duration::from_millis(2_000 + longest_pair + 30_000);
+    assert!(
+        elapsed < bound,
+        "{elapsed:?} for --max-time 2s (bound {bound:?})"
     );
     assert!(stderr.contains(&format!(
         "Time limit reached (--max-time): no new game pair started after it; {played} games recorded; continue with `bt-arena tournament --resume {}`",
@@ -1048,6 +1093,210 @@ fn a_bench_dies_with_bt_arena_killed_by_sigkill() {
         unsafe { libc::kill(i32::try_from(bench).unwrap(), libc::SIGKILL) };
     }
     assert!(died, "the bench {bench} outlived bt-arena");
+
+/// Three `bt-arena bench` processes (not threads) of one commit and build command share a
+/// build cache: the first builds, the two others wait for its build (they say so) and use it.
+/// The build waits (a minute at most) for a file the test creates once both others are
+/// waiting, so they are sure to find the build under way.
+#[test]
+fn builders_in_separate_processes_build_once() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    use std::sync::mpsc;
+    let dir = tempfile::tempdir().unwrap();
+    let (repo, commits) = repo(dir.path(), &[2]);
+    let cache = dir.path().join("cache");
+    let counter = dir.path().join("builds.txt");
+    let release = dir.path().join("release");
+    let build = format!(
+        "build=n=0; while [ ! -e '{}' ] && [ $n -lt 1200 ]; do sleep 0.05; n=$((n + 1)); \
+         done; echo built >> '{}'; cp engine.sh engine && chmod +x engine",
+        release.display(),
+        counter.display()
+    );
+    let src = format!("src={}", repo.display());
+    let (lines, heard) = mpsc::channel::<(usize, String)>();
+    let spawn = |index: usize| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_bt-arena"))
+            .args(["bench", "--build-cache", cache.to_str().unwrap()])
+            .args(["--engine", &src, &build, "bin=engine"])
+            .current_dir(dir.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("bt-arena starts");
+        let stderr = child.stderr.take().unwrap();
+        let lines = lines.clone();
+        let reader = std::thread::spawn(move || {
+            let mut all = String::new();
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                let _ = lines.send((index, line.clone()));
+                all.push_str(&line);
+                all.push('\n');
+            }
+            all
+        });
+        (child, reader)
+    };
+    let first = spawn(0);
+    // The first holds the claim before the others start.
+    let entry_claim = || {
+        std::fs::read_dir(&cache)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|entry| entry.path().join("claim").exists())
+    };
+    assert!(crate::util::eventually(
+        std::time::Duration::from_secs(60),
+        entry_claim
+    ));
+    let others = [spawn(1), spawn(2)];
+    let mut waiting = std::collections::BTreeSet::new();
+    while waiting.len() < 2 {
+        let (index, line) = heard
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("the other builders say they wait");
+        if line.contains("waiting for the build of commit") {
+            waiting.insert(index);
+        }
+    }
+    assert_eq!(waiting.into_iter().collect::<Vec<_>>(), [1, 2]);
+    std::fs::write(&release, "").unwrap();
+    let name = format!("engine@{}: ", &commits[0][..7]);
+    let mut signatures = Vec::new();
+    for (child, reader) in std::iter::once(first).chain(others) {
+        let output = child.wait_with_output().unwrap();
+        let stderr = reader.join().unwrap();
+        let stdout = text(&output.stdout);
+        assert!(output.status.success(), "{stdout}{stderr}");
+        let line = stdout
+            .lines()
+            .find(|line| line.starts_with(&name))
+            .unwrap_or_else(|| panic!("{stdout}{stderr}"));
+        signatures.push(line.split(' ').nth(1).unwrap().to_string());
+    }
+    assert_eq!(std::fs::read_to_string(&counter).unwrap(), "built\n");
+    assert!(
+        signatures.iter().all(|s| *s == signatures[0]),
+        "{signatures:?}"
+    );
+}
+
+/// `bt-arena bench` of the commit of `repo` with the build command `build`, as a child with
+/// the stale age of claims set to `stale` seconds; stderr piped.
+fn bench_process(dir: &Path, repo: &Path, build: &str, stale: &str) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_bt-arena"))
+        .args(["bench", "--build-cache"])
+        .arg(dir.join("cache"))
+        .args(["--engine", &format!("src={}", repo.display()), build])
+        .arg("bin=engine")
+        .env(bt_arena::engine::build::STALE_CLAIM_ENV, stale)
+        .current_dir(dir)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("bt-arena starts")
+}
+
+/// Waits (a minute at most) for `child` to end; kills it and fails if it does not.
+fn finish(mut child: std::process::Child) -> Output {
+    let ended = crate::util::eventually(std::time::Duration::from_secs(60), || {
+        child.try_wait().unwrap().is_some()
+    });
+    if !ended {
+        let _ = child.kill();
+        let output = child.wait_with_output().unwrap();
+        panic!("still running after a minute: {}", text(&output.stderr));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// A claim left by a builder on another host (so no pid can be checked) and never touched
+/// again is taken over once untouched for the stale age (here 1 s, by BT_ARENA_STALE_CLAIM),
+/// not before.
+#[test]
+fn a_claim_untouched_for_the_stale_age_is_taken_over() {
+    let dir = tempfile::tempdir().unwrap();
+    let (repo, commits) = repo(dir.path(), &[2]);
+    let counter = dir.path().join("builds.txt");
+    let build = format!(
+        "build=echo built >> '{}'; cp engine.sh engine && chmod +x engine",
+        counter.display()
+    );
+    // The entry's claim, as a builder on host `elsewhere` left it (its key: a first build).
+    let first = bench_process(dir.path(), &repo, &build, "1");
+    assert!(finish(first).status.success());
+    let entry = std::fs::read_dir(dir.path().join("cache"))
+        .unwrap()
+        .flatten()
+        .map(|entry| entry.path())
+        .find(|path| path.join("build.json").exists())
+        .expect("a cache entry");
+    std::fs::remove_file(entry.join("build.json")).unwrap();
+    std::fs::write(entry.join("claim"), "4242 elsewhere-4242-0badcafe\n").unwrap();
+    let began = std::time::Instant::now();
+    let output = finish(bench_process(dir.path(), &repo, &build, "1"));
+    let stderr = text(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("waiting for the build of commit")
+            && stderr.contains("(4242 elsewhere-4242-0badcafe)"),
+        "{stderr}"
+    );
+    assert!(
+        began.elapsed() >= std::time::Duration::from_secs(1),
+        "taken over before the claim was 1 s old: {:?}",
+        began.elapsed()
+    );
+    assert_eq!(std::fs::read_to_string(&counter).unwrap(), "built\nbuilt\n");
+    assert!(!entry.join("claim").exists());
+    let stdout = text(&output.stdout);
+    assert!(
+        stdout.starts_with(&format!("engine@{}: ", &commits[0][..7])),
+        "{stdout}"
+    );
+}
+
+/// A builder whose build outlasts the stale age many times over keeps its claim fresh: a
+/// second process waits for it all along and builds nothing.
+#[test]
+fn a_long_build_keeps_its_claim_by_its_heartbeat() {
+    let dir = tempfile::tempdir().unwrap();
+    let (repo, _) = repo(dir.path(), &[2]);
+    let counter = dir.path().join("builds.txt");
+    let release = dir.path().join("release");
+    let build = format!(
+        "build=n=0; while [ ! -e '{}' ] && [ $n -lt 1200 ]; do sleep 0.05; n=$((n + 1)); \
+         done; echo built >> '{}'; cp engine.sh engine && chmod +x engine",
+        release.display(),
+        counter.display()
+    );
+    // Stale after 0.5 s: the builder touches its claim about every 40 ms.
+    let first = bench_process(dir.path(), &repo, &build, "0.5");
+    let claimed = crate::util::eventually(std::time::Duration::from_secs(60), || {
+        std::fs::read_dir(dir.path().join("cache"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|entry| entry.path().join("claim").exists())
+    });
+    assert!(claimed, "the first builder never claimed the entry");
+    let second = bench_process(dir.path(), &repo, &build, "0.5");
+    // Eight stale ages while the build runs: a claim without a heartbeat is taken over.
+    std::thread::sleep(std::time::Duration::from_secs(4));
+    std::fs::write(&release, "").unwrap();
+    let (first, second) = (finish(first), finish(second));
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    assert!(second.status.success(), "{}", text(&second.stderr));
+    assert!(
+        text(&second.stderr).contains("waiting for the build of commit"),
+        "{}",
+        text(&second.stderr)
+    );
+    assert_eq!(std::fs::read_to_string(&counter).unwrap(), "built\n");
 }
 
 /// An empty BT_ARENA_BUILD_CACHE (a blank CI variable) is unset: the cache is the default one

@@ -313,3 +313,37 @@ pub fn git(dir: &Path, args: &[&str]) -> String {
     assert!(output.status.success(), "git {args:?}: {output:?}");
     String::from_utf8(output.stdout).unwrap().trim().to_string()
 }
+
+/// The game at which `sprt` decides over the games of the games.csv at `csv`, in file order,
+/// for `tested` (the first engine) by the pentanomial LLR of the pairs complete so far,
+/// computed here from the rows (not by the reader the commands share); `None` without a
+/// decision.
+pub fn sprt_decided_at(csv: &Path, tested: &str, sprt: &bt_arena::stats::Sprt) -> Option<u64> {
+    let games = bt_arena::records::read_games(csv).expect("a readable games.csv");
+    let (lower, upper) = sprt.bounds();
+    let mut pairs = bt_arena::stats::Pentanomial::default();
+    let mut points = std::collections::HashMap::new();
+    for (count, game) in (1..).zip(&games) {
+        let winner = match game.result {
+            GameResult::WhiteWins => &game.white,
+            GameResult::BlackWins => &game.black,
+        };
+        let point = u64::from(winner == tested);
+        match points.remove(&game.pair) {
+            None => {
+                points.insert(game.pair, point);
+                continue;
+            }
+            Some(first) => match first + point {
+                0 => pairs.ll += 1,
+                1 => pairs.wl += 1,
+                _ => pairs.ww += 1,
+            },
+        }
+        let llr = sprt.llr_pentanomial(&pairs);
+        if llr >= upper || llr <= lower {
+            return Some(count);
+        }
+    }
+    None
+}
