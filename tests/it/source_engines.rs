@@ -1093,6 +1093,7 @@ fn a_bench_dies_with_bt_arena_killed_by_sigkill() {
         unsafe { libc::kill(i32::try_from(bench).unwrap(), libc::SIGKILL) };
     }
     assert!(died, "the bench {bench} outlived bt-arena");
+}
 
 /// Three `bt-arena bench` processes (not threads) of one commit and build command share a
 /// build cache: the first builds, the two others wait for its build (they say so) and use it.

@@ -246,47 +246,6 @@ fn a_prover_reused_between_calls_gives_the_answers_of_a_fresh_one() {
     );
 }
 
-#[test]
-fn a_table_grown_past_its_limit_starts_afresh_and_answers_as_before() {
-    let rules = Rules::CaptureOnly;
-    let positions = game_positions(rules, 6, 20, true);
-    // Deep proofs from the middle of games, 100,000 nodes each, fill the table past its limit.
-    let mut prover = Prover::new(rules, 100_000);
-    let mut calls = 0;
-    for plies in [9, 11, 13, 15] {
-        for position in &positions {
-            if prover.table.len() > TABLE_LIMIT {
-                break;
-            }
-            prover.prove(position, plies);
-            calls += 1;
-        }
-    }
-    let grown = prover.table.len();
-    assert!(
-        grown > TABLE_LIMIT,
-        "{grown} entries after {calls} calls, limit {TABLE_LIMIT}"
-    );
-    // The next call starts from an empty table: it holds only what this call proved.
-    let ends = game_positions(rules, 2, 10, false);
-    let verdict = prover.prove(&ends[0], 7);
-    assert!(
-        prover.table.len() <= usize::try_from(prover.nodes()).unwrap(),
-        "{} entries after a call of {} nodes (was {grown})",
-        prover.table.len(),
-        prover.nodes()
-    );
-    // And it answers as a fresh prover does, then and afterwards.
-    let fresh = |position: &Position| shape(&Prover::new(rules, u64::MAX).prove(position, 7));
-    assert_eq!(shape(&verdict), fresh(&ends[0]));
-    for position in &ends[1..] {
-        match prover.prove(position, 7) {
-            Verdict::Unknown => {}
-            verdict => assert_eq!(shape(&verdict), fresh(position), "{position}"),
-        }
-    }
-}
-
 /// The verdict on `fen` under `rules` within `plies`, with no budget.
 fn prove(fen: &str, rules: Rules, plies: u32) -> Verdict {
     Prover::new(rules, u64::MAX).prove(&pos(fen), plies)
