@@ -7,8 +7,6 @@ use super::args::{
 };
 use super::signals::{EXIT_INTERRUPTED, prepare_error, stop_flag};
 use anyhow::{Context, Result, anyhow, bail};
-use bt_arena::engine::EngineKeys;
-use bt_arena::game::TimeControl;
 use bt_arena::game::{ProofRule, ResignRule};
 use bt_arena::rules::Rules;
 use bt_arena::run_dir::RunDir;
@@ -353,12 +351,7 @@ fn resume_command(config: &TournamentConfig) -> String {
     }
 }
 
-/// The time control of engines given without one.
-pub(super) const DEFAULT_LIMIT: TimeControl = TimeControl::Clock {
-    base_ms: 2_000,
-    increment_ms: 20,
-    moves: None,
-};
+pub(super) use bt_arena::tournament::config::DEFAULT_LIMIT;
 
 /// The saved config of the run in `dir` (of its shard `--shard K/N`, in `dir/shard-K`; `dir`
 /// may also be a shard's directory), writing to `dir` wherever the run was first started,
@@ -538,49 +531,10 @@ pub(super) fn default_out(event: &str) -> PathBuf {
         .unwrap_or_default()
 }
 
-/// The bundled demonstration: three settings of bt-search, found beside this executable, at a
-/// fixed number of nodes a move (close enough in strength that every rating has an interval;
-/// bt-random would lose every game, and a perfect score rates as a bound).
+/// The demonstration played when no engine is given: three settings of bt-search, found
+/// beside this executable ([`TournamentConfig::demonstration`]).
 fn default_config() -> Result<TournamentConfig> {
     let exe = std::env::current_exe().context("cannot locate the bt-arena executable")?;
-    let dir = exe.parent().unwrap_or(Path::new("."));
-    let engine = |name: &str, cmd: &str, extra: &[&str]| -> Result<_> {
-        let mut tokens = vec![
-            format!("name={name}"),
-            format!("cmd={}", dir.join(cmd).display()),
-        ];
-        tokens.extend(extra.iter().map(|s| s.to_string()));
-        EngineKeys::parse(&tokens)
-            .and_then(|keys| keys.into_description(DEFAULT_LIMIT))
-            .map_err(|e| anyhow!(e))
-    };
-    Ok(TournamentConfig {
-        event: "bt-arena-demo".to_string(),
-        engines: vec![
-            engine("bt-search", "bt-search", &["nodes=2000"])?,
-            engine(
-                "bt-search-material",
-                "bt-search",
-                &["nodes=2000", "option.Eval=material"],
-            )?,
-            engine("bt-search-500", "bt-search", &["nodes=500"])?,
-        ],
-        format: Format::RoundRobin,
-        rules: Rules::CaptureOnly,
-        openings: OpeningsSpec::default(),
-        rounds: 20,
-        games: 2,
-        concurrency: 2,
-        seed: fastrand::u64(..),
-        sprt: None,
-        out: PathBuf::new(),
-        shard: None,
-        log: false,
-        pgn_comments: Default::default(),
-        scale_tc: None,
-        build_cache: None,
-        session: Default::default(),
-        run_id: None,
-        adjudication: Default::default(),
-    })
+    TournamentConfig::demonstration(exe.parent().unwrap_or(Path::new(".")), fastrand::u64(..))
+        .map_err(|e| anyhow!(e))
 }

@@ -408,6 +408,64 @@ impl Session {
     }
 }
 
+/// The time control of engines given without one: 2 s + 20 ms a move (cutechess's and
+/// fastchess's habit of a short clock for quick tests).
+pub const DEFAULT_LIMIT: crate::game::TimeControl = crate::game::TimeControl::Clock {
+    base_ms: 2_000,
+    increment_ms: 20,
+    moves: None,
+};
+
+impl TournamentConfig {
+    /// The demonstration `bt-arena tournament` plays when given no engine: a round-robin of
+    /// three settings of bt-search (`engines_dir`/bt-search: its full and its material-only
+    /// evaluation at 2000 nodes a move, and the full one at 500), 20 rounds of game pairs, 2
+    /// games at a time, capture-only rules, the shipped book, with `seed`.
+    ///
+    /// # Errors
+    /// A message when an engine's keys do not describe an engine (a bug).
+    pub fn demonstration(engines_dir: &Path, seed: u64) -> Result<TournamentConfig, String> {
+        let engine = |name: &str, extra: &[&str]| {
+            let mut tokens = vec![
+                format!("name={name}"),
+                format!("cmd={}", engines_dir.join("bt-search").display()),
+            ];
+            tokens.extend(extra.iter().map(|s| s.to_string()));
+            crate::engine::EngineKeys::parse(&tokens)
+                .and_then(|keys| keys.into_description(DEFAULT_LIMIT))
+                .map_err(|e| e.to_string())
+        };
+        Ok(TournamentConfig {
+            event: "bt-arena-demo".to_string(),
+            engines: vec![
+                engine("bt-search", &["nodes=2000"])?,
+                engine(
+                    "bt-search-material",
+                    &["nodes=2000", "option.Eval=material"],
+                )?,
+                engine("bt-search-500", &["nodes=500"])?,
+            ],
+            format: Format::RoundRobin,
+            rules: Rules::CaptureOnly,
+            openings: OpeningsSpec::default(),
+            rounds: 20,
+            games: 2,
+            concurrency: 2,
+            seed,
+            sprt: None,
+            out: PathBuf::new(),
+            shard: None,
+            log: false,
+            pgn_comments: Default::default(),
+            scale_tc: None,
+            session: Default::default(),
+            run_id: None,
+            adjudication: Default::default(),
+            build_cache: None,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -579,5 +637,31 @@ mod tests {
         let bad = toml_text.replace("elo0=0 ", "elo0=zero ");
         let err = toml::from_str::<TournamentConfig>(&bad).unwrap_err();
         assert!(err.to_string().contains("`elo0=zero`"), "{err}");
+    }
+
+    #[test]
+    fn the_demonstration_is_three_settings_of_bt_search_and_valid() {
+        let config = TournamentConfig::demonstration(Path::new("/opt/bt"), 9).unwrap();
+        config.validate().unwrap();
+        let names: Vec<&str> = config.engines.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, ["bt-search", "bt-search-material", "bt-search-500"]);
+        assert!(
+            config
+                .engines
+                .iter()
+                .all(|e| e.cmd == Path::new("/opt/bt/bt-search"))
+        );
+        assert_eq!(
+            config.engines.iter().map(|e| e.limit).collect::<Vec<_>>(),
+            [
+                crate::game::TimeControl::Nodes(2000),
+                crate::game::TimeControl::Nodes(2000),
+                crate::game::TimeControl::Nodes(500)
+            ]
+        );
+        assert_eq!(
+            (config.rounds, config.games, config.concurrency, config.seed),
+            (20, 2, 2, 9)
+        );
     }
 }
