@@ -392,29 +392,50 @@ fn resumed_config(
     if let Some(flag) = super::flag_given_outside(&command, given, &RESUME_FLAGS) {
         return Err(super::UsageError(format!(
             "--{flag} cannot be given with --resume: the tune continues exactly as saved in {} \
-             (only --concurrency, --log and --shard may be given)",
-            dir.join(tune::config::TUNE_JSON).display()
+             (only {} may be given)",
+            dir.join(tune::config::TUNE_JSON).display(),
+            RESUME_FLAGS[1..]
+                .iter()
+                .map(|flag| format!("--{flag}"))
+                .collect::<Vec<_>>()
+                .join(", ")
         ))
         .into());
     }
     let dir = std::path::absolute(dir).context("cannot resolve a path")?;
-    let saved = match shard {
-        Some(shard) => RunDir::new(&dir).shard(shard.index()).root().to_path_buf(),
-        None => dir.clone(),
+    // A shard's own directory may be given, with its --shard or without: a shard's tune.json
+    // is there.
+    let own = RunDir::new(&dir).tune_json().exists();
+    let saved = match (own, shard) {
+        (false, Some(shard)) => RunDir::new(&dir).shard(shard.index()).root().to_path_buf(),
+        _ => dir.clone(),
     };
     let mut config = TuneConfig::read(&saved).map_err(|e| anyhow!("cannot resume: {e}"))?;
+    let in_shard_dir = own && config.shard.is_some();
+    let shard = if in_shard_dir {
+        shard.or(config.shard)
+    } else {
+        shard
+    };
     if config.shard != shard {
         let name = |shard: Option<Shard>| shard.map_or("none".to_string(), |s| s.to_string());
         return Err(super::UsageError(format!(
-            "--resume {}: --shard is {}, but {} was saved as shard {}",
+            "--resume {}: --shard is {}, but {} was saved as {}",
             dir.display(),
             name(shard),
             saved.join(tune::config::TUNE_JSON).display(),
-            name(config.shard)
+            config
+                .shard
+                .map_or("a tune on one machine".to_string(), |s| format!(
+                    "shard {s}"
+                ))
         ))
         .into());
     }
-    config.out = dir;
+    config.out = match in_shard_dir {
+        true => RunDir::new(&dir).parent_run().root().to_path_buf(),
+        false => dir,
+    };
     config.concurrency = args.concurrency.unwrap_or(config.concurrency);
     config.log |= args.log;
     config

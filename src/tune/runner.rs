@@ -117,8 +117,13 @@ pub enum TuneError {
     Iterations(IterationsError),
     /// games.csv, games.pgn, summary.json or report.html cannot be read or written.
     Results(RecordsError),
-    /// The run directory holds another run.
-    OutputExists(PathBuf),
+    /// The run directory (of this shard, when `shard` is given) holds a tune already.
+    OutputExists {
+        /// The tune's directory (a sharded tune's, shared by its shards).
+        out: PathBuf,
+        /// The shard, if any.
+        shard: Option<crate::run_dir::Shard>,
+    },
     /// A shard that cannot join its tune, or the other shards' files cannot be read.
     Shard(ShardError),
     /// games.csv holds a game that is not of this tune's schedule.
@@ -136,11 +141,16 @@ impl std::fmt::Display for TuneError {
             TuneError::Results(err) => err.fmt(f),
             TuneError::Shard(err) => err.fmt(f),
             TuneError::Resume(err) => f.write_str(err),
-            TuneError::OutputExists(dir) => write!(
-                f,
-                "{} already holds a run: continue a tune with --resume {0}, or choose another --out",
-                dir.display()
-            ),
+            TuneError::OutputExists { out, shard } => {
+                let shard = shard.map(|s| format!(" --shard {s}")).unwrap_or_default();
+                write!(
+                    f,
+                    "{} already holds a tune: continue it with `bt-arena tune --resume {0}{1}`, \
+                     or choose another --out",
+                    out.display(),
+                    shard
+                )
+            }
         }
     }
 }
@@ -181,7 +191,10 @@ pub fn run(
     let run = RunDir::new(&dir);
     let games_csv = run.games_csv();
     if !session.resume && [&games_csv, &run.tune_csv()].iter().any(|f| f.exists()) {
-        return Err(TuneError::OutputExists(dir));
+        return Err(TuneError::OutputExists {
+            out: config.out.clone(),
+            shard: config.shard,
+        });
     }
     let openings = crate::openings::load_openings(config.openings.file.as_deref(), config.rules)
         .map_err(TuneError::Book)?;

@@ -673,7 +673,10 @@ fn parameters_the_engine_cannot_take_are_refused_naming_the_file_and_line() {
     run_expecting(&search_tune(&params, &out, 1, &[]), 0);
     let (_, again) = run_expecting(&search_tune(&params, &out, 1, &[]), 4);
     assert!(
-        again.contains("already holds a run: continue a tune with --resume"),
+        again.contains(&format!(
+            "already holds a tune: continue it with `bt-arena tune --resume {}`",
+            out.display()
+        )),
         "{again}"
     );
     let resume = [
@@ -957,4 +960,115 @@ fn report_refuses_to_replace_a_tunes_page() {
         );
     }
     assert_eq!(std::fs::read(out.join("report.html")).unwrap(), page);
+}
+
+/// The command inside the first pair of backticks of `text`.
+fn advised(text: &str) -> Vec<String> {
+    let start = text.find('`').expect("an advised command") + 1;
+    let end = start + text[start..].find('`').expect("its end");
+    let command = &text[start..end];
+    let rest = command
+        .strip_prefix("bt-arena ")
+        .expect("a bt-arena command");
+    rest.split_whitespace().map(String::from).collect()
+}
+
+/// A finished shard started again says how to continue it, and the advice works when pasted;
+/// a shard's own directory may be given with its --shard or without; a tune on one machine
+/// resumed with --shard is a bad command line naming what it holds. See: issue 28 (the advice
+/// was refused, --shard looked for shard-0/shard-0, and a missing path gave exit 4).
+#[test]
+fn a_finished_shards_advice_works_when_pasted() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let run = dir.path().join("run");
+    let (first, second) = (
+        spawn_tune(&knob_tune(&run, 4, &["--shard", "0/2"])),
+        spawn_tune(&knob_tune(&run, 4, &["--shard", "1/2"])),
+    );
+    wait_expecting(first, 0);
+    wait_expecting(second, 0);
+    let (_, stderr) = run_expecting(&knob_tune(&run, 4, &["--shard", "0/2"]), 4);
+    let advice = advised(&stderr);
+    assert_eq!(
+        advice,
+        [
+            "tune",
+            "--resume",
+            &run.display().to_string(),
+            "--shard",
+            "0/2"
+        ],
+        "{stderr}"
+    );
+    let (stdout, _) = run_expecting(&advice, 0);
+    assert!(stdout.contains("θ after 4 of 4 iterations"), "{stdout}");
+    let shard_dir = run.join("shard-0").display().to_string();
+    for extra in [&["--shard", "0/2"][..], &[]] {
+        let mut args = vec!["tune".to_string(), "--resume".into(), shard_dir.clone()];
+        args.extend(extra.iter().map(|s| s.to_string()));
+        let (stdout, _) = run_expecting(&args, 0);
+        assert!(
+            stdout.contains("θ after 4 of 4 iterations"),
+            "{extra:?}: {stdout}"
+        );
+    }
+    let plain = dir.path().join("plain");
+    run_expecting(&knob_tune(&plain, 1, &[]), 0);
+    let args = [
+        "tune",
+        "--resume",
+        &plain.display().to_string(),
+        "--shard",
+        "0/2",
+    ];
+    let (_, stderr) = run_expecting(&args.map(String::from), 3);
+    assert!(
+        stderr.contains("was saved as a tune on one machine"),
+        "{stderr}"
+    );
+}
+
+/// SIGTERM (as Ctrl-C and SIGHUP) stops a tune with 130 and the command that continues it;
+/// the games in flight are dropped, and the resumed tune ends as an uninterrupted one.
+#[test]
+fn a_tune_stopped_by_sigterm_resumes_to_the_uninterrupted_theta() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let (whole, stopped) = (dir.path().join("whole"), dir.path().join("stopped"));
+    run_expecting(&knob_tune(&whole, 12, &["--concurrency", "2"]), 0);
+    let child = crate::util::bt_arena_command(knob_tune(&stopped, 12, &["--concurrency", "2"]))
+        .env("BT_FAULTY_JITTER_MS", "30")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("bt-arena starts");
+    let rows = || {
+        std::fs::read_to_string(stopped.join(iterations::TUNE_CSV))
+            .map_or(0, |text| text.lines().count().saturating_sub(1))
+    };
+    assert!(
+        crate::util::eventually(std::time::Duration::from_secs(60), || rows() >= 2),
+        "two iterations within a minute"
+    );
+    // SAFETY: the child is this test's own bt-arena.
+    unsafe { libc::kill(i32::try_from(child.id()).unwrap(), libc::SIGTERM) };
+    let output = child.wait_with_output().expect("bt-arena ends");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "Interrupted: continue with `bt-arena tune --resume {}`",
+            stopped.display()
+        )),
+        "{stderr}"
+    );
+    assert!(rows() < 12, "the tune ended before the signal");
+    let (_, _) = run_expecting(&advised(&stderr), 0);
+    let (_, resumed) = iterations(&stopped);
+    assert_eq!(comparable(&resumed), comparable(&iterations(&whole).1));
+    let mut ids: Vec<u64> = crate::util::games_of(&stopped.join("games.csv"))
+        .iter()
+        .map(|g| g.game_id)
+        .collect();
+    ids.sort_unstable();
+    assert_eq!(ids, (1..=24).collect::<Vec<u64>>(), "each game once");
 }
