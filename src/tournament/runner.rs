@@ -447,11 +447,11 @@ impl Schedule for Pairs<'_> {
             return Next::Done;
         };
         let mut last_pair = lock(&self.last_pair);
-        let begun = *last_pair == Some(pair) || self.finishing.contains(&pair);
-        if !begun {
-            if closing {
+        if !self.finishing.contains(&pair) {
+            if closing && *last_pair != Some(pair) {
                 return Next::Closed;
             }
+            // After a verdict not even a pair's second game starts (games in flight finish).
             if self.sprt_stop.load(Ordering::SeqCst)
                 || lock(&self.error).is_some()
                 || !self.shared_sprt_allows(pair)
