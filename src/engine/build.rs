@@ -343,7 +343,8 @@ impl BuildCache {
                 }
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
                     let holder = std::fs::read_to_string(&claim_path).unwrap_or_default();
-                    if !told {
+                    // A claim is created, then written: its holder is told once known.
+                    if !told && !holder.trim().is_empty() {
                         told = true;
                         waiting(holder.trim());
                     }
@@ -912,6 +913,39 @@ mod tests {
         let key =
             BuildCache::key(source.commit.as_deref().unwrap(), source.build.as_deref()).unwrap();
         assert!(!cache.entry(&key).join(CLAIM).exists());
+    }
+
+    /// A claim is created before its holder is written into it: a waiter that reads it in
+    /// between tells who builds once it is known, never an empty holder.
+    #[test]
+    fn a_waiter_tells_the_holder_once_the_claim_names_it() {
+        let (repo, cache_dir, other) = (
+            tempfile::tempdir().unwrap(),
+            tempfile::tempdir().unwrap(),
+            tempfile::tempdir().unwrap(),
+        );
+        let counter = other.path().join("counter");
+        let source = counted_source(repo.path(), &counter, "0");
+        let cache = BuildCache::new(cache_dir.path());
+        let key =
+            BuildCache::key(source.commit.as_deref().unwrap(), source.build.as_deref()).unwrap();
+        std::fs::create_dir_all(cache.entry(&key)).unwrap();
+        let claim = cache.entry(&key).join(CLAIM);
+        std::fs::write(&claim, "").unwrap();
+        let told = std::thread::scope(|scope| {
+            scope.spawn(|| {
+                std::thread::sleep(Duration::from_millis(300));
+                std::fs::write(&claim, "1 elsewhere-1-0000\n").unwrap();
+                std::thread::sleep(Duration::from_millis(300));
+                std::fs::remove_file(&claim).unwrap();
+            });
+            let mut told = Vec::new();
+            cache
+                .build(&source, |holder| told.push(holder.to_string()))
+                .unwrap();
+            told
+        });
+        assert_eq!(told, ["1 elsewhere-1-0000"]);
     }
 
     #[test]
