@@ -467,7 +467,7 @@ fn the_gate_passes_a_normalized_sprt_on() {
             .and_then(|sprt| sprt.with_model(model))
             .unwrap()
     };
-    let csv = out.join("games.csv");
+    let csv = run_dir(&out).join("games.csv");
     let normalized = sprt_decided_at(&csv, &head, &sprt(bt_arena::stats::SprtModel::Normalized));
     let logistic = sprt_decided_at(&csv, &head, &sprt(bt_arena::stats::SprtModel::Logistic));
     let at = normalized.expect("the games decide the normalized SPRT");
