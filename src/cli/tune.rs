@@ -9,8 +9,9 @@ use bt_arena::run::identity::{self, SeedOrigin};
 use bt_arena::run_dir::identity::RunIdentity;
 use bt_arena::run_dir::{RunDir, Shard};
 use bt_arena::tournament::prepare;
-use bt_arena::tournament::{OpeningOrder, OpeningsSpec};
+use bt_arena::tournament::{Format, OpeningOrder, OpeningsSpec, TournamentConfig};
 use bt_arena::tune::report::{TUNED_OPTIONS, TUNED_PARAMS};
+use bt_arena::tune::resume::RESUME_FLAGS;
 use bt_arena::tune::{self, SpsaSettings, TuneConfig, TuneError, TuneFinish, TunePlan, params};
 use clap::{ArgAction, ArgMatches, Args};
 use std::path::{Path, PathBuf};
@@ -111,17 +112,6 @@ pub struct TuneArgs {
     #[command(flatten)]
     pgn_comments: PgnCommentsFlag,
 }
-
-/// Flags `--resume` takes.
-const RESUME_FLAGS: [&str; 7] = [
-    "resume",
-    "concurrency",
-    "log",
-    "shard",
-    "max-time",
-    "build-cache",
-    "rebuild",
-];
 
 /// Runs `bt-arena tune`.
 ///
@@ -300,7 +290,7 @@ fn build_engine(
     }
     let mut played = config.clone();
     let cache = build.cache()?;
-    let mut tournament = config.tournament();
+    let mut tournament = as_tournament(config);
     tournament.engines.truncate(1);
     tournament.engines[0].name = config.engine.name.clone();
     prepare::prepare(&mut tournament, Some(&cache), stop, &mut |line| {
@@ -313,6 +303,33 @@ fn build_engine(
         ..built
     };
     Ok(played)
+}
+
+/// The tune seen as the tournament whose engine preparation it shares (paths made absolute,
+/// commands checked, engines built from source and benched): `tune+` against `tune-`,
+/// `2 · pairs` games a round, a round an iteration. Only the command line bridges the two.
+fn as_tournament(config: &TuneConfig) -> TournamentConfig {
+    TournamentConfig {
+        event: config.event.clone(),
+        engines: config.sides().to_vec(),
+        format: Format::RoundRobin,
+        rules: config.rules,
+        openings: config.openings.clone(),
+        rounds: u32::try_from(config.spsa.iterations).unwrap_or(u32::MAX),
+        games: config.spsa.pairs.saturating_mul(2),
+        concurrency: config.concurrency,
+        seed: config.seed,
+        sprt: None,
+        out: config.dir(),
+        shard: None,
+        log: config.log,
+        pgn_comments: config.pgn_comments,
+        run_id: None,
+        adjudication: Default::default(),
+        scale_tc: None,
+        build_cache: None,
+        session: Default::default(),
+    }
 }
 
 /// The start-up line.
@@ -376,8 +393,8 @@ fn refuse_flags(allowed: &[&str], given: &ArgMatches, dir: &Path) -> Result<()> 
     Ok(())
 }
 
-/// The saved tune in `dir` (of its shard `shard`, in `dir/shard-K`), with `--concurrency`
-/// and `--log` applied.
+/// The saved tune in `dir` (of its shard `shard`, in `dir/shard-K`, or of the shard whose
+/// directory `dir` is), with `--concurrency` and `--log` applied ([`tune::resume`]).
 ///
 /// # Errors
 /// A [`super::UsageError`] naming any other flag given, or a shard that is not the saved
@@ -403,41 +420,11 @@ fn resumed_config(
         .into());
     }
     let dir = std::path::absolute(dir).context("cannot resolve a path")?;
-    // A shard's own directory may be given, with its --shard or without: a shard's tune.json
-    // is there.
-    let own = RunDir::new(&dir).tune_json().exists();
-    let saved = match (own, shard) {
-        (false, Some(shard)) => RunDir::new(&dir).shard(shard.index()).root().to_path_buf(),
-        _ => dir.clone(),
-    };
-    let mut config = TuneConfig::read(&saved).map_err(|e| anyhow!("cannot resume: {e}"))?;
-    let in_shard_dir = own && config.shard.is_some();
-    let shard = if in_shard_dir {
-        shard.or(config.shard)
-    } else {
-        shard
-    };
-    if config.shard != shard {
-        let name = |shard: Option<Shard>| shard.map_or("none".to_string(), |s| s.to_string());
-        return Err(super::UsageError(format!(
-            "--resume {}: --shard is {}, but {} was saved as {}",
-            dir.display(),
-            name(shard),
-            saved.join(tune::config::TUNE_JSON).display(),
-            config
-                .shard
-                .map_or("a tune on one machine".to_string(), |s| format!(
-                    "shard {s}"
-                ))
-        ))
-        .into());
-    }
-    config.out = match in_shard_dir {
-        true => RunDir::new(&dir).parent_run().root().to_path_buf(),
-        false => dir,
-    };
-    config.concurrency = args.concurrency.unwrap_or(config.concurrency);
-    config.log |= args.log;
+    let config = tune::resume::saved_tune(&dir, shard).map_err(|err| match err.is_usage() {
+        true => super::UsageError(format!("--resume {}: {err}", dir.display())).into(),
+        false => anyhow!("cannot resume: {err}"),
+    })?;
+    let config = tune::resume::with_session_settings(config, args.concurrency, args.log);
     config
         .validate()
         .map_err(|e| super::UsageError(format!("--resume: {e}")))?;
@@ -523,7 +510,7 @@ fn build_config(args: &TuneArgs) -> Result<TuneConfig> {
     };
     config.validate().map_err(|e| anyhow!(e))?;
     // The tournament's checks and paths, on the tune seen as a tournament.
-    let mut tournament = config.tournament();
+    let mut tournament = as_tournament(&config);
     make_paths_absolute(&mut tournament)?;
     super::args::check_commands(&tournament.engines)?;
     config.engine.cmd = tournament.engines[0].cmd.clone();
