@@ -421,7 +421,7 @@ fn resumed_config(
     }
     let dir = std::path::absolute(dir).context("cannot resolve a path")?;
     let config = tune::resume::saved_tune(&dir, shard).map_err(|err| match err.is_usage() {
-        true => super::UsageError(format!("--resume {}: {err}", dir.display())).into(),
+        true => super::UsageError(err.to_string()).into(),
         false => anyhow!("cannot resume: {err}"),
     })?;
     let config = tune::resume::with_session_settings(config, args.concurrency, args.log);
