@@ -22,6 +22,7 @@
 //! runner. `docs/guide/arena.md` is the contributors' page.
 
 pub mod console;
+pub mod prepare;
 mod starts;
 mod worker;
 

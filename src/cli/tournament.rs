@@ -479,8 +479,23 @@ fn override_settings(config: &mut TournamentConfig, args: &TournamentArgs) -> Re
 /// Engine commands given as paths (not bare names looked up in PATH), engine directories, the
 /// book and the results directory, relative to the directory bt-arena runs in.
 pub(super) fn make_paths_absolute(config: &mut TournamentConfig) -> Result<()> {
-    let absolute = |path: &Path| std::path::absolute(path).context("cannot resolve a path");
-    for engine in &mut config.engines {
+    make_engine_paths_absolute(&mut config.engines)?;
+    make_book_path_absolute(&mut config.openings)?;
+    config.out = absolute(&config.out)?;
+    Ok(())
+}
+
+/// `path` made absolute (against the working directory).
+fn absolute(path: &Path) -> Result<PathBuf> {
+    std::path::absolute(path).context("cannot resolve a path")
+}
+
+/// Each engine's command (when given as a path), directory and source repository made
+/// absolute, so that they mean the same from the run directory and on `--resume`.
+pub(super) fn make_engine_paths_absolute(
+    engines: &mut [bt_arena::engine::EngineDescription],
+) -> Result<()> {
+    for engine in engines {
         if let Some(source) = engine.source.as_mut() {
             source.repo = bt_arena::engine::source::absolute_repo(&source.repo)
                 .context("cannot resolve a path")?;
@@ -491,12 +506,16 @@ pub(super) fn make_paths_absolute(config: &mut TournamentConfig) -> Result<()> {
             engine.dir = Some(absolute(dir)?);
         }
     }
-    if let Some(book) = config.openings.file.as_ref()
+    Ok(())
+}
+
+/// The opening book's path made absolute, unless it is a shipped book.
+pub(super) fn make_book_path_absolute(openings: &mut OpeningsSpec) -> Result<()> {
+    if let Some(book) = openings.file.as_ref()
         && bt_arena::openings::shipped_text(book).is_none()
     {
-        config.openings.file = Some(absolute(book)?);
+        openings.file = Some(absolute(book)?);
     }
-    config.out = absolute(&config.out)?;
     Ok(())
 }
 

@@ -3,13 +3,15 @@
 
 use super::args::{EngineFlags, OpeningsFlag, PgnCommentsFlag, RulesFlag, RunSeed};
 use super::signals::{EXIT_INTERRUPTED, stop_flag};
-use super::tournament::{DEFAULT_LIMIT, default_out, make_paths_absolute, shipped_book};
+use super::tournament::{
+    DEFAULT_LIMIT, default_out, make_book_path_absolute, make_engine_paths_absolute, shipped_book,
+};
 use anyhow::{Context, Result, anyhow};
+use bt_arena::arena::prepare::{self, Preparation};
+use bt_arena::openings::spec::{OpeningOrder, OpeningsSpec};
 use bt_arena::run::identity::{self, SeedOrigin};
 use bt_arena::run_dir::identity::RunIdentity;
 use bt_arena::run_dir::{RunDir, Shard};
-use bt_arena::tournament::prepare;
-use bt_arena::tournament::{Format, OpeningOrder, OpeningsSpec, TournamentConfig};
 use bt_arena::tune::report::{TUNED_OPTIONS, TUNED_PARAMS};
 use bt_arena::tune::resume::RESUME_FLAGS;
 use bt_arena::tune::{self, SpsaSettings, TuneConfig, TuneError, TuneFinish, TunePlan, params};
@@ -290,46 +292,17 @@ fn build_engine(
     }
     let mut played = config.clone();
     let cache = build.cache()?;
-    let mut tournament = as_tournament(config);
-    tournament.engines.truncate(1);
-    tournament.engines[0].name = config.engine.name.clone();
-    prepare::prepare(&mut tournament, Some(&cache), stop, &mut |line| {
+    let preparation = Preparation {
+        results_dir: config.dir(),
+        concurrency: config.concurrency,
+        scale_tc: None,
+    };
+    let engines = std::slice::from_mut(&mut played.engine);
+    prepare::prepare(engines, &preparation, Some(&cache), stop, &mut |line| {
         say!("{line}")
     })
     .map_err(super::signals::prepare_error)?;
-    let built = tournament.engines.remove(0);
-    played.engine = bt_arena::engine::EngineDescription {
-        name: config.engine.name.clone(),
-        ..built
-    };
     Ok(played)
-}
-
-/// The tune seen as the tournament whose engine preparation it shares (paths made absolute,
-/// commands checked, engines built from source and benched): `tune+` against `tune-`,
-/// `2 · pairs` games a round, a round an iteration. Only the command line bridges the two.
-fn as_tournament(config: &TuneConfig) -> TournamentConfig {
-    TournamentConfig {
-        event: config.event.clone(),
-        engines: config.sides().to_vec(),
-        format: Format::RoundRobin,
-        rules: config.rules,
-        openings: config.openings.clone(),
-        rounds: u32::try_from(config.spsa.iterations).unwrap_or(u32::MAX),
-        games: config.spsa.pairs.saturating_mul(2),
-        concurrency: config.concurrency,
-        seed: config.seed,
-        sprt: None,
-        out: config.dir(),
-        shard: None,
-        log: config.log,
-        pgn_comments: config.pgn_comments,
-        run_id: None,
-        adjudication: Default::default(),
-        scale_tc: None,
-        build_cache: None,
-        session: Default::default(),
-    }
 }
 
 /// The start-up line.
@@ -509,14 +482,10 @@ fn build_config(args: &TuneArgs) -> Result<TuneConfig> {
         shard: None,
     };
     config.validate().map_err(|e| anyhow!(e))?;
-    // The tournament's checks and paths, on the tune seen as a tournament.
-    let mut tournament = as_tournament(&config);
-    make_paths_absolute(&mut tournament)?;
-    super::args::check_commands(&tournament.engines)?;
-    config.engine.cmd = tournament.engines[0].cmd.clone();
-    config.engine.dir = tournament.engines[0].dir.clone();
-    config.engine.source = tournament.engines[0].source.clone();
-    config.openings = tournament.openings;
-    config.out = tournament.out;
+    // The tournament's checks and paths.
+    make_engine_paths_absolute(std::slice::from_mut(&mut config.engine))?;
+    super::args::check_commands(std::slice::from_ref(&config.engine))?;
+    make_book_path_absolute(&mut config.openings)?;
+    config.out = std::path::absolute(&config.out).context("cannot resolve a path")?;
     Ok(config)
 }
