@@ -66,6 +66,16 @@ pub struct TournamentConfig {
     /// into `out/shard-K/` (see [`crate::tournament::shard`]). `None`: the whole schedule.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<Shard>,
+    /// `--worker`: this process is a worker of a run of workers, claiming its game pairs one
+    /// at a time ([`crate::tournament::workers`]); its id (`HOST-PID-RANDOM`) names its
+    /// directory `out/worker-ID` (one of the [`PER_SHARD_FIELDS`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worker: Option<String>,
+    /// A run of workers' lease, ms (`--lease`): a claim on a game pair whose heartbeat has
+    /// not moved for this long is taken over and the pair played again. `Some` makes the run
+    /// a run of workers (it is part of the run's identity); `None` for other runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lease_ms: Option<u64>,
     /// Write each engine's protocol traffic to `<out>/logs/<engine>-<worker>.log`.
     #[serde(default)]
     pub log: bool,
@@ -128,6 +138,9 @@ impl TournamentConfig {
     /// Where this run's games.csv, games.pgn, summary.json, config.json and logs go: `out`,
     /// or `out/shard-K` for shard `K` of a sharded run.
     pub fn results_dir(&self) -> PathBuf {
+        if let Some(worker) = &self.worker {
+            return RunDir::new(&self.out).worker(worker).root().to_path_buf();
+        }
         RunDir::process(&self.out, self.shard).root().to_path_buf()
     }
 
@@ -401,6 +414,8 @@ impl TournamentConfig {
             sprt: None,
             out: PathBuf::new(),
             shard: None,
+            worker: None,
+            lease_ms: None,
             log: false,
             pgn_comments: Default::default(),
             scale_tc: None,
@@ -441,6 +456,8 @@ mod tests {
             sprt: None,
             out: PathBuf::from("results/x"),
             shard: None,
+            worker: None,
+            lease_ms: None,
             log: false,
             pgn_comments: Default::default(),
             scale_tc: None,

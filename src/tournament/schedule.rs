@@ -117,6 +117,8 @@ mod tests {
             sprt: None,
             out: PathBuf::new(),
             shard: None,
+            worker: None,
+            lease_ms: None,
             log: false,
             pgn_comments: Default::default(),
             scale_tc: None,
