@@ -29,6 +29,15 @@
 # (i - 1) mod N = K, each from θ after every shard's finished iterations); the dependent job
 # (tune-report.sbatch, printed as `merge job ID`) writes the whole tune's RUN/report.html,
 # summary.json, tuned-options.txt and tuned-params.txt, and its log prints θ.
+#
+# A run of workers (`bt-arena tournament --worker`, elastic) after the word `workers`:
+#
+#   scripts/slurm/submit.sh workers W RUN BT_ARENA TOURNAMENT_FLAGS...
+#
+# Each of the W tasks runs worker.sbatch: a worker claiming game pairs from RUN until every
+# pair is recorded or the SPRT decides. W need not divide anything, and submitting again with
+# the same flags adds W more workers to the run (and another merge job). The merge job writes
+# RUN/games.csv, games.pgn, summary.json and report.html once the tasks have ended.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 shard_script=shard.sbatch
@@ -37,9 +46,12 @@ if [ "${1:-}" = tune ]; then
   shift
   shard_script=tune-shard.sbatch
   merge_script=tune-report.sbatch
+elif [ "${1:-}" = workers ]; then
+  shift
+  shard_script=worker.sbatch
 fi
 if [ $# -lt 3 ]; then
-  echo "usage: $0 [tune] N RUN BT_ARENA TOURNAMENT_OR_TUNE_FLAGS..." >&2
+  echo "usage: $0 [tune|workers] N RUN BT_ARENA TOURNAMENT_OR_TUNE_FLAGS..." >&2
   exit 3
 fi
 shards=$1
