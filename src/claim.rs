@@ -12,7 +12,8 @@
 //! back from workers whose heartbeats stop in the same way, with a server in the middle.
 //!
 //! Used by the build cache ([`crate::engine::build`]) and by workers claiming game pairs
-//! (`tournament --worker`).
+//! (`tournament --worker`). For users: `docs/guide/cluster.md` (Workers: elastic runs) and
+//! `docs/guide/source-engines.md` (the build cache).
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
