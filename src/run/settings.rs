@@ -94,6 +94,9 @@ pub struct RunSettings {
     /// The worker, for a worker's config (`tournament --worker`).
     #[serde(default)]
     pub worker: Option<String>,
+    /// A run of workers' lease, ms (`--lease`).
+    #[serde(default)]
+    pub lease_ms: Option<u64>,
     /// How much the move comments of games.pgn say.
     #[serde(default)]
     pub pgn_comments: CommentDetail,

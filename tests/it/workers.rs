@@ -139,6 +139,27 @@ fn a_stopped_worker_loses_its_pair_after_the_lease_and_records_nothing_of_it() {
     // SAFETY: the child is this test's own bt-arena.
     unsafe { libc::kill(pid, libc::SIGSTOP) };
     let at_stop = rows(&run);
+    // `elo` on the live run names the straggler, and its lease expired.
+    std::thread::sleep(Duration::from_millis(2500));
+    let live = bt_arena(&words("elo", &[path(&run)]));
+    assert_eq!(live.status.code(), Some(5), "{}", stderr(&live));
+    let named = format!(
+        "pair {}: claimed by {} pid {pid}, its heartbeat ",
+        at_stop.div_ceil(2),
+        bt_arena::claim::host_name()
+    );
+    let line = stderr(&live)
+        .lines()
+        .find(|line| line.trim_start().starts_with(&named))
+        .map(String::from);
+    assert!(
+        line.is_some_and(
+            |line| line.ends_with("s ago: older than the lease, a worker will play it again")
+        ),
+        "{}",
+        stderr(&live)
+    );
+    assert!(stderr(&live).contains("--worker`"), "{}", stderr(&live));
     let started = std::time::Instant::now();
     let output = finish(spawn_worker(&command, &run, &["--lease", "2s"]));
     let waited = started.elapsed();
