@@ -74,6 +74,8 @@ fn workers_started_together_play_the_games_of_one_machine() {
         let done = run.join(format!("claims/pair-{pair}.done"));
         assert!(done.exists(), "pair {pair} done");
     }
+    // The worker that ended last wrote the run's merged files.
+    assert_eq!(games_of(&run.join("games.csv")), expected);
     let mut games = merged(&run);
     games.sort_by_key(|game| game.game_id);
     assert_eq!(games, expected);
