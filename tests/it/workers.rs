@@ -225,9 +225,10 @@ fn workers_stop_on_the_verdict_of_one_machine_and_a_late_worker_plays_nothing() 
     let at = verdict.split("at game ").nth(1).unwrap().to_string();
 
     let run = dir.path().join("run");
+    // Workers of different speeds: one plays two games at once.
     let workers = [
         spawn_worker(&command, &run, &[]),
-        spawn_worker(&command, &run, &[]),
+        spawn_worker(&command, &run, &["--concurrency", "2"]),
     ];
     for worker in workers {
         let output = finish(worker);
