@@ -104,6 +104,7 @@
 pub mod arena;
 pub mod bundled;
 pub mod check_engine;
+pub mod datagen;
 pub mod engine;
 pub mod game;
 pub mod named;

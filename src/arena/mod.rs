@@ -81,6 +81,9 @@ pub struct Job {
     pub values: ByColor<Vec<(String, String)>>,
     /// Tags added to the game's PGN record (`X-TuneIteration`, ...).
     pub tags: Vec<(String, String)>,
+    /// The position the game starts from instead of its opening's (datagen's opening after
+    /// its random plies); `None` for the opening's.
+    pub start: Option<crate::rules::Position>,
 }
 
 impl Job {
@@ -91,6 +94,7 @@ impl Job {
             unit,
             values: ByColor::default(),
             tags: Vec::new(),
+            start: None,
         }
     }
 }

@@ -592,6 +592,7 @@ impl<'a> Iterations<'a> {
                 black: black_values,
             },
             tags,
+            start: None,
         }
     }
 
