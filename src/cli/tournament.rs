@@ -480,7 +480,23 @@ fn override_settings(config: &mut TournamentConfig, args: &TournamentArgs) -> Re
 /// book and the results directory, relative to the directory bt-arena runs in.
 pub(super) fn make_paths_absolute(config: &mut TournamentConfig) -> Result<()> {
     let absolute = |path: &Path| std::path::absolute(path).context("cannot resolve a path");
-    for engine in &mut config.engines {
+    make_engines_absolute(&mut config.engines)?;
+    if let Some(book) = config.openings.file.as_ref()
+        && bt_arena::openings::shipped_text(book).is_none()
+    {
+        config.openings.file = Some(absolute(book)?);
+    }
+    config.out = absolute(&config.out)?;
+    Ok(())
+}
+
+/// Engine commands given as paths (not bare names looked up in PATH) and engine directories,
+/// relative to the directory bt-arena runs in.
+pub(super) fn make_engines_absolute(
+    engines: &mut [bt_arena::engine::EngineDescription],
+) -> Result<()> {
+    let absolute = |path: &Path| std::path::absolute(path).context("cannot resolve a path");
+    for engine in engines {
         if let Some(source) = engine.source.as_mut() {
             source.repo = bt_arena::engine::source::absolute_repo(&source.repo)
                 .context("cannot resolve a path")?;
@@ -491,12 +507,6 @@ pub(super) fn make_paths_absolute(config: &mut TournamentConfig) -> Result<()> {
             engine.dir = Some(absolute(dir)?);
         }
     }
-    if let Some(book) = config.openings.file.as_ref()
-        && bt_arena::openings::shipped_text(book).is_none()
-    {
-        config.openings.file = Some(absolute(book)?);
-    }
-    config.out = absolute(&config.out)?;
     Ok(())
 }
 

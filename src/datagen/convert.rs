@@ -96,6 +96,10 @@ impl Sink {
             .out
             .into_inner()
             .map_err(|e| ConvertError::Write(path.clone(), e.into_error()))?;
+        // Readable by others, as every file of a run (a temporary file is private).
+        file.as_file()
+            .set_permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644))
+            .map_err(|e| ConvertError::Write(path.clone(), e))?;
         file.persist(&path)
             .map_err(|e| ConvertError::Write(path.clone(), e.error))?;
         Ok(())

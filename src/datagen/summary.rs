@@ -211,7 +211,8 @@ fn histogram(f: &mut fmt::Formatter<'_>, title: &str, buckets: &[Bucket]) -> fmt
     let last = buckets.iter().rposition(|b| b.positions > 0).unwrap_or(0);
     for bucket in buckets.iter().take(last + 1).skip(first) {
         let bar = "#".repeat(((bucket.positions * 40).div_ceil(most)) as usize);
-        writeln!(f, "  {:>12} {:>8} {bar}", bucket.range, bucket.positions)?;
+        let line = format!("  {:>12} {:>8} {bar}", bucket.range, bucket.positions);
+        writeln!(f, "{}", line.trim_end())?;
     }
     Ok(())
 }
