@@ -131,7 +131,9 @@ impl FilterFlags {
         if let Some(p) = self.sample
             && !(p > 0.0 && p <= 1.0)
         {
-            return Err(usage(format!("--sample {p}: expected a probability in (0, 1]")));
+            return Err(usage(format!(
+                "--sample {p}: expected a probability in (0, 1]"
+            )));
         }
         Ok(Filters {
             min_ply: self.min_ply.unwrap_or(base.min_ply),
@@ -215,7 +217,11 @@ pub fn run(args: &DatagenArgs, matches: &ArgMatches) -> Result<ExitCode> {
         })
         .transpose()?;
     let (mut config, resume, seed) = match &args.resume {
-        Some(dir) => (resumed_config(dir, shard, args, matches)?, true, SeedOrigin::Given),
+        Some(dir) => (
+            resumed_config(dir, shard, args, matches)?,
+            true,
+            SeedOrigin::Given,
+        ),
         None => {
             let config = build_config(args, shard)?;
             config.validate().map_err(usage)?;
@@ -371,7 +377,9 @@ fn resumed_config(
     }
     config.out = dir;
     config.concurrency = args.concurrency.unwrap_or(config.concurrency);
-    config.validate().map_err(|e| usage(format!("--resume: {e}")))?;
+    config
+        .validate()
+        .map_err(|e| usage(format!("--resume: {e}")))?;
     Ok(config)
 }
 

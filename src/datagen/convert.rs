@@ -197,7 +197,10 @@ pub fn convert(
     let mut summary = DatagenSummary::new();
     let mut last_id = 0;
     for game in games {
-        if settings.limit.is_some_and(|limit| summary.positions >= limit) {
+        if settings
+            .limit
+            .is_some_and(|limit| summary.positions >= limit)
+        {
             break;
         }
         let game = game?;
@@ -231,11 +234,12 @@ fn write_game(
     sinks: &mut Sinks,
 ) -> Result<(), ConvertError> {
     // One prover per game: its verdicts depend on the game alone, whoever reads it.
-    let mut prover = settings
-        .label
-        .map(|rule| Prover::new(rules, rule.nodes()));
+    let mut prover = settings.label.map(|rule| Prover::new(rules, rule.nodes()));
     for at in game.positions() {
-        if settings.limit.is_some_and(|limit| summary.positions >= limit) {
+        if settings
+            .limit
+            .is_some_and(|limit| summary.positions >= limit)
+        {
             break;
         }
         if !judge.keep(game, &at) {

@@ -231,7 +231,8 @@ impl Judge {
         if filters.skip_captures && at.position.is_capture(at.mv) {
             return Err(Drop::Capture);
         }
-        if filters.sample < 1.0 && unit(&[SAMPLE_SALT, self.seed, game.game_id, ply]) >= filters.sample
+        if filters.sample < 1.0
+            && unit(&[SAMPLE_SALT, self.seed, game.game_id, ply]) >= filters.sample
         {
             return Err(Drop::Sample);
         }

@@ -160,15 +160,19 @@ impl DatagenConfig {
             Target::Games(0) => return Err("--games must be at least 1".to_string()),
             Target::Positions(0) => return Err("--positions must be at least 1".to_string()),
             Target::Positions(_) if self.shard.is_some() => {
-                return Err("--positions cannot be given with --shard (a shard cannot know \
+                return Err(
+                    "--positions cannot be given with --shard (a shard cannot know \
                             the other shards' positions): give --games"
-                    .to_string());
+                        .to_string(),
+                );
             }
             _ => {}
         }
         let sample = self.filters.sample;
         if !(sample > 0.0 && sample <= 1.0) {
-            return Err(format!("--sample {sample}: expected a probability in (0, 1]"));
+            return Err(format!(
+                "--sample {sample}: expected a probability in (0, 1]"
+            ));
         }
         if self.filters.max_score.is_some_and(|max| max < 0) {
             return Err("--max-score must not be negative".to_string());
@@ -302,7 +306,12 @@ mod tests {
         assert_eq!((plies.min, plies.max), (6, 10));
         assert_eq!("8".parse::<RandomPlies>().expect("one").to_string(), "8");
         assert!("10-6".parse::<RandomPlies>().is_err());
-        assert!("177".parse::<RandomPlies>().unwrap_err().contains("at most 176"));
+        assert!(
+            "177"
+                .parse::<RandomPlies>()
+                .unwrap_err()
+                .contains("at most 176")
+        );
         assert!("x".parse::<RandomPlies>().is_err());
     }
 }

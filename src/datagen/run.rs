@@ -170,7 +170,10 @@ pub fn run(
         resumed.games += 1;
         resumed.last_id = entry.game_id;
         if let Some(judge) = resumed.counter.as_mut() {
-            resumed.kept += entry.positions().filter(|at| judge.keep(&entry, at)).count() as u64;
+            resumed.kept += entry
+                .positions()
+                .filter(|at| judge.keep(&entry, at))
+                .count() as u64;
         }
     })?;
     let seats = config.seats();
@@ -257,7 +260,11 @@ pub fn write_positions(config: &DatagenConfig, dir: &Path) -> Result<DatagenSumm
 /// [`DatagenError::Results`].
 pub fn write_summary(dir: &Path, summary: &DatagenSummary) -> Result<(), DatagenError> {
     let run = RunDir::new(dir);
-    crate::records::write_json(&run.summary_json(), summary, crate::records::Existing::Replace)?;
+    crate::records::write_json(
+        &run.summary_json(),
+        summary,
+        crate::records::Existing::Replace,
+    )?;
     std::fs::write(dir.join(SUMMARY_TEXT), summary.to_string())
         .map_err(|e| RecordsError::io(&dir.join(SUMMARY_TEXT), "cannot write", e))?;
     Ok(())
@@ -295,8 +302,8 @@ impl std::error::Error for ProbeError {}
 pub fn probe_scores(config: &DatagenConfig) -> Result<(), ProbeError> {
     for spec in &config.engines {
         let name = spec.name.clone();
-        let mut engine =
-            Engine::start(&spec.launch(), config.rules).map_err(|e| ProbeError::Engine(name.clone(), e))?;
+        let mut engine = Engine::start(&spec.launch(), config.rules)
+            .map_err(|e| ProbeError::Engine(name.clone(), e))?;
         let clock = crate::game::SideClock::new(
             spec.effective_limit(),
             Duration::from_millis(spec.time_margin_ms),

@@ -147,7 +147,10 @@ impl<'a> Selfplay<'a> {
             state.written_games += 1;
             state.write_next = next_own(self.config, state.write_next + 1);
             if let Some(judge) = state.counter.as_mut() {
-                state.kept += entry.positions().filter(|at| judge.keep(&entry, at)).count() as u64;
+                state.kept += entry
+                    .positions()
+                    .filter(|at| judge.keep(&entry, at))
+                    .count() as u64;
             }
             let reached = match self.config.target {
                 Target::Positions(n) => state.kept >= n,

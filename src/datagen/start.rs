@@ -74,7 +74,12 @@ pub fn draw(
 }
 
 /// `plies` random legal plies from `position`; `None` when they end the game.
-fn walk(mut position: Position, rules: Rules, plies: u16, rng: &mut fastrand::Rng) -> Option<Position> {
+fn walk(
+    mut position: Position,
+    rules: Rules,
+    plies: u16,
+    rng: &mut fastrand::Rng,
+) -> Option<Position> {
     for _ in 0..plies {
         let moves: Vec<_> = position.legal_moves(rules).iter().collect();
         let mv = *moves.get(rng.usize(..moves.len().max(1)))?;
@@ -116,8 +121,12 @@ mod tests {
         assert_eq!(first, draw(1, 5).expect("drawn"));
         assert!((4..=8).contains(&first.random_plies));
         assert_ne!(
-            (1..=8).map(|id| draw(1, id).expect("drawn").position).collect::<Vec<_>>(),
-            (1..=8).map(|id| draw(2, id).expect("drawn").position).collect::<Vec<_>>()
+            (1..=8)
+                .map(|id| draw(1, id).expect("drawn").position)
+                .collect::<Vec<_>>(),
+            (1..=8)
+                .map(|id| draw(2, id).expect("drawn").position)
+                .collect::<Vec<_>>()
         );
     }
 
@@ -128,7 +137,10 @@ mod tests {
         for id in 1..=20 {
             let start = draw(Rules::CaptureOnly, 7, id, &openings, &[0], random).expect("drawn");
             assert!(start.position.outcome(Rules::CaptureOnly).is_none());
-            assert!(!decided_at_once(&start.position, Rules::CaptureOnly), "game {id}");
+            assert!(
+                !decided_at_once(&start.position, Rules::CaptureOnly),
+                "game {id}"
+            );
         }
     }
 }

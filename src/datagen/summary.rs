@@ -206,7 +206,12 @@ impl fmt::Display for DatagenSummary {
 /// ends left out.
 fn histogram(f: &mut fmt::Formatter<'_>, title: &str, buckets: &[Bucket]) -> fmt::Result {
     writeln!(f, "{title}:")?;
-    let most = buckets.iter().map(|b| b.positions).max().unwrap_or(0).max(1);
+    let most = buckets
+        .iter()
+        .map(|b| b.positions)
+        .max()
+        .unwrap_or(0)
+        .max(1);
     let first = buckets.iter().position(|b| b.positions > 0).unwrap_or(0);
     let last = buckets.iter().rposition(|b| b.positions > 0).unwrap_or(0);
     for bucket in buckets.iter().take(last + 1).skip(first) {

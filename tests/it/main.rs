@@ -17,6 +17,7 @@ mod util;
 mod adjudication;
 mod check_engine;
 mod cli;
+mod datagen;
 mod docs;
 mod elo_command;
 mod engine;

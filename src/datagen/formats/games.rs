@@ -297,7 +297,10 @@ fn rules_of(bytes: &[u8; HEADER_LEN]) -> Result<Rules, String> {
         return Err("not a bt-arena games file (bad magic)".to_string());
     }
     if bytes[8] != VERSION {
-        return Err(format!("games file version {} (this bt-arena reads {VERSION})", bytes[8]));
+        return Err(format!(
+            "games file version {} (this bt-arena reads {VERSION})",
+            bytes[8]
+        ));
     }
     match bytes[9] {
         0 => Ok(Rules::CaptureOnly),
@@ -337,11 +340,13 @@ impl GamesReader {
         let len = file.metadata().map_err(io)?.len();
         let mut input = BufReader::new(file);
         let mut bytes = [0u8; HEADER_LEN];
-        input.read_exact(&mut bytes).map_err(|_| GamesError::Malformed {
-            path: path.to_path_buf(),
-            offset: 0,
-            what: "shorter than the 16-byte header".to_string(),
-        })?;
+        input
+            .read_exact(&mut bytes)
+            .map_err(|_| GamesError::Malformed {
+                path: path.to_path_buf(),
+                offset: 0,
+                what: "shorter than the 16-byte header".to_string(),
+            })?;
         let rules = rules_of(&bytes).map_err(|what| GamesError::Malformed {
             path: path.to_path_buf(),
             offset: 0,
@@ -418,9 +423,7 @@ impl Iterator for GamesReader {
             Ok(Next::Game(entry)) => Some(Ok(entry)),
             Ok(Next::End) => None,
             Ok(Next::Torn(what)) => {
-                let err = self.malformed(format!(
-                    "torn record ({what}): resume the run to cut it"
-                ));
+                let err = self.malformed(format!("torn record ({what}): resume the run to cut it"));
                 self.offset = self.len;
                 Some(Err(err))
             }
@@ -463,10 +466,9 @@ impl GamesWriter {
         if exists {
             let mut reader = GamesReader::open(path)?;
             if reader.rules != rules {
-                return Err(reader.malformed(format!(
-                    "games of {} rules, not {rules}",
-                    reader.rules
-                )));
+                return Err(
+                    reader.malformed(format!("games of {} rules, not {rules}", reader.rules))
+                );
             }
             loop {
                 match reader.read_next()? {
@@ -564,7 +566,10 @@ mod tests {
         let entry = game(7);
         let bytes = entry.to_bytes();
         assert_eq!(bytes.len(), FIXED_LEN + 9);
-        assert_eq!(GameEntry::from_body(&bytes[4..], Rules::CaptureOnly), Ok(entry.clone()));
+        assert_eq!(
+            GameEntry::from_body(&bytes[4..], Rules::CaptureOnly),
+            Ok(entry.clone())
+        );
         let mut bad = bytes.clone();
         bad[40] ^= 1;
         assert_eq!(
@@ -591,7 +596,10 @@ mod tests {
             GamesWriter::open(&path, Rules::CaptureOnly, |e| seen.push(e.game_id)).expect("open");
         assert_eq!(seen, [1]);
         let cut = reopened.cut.expect("a warning");
-        assert!(cut.contains(&format!("byte {}", HEADER_LEN + FIXED_LEN + 9)), "{cut}");
+        assert!(
+            cut.contains(&format!("byte {}", HEADER_LEN + FIXED_LEN + 9)),
+            "{cut}"
+        );
         let ids: Vec<u64> = GamesReader::open(&path)
             .expect("read")
             .map(|e| e.expect("game").game_id)

@@ -34,7 +34,10 @@ pub fn mover_score(score: Option<Score>) -> i16 {
         None => return NO_SCORE,
         Some(Score::Cp(cp)) => cp.clamp(-MAX_CP, MAX_CP),
         Some(Score::Mate(moves)) if moves > 0 => {
-            MATE - moves.saturating_mul(2).saturating_sub(1).min(MAX_MATE_PLIES)
+            MATE - moves
+                .saturating_mul(2)
+                .saturating_sub(1)
+                .min(MAX_MATE_PLIES)
         }
         Some(Score::Mate(moves)) => -(MATE - moves.saturating_mul(-2).min(MAX_MATE_PLIES)),
     };
@@ -116,9 +119,16 @@ mod tests {
             "p7/8/8/8/8/8/8/7P b",
         ] {
             let position: Position = fen.parse().expect("fen");
-            for rules in [crate::rules::Rules::CaptureOnly, crate::rules::Rules::Classic] {
+            for rules in [
+                crate::rules::Rules::CaptureOnly,
+                crate::rules::Rules::Classic,
+            ] {
                 for mv in position.legal_moves(rules) {
-                    assert_eq!(decode_move(encode_move(mv), &position), Some(mv), "{fen} {mv}");
+                    assert_eq!(
+                        decode_move(encode_move(mv), &position),
+                        Some(mv),
+                        "{fen} {mv}"
+                    );
                 }
             }
         }
@@ -127,6 +137,10 @@ mod tests {
         assert_eq!(encode_move("e2d3".parse().expect("move")), 12 | 0x40);
         assert_eq!(encode_move("e2f3".parse().expect("move")), 12 | 0x80);
         assert_eq!(decode_move(0xC0 | 12, &start), None);
-        assert_eq!(decode_move(0x40 | 8, &start), None, "a2 has no step towards the a-file");
+        assert_eq!(
+            decode_move(0x40 | 8, &start),
+            None,
+            "a2 has no step towards the a-file"
+        );
     }
 }
