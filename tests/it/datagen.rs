@@ -512,14 +512,14 @@ fn proof_labels_agree_with_a_plain_minimax() {
             d if d % 2 == 1 => {
                 assert_eq!(winner, side);
                 assert!(
-                    wins(&position, d) && !wins(&position, d - 2),
+                    wins(&position, d) && !wins(&position, d.saturating_sub(2)),
                     "{position} wins in {d}"
                 );
             }
             d => {
                 assert_eq!(winner, side.opponent());
                 assert!(
-                    lost(&position, d) && !lost(&position, d - 2),
+                    lost(&position, d) && !lost(&position, d.saturating_sub(2)),
                     "{position} lost in {d}"
                 );
             }
