@@ -158,12 +158,18 @@ enum DatagenCommand {
 #[derive(Args, Debug)]
 struct ConvertArgs {
     /// Games files (games.dat) or datagen run directories, merged in game-id order.
+    ///
+    /// A run directory gives its games.dat; a sharded run's directory gives every shard's,
+    /// so the positions come out as one machine's run would have written them.
     #[arg(required = true, value_name = "INPUT")]
     inputs: Vec<PathBuf>,
     /// The file to write.
     #[arg(long, value_name = "FILE", required = true)]
     out: PathBuf,
     /// What to write: binary (24-byte records), text or games (one merged games file).
+    ///
+    /// binary: positions.bin's records (docs/formats/datagen.md); text: `<fen> | <score> |
+    /// <result>` lines; games: the games read, as one games file (filters do not apply).
     #[arg(long, value_name = "FORMAT", default_value = "binary",
           value_parser = ["binary", "text", "games"])]
     format: String,
