@@ -168,13 +168,11 @@ impl Iterator for Merged {
         let mut best: Option<(usize, u64)> = None;
         for (index, reader) in self.readers.iter_mut().enumerate() {
             match reader.peek() {
-                Some(Ok(entry)) => {
-                    if best.is_none_or(|(_, id)| entry.game_id < id) {
-                        best = Some((index, entry.game_id));
-                    }
+                Some(Ok(entry)) if best.is_none_or(|(_, id)| entry.game_id < id) => {
+                    best = Some((index, entry.game_id));
                 }
                 Some(Err(_)) => return reader.next(),
-                None => {}
+                _ => {}
             }
         }
         best.and_then(|(index, _)| self.readers[index].next())
@@ -254,13 +252,13 @@ fn write_game(
             },
             _ => (game.winner, 0),
         };
-        let ply = u32::from(game.first_ply) + at.index as u32;
+        let ply = u32::from(game.first_ply) + u32::try_from(at.index).unwrap_or(u32::MAX);
         let record = PositionRecord {
             white: at.position.pawns(Color::White),
             black: at.position.pawns(Color::Black),
             score: at.score,
             result: PositionRecord::result_of(winner),
-            side: at.position.side_to_move().index() as u8,
+            side: super::formats::color_byte(at.position.side_to_move()),
             ply: u16::try_from(ply).unwrap_or(u16::MAX),
             mv: super::formats::encode_move(at.mv),
             flag: PositionRecord::flag_of(proof, game.ending),

@@ -142,7 +142,8 @@ impl Seen {
         let key = mix(mix(position.pawns(Color::White) ^ side) ^ position.pawns(Color::Black));
         let mut present = true;
         for k in 0..3u32 {
-            let bit = (key.rotate_left(21 * k) as usize) % SEEN_BITS;
+            // The low 26 bits: an index below SEEN_BITS.
+            let bit = usize::try_from(key.rotate_left(21 * k) % SEEN_BITS as u64).unwrap_or(0);
             let (word, mask) = (bit / 64, 1u64 << (bit % 64));
             present &= self.bits[word] & mask != 0;
             self.bits[word] |= mask;

@@ -266,7 +266,7 @@ pub fn write_summary(dir: &Path, summary: &DatagenSummary) -> Result<(), Datagen
         crate::records::Existing::Replace,
     )?;
     std::fs::write(dir.join(SUMMARY_TEXT), summary.to_string())
-        .map_err(|e| RecordsError::io(&dir.join(SUMMARY_TEXT), "cannot write", e))?;
+        .map_err(|e| RecordsError::io(dir.join(SUMMARY_TEXT), "cannot write", e))?;
     Ok(())
 }
 
@@ -309,7 +309,7 @@ pub fn probe_scores(config: &DatagenConfig) -> Result<(), ProbeError> {
             Duration::from_millis(spec.time_margin_ms),
         );
         let clocks = crate::game::Clocks::new(ByColor {
-            white: clock.clone(),
+            white: clock,
             black: clock,
         });
         let reply = engine.new_game().and_then(|()| {

@@ -117,7 +117,7 @@ impl<'a> Selfplay<'a> {
     }
 
     fn job(&self, game_id: u64, start: &Start) -> Job {
-        let (white, black) = self.pairs[((game_id - 1) % self.pairs.len() as u64) as usize];
+        let (white, black) = self.pairs[cycle(game_id, self.pairs.len())];
         let mut job = Job::plain(
             ScheduledGame {
                 game_id,
@@ -177,6 +177,12 @@ pub struct Resumed {
     pub counter: Option<Judge>,
     /// Positions they kept.
     pub kept: u64,
+}
+
+/// The 0-based index of game `game_id` (1-based) in a cycle of `len` (> 0) items.
+pub fn cycle(game_id: u64, len: usize) -> usize {
+    // Below `len`, so it fits in a usize.
+    usize::try_from(game_id.saturating_sub(1) % len as u64).unwrap_or(0)
 }
 
 /// The first game id from `from` on that `config`'s process plays.

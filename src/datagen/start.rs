@@ -44,7 +44,7 @@ pub fn draw(
     sequence: &[usize],
     random: Option<RandomPlies>,
 ) -> Result<Start, String> {
-    let index = sequence[((game_id - 1) % sequence.len() as u64) as usize];
+    let index = sequence[super::schedule::cycle(game_id, sequence.len())];
     let opening = &openings[index];
     let Some(random) = random.filter(|r| r.max > 0) else {
         return Ok(Start {

@@ -92,13 +92,12 @@ impl DatagenSummary {
             from = Some(edge);
         }
         scores.push(bucket(from, None));
-        let plies = (0..PLY_BUCKETS as u32)
+        let width = PLY_WIDTH as i32;
+        let plies = (0..PLY_BUCKETS)
             .map(|i| {
-                let last = i + 1 == PLY_BUCKETS as u32;
-                bucket(
-                    Some((i * PLY_WIDTH) as i32),
-                    (!last).then_some(((i + 1) * PLY_WIDTH) as i32),
-                )
+                let from = i32::try_from(i).unwrap_or(0) * width;
+                let last = i + 1 == PLY_BUCKETS;
+                bucket(Some(from), (!last).then_some(from + width))
             })
             .collect();
         DatagenSummary {
@@ -215,7 +214,7 @@ fn histogram(f: &mut fmt::Formatter<'_>, title: &str, buckets: &[Bucket]) -> fmt
     let first = buckets.iter().position(|b| b.positions > 0).unwrap_or(0);
     let last = buckets.iter().rposition(|b| b.positions > 0).unwrap_or(0);
     for bucket in buckets.iter().take(last + 1).skip(first) {
-        let bar = "#".repeat(((bucket.positions * 40).div_ceil(most)) as usize);
+        let bar = "#".repeat(usize::try_from((bucket.positions * 40).div_ceil(most)).unwrap_or(40));
         let line = format!("  {:>12} {:>8} {bar}", bucket.range, bucket.positions);
         writeln!(f, "{}", line.trim_end())?;
     }

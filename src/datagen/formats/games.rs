@@ -23,7 +23,7 @@
 //! file is a torn tail: [`GamesWriter::open`] cuts it, with a warning, and the game is played
 //! again.
 
-use super::{decode_move, fnv1a};
+use super::{color_byte, decode_move, fnv1a};
 use crate::records::Termination;
 use crate::rules::{Color, Move, Position, Rules};
 use std::fs::{File, OpenOptions};
@@ -138,14 +138,15 @@ impl GameEntry {
         out.extend_from_slice(&self.game_id.to_le_bytes());
         out.extend_from_slice(&self.start.pawns(Color::White).to_le_bytes());
         out.extend_from_slice(&self.start.pawns(Color::Black).to_le_bytes());
-        out.push(self.start.side_to_move().index() as u8);
-        out.push(self.winner.index() as u8);
+        out.push(color_byte(self.start.side_to_move()));
+        out.push(color_byte(self.winner));
         out.push(self.ending as u8);
         let termination = Termination::ALL
             .iter()
             .position(|&t| t == self.termination)
+            .and_then(|index| u8::try_from(index).ok())
             .unwrap_or(0);
-        out.push(termination as u8);
+        out.push(termination);
         out.extend_from_slice(&self.first_ply.to_le_bytes());
         let plies = u16::try_from(self.plies.len()).unwrap_or(u16::MAX);
         out.extend_from_slice(&plies.to_le_bytes());
@@ -392,7 +393,8 @@ impl GamesReader {
                 rest + 4
             )));
         }
-        let mut body = vec![0u8; rest as usize];
+        // At most FIXED_LEN + 3 · MAX_PLIES bytes (checked above).
+        let mut body = vec![0u8; usize::try_from(rest).unwrap_or(0)];
         self.input.read_exact(&mut body).map_err(io)?;
         let at_end = self.offset + 4 + rest == self.len;
         match GameEntry::from_body(&body, self.rules) {
@@ -546,7 +548,7 @@ mod tests {
             let mv: Move = text.parse().expect("move");
             plies.push(Ply {
                 mv: encode_move(mv),
-                score: i as i16 * 10 - 5,
+                score: i16::try_from(i).unwrap() * 10 - 5,
             });
             position = position.play_unchecked(mv);
         }

@@ -85,6 +85,14 @@ pub fn decode_move(byte: u8, position: &Position) -> Option<Move> {
     })
 }
 
+/// The byte of a side in every format: 0 White, 1 Black.
+pub fn color_byte(color: Color) -> u8 {
+    match color {
+        Color::White => 0,
+        Color::Black => 1,
+    }
+}
+
 /// The FNV-1a 32-bit hash of `bytes` (the games file's record checksum).
 pub fn fnv1a(bytes: &[u8]) -> u32 {
     bytes.iter().fold(0x811C_9DC5_u32, |hash, &byte| {
