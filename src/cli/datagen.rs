@@ -214,14 +214,7 @@ pub fn run(args: &DatagenArgs, matches: &ArgMatches) -> Result<ExitCode> {
     }
     let stop = stop_flag()?;
     let matches = matches.subcommand_matches("datagen").unwrap_or(matches);
-    let shard = args
-        .shard
-        .as_deref()
-        .map(|text| {
-            Shard::from_arg(text, |name| std::env::var(name).ok())
-                .map_err(|e| usage(format!("--shard {text}: {e}")))
-        })
-        .transpose()?;
+    let shard = super::args::parse_shard(args.shard.as_deref())?;
     let (mut config, resume, seed) = match &args.resume {
         Some(dir) => (
             resumed_config(dir, shard, args, matches)?,
