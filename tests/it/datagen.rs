@@ -635,3 +635,109 @@ fn bad_settings_exit_3_naming_the_flag_and_write_nothing() {
     );
     assert!(!out.exists());
 }
+
+#[test]
+fn resigned_games_end_where_the_loser_scored_itself_lost_and_say_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("run");
+    datagen(
+        &out,
+        &[
+            "--games",
+            "4",
+            "--seed",
+            "3",
+            "--resign",
+            "movecount=3,score=400",
+        ],
+    );
+    let games = games(&out.join("games.dat"));
+    let written = records(&out.join("positions.bin"));
+    let mut resigned = 0;
+    let mut at = 0;
+    for game in &games {
+        let ending = game.ending;
+        let last = game.positions().last().expect("plies");
+        let end = last.position.play_unchecked(last.mv);
+        match ending {
+            Ending::Resign => {
+                resigned += 1;
+                assert!(
+                    end.outcome(Rules::CaptureOnly).is_none(),
+                    "a resigned game is not over"
+                );
+                // The loser's last 3 scores, from its own view, are -400 or worse.
+                let loser = game.winner.opponent();
+                let own: Vec<i16> = game
+                    .positions()
+                    .filter(|p| p.position.side_to_move() == loser)
+                    .map(|p| {
+                        if loser == Color::White {
+                            p.score
+                        } else {
+                            -p.score
+                        }
+                    })
+                    .collect();
+                assert!(own[own.len() - 3..].iter().all(|&s| s <= -400), "{own:?}");
+            }
+            Ending::Board => {
+                assert_eq!(end.outcome(Rules::CaptureOnly).unwrap().winner, game.winner)
+            }
+            other => panic!("game {} ended by {other:?}", game.game_id),
+        }
+        for _ in &game.plies {
+            assert_eq!(written[at].flag >> 6, ending as u8);
+            at += 1;
+        }
+    }
+    assert!(resigned > 0, "some games resigned");
+    assert_eq!(summary(&out)["endings"]["resign"], resigned);
+}
+
+#[test]
+#[ignore = "needs fairy-stockfish (apt-get install fairy-stockfish)"]
+fn fairy_stockfish_makes_the_same_data_at_any_concurrency() {
+    let fsf = util::fairy_stockfish();
+    let variants = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/engines/fairy-stockfish/variants.ini"
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let run = |name: &str, concurrency: &str| {
+        let out = tmp.path().join(name);
+        let engine = format!("cmd={}", fsf.display());
+        let variant_path = format!("option.VariantPath={variants}");
+        success_stdout(&bt_arena(&[
+            "datagen",
+            "--engine",
+            &engine,
+            "name=fsf",
+            "proto=uci",
+            &variant_path,
+            "option.UCI_Variant=breakthrough-capture-only",
+            "depth=3",
+            "--games",
+            "3",
+            "--seed",
+            "1",
+            "--random-plies",
+            "2-4",
+            "--concurrency",
+            concurrency,
+            "--out",
+            path(&out),
+        ]));
+        out
+    };
+    let (one, two) = (run("one", "1"), run("two", "2"));
+    assert_eq!(
+        std::fs::read(one.join("games.dat")).unwrap(),
+        std::fs::read(two.join("games.dat")).unwrap()
+    );
+    // Every game replays by the rules (the reader checks each move).
+    let games = games(&one.join("games.dat"));
+    assert_eq!(games.len(), 3);
+    let plies: usize = games.iter().map(|g| g.plies.len()).sum();
+    assert_eq!(records(&one.join("positions.bin")).len(), plies);
+}
