@@ -193,6 +193,11 @@ fn main() -> ExitCode {
                 &[
                     ("bt-search", "the engine: reads ugi or uci on stdin"),
                     ("bt-search bench [DEPTH]", &bench),
+                    (
+                        "bt-search fit DATA... [--lambda L] [--epochs N] [--rate R] [option.NAME=V...]",
+                        "fits the weights to datagen's positions (Texel's method, from the \
+                         defaults or the option.NAME=V given) and prints them as option.NAME=V",
+                    ),
                     ("bt-search --help", "this help (also -h)"),
                 ]
             )
@@ -207,6 +212,7 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         },
+        ["fit", ..] => run_fit(&args[1..]),
         ["bench"] => run_bench(BENCH_DEPTH),
         ["bench", depth] => match depth.parse::<u32>() {
             Ok(depth @ 1..=MAX_DEPTH) => run_bench(depth),
@@ -214,6 +220,95 @@ fn main() -> ExitCode {
         },
         _ => usage(&format!("unknown arguments '{}'", args.join(" "))),
     }
+}
+
+/// `bt-search fit`: reads the files of 24-byte records given, fits the weights from the
+/// defaults (or the `option.NAME=V` words given), and prints K, the error before and after,
+/// and the weights as one line of `option.NAME=V` words.
+fn run_fit(args: &[String]) -> ExitCode {
+    use bt_arena::bundled::search::fit;
+    let mut files = Vec::new();
+    let (mut lambda, mut epochs, mut rate) = (0.5f64, 300u32, 1.0f64);
+    let mut start = EvalWeights::DEFAULT;
+    let mut words = args.iter();
+    while let Some(word) = words.next() {
+        let value =
+            |words: &mut std::slice::Iter<String>| words.next().cloned().unwrap_or_default();
+        let parsed = match word.as_str() {
+            "--lambda" => value(&mut words)
+                .parse()
+                .map(|v| lambda = v)
+                .is_ok_and(|()| (0.0..=1.0).contains(&lambda)),
+            "--epochs" => value(&mut words).parse().map(|v| epochs = v).is_ok(),
+            "--rate" => value(&mut words)
+                .parse()
+                .map(|v| rate = v)
+                .is_ok_and(|()| rate > 0.0),
+            option if option.starts_with("option.") => {
+                let (name, value) = option["option.".len()..]
+                    .split_once('=')
+                    .unwrap_or(("", ""));
+                match value
+                    .parse()
+                    .map_err(|_| format!("bad value '{value}'"))
+                    .and_then(|v| start.set(name, v))
+                {
+                    Ok(()) => true,
+                    Err(err) => return usage(&format!("{option}: {err}")),
+                }
+            }
+            file => {
+                files.push(file.to_string());
+                true
+            }
+        };
+        if !parsed {
+            return usage(&format!(
+                "bad value for {word} (--lambda 0 to 1, --epochs N, --rate > 0)"
+            ));
+        }
+    }
+    if files.is_empty() {
+        return usage("fit needs DATA files (positions.bin of bt-arena datagen)");
+    }
+    let mut samples = Vec::new();
+    for file in &files {
+        let bytes = match std::fs::read(file) {
+            Ok(bytes) if bytes.len() % 24 == 0 => bytes,
+            Ok(bytes) => {
+                return usage(&format!(
+                    "{file}: {} bytes, not whole 24-byte records",
+                    bytes.len()
+                ));
+            }
+            Err(err) => return usage(&format!("cannot read {file}: {err}")),
+        };
+        samples.extend(
+            bytes
+                .chunks_exact(24)
+                .filter_map(|chunk| fit::sample(chunk.try_into().ok()?)),
+        );
+    }
+    let fitted = fit::fit(&samples, &start, lambda, epochs, rate);
+    println!(
+        "{} positions, K {:.1}, error {:.6} -> {:.6}",
+        samples.len(),
+        fitted.k,
+        fitted.error.0,
+        fitted.error.1
+    );
+    let words: Vec<String> = EvalWeights::OPTIONS
+        .iter()
+        .map(|o| {
+            format!(
+                "option.{}={}",
+                o.name,
+                fitted.weights.get(o.name).unwrap_or(0)
+            )
+        })
+        .collect();
+    println!("{}", words.join(" "));
+    ExitCode::SUCCESS
 }
 
 /// `bt-search bench`: one line per position, then `N nodes M nps`. A closed stdout (`| head`)
@@ -242,6 +337,7 @@ fn usage(problem: &str) -> ExitCode {
     eprintln!(
         "bt-search: {problem}\nusage: bt-search               (the UGI/UCI engine, on stdin and stdout)\n       \
          bt-search bench [DEPTH]  (the bench: N nodes M nps)\n       \
+         bt-search fit DATA...    (fit the weights to datagen positions)\n       \
          bt-search --help         (its options)"
     );
     ExitCode::from(2)

@@ -31,6 +31,7 @@
 
 mod board;
 mod eval;
+pub mod fit;
 mod ordering;
 mod score;
 mod time;
