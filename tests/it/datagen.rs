@@ -741,3 +741,56 @@ fn fairy_stockfish_makes_the_same_data_at_any_concurrency() {
     let plies: usize = games.iter().map(|g| g.plies.len()).sum();
     assert_eq!(records(&one.join("positions.bin")).len(), plies);
 }
+
+#[test]
+fn bt_search_fit_reads_the_records_and_lowers_the_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("run");
+    datagen(&out, &["--games", "4", "--seed", "6"]);
+    let fit = std::process::Command::new(SEARCH)
+        .args([
+            "fit",
+            path(&out.join("positions.bin")),
+            "--epochs",
+            "100",
+            "option.Pawn=50",
+        ])
+        .output()
+        .unwrap();
+    let text = success_stdout(&fit);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    let positions = records(&out.join("positions.bin")).len();
+    assert!(
+        lines[0].starts_with(&format!("{positions} positions, K ")),
+        "{text}"
+    );
+    let errors: Vec<f64> = lines[0]
+        .rsplit("error ")
+        .next()
+        .unwrap()
+        .split(" -> ")
+        .map(|e| e.parse().unwrap())
+        .collect();
+    assert!(errors[1] < errors[0], "{errors:?}");
+    let words: Vec<&str> = lines[1].split(' ').collect();
+    assert_eq!(words.len(), 30);
+    assert!(
+        words
+            .iter()
+            .all(|w| w.starts_with("option.") && w.contains('='))
+    );
+    // A file that is not whole records is refused.
+    let bad = tmp.path().join("bad.bin");
+    std::fs::write(&bad, [0u8; 25]).unwrap();
+    let refused = std::process::Command::new(SEARCH)
+        .args(["fit", path(&bad)])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        stderr(&refused).contains("not whole 24-byte records"),
+        "{}",
+        stderr(&refused)
+    );
+}
