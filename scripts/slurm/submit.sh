@@ -29,6 +29,14 @@
 # (i - 1) mod N = K, each from θ after every shard's finished iterations); the dependent job
 # (tune-report.sbatch, printed as `merge job ID`) writes the whole tune's RUN/report.html,
 # summary.json, tuned-options.txt and tuned-params.txt, and its log prints θ.
+#
+# A datagen run (`bt-arena datagen --shard`, with --games) after the word `datagen`:
+#
+#   scripts/slurm/submit.sh datagen N RUN BT_ARENA DATAGEN_FLAGS...
+#
+# Each task runs datagen-shard.sbatch (shard K plays the games g with (g - 1) mod N = K); the
+# dependent job (datagen-merge.sbatch) writes RUN/positions.bin and RUN/games.dat from every
+# shard's games in game-id order, the bytes one machine would have written.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 shard_script=shard.sbatch
@@ -37,9 +45,13 @@ if [ "${1:-}" = tune ]; then
   shift
   shard_script=tune-shard.sbatch
   merge_script=tune-report.sbatch
+elif [ "${1:-}" = datagen ]; then
+  shift
+  shard_script=datagen-shard.sbatch
+  merge_script=datagen-merge.sbatch
 fi
 if [ $# -lt 3 ]; then
-  echo "usage: $0 [tune] N RUN BT_ARENA TOURNAMENT_OR_TUNE_FLAGS..." >&2
+  echo "usage: $0 [tune|datagen] N RUN BT_ARENA TOURNAMENT_TUNE_OR_DATAGEN_FLAGS..." >&2
   exit 3
 fi
 shards=$1

@@ -179,6 +179,9 @@ struct ConvertArgs {
     #[arg(long, value_name = "N")]
     positions: Option<u64>,
     /// The seed of --sample's draws (default: the run's, from its datagen.json; else 0).
+    ///
+    /// Of a run directory, the run's filters, label and --positions are the defaults too;
+    /// the flags given override them (--skip-captures and --dedup add to them).
     #[arg(long, value_name = "N")]
     seed: Option<u64>,
 }
@@ -405,25 +408,31 @@ fn games_files(input: &Path) -> Result<Vec<PathBuf>> {
         .collect())
 }
 
-/// The seed of the first run directory among `inputs` (a shard's when sharded), if any.
-fn run_seed(inputs: &[PathBuf]) -> Option<u64> {
+/// The settings of the first run directory among `inputs` (shard 0's when sharded), if any.
+fn run_config(inputs: &[PathBuf]) -> Option<DatagenConfig> {
     let dir = inputs.iter().find(|input| input.is_dir())?;
-    let own = DatagenConfig::read(dir).ok();
-    own.or_else(|| {
+    DatagenConfig::read(dir).ok().or_else(|| {
         let shards = RunDir::new(dir).shard_dirs().ok()?;
         DatagenConfig::read(shards.first()?.1.root()).ok()
     })
-    .map(|config| config.seed)
 }
 
-/// Runs `bt-arena datagen convert`.
+/// Runs `bt-arena datagen convert`: a run directory's own filters, label, seed and
+/// `--positions` are the defaults, which the flags given override (or add to).
 fn run_convert(args: &ConvertArgs) -> Result<ExitCode> {
-    let filters = args.filters.filters(Filters::default())?;
+    let base = run_config(&args.inputs)
+        .map(|config| config.convert_settings())
+        .unwrap_or(convert::Settings {
+            filters: Filters::default(),
+            seed: 0,
+            label: None,
+            limit: None,
+        });
     let settings = convert::Settings {
-        filters,
-        seed: args.seed.or_else(|| run_seed(&args.inputs)).unwrap_or(0),
-        label: args.filters.label,
-        limit: args.positions,
+        filters: args.filters.filters(base.filters)?,
+        seed: args.seed.unwrap_or(base.seed),
+        label: args.filters.label.or(base.label),
+        limit: args.positions.or(base.limit),
     };
     let mut files = Vec::new();
     for input in &args.inputs {
