@@ -194,9 +194,9 @@ fn main() -> ExitCode {
                     ("bt-search", "the engine: reads ugi or uci on stdin"),
                     ("bt-search bench [DEPTH]", &bench),
                     (
-                        "bt-search fit DATA... [--lambda L] [--epochs N] [--rate R] [option.NAME=V...]",
-                        "fits the weights to datagen's positions (Texel's method, from the \
-                         defaults or the option.NAME=V given) and prints them as option.NAME=V",
+                        "bt-search fit DATA...",
+                        "fits the weights to datagen's positions.bin (Texel's method; --lambda \
+                         L, --epochs N, --rate R, start option.NAME=V) and prints them",
                     ),
                     ("bt-search --help", "this help (also -h)"),
                 ]
@@ -290,13 +290,6 @@ fn run_fit(args: &[String]) -> ExitCode {
         );
     }
     let fitted = fit::fit(&samples, &start, lambda, epochs, rate);
-    println!(
-        "{} positions, K {:.1}, error {:.6} -> {:.6}",
-        samples.len(),
-        fitted.k,
-        fitted.error.0,
-        fitted.error.1
-    );
     let words: Vec<String> = EvalWeights::OPTIONS
         .iter()
         .map(|o| {
@@ -307,7 +300,17 @@ fn run_fit(args: &[String]) -> ExitCode {
             )
         })
         .collect();
-    println!("{}", words.join(" "));
+    // A closed stdout (`| head -1`) ends it quietly, as the bench.
+    use std::io::Write;
+    let _ = writeln!(
+        std::io::stdout().lock(),
+        "{} positions, K {:.1}, error {:.6} -> {:.6}\n{}",
+        samples.len(),
+        fitted.k,
+        fitted.error.0,
+        fitted.error.1,
+        words.join(" ")
+    );
     ExitCode::SUCCESS
 }
 
