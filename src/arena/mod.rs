@@ -84,6 +84,9 @@ pub struct Job {
     /// The position the game starts from instead of its opening's (datagen's opening after
     /// its random plies); `None` for the opening's.
     pub start: Option<crate::rules::Position>,
+    /// Moves drawn among the engines' best lines now and then (datagen's
+    /// `--random-multipv`); `None`: every `bestmove` is played.
+    pub pick: Option<game::MultiPvPick>,
 }
 
 impl Job {
@@ -95,6 +98,7 @@ impl Job {
             values: ByColor::default(),
             tags: Vec::new(),
             start: None,
+            pick: None,
         }
     }
 }

@@ -83,6 +83,7 @@ impl<'a> Worker<'a> {
             &opening.position,
             arena.rules,
             arena.adjudication,
+            job.pick.as_ref(),
             arena.stop,
         );
         match played {

@@ -8,6 +8,8 @@
 //! * `Depth` (spin, plies, default 0 = no cap): the deepest iteration whatever `go` says, a way
 //!   to weaken the engine.
 //! * `Eval` (combo `full` / `material`, default `full`): the evaluation.
+//! * `MultiPV` (spin, default 1): the best lines reported per iteration, each `info` line
+//!   with its `multipv N` (the search is the plain one at 1).
 //! * the full evaluation's weights, one spin option each in centipawns (`Pawn`, `Advance1`
 //!   ... `Advance6`, `HomeGuard`, `Hanging`, ..., `Race`, `RaceMove`: see
 //!   [`EvalWeights::OPTIONS`]), defaulting to the values the engine plays with, for tuning.
@@ -34,6 +36,8 @@ use std::sync::atomic::AtomicBool;
 const DEFAULT_HASH_MB: i64 = 16;
 /// The largest `Hash` in MiB.
 const MAX_HASH_MB: i64 = 4096;
+/// The most lines `MultiPV` reports (a position has at most 48 moves).
+const MAX_MULTIPV: u32 = 48;
 
 /// The searcher and the depth cap of option `Depth` (0: none).
 struct SearchBrain {
@@ -54,6 +58,7 @@ impl Brain for SearchBrain {
         vec![
             OptionDecl::spin("Hash", DEFAULT_HASH_MB, 0, MAX_HASH_MB),
             OptionDecl::spin("Depth", 0, 0, i64::from(MAX_DEPTH)),
+            OptionDecl::spin("MultiPV", 1, 1, i64::from(MAX_MULTIPV)),
             OptionDecl {
                 name: "Eval".to_string(),
                 kind: OptionKind::Combo {
@@ -76,6 +81,7 @@ impl Brain for SearchBrain {
         match name {
             "Hash" => self.searcher.set_hash_mb(number()? as usize),
             "Depth" => self.depth_cap = number()?,
+            "MultiPV" => self.searcher.set_multipv(number()?.clamp(1, MAX_MULTIPV)),
             "Eval" => self
                 .searcher
                 .set_eval_kind(value.parse().map_err(|err| format!("{err}"))?),
@@ -103,7 +109,8 @@ impl Brain for SearchBrain {
         info: &mut dyn FnMut(Info),
     ) -> Option<Move> {
         let limits = limits(request, self.depth_cap);
-        let mut report = |report: &SearchReport| info(info_line(report));
+        let multipv = self.searcher.multipv() > 1;
+        let mut report = |report: &SearchReport| info(info_line(report, multipv));
         self.searcher
             .search(&request.position, request.rules, &limits, stop, &mut report)
             .best
@@ -144,12 +151,13 @@ fn limits(request: &SearchRequest, depth_cap: u32) -> Limits {
     }
 }
 
-/// The `info` line of an iteration's report.
-fn info_line(report: &SearchReport) -> Info {
+/// The `info` line of an iteration's report; with `multipv_on` (MultiPV above 1) every line
+/// says its `multipv` number, the best one's included.
+fn info_line(report: &SearchReport, multipv_on: bool) -> Info {
     Info {
         depth: Some(report.depth),
         seldepth: Some(report.seldepth),
-        multipv: None,
+        multipv: (report.multipv > 1 || multipv_on).then_some(report.multipv),
         score: Some(protocol_score(report.score)),
         nodes: Some(report.nodes),
         nps: Some(report.nps),

@@ -593,6 +593,7 @@ impl<'a> Iterations<'a> {
             },
             tags,
             start: None,
+            pick: None,
         }
     }
 

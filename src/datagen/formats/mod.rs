@@ -16,11 +16,11 @@ use crate::rules::{Color, Move, Position, Square};
 pub const NO_SCORE: i16 = i16::MIN;
 
 /// The base of mate scores: a forced win in `p` plies is `MATE - p`, a forced loss in `p`
-/// plies `-(MATE - p)`.
-pub const MATE: i32 = 32_000;
+/// plies `-(MATE - p)` ([`Score::value`]).
+pub use crate::protocol::MATE_VALUE as MATE;
 
 /// The longest mate distance a score keeps, in plies (longer ones are written as this).
-pub const MAX_MATE_PLIES: i32 = 1_000;
+pub use crate::protocol::MAX_MATE_PLIES;
 
 /// The largest centipawn score kept; larger ones are clamped to it, so that every centipawn
 /// score is below every mate score (`MATE - MAX_MATE_PLIES`).
@@ -33,13 +33,7 @@ pub fn mover_score(score: Option<Score>) -> i16 {
     let value = match score {
         None => return NO_SCORE,
         Some(Score::Cp(cp)) => cp.clamp(-MAX_CP, MAX_CP),
-        Some(Score::Mate(moves)) if moves > 0 => {
-            MATE - moves
-                .saturating_mul(2)
-                .saturating_sub(1)
-                .min(MAX_MATE_PLIES)
-        }
-        Some(Score::Mate(moves)) => -(MATE - moves.saturating_mul(-2).min(MAX_MATE_PLIES)),
+        Some(mate) => mate.value(),
     };
     i16::try_from(value).unwrap_or(NO_SCORE)
 }
