@@ -9,7 +9,7 @@ use bt_arena::datagen::convert::{self, Sink, Sinks};
 use bt_arena::datagen::filters::Filters;
 use bt_arena::datagen::formats::games;
 use bt_arena::datagen::run::{self as datagen_run, Finish, Plan, ProbeError};
-use bt_arena::datagen::{DatagenConfig, GAMES_FILE, RandomPlies, Target};
+use bt_arena::datagen::{DatagenConfig, GAMES_FILE, RandomMultiPv, RandomPlies, Target};
 use bt_arena::game::{Adjudication, ProofRule, ResignRule};
 use bt_arena::run::identity::SeedOrigin;
 use bt_arena::run_dir::{RunDir, Shard};
@@ -68,6 +68,14 @@ pub struct DatagenArgs {
     /// 2 plies (by proof) is drawn again. At most 176 (a game has at most 177 plies).
     #[arg(long, value_name = "N[-M]", value_parser = parse_random_plies)]
     random_plies: Option<RandomPlies>,
+    /// Now and then play a move among the engine's best lines: K,DIFF,P (default off).
+    ///
+    /// The engine is told MultiPV K; at each ply, with probability P (drawn from seed, game
+    /// id and ply), the move played is drawn uniformly among its lines scored within DIFF
+    /// centipawns of its best. The position keeps the best line's score. The engine must
+    /// declare MultiPV.
+    #[arg(long, value_name = "K,DIFF,P", value_parser = parse_random_multipv)]
+    random_multipv: Option<RandomMultiPv>,
     #[command(flatten)]
     filters: FilterFlags,
     /// Write positions.txt (`<fen> | <score> | <result>`) besides positions.bin.
@@ -195,6 +203,10 @@ fn parse_random_plies(text: &str) -> Result<RandomPlies, String> {
     text.parse()
 }
 
+fn parse_random_multipv(text: &str) -> Result<RandomMultiPv, String> {
+    text.parse()
+}
+
 fn parse_resign(text: &str) -> Result<ResignRule, String> {
     text.parse().map_err(|e| format!("{e}"))
 }
@@ -229,7 +241,7 @@ pub fn run(args: &DatagenArgs, matches: &ArgMatches) -> Result<ExitCode> {
             config.validate().map_err(usage)?;
             super::args::check_commands(&config.engines).map_err(|e| usage(format!("{e:#}")))?;
             datagen_run::probe_scores(&config).map_err(|err| match err {
-                ProbeError::NoScore(_) => usage(err.to_string()),
+                ProbeError::NoScore(_) | ProbeError::NoMultiPv(_) => usage(err.to_string()),
                 other => anyhow!(other),
             })?;
             let seed = match args.seed.seed {
@@ -332,6 +344,7 @@ fn build_config(args: &DatagenArgs, shard: Option<Shard>) -> Result<DatagenConfi
         openings,
         target,
         random_plies: args.random_plies,
+        random_multipv: args.random_multipv,
         filters: args.filters.filters(Filters::default())?,
         label: args.filters.label,
         adjudication: Adjudication {

@@ -98,6 +98,45 @@ impl std::fmt::Display for RandomPlies {
     }
 }
 
+/// `--random-multipv K,DIFF,P`: with probability P at each ply, the move is drawn among the
+/// engine's K best lines (MultiPV) scored within DIFF centipawns of its best.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RandomMultiPv {
+    /// K, the lines the engine reports (`setoption MultiPV K`), at least 2.
+    pub lines: u32,
+    /// DIFF, centipawns.
+    pub diff: i32,
+    /// P, in (0, 1].
+    pub probability: f64,
+}
+
+impl std::str::FromStr for RandomMultiPv {
+    type Err = String;
+
+    /// `K,DIFF,P`.
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let bad = || {
+            format!(
+                "'{text}': expected K,DIFF,P (e.g. 4,50,0.2): K lines from 2, DIFF centipawns from 0, P in (0, 1]"
+            )
+        };
+        let parts: Vec<&str> = text.split(',').map(str::trim).collect();
+        let [lines, diff, probability] = parts[..] else {
+            return Err(bad());
+        };
+        let parsed = RandomMultiPv {
+            lines: lines.parse().map_err(|_| bad())?,
+            diff: diff.parse().map_err(|_| bad())?,
+            probability: probability.parse().map_err(|_| bad())?,
+        };
+        let p = parsed.probability;
+        if parsed.lines < 2 || parsed.diff < 0 || !(p > 0.0 && p <= 1.0) {
+            return Err(bad());
+        }
+        Ok(parsed)
+    }
+}
+
 /// Everything that defines a datagen run; saved as datagen.json.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -115,6 +154,9 @@ pub struct DatagenConfig {
     /// Random plies from each opening.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub random_plies: Option<RandomPlies>,
+    /// Moves drawn among the engines' best lines.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub random_multipv: Option<RandomMultiPv>,
     /// Which positions are written.
     #[serde(default)]
     pub filters: Filters,
@@ -189,9 +231,10 @@ impl DatagenConfig {
     }
 
     /// The engines of the arena's seats: one engine as two seats (`NAME-1` White, `NAME-2`
-    /// Black: a worker runs a process for each side), several as given.
+    /// Black: a worker runs a process for each side), several as given; with
+    /// `--random-multipv K,..`, each told `MultiPV` K.
     pub fn seats(&self) -> Vec<EngineDescription> {
-        match self.engines.as_slice() {
+        let mut seats = match self.engines.as_slice() {
             [one] => (1..=2)
                 .map(|n| EngineDescription {
                     name: format!("{}-{n}", one.name),
@@ -199,7 +242,13 @@ impl DatagenConfig {
                 })
                 .collect(),
             many => many.to_vec(),
+        };
+        if let Some(multipv) = self.random_multipv {
+            for seat in &mut seats {
+                seat.options.set("MultiPV", &multipv.lines.to_string());
+            }
         }
+        seats
     }
 
     /// The directory this process writes: `out`, or `out/shard-K`.

@@ -277,12 +277,19 @@ pub enum ProbeError {
     Engine(String, EngineError),
     /// It searched without reporting a score.
     NoScore(String),
+    /// `--random-multipv` given and it declares no `MultiPV` option.
+    NoMultiPv(String),
 }
 
 impl std::fmt::Display for ProbeError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ProbeError::Engine(name, err) => write!(f, "engine '{name}': {err}"),
+            ProbeError::NoMultiPv(name) => write!(
+                f,
+                "--random-multipv: engine '{name}' has no MultiPV option (it must report its \
+                 best lines, `info multipv N`)"
+            ),
             ProbeError::NoScore(name) => write!(
                 f,
                 "engine '{name}' reported no score (no `info ... score cp|mate N` before its \
@@ -295,7 +302,8 @@ impl std::fmt::Display for ProbeError {
 impl std::error::Error for ProbeError {}
 
 /// Starts each engine of `config` once (without logs: nothing is written) and asks it for a
-/// move from the start position at its limit: it must report a score.
+/// move from the start position at its limit: it must report a score, and declare `MultiPV`
+/// with `--random-multipv`.
 ///
 /// # Errors
 /// [`ProbeError`] naming the engine.
@@ -312,6 +320,14 @@ pub fn probe_scores(config: &DatagenConfig) -> Result<(), ProbeError> {
             white: clock,
             black: clock,
         });
+        let multipv = engine
+            .options()
+            .iter()
+            .any(|option| option.name.eq_ignore_ascii_case("MultiPV"));
+        if config.random_multipv.is_some() && !multipv {
+            engine.quit();
+            return Err(ProbeError::NoMultiPv(name));
+        }
         let reply = engine.new_game().and_then(|()| {
             engine.go(
                 &Position::startpos(),

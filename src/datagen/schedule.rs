@@ -10,7 +10,7 @@
 //! stops at the game that brings the positions to N: games after it are neither written nor
 //! started.
 
-use super::filters::Judge;
+use super::filters::{Judge, mix};
 use super::formats::games::{Ending, GameEntry, GamesWriter, Ply};
 use super::formats::{encode_move, mover_score, score_value};
 use super::start::{self, Start};
@@ -22,6 +22,9 @@ use crate::records::GameRecord;
 use crate::rules::Color;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
+
+/// A salt that keeps the MultiPV draws apart from the others.
+const MULTIPV_SALT: u64 = 0x4D55_4C54_4950_5601;
 
 /// The datagen schedule.
 pub struct Selfplay<'a> {
@@ -129,6 +132,11 @@ impl<'a> Selfplay<'a> {
             },
             game_id,
         );
+        job.pick = self.config.random_multipv.map(|multipv| game::MultiPvPick {
+            diff: multipv.diff,
+            probability: multipv.probability,
+            seed: mix(mix(self.config.seed ^ MULTIPV_SALT) ^ game_id),
+        });
         if start.random_plies > 0 {
             job.start = Some(start.position);
             job.tags = vec![("X-RandomPlies".to_string(), start.random_plies.to_string())];

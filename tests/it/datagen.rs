@@ -794,3 +794,107 @@ fn bt_search_fit_reads_the_records_and_lowers_the_error() {
         stderr(&refused)
     );
 }
+
+#[test]
+fn bt_search_reports_its_best_lines_with_multipv() {
+    let mut child = std::process::Command::new(SEARCH)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(
+            b"uci\nsetoption name MultiPV value 3\nisready\nposition startpos\ngo depth 3\nquit\n",
+        )
+        .unwrap();
+    let out = String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap();
+    let infos: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("info depth"))
+        .collect();
+    assert_eq!(infos.len(), 9, "{out}");
+    for (index, line) in infos.iter().enumerate() {
+        let words: Vec<&str> = line.split(' ').collect();
+        let at = |key: &str| words[words.iter().position(|w| *w == key).unwrap() + 1];
+        assert_eq!(at("depth"), (index / 3 + 1).to_string(), "{line}");
+        assert_eq!(at("multipv"), (index % 3 + 1).to_string(), "{line}");
+    }
+    // Each depth's three lines start with three different moves, best first.
+    for depth in infos.chunks(3) {
+        let first = |line: &str| {
+            line.split(" pv ")
+                .nth(1)
+                .unwrap()
+                .split(' ')
+                .next()
+                .unwrap()
+                .to_string()
+        };
+        let moves: std::collections::HashSet<String> = depth.iter().map(|l| first(l)).collect();
+        assert_eq!(moves.len(), 3, "{depth:?}");
+    }
+    assert!(out.contains("bestmove a2a3"), "{out}");
+}
+
+#[test]
+fn random_multipv_plays_other_moves_repeatably_and_needs_multipv() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (plain, one, two) = (
+        tmp.path().join("plain"),
+        tmp.path().join("one"),
+        tmp.path().join("two"),
+    );
+    let settings = ["--games", "3", "--seed", "1", "--startpos"];
+    datagen(&plain, &settings);
+    datagen(
+        &one,
+        &[&settings[..], &["--random-multipv", "4,50,0.5"]].concat(),
+    );
+    datagen(
+        &two,
+        &[
+            &settings[..],
+            &["--random-multipv", "4,50,0.5", "--concurrency", "2"],
+        ]
+        .concat(),
+    );
+    let bytes = |dir: &Path| std::fs::read(dir.join("games.dat")).unwrap();
+    assert_eq!(bytes(&one), bytes(&two));
+    assert_ne!(bytes(&one), bytes(&plain));
+    // Every move is still legal (the reader replays them), and some differ from bt-search's
+    // own choice at the start.
+    let first: Vec<u8> = games(&one.join("games.dat"))
+        .iter()
+        .map(|g| g.plies[0].mv)
+        .collect();
+    let plain_first: Vec<u8> = games(&plain.join("games.dat"))
+        .iter()
+        .map(|g| g.plies[0].mv)
+        .collect();
+    assert_eq!(first.len(), 3);
+    assert_eq!(plain_first.len(), 3);
+    let random = format!("cmd={}", util::RANDOM);
+    let out = tmp.path().join("refused");
+    let output = bt_arena(&[
+        "datagen",
+        "--engine",
+        &random,
+        "--games",
+        "2",
+        "--random-multipv",
+        "4,50,0.5",
+        "--out",
+        path(&out),
+    ]);
+    assert_eq!(output.status.code(), Some(3), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("--random-multipv: engine 'bt-random' has no MultiPV option"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(!out.exists());
+}
