@@ -797,21 +797,30 @@ fn bt_search_fit_reads_the_records_and_lowers_the_error() {
 
 #[test]
 fn bt_search_reports_its_best_lines_with_multipv() {
+    use std::io::{BufRead, Write};
     let mut child = std::process::Command::new(SEARCH)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    use std::io::Write;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(
-            b"uci\nsetoption name MultiPV value 3\nisready\nposition startpos\ngo depth 3\nquit\n",
-        )
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(b"uci\nsetoption name MultiPV value 3\nisready\nposition startpos\ngo depth 3\n")
         .unwrap();
-    let out = String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap();
+    stdin.flush().unwrap();
+    // Read up to the bestmove before saying quit: quit would stop the search.
+    let mut out = String::new();
+    for line in std::io::BufReader::new(child.stdout.take().unwrap()).lines() {
+        let line = line.unwrap();
+        out.push_str(&line);
+        out.push('\n');
+        if line.starts_with("bestmove") {
+            break;
+        }
+    }
+    stdin.write_all(b"quit\n").unwrap();
+    drop(stdin);
+    child.wait().unwrap();
     let infos: Vec<&str> = out
         .lines()
         .filter(|l| l.starts_with("info depth"))
