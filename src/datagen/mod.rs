@@ -14,6 +14,7 @@
 pub mod convert;
 pub mod filters;
 pub mod formats;
+pub mod report;
 pub mod run;
 pub mod schedule;
 pub mod start;

@@ -199,6 +199,19 @@ fn every_position_is_replayed_from_the_games_file_and_text_and_binary_agree() {
     let summary = summary(&out);
     assert_eq!(summary["games"], 6);
     assert_eq!(summary["positions"], binary.len());
+    let page = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(
+        page.contains(&format!(
+            "<th>positions written</th><td>{}</td>",
+            binary.len()
+        )),
+        "{page}"
+    );
+    assert_eq!(
+        page.matches("<svg").count(),
+        2,
+        "the score and ply histograms"
+    );
     let white = games.iter().filter(|g| g.winner == Color::White).count();
     assert_eq!(summary["results"]["white"], white);
     assert_eq!(summary["results"]["black"], 6 - white);
