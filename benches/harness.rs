@@ -124,6 +124,8 @@ fn config(
         sprt: None,
         out,
         shard: None,
+        worker: None,
+        lease_ms: None,
         log: false,
         pgn_comments: Default::default(),
         scale_tc: None,

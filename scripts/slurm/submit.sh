@@ -37,6 +37,15 @@
 # Each task runs datagen-shard.sbatch (shard K plays the games g with (g - 1) mod N = K); the
 # dependent job (datagen-merge.sbatch) writes RUN/positions.bin and RUN/games.dat from every
 # shard's games in game-id order, the bytes one machine would have written.
+#
+# A run of workers (`bt-arena tournament --worker`, elastic) after the word `workers`:
+#
+#   scripts/slurm/submit.sh workers W RUN BT_ARENA TOURNAMENT_FLAGS...
+#
+# Each of the W tasks runs worker.sbatch: a worker claiming game pairs from RUN until every
+# pair is recorded or the SPRT decides. W need not divide anything, and submitting again with
+# the same flags adds W more workers to the run (and another merge job). The merge job writes
+# RUN/games.csv, games.pgn, summary.json and report.html once the tasks have ended.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 shard_script=shard.sbatch
@@ -49,9 +58,12 @@ elif [ "${1:-}" = datagen ]; then
   shift
   shard_script=datagen-shard.sbatch
   merge_script=datagen-merge.sbatch
+elif [ "${1:-}" = workers ]; then
+  shift
+  shard_script=worker.sbatch
 fi
 if [ $# -lt 3 ]; then
-  echo "usage: $0 [tune|datagen] N RUN BT_ARENA TOURNAMENT_TUNE_OR_DATAGEN_FLAGS..." >&2
+  echo "usage: $0 [tune|datagen|workers] N RUN BT_ARENA TOURNAMENT_TUNE_OR_DATAGEN_FLAGS..." >&2
   exit 3
 fi
 shards=$1

@@ -22,6 +22,7 @@
 //! runner. `docs/guide/arena.md` is the contributors' page.
 
 pub mod console;
+pub mod prepare;
 mod starts;
 mod worker;
 
@@ -148,6 +149,13 @@ pub trait Schedule: Sync {
     /// `job` will not be played: an engine of it could not be made ready. The schedule keeps
     /// no game waiting on it.
     fn not_played(&self, job: &Job);
+
+    /// Whether `job`, finished, may still be recorded: `false` for a worker whose claim on
+    /// the game's unit was taken over by another worker (who plays it again), so that the
+    /// run holds each game once.
+    fn may_record(&self, _job: &Job) -> bool {
+        true
+    }
 
     /// Engine `engine` was given up: remove every queued game it plays and return them (they
     /// are reported as not played).
@@ -321,11 +329,19 @@ impl Floor<'_> {
     /// Saves a finished game, warns about its stray lines and fault, and hands it to the
     /// schedule.
     fn record(&self, job: &Job, record: &GameRecord, played: &game::PlayedGame) {
+        let mut writer = lock(&self.writer);
+        if !self.schedule.may_record(job) {
+            self.console.say(&format!(
+                "warning: game {} not recorded: the claim on its unit {} was taken over by \
+                 another worker, who plays it again",
+                record.game_id, job.unit
+            ));
+            return;
+        }
         let ending = played
             .termination
             .is_adjudication()
             .then_some(played.detail.as_str());
-        let mut writer = lock(&self.writer);
         if let Err(err) = writer.append_full(record, &played.infos, ending, &job.tags) {
             lock(&self.write_error).get_or_insert(err);
             self.halt.store(true, Ordering::SeqCst);

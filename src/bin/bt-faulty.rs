@@ -81,6 +81,8 @@ enum Fault {
     SigtermMidGame,
     /// Hangs on `go`, reading nothing more (not even `quit`).
     NoBestmove,
+    /// Hangs on the `go` after `--after N` moves, reading nothing more (not even `quit`).
+    HangMidGame,
     /// Answers `go` after `--delay-ms MS`.
     Slow,
     /// Prints garbage instead of `bestmove`.
@@ -170,7 +172,7 @@ struct Settings {
     /// How to misbehave.
     #[arg(long, value_enum, env = "BT_FAULTY_FAULT", default_value_t = Fault::None)]
     fault: Fault,
-    /// crash-mid-game, sigterm-mid-game: moves played before the crash.
+    /// crash-mid-game, sigterm-mid-game, hang-mid-game: moves played before the fault.
     #[arg(long = "after", value_name = "N", default_value_t = 3)]
     after_moves: u32,
     /// slow: the delay before each move, in milliseconds.
@@ -452,6 +454,9 @@ impl Faulty {
                     std::thread::sleep(Duration::from_secs(3600));
                 }
             }
+            Fault::HangMidGame if self.moves_played >= self.settings.after_moves => loop {
+                std::thread::sleep(Duration::from_secs(3600));
+            },
             Fault::NoBestmove => loop {
                 std::thread::sleep(Duration::from_secs(3600));
             },

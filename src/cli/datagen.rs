@@ -3,7 +3,9 @@
 
 use super::args::{EngineFlags, OpeningsFlag, RulesFlag, RunSeed};
 use super::signals::{EXIT_INTERRUPTED, stop_flag};
-use super::tournament::{DEFAULT_LIMIT, default_out, make_engines_absolute, shipped_book};
+use super::tournament::{
+    DEFAULT_LIMIT, default_out, make_book_path_absolute, make_engine_paths_absolute, shipped_book,
+};
 use anyhow::{Context, Result, anyhow};
 use bt_arena::datagen::convert::{self, Sink, Sinks};
 use bt_arena::datagen::filters::Filters;
@@ -306,7 +308,7 @@ fn build_config(args: &DatagenArgs, shard: Option<Shard>) -> Result<DatagenConfi
             engine.name
         )));
     }
-    make_engines_absolute(&mut engines)?;
+    make_engine_paths_absolute(&mut engines)?;
     let target = match (args.positions, args.games) {
         (Some(n), None) => Target::Positions(n),
         (None, Some(n)) => Target::Games(n),
@@ -323,15 +325,8 @@ fn build_config(args: &DatagenArgs, shard: Option<Shard>) -> Result<DatagenConfi
         (false, false) => OpeningsSpec::parse(&args.openings.openings)
             .map_err(|e| usage(format!("--openings: {e}")))?,
     };
-    let openings = OpeningsSpec {
-        file: match openings.file {
-            Some(book) if bt_arena::openings::shipped_text(&book).is_none() => {
-                Some(std::path::absolute(&book).context("cannot resolve a path")?)
-            }
-            other => other,
-        },
-        ..openings
-    };
+    let mut openings = openings;
+    make_book_path_absolute(&mut openings)?;
     let event = args
         .event
         .clone()

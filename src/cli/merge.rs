@@ -32,6 +32,7 @@ fn refuse_another_run(out: &Path, run: &Path) -> Result<()> {
     let holds = match dir.kind() {
         Ok(RunKind::Plain | RunKind::Shard(_)) => Some(dir.config_json()),
         Ok(RunKind::Sharded(shards)) => shards.first().map(|(_, s)| s.root().to_path_buf()),
+        Ok(RunKind::Workers(workers)) => workers.first().map(|w| w.root().to_path_buf()),
         _ => dir.identity_json().exists().then(|| dir.identity_json()),
     };
     match holds {
@@ -78,10 +79,12 @@ pub fn run(args: &MergeArgs) -> Result<ExitCode> {
         refuse_another_run(&out, &merged.dir)?;
     }
     let written = merged.write(&out).map_err(|e| anyhow!(e))?;
+    let members = match merged.count {
+        Some(count) => format!("{} of {count} shards", merged.shards.len()),
+        None => bt_arena::records::plural(merged.shards.len() as u64, "worker"),
+    };
     say!(
-        "Merged {} of {} shards: {} games in game-id order into {}",
-        merged.shards.len(),
-        merged.count,
+        "Merged {members}: {} games in game-id order into {}",
         written.reading.games,
         out.display()
     );

@@ -104,6 +104,23 @@ pub struct TournamentArgs {
     /// Kubernetes Indexed Job (JOB_COMPLETION_INDEX) or a Slurm array task.
     #[arg(long, value_name = "K/N|auto|auto/N")]
     shard: Option<String>,
+    /// Be one of any number of workers on the run in --out (elastic: start and stop them
+    /// anywhere, at any time).
+    ///
+    /// A worker claims the lowest game pair nobody plays (a file in <out>/claims/), plays it
+    /// into <out>/worker-HOST-PID-RANDOM/, and goes on until every pair is recorded or the
+    /// shared SPRT decides; it waits while other workers play the last pairs, to play them again
+    /// if their worker dies. Every worker gives the run's settings and --out; the games are
+    /// those of one machine. See docs/guide/cluster.md.
+    #[arg(long, conflicts_with = "shard")]
+    worker: bool,
+    /// With --worker: how long a claim may go without its heartbeat before another worker
+    /// plays the pair again, e.g. 60s, 5m (default 60s; at least 1s).
+    ///
+    /// Part of the run's settings: every worker gives the same. A worker killed on the host of
+    /// another is noticed at once; on another host, after the lease.
+    #[arg(long, value_name = "DURATION", value_parser = parse_lease, requires = "worker")]
+    lease: Option<Duration>,
     #[command(flatten)]
     pgn_comments: PgnCommentsFlag,
     #[command(flatten)]
@@ -136,6 +153,20 @@ pub struct TournamentArgs {
 /// A `--resign` rule, with the error of its parser.
 fn parse_resign(text: &str) -> Result<ResignRule, String> {
     text.parse().map_err(|e| format!("{e}"))
+}
+
+/// A `--lease`: a duration of at least 1 s and at most a day.
+fn parse_lease(text: &str) -> Result<Duration, String> {
+    let lease = humantime::parse_duration(text).map_err(|e| e.to_string())?;
+    match lease {
+        lease if lease < Duration::from_secs(1) => {
+            Err("a lease below 1s would take pairs from workers that are alive".into())
+        }
+        lease if lease > Duration::from_secs(86_400) => {
+            Err("a lease above a day would hold a dead worker's pair that long".into())
+        }
+        lease => Ok(lease),
+    }
 }
 
 /// An `--adjudicate` rule, with the error of its parser.
@@ -226,9 +257,10 @@ fn announce(config: &TournamentConfig, plan: Plan) {
             plan.scheduled
         ),
     };
-    let games = match config.shard {
-        Some(shard) => format!("Shard {shard}: {games}"),
-        None => games,
+    let games = match (config.shard, &config.worker) {
+        (Some(shard), _) => format!("Shard {shard}: {games}"),
+        (None, Some(worker)) => format!("Worker {worker}: {games}"),
+        (None, None) => games,
     };
     say!(
         "{games}: {} engines, {}, {} rules, {} at a time; results in {}",
@@ -318,6 +350,14 @@ fn print_openings(openings: &OpeningsSpec) {
 /// played; 130 after Ctrl-C.
 fn exit_code(config: &TournamentConfig, report: &tournament::RunReport) -> ExitCode {
     match report.finish {
+        Finish::Interrupted if config.worker.is_some() => {
+            note!(
+                "Interrupted: the pairs this worker was playing were let go; any worker started \
+                 with the run's flags (--worker --out {}) plays them",
+                config.out.display()
+            );
+            EXIT_INTERRUPTED.into()
+        }
         Finish::Interrupted => {
             note!("Interrupted: continue with `{}`", resume_command(config));
             EXIT_INTERRUPTED.into()
@@ -465,6 +505,18 @@ fn override_settings(config: &mut TournamentConfig, args: &TournamentArgs) -> Re
     config.adjudication.resign = args.resign.or(config.adjudication.resign);
     config.adjudication.proof = args.adjudicate.or(config.adjudication.proof);
     config.shard = parse_shard(args)?.or(config.shard);
+    if args.worker {
+        if args.out.is_none() {
+            return Err(anyhow!(
+                "--worker needs --out DIR: the run directory every worker of the run shares"
+            ));
+        }
+        let lease = args
+            .lease
+            .unwrap_or(bt_arena::tournament::workers::DEFAULT_LEASE);
+        config.worker = Some(bt_arena::tournament::workers::new_worker_id());
+        config.lease_ms = Some(u64::try_from(lease.as_millis()).unwrap_or(u64::MAX));
+    }
     config.out = match &args.out {
         Some(out) => out.clone(),
         None if args.config.is_some() && !config.out.as_os_str().is_empty() => config.out.clone(),
@@ -479,23 +531,22 @@ fn override_settings(config: &mut TournamentConfig, args: &TournamentArgs) -> Re
 /// Engine commands given as paths (not bare names looked up in PATH), engine directories, the
 /// book and the results directory, relative to the directory bt-arena runs in.
 pub(super) fn make_paths_absolute(config: &mut TournamentConfig) -> Result<()> {
-    let absolute = |path: &Path| std::path::absolute(path).context("cannot resolve a path");
-    make_engines_absolute(&mut config.engines)?;
-    if let Some(book) = config.openings.file.as_ref()
-        && bt_arena::openings::shipped_text(book).is_none()
-    {
-        config.openings.file = Some(absolute(book)?);
-    }
+    make_engine_paths_absolute(&mut config.engines)?;
+    make_book_path_absolute(&mut config.openings)?;
     config.out = absolute(&config.out)?;
     Ok(())
 }
 
-/// Engine commands given as paths (not bare names looked up in PATH) and engine directories,
-/// relative to the directory bt-arena runs in.
-pub(super) fn make_engines_absolute(
+/// `path` made absolute (against the working directory).
+fn absolute(path: &Path) -> Result<PathBuf> {
+    std::path::absolute(path).context("cannot resolve a path")
+}
+
+/// Each engine's command (when given as a path), directory and source repository made
+/// absolute, so that they mean the same from the run directory and on `--resume`.
+pub(super) fn make_engine_paths_absolute(
     engines: &mut [bt_arena::engine::EngineDescription],
 ) -> Result<()> {
-    let absolute = |path: &Path| std::path::absolute(path).context("cannot resolve a path");
     for engine in engines {
         if let Some(source) = engine.source.as_mut() {
             source.repo = bt_arena::engine::source::absolute_repo(&source.repo)
@@ -506,6 +557,16 @@ pub(super) fn make_engines_absolute(
         if let Some(dir) = &engine.dir {
             engine.dir = Some(absolute(dir)?);
         }
+    }
+    Ok(())
+}
+
+/// The opening book's path made absolute, unless it is a shipped book.
+pub(super) fn make_book_path_absolute(openings: &mut OpeningsSpec) -> Result<()> {
+    if let Some(book) = openings.file.as_ref()
+        && bt_arena::openings::shipped_text(book).is_none()
+    {
+        openings.file = Some(absolute(book)?);
     }
     Ok(())
 }

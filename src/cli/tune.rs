@@ -3,14 +3,17 @@
 
 use super::args::{EngineFlags, OpeningsFlag, PgnCommentsFlag, RulesFlag, RunSeed};
 use super::signals::{EXIT_INTERRUPTED, stop_flag};
-use super::tournament::{DEFAULT_LIMIT, default_out, make_paths_absolute, shipped_book};
+use super::tournament::{
+    DEFAULT_LIMIT, default_out, make_book_path_absolute, make_engine_paths_absolute, shipped_book,
+};
 use anyhow::{Context, Result, anyhow};
+use bt_arena::arena::prepare::{self, Preparation};
+use bt_arena::openings::spec::{OpeningOrder, OpeningsSpec};
 use bt_arena::run::identity::{self, SeedOrigin};
 use bt_arena::run_dir::identity::RunIdentity;
 use bt_arena::run_dir::{RunDir, Shard};
-use bt_arena::tournament::prepare;
-use bt_arena::tournament::{OpeningOrder, OpeningsSpec};
 use bt_arena::tune::report::{TUNED_OPTIONS, TUNED_PARAMS};
+use bt_arena::tune::resume::RESUME_FLAGS;
 use bt_arena::tune::{self, SpsaSettings, TuneConfig, TuneError, TuneFinish, TunePlan, params};
 use clap::{ArgAction, ArgMatches, Args};
 use std::path::{Path, PathBuf};
@@ -111,17 +114,6 @@ pub struct TuneArgs {
     #[command(flatten)]
     pgn_comments: PgnCommentsFlag,
 }
-
-/// Flags `--resume` takes.
-const RESUME_FLAGS: [&str; 7] = [
-    "resume",
-    "concurrency",
-    "log",
-    "shard",
-    "max-time",
-    "build-cache",
-    "rebuild",
-];
 
 /// Runs `bt-arena tune`.
 ///
@@ -293,18 +285,16 @@ fn build_engine(
     }
     let mut played = config.clone();
     let cache = build.cache()?;
-    let mut tournament = config.tournament();
-    tournament.engines.truncate(1);
-    tournament.engines[0].name = config.engine.name.clone();
-    prepare::prepare(&mut tournament, Some(&cache), stop, &mut |line| {
+    let preparation = Preparation {
+        results_dir: config.dir(),
+        concurrency: config.concurrency,
+        scale_tc: None,
+    };
+    let engines = std::slice::from_mut(&mut played.engine);
+    prepare::prepare(engines, &preparation, Some(&cache), stop, &mut |line| {
         say!("{line}")
     })
     .map_err(super::signals::prepare_error)?;
-    let built = tournament.engines.remove(0);
-    played.engine = bt_arena::engine::EngineDescription {
-        name: config.engine.name.clone(),
-        ..built
-    };
     Ok(played)
 }
 
@@ -369,8 +359,8 @@ fn refuse_flags(allowed: &[&str], given: &ArgMatches, dir: &Path) -> Result<()> 
     Ok(())
 }
 
-/// The saved tune in `dir` (of its shard `shard`, in `dir/shard-K`), with `--concurrency`
-/// and `--log` applied.
+/// The saved tune in `dir` (of its shard `shard`, in `dir/shard-K`, or of the shard whose
+/// directory `dir` is), with `--concurrency` and `--log` applied ([`tune::resume`]).
 ///
 /// # Errors
 /// A [`super::UsageError`] naming any other flag given, or a shard that is not the saved
@@ -396,41 +386,11 @@ fn resumed_config(
         .into());
     }
     let dir = std::path::absolute(dir).context("cannot resolve a path")?;
-    // A shard's own directory may be given, with its --shard or without: a shard's tune.json
-    // is there.
-    let own = RunDir::new(&dir).tune_json().exists();
-    let saved = match (own, shard) {
-        (false, Some(shard)) => RunDir::new(&dir).shard(shard.index()).root().to_path_buf(),
-        _ => dir.clone(),
-    };
-    let mut config = TuneConfig::read(&saved).map_err(|e| anyhow!("cannot resume: {e}"))?;
-    let in_shard_dir = own && config.shard.is_some();
-    let shard = if in_shard_dir {
-        shard.or(config.shard)
-    } else {
-        shard
-    };
-    if config.shard != shard {
-        let name = |shard: Option<Shard>| shard.map_or("none".to_string(), |s| s.to_string());
-        return Err(super::UsageError(format!(
-            "--resume {}: --shard is {}, but {} was saved as {}",
-            dir.display(),
-            name(shard),
-            saved.join(tune::config::TUNE_JSON).display(),
-            config
-                .shard
-                .map_or("a tune on one machine".to_string(), |s| format!(
-                    "shard {s}"
-                ))
-        ))
-        .into());
-    }
-    config.out = match in_shard_dir {
-        true => RunDir::new(&dir).parent_run().root().to_path_buf(),
-        false => dir,
-    };
-    config.concurrency = args.concurrency.unwrap_or(config.concurrency);
-    config.log |= args.log;
+    let config = tune::resume::saved_tune(&dir, shard).map_err(|err| match err.is_usage() {
+        true => super::UsageError(err.to_string()).into(),
+        false => anyhow!("cannot resume: {err}"),
+    })?;
+    let config = tune::resume::with_session_settings(config, args.concurrency, args.log);
     config
         .validate()
         .map_err(|e| super::UsageError(format!("--resume: {e}")))?;
@@ -515,14 +475,10 @@ fn build_config(args: &TuneArgs) -> Result<TuneConfig> {
         shard: None,
     };
     config.validate().map_err(|e| anyhow!(e))?;
-    // The tournament's checks and paths, on the tune seen as a tournament.
-    let mut tournament = config.tournament();
-    make_paths_absolute(&mut tournament)?;
-    super::args::check_commands(&tournament.engines)?;
-    config.engine.cmd = tournament.engines[0].cmd.clone();
-    config.engine.dir = tournament.engines[0].dir.clone();
-    config.engine.source = tournament.engines[0].source.clone();
-    config.openings = tournament.openings;
-    config.out = tournament.out;
+    // The tournament's checks and paths.
+    make_engine_paths_absolute(std::slice::from_mut(&mut config.engine))?;
+    super::args::check_commands(std::slice::from_ref(&config.engine))?;
+    make_book_path_absolute(&mut config.openings)?;
+    config.out = std::path::absolute(&config.out).context("cannot resolve a path")?;
     Ok(config)
 }

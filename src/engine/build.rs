@@ -37,10 +37,11 @@
 
 use super::process::{GroupChild, GroupEnd};
 use super::source::{EngineSource, SourceError, git};
+use crate::claim::{Claim, ClaimWatch, Heartbeat, Holder};
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 use std::fmt;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -316,7 +317,7 @@ impl BuildCache {
         let entry = self.entry(&key);
         std::fs::create_dir_all(&entry).map_err(|e| cache_error(&entry, e))?;
         let claim_path = entry.join(CLAIM);
-        let mut watch = ClaimWatch::default();
+        let mut watch = ClaimWatch::new(stale_claim());
         let mut told = false;
         loop {
             if !self.rebuild_wanted(&key)
@@ -324,15 +325,10 @@ impl BuildCache {
             {
                 return Ok(build);
             }
-            match OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(&claim_path)
-            {
-                Ok(mut claim) => {
-                    let token = token();
-                    let _ = writeln!(claim, "{} {token}", std::process::id());
-                    let built = self.build_claimed(&key, source, commit, &token, &claim, stop);
+            match Claim::try_create(&claim_path, &[]) {
+                Ok(Some(claim)) => {
+                    let built =
+                        self.build_claimed(&key, source, commit, claim.token(), claim.file(), stop);
                     let _ = std::fs::remove_file(&claim_path);
                     return built;
                 }
@@ -341,16 +337,16 @@ impl BuildCache {
                         commit: commit.to_string(),
                     });
                 }
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-                    let holder = std::fs::read_to_string(&claim_path).unwrap_or_default();
+                Ok(None) => {
+                    let text = std::fs::read_to_string(&claim_path).unwrap_or_default();
                     // A claim is created, then written: its holder is told once known.
-                    if !told && !holder.trim().is_empty() {
+                    if !told && !text.trim().is_empty() {
                         told = true;
-                        waiting(holder.trim());
+                        waiting(text.trim());
                     }
-                    if watch.is_stale(&claim_path, &holder) {
+                    if watch.is_stale(&claim_path, Holder::parse(&text).as_ref()) {
                         let _ = std::fs::remove_file(&claim_path);
-                        watch = ClaimWatch::default();
+                        watch = ClaimWatch::new(stale_claim());
                         continue;
                     }
                     std::thread::sleep(POLL);
@@ -383,7 +379,7 @@ impl BuildCache {
         let started = Instant::now();
         let done = AtomicBool::new(false);
         let outcome = std::thread::scope(|scope| {
-            scope.spawn(|| heartbeat(claim, &done));
+            scope.spawn(|| Heartbeat::run(claim, heartbeat_interval(), &done));
             let outcome = checkout_and_build(source, commit, &checkout, &log, stop);
             done.store(true, Ordering::SeqCst);
             outcome
@@ -599,94 +595,6 @@ fn blob_id(text: &str) -> Result<String, BuildError> {
         .into());
     }
     Ok(id)
-}
-
-/// A token naming one builder: host, pid and a random number.
-fn token() -> String {
-    format!(
-        "{}-{}-{:08x}",
-        host_name(),
-        std::process::id(),
-        fastrand::u32(..)
-    )
-}
-
-/// This machine's host name (`unknown` when it cannot be read), with only letters, digits,
-/// `-` and `.`.
-fn host_name() -> String {
-    let mut buffer = [0u8; 256];
-    // SAFETY: the buffer is valid for its length; gethostname NUL-terminates within it or
-    // truncates, and we stop at the first NUL.
-    let rc = unsafe { libc::gethostname(buffer.as_mut_ptr().cast(), buffer.len()) };
-    let end = buffer.iter().position(|&b| b == 0).unwrap_or(buffer.len());
-    let name: String = String::from_utf8_lossy(&buffer[..end])
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '.' {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect();
-    if rc != 0 || name.is_empty() {
-        "unknown".to_string()
-    } else {
-        name
-    }
-}
-
-/// Touches `claim` every [`HEARTBEAT`] (see [`STALE_CLAIM_ENV`]) until `done`.
-fn heartbeat(claim: &File, done: &AtomicBool) {
-    let every = heartbeat_interval();
-    let mut last = Instant::now();
-    while !done.load(Ordering::SeqCst) {
-        std::thread::sleep(Duration::from_millis(50).min(every));
-        if last.elapsed() >= every {
-            let _ = claim.set_modified(SystemTime::now());
-            last = Instant::now();
-        }
-    }
-}
-
-/// What a waiter saw of a claim: its modification time and since when (by the waiter's
-/// clock) it has not changed.
-#[derive(Default)]
-struct ClaimWatch {
-    seen: Option<(Option<SystemTime>, Instant)>,
-}
-
-impl ClaimWatch {
-    /// Whether the claim at `path`, holding `holder` (`PID TOKEN`), was left by a builder that
-    /// died: a process of this host that no longer exists, or a claim untouched for
-    /// [`STALE_CLAIM`].
-    fn is_stale(&mut self, path: &Path, holder: &str) -> bool {
-        let mut words = holder.split_whitespace();
-        let pid = words.next().and_then(|pid| pid.parse::<i32>().ok());
-        let same_host = words
-            .next()
-            .is_some_and(|token| token.starts_with(&format!("{}-", host_name())));
-        if let (Some(pid), true) = (pid, same_host)
-            && !process_exists(pid)
-        {
-            return true;
-        }
-        let modified = std::fs::metadata(path).and_then(|m| m.modified()).ok();
-        match self.seen {
-            Some((seen, since)) if seen == modified => since.elapsed() >= stale_claim(),
-            _ => {
-                self.seen = Some((modified, Instant::now()));
-                false
-            }
-        }
-    }
-}
-
-/// Whether process `pid` exists on this machine.
-fn process_exists(pid: i32) -> bool {
-    // SAFETY: signal 0 only checks for existence.
-    let rc = unsafe { libc::kill(pid, 0) };
-    rc == 0 || io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
 }
 
 /// Writes `record` to `path` whole, only if no file has that name: a temporary file in the
@@ -966,7 +874,7 @@ mod tests {
         std::fs::create_dir_all(cache.entry(&key)).unwrap();
         std::fs::write(
             cache.entry(&key).join(CLAIM),
-            format!("{dead} {}-{dead}-0000\n", host_name()),
+            format!("{dead} {}-{dead}-0000\n", crate::claim::host_name()),
         )
         .unwrap();
         let mut told = String::new();

@@ -14,6 +14,7 @@
 mod check;
 mod generate;
 mod scorer;
+pub mod spec;
 
 /// The shipped opening book of `rules`, as the repository's `openings/<rules>.epd` holds it
 /// (built into bt-arena, so that a tournament started anywhere has the book a clone has): 500

@@ -76,6 +76,11 @@ pub trait Identified: Sized {
     fn out(&self) -> &Path;
     /// The shard this process plays, if any.
     fn shard(&self) -> Option<Shard>;
+
+    /// The worker this process is of a run of workers (`tournament --worker`), by its id.
+    fn worker(&self) -> Option<&str> {
+        None
+    }
     /// The settings that make the games, as JSON with the seed among them: what every shard
     /// of one run must share (see [`RunIdentity::settings`]).
     fn identity(&self) -> Value;
@@ -123,8 +128,8 @@ pub enum IdentityError {
     /// A shard whose settings differ from the run's identity (or, for a run begun before
     /// identities, from another shard's saved config).
     Differs {
-        /// The shard refused.
-        shard: Shard,
+        /// The shard or worker refused (`shard 0/2`, `worker ID`).
+        member: String,
         /// The file it was compared with.
         with: PathBuf,
         /// The first field that differs.
@@ -134,8 +139,8 @@ pub enum IdentityError {
     },
     /// A shard whose saved config belongs to another run than the directory's identity.
     OtherRun {
-        /// The shard refused.
-        shard: Shard,
+        /// The shard or worker refused (`shard 0/2`, `worker ID`).
+        member: String,
         /// Its run id.
         ours: String,
         /// The run id in identity.json.
@@ -185,13 +190,13 @@ impl fmt::Display for IdentityError {
                 of.own_file(&RunDir::new(run)).display()
             ),
             IdentityError::Differs {
-                shard,
+                member,
                 with,
                 difference,
                 of,
             } => write!(
                 f,
-                "shard {shard} cannot join the {} in {}: {} was saved with other settings: \
+                "{member} cannot join the {} in {}: {} was saved with other settings: \
                  {difference}. The shards of one {0} must be started with the same settings; \
                  to start another {0}, choose another --out or remove that {0}'s files from {1}",
                 of.noun(),
@@ -199,13 +204,13 @@ impl fmt::Display for IdentityError {
                 with.display()
             ),
             IdentityError::OtherRun {
-                shard,
+                member,
                 ours,
                 theirs,
                 with,
             } => write!(
                 f,
-                "shard {shard} belongs to run {ours}, but {} is run {theirs}: its directory was \
+                "{member} belongs to run {ours}, but {} is run {theirs}: its directory was \
                  copied from another run; move it out of {}",
                 with.display(),
                 run_of(with).display()
@@ -243,18 +248,26 @@ fn run_of(file: &Path) -> PathBuf {
 /// written.
 pub fn establish<C: Identified>(config: &mut C, seed: SeedOrigin) -> Result<(), IdentityError> {
     let run = RunDir::new(config.out());
-    let Some(shard) = config.shard() else {
-        if !run.shard_dirs()?.is_empty() || run.identity_json().exists() {
-            return Err(IdentityError::HoldsShards {
-                run: config.out().to_path_buf(),
-                of: C::TYPE,
-            });
+    let shard = match (config.shard(), config.worker()) {
+        (Some(shard), _) => shard,
+        (None, Some(worker)) => {
+            let member = format!("worker {worker}");
+            return join_as_member(config, seed, member, &run);
         }
-        if config.run_id().is_none() {
-            config.set_run_id(new_run_id());
+        (None, None) => {
+            if !run.shard_dirs()?.is_empty() || run.identity_json().exists() {
+                return Err(IdentityError::HoldsShards {
+                    run: config.out().to_path_buf(),
+                    of: C::TYPE,
+                });
+            }
+            if config.run_id().is_none() {
+                config.set_run_id(new_run_id());
+            }
+            return Ok(());
         }
-        return Ok(());
     };
+    let member = format!("shard {shard}");
     if C::TYPE.own_file(&run).exists() {
         return Err(IdentityError::HoldsUnsharded {
             run: config.out().to_path_buf(),
@@ -264,9 +277,9 @@ pub fn establish<C: Identified>(config: &mut C, seed: SeedOrigin) -> Result<(), 
     let identity = match RunIdentity::read(&run)? {
         Some(identity) => identity,
         None => {
-            join_saved_shards(config, seed, shard, &run)?;
+            join_saved_shards(config, seed, &member, &run)?;
             pause_for_tests();
-            let created_by = format!("shard {shard}");
+            let created_by = member.clone();
             let mut identity = RunIdentity::new(config.identity(), created_by, now_rfc3339());
             // A run whose identity.json was lost keeps the id its shards saved.
             if let Some(id) = config.run_id() {
@@ -275,7 +288,32 @@ pub fn establish<C: Identified>(config: &mut C, seed: SeedOrigin) -> Result<(), 
             identity.create_or_read(&run)?.0
         }
     };
-    join(config, seed, shard, &identity, &run)
+    join(config, seed, member, &identity, &run)
+}
+
+/// A worker joining its run of workers: the run's identity, created by the first worker
+/// (as a sharded run's is by its first shard), or joined when its settings match.
+fn join_as_member<C: Identified>(
+    config: &mut C,
+    seed: SeedOrigin,
+    member: String,
+    run: &RunDir,
+) -> Result<(), IdentityError> {
+    if C::TYPE.own_file(run).exists() || !run.shard_dirs()?.is_empty() {
+        return Err(IdentityError::HoldsUnsharded {
+            run: config.out().to_path_buf(),
+            of: C::TYPE,
+        });
+    }
+    let identity = match RunIdentity::read(run)? {
+        Some(identity) => identity,
+        None => {
+            pause_for_tests();
+            let identity = RunIdentity::new(config.identity(), member.clone(), now_rfc3339());
+            identity.create_or_read(run)?.0
+        }
+    };
+    join(config, seed, member, &identity, run)
 }
 
 /// The top-level fields left out of a comparison of settings: the seed when it was drawn.
@@ -291,7 +329,7 @@ fn ignored(seed: SeedOrigin) -> &'static [&'static str] {
 fn join<C: Identified>(
     config: &mut C,
     seed: SeedOrigin,
-    shard: Shard,
+    member: String,
     identity: &RunIdentity,
     run: &RunDir,
 ) -> Result<(), IdentityError> {
@@ -299,7 +337,7 @@ fn join<C: Identified>(
         first_difference(&config.identity(), &identity.settings, ignored(seed))
     {
         return Err(IdentityError::Differs {
-            shard,
+            member,
             with: run.identity_json(),
             difference,
             of: C::TYPE,
@@ -310,7 +348,7 @@ fn join<C: Identified>(
     }
     match config.run_id() {
         Some(ours) if ours != identity.run_id => Err(IdentityError::OtherRun {
-            shard,
+            member,
             ours: ours.to_string(),
             theirs: identity.run_id.clone(),
             with: run.identity_json(),
@@ -328,7 +366,7 @@ fn join<C: Identified>(
 fn join_saved_shards<C: Identified>(
     config: &mut C,
     seed: SeedOrigin,
-    shard: Shard,
+    member: &str,
     run: &RunDir,
 ) -> Result<(), IdentityError> {
     for (_, dir) in run.shard_dirs()? {
@@ -342,7 +380,7 @@ fn join_saved_shards<C: Identified>(
             first_difference(&config.identity(), &theirs.identity(), ignored(seed))
         {
             return Err(IdentityError::Differs {
-                shard,
+                member: member.to_string(),
                 with: path,
                 difference,
                 of: C::TYPE,

@@ -26,8 +26,8 @@ pub struct MergedRun {
     pub sources: GameSources,
     /// The run's config: the first shard's, without its shard.
     pub config: RunSettings,
-    /// The run's shard count.
-    pub count: u32,
+    /// The run's shard count; `None` for a run of workers.
+    pub count: Option<u32>,
     /// The shards read, by index, with their directories.
     pub shards: Vec<(u32, PathBuf)>,
     /// The run directory (the first shard's parent).

@@ -12,6 +12,7 @@
 //! * [`games`]: the one reader of a run's games ([`GameSources`]), each game once, in the
 //!   order its SPRT takes them, and the run's [`Verdict`], the same whichever command reads it;
 //! * [`recorded`]: a sharded run's recorded SPRT verdict (`sprt.json`);
+//! * [`resume`]: where a run given to `--resume` lives, for tournaments and tunes alike;
 //! * [`merge`]: the shards of a run joined back into one, game for game the unsharded run.
 //!
 //! Below it: [`crate::run_dir`] (the directory's layout), [`crate::records`] (the files),
@@ -22,6 +23,7 @@ pub mod games;
 pub mod identity;
 pub mod merge;
 pub mod recorded;
+pub mod resume;
 mod rows;
 pub mod settings;
 

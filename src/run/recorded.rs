@@ -31,8 +31,9 @@ pub struct RecordedVerdict {
     pub wins: u64,
     /// Games it lost.
     pub losses: u64,
-    /// The shard that saw the crossing first and recorded it.
-    pub recorded_by: Shard,
+    /// Who saw the crossing first and recorded it: a shard (`K/N`, as files have always
+    /// said it) or a worker (`worker ID`).
+    pub recorded_by: String,
     /// When, RFC 3339 UTC.
     pub recorded_at: String,
 }
@@ -81,11 +82,18 @@ impl fmt::Display for RecordedVerdict {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{}\nSPRT: {} accepted at game {} over the games of every shard (recorded by shard {})",
+            "{}\nSPRT: {} accepted at game {} over the games of every {} (recorded by {})",
             self.report,
             self.hypothesis(),
             self.games,
-            self.recorded_by
+            match self.recorded_by.parse::<Shard>() {
+                Ok(_) => "shard",
+                Err(_) => "worker",
+            },
+            match self.recorded_by.parse::<Shard>() {
+                Ok(shard) => format!("shard {shard}"),
+                Err(_) => self.recorded_by.clone(),
+            }
         )
     }
 }

@@ -34,7 +34,14 @@ crate::named_enum!(Format, "format", [RoundRobin => "roundrobin" | "round-robin"
 /// shards of a run: where the run directory is mounted, how many games a shard plays at once,
 /// whether it logs, where it builds engines from source, and the run id (which the run's
 /// identity holds).
-pub const PER_SHARD_FIELDS: [&str; 5] = ["out", "concurrency", "log", "build_cache", "run_id"];
+pub const PER_SHARD_FIELDS: [&str; 6] = [
+    "out",
+    "concurrency",
+    "log",
+    "build_cache",
+    "run_id",
+    "worker",
+];
 
 /// The settings that make a run's games, as its identity records them
 /// ([`crate::run_dir::identity`]): `config` (a config.json as JSON) without the
@@ -84,6 +91,12 @@ pub struct RunSettings {
     /// The shard, for a shard's config.
     #[serde(default)]
     pub shard: Option<Shard>,
+    /// The worker, for a worker's config (`tournament --worker`).
+    #[serde(default)]
+    pub worker: Option<String>,
+    /// A run of workers' lease, ms (`--lease`).
+    #[serde(default)]
+    pub lease_ms: Option<u64>,
     /// How much the move comments of games.pgn say.
     #[serde(default)]
     pub pgn_comments: CommentDetail,

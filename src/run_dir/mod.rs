@@ -14,6 +14,11 @@
 //!   sprt.json               the shared SPRT's verdict, once one is reached
 //!   shard-K/                one shard (RunKind::Shard): the files of a run on one machine
 //!   games.csv games.pgn summary.json report.html   what `bt-arena merge` writes
+//! RUN/                      a run of workers (RunKind::Workers, `tournament --worker`)
+//!   identity.json sprt.json as a sharded run's
+//!   claims/pair-N           who plays game pair N, or played it (crate::claim)
+//!   worker-ID/              one worker process (ID: HOST-PID-RANDOM): a run's files,
+//!                           its config.json naming the worker
 //! RUN/                      a tune (`bt-arena tune`, RunKind::Tune): a run on one
 //!   tune.json tune.csv      machine's files, its settings and iterations
 //!   tuned-options.txt tuned-params.txt   its result; a sharded tune's shards are tunes
@@ -69,6 +74,10 @@ pub const TUNED_OPTIONS: &str = "tuned-options.txt";
 pub const TUNED_PARAMS: &str = "tuned-params.txt";
 /// Shard `K`'s directory in a sharded run directory is this prefix and `K`.
 pub const SHARD_PREFIX: &str = "shard-";
+/// A worker's directory in a run of workers is this prefix and the worker's id.
+pub const WORKER_PREFIX: &str = "worker-";
+/// The directory of a run of workers' claims on its game pairs.
+pub const CLAIMS: &str = "claims";
 
 /// A run directory (see the module documentation for its layout). Holds a path only: nothing
 /// is read until asked.
@@ -89,6 +98,9 @@ pub enum RunKind {
     /// A sharded run (a tournament's or a tune's): `shard-K` directories (sorted by `K`) and
     /// no config.json or tune.json of its own.
     Sharded(Vec<(u32, RunDir)>),
+    /// A run of workers (`tournament --worker`): `worker-ID` directories (sorted by name) and
+    /// no config.json of its own.
+    Workers(Vec<RunDir>),
     /// No run: neither a config.json nor shard directories (perhaps games files alone).
     NoRun,
 }
@@ -248,6 +260,47 @@ impl RunDir {
         RunDir::new(self.root.join(format!("{SHARD_PREFIX}{index}")))
     }
 
+    /// The directory of worker `id` of this run of workers: `worker-ID`.
+    pub fn worker(&self, id: &str) -> RunDir {
+        RunDir::new(self.root.join(format!("{WORKER_PREFIX}{id}")))
+    }
+
+    /// `claims/`: a run of workers' claims on its game pairs.
+    pub fn claims(&self) -> PathBuf {
+        self.root.join(CLAIMS)
+    }
+
+    /// The `worker-ID` directories, sorted by name; none when the directory does not exist.
+    ///
+    /// # Errors
+    /// [`RunDirError::Io`] when it exists but cannot be listed.
+    pub fn worker_dirs(&self) -> Result<Vec<RunDir>, RunDirError> {
+        let entries = match std::fs::read_dir(&self.root) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(source) => {
+                return Err(RunDirError::Io {
+                    path: self.root.clone(),
+                    action: "cannot list",
+                    source,
+                });
+            }
+        };
+        let mut dirs: Vec<PathBuf> = entries
+            .filter_map(Result::ok)
+            .filter(|entry| entry.path().is_dir())
+            .filter(|entry| {
+                entry
+                    .file_name()
+                    .to_str()
+                    .is_some_and(|name| name.starts_with(WORKER_PREFIX))
+            })
+            .map(|entry| entry.path())
+            .collect();
+        dirs.sort();
+        Ok(dirs.into_iter().map(RunDir::new).collect())
+    }
+
     /// The run directory holding this shard directory (its parent).
     pub fn parent_run(&self) -> RunDir {
         RunDir::new(
@@ -305,10 +358,14 @@ impl RunDir {
             return Ok(RunKind::Tune(shard));
         }
         let shards = self.shard_dirs()?;
-        Ok(if shards.is_empty() {
+        if !shards.is_empty() {
+            return Ok(RunKind::Sharded(shards));
+        }
+        let workers = self.worker_dirs()?;
+        Ok(if workers.is_empty() {
             RunKind::NoRun
         } else {
-            RunKind::Sharded(shards)
+            RunKind::Workers(workers)
         })
     }
 }

@@ -18,55 +18,8 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+pub use crate::openings::spec::{BadOpeningsToken, OpeningOrder, OpeningsSpec};
 pub use crate::run::settings::{Format, PER_SHARD_FIELDS};
-
-/// The order in which game pairs take openings from the book.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum OpeningOrder {
-    /// Book order, wrapping around.
-    #[default]
-    Sequential,
-    /// A seeded shuffle of the book, each opening used once before any repeats.
-    Random,
-}
-
-/// Where openings come from (`--openings file=PATH order=sequential|random`).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct OpeningsSpec {
-    /// The book; `None` means the start position only.
-    pub file: Option<PathBuf>,
-    /// How pairs take openings from it.
-    #[serde(default)]
-    pub order: OpeningOrder,
-    /// The SHA-256 of the book's bytes, in hexadecimal, taken when the run starts: part of
-    /// the run's identity, so that a shard or a resume reading a book changed since (or
-    /// another book at the same path) is refused, and the same book at another path (a
-    /// shared filesystem mounted elsewhere) is the same run.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub digest: Option<String>,
-}
-
-impl OpeningsSpec {
-    /// Parses `file=PATH order=sequential|random` tokens (`format=epd` is accepted).
-    ///
-    /// # Errors
-    /// [`ConfigError::OpeningsToken`] naming the bad token.
-    pub fn parse<S: AsRef<str>>(tokens: &[S]) -> Result<OpeningsSpec, ConfigError> {
-        let mut spec = OpeningsSpec::default();
-        for token in tokens {
-            let token = token.as_ref();
-            match token.split_once('=') {
-                Some(("file", path)) => spec.file = Some(PathBuf::from(path)),
-                Some(("order", "sequential")) => spec.order = OpeningOrder::Sequential,
-                Some(("order", "random")) => spec.order = OpeningOrder::Random,
-                Some(("format", "epd")) => {}
-                _ => return Err(ConfigError::OpeningsToken(token.to_string())),
-            }
-        }
-        Ok(spec)
-    }
-}
 
 /// Everything that defines a tournament; saved as `config.json` in the results directory.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -113,6 +66,16 @@ pub struct TournamentConfig {
     /// into `out/shard-K/` (see [`crate::tournament::shard`]). `None`: the whole schedule.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<Shard>,
+    /// `--worker`: this process is a worker of a run of workers, claiming its game pairs one
+    /// at a time ([`crate::tournament::workers`]); its id (`HOST-PID-RANDOM`) names its
+    /// directory `out/worker-ID` (one of the [`PER_SHARD_FIELDS`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worker: Option<String>,
+    /// A run of workers' lease, ms (`--lease`): a claim on a game pair whose heartbeat has
+    /// not moved for this long is taken over and the pair played again. `Some` makes the run
+    /// a run of workers (it is part of the run's identity); `None` for other runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lease_ms: Option<u64>,
     /// Write each engine's protocol traffic to `<out>/logs/<engine>-<worker>.log`.
     #[serde(default)]
     pub log: bool,
@@ -175,6 +138,9 @@ impl TournamentConfig {
     /// Where this run's games.csv, games.pgn, summary.json, config.json and logs go: `out`,
     /// or `out/shard-K` for shard `K` of a sharded run.
     pub fn results_dir(&self) -> PathBuf {
+        if let Some(worker) = &self.worker {
+            return RunDir::new(&self.out).worker(worker).root().to_path_buf();
+        }
         RunDir::process(&self.out, self.shard).root().to_path_buf()
     }
 
@@ -293,9 +259,6 @@ impl TournamentConfig {
 /// or file at fault; [`Display`](fmt::Display) gives a one-line message.
 #[derive(Debug)]
 pub enum ConfigError {
-    /// An `--openings` token other than `file=PATH`, `order=sequential|random` or
-    /// `format=epd` (the token).
-    OpeningsToken(String),
     /// Fewer than two engines (how many were given).
     TooFewEngines(usize),
     /// An engine name that is empty or holds a control character (the name).
@@ -340,10 +303,6 @@ pub enum ConfigError {
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ConfigError::OpeningsToken(token) => write!(
-                f,
-                "bad --openings token '{token}' (expected file=PATH, order=sequential|random)"
-            ),
             ConfigError::TooFewEngines(count) => {
                 write!(f, "a tournament needs at least two engines, got {count}")
             }
@@ -455,6 +414,8 @@ impl TournamentConfig {
             sprt: None,
             out: PathBuf::new(),
             shard: None,
+            worker: None,
+            lease_ms: None,
             log: false,
             pgn_comments: Default::default(),
             scale_tc: None,
@@ -473,22 +434,6 @@ mod tests {
     use crate::game::TimeControl;
 
     const DEFAULT: TimeControl = TimeControl::MoveTime(100);
-
-    #[test]
-    fn openings_tokens_parse() {
-        let spec = OpeningsSpec::parse(&["file=openings/x.epd", "order=random"]).unwrap();
-        assert_eq!(spec.file, Some(PathBuf::from("openings/x.epd")));
-        assert_eq!(spec.order, OpeningOrder::Random);
-        let err = OpeningsSpec::parse(&["file=x.epd", "order=shuffled"]).unwrap_err();
-        assert!(
-            matches!(&err, ConfigError::OpeningsToken(token) if token == "order=shuffled"),
-            "{err:?}"
-        );
-        assert_eq!(
-            err.to_string(),
-            "bad --openings token 'order=shuffled' (expected file=PATH, order=sequential|random)"
-        );
-    }
 
     fn config(engines: usize) -> TournamentConfig {
         TournamentConfig {
@@ -511,6 +456,8 @@ mod tests {
             sprt: None,
             out: PathBuf::from("results/x"),
             shard: None,
+            worker: None,
+            lease_ms: None,
             log: false,
             pgn_comments: Default::default(),
             scale_tc: None,

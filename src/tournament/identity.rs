@@ -17,6 +17,10 @@ impl Identified for TournamentConfig {
         self.shard
     }
 
+    fn worker(&self) -> Option<&str> {
+        self.worker.as_deref()
+    }
+
     fn identity(&self) -> serde_json::Value {
         TournamentConfig::identity(self)
     }

@@ -4,9 +4,10 @@
 //! policy is tested here and not in the command line.
 
 use super::config::TournamentConfig;
-use crate::run_dir::{RunDir, Shard};
-use std::fmt;
-use std::path::{Path, PathBuf};
+use crate::run::resume;
+pub use crate::run::resume::ResumeError;
+use crate::run_dir::Shard;
+use std::path::Path;
 
 /// The long flags `tournament --resume` takes: none changes the games or their records
 /// (`--shard` says which shard of the run to continue).
@@ -22,114 +23,22 @@ pub const RESUME_FLAGS: [&str; 9] = [
     "anchor",
 ];
 
-/// Why a run cannot be resumed as asked.
-#[derive(Debug, PartialEq, Eq)]
-pub enum ResumeError {
-    /// A sharded run's directory given without `--shard` (a bad command line).
-    NeedsShard(PathBuf),
-    /// A shard of a sharded run that never started (nothing to resume).
-    ShardNotStarted {
-        /// The run's directory.
-        run: PathBuf,
-        /// The shard asked for.
-        shard: Shard,
-        /// Its missing config.json.
-        saved: PathBuf,
-    },
-    /// `--shard` that is not the one saved (a bad command line).
-    OtherShard {
-        /// The shard given.
-        given: Shard,
-        /// The config.json read.
-        saved: PathBuf,
-        /// The shard it was saved as, if any.
-        was: Option<Shard>,
-    },
-    /// The saved config cannot be read.
-    Unreadable(String),
-}
-
-impl ResumeError {
-    /// Whether the command line is at fault (exit code 3), rather than the directory.
-    pub fn is_usage(&self) -> bool {
-        matches!(
-            self,
-            ResumeError::NeedsShard(_) | ResumeError::OtherShard { .. }
-        )
-    }
-}
-
-impl fmt::Display for ResumeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ResumeError::NeedsShard(dir) => write!(
-                f,
-                "{} holds the shards of a sharded run: resume one with --resume {0} --shard K/N \
-                 (or --shard auto)",
-                dir.display()
-            ),
-            ResumeError::ShardNotStarted { run, shard, saved } => write!(
-                f,
-                "shard {shard} of {} has not started ({} does not exist): start it with the \
-                 tournament's settings and --out {} --shard {shard}",
-                run.display(),
-                saved.display(),
-                run.display()
-            ),
-            ResumeError::OtherShard { given, saved, was } => write!(
-                f,
-                "--shard {given}: {} was saved as {}",
-                saved.display(),
-                was.map_or("an unsharded run".to_string(), |s| format!("shard {s}"))
-            ),
-            ResumeError::Unreadable(err) => f.write_str(err),
-        }
-    }
-}
-
-impl std::error::Error for ResumeError {}
-
 /// The saved config of the run in `dir` (absolute), of its shard `shard` (in `dir/shard-K`),
 /// or of the shard whose own directory `dir` is; `out` is set to the run's directory wherever
-/// the run was first started.
+/// the run was first started ([`crate::run::resume::saved`]).
 ///
 /// # Errors
 /// [`ResumeError`]: a sharded run without `--shard`, a shard that never started, a `--shard`
 /// that is not the saved one, a config that cannot be read.
 pub fn saved_run(dir: &Path, shard: Option<Shard>) -> Result<TournamentConfig, ResumeError> {
-    // A shard's own directory may be given with its --shard too.
-    let in_shard_dir = shard.is_some() && RunDir::new(dir).config_json().exists();
-    let config_dir = match in_shard_dir {
-        true => dir.to_path_buf(),
-        false => RunDir::process(dir, shard).root().to_path_buf(),
-    };
-    let saved = RunDir::new(&config_dir).config_json();
-    if !saved.exists() {
-        let shards = RunDir::new(dir)
-            .shard_dirs()
-            .map_err(|e| ResumeError::Unreadable(e.to_string()))?;
-        match shard {
-            None if !shards.is_empty() => return Err(ResumeError::NeedsShard(dir.to_path_buf())),
-            Some(shard) if !shards.is_empty() => {
-                return Err(ResumeError::ShardNotStarted {
-                    run: dir.to_path_buf(),
-                    shard,
-                    saved,
-                });
-            }
-            _ => {}
-        }
-    }
-    let mut config = super::saved_config(&config_dir).map_err(ResumeError::Unreadable)?;
-    config.out = match (shard, config.shard) {
-        (None, None) => dir.to_path_buf(),
-        (Some(given), Some(was)) if given == was && !in_shard_dir => dir.to_path_buf(),
-        (Some(given), Some(was)) if given == was => {
-            RunDir::new(dir).parent_run().root().to_path_buf()
-        }
-        (None, Some(_)) => RunDir::new(dir).parent_run().root().to_path_buf(),
-        (Some(given), was) => return Err(ResumeError::OtherShard { given, saved, was }),
-    };
+    let (mut config, out) = resume::saved(
+        dir,
+        shard,
+        crate::run_dir::CONFIG_JSON,
+        super::saved_config,
+        |config| config.shard,
+    )?;
+    config.out = out;
     Ok(config)
 }
 
@@ -148,6 +57,7 @@ pub fn with_session_settings(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::run_dir::RunDir;
 
     fn config(out: &Path, shard: Option<Shard>) -> TournamentConfig {
         TournamentConfig {

@@ -22,6 +22,7 @@ pub use directory::saved_config;
 use super::config::{SeedOrigin, TournamentConfig};
 use super::schedule::{ScheduledGame, shard_games};
 use super::shard::sprt::SprtWatcher;
+use super::workers::{Claimed, PairClaims};
 use crate::arena::{self, Arena, Console, Flow, Job, LockError, Next, Schedule, Stopped, lock};
 use crate::game;
 use crate::openings::Opening;
@@ -114,7 +115,7 @@ pub enum RunError {
     Lock(LockError),
     /// The run cannot start in its directory: it holds another run, or the shard's settings
     /// are not the run's.
-    Identity(IdentityError),
+    Identity(Box<IdentityError>),
     /// The run's games cannot be read back for its report.
     Read(ReadError),
 }
@@ -178,7 +179,7 @@ pub fn run(
         Start::Fresh(seed) => seed,
         Start::Resume => SeedOrigin::Given,
     };
-    identity::establish(config, seed).map_err(RunError::Identity)?;
+    identity::establish(config, seed).map_err(|e| RunError::Identity(Box::new(e)))?;
     if games_csv.exists() && matches!(start, Start::Fresh(_)) {
         return Err(RunError::OutputExists(dir));
     }
@@ -208,7 +209,19 @@ pub fn run(
         },
     );
     let to_play = queue.len();
-    let schedule = Pairs::new(config, queue, finishing, live);
+    let mut schedule = Pairs::new(config, queue, finishing, live);
+    if let (Some(worker), Some(lease)) = (&config.worker, config.lease_ms) {
+        let lease = std::time::Duration::from_millis(lease);
+        schedule.claims = Some(
+            PairClaims::new(&config.out, worker, lease).map_err(|source| {
+                RunError::Results(RecordsError::Io {
+                    path: RunDir::new(&config.out).claims(),
+                    action: "cannot create",
+                    source,
+                })
+            })?,
+        );
+    }
     schedule.seed_tally(&games_csv)?;
     let arena = Arena {
         engines: &config.engines,
@@ -224,6 +237,10 @@ pub fn run(
         stop,
     };
     let played = arena::play(&arena, &schedule, writer)?;
+    if let Some(claims) = &schedule.claims {
+        // Pairs in flight when the run stopped are another worker's at once.
+        claims.release_all();
+    }
     schedule.last_look();
     if let Some(err) = lock(&schedule.error).take() {
         return Err(err.into());
@@ -241,9 +258,9 @@ pub fn run(
     config.session.anchor(&mut summary);
     // A shard's own files report its own games (without the SPRT: the run's is over every
     // shard).
-    let mut own = match config.shard {
-        Some(_) => summary_of_file(&games_csv, &names, None).map_err(RunError::Read)?,
-        None => summary.clone(),
+    let mut own = match config.shard.is_some() || config.worker.is_some() {
+        true => summary_of_file(&games_csv, &names, None).map_err(RunError::Read)?,
+        false => summary.clone(),
     };
     config.session.anchor(&mut own);
     own.builds = records::provenance::EngineProvenance::of_engines(&config.engines);
@@ -340,6 +357,8 @@ struct Pairs<'a> {
     /// Pairs one of whose games an earlier session recorded: their other games are played
     /// whatever the SPRT says.
     finishing: HashSet<u64>,
+    /// A worker's claims on the run's pairs (`--worker`): it plays only the pairs it claims.
+    claims: Option<PairClaims>,
 }
 
 impl<'a> Pairs<'a> {
@@ -351,7 +370,9 @@ impl<'a> Pairs<'a> {
         finishing: HashSet<u64>,
         live: LiveReport,
     ) -> Pairs<'a> {
-        let sprt = config.sprt.filter(|_| config.shard.is_none());
+        let sprt = config
+            .sprt
+            .filter(|_| config.shard.is_none() && config.worker.is_none());
         Pairs {
             config,
             queue: Mutex::new(queue),
@@ -363,7 +384,89 @@ impl<'a> Pairs<'a> {
             live: Mutex::new(live),
             last_pair: Mutex::new(None),
             finishing,
+            claims: None,
         }
+    }
+
+    /// A worker's next game: a game of a pair it plays, else the first game of the lowest
+    /// pair it can claim (after a verdict, none); [`Next::Wait`] while the pairs left are
+    /// other workers' (they may be taken over after the lease), [`Next::Done`] once every
+    /// pair is recorded.
+    fn next_claimed(&self, claims: &PairClaims, closing: bool) -> Next {
+        let mut queue = lock(&self.queue);
+        if let Some(index) = queue.iter().position(|game| claims.playing(game.pair))
+            && let Some(game) = queue.remove(index)
+        {
+            return Next::Play(Job::plain(game, game.pair));
+        }
+        let Some(front) = queue.front().map(|game| game.pair) else {
+            return Next::Done;
+        };
+        if closing {
+            return Next::Closed;
+        }
+        if self.sprt_stop.load(Ordering::SeqCst)
+            || lock(&self.error).is_some()
+            || !self.shared_sprt_allows(front)
+        {
+            return Next::Done;
+        }
+        let mut others = false;
+        let mut index = 0;
+        while let Some(pair) = queue.get(index).map(|game| game.pair) {
+            let games = queue
+                .iter()
+                .skip(index)
+                .take_while(|game| game.pair == pair)
+                .count();
+            match claims.claim(pair, games, &mut |line| println!("{line}")) {
+                Ok(Claimed::Mine) => {
+                    let game = queue.remove(index).expect("a game of the pair");
+                    return Next::Play(Job::plain(game, pair));
+                }
+                Ok(Claimed::TakenOver) => {
+                    // The games the worker before recorded are not played again.
+                    let recorded = match super::workers::recorded_games(&self.config.out, pair) {
+                        Ok(recorded) => recorded,
+                        Err(err) => {
+                            lock(&self.error).get_or_insert(err);
+                            return Next::Done;
+                        }
+                    };
+                    let before = queue.len();
+                    queue.retain(|game| game.pair != pair || !recorded.contains(&game.game_id));
+                    let left = games - (before - queue.len());
+                    if let Err(err) = claims.set_left(pair, left) {
+                        lock(&self.error).get_or_insert(RecordsError::Io {
+                            path: RunDir::new(&self.config.out).claims(),
+                            action: "cannot mark a game pair done in",
+                            source: err,
+                        });
+                        return Next::Done;
+                    }
+                    if left > 0 {
+                        let game = queue.remove(index).expect("a game of the pair");
+                        return Next::Play(Job::plain(game, pair));
+                    }
+                }
+                Ok(Claimed::Done) => {
+                    queue.drain(index..index + games);
+                }
+                Ok(Claimed::Held) => {
+                    others = true;
+                    index += games;
+                }
+                Err(err) => {
+                    lock(&self.error).get_or_insert(RecordsError::Io {
+                        path: RunDir::new(&self.config.out).claims(),
+                        action: "cannot claim a game pair in",
+                        source: err,
+                    });
+                    return Next::Done;
+                }
+            }
+        }
+        if others { Next::Wait } else { Next::Done }
     }
 
     /// Counts the games of an earlier session into the tally, in file order, so the progress
@@ -411,10 +514,12 @@ impl<'a> Pairs<'a> {
         {
             // Printed by the arena's console would need it here; stdout is enough: the
             // progress line is cleared at the end.
-            println!(
-                "{verdict}; no new game pair starts on shard {}",
-                self.config.shard.map(|s| s.to_string()).unwrap_or_default()
-            );
+            let member = match (&self.config.shard, &self.config.worker) {
+                (Some(shard), _) => format!("shard {shard}"),
+                (None, Some(worker)) => format!("worker {worker}"),
+                (None, None) => "this machine".to_string(),
+            };
+            println!("{verdict}; no new game pair starts on {member}");
         }
         self.sprt_stop.store(true, Ordering::SeqCst);
         false
@@ -442,6 +547,9 @@ impl Schedule for Pairs<'_> {
     /// The next game: after a verdict, only a game that finishes a pair whose other game is
     /// recorded; after the deadline, only the games of the pair begun last.
     fn next(&self, closing: bool) -> Next {
+        if let Some(claims) = &self.claims {
+            return self.next_claimed(claims, closing);
+        }
         let mut queue = lock(&self.queue);
         let Some(pair) = queue.front().map(|game| game.pair) else {
             return Next::Done;
@@ -484,6 +592,16 @@ impl Schedule for Pairs<'_> {
             "Finished game {} ({} vs {}): {} {{{}}}",
             record.game_id, record.white, record.black, record.result, played.detail
         ));
+        if let Some(claims) = &self.claims
+            && let Err(err) = claims.recorded(record.pair)
+        {
+            lock(&self.error).get_or_insert(RecordsError::Io {
+                path: RunDir::new(&self.config.out).claims(),
+                action: "cannot mark a game pair done in",
+                source: err,
+            });
+            return Flow::Stop;
+        }
         let verdict = lock(&self.tally).add(record.pair, game.white, winner);
         if let (Some(verdict), Some(sprt)) = (verdict, &self.sprt) {
             self.sprt_stop.store(true, Ordering::SeqCst);
@@ -496,7 +614,17 @@ impl Schedule for Pairs<'_> {
         Flow::Continue
     }
 
-    fn not_played(&self, _job: &Job) {}
+    fn not_played(&self, job: &Job) {
+        if let Some(claims) = &self.claims {
+            claims.release(job.game.pair);
+        }
+    }
+
+    fn may_record(&self, job: &Job) -> bool {
+        self.claims
+            .as_ref()
+            .is_none_or(|claims| claims.holds(job.game.pair))
+    }
 
     fn drop_engine(&self, engine: usize) -> Vec<Job> {
         let involves = |game: &ScheduledGame| game.white == engine || game.black == engine;
@@ -568,6 +696,8 @@ pub(crate) mod tests {
             sprt: None,
             out: out.to_path_buf(),
             shard: None,
+            worker: None,
+            lease_ms: None,
             log: false,
             pgn_comments: Default::default(),
             scale_tc: None,

@@ -5,7 +5,8 @@
 //! from the same opening with colours swapped. The schedule depends only on the config, so a
 //! resumed run rebuilds it and skips the games already recorded.
 
-use super::config::{OpeningOrder, TournamentConfig};
+use super::config::TournamentConfig;
+pub use crate::openings::spec::opening_sequence;
 use crate::records::GameRecord;
 use crate::run::settings::Plan;
 use std::collections::{HashMap, HashSet};
@@ -86,22 +87,13 @@ pub fn recorded_ids(
     Ok(done)
 }
 
-/// The order in which pairs take openings: the book order, or a seeded shuffle of it.
-pub fn opening_sequence(order: OpeningOrder, book_len: usize, seed: u64) -> Vec<usize> {
-    let mut sequence: Vec<usize> = (0..book_len).collect();
-    if order == OpeningOrder::Random {
-        fastrand::Rng::with_seed(seed).shuffle(&mut sequence);
-    }
-    sequence
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::engine::EngineKeys;
     use crate::game::TimeControl;
     use crate::tournament::Format;
-    use crate::tournament::config::OpeningsSpec;
+    use crate::tournament::config::{OpeningOrder, OpeningsSpec};
     use std::path::PathBuf;
 
     fn config(engines: usize, format: Format, rounds: u32, games: u32) -> TournamentConfig {
@@ -125,6 +117,8 @@ mod tests {
             sprt: None,
             out: PathBuf::new(),
             shard: None,
+            worker: None,
+            lease_ms: None,
             log: false,
             pgn_comments: Default::default(),
             scale_tc: None,

@@ -4,10 +4,10 @@
 use super::params::{self, ParamsError, TuneParam};
 use super::spsa::SpsaSettings;
 use crate::engine::EngineDescription;
+use crate::openings::spec::OpeningsSpec;
 use crate::records::moves::CommentDetail;
 use crate::rules::Rules;
 use crate::run_dir::{RunDir, Shard};
-use crate::tournament::{Format, OpeningsSpec, TournamentConfig};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -77,33 +77,6 @@ impl TuneConfig {
             name: name.to_string(),
             ..self.engine.clone()
         })
-    }
-
-    /// The tune as the tournament whose building blocks it plays with (engines, results
-    /// files, openings, logs): `tune+` against `tune-`, `2 · pairs` games a round, a round an
-    /// iteration.
-    pub fn tournament(&self) -> TournamentConfig {
-        TournamentConfig {
-            event: self.event.clone(),
-            engines: self.sides().to_vec(),
-            format: Format::RoundRobin,
-            rules: self.rules,
-            openings: self.openings.clone(),
-            rounds: u32::try_from(self.spsa.iterations).unwrap_or(u32::MAX),
-            games: self.spsa.pairs.saturating_mul(2),
-            concurrency: self.concurrency,
-            seed: self.seed,
-            sprt: None,
-            out: self.dir(),
-            shard: None,
-            log: self.log,
-            pgn_comments: self.pgn_comments,
-            run_id: None,
-            adjudication: Default::default(),
-            scale_tc: None,
-            build_cache: None,
-            session: Default::default(),
-        }
     }
 
     /// The directory this process writes: `out`, or `out/shard-K` for shard K.
@@ -194,5 +167,38 @@ impl TuneConfig {
         declared: &[crate::protocol::OptionDecl],
     ) -> Result<(), ParamsError> {
         params::check_against(&self.params, declared)
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::engine::EngineKeys;
+    use crate::game::TimeControl;
+
+    /// A valid tune of one parameter writing to `out`, for tests.
+    pub(crate) fn config(out: &Path) -> TuneConfig {
+        TuneConfig {
+            event: "tune".into(),
+            engine: EngineKeys::parse(&["cmd=/bin/engine"])
+                .unwrap()
+                .into_description(TimeControl::Nodes(500))
+                .unwrap(),
+            params: vec![
+                crate::tune::params::parse_line("Pawn, int, 100, 0, 200, 10, 0.002")
+                    .unwrap()
+                    .unwrap(),
+            ],
+            spsa: crate::tune::SpsaSettings::new(4),
+            rules: Default::default(),
+            openings: Default::default(),
+            seed: 3,
+            concurrency: 1,
+            lag: 1,
+            out: out.to_path_buf(),
+            log: false,
+            pgn_comments: Default::default(),
+            shard: None,
+        }
     }
 }

@@ -29,6 +29,7 @@ pub mod draw;
 pub mod iterations;
 pub mod params;
 pub mod report;
+pub mod resume;
 pub mod runner;
 pub mod shard;
 pub mod spsa;

@@ -37,11 +37,11 @@ use crate::arena::{
 };
 use crate::engine::{Engine, EngineError};
 use crate::game::{self, Adjudication};
+use crate::openings::spec::opening_sequence;
 use crate::records::{GameRecord, GamesReader, RecordsError};
 use crate::report::EngineFaults;
 use crate::rules::ByColor;
 use crate::run_dir::RunDir;
-use crate::tournament::schedule::opening_sequence;
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -210,7 +210,13 @@ pub fn run(
     config.save(&dir)?;
     let (log, mut finished) = IterationsFile::open(&dir, &config.params, config.spsa.iterations)?;
     // Opened first: it cuts a row torn by a kill before games.csv is read.
-    let writer = config.tournament().results_writer(&dir)?;
+    let writer = crate::run::settings::results_writer(
+        &dir,
+        &config.event,
+        config.rules,
+        &config.sides(),
+        config.pgn_comments,
+    )?;
     let recorded = Recorded::read(config, &games_csv, &finished)?;
     if config.shard.is_some() {
         for (iteration, record) in shard::others(config).map_err(TuneError::Shard)? {

@@ -13,6 +13,7 @@
 //! rewrites them (review the diff).
 
 mod util;
+mod workers;
 
 mod adjudication;
 mod check_engine;

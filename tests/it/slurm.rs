@@ -3,6 +3,8 @@
 //! scripts/slurm/cluster-up.sh brings up; the merged run must be game for game the unsharded
 //! one. `submit.sh tune` submits a 2-task array of tune shards and the job that writes the
 //! whole tune's report; every iteration must be played once, θ the fold of all of them.
+//! `submit.sh workers` submits a 3-task array of workers (`--worker`): their merged games must
+//! be those of one machine.
 //!
 //! `#[ignore]`d, as it needs the cluster: `cargo test -- --include-ignored` runs it, and it
 //! fails, saying why, when Slurm is not installed or its daemons do not answer (scripts/test,
@@ -279,6 +281,26 @@ fn a_slurm_array_of_two_tune_shards_plays_each_iteration_once_and_reports_the_fo
 
 #[test]
 #[ignore = "needs a Slurm cluster taking jobs (scripts/slurm/cluster-up.sh, as root)"]
+fn a_slurm_array_of_three_workers_merges_to_the_run_of_one_machine() {
+    assert_slurm_takes_jobs();
+    let dir = tempfile::tempdir().unwrap();
+    let command = deterministic(7);
+    let single = dir.path().join("single");
+    let mut args: Vec<String> = command.split_whitespace().map(String::from).collect();
+    args.extend(["--out".into(), single.display().to_string()]);
+    let output = bt_arena(&args);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+
+    let run_dir = dir.path().join("run");
+    // Three workers on a node of two CPUs: at most two run at once, the third joins late.
+    let mut submit = vec![
+        "workers".to_string(),
+        "3".to_string(),
+        run_dir.display().to_string(),
+        env!("CARGO_BIN_EXE_bt-arena").to_string(),
+    ];
+    submit.extend(command.split_whitespace().skip(1).map(String::from));
+
 fn a_slurm_array_of_two_datagen_shards_merges_into_the_bytes_of_one_machine() {
     assert_slurm_takes_jobs();
     let dir = tempfile::tempdir().unwrap();
@@ -323,6 +345,21 @@ fn a_slurm_array_of_two_datagen_shards_merges_into_the_bytes_of_one_machine() {
         "the merge job:\n{show}\n{}",
         logs(&run_dir)
     );
+    for task in 0..3 {
+        let log = std::fs::read_to_string(run_dir.join(format!("slurm-{array}_{task}.out")))
+            .unwrap_or_default();
+        assert!(log.starts_with("Worker "), "array task {task}:\n{log}");
+    }
+    let log = std::fs::read_to_string(run_dir.join(format!("slurm-merge-{merge}.out"))).unwrap();
+    assert!(
+        log.starts_with("Merged 3 workers: 14 games in game-id order into "),
+        "{log}"
+    );
+    assert_eq!(
+        games_of(&run_dir.join("games.csv")),
+        games_of(&single.join("games.csv"))
+    );
+
     for file in ["games.dat", "positions.bin"] {
         assert_eq!(
             std::fs::read(run_dir.join(file)).unwrap(),

@@ -5,6 +5,7 @@ use crate::util::{in_ms, roomy};
 use bt_arena::bundled::search::EvalWeights;
 use bt_arena::engine::{Engine, EngineLaunch};
 use bt_arena::protocol::{GoLimits, OptionKind, Protocol};
+use bt_arena::records::Termination;
 use bt_arena::rules::{Position, Rules};
 use bt_arena::tune::iterations::{self, IterationRecord, IterationsFile, theta_after};
 use bt_arena::tune::{Perturbation, TuneConfig};
@@ -534,6 +535,50 @@ fn a_tune_of_an_engine_that_crashes_counts_and_shows_its_faults() {
     );
 }
 
+/// An engine that stops answering mid-game (bt-faulty `hang-mid-game` hangs on its third `go`) loses on
+/// time, as in a tournament: the runner ends it, starts a fresh one for the next game, and
+/// counts the loss as a fault of the side that hung (as fishtest counts a crash), warned
+/// about and shown; the tune goes on and ends.
+#[test]
+fn a_tune_of_an_engine_that_stalls_forfeits_on_time_and_goes_on() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let out = dir.path().join("tune");
+    let mut args = seed_tune(&out, "--fault hang-mid-game --after 2", 2);
+    args.extend(["--each".to_string(), "tc=0.3+0.01".to_string()]);
+    let (stdout, _) = run_expecting(&args, 0);
+    assert_eq!(
+        stdout.matches("lost by fault (time-forfeit)").count(),
+        4,
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("warning: game 1: tune+ lost by fault (time-forfeit)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("tune+               2        0      0      0      0"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("tune-               2        0      0      0      0"),
+        "{stdout}"
+    );
+    // Every game counted, each a win of the side that did not hang: 1 − 1 in each iteration.
+    let (_, records) = iterations(&out);
+    assert_eq!(records.len(), 2);
+    assert!(records.iter().all(|r| (r.wins, r.losses) == (1, 1)));
+    let games = crate::util::games_of(&out.join("games.csv"));
+    assert_eq!(games.len(), 4);
+    // bt-faulty counts its moves across games: White hangs at ply 5 of game 1; Black, which
+    // moved twice in it, hangs on its first move of game 2 (as White), and so on.
+    let ends: Vec<(u32, Termination)> = games.iter().map(|g| (g.plies, g.termination)).collect();
+    let forfeit = Termination::TimeForfeit;
+    assert_eq!(
+        ends,
+        [(4, forfeit), (0, forfeit), (4, forfeit), (0, forfeit)]
+    );
+}
+
 #[test]
 fn a_tune_whose_engine_refuses_its_values_plays_nothing_and_says_why() {
     let dir = tempfile::tempdir().expect("a temporary directory");
@@ -928,7 +973,7 @@ fn a_shard_killed_with_sigkill_resumes_and_the_tune_still_plays_each_iteration_o
     wrong[4] = "0/3".into();
     let (_, stderr) = run_expecting(&wrong, 3);
     assert!(
-        stderr.contains("--shard is 0/3, but") && stderr.contains("saved as shard 0/2"),
+        stderr.contains("--shard 0/3: ") && stderr.contains("tune.json was saved as shard 0/2"),
         "{stderr}"
     );
 }
@@ -1023,26 +1068,52 @@ fn a_finished_shards_advice_works_when_pasted() {
     ];
     let (_, stderr) = run_expecting(&args.map(String::from), 3);
     assert!(
-        stderr.contains("was saved as a tune on one machine"),
+        stderr.contains("tune.json was saved as an unsharded run"),
         "{stderr}"
     );
 }
 
-/// SIGTERM (as Ctrl-C and SIGHUP) stops a tune with 130 and the command that continues it;
-/// the games in flight are dropped, and the resumed tune ends as an uninterrupted one.
+/// SIGTERM and Ctrl-C (SIGINT; SIGHUP alike) stop a tune with 130 and the command that
+/// continues it; the games in flight are dropped, and the resumed tune ends as an
+/// uninterrupted one.
 #[test]
-fn a_tune_stopped_by_sigterm_resumes_to_the_uninterrupted_theta() {
+fn a_tune_stopped_by_sigterm_or_ctrl_c_resumes_to_the_uninterrupted_theta() {
     let dir = tempfile::tempdir().expect("a temporary directory");
-    let (whole, stopped) = (dir.path().join("whole"), dir.path().join("stopped"));
+    let whole = dir.path().join("whole");
     run_expecting(&knob_tune(&whole, 12, &["--concurrency", "2"]), 0);
-    let child = crate::util::bt_arena_command(knob_tune(&stopped, 12, &["--concurrency", "2"]))
+    for (signal, name) in [(libc::SIGTERM, "sigterm"), (libc::SIGINT, "sigint")] {
+        let stopped = dir.path().join(name);
+        stop_and_resume(&stopped, signal);
+        let (_, resumed) = iterations(&stopped);
+        assert_eq!(
+            comparable(&resumed),
+            comparable(&iterations(&whole).1),
+            "{name}"
+        );
+        let mut ids: Vec<u64> = crate::util::games_of(&stopped.join("games.csv"))
+            .iter()
+            .map(|g| g.game_id)
+            .collect();
+        ids.sort_unstable();
+        assert_eq!(
+            ids,
+            (1..=24).collect::<Vec<u64>>(),
+            "{name}: each game once"
+        );
+    }
+}
+
+/// Starts the 12-iteration knob tune into `out`, sends it `signal` after its second
+/// iteration, checks it stops with 130 and the advice to resume, and resumes it.
+fn stop_and_resume(out: &Path, signal: i32) {
+    let child = crate::util::bt_arena_command(knob_tune(out, 12, &["--concurrency", "2"]))
         .env("BT_FAULTY_JITTER_MS", "30")
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("bt-arena starts");
     let rows = || {
-        std::fs::read_to_string(stopped.join(iterations::TUNE_CSV))
+        std::fs::read_to_string(out.join(iterations::TUNE_CSV))
             .map_or(0, |text| text.lines().count().saturating_sub(1))
     };
     assert!(
@@ -1050,25 +1121,17 @@ fn a_tune_stopped_by_sigterm_resumes_to_the_uninterrupted_theta() {
         "two iterations within a minute"
     );
     // SAFETY: the child is this test's own bt-arena.
-    unsafe { libc::kill(i32::try_from(child.id()).unwrap(), libc::SIGTERM) };
+    unsafe { libc::kill(i32::try_from(child.id()).unwrap(), signal) };
     let output = child.wait_with_output().expect("bt-arena ends");
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert_eq!(output.status.code(), Some(130), "signal {signal}: {stderr}");
     assert!(
         stderr.contains(&format!(
             "Interrupted: continue with `bt-arena tune --resume {}`",
-            stopped.display()
+            out.display()
         )),
         "{stderr}"
     );
     assert!(rows() < 12, "the tune ended before the signal");
-    let (_, _) = run_expecting(&advised(&stderr), 0);
-    let (_, resumed) = iterations(&stopped);
-    assert_eq!(comparable(&resumed), comparable(&iterations(&whole).1));
-    let mut ids: Vec<u64> = crate::util::games_of(&stopped.join("games.csv"))
-        .iter()
-        .map(|g| g.game_id)
-        .collect();
-    ids.sort_unstable();
-    assert_eq!(ids, (1..=24).collect::<Vec<u64>>(), "each game once");
+    run_expecting(&advised(&stderr), 0);
 }

@@ -173,9 +173,10 @@ pub enum GroupKind {
         dir: PathBuf,
         /// The run's config: the first shard's, without its shard.
         config: Box<RunSettings>,
-        /// The run's shard count.
-        count: u32,
-        /// The shards read, by index, with their directories.
+        /// The run's shard count; `None` for a run of workers, whose workers play any pair.
+        count: Option<u32>,
+        /// The shards read, by index, with their directories (a run of workers': its workers,
+        /// numbered in the order of their directories' names).
         shards: Vec<(u32, PathBuf)>,
     },
     /// A games file outside any run (or given on its own), read in file order.
@@ -289,6 +290,17 @@ impl GameSources {
                 }
                 RunKind::Shard(_) => {
                     shards.push((read_config(&run)?, input.to_path_buf(), usize::MAX))
+                }
+                RunKind::Workers(dirs) => {
+                    let mut workers = Vec::new();
+                    for dir in dirs {
+                        // A worker killed before it saved its config played nothing.
+                        if dir.config_json().exists() {
+                            given.once(dir.root())?;
+                            workers.push((read_config(&dir)?, dir.root().to_path_buf()));
+                        }
+                    }
+                    sources.add_workers(input, workers)?;
                 }
                 RunKind::Sharded(dirs) => {
                     for (_, dir) in dirs {
@@ -449,7 +461,7 @@ impl GameSources {
             files.push(RunDir::new(dir).games_csv());
             keys.push(self.key_of_dir(dir)?);
         }
-        let count = first.shard.map_or(1, Shard::count);
+        let count = Some(first.shard.map_or(1, Shard::count));
         let mut config = first;
         config.shard = None;
         self.groups.push(Group {
@@ -458,6 +470,49 @@ impl GameSources {
                 config: Box::new(config),
                 count,
                 shards: indexed,
+            },
+            files,
+            keys,
+        });
+        Ok(())
+    }
+
+    /// Adds the run of workers in `run`, whose workers are `workers` (configs and
+    /// directories): one group, after checking they are workers of one run.
+    ///
+    /// # Errors
+    /// [`ReadError::NotOneRun`] naming two workers whose settings differ, and the field.
+    fn add_workers(
+        &mut self,
+        run: &Path,
+        workers: Vec<(RunSettings, PathBuf)>,
+    ) -> Result<(), ReadError> {
+        let Some((first, first_dir)) = workers.first().cloned() else {
+            return Err(ReadError::NoGames(run.to_path_buf()));
+        };
+        let mut files = Vec::new();
+        let mut keys = Vec::new();
+        let mut numbered = Vec::new();
+        for (number, (config, dir)) in workers.iter().enumerate() {
+            if let Some(difference) = first_difference(&config.identity(), &first.identity(), &[]) {
+                return Err(ReadError::NotOneRun {
+                    first: first_dir.clone(),
+                    second: dir.clone(),
+                    difference,
+                });
+            }
+            numbered.push((u32::try_from(number).unwrap_or(u32::MAX), dir.clone()));
+            files.push(RunDir::new(dir).games_csv());
+            keys.push(self.key_of_dir(dir)?);
+        }
+        let mut config = first;
+        config.worker = None;
+        self.groups.push(Group {
+            kind: GroupKind::Sharded {
+                dir: run.to_path_buf(),
+                config: Box::new(config),
+                count: None,
+                shards: numbered,
             },
             files,
             keys,
@@ -488,7 +543,7 @@ impl GameSources {
                     None => self::dir_key(dir),
                 }
             }
-            Ok(RunKind::Sharded(_)) => match RunIdentity::read(&run)? {
+            Ok(RunKind::Sharded(_) | RunKind::Workers(_)) => match RunIdentity::read(&run)? {
                 Some(identity) => identity.run_id,
                 None => self::dir_key(dir),
             },

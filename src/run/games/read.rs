@@ -480,7 +480,7 @@ impl Schedule {
             plan: config.plan(),
             engines: config.engine_names(),
             count: match kind {
-                GroupKind::Sharded { count, .. } => Some(*count),
+                GroupKind::Sharded { count, .. } => *count,
                 _ => None,
             },
         }

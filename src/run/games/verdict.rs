@@ -9,6 +9,7 @@ use crate::run_dir::{RunDir, Shard};
 use crate::stats::SprtDecision;
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::time::Duration;
 
 impl GameSources {
     /// The verdict recorded by the shared SPRT of the only run read (its `sprt.json`),
@@ -151,12 +152,77 @@ pub fn describe_missing(sources: &GameSources, reading: &RunReading) -> Vec<Stri
                     };
                     format!("shard {shard}: {games}: {how}")
                 }
+                (
+                    _,
+                    GroupKind::Sharded {
+                        count: None,
+                        config,
+                        ..
+                    },
+                ) => {
+                    let lease = config.lease_ms.map(Duration::from_millis);
+                    let mut line = format!(
+                        "{dir}: {games}: played by the workers still running, or start one with \
+                         the run's flags and `--out {dir} --worker`"
+                    );
+                    for claim in claimed_pairs(&RunDir::new(&dir), lease) {
+                        line.push_str(&format!("\n  {claim}"));
+                    }
+                    line
+                }
                 _ => format!(
                     "{dir}: {games}: continue with `bt-arena tournament --resume {dir}` (unless \
                      it is still playing)"
                 ),
             });
         }
+    }
+    lines
+}
+
+/// The pairs of the run of workers in `run` claimed and not recorded, the first
+/// [`MAX_RANGES`] of them, each with its worker and how long ago its heartbeat last moved (by
+/// this machine's clock: only as right as the two clocks agree), named expired when older
+/// than `lease`.
+fn claimed_pairs(run: &RunDir, lease: Option<Duration>) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(run.claims()) else {
+        return Vec::new();
+    };
+    let mut pairs: Vec<(u64, std::path::PathBuf)> = entries
+        .filter_map(Result::ok)
+        .filter_map(|entry| {
+            let name = entry.file_name();
+            let pair = name.to_str()?.strip_prefix("pair-")?.parse().ok()?;
+            Some((pair, entry.path()))
+        })
+        .filter(|(pair, _)| !run.claims().join(format!("pair-{pair}.done")).exists())
+        .collect();
+    pairs.sort();
+    let mut lines: Vec<String> = pairs
+        .iter()
+        .take(MAX_RANGES)
+        .map(|(pair, path)| {
+            let age = std::fs::metadata(path)
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|at| at.elapsed().ok())
+                .unwrap_or_default();
+            let who = match crate::claim::holder_of(path) {
+                Some(holder) => format!("claimed by {} pid {}", holder.host(), holder.pid),
+                None => "claimed by no worker it names (truncated or garbage)".to_string(),
+            };
+            let expired = match lease {
+                Some(lease) if age > lease => ": older than the lease, a worker will play it again",
+                _ => "",
+            };
+            format!(
+                "pair {pair}: {who}, its heartbeat {} s ago{expired}",
+                age.as_secs()
+            )
+        })
+        .collect();
+    if pairs.len() > MAX_RANGES {
+        lines.push(format!("... {} pairs claimed in all", pairs.len()));
     }
     lines
 }

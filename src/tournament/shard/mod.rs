@@ -43,6 +43,8 @@ pub(crate) fn test_config(run: &std::path::Path, shard: &str) -> super::Tourname
         sprt: None,
         out: run.to_path_buf(),
         shard: Some(shard.parse().unwrap()),
+        worker: None,
+        lease_ms: None,
         log: false,
         pgn_comments: Default::default(),
         scale_tc: None,

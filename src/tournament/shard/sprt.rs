@@ -17,7 +17,6 @@
 //! or another test is replaced, never honoured.
 
 use super::super::config::TournamentConfig;
-use super::Shard;
 use crate::records::{Existing, GameRecord, GamesTail, RecordsError, now_rfc3339, write_json};
 use crate::run_dir::RunDir;
 use crate::stats::{Outcome, SequentialTest, Sprt};
@@ -32,7 +31,11 @@ pub use crate::run::recorded::{RecordedVerdict, read_verdict};
 pub struct SprtWatcher {
     run: PathBuf,
     run_id: Option<String>,
-    shard: Shard,
+    /// Who records a verdict it finds: a shard (`K/N`) or a worker (`worker ID`).
+    member: String,
+    /// A run of workers: their directories are looked for at each look (workers join at any
+    /// time); `false`: the shards' tails are fixed.
+    workers: bool,
     /// The engine tested (the first).
     tested: String,
     /// Every shard's games.csv.
@@ -48,19 +51,27 @@ pub struct SprtWatcher {
 }
 
 impl SprtWatcher {
-    /// The watcher of a shard with an SPRT; `None` for a config without a shard or without
-    /// a (valid) SPRT.
+    /// The watcher of a shard or a worker with an SPRT; `None` for a config of neither or
+    /// without a (valid) SPRT.
     pub fn for_config(config: &TournamentConfig) -> Option<SprtWatcher> {
-        let shard = config.shard?;
         let sprt: Sprt = config.sprt?;
         let run = RunDir::new(&config.out);
+        let (member, tails) = match (config.shard, &config.worker) {
+            (Some(shard), _) => (
+                shard.to_string(),
+                (0..shard.count())
+                    .map(|index| GamesTail::new(run.shard(index).games_csv()))
+                    .collect(),
+            ),
+            (None, Some(worker)) => (format!("worker {worker}"), Vec::new()),
+            (None, None) => return None,
+        };
         Some(SprtWatcher {
-            tails: (0..shard.count())
-                .map(|index| GamesTail::new(run.shard(index).games_csv()))
-                .collect(),
+            tails,
             run: config.out.clone(),
             run_id: config.run_id.clone(),
-            shard,
+            member,
+            workers: config.worker.is_some(),
             tested: config.engines.first()?.name.clone(),
             pending: BTreeMap::new(),
             next_game: 1,
@@ -111,6 +122,9 @@ impl SprtWatcher {
     /// Reads every shard's new games and counts them in game-id order up to the first one
     /// missing; the verdict when a game reaches it.
     fn count_new_games(&mut self) -> Result<Option<RecordedVerdict>, RecordsError> {
+        if self.workers {
+            self.follow_new_workers()?;
+        }
         for tail in &mut self.tails {
             for game in tail.read_new()? {
                 if game.game_id >= self.next_game {
@@ -132,12 +146,32 @@ impl SprtWatcher {
                     pentanomial: counts.pentanomial().into(),
                     wins: counts.wins(),
                     losses: counts.losses(),
-                    recorded_by: self.shard,
+                    recorded_by: self.member.clone(),
                     recorded_at: now_rfc3339(),
                 }));
             }
         }
         Ok(None)
+    }
+}
+
+impl SprtWatcher {
+    /// Follows the games.csv of every worker directory not followed yet.
+    fn follow_new_workers(&mut self) -> Result<(), RecordsError> {
+        let workers = RunDir::new(&self.run)
+            .worker_dirs()
+            .map_err(|e| RecordsError::Io {
+                path: self.run.clone(),
+                action: "cannot list",
+                source: std::io::Error::other(e.to_string()),
+            })?;
+        for worker in workers {
+            let games = worker.games_csv();
+            if !self.tails.iter().any(|tail| tail.path() == games) {
+                self.tails.push(GamesTail::new(games));
+            }
+        }
+        Ok(())
     }
 }
 

@@ -1,0 +1,285 @@
+//! Claims on a shared directory: who is doing a piece of work (building an engine, playing a
+//! game pair), safe on NFS, with no server and no agreement between hosts' clocks.
+//!
+//! A claim is a file created exclusively (`O_CREAT|O_EXCL`, which NFS honours where `flock`
+//! is unreliable) holding its holder, `PID TOKEN` with the token `HOST-PID-RANDOM`
+//! ([`token`]). The holder touches it (its modification time) every heartbeat
+//! ([`Heartbeat`]). Another process judges it stale ([`ClaimWatch::is_stale`]) at once when
+//! its holder is a process of the observer's own host that no longer exists, or when the
+//! file has not changed for the stale age **by the observer's own clock**: what is compared
+//! is whether the modification time moved, never its value against the observer's time, so a
+//! holder whose clock is minutes off is judged as fairly as any other. fishtest takes work
+//! back from workers whose heartbeats stop in the same way, with a server in the middle.
+//!
+//! Used by the build cache ([`crate::engine::build`]) and by workers claiming game pairs
+//! (`tournament --worker`). For users: `docs/guide/cluster.md` (Workers: elastic runs) and
+//! `docs/guide/source-engines.md` (the build cache).
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant, SystemTime};
+
+/// A claim this process holds: the file it created, and the token written in it.
+#[derive(Debug)]
+pub struct Claim {
+    path: PathBuf,
+    file: File,
+    token: String,
+}
+
+impl Claim {
+    /// Creates the claim `path` exclusively, writing `PID TOKEN` and then `extra` lines
+    /// (each `KEY VALUE`, e.g. the time it was taken); `None` when a claim already exists.
+    ///
+    /// # Errors
+    /// When the file cannot be created for another reason, or written.
+    pub fn try_create(path: &Path, extra: &[(&str, String)]) -> io::Result<Option<Claim>> {
+        let mut file = match OpenOptions::new().write(true).create_new(true).open(path) {
+            Ok(file) => file,
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let token = token();
+        let mut text = format!("{} {token}\n", std::process::id());
+        for (key, value) in extra {
+            text.push_str(&format!("{key} {value}\n"));
+        }
+        file.write_all(text.as_bytes())?;
+        Ok(Some(Claim {
+            path: path.to_path_buf(),
+            file,
+            token,
+        }))
+    }
+
+    /// Its path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Its token (`HOST-PID-RANDOM`).
+    pub fn token(&self) -> &str {
+        &self.token
+    }
+
+    /// The file, to touch ([`Heartbeat`]).
+    pub fn file(&self) -> &File {
+        &self.file
+    }
+
+    /// Whether the file at its path is still this claim (not taken over: removed, or
+    /// replaced by another holder's).
+    pub fn is_held(&self) -> bool {
+        holder_of(&self.path).is_some_and(|holder| holder.token == self.token)
+    }
+}
+
+/// Who a claim file names: its first line, `PID TOKEN`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Holder {
+    /// The holder's process id.
+    pub pid: i32,
+    /// Its token, `HOST-PID-RANDOM`.
+    pub token: String,
+}
+
+impl Holder {
+    /// The holder named by `text` (a claim file's contents); `None` when its first line is not
+    /// `PID TOKEN` (a claim being written, truncated or garbage).
+    pub fn parse(text: &str) -> Option<Holder> {
+        let mut words = text.lines().next()?.split_whitespace();
+        let pid = words.next()?.parse().ok()?;
+        let token = words.next()?.to_string();
+        Some(Holder { pid, token })
+    }
+
+    /// The holder's host, from its token (`HOST-PID-RANDOM`).
+    pub fn host(&self) -> &str {
+        let mut parts = self.token.rsplitn(3, '-');
+        let (_random, _pid) = (parts.next(), parts.next());
+        parts.next().unwrap_or("")
+    }
+
+    /// Whether the holder was a process of this host that no longer exists.
+    pub fn is_dead_here(&self) -> bool {
+        self.host() == host_name() && !process_exists(self.pid)
+    }
+}
+
+/// The holder the claim file at `path` names; `None` when it is missing, unreadable or does
+/// not name one.
+pub fn holder_of(path: &Path) -> Option<Holder> {
+    Holder::parse(&std::fs::read_to_string(path).ok()?)
+}
+
+/// A token naming one holder: host, pid and a random number.
+pub fn token() -> String {
+    format!(
+        "{}-{}-{:08x}",
+        host_name(),
+        std::process::id(),
+        fastrand::u32(..)
+    )
+}
+
+/// This machine's host name (`unknown` when it cannot be read), with only letters, digits,
+/// `-` and `.`.
+pub fn host_name() -> String {
+    let mut buffer = [0u8; 256];
+    // SAFETY: the buffer is valid for its length; gethostname NUL-terminates within it or
+    // truncates, and we stop at the first NUL.
+    let rc = unsafe { libc::gethostname(buffer.as_mut_ptr().cast(), buffer.len()) };
+    let end = buffer.iter().position(|&b| b == 0).unwrap_or(buffer.len());
+    let name: String = String::from_utf8_lossy(&buffer[..end])
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    if rc != 0 || name.is_empty() {
+        "unknown".to_string()
+    } else {
+        name
+    }
+}
+
+/// Whether process `pid` exists on this machine.
+pub fn process_exists(pid: i32) -> bool {
+    // SAFETY: signal 0 only checks for existence.
+    let rc = unsafe { libc::kill(pid, 0) };
+    rc == 0 || io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
+}
+
+/// Touches claim files every `every` until `done`: the heartbeat others judge them by.
+pub struct Heartbeat;
+
+impl Heartbeat {
+    /// Touches `file` every `every` until `done` is set (polling `done` every 50 ms at most).
+    pub fn run(file: &File, every: Duration, done: &AtomicBool) {
+        let mut last = Instant::now();
+        while !done.load(Ordering::SeqCst) {
+            std::thread::sleep(Duration::from_millis(50).min(every));
+            if last.elapsed() >= every {
+                touch(file);
+                last = Instant::now();
+            }
+        }
+    }
+}
+
+/// Sets `file`'s modification time to now (a heartbeat); a failure is ignored: the claim
+/// then looks stale to others, who take it over.
+pub fn touch(file: &File) {
+    let _ = file.set_modified(SystemTime::now());
+}
+
+/// What an observer saw of one claim file: its modification time, and since when (by the
+/// observer's clock) it has not changed.
+#[derive(Debug)]
+pub struct ClaimWatch {
+    stale_after: Duration,
+    seen: Option<(Option<SystemTime>, Instant)>,
+}
+
+impl ClaimWatch {
+    /// A watch that judges a claim stale once it has not changed for `stale_after`.
+    pub fn new(stale_after: Duration) -> ClaimWatch {
+        ClaimWatch {
+            stale_after,
+            seen: None,
+        }
+    }
+
+    /// Whether the claim at `path`, naming `holder` (`None` when it names none: truncated or
+    /// garbage), was left by a holder that died: a process of this host that no longer
+    /// exists, or a file unchanged for the stale age since this watch first looked.
+    pub fn is_stale(&mut self, path: &Path, holder: Option<&Holder>) -> bool {
+        if holder.is_some_and(Holder::is_dead_here) {
+            return true;
+        }
+        let modified = std::fs::metadata(path).and_then(|m| m.modified()).ok();
+        match self.seen {
+            Some((seen, since)) if seen == modified => since.elapsed() >= self.stale_after,
+            _ => {
+                self.seen = Some((modified, Instant::now()));
+                false
+            }
+        }
+    }
+
+    /// How long the claim has looked unchanged to this watch.
+    pub fn unchanged_for(&self) -> Duration {
+        self.seen
+            .map_or(Duration::ZERO, |(_, since)| since.elapsed())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_claim_is_exclusive_and_names_its_holder() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("claim");
+        let claim = Claim::try_create(&path, &[("taken", "now".into())])
+            .unwrap()
+            .unwrap();
+        assert!(Claim::try_create(&path, &[]).unwrap().is_none());
+        let holder = holder_of(&path).unwrap();
+        assert_eq!(holder.pid, std::process::id() as i32);
+        assert_eq!(holder.token, claim.token());
+        assert_eq!(holder.host(), host_name());
+        assert!(claim.is_held() && !holder.is_dead_here());
+        std::fs::remove_file(&path).unwrap();
+        assert!(!claim.is_held());
+    }
+
+    #[test]
+    fn garbage_names_no_holder() {
+        assert_eq!(Holder::parse(""), None);
+        assert_eq!(Holder::parse("x y"), None);
+        assert_eq!(Holder::parse("12"), None);
+        let holder = Holder::parse("12 node17-12-0000abcd\ntaken x\n").unwrap();
+        assert_eq!((holder.pid, holder.host()), (12, "node17"));
+        assert_eq!(Holder::parse("1 a-b-c-1-ff").unwrap().host(), "a-b-c");
+    }
+
+    #[test]
+    fn an_untouched_claim_goes_stale_by_the_watchers_clock_and_a_touched_one_does_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("claim");
+        let claim = Claim::try_create(&path, &[]).unwrap().unwrap();
+        let holder = holder_of(&path);
+        let mut watch = ClaimWatch::new(Duration::from_millis(300));
+        assert!(!watch.is_stale(&path, holder.as_ref()));
+        // A holder whose clock is an hour behind still beats: the time moves.
+        for _ in 0..4 {
+            std::thread::sleep(Duration::from_millis(120));
+            let _ = claim.file().set_modified(
+                SystemTime::now() - Duration::from_secs(3600) + watch.unchanged_for(),
+            );
+            assert!(!watch.is_stale(&path, holder.as_ref()));
+        }
+        std::thread::sleep(Duration::from_millis(400));
+        assert!(watch.is_stale(&path, holder.as_ref()));
+    }
+
+    #[test]
+    fn a_claim_of_a_dead_process_of_this_host_is_stale_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("claim");
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead = child.id() as i32;
+        child.wait().unwrap();
+        std::fs::write(&path, format!("{dead} {}-{dead}-00000000\n", host_name())).unwrap();
+        let holder = holder_of(&path);
+        assert!(ClaimWatch::new(Duration::from_secs(3600)).is_stale(&path, holder.as_ref()));
+    }
+}

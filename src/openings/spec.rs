@@ -1,0 +1,102 @@
+//! Where a run's openings come from (`--openings file=PATH order=sequential|random`) and the
+//! order in which its units (game pairs, iterations, datagen games) take them: settings every
+//! kind of run shares.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::path::PathBuf;
+
+/// The order in which game pairs take openings from the book.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OpeningOrder {
+    /// Book order, wrapping around.
+    #[default]
+    Sequential,
+    /// A seeded shuffle of the book, each opening used once before any repeats.
+    Random,
+}
+
+/// Where openings come from (`--openings file=PATH order=sequential|random`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OpeningsSpec {
+    /// The book; `None` means the start position only.
+    pub file: Option<PathBuf>,
+    /// How pairs take openings from it.
+    #[serde(default)]
+    pub order: OpeningOrder,
+    /// The SHA-256 of the book's bytes, in hexadecimal, taken when the run starts: part of
+    /// the run's identity, so that a shard or a resume reading a book changed since (or
+    /// another book at the same path) is refused, and the same book at another path (a
+    /// shared filesystem mounted elsewhere) is the same run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
+}
+
+impl OpeningsSpec {
+    /// Parses `file=PATH order=sequential|random` tokens (`format=epd` is accepted).
+    ///
+    /// # Errors
+    /// [`BadOpeningsToken`] naming the bad token.
+    pub fn parse<S: AsRef<str>>(tokens: &[S]) -> Result<OpeningsSpec, BadOpeningsToken> {
+        let mut spec = OpeningsSpec::default();
+        for token in tokens {
+            let token = token.as_ref();
+            match token.split_once('=') {
+                Some(("file", path)) => spec.file = Some(PathBuf::from(path)),
+                Some(("order", "sequential")) => spec.order = OpeningOrder::Sequential,
+                Some(("order", "random")) => spec.order = OpeningOrder::Random,
+                Some(("format", "epd")) => {}
+                _ => return Err(BadOpeningsToken(token.to_string())),
+            }
+        }
+        Ok(spec)
+    }
+}
+
+/// An `--openings` token other than `file=PATH`, `order=sequential|random` or `format=epd`
+/// (the token).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BadOpeningsToken(pub String);
+
+impl fmt::Display for BadOpeningsToken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "bad --openings token '{}' (expected file=PATH, order=sequential|random)",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for BadOpeningsToken {}
+
+/// The order in which pairs take openings: the book order, or a seeded shuffle of it.
+pub fn opening_sequence(order: OpeningOrder, book_len: usize, seed: u64) -> Vec<usize> {
+    let mut sequence: Vec<usize> = (0..book_len).collect();
+    if order == OpeningOrder::Random {
+        fastrand::Rng::with_seed(seed).shuffle(&mut sequence);
+    }
+    sequence
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn openings_tokens_parse() {
+        let spec = OpeningsSpec::parse(&["file=openings/x.epd", "order=random"]).unwrap();
+        assert_eq!(spec.file, Some(PathBuf::from("openings/x.epd")));
+        assert_eq!(spec.order, OpeningOrder::Random);
+        let err = OpeningsSpec::parse(&["file=x.epd", "order=shuffled"]).unwrap_err();
+        assert!(
+            matches!(&err, BadOpeningsToken(token) if token == "order=shuffled"),
+            "{err:?}"
+        );
+        assert_eq!(
+            err.to_string(),
+            "bad --openings token 'order=shuffled' (expected file=PATH, order=sequential|random)"
+        );
+    }
+}

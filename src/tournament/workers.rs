@@ -1,0 +1,404 @@
+//! A run of workers (`tournament --worker`): any number of processes, on any machines sharing
+//! the run directory, each claiming the lowest game pair nobody plays, playing it and
+//! recording it in its own directory (`RUN/worker-ID/`). No server: the claims are files
+//! ([`crate::claim`]) in `RUN/claims/`:
+//!
+//! - `pair-N`: the claim on pair N, created exclusively, naming its worker; touched every
+//!   [`heartbeat_of`] the lease while the worker plays the pair.
+//! - `pair-N.done`: the pair is recorded, by the worker it names (created exclusively, once
+//!   both games are in that worker's games.csv).
+//! - `pair-N.expired-TOKEN`: a claim taken over after the lease (its heartbeat had not moved
+//!   for the lease by the taker's clock, or its process is gone from the taker's host); the
+//!   pair is played again. Kept for the record.
+//!
+//! A worker records a game only while its claim on the game's pair is still its own
+//! ([`PairClaims::holds`]): a worker whose claim was taken over drops the pair's games, so the
+//! readers see each game once. A game depends only on the seed, the schedule and the pair
+//! (its id, opening and colours), never on who played it: any mix of workers, kills and
+//! restarts gives the games one machine gives (with deterministic engines) and the same
+//! verdict, which the shared SPRT ([`super::shard::sprt`]) takes in game-id order.
+
+use crate::claim::{Claim, ClaimWatch, holder_of};
+use crate::records::now_rfc3339;
+use crate::run_dir::RunDir;
+use std::collections::{HashMap, HashSet};
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+/// The default lease (`--lease`): a claim whose heartbeat has not moved for this long is
+/// taken over. As the build cache's claims: long beside a heartbeat, short beside a run.
+pub const DEFAULT_LEASE: Duration = Duration::from_secs(60);
+
+/// How often a worker touches its claims: a twelfth of the lease, at most every 5 s.
+pub fn heartbeat_of(lease: Duration) -> Duration {
+    (lease / 12).min(Duration::from_secs(5))
+}
+
+/// What claiming a pair gave.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Claimed {
+    /// The pair is this worker's to play.
+    Mine,
+    /// The pair is this worker's to play, taken over from a worker whose lease expired (some
+    /// of its games may be recorded already: [`recorded_games`]).
+    TakenOver,
+    /// Another worker plays it (its claim is live).
+    Held,
+    /// It is recorded.
+    Done,
+}
+
+/// A claim this worker holds, and the games of its pair still to record.
+struct HeldPair {
+    claim: Claim,
+    left: usize,
+}
+
+/// One worker's claims on the game pairs of its run.
+pub struct PairClaims {
+    dir: PathBuf,
+    worker: String,
+    lease: Duration,
+    held: Arc<Mutex<HashMap<u64, HeldPair>>>,
+    watches: Mutex<HashMap<u64, ClaimWatch>>,
+    done: Mutex<HashSet<u64>>,
+    stop: Arc<AtomicBool>,
+    beating: Option<JoinHandle<()>>,
+}
+
+impl PairClaims {
+    /// The claims of worker `worker` on the pairs of the run in `run`, with `lease`; starts
+    /// the heartbeat.
+    ///
+    /// # Errors
+    /// When `RUN/claims/` cannot be created.
+    pub fn new(run: &Path, worker: &str, lease: Duration) -> io::Result<PairClaims> {
+        let dir = RunDir::new(run).claims();
+        std::fs::create_dir_all(&dir)?;
+        let held: Arc<Mutex<HashMap<u64, HeldPair>>> = Arc::default();
+        let stop = Arc::new(AtomicBool::new(false));
+        let beating = {
+            let (held, stop) = (held.clone(), stop.clone());
+            let every = heartbeat_of(lease);
+            std::thread::spawn(move || {
+                while !stop.load(Ordering::SeqCst) {
+                    for pair in crate::arena::lock(&held).values() {
+                        crate::claim::touch(pair.claim.file());
+                    }
+                    // Sleeps `every`, waking early when the run ends.
+                    let until = std::time::Instant::now() + every;
+                    while std::time::Instant::now() < until && !stop.load(Ordering::SeqCst) {
+                        std::thread::sleep(Duration::from_millis(20).min(every));
+                    }
+                }
+            })
+        };
+        Ok(PairClaims {
+            dir,
+            worker: worker.to_string(),
+            lease,
+            held,
+            watches: Mutex::default(),
+            done: Mutex::default(),
+            stop,
+            beating: Some(beating),
+        })
+    }
+
+    fn claim_path(&self, pair: u64) -> PathBuf {
+        self.dir.join(format!("pair-{pair}"))
+    }
+
+    fn done_path(&self, pair: u64) -> PathBuf {
+        self.dir.join(format!("pair-{pair}.done"))
+    }
+
+    /// Whether pair `pair` is recorded (by any worker).
+    pub fn is_done(&self, pair: u64) -> bool {
+        let mut done = crate::arena::lock(&self.done);
+        if done.contains(&pair) {
+            return true;
+        }
+        let recorded = self.done_path(pair).exists();
+        if recorded {
+            done.insert(pair);
+        }
+        recorded
+    }
+
+    /// Claims `pair`, of `games` games, for this worker: at once when nobody holds it; after
+    /// the lease when another worker's claim has not moved (it is then taken over, and
+    /// `taken_over` is told whose it was and for how long it had not moved).
+    ///
+    /// # Errors
+    /// When a claim cannot be created, read or renamed for a reason other than another
+    /// worker's being first.
+    pub fn claim(
+        &self,
+        pair: u64,
+        games: usize,
+        taken_over: &mut dyn FnMut(String),
+    ) -> io::Result<Claimed> {
+        if self.holds(pair) {
+            return Ok(Claimed::Mine);
+        }
+        if self.is_done(pair) {
+            return Ok(Claimed::Done);
+        }
+        let path = self.claim_path(pair);
+        let extra = [("worker", self.worker.clone()), ("taken", now_rfc3339())];
+        if let Some(claim) = Claim::try_create(&path, &extra)? {
+            return Ok(self.take(pair, claim, games));
+        }
+        let holder = holder_of(&path);
+        let mut watches = crate::arena::lock(&self.watches);
+        let watch = watches
+            .entry(pair)
+            .or_insert_with(|| ClaimWatch::new(self.lease));
+        if !watch.is_stale(&path, holder.as_ref()) {
+            return Ok(Claimed::Held);
+        }
+        let still = watch.unchanged_for();
+        watches.remove(&pair);
+        drop(watches);
+        if self.is_done(pair) {
+            return Ok(Claimed::Done);
+        }
+        let token = crate::claim::token();
+        match std::fs::rename(&path, self.dir.join(format!("pair-{pair}.expired-{token}"))) {
+            Ok(()) => {}
+            // Another worker took it over first.
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Claimed::Held),
+            Err(e) => return Err(e),
+        }
+        taken_over(match holder {
+            Some(holder) => format!(
+                "pair {pair}, claimed by {} pid {}, unchanged for {} s: its lease expired, it is \
+                 played again",
+                holder.host(),
+                holder.pid,
+                still.as_secs()
+            ),
+            None => format!(
+                "pair {pair}: its claim names no worker (truncated or garbage) and has not \
+                 changed for {} s: it is played again",
+                still.as_secs()
+            ),
+        });
+        match Claim::try_create(&path, &extra)? {
+            Some(claim) => {
+                self.take(pair, claim, games);
+                Ok(Claimed::TakenOver)
+            }
+            None => Ok(Claimed::Held),
+        }
+    }
+
+    /// Sets the games of `pair` (held) still to record to `left`: a pair taken over whose
+    /// other games the worker before recorded. With none left, the pair is marked done.
+    ///
+    /// # Errors
+    /// When the done marker cannot be written.
+    pub fn set_left(&self, pair: u64, left: usize) -> io::Result<()> {
+        let mut held = crate::arena::lock(&self.held);
+        let Some(entry) = held.get_mut(&pair) else {
+            return Ok(());
+        };
+        entry.left = left;
+        if left > 0 {
+            return Ok(());
+        }
+        held.remove(&pair);
+        drop(held);
+        self.mark_done(pair)
+    }
+
+    fn take(&self, pair: u64, claim: Claim, games: usize) -> Claimed {
+        crate::arena::lock(&self.held).insert(pair, HeldPair { claim, left: games });
+        Claimed::Mine
+    }
+
+    /// Whether this worker still holds its claim on `pair` (not taken over by another after
+    /// the lease): only then may it record the pair's games.
+    pub fn holds(&self, pair: u64) -> bool {
+        crate::arena::lock(&self.held)
+            .get(&pair)
+            .is_some_and(|held| held.claim.is_held())
+    }
+
+    /// Whether this worker holds a claim on `pair` it has not finished.
+    pub fn playing(&self, pair: u64) -> bool {
+        crate::arena::lock(&self.held).contains_key(&pair)
+    }
+
+    /// A game of `pair` is recorded: once the pair's last is, the pair is marked done
+    /// (`pair-N.done`, naming this worker) and its claim let go of.
+    ///
+    /// # Errors
+    /// When the done marker cannot be written.
+    pub fn recorded(&self, pair: u64) -> io::Result<()> {
+        let mut held = crate::arena::lock(&self.held);
+        let Some(entry) = held.get_mut(&pair) else {
+            return Ok(());
+        };
+        entry.left = entry.left.saturating_sub(1);
+        if entry.left > 0 {
+            return Ok(());
+        }
+        held.remove(&pair);
+        drop(held);
+        self.mark_done(pair)
+    }
+
+    /// Writes `pair-N.done`, naming this worker (kept when another worker wrote it first).
+    fn mark_done(&self, pair: u64) -> io::Result<()> {
+        let marker = self.done_path(pair);
+        let mut file = tempfile::NamedTempFile::new_in(&self.dir)?;
+        io::Write::write_all(&mut file, format!("{}\n", self.worker).as_bytes())?;
+        match file.persist_noclobber(&marker) {
+            Ok(_) => {}
+            Err(e) if e.error.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(e.error),
+        }
+        crate::arena::lock(&self.done).insert(pair);
+        Ok(())
+    }
+
+    /// Lets go of the claim on `pair` (not played, or dropped when the run stopped), so that
+    /// another worker plays it at once rather than after the lease.
+    pub fn release(&self, pair: u64) {
+        if let Some(held) = crate::arena::lock(&self.held).remove(&pair)
+            && held.claim.is_held()
+        {
+            let _ = std::fs::remove_file(held.claim.path());
+        }
+    }
+
+    /// Lets go of every claim not finished (the run stopped).
+    pub fn release_all(&self) {
+        let pairs: Vec<u64> = crate::arena::lock(&self.held).keys().copied().collect();
+        for pair in pairs {
+            self.release(pair);
+        }
+    }
+}
+
+impl Drop for PairClaims {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(beating) = self.beating.take() {
+            let _ = beating.join();
+        }
+    }
+}
+
+/// The ids of the games of `pair` that the workers of the run in `run` recorded: those of a
+/// pair taken over that the worker before it recorded, which are not played again.
+///
+/// # Errors
+/// A worker's games.csv that cannot be read.
+pub fn recorded_games(run: &Path, pair: u64) -> Result<Vec<u64>, crate::records::RecordsError> {
+    let workers = RunDir::new(run)
+        .worker_dirs()
+        .map_err(|e| crate::records::RecordsError::Io {
+            path: run.to_path_buf(),
+            action: "cannot list",
+            source: io::Error::other(e.to_string()),
+        })?;
+    let mut ids = Vec::new();
+    for worker in workers {
+        let games = worker.games_csv();
+        if !games.exists() {
+            continue;
+        }
+        for game in crate::records::GamesReader::open(&games)? {
+            let game = game?;
+            if game.pair == pair {
+                ids.push(game.game_id);
+            }
+        }
+    }
+    Ok(ids)
+}
+
+/// A new worker's id: `HOST-PID-RANDOM` ([`crate::claim::token`]).
+pub fn new_worker_id() -> String {
+    crate::claim::token()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pair_is_claimed_once_recorded_once_and_taken_over_after_the_lease() {
+        let dir = tempfile::tempdir().unwrap();
+        let lease = Duration::from_millis(300);
+        let first = PairClaims::new(dir.path(), "a", lease).unwrap();
+        let second = PairClaims::new(dir.path(), "b", lease).unwrap();
+        let mut told = Vec::new();
+        let mut tell = |line: String| told.push(line);
+        assert_eq!(first.claim(1, 2, &mut tell).unwrap(), Claimed::Mine);
+        assert_eq!(second.claim(1, 2, &mut tell).unwrap(), Claimed::Held);
+        assert_eq!(second.claim(2, 2, &mut tell).unwrap(), Claimed::Mine);
+        // The first worker's heartbeat keeps pair 1 its own past the lease.
+        std::thread::sleep(Duration::from_millis(500));
+        assert_eq!(second.claim(1, 2, &mut tell).unwrap(), Claimed::Held);
+        first.recorded(1).unwrap();
+        assert!(!first.is_done(1));
+        first.recorded(1).unwrap();
+        assert!(first.is_done(1) && second.is_done(1));
+        assert_eq!(second.claim(1, 2, &mut tell).unwrap(), Claimed::Done);
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("claims/pair-1.done")).unwrap(),
+            "a\n"
+        );
+        // The second worker stops beating (as a killed one): pair 2 is taken over.
+        drop(second);
+        let third = PairClaims::new(dir.path(), "c", lease).unwrap();
+        assert_eq!(third.claim(2, 2, &mut tell).unwrap(), Claimed::Held);
+        std::thread::sleep(Duration::from_millis(400));
+        assert_eq!(third.claim(2, 2, &mut tell).unwrap(), Claimed::TakenOver);
+        assert_eq!(told.len(), 1, "{told:?}");
+        assert!(told[0].starts_with("pair 2, claimed by "), "{told:?}");
+        assert!(third.holds(2));
+    }
+
+    #[test]
+    fn a_worker_whose_claim_was_taken_over_no_longer_holds_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let slow = PairClaims::new(dir.path(), "slow", Duration::from_secs(3600)).unwrap();
+        assert_eq!(slow.claim(5, 2, &mut |_| {}).unwrap(), Claimed::Mine);
+        // Garbage in place of its claim: another worker's after a takeover.
+        std::fs::write(dir.path().join("claims/pair-5"), "garbage").unwrap();
+        assert!(!slow.holds(5));
+        slow.release(5);
+        assert!(
+            dir.path().join("claims/pair-5").exists(),
+            "not its own to remove"
+        );
+    }
+
+    #[test]
+    fn a_garbage_claim_is_taken_over_after_the_lease() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("claims")).unwrap();
+        std::fs::write(dir.path().join("claims/pair-3"), "\u{0}\u{1}garbage").unwrap();
+        let worker = PairClaims::new(dir.path(), "w", Duration::from_millis(200)).unwrap();
+        let mut told = Vec::new();
+        assert_eq!(
+            worker.claim(3, 2, &mut |l| told.push(l)).unwrap(),
+            Claimed::Held
+        );
+        std::thread::sleep(Duration::from_millis(300));
+        assert_eq!(
+            worker.claim(3, 2, &mut |l| told.push(l)).unwrap(),
+            Claimed::Mine
+        );
+        assert!(told[0].contains("names no worker"), "{told:?}");
+    }
+}

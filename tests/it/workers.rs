@@ -1,0 +1,264 @@
+//! A run of workers (`tournament --worker`): processes that claim the run's game pairs from a
+//! shared directory, joining and leaving at any time, give the games and the verdict of one
+//! machine. Real processes: bt-arena and bt-search at a fixed depth (deterministic after
+//! `uginewgame`, so two runs of a schedule play the same games).
+
+use crate::util::{
+    bt_arena, bt_arena_command, deterministic, eventually, games_of, path, stderr, stdout, words,
+};
+use std::path::Path;
+use std::process::{Child, Output, Stdio};
+use std::time::Duration;
+
+/// Starts a worker of `command` on `run` with `extra` flags.
+fn spawn_worker(command: &str, run: &Path, extra: &[&str]) -> Child {
+    let mut flags = vec!["--worker", "--out", path(run)];
+    flags.extend(extra);
+    bt_arena_command(words(command, &flags))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("bt-arena starts")
+}
+
+/// The workers' games merged (`bt-arena merge`), read back.
+fn merged(run: &Path) -> Vec<bt_arena::records::GameRecord> {
+    let output = bt_arena(&words("merge", &[path(run)]));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    games_of(&run.join("games.csv"))
+}
+
+/// The rows recorded so far by every worker of `run`.
+fn rows(run: &Path) -> usize {
+    bt_arena::run_dir::RunDir::new(run)
+        .worker_dirs()
+        .unwrap_or_default()
+        .iter()
+        .map(|worker| {
+            std::fs::read_to_string(worker.games_csv())
+                .map_or(0, |text| text.lines().count().saturating_sub(1))
+        })
+        .sum()
+}
+
+fn finish(child: Child) -> Output {
+    child.wait_with_output().expect("bt-arena runs")
+}
+
+#[test]
+fn workers_started_together_play_the_games_of_one_machine() {
+    let dir = tempfile::tempdir().unwrap();
+    let command = deterministic(7);
+    let single = dir.path().join("single");
+    let output = bt_arena(&words(&command, &["--out", path(&single)]));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let expected = games_of(&single.join("games.csv"));
+    assert_eq!(expected.len(), 14);
+
+    let run = dir.path().join("run");
+    // Workers of different speeds: one plays two games at once.
+    let workers = [
+        spawn_worker(&command, &run, &[]),
+        spawn_worker(&command, &run, &["--concurrency", "2"]),
+    ];
+    for worker in workers {
+        let output = finish(worker);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        assert!(stdout(&output).contains("Worker "), "{}", stdout(&output));
+    }
+    let dirs = bt_arena::run_dir::RunDir::new(&run).worker_dirs().unwrap();
+    assert_eq!(dirs.len(), 2);
+    // Each pair claimed once and recorded once, by one worker.
+    for pair in 1..=7 {
+        let done = run.join(format!("claims/pair-{pair}.done"));
+        assert!(done.exists(), "pair {pair} done");
+    }
+    let mut games = merged(&run);
+    games.sort_by_key(|game| game.game_id);
+    assert_eq!(games, expected);
+    // `elo` reads the run of workers as one run.
+    let report = stdout(&bt_arena(&words("elo", &[path(&run)])));
+    assert!(report.contains("Games: 14,"), "{report}");
+}
+
+#[test]
+fn a_worker_killed_mid_pair_has_the_rest_of_its_pair_played_by_another_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let command = deterministic(5);
+    let single = dir.path().join("single");
+    let output = bt_arena(&words(&command, &["--out", path(&single)]));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let expected = games_of(&single.join("games.csv"));
+
+    let run = dir.path().join("run");
+    let mut killed = spawn_worker(&command, &run, &[]);
+    // Mid-pair: the first game of a pair recorded, its second in flight.
+    assert!(
+        eventually(Duration::from_secs(60), || rows(&run) % 2 == 1),
+        "a pair's first game within a minute"
+    );
+    killed.kill().expect("SIGKILL");
+    killed.wait().expect("reaped");
+    let at_kill = rows(&run);
+    assert!(
+        at_kill % 2 == 1 && at_kill < 10,
+        "{at_kill} games at the kill"
+    );
+    // Its claim names a process gone from this host: taken over at once, not after the lease.
+    let output = finish(spawn_worker(&command, &run, &[]));
+    let out = stdout(&output);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let pair = at_kill.div_ceil(2);
+    assert!(
+        out.contains(&format!("pair {pair}, claimed by ")) && out.contains("played again"),
+        "{out}"
+    );
+    let mut games = merged(&run);
+    games.sort_by_key(|game| game.game_id);
+    assert_eq!(games, expected, "each game once, as one machine plays them");
+}
+
+#[test]
+fn a_stopped_worker_loses_its_pair_after_the_lease_and_records_nothing_of_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let command = deterministic(3);
+    let single = dir.path().join("single");
+    let output = bt_arena(&words(&command, &["--out", path(&single)]));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let expected = games_of(&single.join("games.csv"));
+
+    let run = dir.path().join("run");
+    let stalled = spawn_worker(&command, &run, &["--lease", "2s"]);
+    assert!(
+        eventually(Duration::from_secs(60), || rows(&run) % 2 == 1),
+        "a pair's first game within a minute"
+    );
+    // SIGSTOP: alive (its pid exists) but its heartbeat stops, as a machine that hangs.
+    let pid = i32::try_from(stalled.id()).unwrap();
+    // SAFETY: the child is this test's own bt-arena.
+    unsafe { libc::kill(pid, libc::SIGSTOP) };
+    let at_stop = rows(&run);
+    // `elo` on the live run names the straggler, and its lease expired.
+    std::thread::sleep(Duration::from_millis(2500));
+    let live = bt_arena(&words("elo", &[path(&run)]));
+    assert_eq!(live.status.code(), Some(5), "{}", stderr(&live));
+    let named = format!(
+        "pair {}: claimed by {} pid {pid}, its heartbeat ",
+        at_stop.div_ceil(2),
+        bt_arena::claim::host_name()
+    );
+    let line = stderr(&live)
+        .lines()
+        .find(|line| line.trim_start().starts_with(&named))
+        .map(String::from);
+    assert!(
+        line.is_some_and(
+            |line| line.ends_with("s ago: older than the lease, a worker will play it again")
+        ),
+        "{}",
+        stderr(&live)
+    );
+    assert!(stderr(&live).contains("--worker`"), "{}", stderr(&live));
+    let started = std::time::Instant::now();
+    let output = finish(spawn_worker(&command, &run, &["--lease", "2s"]));
+    let waited = started.elapsed();
+    // SAFETY: as above.
+    unsafe { libc::kill(pid, libc::SIGCONT) };
+    let late = finish(stalled);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(
+        stdout(&output).contains(&format!("pair {}, claimed by ", at_stop.div_ceil(2))),
+        "{}",
+        stdout(&output)
+    );
+    assert!(
+        waited >= Duration::from_secs(2),
+        "the lease was waited: {waited:?}"
+    );
+    // The stalled worker, woken, finds its claim taken over: its game is not recorded.
+    let late_out = stdout(&late);
+    assert!(late_out.contains("not recorded: the claim"), "{late_out}");
+    let mut games = merged(&run);
+    games.sort_by_key(|game| game.game_id);
+    assert_eq!(games, expected);
+}
+
+#[test]
+fn workers_stop_on_the_verdict_of_one_machine_and_a_late_worker_plays_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = "elo0=0,elo1=100";
+    let command = format!("{} --rounds 200 --sprt {spec}", deterministic(1));
+    let command = command.replace("--rounds 1 ", "");
+    let single = dir.path().join("single");
+    let one = bt_arena(&words(&command, &["--out", path(&single)]));
+    let one_out = stdout(&one);
+    let verdict = one_out
+        .lines()
+        .find(|line| line.starts_with("SPRT: "))
+        .expect("a verdict")
+        .to_string();
+    let at = verdict.split("at game ").nth(1).unwrap().to_string();
+
+    let run = dir.path().join("run");
+    let workers = [
+        spawn_worker(&command, &run, &[]),
+        spawn_worker(&command, &run, &[]),
+    ];
+    for worker in workers {
+        let output = finish(worker);
+        assert_eq!(
+            output.status.code(),
+            one.status.code(),
+            "{}",
+            stderr(&output)
+        );
+    }
+    let elo = stdout(&bt_arena(&words("elo", &[path(&run)])));
+    assert!(
+        elo.contains(&format!("accepted at game {at}")),
+        "{elo}\n{verdict}"
+    );
+    let late = finish(spawn_worker(&command, &run, &[]));
+    assert_eq!(late.status.code(), one.status.code(), "{}", stderr(&late));
+    let late_out = stdout(&late);
+    assert!(
+        late_out.contains("no new game pair starts on worker"),
+        "{late_out}"
+    );
+    assert!(!late_out.contains("Finished game"), "{late_out}");
+}
+
+#[test]
+fn a_worker_with_other_settings_or_a_static_shard_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    let output = finish(spawn_worker(&deterministic(1), &run, &[]));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let other = finish(spawn_worker(&deterministic(2), &run, &[]));
+    assert_eq!(other.status.code(), Some(4), "{}", stderr(&other));
+    assert!(stderr(&other).contains("rounds"), "{}", stderr(&other));
+    let shard = bt_arena(&words(
+        &deterministic(1),
+        &["--out", path(&run), "--shard", "0/2"],
+    ));
+    assert_eq!(shard.status.code(), Some(4), "{}", stderr(&shard));
+    assert!(stderr(&shard).contains("shard"), "{}", stderr(&shard));
+    let both = bt_arena(&words(
+        &deterministic(1),
+        &["--out", path(&run), "--shard", "0/2", "--worker"],
+    ));
+    assert_eq!(both.status.code(), Some(3), "{}", stderr(&both));
+    let no_out = bt_arena(&words(&deterministic(1), &["--worker"]));
+    assert_eq!(no_out.status.code(), Some(3), "{}", stderr(&no_out));
+    assert!(
+        stderr(&no_out).contains("--worker needs --out"),
+        "{}",
+        stderr(&no_out)
+    );
+    let short = bt_arena(&words(
+        &deterministic(1),
+        &["--out", path(&run), "--worker", "--lease", "10ms"],
+    ));
+    assert_eq!(short.status.code(), Some(3), "{}", stderr(&short));
+}
