@@ -63,8 +63,8 @@ pub struct Plan {
 pub enum DatagenError {
     /// The book cannot be used.
     Book(crate::openings::BookError),
-    /// The identity cannot be joined.
-    Identity(IdentityError),
+    /// The identity cannot be joined (boxed: the error is large).
+    Identity(Box<IdentityError>),
     /// The directory cannot be locked.
     Lock(LockError),
     /// The directory holds a run already.
@@ -149,7 +149,7 @@ pub fn run(
     announce: impl FnOnce(&DatagenConfig, &Plan),
 ) -> Result<DatagenReport, DatagenError> {
     let openings = openings(config)?;
-    identity::establish(config, seed).map_err(DatagenError::Identity)?;
+    identity::establish(config, seed).map_err(|e| DatagenError::Identity(Box::new(e)))?;
     let config = &*config;
     let dir = config.dir();
     let run = RunDir::new(&dir);
