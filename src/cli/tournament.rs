@@ -233,11 +233,28 @@ pub fn run(args: &TournamentArgs, matches: &ArgMatches) -> Result<ExitCode> {
         err => prepare_error(err),
     })?;
     let report = tournament::run(&mut config, start, &stop, announce)?;
+    if config.worker.is_some() {
+        merge_workers(&config.out);
+    }
     say!("\n{}", report.summary);
     super::print_recorded(&report.sources.recorded_verdict(&report.summary));
     report_unplayed(&config, &report);
     say!("Results: {}", config.results_dir().display());
     Ok(exit_code(&config, &report))
+}
+
+/// A worker ending rewrites its run's merged result (games.csv, games.pgn, summary.json,
+/// report.html in RUN, each replaced whole, as `bt-arena merge RUN` writes them), so that the
+/// run's files are current whichever worker ends last; a failure is a warning (the workers'
+/// own files hold every game).
+fn merge_workers(run: &Path) {
+    let merged = bt_arena::run::merge::MergedRun::open(&[run]).and_then(|merged| merged.write(run));
+    if let Err(err) = merged {
+        note!(
+            "warning: the run's merged files in {} were not rewritten: {err}; `bt-arena merge {0}` writes them",
+            run.display()
+        );
+    }
 }
 
 /// The start-up lines: what was repaired, what is played, where the results go, the seed

@@ -10,6 +10,7 @@
 //! computation of the standings, per-pair Elo, pentanomial counts and SPRT.
 
 pub mod crosstable;
+pub mod hosts;
 pub mod html;
 mod json;
 pub mod series;

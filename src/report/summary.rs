@@ -49,6 +49,10 @@ pub struct Summary {
     /// (and left out of summary.json): the pool's mean is 0.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub anchor: Option<String>,
+    /// Of a run of workers, each host's games, losses by fault and score test
+    /// ([`super::hosts`]); empty (and left out of summary.json) otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hosts: Vec<super::hosts::HostHealth>,
     /// One standard error of each difference of two ratings, by name: what
     /// [`Summary::anchor_at`] needs. Not in summary.json.
     #[serde(skip)]
@@ -407,6 +411,7 @@ impl SummaryBuilder {
             self_play: tally.self_play.clone(),
             builds: BTreeMap::new(),
             anchor: None,
+            hosts: Vec::new(),
             differences: pool.map(|pool| RatingDifferences {
                 names: pool.members.iter().map(|&m| engines[m].clone()).collect(),
                 std_error: pool.ratings.diff_std_error,

@@ -73,7 +73,12 @@ impl fmt::Display for Summary {
             write!(f, "{pair}")?;
         }
         writeln!(f)?;
-        self.write_faults(f)
+        self.write_faults(f)?;
+        if !self.hosts.is_empty() {
+            writeln!(f)?;
+            self.write_hosts(f)?;
+        }
+        Ok(())
     }
 }
 
@@ -148,6 +153,51 @@ impl Summary {
                 Ok(())
             }
         }
+    }
+
+    /// The per-host table of a run of workers: games, losses by fault, the tested engine's
+    /// score and its χ² p-value against the pool's, and the hosts flagged.
+    fn write_hosts(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let w = self
+            .hosts
+            .iter()
+            .map(|h| h.tally.host.len())
+            .max()
+            .unwrap_or(0)
+            .max("Host".len());
+        writeln!(
+            f,
+            "{:<w$} {:>7} {:>5} {:>4} {:>5} {:>5} {:>7} {:>6} {:>8}",
+            "Host", "workers", "games", "time", "crash", "stall", "illegal", "score", "p"
+        )?;
+        for host in &self.hosts {
+            let t = &host.tally;
+            writeln!(
+                f,
+                "{:<w$} {:>7} {:>5} {:>4} {:>5} {:>5} {:>7} {:>6.3} {:>8.2e}",
+                t.host,
+                t.workers,
+                t.games,
+                t.time_forfeits,
+                t.crashes,
+                t.stalls,
+                t.illegal_moves,
+                host.score,
+                host.p_value
+            )?;
+        }
+        for host in self.hosts.iter().filter(|h| h.flagged.is_some()) {
+            writeln!(
+                f,
+                "Flagged: {}: {}",
+                host.tally.host,
+                host.flagged.as_deref().unwrap_or_default()
+            )?;
+        }
+        writeln!(
+            f,
+            "(score: the first engine's; p: its χ² against the pooled score; flagged when p · hosts < 0.01 or losses by fault exceed 3 times the other hosts' rate)"
+        )
     }
 
     fn write_faults(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -20,6 +20,7 @@
 //! [`crate::tune`], which play runs.
 
 pub mod games;
+pub mod hosts;
 pub mod identity;
 pub mod merge;
 pub mod recorded;

@@ -124,3 +124,25 @@ pub fn saved<C>(
     };
     Ok((settings, run))
 }
+
+/// The settings a resumed session may change, whatever the kind of run.
+pub trait SessionSettings {
+    /// Games played at once.
+    fn concurrency_mut(&mut self) -> &mut usize;
+    /// Whether engines' protocol traffic is logged.
+    fn log_mut(&mut self) -> &mut bool;
+}
+
+/// `config` resumed with the settings a session may change: `concurrency` (when given) and
+/// `log` (turned on, never off).
+pub fn with_session_settings<C: SessionSettings>(
+    mut config: C,
+    concurrency: Option<usize>,
+    log: bool,
+) -> C {
+    if let Some(concurrency) = concurrency {
+        *config.concurrency_mut() = concurrency;
+    }
+    *config.log_mut() |= log;
+    config
+}

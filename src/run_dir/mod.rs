@@ -275,6 +275,22 @@ impl RunDir {
     /// # Errors
     /// [`RunDirError::Io`] when it exists but cannot be listed.
     pub fn worker_dirs(&self) -> Result<Vec<RunDir>, RunDirError> {
+        let mut dirs: Vec<PathBuf> = self
+            .subdirectories()?
+            .into_iter()
+            .filter(|(name, _)| name.starts_with(WORKER_PREFIX))
+            .map(|(_, path)| path)
+            .collect();
+        dirs.sort();
+        Ok(dirs.into_iter().map(RunDir::new).collect())
+    }
+
+    /// The directories in this one with names in UTF-8, as `(name, path)`; none when it does
+    /// not exist.
+    ///
+    /// # Errors
+    /// [`RunDirError::Io`] when it exists but cannot be listed.
+    fn subdirectories(&self) -> Result<Vec<(String, PathBuf)>, RunDirError> {
         let entries = match std::fs::read_dir(&self.root) {
             Ok(entries) => entries,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -286,19 +302,11 @@ impl RunDir {
                 });
             }
         };
-        let mut dirs: Vec<PathBuf> = entries
+        Ok(entries
             .filter_map(Result::ok)
             .filter(|entry| entry.path().is_dir())
-            .filter(|entry| {
-                entry
-                    .file_name()
-                    .to_str()
-                    .is_some_and(|name| name.starts_with(WORKER_PREFIX))
-            })
-            .map(|entry| entry.path())
-            .collect();
-        dirs.sort();
-        Ok(dirs.into_iter().map(RunDir::new).collect())
+            .filter_map(|entry| Some((entry.file_name().to_str()?.to_string(), entry.path())))
+            .collect())
     }
 
     /// The run directory holding this shard directory (its parent).
@@ -317,24 +325,12 @@ impl RunDir {
     /// # Errors
     /// [`RunDirError::Io`] when it exists but cannot be listed.
     pub fn shard_dirs(&self) -> Result<Vec<(u32, RunDir)>, RunDirError> {
-        let entries = match std::fs::read_dir(&self.root) {
-            Ok(entries) => entries,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(source) => {
-                return Err(RunDirError::Io {
-                    path: self.root.clone(),
-                    action: "cannot list",
-                    source,
-                });
-            }
-        };
-        let mut dirs: Vec<(u32, RunDir)> = entries
-            .filter_map(Result::ok)
-            .filter(|entry| entry.path().is_dir())
-            .filter_map(|entry| {
-                let name = entry.file_name();
-                let index = name.to_str()?.strip_prefix(SHARD_PREFIX)?.parse().ok()?;
-                Some((index, RunDir::new(entry.path())))
+        let mut dirs: Vec<(u32, RunDir)> = self
+            .subdirectories()?
+            .into_iter()
+            .filter_map(|(name, path)| {
+                let index = name.strip_prefix(SHARD_PREFIX)?.parse().ok()?;
+                Some((index, RunDir::new(path)))
             })
             .collect();
         dirs.sort_by_key(|(index, _)| *index);

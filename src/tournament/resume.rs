@@ -42,16 +42,16 @@ pub fn saved_run(dir: &Path, shard: Option<Shard>) -> Result<TournamentConfig, R
     Ok(config)
 }
 
-/// `config` resumed with the settings a session may change: `concurrency` (when given) and
-/// `log` (turned on, never off).
-pub fn with_session_settings(
-    mut config: TournamentConfig,
-    concurrency: Option<usize>,
-    log: bool,
-) -> TournamentConfig {
-    config.concurrency = concurrency.unwrap_or(config.concurrency);
-    config.log |= log;
-    config
+pub use crate::run::resume::with_session_settings;
+
+impl crate::run::resume::SessionSettings for TournamentConfig {
+    fn concurrency_mut(&mut self) -> &mut usize {
+        &mut self.concurrency
+    }
+
+    fn log_mut(&mut self) -> &mut bool {
+        &mut self.log
+    }
 }
 
 #[cfg(test)]

@@ -397,8 +397,10 @@ mod tests {
         std::thread::sleep(Duration::from_millis(300));
         assert_eq!(
             worker.claim(3, 2, &mut |l| told.push(l)).unwrap(),
-            Claimed::Mine
+            Claimed::TakenOver
         );
         assert!(told[0].contains("names no worker"), "{told:?}");
+        worker.set_left(3, 0).unwrap();
+        assert!(worker.is_done(3) && !worker.playing(3));
     }
 }

@@ -36,16 +36,16 @@ pub fn saved_tune(dir: &Path, shard: Option<Shard>) -> Result<TuneConfig, Resume
     Ok(config)
 }
 
-/// `config` resumed with the settings a session may change: `concurrency` (when given) and
-/// `log` (turned on, never off). The lag stays the tune's, so θ repeats.
-pub fn with_session_settings(
-    mut config: TuneConfig,
-    concurrency: Option<usize>,
-    log: bool,
-) -> TuneConfig {
-    config.concurrency = concurrency.unwrap_or(config.concurrency);
-    config.log |= log;
-    config
+pub use crate::run::resume::with_session_settings;
+
+impl crate::run::resume::SessionSettings for TuneConfig {
+    fn concurrency_mut(&mut self) -> &mut usize {
+        &mut self.concurrency
+    }
+
+    fn log_mut(&mut self) -> &mut bool {
+        &mut self.log
+    }
 }
 
 #[cfg(test)]

@@ -74,12 +74,36 @@ fn workers_started_together_play_the_games_of_one_machine() {
         let done = run.join(format!("claims/pair-{pair}.done"));
         assert!(done.exists(), "pair {pair} done");
     }
+    // The worker that ended last wrote the run's merged files.
+    assert_eq!(games_of(&run.join("games.csv")), expected);
     let mut games = merged(&run);
     games.sort_by_key(|game| game.game_id);
     assert_eq!(games, expected);
-    // `elo` reads the run of workers as one run.
+    // `elo` reads the run of workers as one run, with its per-host table.
     let report = stdout(&bt_arena(&words("elo", &[path(&run)])));
     assert!(report.contains("Games: 14,"), "{report}");
+    let host = bt_arena::claim::host_name();
+    assert!(report.contains("Host "), "{report}");
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout(&bt_arena(&words("elo --json", &[path(&run)])))).unwrap();
+    let hosts = &json["hosts"];
+    assert_eq!(hosts.as_array().map(Vec::len), Some(1), "{json}");
+    assert_eq!(
+        (&hosts[0]["host"], &hosts[0]["workers"], &hosts[0]["games"]),
+        (
+            &serde_json::json!(host),
+            &serde_json::json!(2),
+            &serde_json::json!(14)
+        )
+    );
+    // One host: its score is the pool's, nothing to flag.
+    assert_eq!(hosts[0]["chi2"], 0.0);
+    assert!(hosts[0].get("flagged").is_none());
+    let page = std::fs::read_to_string(run.join("report.html")).unwrap();
+    assert!(
+        page.contains("<section id=\"hosts\">"),
+        "the merged page's host table"
+    );
 }
 
 #[test]

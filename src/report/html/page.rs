@@ -38,6 +38,8 @@ pub(super) struct Page {
     pairs: Vec<PairBlock>,
     termination_names: Vec<&'static str>,
     terminations: Vec<TerminationRow>,
+    /// A run of workers' per-host table ([`crate::report::hosts`]); empty otherwise.
+    hosts: Vec<HostRow>,
     move_times: Vec<MoveTimeRow>,
     move_info_note: Option<String>,
     openings_note: String,
@@ -46,6 +48,40 @@ pub(super) struct Page {
     viewer_note: String,
     meta: Vec<(String, String)>,
     config: Option<String>,
+}
+
+#[derive(Serialize)]
+struct HostRow {
+    host: String,
+    workers: u64,
+    games: u64,
+    time: u64,
+    crash: u64,
+    stall: u64,
+    illegal: u64,
+    score: String,
+    p_value: String,
+    flagged: Option<String>,
+}
+
+/// The per-host rows of a run of workers.
+fn host_rows(summary: &crate::report::Summary) -> Vec<HostRow> {
+    summary
+        .hosts
+        .iter()
+        .map(|host| HostRow {
+            host: host.tally.host.clone(),
+            workers: host.tally.workers,
+            games: host.tally.games,
+            time: host.tally.time_forfeits,
+            crash: host.tally.crashes,
+            stall: host.tally.stalls,
+            illegal: host.tally.illegal_moves,
+            score: format!("{:.3}", host.score),
+            p_value: format!("{:.2e}", host.p_value),
+            flagged: host.flagged.clone(),
+        })
+        .collect()
 }
 
 #[derive(Serialize)]
@@ -159,6 +195,7 @@ pub(super) fn page(report: &Report<'_>) -> Page {
             .collect(),
         termination_names: shown.iter().map(|&k| Termination::ALL[k].name()).collect(),
         terminations: termination_rows(report, &shown),
+        hosts: host_rows(summary),
         move_times: move_time_rows(report.series),
         move_info_note: move_info_note(&report.series.unreadable_move_info),
         openings_note: openings_note(&report.series.openings),

@@ -426,7 +426,20 @@ impl GameSources {
     ) -> Result<(Summary, RunReading), ReadError> {
         let mut builder = SummaryBuilder::new(engines, sprt);
         let reading = self.read(&mut builder)?;
-        Ok((builder.finish(), reading))
+        let mut summary = builder.finish();
+        // A run of workers: each host's games, faults and score test.
+        if let Some(GroupKind::Sharded {
+            count: None,
+            shards,
+            ..
+        }) = self.single_run().map(|group| &group.kind)
+            && let Some(tested) = engines.first()
+        {
+            let dirs: Vec<&Path> = shards.iter().map(|(_, dir)| dir.as_path()).collect();
+            let tallies = crate::run::hosts::tallies(&dirs, tested)?;
+            summary.hosts = crate::report::hosts::health(tallies);
+        }
+        Ok((summary, reading))
     }
 
     /// Adds the run whose shards are `shards` (configs and directories): one group, after
