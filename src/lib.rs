@@ -22,6 +22,7 @@
 //! | [`arena`] | the one runner: workers and seats (engines started, given option values, replaced, given up), games.csv and games.pgn, warnings, stopping, progress; plays what a schedule asks | `docs/guide/arena.md` |
 //! | [`tournament`] | config, the engines made ready (built, benched, clocks scaled), the schedule of game pairs (round-robin, gauntlet, shards), the runner that plays it | `docs/guide/tournaments.md`, `docs/guide/cluster.md` |
 //! | [`tune`] | SPSA tuning of engine options (fishtest's and OpenBench's algorithm), resumable and reproducible | `docs/guide/tuning.md` |
+//! | [`datagen`] | self-play positions for training evaluations: the games file, 24-byte binary records, text lines, filters, proof labels, repeatable and sharded | `docs/guide/datagen.md`, `docs/formats/datagen.md` |
 //! | [`openings`] | opening books: reading, generating and checking them | `docs/guide/openings.md` |
 //! | [`records`] | the record of a finished game and its files: games.csv (appended, repaired, read back, tailed), games.pgn (written and read, with other tools' PGN) | `docs/guide/results.md` |
 //! | [`report`] | the report of a run, computed once from its records ([`report::Summary`]) and rendered as text, summary.json and report.html | `docs/guide/results.md` |
@@ -106,6 +107,7 @@ pub mod arena;
 pub mod bundled;
 pub mod check_engine;
 pub mod claim;
+pub mod datagen;
 pub mod engine;
 pub mod game;
 pub mod named;

@@ -71,6 +71,15 @@ enum Command {
     /// and, at --concurrency 1, repeatable.
     #[command(after_long_help = cli::examples::TUNE)]
     Tune(cli::tune::TuneArgs),
+    /// Generate self-play positions for training evaluations: games in a compact file,
+    /// positions as 24-byte binary records and text lines, filtered and labelled by proof.
+    ///
+    /// One engine plays itself; several play each other. Repeatable from --seed whatever
+    /// --concurrency and however many shards (with engines at a fixed limit: nodes= or
+    /// depth=), resumable after a kill. `datagen convert` rewrites the games without running
+    /// any engine.
+    #[command(after_long_help = cli::examples::DATAGEN)]
+    Datagen(Box<cli::datagen::DatagenArgs>),
     /// Join the shards of a run (`tournament --shard`) into one games.csv, games.pgn,
     /// summary.json and report.html, checking that they belong to one run and listing the
     /// games missing.
@@ -138,6 +147,7 @@ fn main() -> ExitCode {
         Command::CheckEngine(args) => cli::check_engine::run(&args),
         Command::Tournament(args) => cli::tournament::run(&args, &matches),
         Command::Tune(args) => cli::tune::run(&args, &matches),
+        Command::Datagen(args) => cli::datagen::run(&args, &matches),
         Command::Elo(args) => cli::elo::run(&args),
         Command::Merge(args) => cli::merge::run(&args),
         Command::Report(args) => cli::report::run(&args),
@@ -178,6 +188,7 @@ impl Command {
             | Command::CheckEngine(_)
             | Command::Tournament(_)
             | Command::Tune(_)
+            | Command::Datagen(_)
             | Command::Merge(_)
             | Command::Elo(_)
             | Command::Report(_)

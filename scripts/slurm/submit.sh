@@ -30,6 +30,14 @@
 # (tune-report.sbatch, printed as `merge job ID`) writes the whole tune's RUN/report.html,
 # summary.json, tuned-options.txt and tuned-params.txt, and its log prints θ.
 #
+# A datagen run (`bt-arena datagen --shard`, with --games) after the word `datagen`:
+#
+#   scripts/slurm/submit.sh datagen N RUN BT_ARENA DATAGEN_FLAGS...
+#
+# Each task runs datagen-shard.sbatch (shard K plays the games g with (g - 1) mod N = K); the
+# dependent job (datagen-merge.sbatch) writes RUN/positions.bin and RUN/games.dat from every
+# shard's games in game-id order, the bytes one machine would have written.
+#
 # A run of workers (`bt-arena tournament --worker`, elastic) after the word `workers`:
 #
 #   scripts/slurm/submit.sh workers W RUN BT_ARENA TOURNAMENT_FLAGS...
@@ -46,12 +54,16 @@ if [ "${1:-}" = tune ]; then
   shift
   shard_script=tune-shard.sbatch
   merge_script=tune-report.sbatch
+elif [ "${1:-}" = datagen ]; then
+  shift
+  shard_script=datagen-shard.sbatch
+  merge_script=datagen-merge.sbatch
 elif [ "${1:-}" = workers ]; then
   shift
   shard_script=worker.sbatch
 fi
 if [ $# -lt 3 ]; then
-  echo "usage: $0 [tune|workers] N RUN BT_ARENA TOURNAMENT_OR_TUNE_FLAGS..." >&2
+  echo "usage: $0 [tune|datagen|workers] N RUN BT_ARENA TOURNAMENT_TUNE_OR_DATAGEN_FLAGS..." >&2
   exit 3
 fi
 shards=$1

@@ -82,6 +82,12 @@ pub struct Job {
     pub values: ByColor<Vec<(String, String)>>,
     /// Tags added to the game's PGN record (`X-TuneIteration`, ...).
     pub tags: Vec<(String, String)>,
+    /// The position the game starts from instead of its opening's (datagen's opening after
+    /// its random plies); `None` for the opening's.
+    pub start: Option<crate::rules::Position>,
+    /// Moves drawn among the engines' best lines now and then (datagen's
+    /// `--random-multipv`); `None`: every `bestmove` is played.
+    pub pick: Option<game::MultiPvPick>,
 }
 
 impl Job {
@@ -92,6 +98,8 @@ impl Job {
             unit,
             values: ByColor::default(),
             tags: Vec::new(),
+            start: None,
+            pick: None,
         }
     }
 }

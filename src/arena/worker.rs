@@ -59,7 +59,13 @@ impl<'a> Worker<'a> {
                 return;
             }
         }
-        let opening = &arena.openings[game.opening];
+        let opening = &match job.start {
+            Some(position) => Opening {
+                position,
+                ..arena.openings[game.opening].clone()
+            },
+            None => arena.openings[game.opening].clone(),
+        };
         let started = records::now_rfc3339();
         let (white, black) = two_mut(&mut self.seats, game.white, game.black);
         let (Some(white), Some(black)) = (white.as_mut(), black.as_mut()) else {
@@ -77,6 +83,7 @@ impl<'a> Worker<'a> {
             &opening.position,
             arena.rules,
             arena.adjudication,
+            job.pick.as_ref(),
             arena.stop,
         );
         match played {

@@ -8,6 +8,8 @@
 //! * `Depth` (spin, plies, default 0 = no cap): the deepest iteration whatever `go` says, a way
 //!   to weaken the engine.
 //! * `Eval` (combo `full` / `material`, default `full`): the evaluation.
+//! * `MultiPV` (spin, default 1): the best lines reported per iteration, each `info` line
+//!   with its `multipv N` (the search is the plain one at 1).
 //! * the full evaluation's weights, one spin option each in centipawns (`Pawn`, `Advance1`
 //!   ... `Advance6`, `HomeGuard`, `Hanging`, ..., `Race`, `RaceMove`: see
 //!   [`EvalWeights::OPTIONS`]), defaulting to the values the engine plays with, for tuning.
@@ -34,6 +36,8 @@ use std::sync::atomic::AtomicBool;
 const DEFAULT_HASH_MB: i64 = 16;
 /// The largest `Hash` in MiB.
 const MAX_HASH_MB: i64 = 4096;
+/// The most lines `MultiPV` reports (a position has at most 48 moves).
+const MAX_MULTIPV: u32 = 48;
 
 /// The searcher and the depth cap of option `Depth` (0: none).
 struct SearchBrain {
@@ -54,6 +58,7 @@ impl Brain for SearchBrain {
         vec![
             OptionDecl::spin("Hash", DEFAULT_HASH_MB, 0, MAX_HASH_MB),
             OptionDecl::spin("Depth", 0, 0, i64::from(MAX_DEPTH)),
+            OptionDecl::spin("MultiPV", 1, 1, i64::from(MAX_MULTIPV)),
             OptionDecl {
                 name: "Eval".to_string(),
                 kind: OptionKind::Combo {
@@ -76,6 +81,7 @@ impl Brain for SearchBrain {
         match name {
             "Hash" => self.searcher.set_hash_mb(number()? as usize),
             "Depth" => self.depth_cap = number()?,
+            "MultiPV" => self.searcher.set_multipv(number()?.clamp(1, MAX_MULTIPV)),
             "Eval" => self
                 .searcher
                 .set_eval_kind(value.parse().map_err(|err| format!("{err}"))?),
@@ -103,7 +109,8 @@ impl Brain for SearchBrain {
         info: &mut dyn FnMut(Info),
     ) -> Option<Move> {
         let limits = limits(request, self.depth_cap);
-        let mut report = |report: &SearchReport| info(info_line(report));
+        let multipv = self.searcher.multipv() > 1;
+        let mut report = |report: &SearchReport| info(info_line(report, multipv));
         self.searcher
             .search(&request.position, request.rules, &limits, stop, &mut report)
             .best
@@ -144,12 +151,13 @@ fn limits(request: &SearchRequest, depth_cap: u32) -> Limits {
     }
 }
 
-/// The `info` line of an iteration's report.
-fn info_line(report: &SearchReport) -> Info {
+/// The `info` line of an iteration's report; with `multipv_on` (MultiPV above 1) every line
+/// says its `multipv` number, the best one's included.
+fn info_line(report: &SearchReport, multipv_on: bool) -> Info {
     Info {
         depth: Some(report.depth),
         seldepth: Some(report.seldepth),
-        multipv: None,
+        multipv: (report.multipv > 1 || multipv_on).then_some(report.multipv),
         score: Some(protocol_score(report.score)),
         nodes: Some(report.nodes),
         nps: Some(report.nps),
@@ -193,6 +201,11 @@ fn main() -> ExitCode {
                 &[
                     ("bt-search", "the engine: reads ugi or uci on stdin"),
                     ("bt-search bench [DEPTH]", &bench),
+                    (
+                        "bt-search fit DATA...",
+                        "fits the weights to datagen's positions.bin (Texel's method; --lambda \
+                         L, --epochs N, --rate R, start option.NAME=V) and prints them",
+                    ),
                     ("bt-search --help", "this help (also -h)"),
                 ]
             )
@@ -207,6 +220,7 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         },
+        ["fit", ..] => run_fit(&args[1..]),
         ["bench"] => run_bench(BENCH_DEPTH),
         ["bench", depth] => match depth.parse::<u32>() {
             Ok(depth @ 1..=MAX_DEPTH) => run_bench(depth),
@@ -214,6 +228,98 @@ fn main() -> ExitCode {
         },
         _ => usage(&format!("unknown arguments '{}'", args.join(" "))),
     }
+}
+
+/// `bt-search fit`: reads the files of 24-byte records given, fits the weights from the
+/// defaults (or the `option.NAME=V` words given), and prints K, the error before and after,
+/// and the weights as one line of `option.NAME=V` words.
+fn run_fit(args: &[String]) -> ExitCode {
+    use bt_arena::bundled::search::fit;
+    let mut files = Vec::new();
+    let (mut lambda, mut epochs, mut rate) = (0.5f64, 300u32, 1.0f64);
+    let mut start = EvalWeights::DEFAULT;
+    let mut words = args.iter();
+    while let Some(word) = words.next() {
+        let value =
+            |words: &mut std::slice::Iter<String>| words.next().cloned().unwrap_or_default();
+        let parsed = match word.as_str() {
+            "--lambda" => value(&mut words)
+                .parse()
+                .map(|v| lambda = v)
+                .is_ok_and(|()| (0.0..=1.0).contains(&lambda)),
+            "--epochs" => value(&mut words).parse().map(|v| epochs = v).is_ok(),
+            "--rate" => value(&mut words)
+                .parse()
+                .map(|v| rate = v)
+                .is_ok_and(|()| rate > 0.0),
+            option if option.starts_with("option.") => {
+                let (name, value) = option["option.".len()..]
+                    .split_once('=')
+                    .unwrap_or(("", ""));
+                match value
+                    .parse()
+                    .map_err(|_| format!("bad value '{value}'"))
+                    .and_then(|v| start.set(name, v))
+                {
+                    Ok(()) => true,
+                    Err(err) => return usage(&format!("{option}: {err}")),
+                }
+            }
+            file => {
+                files.push(file.to_string());
+                true
+            }
+        };
+        if !parsed {
+            return usage(&format!(
+                "bad value for {word} (--lambda 0 to 1, --epochs N, --rate > 0)"
+            ));
+        }
+    }
+    if files.is_empty() {
+        return usage("fit needs DATA files (positions.bin of bt-arena datagen)");
+    }
+    let mut samples = Vec::new();
+    for file in &files {
+        let bytes = match std::fs::read(file) {
+            Ok(bytes) if bytes.len() % 24 == 0 => bytes,
+            Ok(bytes) => {
+                return usage(&format!(
+                    "{file}: {} bytes, not whole 24-byte records",
+                    bytes.len()
+                ));
+            }
+            Err(err) => return usage(&format!("cannot read {file}: {err}")),
+        };
+        samples.extend(
+            bytes
+                .chunks_exact(24)
+                .filter_map(|chunk| fit::sample(chunk.try_into().ok()?)),
+        );
+    }
+    let fitted = fit::fit(&samples, &start, lambda, epochs, rate);
+    let words: Vec<String> = EvalWeights::OPTIONS
+        .iter()
+        .map(|o| {
+            format!(
+                "option.{}={}",
+                o.name,
+                fitted.weights.get(o.name).unwrap_or(0)
+            )
+        })
+        .collect();
+    // A closed stdout (`| head -1`) ends it quietly, as the bench.
+    use std::io::Write;
+    let _ = writeln!(
+        std::io::stdout().lock(),
+        "{} positions, K {:.1}, error {:.6} -> {:.6}\n{}",
+        samples.len(),
+        fitted.k,
+        fitted.error.0,
+        fitted.error.1,
+        words.join(" ")
+    );
+    ExitCode::SUCCESS
 }
 
 /// `bt-search bench`: one line per position, then `N nodes M nps`. A closed stdout (`| head`)
@@ -242,6 +348,7 @@ fn usage(problem: &str) -> ExitCode {
     eprintln!(
         "bt-search: {problem}\nusage: bt-search               (the UGI/UCI engine, on stdin and stdout)\n       \
          bt-search bench [DEPTH]  (the bench: N nodes M nps)\n       \
+         bt-search fit DATA...    (fit the weights to datagen positions)\n       \
          bt-search --help         (its options)"
     );
     ExitCode::from(2)

@@ -99,6 +99,7 @@ fn mini_match(
                 &opening,
                 ctx.rules,
                 &Default::default(),
+                None,
                 &stop,
             ) else {
                 return Ok(Finding::skip("the match was interrupted"));

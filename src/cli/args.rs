@@ -349,6 +349,19 @@ pub struct JsonFlag {
     pub json: bool,
 }
 
+/// The shard of a `--shard` value (`K/N`, `auto`, `auto/N`; see [`Shard::from_arg`]), its
+/// variables read from the environment.
+///
+/// # Errors
+/// A [`UsageError`] naming the value and what is wrong with it.
+pub fn parse_shard(text: Option<&str>) -> Result<Option<bt_arena::run_dir::Shard>, UsageError> {
+    text.map(|text| {
+        bt_arena::run_dir::Shard::from_arg(text, |name| std::env::var(name).ok())
+            .map_err(|e| UsageError(format!("--shard {text}: {e}")))
+    })
+    .transpose()
+}
+
 /// `--seed` of a command that makes a run: drawn unless given, printed and saved.
 #[derive(Args, Debug, Clone, Copy, Default)]
 pub struct RunSeed {

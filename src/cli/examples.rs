@@ -104,6 +104,17 @@ Examples:
       --iterations 2000 --concurrency 2 --out results/tune
     bt-arena tune --resume results/tune";
 
+/// `bt-arena datagen --help`.
+pub const DATAGEN: &str = "\
+Examples:
+  A million positions of bt-search at 5000 nodes, 8-12 random plies from the
+  start position, two games at a time; then the text of the same games, quiet
+  positions only:
+    bt-arena datagen --engine cmd=bt-search nodes=5000 --positions 1000000 \\
+      --startpos --random-plies 8-12 --concurrency 2 --out results/data
+    bt-arena datagen convert results/data --format text --skip-captures \\
+      --out quiet.txt";
+
 /// `bt-arena openings --help`.
 pub const OPENINGS: &str = "\
 Examples:

@@ -40,7 +40,7 @@ enum What {
 }
 
 /// The file formats' pages: (name, markdown source). The same text is in docs/formats/.
-const FORMATS: [(&str, &str); 4] = [
+const FORMATS: [(&str, &str); 5] = [
     (
         "bt-arena-games.csv",
         include_str!("../../docs/formats/games-csv.md"),
@@ -56,6 +56,10 @@ const FORMATS: [(&str, &str); 4] = [
     (
         "bt-arena-perft-suites",
         include_str!("../../docs/formats/perft-suites.md"),
+    ),
+    (
+        "bt-arena-datagen",
+        include_str!("../../docs/formats/datagen.md"),
     ),
 ];
 

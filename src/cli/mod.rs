@@ -33,6 +33,7 @@ pub mod args;
 pub mod argv;
 pub mod bench;
 pub mod check_engine;
+pub mod datagen;
 pub mod elo;
 pub mod examples;
 pub mod generate;

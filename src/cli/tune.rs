@@ -125,14 +125,7 @@ pub fn run(args: &TuneArgs, matches: &ArgMatches) -> Result<ExitCode> {
     // Before anything is built or started: a signal stops the tune from its first moment.
     let stop = stop_flag()?;
     let matches = matches.subcommand_matches("tune").unwrap_or(matches);
-    let shard = args
-        .shard
-        .as_deref()
-        .map(|text| {
-            Shard::from_arg(text, |name| std::env::var(name).ok())
-                .map_err(|e| super::UsageError(format!("--shard {text}: {e}")))
-        })
-        .transpose()?;
+    let shard = super::args::parse_shard(args.shard.as_deref())?;
     if let (Some(dir), None) = (&args.resume, shard)
         && tune::shard::is_sharded(dir)
     {

@@ -71,8 +71,38 @@ pub struct SearchReply {
     /// The search's `info` lines merged: the latest depth, score, nodes, pv, ... it reported
     /// for its best line (lines with `multipv` above 1 are left out).
     pub info: Info,
+    /// With MultiPV: the lines of the last iteration reported, best first (`multipv 1`, 2,
+    /// ...), each with its score and first move; empty when the engine numbered no line.
+    pub lines: Vec<PvLine>,
     /// From sending `go` to receiving `bestmove`, by the monotonic clock.
     pub elapsed: Duration,
+}
+
+/// One line of a MultiPV search: its score and the move it starts with.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PvLine {
+    /// The line's score, the mover's view.
+    pub score: crate::protocol::Score,
+    /// Its first move, as the engine wrote it (unchecked).
+    pub mv: String,
+}
+
+/// Keeps `info`'s line in `lines` when it is numbered (`multipv N`) with a score and a pv:
+/// `multipv 1` starts the lines afresh (a new iteration), line N replaces lines N and after.
+/// Lines out of order are ignored.
+fn keep_line(lines: &mut Vec<PvLine>, info: &Info) {
+    let (Some(n), Some(score), Some(mv)) = (info.multipv, info.score, info.pv.first()) else {
+        return;
+    };
+    let at = usize::try_from(n).unwrap_or(usize::MAX).saturating_sub(1);
+    if n == 0 || at > lines.len() {
+        return;
+    }
+    lines.truncate(at);
+    lines.push(PvLine {
+        score,
+        mv: mv.clone(),
+    });
 }
 
 /// The answer to [`Engine::perft`]: perft's divide as the engine reports it.
@@ -327,8 +357,10 @@ impl Engine {
         let sent = Instant::now();
         self.await_fence(deadline, after)?;
         let mut info = Info::default();
+        let mut lines = Vec::new();
         self.wait(deadline, timeout, |engine, line, reply, at| match reply {
             Ok(Reply::Info(fields)) => {
+                keep_line(&mut lines, &fields);
                 if fields.is_best_line() {
                     info.merge_from(fields);
                 }
@@ -338,6 +370,7 @@ impl Engine {
                 bestmove: mv,
                 ponder,
                 info: std::mem::take(&mut info),
+                lines: std::mem::take(&mut lines),
                 elapsed: at.saturating_duration_since(sent),
             })),
             Ok(Reply::ReadyOk) => engine.stray_line(line),

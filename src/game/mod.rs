@@ -72,9 +72,51 @@ pub struct Players<'a> {
     pub specs: ByColor<&'a EngineDescription>,
 }
 
+/// Another move than the engine's `bestmove`, now and then (datagen's `--random-multipv
+/// K,DIFF,P`): at each ply, with probability `probability`, the move played is drawn
+/// uniformly among the first moves of the engine's MultiPV lines ([`SearchReply::lines`])
+/// scored within `diff` centipawns of its best ([`Score::value`]); both draws come from `seed`
+/// and the ply, so a game repeats. A reply without lines plays its `bestmove`.
+///
+/// [`SearchReply::lines`]: crate::engine::SearchReply::lines
+/// [`Score::value`]: crate::protocol::Score::value
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MultiPvPick {
+    /// Centipawns below the best line a line may score and be drawn.
+    pub diff: i32,
+    /// The probability of a draw at each ply, in (0, 1].
+    pub probability: f64,
+    /// The seed of the game's draws.
+    pub seed: u64,
+}
+
+impl MultiPvPick {
+    /// The move to play at `ply` (0-based, from the game's start) for `reply`.
+    pub fn choose(&self, ply: usize, reply: &crate::engine::SearchReply) -> String {
+        let mut rng = fastrand::Rng::with_seed(
+            self.seed ^ (ply as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+        );
+        let Some(best) = reply.lines.first() else {
+            return reply.bestmove.clone();
+        };
+        if rng.f64() >= self.probability {
+            return reply.bestmove.clone();
+        }
+        let floor = best.score.value().saturating_sub(self.diff);
+        let near: Vec<&str> = reply
+            .lines
+            .iter()
+            .filter(|line| line.score.value() >= floor)
+            .map(|line| line.mv.as_str())
+            .collect();
+        near[rng.usize(..near.len())].to_string()
+    }
+}
+
 /// Plays one game from `opening` under `rules` and the `adjudication` rules, checking `stop`
 /// between moves, and collects the engines' stray output ([`PlayedGame::stray`]) and what they
-/// reported for each move ([`PlayedGame::infos`]).
+/// reported for each move ([`PlayedGame::infos`]). With `pick`, some moves are drawn among the
+/// engine's best lines instead of its `bestmove` ([`MultiPvPick`]).
 ///
 /// # Errors
 /// [`Unfinished::Interrupted`] when `stop` is set before the game ends.
@@ -83,11 +125,19 @@ pub fn play(
     opening: &Position,
     rules: Rules,
     adjudication: &Adjudication,
+    pick: Option<&MultiPvPick>,
     stop: &AtomicBool,
 ) -> Result<PlayedGame, Unfinished> {
     let mut infos = Vec::new();
     let mut adjudicator = Adjudicator::new(adjudication, rules);
-    let played = play_moves(players, opening, rules, &mut adjudicator, stop, &mut infos);
+    let played = play_moves(
+        players,
+        opening,
+        rules,
+        (&mut adjudicator, pick),
+        stop,
+        &mut infos,
+    );
     let stray = ByColor::from_fn(|side| players.engines[side].take_stray());
     played.map(|game| PlayedGame {
         stray,
@@ -102,7 +152,7 @@ fn play_moves(
     players: &mut Players<'_>,
     opening: &Position,
     rules: Rules,
-    adjudicator: &mut Adjudicator,
+    (adjudicator, pick): (&mut Adjudicator, Option<&MultiPvPick>),
     stop: &AtomicBool,
     infos: &mut Vec<MoveInfo>,
 ) -> Result<PlayedGame, Unfinished> {
@@ -145,7 +195,13 @@ fn play_moves(
         let elapsed = started.elapsed();
         used[side] += elapsed;
         let (bestmove, info) = match reply {
-            Ok(reply) => (reply.bestmove, move_info(reply.info, elapsed)),
+            Ok(reply) => match pick {
+                Some(pick) => (
+                    pick.choose(moves.len(), &reply),
+                    move_info(reply.info, elapsed),
+                ),
+                None => (reply.bestmove, move_info(reply.info, elapsed)),
+            },
             Err(error) => {
                 stopped_from_outside(&error, stop)?;
                 return Ok(fault(side, &error, moves, used));

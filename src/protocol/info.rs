@@ -12,6 +12,32 @@ pub enum Score {
     Mate(i32),
 }
 
+/// The base of [`Score::value`]'s mate scores.
+pub const MATE_VALUE: i32 = 32_000;
+
+/// The longest mate distance [`Score::value`] tells apart, in plies.
+pub const MAX_MATE_PLIES: i32 = 1_000;
+
+impl Score {
+    /// The score as one number, the mover's view: centipawns as they are; `mate N` (N moves)
+    /// as `MATE_VALUE - plies` with plies `2N - 1` for a win (N > 0) and `-(MATE_VALUE -
+    /// plies)` with plies `2|N|` for a loss (N ≤ 0), distances capped at [`MAX_MATE_PLIES`]:
+    /// a sooner win is higher, a later loss is higher.
+    pub fn value(self) -> i32 {
+        match self {
+            Score::Cp(cp) => cp,
+            Score::Mate(moves) if moves > 0 => {
+                MATE_VALUE
+                    - moves
+                        .saturating_mul(2)
+                        .saturating_sub(1)
+                        .min(MAX_MATE_PLIES)
+            }
+            Score::Mate(moves) => -(MATE_VALUE - moves.saturating_mul(-2).min(MAX_MATE_PLIES)),
+        }
+    }
+}
+
 impl fmt::Display for Score {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -31,7 +31,7 @@ mod reply;
 pub use command::Command;
 pub(crate) use command::{append_moves, write_position};
 pub use go::GoLimits;
-pub use info::{Info, Score};
+pub use info::{Info, MATE_VALUE, MAX_MATE_PLIES, Score};
 pub use option::{OptionDecl, OptionKind};
 pub use reply::Reply;
 

@@ -43,6 +43,8 @@ pub enum RunType {
     Tournament,
     /// `bt-arena tune`: tune.json.
     Tune,
+    /// `bt-arena datagen`: datagen.json.
+    Datagen,
 }
 
 impl RunType {
@@ -51,6 +53,7 @@ impl RunType {
         match self {
             RunType::Tournament => run.config_json(),
             RunType::Tune => run.tune_json(),
+            RunType::Datagen => run.datagen_json(),
         }
     }
 
@@ -59,6 +62,7 @@ impl RunType {
         match self {
             RunType::Tournament => "run",
             RunType::Tune => "tune",
+            RunType::Datagen => "datagen run",
         }
     }
 }
@@ -158,6 +162,15 @@ impl fmt::Display for IdentityError {
                 f,
                 "{} holds the shards of a sharded run: resume one with --resume {0} --shard K/N, \
                  or join them with bt-arena merge {0}",
+                run.display()
+            ),
+            IdentityError::HoldsShards {
+                run,
+                of: RunType::Datagen,
+            } => write!(
+                f,
+                "{} holds a sharded datagen run: continue a shard with --resume {0} --shard K/N, \
+                 or write its positions with bt-arena datagen convert {0}",
                 run.display()
             ),
             IdentityError::HoldsShards {

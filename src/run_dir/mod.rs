@@ -66,6 +66,8 @@ pub const LOGS: &str = "logs";
 pub const TUNE_JSON: &str = "tune.json";
 /// A tune's iterations, one row each.
 pub const TUNE_CSV: &str = "tune.csv";
+/// A datagen run's config, in its directory.
+pub const DATAGEN_JSON: &str = "datagen.json";
 /// A tune's result as `option.NAME=VALUE` lines.
 pub const TUNED_OPTIONS: &str = "tuned-options.txt";
 /// A tune's result in OpenBench's parameter format.
@@ -193,6 +195,11 @@ impl RunDir {
     /// `tune.json`, a tune's settings.
     pub fn tune_json(&self) -> PathBuf {
         self.root.join(TUNE_JSON)
+    }
+
+    /// `datagen.json`, a datagen run's settings.
+    pub fn datagen_json(&self) -> PathBuf {
+        self.root.join(DATAGEN_JSON)
     }
 
     /// `tune.csv`, a tune's iterations.

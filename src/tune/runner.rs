@@ -598,6 +598,8 @@ impl<'a> Iterations<'a> {
                 black: black_values,
             },
             tags,
+            start: None,
+            pick: None,
         }
     }
 

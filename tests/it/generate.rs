@@ -11,11 +11,13 @@ fn args(words: &[&str]) -> Vec<String> {
 }
 
 /// The man pages bt-arena writes: one per subcommand and one per file format.
-const PAGES: [&str; 16] = [
+const PAGES: [&str; 18] = [
     "bt-arena.1",
     "bt-arena-bench.1",
     "bt-arena-check-engine.1",
     "bt-arena-config.5",
+    "bt-arena-datagen.1",
+    "bt-arena-datagen.5",
     "bt-arena-elo.1",
     "bt-arena-games.csv.5",
     "bt-arena-generate.1",
@@ -40,7 +42,7 @@ fn every_man_page_renders_without_a_warning() {
     assert_eq!(
         String::from_utf8_lossy(&output.stdout),
         format!(
-            "16 man pages written to {} and {}\n",
+            "18 man pages written to {} and {}\n",
             out.join("man1").display(),
             out.join("man5").display()
         )

@@ -18,6 +18,7 @@ mod workers;
 mod adjudication;
 mod check_engine;
 mod cli;
+mod datagen;
 mod docs;
 mod elo_command;
 mod engine;

@@ -330,3 +330,58 @@ fn a_slurm_array_of_three_workers_merges_to_the_run_of_one_machine() {
         games_of(&single.join("games.csv"))
     );
 }
+
+#[test]
+#[ignore = "needs a Slurm cluster taking jobs (scripts/slurm/cluster-up.sh, as root)"]
+fn a_slurm_array_of_two_datagen_shards_merges_into_the_bytes_of_one_machine() {
+    assert_slurm_takes_jobs();
+    let dir = tempfile::tempdir().unwrap();
+    let run_dir = dir.path().join("run");
+    let single = dir.path().join("single");
+    let search = format!("cmd={}", env!("CARGO_BIN_EXE_bt-search"));
+    let flags = [
+        "--engine",
+        &search,
+        "nodes=200",
+        "--games",
+        "6",
+        "--seed",
+        "5",
+        "--startpos",
+        "--random-plies",
+        "2-6",
+    ];
+    let mut alone = vec!["datagen", "--out", single.to_str().unwrap()];
+    alone.extend_from_slice(&flags);
+    let output = bt_arena(&alone);
+    assert!(output.status.success(), "{}", text(&output));
+    let mut submit = vec![
+        "datagen".to_string(),
+        "2".to_string(),
+        run_dir.display().to_string(),
+        env!("CARGO_BIN_EXE_bt-arena").to_string(),
+    ];
+    submit.extend(flags.iter().map(|flag| flag.to_string()));
+    let output = Command::new(SUBMIT)
+        .args(&submit)
+        .current_dir(dir.path())
+        .output()
+        .expect("submit.sh runs");
+    assert!(output.status.success(), "submit.sh: {}", text(&output));
+    let submitted = text(&output);
+    let (array, merge) = (job_id(&submitted, "array"), job_id(&submitted, "merge"));
+    let show = wait_for_job(&merge, &array);
+    assert_eq!(
+        (field(&show, "JobState"), field(&show, "ExitCode")),
+        (Some("COMPLETED"), Some("0:0")),
+        "the merge job:\n{show}\n{}",
+        logs(&run_dir)
+    );
+    for file in ["games.dat", "positions.bin"] {
+        assert_eq!(
+            std::fs::read(run_dir.join(file)).unwrap(),
+            std::fs::read(single.join(file)).unwrap(),
+            "{file}"
+        );
+    }
+}

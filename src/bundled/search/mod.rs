@@ -31,6 +31,7 @@
 
 mod board;
 mod eval;
+pub mod fit;
 mod ordering;
 mod score;
 mod time;
@@ -101,6 +102,8 @@ pub struct SearchReport {
     pub hashfull: u32,
     /// The principal variation, starting with the best move.
     pub pv: Vec<Move>,
+    /// Which line this is (1 the best; above 1 only with [`Searcher::set_multipv`]).
+    pub multipv: u32,
 }
 
 /// The outcome of a search.
@@ -130,6 +133,7 @@ pub struct Searcher {
     hash_mb: usize,
     eval: EvalKind,
     weights: EvalWeights,
+    multipv: u32,
 }
 
 impl Searcher {
@@ -141,7 +145,20 @@ impl Searcher {
             hash_mb,
             eval: EvalKind::default(),
             weights: EvalWeights::DEFAULT,
+            multipv: 1,
         }
+    }
+
+    /// The lines reported per iteration (MultiPV): 1, the best only.
+    pub fn multipv(&self) -> u32 {
+        self.multipv
+    }
+
+    /// Reports the `lines` best root moves per iteration (at least 1): after each completed
+    /// iteration the root is searched again without the lines already found, and each line is
+    /// reported ([`SearchReport::multipv`]). With 1, the search is the plain one.
+    pub fn set_multipv(&mut self, lines: u32) {
+        self.multipv = lines.max(1);
     }
 
     /// The table size in MiB.
@@ -203,6 +220,6 @@ impl Searcher {
             limits,
             stop,
         )
-        .run(position, report)
+        .run(position, self.multipv, report)
     }
 }

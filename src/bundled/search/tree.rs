@@ -81,6 +81,7 @@ impl<'a> Search<'a> {
     pub fn run(
         mut self,
         position: &Position,
+        multipv: u32,
         report: &mut dyn FnMut(&SearchReport),
     ) -> SearchResult {
         let moves = position.legal_moves(self.rules);
@@ -124,11 +125,42 @@ impl<'a> Search<'a> {
                 self.root_pv(),
             );
             report(&self.report(&best));
-            if self.finished(best.score, depth) {
+            self.other_lines(position, hash, &mut root, depth, multipv, report);
+            if self.aborted || self.finished(best.score, depth) {
                 break;
             }
         }
         self.result(best.best, best.score, best.depth, best.pv)
+    }
+
+    /// Lines 2 to `multipv` of the iteration of `depth` plies just completed: the root searched
+    /// again without the moves of the lines before, each line's best moved to its place in
+    /// `root`, and reported. An aborted search reports no further line.
+    fn other_lines(
+        &mut self,
+        position: &Position,
+        hash: u64,
+        root: &mut [Move],
+        depth: u32,
+        multipv: u32,
+        report: &mut dyn FnMut(&SearchReport),
+    ) {
+        let lines = (multipv as usize).min(root.len());
+        for line in 1..lines {
+            let score = self.root(position, hash, &mut root[line..], depth as i32);
+            if self.aborted {
+                return;
+            }
+            let result = self.result(
+                Some(root[line]),
+                SearchScore::from_internal(score),
+                depth,
+                self.root_pv(),
+            );
+            let mut line_report = self.report(&result);
+            line_report.multipv = line as u32 + 1;
+            report(&line_report);
+        }
     }
 
     /// True when no further iteration should start after one of `depth` plies scoring `score`:
@@ -476,6 +508,7 @@ impl<'a> Search<'a> {
             time_ms: result.time_ms,
             hashfull: self.table.hashfull(),
             pv: result.pv.clone(),
+            multipv: 1,
         }
     }
 }

@@ -1,0 +1,278 @@
+//! Positions from games: the games file(s) read in game-id order, filtered, labelled by proof
+//! when asked, and written as binary records and text lines, with the summary of what was
+//! written. A run does this at its end; `bt-arena datagen convert` does it with other
+//! filters, without running any engine. Memory: one game per input file, the proof table
+//! (at most 8 MiB) and the repeat set (8 MiB), whatever the number of positions.
+
+use super::filters::{Filters, Judge};
+use super::formats::binary::PositionRecord;
+use super::formats::games::{GameEntry, GamesError, GamesReader};
+use super::formats::text;
+use super::summary::DatagenSummary;
+use crate::game::ProofRule;
+use crate::rules::proof::{Prover, Verdict};
+use crate::rules::{Color, Rules};
+use std::io::{self, BufWriter, Write};
+use std::iter::Peekable;
+use std::path::{Path, PathBuf};
+
+/// How games become positions.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Settings {
+    /// The filters.
+    pub filters: Filters,
+    /// The seed of `--sample`'s draws.
+    pub seed: u64,
+    /// Label each written position by proof (`--label proof=PLIES[,nodes=N]`).
+    pub label: Option<ProofRule>,
+    /// Stop after this many positions (`--positions N`).
+    pub limit: Option<u64>,
+}
+
+/// Why games could not be converted.
+#[derive(Debug)]
+pub enum ConvertError {
+    /// A games file cannot be read, or is bad.
+    Games(GamesError),
+    /// An output cannot be written.
+    Write(PathBuf, io::Error),
+    /// Games files of different rule sets, or a game id twice.
+    Mismatch(String),
+}
+
+impl std::fmt::Display for ConvertError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ConvertError::Games(err) => err.fmt(f),
+            ConvertError::Write(path, err) => write!(f, "cannot write {}: {err}", path.display()),
+            ConvertError::Mismatch(what) => f.write_str(what),
+        }
+    }
+}
+
+impl std::error::Error for ConvertError {}
+
+impl From<GamesError> for ConvertError {
+    fn from(err: GamesError) -> Self {
+        ConvertError::Games(err)
+    }
+}
+
+/// An output file, written to a temporary file beside it and put in place by
+/// [`Sink::finish`]: a reader never sees half of one.
+pub struct Sink {
+    path: PathBuf,
+    out: BufWriter<tempfile::NamedTempFile>,
+}
+
+impl Sink {
+    /// A sink that will become `path`.
+    ///
+    /// # Errors
+    /// [`ConvertError::Write`] when the temporary file cannot be created.
+    pub fn create(path: &Path) -> Result<Sink, ConvertError> {
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+        let file = tempfile::NamedTempFile::new_in(dir.unwrap_or(Path::new(".")))
+            .map_err(|e| ConvertError::Write(path.to_path_buf(), e))?;
+        Ok(Sink {
+            path: path.to_path_buf(),
+            out: BufWriter::new(file),
+        })
+    }
+
+    fn write(&mut self, bytes: &[u8]) -> Result<(), ConvertError> {
+        self.out
+            .write_all(bytes)
+            .map_err(|e| ConvertError::Write(self.path.clone(), e))
+    }
+
+    /// Flushes the file and moves it to its path.
+    ///
+    /// # Errors
+    /// [`ConvertError::Write`].
+    pub fn finish(self) -> Result<(), ConvertError> {
+        let path = self.path;
+        let file = self
+            .out
+            .into_inner()
+            .map_err(|e| ConvertError::Write(path.clone(), e.into_error()))?;
+        // Readable by others, as every file of a run (a temporary file is private).
+        file.as_file()
+            .set_permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644))
+            .map_err(|e| ConvertError::Write(path.clone(), e))?;
+        file.persist(&path)
+            .map_err(|e| ConvertError::Write(path.clone(), e.error))?;
+        Ok(())
+    }
+}
+
+/// Where positions go.
+#[derive(Default)]
+pub struct Sinks {
+    /// The binary records.
+    pub binary: Option<Sink>,
+    /// The text lines.
+    pub text: Option<Sink>,
+    /// The games read, rewritten as one games file (a merge).
+    pub games: Option<(PathBuf, super::formats::games::GamesWriter)>,
+}
+
+impl Sinks {
+    /// Puts every file in place.
+    ///
+    /// # Errors
+    /// [`ConvertError::Write`].
+    pub fn finish(self) -> Result<(), ConvertError> {
+        for sink in [self.binary, self.text].into_iter().flatten() {
+            sink.finish()?;
+        }
+        Ok(())
+    }
+}
+
+/// The games of `files` (each in game-id order) merged into one game-id order: the order of
+/// a run on one machine, for the files of its shards.
+///
+/// # Errors
+/// The files' rule sets differ.
+pub fn merged(files: &[PathBuf]) -> Result<(Rules, Merged), ConvertError> {
+    let mut readers = Vec::new();
+    let mut rules = None;
+    for file in files {
+        let reader = GamesReader::open(file)?;
+        match rules {
+            Some(rules) if rules != reader.rules() => {
+                return Err(ConvertError::Mismatch(format!(
+                    "{} holds games of {} rules, {} of {rules} rules",
+                    file.display(),
+                    reader.rules(),
+                    files[0].display()
+                )));
+            }
+            _ => rules = Some(reader.rules()),
+        }
+        readers.push(reader.peekable());
+    }
+    Ok((rules.unwrap_or_default(), Merged { readers }))
+}
+
+/// Games from several files in game-id order ([`merged`]).
+pub struct Merged {
+    readers: Vec<Peekable<GamesReader>>,
+}
+
+impl Iterator for Merged {
+    type Item = Result<GameEntry, GamesError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let mut best: Option<(usize, u64)> = None;
+        for (index, reader) in self.readers.iter_mut().enumerate() {
+            match reader.peek() {
+                Some(Ok(entry)) if best.is_none_or(|(_, id)| entry.game_id < id) => {
+                    best = Some((index, entry.game_id));
+                }
+                Some(Err(_)) => return reader.next(),
+                _ => {}
+            }
+        }
+        best.and_then(|(index, _)| self.readers[index].next())
+    }
+}
+
+/// Writes the positions of `games` (in game-id order, under `rules`) to `sinks` as `settings`
+/// say, and counts them.
+///
+/// # Errors
+/// [`ConvertError`]: a bad games file, an output that cannot be written, a game id that does
+/// not increase.
+pub fn convert(
+    games: impl Iterator<Item = Result<GameEntry, GamesError>>,
+    rules: Rules,
+    settings: &Settings,
+    sinks: &mut Sinks,
+) -> Result<DatagenSummary, ConvertError> {
+    let mut judge = Judge::new(settings.filters, settings.seed, true);
+    let mut summary = DatagenSummary::new();
+    let mut last_id = 0;
+    for game in games {
+        if settings
+            .limit
+            .is_some_and(|limit| summary.positions >= limit)
+        {
+            break;
+        }
+        let game = game?;
+        if game.game_id <= last_id {
+            return Err(ConvertError::Mismatch(format!(
+                "game {} comes after game {last_id}: the games must be in game-id order, each once",
+                game.game_id
+            )));
+        }
+        last_id = game.game_id;
+        summary.game(&game);
+        if let Some((path, writer)) = sinks.games.as_mut() {
+            writer
+                .append(&game)
+                .map_err(|e| ConvertError::Write(path.clone(), io::Error::other(e.to_string())))?;
+        }
+        write_game(&game, rules, settings, &mut judge, &mut summary, sinks)?;
+    }
+    summary.dropped = judge.drops;
+    summary.repeated = judge.repeated;
+    Ok(summary)
+}
+
+/// Writes the positions of one game that the filters keep.
+fn write_game(
+    game: &GameEntry,
+    rules: Rules,
+    settings: &Settings,
+    judge: &mut Judge,
+    summary: &mut DatagenSummary,
+    sinks: &mut Sinks,
+) -> Result<(), ConvertError> {
+    // One prover per game: its verdicts depend on the game alone, whoever reads it.
+    let mut prover = settings.label.map(|rule| Prover::new(rules, rule.nodes()));
+    for at in game.positions() {
+        if settings
+            .limit
+            .is_some_and(|limit| summary.positions >= limit)
+        {
+            break;
+        }
+        if !judge.keep(game, &at) {
+            continue;
+        }
+        let (winner, proof) = match (prover.as_mut(), settings.label) {
+            (Some(prover), Some(rule)) => match prover.prove(&at.position, rule.plies()) {
+                Verdict::Win(line) | Verdict::Loss(line) => {
+                    (line.winner, u8::try_from(line.plies).unwrap_or(63))
+                }
+                Verdict::Open | Verdict::Unknown => (game.winner, 0),
+            },
+            _ => (game.winner, 0),
+        };
+        let ply = u32::from(game.first_ply) + u32::try_from(at.index).unwrap_or(u32::MAX);
+        let record = PositionRecord {
+            white: at.position.pawns(Color::White),
+            black: at.position.pawns(Color::Black),
+            score: at.score,
+            result: PositionRecord::result_of(winner),
+            side: super::formats::color_byte(at.position.side_to_move()),
+            ply: u16::try_from(ply).unwrap_or(u16::MAX),
+            mv: super::formats::encode_move(at.mv),
+            flag: PositionRecord::flag_of(proof, game.ending),
+        };
+        if let Some(sink) = sinks.binary.as_mut() {
+            sink.write(&record.to_bytes())?;
+        }
+        if let Some(sink) = sinks.text.as_mut()
+            && let Some(line) = text::line(&record)
+        {
+            sink.write(line.as_bytes())?;
+            sink.write(b"\n")?;
+        }
+        summary.written(at.score, ply, proof);
+    }
+    Ok(())
+}

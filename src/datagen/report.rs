@@ -1,0 +1,89 @@
+//! report.html of a datagen run: the summary ([`DatagenSummary`]) as a page a person reads,
+//! its score and ply histograms drawn with the tournament report's bar charts
+//! ([`crate::report::html::svg::bars`]). One self-contained file, no script.
+
+use super::DatagenConfig;
+use super::summary::{Bucket, DatagenSummary};
+use crate::report::html::svg::{self, escape};
+use std::fmt::Write;
+
+/// A bucket's short label under its bar: its lower end (`-50` for `-50..0`), `<-1000` for
+/// the first, `150+` for the last.
+fn label(range: &str) -> String {
+    match range.split_once("..") {
+        Some(("", to)) => format!("<{to}"),
+        Some((from, "")) => format!("{from}+"),
+        Some((from, _)) => from.to_string(),
+        None => range.to_string(),
+    }
+}
+
+/// The page of `summary` for the run of `config`.
+pub fn html(config: &DatagenConfig, summary: &DatagenSummary) -> String {
+    let engines: Vec<String> = config.engines.iter().map(|e| escape(&e.name)).collect();
+    let mut page = String::new();
+    let _ = write!(
+        page,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <title>{event}: training data</title><style>\
+         body{{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}}\
+         table{{border-collapse:collapse;margin:1rem 0}}td,th{{padding:.2rem .8rem;text-align:right}}\
+         th{{text-align:left}}</style></head><body>\
+         <h1>{event}: training data</h1><p>{engines}, {rules} rules, seed {seed}</p>",
+        event = escape(&config.event),
+        engines = engines.join(", "),
+        rules = config.rules,
+        seed = config.seed,
+    );
+    let d = &summary.dropped;
+    let rows: [(&str, u64); 17] = [
+        ("games", summary.games),
+        ("positions played", summary.positions_played),
+        ("positions written", summary.positions),
+        ("White won", summary.results.white),
+        ("Black won", summary.results.black),
+        ("ended by the rules", summary.endings.board),
+        ("resigned", summary.endings.resign),
+        ("ended by proof", summary.endings.proof),
+        ("ended by a fault (not written)", summary.endings.fault),
+        ("dropped: min-ply", d.min_ply),
+        ("dropped: no score", d.no_score),
+        ("dropped: max-score", d.max_score),
+        ("dropped: captures", d.captures),
+        ("dropped: sample", d.sample),
+        ("dropped: dedup", d.dedup),
+        ("repeated positions (approximate)", summary.repeated),
+        ("proven by --label", summary.proven_total()),
+    ];
+    page.push_str("<table>");
+    for (name, value) in rows {
+        let _ = write!(page, "<tr><th>{name}</th><td>{value}</td></tr>");
+    }
+    if let Some(rate) = summary.positions_per_second {
+        let _ = write!(
+            page,
+            "<tr><th>positions/s searched</th><td>{rate:.1}</td></tr>"
+        );
+    }
+    page.push_str("</table>");
+    for (title, buckets, colour) in [
+        (
+            "Positions by score (White's view, cp)",
+            &summary.scores,
+            svg::PALETTE[0],
+        ),
+        ("Positions by ply", &summary.plies, svg::PALETTE[2]),
+    ] {
+        let (labels, counts): (Vec<String>, Vec<u64>) = buckets
+            .iter()
+            .map(|b: &Bucket| (label(&b.range), b.positions))
+            .unzip();
+        let _ = write!(
+            page,
+            "<h2>{title}</h2>{}",
+            svg::bars(title, &labels, &counts, colour, 900)
+        );
+    }
+    page.push_str("</body></html>\n");
+    page
+}

@@ -1,0 +1,360 @@
+//! Datagen as a [`Schedule`] on the arena: game ids handed out in order (of a shard, its own:
+//! `(id - 1) mod N = K`), each with its start position ([`super::start`]) and its seats, and
+//! every finished game appended to the games file **in game-id order**: a game that ends
+//! before an earlier one waits in a buffer. The buffer is bounded: no game id more than
+//! [`Selfplay::window`] ids past the first one not yet written is handed out (the schedule
+//! answers [`Next::Wait`]), so memory does not grow with the run, and the file is the same
+//! byte for byte at any `--concurrency`.
+//!
+//! With `--positions N`, the filters are run over each game as it is written, and the run
+//! stops at the game that brings the positions to N: games after it are neither written nor
+//! started.
+
+use super::filters::{Judge, mix};
+use super::formats::games::{Ending, GameEntry, GamesWriter, Ply};
+use super::formats::{encode_move, mover_score, score_value};
+use super::start::{self, Start};
+use super::{DatagenConfig, Target};
+use crate::arena::{self, Console, Flow, Job, Next, Schedule, ScheduledGame, lock};
+use crate::game;
+use crate::openings::Opening;
+use crate::records::GameRecord;
+use crate::rules::Color;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Mutex;
+
+/// A salt that keeps the MultiPV draws apart from the others.
+const MULTIPV_SALT: u64 = 0x4D55_4C54_4950_5601;
+
+/// The datagen schedule.
+pub struct Selfplay<'a> {
+    config: &'a DatagenConfig,
+    openings: &'a [Opening],
+    sequence: Vec<usize>,
+    pairs: Vec<(usize, usize)>,
+    state: Mutex<State>,
+}
+
+/// What the schedule keeps between games.
+pub struct State {
+    /// The next own game id to hand out.
+    next_id: u64,
+    /// The next own game id to append to the games file.
+    write_next: u64,
+    /// Finished games waiting for an earlier one.
+    buffer: BTreeMap<u64, GameEntry>,
+    /// The start of each game in flight.
+    starts: HashMap<u64, Start>,
+    writer: GamesWriter,
+    /// The filters, with `--positions`: what counts towards N.
+    counter: Option<Judge>,
+    /// Games in the games file.
+    pub written_games: u64,
+    /// Positions the filters keep in the games file (with `--positions`).
+    pub kept: u64,
+    /// Plies the engines played in this session's games.
+    pub session_plies: u64,
+    /// Games whose positions are excluded because an engine faulted.
+    pub faults: u64,
+    /// No more games: the target is reached, or a game could not be played.
+    done: bool,
+    /// The first error: a games file that cannot be written, a start that cannot be drawn.
+    pub error: Option<String>,
+}
+
+impl<'a> Selfplay<'a> {
+    /// The schedule of `config` over `openings`, continuing after the games `writer`'s file
+    /// holds: `written` games, the last of id `last_id` (0 for none), with `counter` having
+    /// judged them (with `--positions`) and kept `kept` positions.
+    pub fn new(
+        config: &'a DatagenConfig,
+        openings: &'a [Opening],
+        writer: GamesWriter,
+        resumed: Resumed,
+    ) -> Selfplay<'a> {
+        let sequence = crate::tournament::schedule::opening_sequence(
+            config.openings.order,
+            openings.len(),
+            config.seed,
+        );
+        let seats = config.seats().len();
+        let pairs = (0..seats)
+            .flat_map(|white| (0..seats).map(move |black| (white, black)))
+            .filter(|(white, black)| white != black)
+            .collect();
+        let first = next_own(config, resumed.last_id + 1);
+        let done = match config.target {
+            Target::Positions(n) => resumed.kept >= n,
+            Target::Games(n) => first > n,
+        };
+        Selfplay {
+            config,
+            openings,
+            sequence,
+            pairs,
+            state: Mutex::new(State {
+                next_id: first,
+                write_next: first,
+                buffer: BTreeMap::new(),
+                starts: HashMap::new(),
+                writer,
+                counter: resumed.counter,
+                written_games: resumed.games,
+                kept: resumed.kept,
+                session_plies: 0,
+                faults: 0,
+                done,
+                error: None,
+            }),
+        }
+    }
+
+    /// How many own game ids past the first unwritten one may be in flight or waiting.
+    pub fn window(&self) -> u64 {
+        2 * self.config.concurrency as u64 + 2
+    }
+
+    /// The schedule's state once the arena is done.
+    pub fn into_state(self) -> State {
+        self.state.into_inner().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn job(&self, game_id: u64, start: &Start) -> Job {
+        let (white, black) = self.pairs[cycle(game_id, self.pairs.len())];
+        let mut job = Job::plain(
+            ScheduledGame {
+                game_id,
+                round: 1,
+                pair: game_id,
+                white,
+                black,
+                opening: start.opening,
+            },
+            game_id,
+        );
+        job.pick = self.config.random_multipv.map(|multipv| game::MultiPvPick {
+            diff: multipv.diff,
+            probability: multipv.probability,
+            seed: mix(mix(self.config.seed ^ MULTIPV_SALT) ^ game_id),
+        });
+        if start.random_plies > 0 {
+            job.start = Some(start.position);
+            job.tags = vec![("X-RandomPlies".to_string(), start.random_plies.to_string())];
+        }
+        job
+    }
+
+    /// Appends the buffered games that come next, in id order; stops the run at its target.
+    fn write_ready(&self, state: &mut State) -> Flow {
+        while let Some(entry) = state.buffer.remove(&state.write_next) {
+            if let Err(err) = state.writer.append(&entry) {
+                state.error.get_or_insert(err.to_string());
+                state.done = true;
+                return Flow::Stop;
+            }
+            state.written_games += 1;
+            state.write_next = next_own(self.config, state.write_next + 1);
+            if let Some(judge) = state.counter.as_mut() {
+                state.kept += entry
+                    .positions()
+                    .filter(|at| judge.keep(&entry, at))
+                    .count() as u64;
+            }
+            let reached = match self.config.target {
+                Target::Positions(n) => state.kept >= n,
+                Target::Games(n) => state.write_next > n,
+            };
+            if reached {
+                state.done = true;
+                state.buffer.clear();
+                return Flow::Stop;
+            }
+        }
+        Flow::Continue
+    }
+}
+
+/// What a games file held when the run (re)started.
+#[derive(Default)]
+pub struct Resumed {
+    /// Games in it.
+    pub games: u64,
+    /// The last game's id (0 for none).
+    pub last_id: u64,
+    /// The filters that judged them, with `--positions`.
+    pub counter: Option<Judge>,
+    /// Positions they kept.
+    pub kept: u64,
+}
+
+/// The 0-based index of game `game_id` (1-based) in a cycle of `len` (> 0) items.
+pub fn cycle(game_id: u64, len: usize) -> usize {
+    // Below `len`, so it fits in a usize.
+    usize::try_from(game_id.saturating_sub(1) % len as u64).unwrap_or(0)
+}
+
+/// The first game id from `from` on that `config`'s process plays.
+fn next_own(config: &DatagenConfig, from: u64) -> u64 {
+    match config.shard {
+        None => from,
+        Some(shard) => {
+            let n = u64::from(shard.count());
+            let k = u64::from(shard.index());
+            // The least id >= from with (id - 1) mod n = k.
+            let base = from.saturating_sub(1);
+            let offset = (k + n - base % n) % n;
+            base + offset + 1
+        }
+    }
+}
+
+/// The games-file entry of a finished game that started at `start`.
+pub fn entry_of(game_id: u64, start: &Start, played: &game::PlayedGame) -> GameEntry {
+    let mut position = start.position;
+    let mut plies = Vec::with_capacity(played.moves.len());
+    for (index, &mv) in played.moves.iter().enumerate() {
+        let mover: Color = position.side_to_move();
+        let score = played.infos.get(index).and_then(|info| info.score);
+        plies.push(Ply {
+            mv: encode_move(mv),
+            score: score_value(mover_score(score), mover),
+        });
+        position = position.play_unchecked(mv);
+    }
+    GameEntry {
+        game_id,
+        start: start.position,
+        first_ply: start.random_plies,
+        winner: played.winner,
+        ending: Ending::of(played.termination),
+        termination: played.termination,
+        plies,
+    }
+}
+
+impl Schedule for Selfplay<'_> {
+    fn next(&self, _closing: bool) -> Next {
+        let mut state = lock(&self.state);
+        if state.done {
+            return Next::Done;
+        }
+        let id = state.next_id;
+        if let Target::Games(n) = self.config.target
+            && id > n
+        {
+            return Next::Done;
+        }
+        let step = self.config.shard.map_or(1, |s| u64::from(s.count()));
+        if id >= state.write_next + self.window() * step {
+            return Next::Wait;
+        }
+        let config = self.config;
+        let start = start::draw(
+            config.rules,
+            config.seed,
+            id,
+            self.openings,
+            &self.sequence,
+            config.random_plies,
+        );
+        match start {
+            Ok(start) => {
+                state.next_id = next_own(config, id + 1);
+                state.starts.insert(id, start);
+                Next::Play(self.job(id, &start))
+            }
+            Err(err) => {
+                state.error.get_or_insert(err);
+                state.done = true;
+                Next::Done
+            }
+        }
+    }
+
+    fn finished(
+        &self,
+        job: &Job,
+        _record: &GameRecord,
+        played: &game::PlayedGame,
+        _console: &Console,
+    ) -> Flow {
+        let mut state = lock(&self.state);
+        let id = job.game.game_id;
+        let Some(start) = state.starts.remove(&id) else {
+            return Flow::Continue;
+        };
+        if state.done {
+            return Flow::Stop;
+        }
+        state.session_plies += played.moves.len() as u64;
+        if played.faulty.is_some() {
+            state.faults += 1;
+        }
+        state.buffer.insert(id, entry_of(id, &start, played));
+        self.write_ready(&mut state)
+    }
+
+    fn not_played(&self, job: &Job) {
+        // A hole in the game ids: nothing after it can be written in order. The run stops;
+        // --resume plays from the hole.
+        let mut state = lock(&self.state);
+        state.starts.remove(&job.game.game_id);
+        state.done = true;
+    }
+
+    fn drop_engine(&self, _engine: usize) -> Vec<Job> {
+        lock(&self.state).done = true;
+        Vec::new()
+    }
+
+    fn score_line(&self) -> String {
+        let state = lock(&self.state);
+        match self.config.target {
+            Target::Positions(n) => format!(
+                "{} games written, {} of {n} positions",
+                state.written_games, state.kept
+            ),
+            Target::Games(_) => format!("{} games written", state.written_games),
+        }
+    }
+
+    fn interim(&self, _recorded: u64, _total: u64) -> Option<String> {
+        None
+    }
+
+    fn refresh_report(&self, _recorded: u64, _total: u64) -> Result<(), arena::ReportError> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_shard_plays_every_nth_game_id() {
+        let shard = |k, n| crate::run_dir::Shard::new(k, n).expect("shard");
+        let ids = |s| {
+            let mut ids = Vec::new();
+            let mut id = 0;
+            for _ in 0..4 {
+                id = next_own_of(Some(s), id + 1);
+                ids.push(id);
+            }
+            ids
+        };
+        assert_eq!(ids(shard(0, 2)), [1, 3, 5, 7]);
+        assert_eq!(ids(shard(1, 2)), [2, 4, 6, 8]);
+        assert_eq!(ids(shard(2, 3)), [3, 6, 9, 12]);
+    }
+
+    fn next_own_of(shard: Option<crate::run_dir::Shard>, from: u64) -> u64 {
+        let config: DatagenConfig = serde_json::from_value(serde_json::json!({
+            "event": "e", "engines": [], "rules": "capture-only",
+            "openings": {"file": null}, "target": {"games": 1}, "seed": 1,
+            "concurrency": 1, "out": "x",
+        }))
+        .expect("config");
+        next_own(&DatagenConfig { shard, ..config }, from)
+    }
+}
