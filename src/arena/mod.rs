@@ -7,7 +7,9 @@
 //!   and the start-failure policy ([`starts`]: an engine that cannot start is given up after a
 //!   failure that will recur or [`MAX_START_FAILURES`] in a row);
 //! - **records**: games.csv and games.pgn appended and flushed as each game ends;
-//! - **warnings**: stray lines an engine wrote, and losses by fault, named as they happen;
+//! - **warnings**: stray lines an engine wrote, claims the rules refute (illegal PVs, false
+//!   mate scores, illegal ponder moves: [`crate::game::claims`]), and losses by fault, named
+//!   as they happen;
 //! - **stopping**: the stop flag (Ctrl-C, SIGTERM, SIGHUP: games in flight are dropped) and
 //!   the deadline (`--max-time`: no new unit of the schedule starts, units begun are
 //!   finished);
@@ -176,6 +178,9 @@ pub struct Arena<'a> {
     pub rules: Rules,
     /// Adjudication rules (off for a tune).
     pub adjudication: &'a Adjudication,
+    /// How far the engines' mate claims are checked (`--check-claims`); PVs and ponder moves
+    /// are always checked.
+    pub checks: game::ClaimChecks,
     /// The openings the schedule's games index.
     pub openings: &'a [Opening],
     /// The directory the engines' logs go to (`<dir>/logs/`).
@@ -336,7 +341,8 @@ impl Floor<'_> {
         self.refresh_report();
     }
 
-    /// Names stray lines and, when the schedule does not print every game, a loss by fault.
+    /// Names stray lines, the claims found false or illegal (once per engine, game and kind)
+    /// and, when the schedule does not print every game, a loss by fault.
     fn warn_about(&self, job: &Job, record: &GameRecord, played: &game::PlayedGame) {
         let seats = ByColor {
             white: job.game.white,
@@ -351,6 +357,13 @@ impl Floor<'_> {
                     record.game_id
                 ));
             }
+        }
+        for (side, warning) in &played.claim_warnings {
+            let name = &self.arena.engines[seats[*side]].name;
+            self.console.say(&format!(
+                "warning: game {}: {name}: {warning}",
+                record.game_id
+            ));
         }
         if let Some(side) = played.faulty {
             let name = &self.arena.engines[seats[side]].name;

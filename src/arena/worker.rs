@@ -77,6 +77,7 @@ impl<'a> Worker<'a> {
             &opening.position,
             arena.rules,
             arena.adjudication,
+            arena.checks,
             arena.stop,
         );
         match played {
@@ -193,5 +194,6 @@ pub fn game_record(
         white_stray: played.stray.white.lines,
         black_stray: played.stray.black.lines,
         move_info: records::moves::encode_column(&played.infos),
+        claims: played.claims.encode(),
     }
 }

@@ -99,6 +99,7 @@ fn mini_match(
                 &opening,
                 ctx.rules,
                 &Default::default(),
+                Default::default(),
                 &stop,
             ) else {
                 return Ok(Finding::skip("the match was interrupted"));

@@ -558,7 +558,7 @@ mod tests {
         let message = error_for_row(&good.replace("goal-rank", "forfeit"));
         assert!(message.contains("`forfeit`"), "{message}");
         let message = error_for_row("2,1,1");
-        assert!(message.contains("3 fields, expected 17"), "{message}");
+        assert!(message.contains("3 fields, expected 18"), "{message}");
     }
 
     #[test]

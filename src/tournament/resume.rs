@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 /// The long flags `tournament --resume` takes: none changes the games or their records
 /// (`--shard` says which shard of the run to continue).
-pub const RESUME_FLAGS: [&str; 9] = [
+pub const RESUME_FLAGS: [&str; 11] = [
     "resume",
     "concurrency",
     "log",
@@ -20,6 +20,8 @@ pub const RESUME_FLAGS: [&str; 9] = [
     "rebuild",
     "rating-interval",
     "anchor",
+    "check-claims",
+    "strict",
 ];
 
 /// Why a run cannot be resumed as asked.
