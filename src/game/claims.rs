@@ -97,7 +97,10 @@ impl ClaimChecker {
             checks,
             rules,
             prover: None,
-            claims: GameClaims::default(),
+            claims: GameClaims {
+                rules,
+                ..GameClaims::default()
+            },
             last_mate: None,
             lost: ByColor::default(),
             warnings: Vec::new(),

@@ -14,13 +14,14 @@
 //! | `b13:mate:2:loss5:a2a3-b7b6-...` | Black's `score mate 2` at ply 13 is false: the rules prove the side to move lost within 5 plies (the proof's line follows); `open3`: no forced result within 3 plies; `win3`: a loss claim, and the side wins within 3 |
 //! | `w14:both:2:3` | at ply 14 White claims `mate 3` after Black claimed `mate 2`: each its own win (same sign, fastchess#1001) |
 //! | `b15:ponder:a2a3:illegal` | Black's ponder move is illegal after its move (`not-pv`: legal, but not the PV's 2nd move) |
+//! | `rules=classic` | the findings were judged under classic rules (left out under capture-only) |
 //! | `w16:jump:-2:3` | White claims `mate 3` after its proven loss (`mate -2`) with no capture since: a warning only |
 //!
 //! Plies are 1-based, counted from the opening (ply 1 is the first move played). Engine text
 //! (moves) is kept only as letters, digits and parentheses, at most 12 characters: the column
 //! holds no comma, quote or space inside a token, so it never needs CSV quoting.
 
-use crate::rules::{ByColor, Color};
+use crate::rules::{ByColor, Color, Rules};
 use std::fmt::{self, Write};
 
 /// The kinds of claims checked.
@@ -230,6 +231,9 @@ pub struct GameClaims {
     pub unchecked: ByColor<u32>,
     /// The findings, in ply order.
     pub findings: Vec<PlyFinding>,
+    /// The rule set the findings were judged by: written (`rules=classic`) only when it is
+    /// not the default and there are findings, for their reproduction lines.
+    pub rules: Rules,
 }
 
 impl GameClaims {
@@ -250,12 +254,17 @@ impl GameClaims {
 
     /// True when nothing was checked or found.
     pub fn is_empty(&self) -> bool {
-        *self == GameClaims::default()
+        self.findings.is_empty()
+            && self.unchecked == ByColor::default()
+            && self.checked.iter().all(|c| *c == ByColor::default())
     }
 
     /// The games.csv column (see the module documentation).
     pub fn encode(&self) -> String {
         let mut out = String::new();
+        if self.rules != Rules::default() && !self.findings.is_empty() {
+            let _ = write!(out, "rules={} ", self.rules);
+        }
         let mut counts: Vec<(&str, ByColor<u32>)> = ClaimKind::ALL
             .iter()
             .map(|kind| (kind.name(), self.checked[kind.slot()]))
@@ -305,6 +314,10 @@ impl GameClaims {
         for token in column.split_whitespace() {
             let bad = |what: &str| format!("claims token `{token}`: {what}");
             if let Some((name, counts)) = token.split_once('=') {
+                if name == "rules" {
+                    claims.rules = counts.parse().map_err(|_| bad("unknown rules"))?;
+                    continue;
+                }
                 let (white, black) = counts
                     .split_once('/')
                     .and_then(|(w, b)| Some((w.parse().ok()?, b.parse().ok()?)))
@@ -459,6 +472,10 @@ mod tests {
              b13:mate:2:loss5:a2a3-b7b6 b15:mate:-1:open2: w14:both:2:3 \
              b15:ponder:a2a3:illegal w16:jump:-2:3"
         );
+        assert_eq!(GameClaims::decode(&column).unwrap(), claims);
+        claims.rules = Rules::Classic;
+        let column = claims.encode();
+        assert!(column.starts_with("rules=classic pv=40/38 "), "{column}");
         assert_eq!(GameClaims::decode(&column).unwrap(), claims);
         assert_eq!(GameClaims::decode("").unwrap(), GameClaims::default());
         assert_eq!(

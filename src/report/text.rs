@@ -73,7 +73,16 @@ impl fmt::Display for Summary {
             write!(f, "{pair}")?;
         }
         writeln!(f)?;
-        self.write_faults(f)
+        self.write_faults(f)?;
+        if !self.claims.is_empty() {
+            writeln!(f)?;
+            let table = super::claims::ClaimsText {
+                engines: &self.claims,
+                rows: &self.claim_findings,
+            };
+            write!(f, "{table}")?;
+        }
+        Ok(())
     }
 }
 

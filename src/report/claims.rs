@@ -1,0 +1,214 @@
+//! The claims table of a report: per engine and kind of check ([`ClaimKind`]), how many claims
+//! were checked and how many were found wrong, with the findings' positions; built from
+//! games.csv's `claims` column alone ([`crate::records::claims`]), so `bt-arena report`
+//! rebuilds it from the records.
+
+use crate::game::claims::{Reproduce, claim_plies};
+use crate::records::GameRecord;
+use crate::records::claims::{ClaimKind, Finding, GameClaims};
+use crate::rules::{Color, Position};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// The findings listed per engine and kind; past it they are counted, not listed.
+pub const LISTED_FINDINGS: u64 = 20;
+
+/// The checks of one engine's claims.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct EngineClaims {
+    /// Engine name.
+    pub name: String,
+    /// Claims checked, by kind (`pv`, `mate`, `both`, `ponder`, `jump`); kinds never checked
+    /// are left out.
+    pub checked: BTreeMap<ClaimKind, u64>,
+    /// Claims found wrong (or, for `both` and `jump`, warned about), by kind.
+    pub found: BTreeMap<ClaimKind, u64>,
+    /// Mate claims not checked: longer than `--check-claims`, or the prover's budget ran out.
+    pub mate_unchecked: u64,
+}
+
+impl EngineClaims {
+    /// Findings that are the engine's fault (`--strict` fails the run on them).
+    pub fn faults(&self) -> u64 {
+        self.found
+            .iter()
+            .filter(|(kind, _)| kind.is_fault())
+            .map(|(_, n)| n)
+            .sum()
+    }
+}
+
+/// One finding, where it was made.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ClaimRow {
+    /// The game (games.csv's `game_id`).
+    pub game_id: u64,
+    /// 1-based ply of the move the claim came with.
+    pub ply: u32,
+    /// The engine that made it.
+    pub engine: String,
+    /// The kind of check.
+    pub kind: ClaimKind,
+    /// The position the engine searched (FEN).
+    pub position: String,
+    /// What was found, in words.
+    pub finding: String,
+    /// For a false mate claim: the command that proves the position again.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reproduce: Option<String>,
+}
+
+/// The claims of a set of games, engine by engine.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct ClaimsTally {
+    pub(crate) engines: Vec<EngineClaims>,
+    pub(crate) rows: Vec<ClaimRow>,
+}
+
+impl ClaimsTally {
+    /// Makes room for one more engine.
+    pub(crate) fn add_engine(&mut self, name: &str) {
+        self.engines.push(EngineClaims {
+            name: name.to_string(),
+            ..EngineClaims::default()
+        });
+    }
+
+    /// Counts `game`'s claims, its engines at `seats` (White's, Black's index); a column that
+    /// does not read counts nothing.
+    pub(crate) fn add(&mut self, game: &GameRecord, seats: [usize; 2]) {
+        if game.claims.is_empty() {
+            return;
+        }
+        let Ok(claims) = GameClaims::decode(&game.claims) else {
+            return;
+        };
+        let seat = |side: Color| seats[side.index()];
+        for kind in <ClaimKind as crate::named::Named>::all() {
+            for side in [Color::White, Color::Black] {
+                let checked = u64::from(claims.checked(*kind, side));
+                if checked > 0 {
+                    *self.engines[seat(side)].checked.entry(*kind).or_default() += checked;
+                }
+            }
+        }
+        for side in [Color::White, Color::Black] {
+            self.engines[seat(side)].mate_unchecked += u64::from(claims.unchecked[side]);
+        }
+        for found in &claims.findings {
+            let engine = &mut self.engines[seat(found.side)];
+            let kind = found.finding.kind();
+            let count = engine.found.entry(kind).or_default();
+            *count += 1;
+            if *count > LISTED_FINDINGS {
+                continue;
+            }
+            let name = engine.name.clone();
+            let position = position_at(game, found.ply);
+            let reproduce = match (&found.finding, position) {
+                (Finding::Mate { claim, .. }, Some(position)) => Some(
+                    Reproduce {
+                        position: &position,
+                        rules: claims.rules,
+                        plies: claim_plies(*claim).unwrap_or(1),
+                    }
+                    .to_string(),
+                ),
+                _ => None,
+            };
+            self.rows.push(ClaimRow {
+                game_id: game.game_id,
+                ply: found.ply,
+                engine: name,
+                kind,
+                position: position.map_or_else(|| "?".into(), |p| p.to_string()),
+                finding: found.finding.to_string(),
+                reproduce,
+            });
+        }
+    }
+
+    /// The engines' rows, those with a claim checked only.
+    pub(crate) fn finish(&self) -> (Vec<EngineClaims>, Vec<ClaimRow>) {
+        let engines = self
+            .engines
+            .iter()
+            .filter(|e| !e.checked.is_empty() || !e.found.is_empty() || e.mate_unchecked > 0)
+            .cloned()
+            .collect();
+        let mut rows = self.rows.clone();
+        rows.sort_by_key(|row| (row.game_id, row.ply));
+        (engines, rows)
+    }
+}
+
+/// The position before `ply` (1-based) of `game`: its opening and the moves before;
+/// `None` when the record does not replay.
+fn position_at(game: &GameRecord, ply: u32) -> Option<Position> {
+    let mut position: Position = game.opening.parse().ok()?;
+    let before = usize::try_from(ply).ok()?.checked_sub(1)?;
+    for text in game.moves.split_whitespace().take(before) {
+        let mv = text.parse().ok()?;
+        position = position.play_unchecked(mv);
+    }
+    Some(position)
+}
+
+/// The claims table as text: one line per engine and kind checked, then the findings.
+pub struct ClaimsText<'a> {
+    /// The engines' counts.
+    pub engines: &'a [EngineClaims],
+    /// The findings listed.
+    pub rows: &'a [ClaimRow],
+}
+
+impl fmt::Display for ClaimsText<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let w = self
+            .engines
+            .iter()
+            .map(|e| e.name.len())
+            .chain(["Claims".len()])
+            .max()
+            .unwrap_or(6);
+        writeln!(
+            f,
+            "{:<w$} {:<20} {:>8} {:>6} {:>12}",
+            "Claims", "kind", "checked", "found", "not checked"
+        )?;
+        for engine in self.engines {
+            let kinds = <ClaimKind as crate::named::Named>::all();
+            for kind in kinds.iter().filter(|k| {
+                engine.checked.contains_key(k)
+                    || engine.found.contains_key(k)
+                    || (**k == ClaimKind::Mate && engine.mate_unchecked > 0)
+            }) {
+                let unchecked = match kind {
+                    ClaimKind::Mate => engine.mate_unchecked.to_string(),
+                    _ => String::new(),
+                };
+                writeln!(
+                    f,
+                    "{:<w$} {:<20} {:>8} {:>6} {:>12}",
+                    engine.name,
+                    kind.title(),
+                    engine.checked.get(kind).copied().unwrap_or(0),
+                    engine.found.get(kind).copied().unwrap_or(0),
+                    unchecked
+                )?;
+            }
+        }
+        for row in self.rows {
+            writeln!(
+                f,
+                "  game {} ply {}: {}: {} (position {})",
+                row.game_id, row.ply, row.engine, row.finding, row.position
+            )?;
+            if let Some(command) = &row.reproduce {
+                writeln!(f, "    reproduce: {command}")?;
+            }
+        }
+        Ok(())
+    }
+}
