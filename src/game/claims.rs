@@ -184,7 +184,11 @@ impl ClaimChecker {
             } => 0,
             _ => replay.legal.len(),
         };
-        let extra = format!(" (pv {}; kept: {kept} moves)", reply.pv.join(" "));
+        let extra = format!(
+            " (pv {}; kept: {})",
+            reply.pv.join(" "),
+            crate::records::plural(kept as u64, "move")
+        );
         self.found(reply, side, finding, &extra);
         kept
     }

@@ -16,6 +16,7 @@ mod util;
 
 mod adjudication;
 mod check_engine;
+mod claims;
 mod cli;
 mod docs;
 mod elo_command;
