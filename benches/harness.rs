@@ -17,13 +17,20 @@
 //!    99th percentile, most), the calls that found a proof, the plies a proof would have cut
 //!    from each game, and the answers left unknown at [`DEFAULT_BUDGET`].
 //!
-//! `cargo bench --bench harness -- proof` runs part 4 alone, `-- loop` parts 1 and 2.
+//! 5. The mate claims checked on every move (`--check-claims`, [`ClaimChecks`]): in the
+//!    positions of part 4's games where the searcher (depth 3) claims `score mate N` within
+//!    the default plies, the prover's time per claim at the default node budget, one prover
+//!    per game as in the runner (mean, 99th percentile, most), and the claims left unknown.
+//!
+//! `cargo bench --bench harness -- proof` runs part 4 alone, `-- claims` part 5, `-- loop`
+//! parts 1 and 2.
 //! Results go to stderr (the runner prints one line per game on stdout: send it to /dev/null).
 //! Figures to report, not tests: machines here are shared and noisy.
 
 use bt_arena::bundled::search::{Limits, Searcher};
 use bt_arena::engine::{Engine, EngineKeys, EngineLaunch};
-use bt_arena::game::{Adjudication, TimeControl};
+use bt_arena::game::claims::claim_plies;
+use bt_arena::game::{Adjudication, ClaimChecks, TimeControl};
 use bt_arena::protocol::GoLimits;
 use bt_arena::records::read_games;
 use bt_arena::rules::proof::{DEFAULT_BUDGET, Prover, Verdict};
@@ -280,9 +287,57 @@ fn proof_cost() {
     }
 }
 
+/// Part 5: the prover's cost per mate claim, as described in the module documentation.
+fn claims_cost() {
+    let checks = ClaimChecks::default();
+    for rules in Rules::ALL {
+        let games = searched_games(rules, 40);
+        let mut searcher = Searcher::new(16);
+        let stop = AtomicBool::new(false);
+        let limits = Limits {
+            depth: Some(3),
+            ..Limits::default()
+        };
+        let (mut micros, mut unknown, mut beyond) = (Vec::new(), 0, 0);
+        for game in &games {
+            let mut prover = Prover::new(rules, checks.nodes);
+            for position in game {
+                let result = searcher.search(position, rules, &limits, &stop, &mut |_| {});
+                let Some(n) = result.score.mate_moves() else {
+                    continue;
+                };
+                let Some(plies) = claim_plies(n).filter(|&p| p <= checks.plies) else {
+                    beyond += 1;
+                    continue;
+                };
+                let began = Instant::now();
+                let verdict = prover.prove(position, plies);
+                micros.push(began.elapsed().as_secs_f64() * 1e6);
+                unknown += u32::from(verdict == Verdict::Unknown);
+            }
+        }
+        micros.sort_by(f64::total_cmp);
+        let mean = micros.iter().sum::<f64>() / micros.len().max(1) as f64;
+        eprintln!(
+            "claims, {rules}: {} mate claims within {} plies proven at {} nodes: {mean:.1} µs \
+             per claim (p99 {:.0}, max {:.0}); {unknown} unknown; {beyond} longer claims not \
+             checked",
+            micros.len(),
+            checks.plies,
+            checks.nodes,
+            quantile(&micros, 0.99),
+            quantile(&micros, 1.0),
+        );
+    }
+}
+
 fn main() {
     if std::env::args().any(|arg| arg == "proof") {
         proof_cost();
+        return;
+    }
+    if std::env::args().any(|arg| arg == "claims") {
+        claims_cost();
         return;
     }
     let trips = 4_000;
