@@ -212,3 +212,87 @@ impl fmt::Display for ClaimsText<'_> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::records::GameResult::WhiteWins;
+    use crate::records::Termination::GoalRank;
+    use crate::records::tests::record;
+    use crate::report::Summary;
+
+    /// Two games of alpha (White) against beta whose moves are `a2a3 a7a6 b2b3`: beta's PV
+    /// at ply 2 is illegal, alpha's mate claim at ply 3 false (classic rules); a third game's
+    /// column does not read and counts nothing.
+    #[test]
+    fn the_table_counts_per_engine_and_kind_and_places_each_finding() {
+        let mut games = vec![
+            record(1, 1, "alpha", "beta", WhiteWins, GoalRank),
+            record(2, 1, "beta", "alpha", WhiteWins, GoalRank),
+            record(3, 2, "alpha", "beta", WhiteWins, GoalRank),
+        ];
+        for game in &mut games {
+            game.moves = "a2a3 a7a6 b2b3".into();
+            game.plies = 3;
+        }
+        games[0].claims = "rules=classic pv=2/1 mate=1/0 b2:pv:2:a7a6:illegal \
+                           w3:mate:1:open1:"
+            .into();
+        games[1].claims = "pv=1/1 mate-unchecked=0/2".into();
+        games[2].claims = "pv=x".into();
+        let summary = Summary::compute(&games, &[], None);
+        let table: Vec<_> = summary
+            .claims
+            .iter()
+            .map(|e| {
+                (
+                    e.name.as_str(),
+                    e.checked.values().copied().collect::<Vec<_>>(),
+                    e.found.values().copied().collect::<Vec<_>>(),
+                    e.mate_unchecked,
+                )
+            })
+            .collect();
+        // alpha: PVs 2 + 1 (as Black in game 2), 1 mate claim found false, 2 unchecked.
+        assert_eq!(
+            table,
+            [
+                ("alpha", vec![3, 1], vec![1], 2),
+                ("beta", vec![2], vec![1], 0)
+            ]
+        );
+        let rows = &summary.claim_findings;
+        assert_eq!(rows.len(), 2);
+        assert_eq!(
+            (rows[0].game_id, rows[0].ply, rows[0].engine.as_str()),
+            (1, 2, "beta")
+        );
+        assert_eq!(
+            rows[0].position,
+            "pppppppp/pppppppp/8/8/8/P7/1PPPPPPP/PPPPPPPP b"
+        );
+        assert_eq!(rows[0].finding, "PV move 2 'a7a6' is illegal");
+        assert_eq!(
+            rows[1].reproduce.as_deref(),
+            Some(
+                "bt-arena prove --fen 'pppppppp/1ppppppp/p7/8/8/P7/1PPPPPPP/PPPPPPPP w' \
+                 --plies 1 --rules classic"
+            )
+        );
+        let text = summary.to_string();
+        assert!(
+            text.contains("alpha  mate claims                 1      1            2"),
+            "{text}"
+        );
+        assert!(
+            text.contains("    reproduce: bt-arena prove --fen"),
+            "{text}"
+        );
+        assert_eq!(
+            summary.behaviour_failures(),
+            ["alpha: mate claims wrong: 1", "beta: PV legal wrong: 1"]
+        );
+        let json = serde_json::to_value(&summary).unwrap();
+        assert_eq!(json["claims"][0]["checked"]["pv"], 3);
+        assert_eq!(json["claim_findings"][1]["kind"], "mate");
+    }
+}
