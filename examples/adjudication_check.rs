@@ -169,6 +169,7 @@ fn replay(dir: &Path) -> Result<(), String> {
                 &position,
                 config.rules,
                 &Adjudication::default(),
+                game::ClaimChecks::default(),
                 &stop,
             )
             .map_err(|_| "interrupted".to_string())?;
