@@ -77,8 +77,8 @@ pub struct TournamentArgs {
     /// Continue the interrupted run in DIR as saved in its config.json.
     ///
     /// Of a sharded run, shard --shard K/N's, in DIR/shard-K. Only --concurrency, --log,
-    /// --shard, --max-time, --build-cache, --rebuild, --rating-interval and --anchor may be
-    /// given with it (they cannot change the games). The run's build cache is the one it was
+    /// --shard, --max-time, --build-cache, --rebuild, --rating-interval, --anchor,
+    /// --check-claims and --strict may be given with it (they cannot change the games). The run's build cache is the one it was
     /// started with, unless --build-cache is given.
     #[arg(long, value_name = "DIR")]
     resume: Option<PathBuf>,

@@ -336,6 +336,10 @@ impl GameClaims {
                 .findings
                 .push(decode_finding(token).ok_or_else(|| bad("unreadable"))?);
         }
+        if claims.findings.is_empty() {
+            // The rule set is written for the findings only.
+            claims.rules = Rules::default();
+        }
         Ok(claims)
     }
 }

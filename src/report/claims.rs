@@ -164,19 +164,26 @@ pub struct ClaimsText<'a> {
 }
 
 impl fmt::Display for ClaimsText<'_> {
+    /// `Claims checked  kind  checked  found  not checked`, a line per engine and kind, then
+    /// the findings (`game 3 ply 12: faulty: ... (position FEN)`, a reproduction line under
+    /// false mate claims).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let title = "Claims checked";
         let w = self
             .engines
             .iter()
             .map(|e| e.name.len())
-            .chain(["Claims".len()])
+            .chain([title.len()])
             .max()
-            .unwrap_or(6);
-        writeln!(
-            f,
-            "{:<w$} {:<20} {:>8} {:>6} {:>12}",
-            "Claims", "kind", "checked", "found", "not checked"
-        )?;
+            .unwrap_or(title.len());
+        let line = |f: &mut fmt::Formatter<'_>, cells: [&str; 5]| {
+            let text = format!(
+                "{:<w$}  {:<19} {:>7} {:>5} {:>11}",
+                cells[0], cells[1], cells[2], cells[3], cells[4]
+            );
+            writeln!(f, "{}", text.trim_end())
+        };
+        line(f, [title, "kind", "checked", "found", "not checked"])?;
         for engine in self.engines {
             let kinds = <ClaimKind as crate::named::Named>::all();
             for kind in kinds.iter().filter(|k| {
@@ -188,14 +195,11 @@ impl fmt::Display for ClaimsText<'_> {
                     ClaimKind::Mate => engine.mate_unchecked.to_string(),
                     _ => String::new(),
                 };
-                writeln!(
+                let checked = engine.checked.get(kind).copied().unwrap_or(0).to_string();
+                let found = engine.found.get(kind).copied().unwrap_or(0).to_string();
+                line(
                     f,
-                    "{:<w$} {:<20} {:>8} {:>6} {:>12}",
-                    engine.name,
-                    kind.title(),
-                    engine.checked.get(kind).copied().unwrap_or(0),
-                    engine.found.get(kind).copied().unwrap_or(0),
-                    unchecked
+                    [&engine.name, kind.title(), &checked, &found, &unchecked],
                 )?;
             }
         }
@@ -280,7 +284,7 @@ mod tests {
         );
         let text = summary.to_string();
         assert!(
-            text.contains("alpha  mate claims                 1      1            2"),
+            text.contains("alpha           mate claims               1     1           2\n"),
             "{text}"
         );
         assert!(
