@@ -382,4 +382,23 @@ mod tests {
         );
         assert_eq!(warnings.len(), 1);
     }
+
+    #[test]
+    fn both_sides_claiming_and_a_jump_after_a_proven_loss_are_warnings() {
+        // White (a3) cannot stop Black's b2 pawn: lost within 2 plies.
+        let lost: Position = "8/8/8/8/8/P7/1p6/8 w".parse().unwrap();
+        let black: Position = "8/8/8/8/P7/8/1p6/8 b".parse().unwrap();
+        let mut checker = ClaimChecker::new(ClaimChecks::default(), Rules::CaptureOnly);
+        checker.check(&reply(&lost, "a3a4", Some(Score::Mate(-1)), &[], None));
+        // Black claims its win: the same result, no finding.
+        checker.check(&reply(&black, "b2b1", Some(Score::Mate(1)), &[], None));
+        // White now claims its own win after Black's: both claim, and a jump.
+        checker.check(&reply(&lost, "a3a4", Some(Score::Mate(2)), &[], None));
+        let (claims, warnings) = checker.finish();
+        assert_eq!(
+            claims.encode(),
+            "mate=2/1 both=1/1 jump=1/0 w7:both:1:2 w7:jump:-1:2 w7:mate:2:loss2:a3a4-b2b1"
+        );
+        assert_eq!(warnings.len(), 3, "{warnings:?}");
+    }
 }
