@@ -266,6 +266,10 @@ pub fn play(
         write_error: Mutex::new(None),
         report: Mutex::new(ReportClock::default()),
     };
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    if let Some(warning) = oversubscription(arena.engines, arena.concurrency.max(1), cores) {
+        floor.console.say(&warning);
+    }
     floor.console.set_message(schedule.score_line());
     std::thread::scope(|scope| {
         for id in 0..arena.concurrency.max(1) {
@@ -416,6 +420,32 @@ impl Floor<'_> {
     }
 }
 
+/// The warning when the games played at once may ask for more threads than the machine has
+/// `cores`: `concurrency` games, each with one engine thinking at a time, the most threads
+/// one of `engines` is given (`option.Threads`, 1 when not given). Engines then wait for each
+/// other's cores: more time forfeits and noisier results. `None` when they fit.
+pub fn oversubscription(
+    engines: &[EngineDescription],
+    concurrency: usize,
+    cores: usize,
+) -> Option<String> {
+    let threads = engines
+        .iter()
+        .filter_map(|engine| engine.options.get("Threads")?.parse::<usize>().ok())
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    let needed = concurrency.saturating_mul(threads);
+    (needed > cores).then(|| {
+        format!(
+            "warning: {concurrency} games at a time with {} per engine need {needed} cores; \
+             this machine has {cores}: the engines will wait for each other's cores (more time \
+             forfeits, noisier results)",
+            crate::records::plural(threads as u64, "thread")
+        )
+    })
+}
+
 /// Locks `dir` for this process (`<dir>/.lock`, created with the directory when missing):
 /// one bt-arena writes a run directory at a time. The lock lasts as long as the file.
 ///
@@ -467,4 +497,29 @@ pub(crate) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn more_threads_than_cores_are_named() {
+        let mut engine = crate::engine::EngineKeys::parse(&["cmd=bt-random"])
+            .unwrap()
+            .into_description(crate::game::TimeControl::MoveTime(100))
+            .unwrap();
+        assert_eq!(oversubscription(&[engine.clone()], 2, 2), None);
+        assert_eq!(
+            oversubscription(&[engine.clone()], 3, 2).unwrap(),
+            "warning: 3 games at a time with 1 thread per engine need 3 cores; this machine has \
+             2: the engines will wait for each other's cores (more time forfeits, noisier results)"
+        );
+        engine.options.set("threads", "4");
+        let warning = oversubscription(&[engine], 1, 2).unwrap();
+        assert!(
+            warning.contains("with 4 threads per engine need 4 cores"),
+            "{warning}"
+        );
+    }
 }
