@@ -699,6 +699,9 @@ fn meta_rows(report: &Report<'_>) -> Vec<(String, String)> {
         if let Some(scale) = &info.clock_scale {
             rows.push(("Time control scaled".into(), scale.to_string()));
         }
+        if let Some(load) = &info.load {
+            rows.push(("Load average".into(), load.to_string()));
+        }
     }
     rows.push((
         "Report by".into(),
