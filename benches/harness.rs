@@ -17,13 +17,20 @@
 //!    99th percentile, most), the calls that found a proof, the plies a proof would have cut
 //!    from each game, and the answers left unknown at [`DEFAULT_BUDGET`].
 //!
-//! `cargo bench --bench harness -- proof` runs part 4 alone, `-- loop` parts 1 and 2.
+//! 5. The mate claims checked on every move (`--check-claims`, [`ClaimChecks`]): in the
+//!    positions of part 4's games where the searcher (depth 3) claims `score mate N` within
+//!    the default plies, the prover's time per claim at the default node budget, one prover
+//!    per game as in the runner (mean, 99th percentile, most), and the claims left unknown.
+//!
+//! `cargo bench --bench harness -- proof` runs part 4 alone, `-- claims` part 5, `-- loop`
+//! parts 1 and 2.
 //! Results go to stderr (the runner prints one line per game on stdout: send it to /dev/null).
 //! Figures to report, not tests: machines here are shared and noisy.
 
 use bt_arena::bundled::search::{Limits, Searcher};
 use bt_arena::engine::{Engine, EngineKeys, EngineLaunch};
-use bt_arena::game::{Adjudication, TimeControl};
+use bt_arena::game::claims::claim_plies;
+use bt_arena::game::{Adjudication, ClaimChecks, TimeControl};
 use bt_arena::protocol::GoLimits;
 use bt_arena::records::read_games;
 use bt_arena::rules::proof::{DEFAULT_BUDGET, Prover, Verdict};
@@ -282,9 +289,66 @@ fn proof_cost() {
     }
 }
 
+/// Part 5: the prover's cost per mate claim, as described in the module documentation, at
+/// the default node budget and at ten times more and less.
+fn claims_cost() {
+    let checks = ClaimChecks::default();
+    for rules in Rules::ALL {
+        let games = searched_games(rules, 40);
+        let mut searcher = Searcher::new(16);
+        let stop = AtomicBool::new(false);
+        let limits = Limits {
+            depth: Some(3),
+            ..Limits::default()
+        };
+        let mut claims = Vec::new();
+        let mut beyond = 0;
+        for (index, game) in games.iter().enumerate() {
+            for position in game {
+                let result = searcher.search(position, rules, &limits, &stop, &mut |_| {});
+                let Some(n) = result.score.mate_moves() else {
+                    continue;
+                };
+                match claim_plies(n).filter(|&p| p <= checks.plies) {
+                    Some(plies) => claims.push((index, *position, plies)),
+                    None => beyond += 1,
+                }
+            }
+        }
+        for nodes in [checks.nodes * 10, checks.nodes, checks.nodes / 10] {
+            let (mut micros, mut unknown) = (Vec::new(), 0);
+            let mut prover = (usize::MAX, Prover::new(rules, nodes));
+            for &(game, position, plies) in &claims {
+                if prover.0 != game {
+                    prover = (game, Prover::new(rules, nodes));
+                }
+                let began = Instant::now();
+                let verdict = prover.1.prove(&position, plies);
+                micros.push(began.elapsed().as_secs_f64() * 1e6);
+                unknown += u32::from(verdict == Verdict::Unknown);
+            }
+            micros.sort_by(f64::total_cmp);
+            let mean = micros.iter().sum::<f64>() / micros.len().max(1) as f64;
+            eprintln!(
+                "claims, {rules}: {} mate claims within {} plies proven at {nodes} nodes: \
+                 {mean:.1} µs per claim (p99 {:.0}, max {:.0}); {unknown} unknown; {beyond} \
+                 longer claims not checked",
+                micros.len(),
+                checks.plies,
+                quantile(&micros, 0.99),
+                quantile(&micros, 1.0),
+            );
+        }
+    }
+}
+
 fn main() {
     if std::env::args().any(|arg| arg == "proof") {
         proof_cost();
+        return;
+    }
+    if std::env::args().any(|arg| arg == "claims") {
+        claims_cost();
         return;
     }
     let trips = 4_000;

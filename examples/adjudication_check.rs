@@ -170,6 +170,7 @@ fn replay(dir: &Path) -> Result<(), String> {
                 config.rules,
                 &Adjudication::default(),
                 None,
+                game::ClaimChecks::default(),
                 &stop,
             )
             .map_err(|_| "interrupted".to_string())?;

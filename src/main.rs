@@ -4,7 +4,8 @@
 //! accepted H0, a bench signature that is not the one given); 2 inconclusive (no SPRT decision
 //! over the whole schedule, or --max-time stopped the run first); 3 a bad command line; 4 any
 //! other error (a missing or malformed file, an engine that failed, a failed build); 5 a run
-//! incomplete, with no verdict yet; 130 interrupted by a signal (SIGINT, SIGTERM, SIGHUP: see
+//! incomplete, with no verdict yet; 6 checks failed (`tournament --strict`: an engine
+//! misbehaved); 130 interrupted by a signal (SIGINT, SIGTERM, SIGHUP: see
 //! `cli::signals`).
 
 // The flags' doc comments are their --help text, where `<event>` and `<rules>` are the usage
@@ -93,6 +94,10 @@ enum Command {
     /// PGN files.
     #[command(after_long_help = cli::examples::REPORT)]
     Report(cli::report::ReportArgs),
+    /// Prove whether the side to move of a position wins, or is lost, within some plies: the
+    /// rules' exact prover, as --check-claims and --adjudicate use it.
+    #[command(after_long_help = cli::examples::PROVE)]
+    Prove(cli::prove::ProveArgs),
     /// Generate an opening book (random balanced positions), or check one.
     #[command(after_long_help = cli::examples::OPENINGS)]
     Openings(cli::openings::OpeningsArgs),
@@ -152,6 +157,7 @@ fn main() -> ExitCode {
         Command::Merge(args) => cli::merge::run(&args),
         Command::Report(args) => cli::report::run(&args),
         Command::Openings(args) => cli::openings::run(&args),
+        Command::Prove(args) => cli::prove::run(&args),
         Command::Bench(args) => cli::bench::run(&args),
         Command::Generate(args) => cli::generate::run(&args, Cli::command()),
     };
@@ -172,7 +178,7 @@ fn main() -> ExitCode {
 impl Command {
     /// Whether the command may die of SIGPIPE when its stdout closes (`| head`), as Unix tools
     /// do: only those whose exit code says no more than that they ran (plain `perft`,
-    /// `openings`, `generate`). The others keep Rust's default (SIGPIPE ignored) and write
+    /// `openings`, `generate`, `prove`). The others keep Rust's default (SIGPIPE ignored) and write
     /// through `out!`/`say!`, which ignore a closed stdout:
     ///
     /// - those whose exit code is a verdict or a check (`elo`, `report`, `merge`, `perft
@@ -183,7 +189,7 @@ impl Command {
     fn may_die_of_a_closed_stdout(&self) -> bool {
         match self {
             Command::Perft(args) => !args.checks_a_suite(),
-            Command::Openings(_) | Command::Generate(_) => true,
+            Command::Openings(_) | Command::Generate(_) | Command::Prove(_) => true,
             Command::PerftCheck(_)
             | Command::CheckEngine(_)
             | Command::Tournament(_)

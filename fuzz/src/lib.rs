@@ -9,6 +9,7 @@
 
 use bt_arena::openings::Book;
 use bt_arena::protocol::Reply;
+use bt_arena::records::claims::GameClaims;
 use bt_arena::records::moves::{self, CommentDetail, MoveInfo};
 use bt_arena::records::pgn::parse_pgn;
 use bt_arena::records::pgn::{PgnStyle, format_game};
@@ -125,12 +126,20 @@ pub fn engine_line(data: &[u8]) -> bool {
     read
 }
 
-/// games.csv's `move_info` column and the PGN move comment it becomes: no panic; a column that
-/// reads writes back the same column; a comment (or score) that reads writes a comment that
-/// reads the same.
+/// games.csv's `move_info` column and the PGN move comment it becomes, and its `claims`
+/// column: no panic; a column that reads writes back the same column; a comment (or score)
+/// that reads writes a comment that reads the same.
 pub fn move_info(data: &[u8]) -> bool {
     let text = String::from_utf8_lossy(data);
     let mut read = false;
+    if let Ok(claims) = GameClaims::decode(&text) {
+        let column = claims.encode();
+        assert_eq!(
+            GameClaims::decode(&column).as_ref(),
+            Ok(&claims),
+            "{column}"
+        );
+    }
     if let Ok(infos) = moves::decode_column(&text) {
         read = !infos.is_empty();
         let column = moves::encode_column(&infos);

@@ -15,7 +15,8 @@
 #   gate.sh --base REV --bin RELPATH [--head REV] [--repo PATH|URL] [--build "CMD"]
 #           [--sprt "elo0=0 elo1=5 alpha=0.05 beta=0.05"] [--rounds N] [--max-time DURATION]
 #           [--limit "tc=8+0.08"] [--concurrency N] [--openings FILE] [--rules RULES]
-#           [--out DIR] [--bt-arena PATH] [--build-cache DIR] [-- MORE TOURNAMENT FLAGS]
+#           [--out DIR] [--bt-arena PATH] [--build-cache DIR] [--strict]
+#           [-- MORE TOURNAMENT FLAGS]
 #
 #   --repo       the engine's git repository, a path or a URL (default: .)
 #   --base       the revision tested against (e.g. origin/main); required
@@ -34,11 +35,15 @@
 #                (default: gate-results)
 #   --bt-arena   the bt-arena executable (default: bt-arena on PATH)
 #   --build-cache where builds are kept (default: $BT_ARENA_BUILD_CACHE, else ~/.cache/bt-arena/builds)
+#   --strict     exit 6 when an engine misbehaved (stray lines, illegal PVs, false mate claims,
+#                illegal ponder moves, losses by fault), whatever the verdict (bt-arena's
+#                tournament --strict; docs/guide/checks.md)
 #
 # Exit codes (bt-arena's): 0 H1 accepted (head is better; with non-regression bounds: no
 # regression), 1 H0 accepted (reject), 2 no decision within the budget, 3 a bad command line,
 # 4 a failed build (its command, commit and last log lines on stderr; the whole log in the
-# run directory's logs/) or any other error.
+# run directory's logs/) or any other error, 6 with --strict: an engine misbehaved (the
+# verdict is printed all the same).
 set -uo pipefail
 
 usage() {
@@ -48,7 +53,7 @@ usage() {
 
 repo=. base= head=HEAD build= bin= sprt="elo0=0 elo1=5 alpha=0.05 beta=0.05" rounds=2000
 max_time= limit="tc=8+0.08" concurrency= openings= rules=capture-only out=gate-results
-bt_arena=bt-arena build_cache=
+bt_arena=bt-arena build_cache= strict=
 while [ $# -gt 0 ]; do
   case "$1" in
     --repo) repo=$2; shift 2 ;;
@@ -66,6 +71,7 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift 2 ;;
     --bt-arena) bt_arena=$2; shift 2 ;;
     --build-cache) build_cache=$2; shift 2 ;;
+    --strict) strict=yes; shift ;;
     --) shift; break ;;
     -h|--help) usage ;;
     *) echo "gate.sh: unknown argument '$1'" >&2; usage ;;
@@ -122,6 +128,7 @@ each=(bin="$bin" "$limit")
 session=(--concurrency "$concurrency")
 [ -n "$max_time" ] && session+=(--max-time "$max_time")
 [ -n "$build_cache" ] && session+=(--build-cache "$build_cache")
+[ -n "$strict" ] && session+=(--strict)
 
 echo "gate: $head against $base of $repo, SPRT $sprt, at most $rounds game pairs${max_time:+ or $max_time}"
 # A run of these commits and settings that reached its verdict (or played its whole schedule)
@@ -154,6 +161,7 @@ case $status in
   1) verdict="FAIL: H0 accepted (head is not better than base by the SPRT's bounds)" ;;
   2) verdict="NO DECISION within the budget" ;;
   3) verdict="ERROR: a bad command line" ;;
+  6) verdict="FAIL: checks failed (--strict): an engine misbehaved, named above with the verdict" ;;
   *) verdict="ERROR (exit $status): see above" ;;
 esac
 # Only what is there: no page after a build that failed, no logs before a build.

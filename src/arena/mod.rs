@@ -7,7 +7,9 @@
 //!   and the start-failure policy ([`starts`]: an engine that cannot start is given up after a
 //!   failure that will recur or [`MAX_START_FAILURES`] in a row);
 //! - **records**: games.csv and games.pgn appended and flushed as each game ends;
-//! - **warnings**: stray lines an engine wrote, and losses by fault, named as they happen;
+//! - **warnings**: stray lines an engine wrote, claims the rules refute (illegal PVs, false
+//!   mate scores, illegal ponder moves: [`crate::game::claims`]), and losses by fault, named
+//!   as they happen;
 //! - **stopping**: the stop flag (Ctrl-C, SIGTERM, SIGHUP: games in flight are dropped) and
 //!   the deadline (`--max-time`: no new unit of the schedule starts, units begun are
 //!   finished);
@@ -192,6 +194,9 @@ pub struct Arena<'a> {
     pub rules: Rules,
     /// Adjudication rules (off for a tune).
     pub adjudication: &'a Adjudication,
+    /// How far the engines' mate claims are checked (`--check-claims`); PVs and ponder moves
+    /// are always checked.
+    pub checks: game::ClaimChecks,
     /// The openings the schedule's games index.
     pub openings: &'a [Opening],
     /// The directory the engines' logs go to (`<dir>/logs/`).
@@ -277,6 +282,10 @@ pub fn play(
         write_error: Mutex::new(None),
         report: Mutex::new(ReportClock::default()),
     };
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    if let Some(warning) = oversubscription(arena.engines, arena.concurrency.max(1), cores) {
+        floor.console.say(&warning);
+    }
     floor.console.set_message(schedule.score_line());
     std::thread::scope(|scope| {
         for id in 0..arena.concurrency.max(1) {
@@ -360,7 +369,8 @@ impl Floor<'_> {
         self.refresh_report();
     }
 
-    /// Names stray lines and, when the schedule does not print every game, a loss by fault.
+    /// Names stray lines, the claims found false or illegal (once per engine, game and kind)
+    /// and, when the schedule does not print every game, a loss by fault.
     fn warn_about(&self, job: &Job, record: &GameRecord, played: &game::PlayedGame) {
         let seats = ByColor {
             white: job.game.white,
@@ -375,6 +385,13 @@ impl Floor<'_> {
                     record.game_id
                 ));
             }
+        }
+        for (side, warning) in &played.claim_warnings {
+            let name = &self.arena.engines[seats[*side]].name;
+            self.console.say(&format!(
+                "warning: game {}: {name}: {warning}",
+                record.game_id
+            ));
         }
         if let Some(side) = played.faulty {
             let name = &self.arena.engines[seats[side]].name;
@@ -425,6 +442,32 @@ impl Floor<'_> {
                 .say(&format!("warning: report.html not updated: {err}"));
         }
     }
+}
+
+/// The warning when the games played at once may ask for more threads than the machine has
+/// `cores`: `concurrency` games, each with one engine thinking at a time, the most threads
+/// one of `engines` is given (`option.Threads`, 1 when not given). Engines then wait for each
+/// other's cores: more time forfeits and noisier results. `None` when they fit.
+pub fn oversubscription(
+    engines: &[EngineDescription],
+    concurrency: usize,
+    cores: usize,
+) -> Option<String> {
+    let threads = engines
+        .iter()
+        .filter_map(|engine| engine.options.get("Threads")?.parse::<usize>().ok())
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    let needed = concurrency.saturating_mul(threads);
+    (needed > cores).then(|| {
+        format!(
+            "warning: {concurrency} games at a time with {} per engine need {needed} cores; \
+             this machine has {cores}: the engines will wait for each other's cores (more time \
+             forfeits, noisier results)",
+            crate::records::plural(threads as u64, "thread")
+        )
+    })
 }
 
 /// Locks `dir` for this process (`<dir>/.lock`, created with the directory when missing):
@@ -478,4 +521,29 @@ pub(crate) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn more_threads_than_cores_are_named() {
+        let mut engine = crate::engine::EngineKeys::parse(&["cmd=bt-random"])
+            .unwrap()
+            .into_description(crate::game::TimeControl::MoveTime(100))
+            .unwrap();
+        assert_eq!(oversubscription(&[engine.clone()], 2, 2), None);
+        assert_eq!(
+            oversubscription(&[engine.clone()], 3, 2).unwrap(),
+            "warning: 3 games at a time with 1 thread per engine need 3 cores; this machine has \
+             2: the engines will wait for each other's cores (more time forfeits, noisier results)"
+        );
+        engine.options.set("threads", "4");
+        let warning = oversubscription(&[engine], 1, 2).unwrap();
+        assert!(
+            warning.contains("with 4 threads per engine need 4 cores"),
+            "{warning}"
+        );
+    }
 }

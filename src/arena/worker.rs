@@ -84,6 +84,7 @@ impl<'a> Worker<'a> {
             arena.rules,
             arena.adjudication,
             job.pick.as_ref(),
+            arena.checks,
             arena.stop,
         );
         match played {
@@ -200,5 +201,6 @@ pub fn game_record(
         white_stray: played.stray.white.lines,
         black_stray: played.stray.black.lines,
         move_info: records::moves::encode_column(&played.infos),
+        claims: played.claims.encode(),
     }
 }

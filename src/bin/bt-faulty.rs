@@ -38,6 +38,12 @@
 //! Without a fault it is a random mover that waits for `stop` after `go infinite` and answers
 //! `isready` meanwhile; it prints no `info` lines and is not deterministic.
 //!
+//! Faults planted for the claims a tournament checks on every move (docs/guide/checks.md):
+//! `false-mate` (`score mate 2` in a position the rules prove lost within 6 plies, counted as a
+//! false mate claim), `opponent-mate` (`score mate -1` where the opponent cannot win on its
+//! next move: a false loss claim) and `illegal-ponder` (its own move again as the ponder
+//! move). Each prints `info depth 1 score mate N pv <its move>` before the move.
+//!
 //! Faults whose output answers no request (the runner must never play it; see
 //! docs/PROTOCOL.md): `bestmove-before-go` (after the `readyok` that follows each
 //! `uginewgame`/`ucinewgame`, prints `bestmove a2a3` before any `go`), `double-bestmove` (above)
@@ -53,9 +59,11 @@
 //! chosen); moves in games come from the reference rules.
 
 use bt_arena::bundled::search::{Limits, Searcher};
+use bt_arena::protocol::Score;
 use bt_arena::protocol::{
     Command, GoLimits, Info, NO_MOVE, OptionDecl, OptionKind, Protocol, Reply,
 };
+use bt_arena::rules::proof::{Prover, Verdict};
 use bt_arena::rules::{Color, Move, Position, Rules, Square};
 use clap::{Parser, ValueEnum};
 use std::io::{self, BufRead, Write};
@@ -140,6 +148,14 @@ enum Fault {
     BestmoveOnIsready,
     /// Its bench reports half the speed it measured (or was given with `--bench-nps`).
     HalfNps,
+    // Faults planted for the claims checked in games (docs/guide/checks.md).
+    /// Claims `score mate 2` (a win) in every position the rules prove it lost within 6 plies.
+    FalseMate,
+    /// Claims `score mate -1` (the opponent's win on its next move) in every position where
+    /// the opponent has no such win.
+    OpponentMate,
+    /// Names its own move again as the ponder move (`bestmove a2a3 ponder a2a3`): illegal.
+    IllegalPonder,
     /// Plays bt-search's depth-2 move, or a random one with a probability growing smoothly
     /// with the distance of options KnobA and KnobB from `--target-a`, `--target-b`.
     Tunable,
@@ -212,6 +228,9 @@ struct Settings {
     #[arg(value_parser = ["bench"], hide_possible_values = true)]
     command: Option<String>,
 }
+
+/// false-mate, opponent-mate: the prover's node budget for deciding where to claim.
+const CLAIM_NODES: u64 = 200_000;
 
 /// The depth of the perft `bt-faulty bench` counts.
 const BENCH_PERFT_DEPTH: u32 = 5;
@@ -489,6 +508,13 @@ impl Faulty {
         for line in bad_info(self.settings.fault, &best) {
             say(line);
         }
+        if let Some(line) = self.false_claim(&best) {
+            say(line);
+        }
+        let ponder = match self.settings.fault {
+            Fault::IllegalPonder => Some(best.clone()),
+            _ => None,
+        };
         let times = if self.settings.fault == Fault::DoubleBestmove {
             2
         } else {
@@ -497,9 +523,32 @@ impl Faulty {
         for _ in 0..times {
             say(Reply::BestMove {
                 mv: best.clone(),
-                ponder: None,
+                ponder: ponder.clone(),
             });
         }
+    }
+
+    /// false-mate, opponent-mate: the `info` line of a false mate claim with `best` as its
+    /// PV, when the position calls for it (see [`Fault`]); `None` otherwise.
+    fn false_claim(&self, best: &str) -> Option<String> {
+        let (claim, plies) = match self.settings.fault {
+            Fault::FalseMate => (2, 6),
+            Fault::OpponentMate => (-1, 2),
+            _ => return None,
+        };
+        let mut prover = Prover::new(self.rules, CLAIM_NODES);
+        let lost = matches!(prover.prove(&self.position, plies), Verdict::Loss(_));
+        let claims = match self.settings.fault {
+            Fault::FalseMate => lost,
+            _ => !lost,
+        };
+        let info = Info {
+            depth: Some(1),
+            score: Some(Score::Mate(claim)),
+            pv: vec![best.to_string()],
+            ..Info::default()
+        };
+        claims.then(|| Reply::Info(info).to_string())
     }
 
     fn random_move(&mut self) -> String {

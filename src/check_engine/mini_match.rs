@@ -100,6 +100,7 @@ fn mini_match(
                 ctx.rules,
                 &Default::default(),
                 None,
+                Default::default(),
                 &stop,
             ) else {
                 return Ok(Finding::skip("the match was interrupted"));

@@ -11,7 +11,8 @@ use super::{CheckResult, Ctx, Evidence, Failure, Finding, Session, Verdict};
 use crate::engine::Engine;
 use crate::engine::EngineError;
 use crate::protocol::{Command, GoLimits, Info, Reply};
-use crate::rules::{MoveError, Position, Rules};
+use crate::rules::pv::problem as pv_problem;
+use crate::rules::{Position, Rules};
 use std::time::Duration;
 
 /// The depth of the first transcribed search (from the start position), plies.
@@ -278,33 +279,6 @@ fn note_fields(info: &Info, seen: &mut Vec<&'static str>) {
         }
     }
     seen.sort_by_key(|name| present.iter().position(|(n, _)| n == name));
-}
-
-/// Why the principal variation `pv` is not a legal sequence from `position`: the 1-based
-/// index of the first bad move, the move and the reason; `None` when it is legal.
-pub(super) fn pv_problem(position: &Position, rules: Rules, pv: &[String]) -> Option<String> {
-    let mut position = *position;
-    for (index, text) in pv.iter().enumerate() {
-        match position.parse_move(rules, text) {
-            Ok(mv) => position = position.play_unchecked(mv),
-            Err(error) => {
-                let why = match error {
-                    MoveError::Syntax(err) => format!("not a move: {err}"),
-                    MoveError::Illegal(err) => err.reason.to_string(),
-                };
-                let before = if index == 0 {
-                    "in the searched position".to_string()
-                } else {
-                    format!("after {}", pv[..index].join(" "))
-                };
-                return Some(format!(
-                    "pv move {} '{text}' is illegal {before}: {why}",
-                    index + 1
-                ));
-            }
-        }
-    }
-    None
 }
 
 /// `output.pv-legal`: every pv is a legal sequence from the searched position.

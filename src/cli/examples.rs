@@ -10,6 +10,8 @@ Exit codes:
   3  a bad command line (a flag of cutechess-cli or fastchess bt-arena has no use for gets a hint)
   4  any other error: a missing or malformed file, an engine that failed, a failed build
   5  a run incomplete (games of its schedule missing), with no verdict yet
+  6  checks failed (--strict): an engine misbehaved (stray lines, illegal PVs, false claims,
+     losses by fault); the run played on and its verdict is printed
   130  interrupted by Ctrl-C (continue with --resume DIR)
 
 `bt-arena COMMAND --help` describes a command and its flags, with examples; -h summarizes them.";
@@ -142,3 +144,9 @@ Examples:
   differs):
     bt-arena bench --engine src=. rev=main build=\"cargo build --release\" \\
       bin=target/release/my-engine bench=8081473";
+
+/// `bt-arena prove --help`.
+pub const PROVE: &str = "\
+Examples:
+  Check a false mate claim the claims table names (it prints its reproduction line):
+    bt-arena prove --fen '8/P7/8/8/8/8/7p/8 w' --plies 3";

@@ -41,6 +41,7 @@ pub mod merge;
 pub mod openings;
 pub mod perft;
 pub mod perft_check;
+pub mod prove;
 pub mod report;
 pub mod signals;
 pub mod tournament;
@@ -56,6 +57,9 @@ pub const EXIT_USAGE: u8 = 3;
 pub const EXIT_ERROR: u8 = 4;
 /// Exit code: the run is incomplete (games of its schedule missing) and has no verdict yet.
 pub const EXIT_INCOMPLETE: u8 = 5;
+/// Exit code: with `--strict`, an engine misbehaved (stray lines, illegal PVs, false claims,
+/// losses by fault); the verdict is printed all the same.
+pub const EXIT_CHECKS_FAILED: u8 = 6;
 
 use bt_arena::run::games::{GameSources, Recorded, RunReading, Verdict, describe_missing};
 use bt_arena::stats::SprtDecision;

@@ -211,6 +211,7 @@ pub fn run(
         rating_interval: 0,
         progress: (total, recorded),
         stop,
+        checks: crate::game::ClaimChecks::default(),
     };
     let started = Instant::now();
     let played = arena::play(&arena, &schedule, results)?;

@@ -256,6 +256,12 @@ impl Engine {
         self.process.pid()
     }
 
+    /// Writes a note of the runner's (a warning about the engine's output) to its
+    /// communication log, when it has one (`--log`).
+    pub fn note(&self, text: &str) {
+        self.process.note(text);
+    }
+
     /// The stray answers read since the last call (or the start), which are then forgotten.
     /// Output is read only while the runner waits for an answer, so a stray line is counted
     /// by the next request to this engine (one after the last request of a process is never

@@ -12,6 +12,10 @@
 //! `resign`: see [`adjudication`]). A `bestmove` that answers no request is never played (the
 //! engine fences each `go`, see [`Engine::go`]); the stray lines each engine wrote during the
 //! game are reported with it ([`PlayedGame::stray`]) and do not decide it.
+//!
+//! Every reply's claims are checked as it comes ([`claims`]): the PV, a mate score, the ponder
+//! move. They decide nothing either: what is found goes to [`PlayedGame::claims`], and only
+//! the legal part of a PV to the records.
 
 use crate::engine::{Engine, EngineDescription, EngineError, StrayOutput};
 use crate::protocol::Info;
@@ -22,10 +26,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 pub mod adjudication;
+pub mod claims;
 
+use crate::records::claims::GameClaims;
 use crate::time_control;
 pub use crate::time_control::{Clocks, Overstep, SideClock, TimeControl, UNCLOCKED_MOVE_TIMEOUT};
 pub use adjudication::{Adjudication, Adjudicator, ProofRule, ResignRule};
+pub use claims::{ClaimChecker, ClaimChecks};
 
 /// A finished game.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -46,8 +53,14 @@ pub struct PlayedGame {
     /// Output of White's and Black's engine that answered no request, read during the game
     /// (including what the previous game of the same process left unread): never played.
     pub stray: ByColor<StrayOutput>,
-    /// What the mover's engine reported for each move of `moves`, and the time it took.
+    /// What the mover's engine reported for each move of `moves`, and the time it took (its
+    /// PV cut to the legal part that starts with the move played).
     pub infos: Vec<MoveInfo>,
+    /// The engines' claims checked during the game, and what was found ([`claims`]).
+    pub claims: GameClaims,
+    /// The findings in words, at most one per engine and kind: (the side, the warning naming
+    /// the ply, the position and the claim).
+    pub claim_warnings: Vec<(Color, String)>,
 }
 
 impl PlayedGame {
@@ -114,9 +127,11 @@ impl MultiPvPick {
 }
 
 /// Plays one game from `opening` under `rules` and the `adjudication` rules, checking `stop`
-/// between moves, and collects the engines' stray output ([`PlayedGame::stray`]) and what they
-/// reported for each move ([`PlayedGame::infos`]). With `pick`, some moves are drawn among the
-/// engine's best lines instead of its `bestmove` ([`MultiPvPick`]).
+/// between moves, and collects the engines' stray output ([`PlayedGame::stray`]), what they
+/// reported for each move ([`PlayedGame::infos`]) and their claims checked with `checks`
+/// ([`PlayedGame::claims`]; each warning is also written to the engine's communication log).
+/// With `pick`, some moves are drawn among the engine's best lines instead of its `bestmove`
+/// ([`MultiPvPick`]); its claims are still checked against its own `bestmove`.
 ///
 /// # Errors
 /// [`Unfinished::Interrupted`] when `stop` is set before the game ends.
@@ -126,24 +141,38 @@ pub fn play(
     rules: Rules,
     adjudication: &Adjudication,
     pick: Option<&MultiPvPick>,
+    checks: ClaimChecks,
     stop: &AtomicBool,
 ) -> Result<PlayedGame, Unfinished> {
     let mut infos = Vec::new();
     let mut adjudicator = Adjudicator::new(adjudication, rules);
-    let played = play_moves(
-        players,
-        opening,
-        rules,
-        (&mut adjudicator, pick),
-        stop,
-        &mut infos,
-    );
+    let mut checker = ClaimChecker::new(checks, rules);
+    let mut judges = Judges {
+        adjudicator: &mut adjudicator,
+        checker: &mut checker,
+        pick,
+    };
+    let played = play_moves(players, opening, rules, &mut judges, stop, &mut infos);
     let stray = ByColor::from_fn(|side| players.engines[side].take_stray());
+    let (claims, claim_warnings) = checker.finish();
+    for (side, warning) in &claim_warnings {
+        players.engines[*side].note(&format!("claims: {warning}"));
+    }
     played.map(|game| PlayedGame {
         stray,
         infos,
+        claims,
+        claim_warnings,
         ..game
     })
+}
+
+/// What judges each move besides the rules: adjudication, and the claims checked.
+struct Judges<'a> {
+    adjudicator: &'a mut Adjudicator,
+    checker: &'a mut ClaimChecker,
+    /// Datagen's draw among the engine's best lines, if any.
+    pick: Option<&'a MultiPvPick>,
 }
 
 /// The game itself, as [`play`] describes it, with no stray output recorded yet; what the
@@ -152,10 +181,11 @@ fn play_moves(
     players: &mut Players<'_>,
     opening: &Position,
     rules: Rules,
-    (adjudicator, pick): (&mut Adjudicator, Option<&MultiPvPick>),
+    judges: &mut Judges<'_>,
     stop: &AtomicBool,
     infos: &mut Vec<MoveInfo>,
 ) -> Result<PlayedGame, Unfinished> {
+    let adjudicator = &mut *judges.adjudicator;
     let mut clocks = Clocks::new(players.specs.map(|spec| {
         SideClock::new(
             spec.effective_limit(),
@@ -182,6 +212,8 @@ fn play_moves(
                 detail: outcome.to_string(),
                 stray: Default::default(),
                 infos: Vec::new(),
+                claims: GameClaims::default(),
+                claim_warnings: Vec::new(),
             });
         }
         if stop.load(Ordering::SeqCst) {
@@ -194,14 +226,16 @@ fn play_moves(
         let reply = players.engines[side].go(opening, &moves, &limits, allowed);
         let elapsed = started.elapsed();
         used[side] += elapsed;
-        let (bestmove, info) = match reply {
-            Ok(reply) => match pick {
-                Some(pick) => (
-                    pick.choose(moves.len(), &reply),
+        let (chosen, bestmove, ponder, info) = match reply {
+            Ok(reply) => {
+                let chosen = judges.pick.map(|pick| pick.choose(moves.len(), &reply));
+                (
+                    chosen,
+                    reply.bestmove,
+                    reply.ponder,
                     move_info(reply.info, elapsed),
-                ),
-                None => (reply.bestmove, move_info(reply.info, elapsed)),
-            },
+                )
+            }
             Err(error) => {
                 stopped_from_outside(&error, stop)?;
                 return Ok(fault(side, &error, moves, used));
@@ -211,9 +245,26 @@ fn play_moves(
             let detail = format!("{} lost on time ({late})", players.specs[side].name);
             return Ok(forfeit(side, Termination::TimeForfeit, detail, moves, used));
         }
-        match position.parse_move(rules, &bestmove) {
+        let played = chosen.unwrap_or_else(|| bestmove.clone());
+        match position.parse_move(rules, &played) {
             Ok(mv) => {
                 let score = info.score;
+                let mut info = info;
+                // The claims are the engine's: checked against its own bestmove, whatever a
+                // draw among its lines played.
+                let own = match played == bestmove {
+                    true => mv,
+                    false => position.parse_move(rules, &bestmove).unwrap_or(mv),
+                };
+                let kept = judges.checker.check(&claims::Reply {
+                    ply: u32::try_from(moves.len() + 1).unwrap_or(u32::MAX),
+                    position: &position,
+                    bestmove: own,
+                    score,
+                    pv: &info.pv,
+                    ponder: ponder.as_deref(),
+                });
+                info.pv.truncate(kept);
                 moves.push(mv);
                 infos.push(info);
                 position = position.play_unchecked(mv);
@@ -230,6 +281,8 @@ fn play_moves(
                         detail: adjudicated.detail,
                         stray: Default::default(),
                         infos: Vec::new(),
+                        claims: GameClaims::default(),
+                        claim_warnings: Vec::new(),
                     });
                 }
             }
@@ -238,7 +291,7 @@ fn play_moves(
                     MoveError::Syntax(err) => err.to_string(),
                     MoveError::Illegal(err) => err.reason.to_string(),
                 };
-                let detail = format!("{side}'s move '{bestmove}' is illegal: {why}");
+                let detail = format!("{side}'s move '{played}' is illegal: {why}");
                 return Ok(forfeit(side, Termination::IllegalMove, detail, moves, used));
             }
         }
@@ -313,5 +366,7 @@ fn forfeit(
         detail,
         stray: Default::default(),
         infos: Vec::new(),
+        claims: GameClaims::default(),
+        claim_warnings: Vec::new(),
     }
 }

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 /// The columns of games.csv, in order: the fields of [`GameRecord`]. Columns were added at
 /// the end over time ([`COLUMN_COUNTS`]): a file without the later ones still reads (as 0 and
 /// empty) and a run directory begun without them keeps its columns when resumed.
-pub const COLUMNS: [&str; 17] = [
+pub const COLUMNS: [&str; 18] = [
     "game_id",
     "round",
     "pair",
@@ -28,12 +28,14 @@ pub const COLUMNS: [&str; 17] = [
     "white_stray",
     "black_stray",
     "move_info",
+    "claims",
 ];
 
 /// How many of [`COLUMNS`] a games.csv may have, oldest first: the first release's 14, then
-/// `white_stray` and `black_stray`, then `move_info`. The later columns hold no comma and no
-/// quote (unsigned integers; `move_info` tokens, see [`super::moves`]).
-pub const COLUMN_COUNTS: [usize; 3] = [14, 16, 17];
+/// `white_stray` and `black_stray`, then `move_info`, then `claims`. The later columns hold no
+/// comma and no quote (unsigned integers; `move_info` tokens, see [`super::moves`]; `claims`
+/// tokens, see [`super::claims`]).
+pub const COLUMN_COUNTS: [usize; 4] = [14, 16, 17, 18];
 
 /// Reads the games of a games.csv, in file order: [`GamesReader`] collected.
 ///
@@ -315,6 +317,7 @@ pub(super) fn csv_row(record: &GameRecord) -> Result<Vec<u8>, RecordsError> {
         ("moves", &record.moves),
         ("started", &record.started),
         ("move_info", &record.move_info),
+        ("claims", &record.claims),
     ];
     if let Some((column, _)) = text_fields
         .iter()

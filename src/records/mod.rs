@@ -16,6 +16,7 @@
 //! What is computed from the records (summary.json, the text report, report.html) is
 //! [`report`](crate::report)'s. Breakthrough has no draws: every game is `1-0` or `0-1`.
 
+pub mod claims;
 mod csv;
 mod game_file;
 pub mod moves;
@@ -276,6 +277,11 @@ pub struct GameRecord {
     /// [`moves`]); empty when the file predates the column.
     #[serde(default)]
     pub move_info: String,
+    /// What the runner found checking the engines' claims (PVs, mate scores, ponder moves),
+    /// with how many it checked (see [`claims`]); empty when nothing was checked or the file
+    /// predates the column.
+    #[serde(default)]
+    pub claims: String,
 }
 
 impl GameRecord {
@@ -452,6 +458,7 @@ pub(crate) mod tests {
             white_stray: 0,
             black_stray: 0,
             move_info: String::new(),
+            claims: String::new(),
         }
     }
 

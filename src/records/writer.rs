@@ -459,6 +459,7 @@ mod tests {
         games[0].black_stray = 2;
         games[1].white_stray = 7;
         games[0].move_info = "35/12/18/10234/120 M-2/-/-/-/3 -/-/-/-/0".into();
+        games[0].claims = "pv=1/0".into();
         games
     }
 
@@ -471,9 +472,9 @@ mod tests {
         let text = fs::read_to_string(&path).unwrap();
         assert!(text.starts_with(
             "game_id,round,pair,opening_id,opening,white,black,result,termination,plies,moves,\
-             white_ms,black_ms,started,white_stray,black_stray,move_info\n1,1,1,1,startpos,alpha,\
-             beta,1-0,goal-rank,3,a2a3 a7a6 b2b3,1500,1200,2026-11-30T12:00:00Z,0,2,\
-             35/12/18/10234/120 M-2/-/-/-/3 -/-/-/-/0\n"
+             white_ms,black_ms,started,white_stray,black_stray,move_info,claims\n1,1,1,1,startpos,\
+             alpha,beta,1-0,goal-rank,3,a2a3 a7a6 b2b3,1500,1200,2026-11-30T12:00:00Z,0,2,\
+             35/12/18/10234/120 M-2/-/-/-/3 -/-/-/-/0,pv=1/0\n"
         ));
         // Reopening appends without a second header.
         let path = write(dir.path(), &games[..1]);
@@ -542,7 +543,7 @@ mod tests {
     #[test]
     fn malformed_rows_name_file_line_and_column() {
         let good =
-            "2,1,1,1,startpos,beta,alpha,1-0,goal-rank,3,a2a3,10,20,2026-11-30T12:00:00Z,0,0,";
+            "2,1,1,1,startpos,beta,alpha,1-0,goal-rank,3,a2a3,10,20,2026-11-30T12:00:00Z,0,0,,";
         let message = error_for_row(&good.replace("1-0", "1/2-1/2"));
         // serde reports an unknown word without its column, but with the word and the
         // words expected.
@@ -558,7 +559,7 @@ mod tests {
         let message = error_for_row(&good.replace("goal-rank", "forfeit"));
         assert!(message.contains("`forfeit`"), "{message}");
         let message = error_for_row("2,1,1");
-        assert!(message.contains("3 fields, expected 17"), "{message}");
+        assert!(message.contains("3 fields, expected 18"), "{message}");
     }
 
     #[test]
@@ -572,6 +573,7 @@ mod tests {
         let mut expected = sample_games();
         expected[0].black_stray = 0;
         expected[0].move_info.clear();
+        expected[0].claims.clear();
         assert_eq!(read_games(&path).unwrap(), expected[..1]);
         // Resumed: the new row has the file's 14 columns (its stray counts are not recorded).
         write(dir.path(), &sample_games()[1..]);
@@ -587,26 +589,30 @@ mod tests {
         assert_eq!(read_games(&path).unwrap(), expected);
     }
 
+    /// A run begun before `move_info` (16 columns) or before `claims` (17): its rows keep its
+    /// columns when resumed, and read without what they lack.
     #[test]
-    fn a_games_csv_without_move_info_keeps_its_16_columns() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = RunDir::new(dir.path()).games_csv();
-        let header = COLUMNS[..16].join(",");
-        fs::write(&path, format!("{header}\n")).unwrap();
-        let games = sample_games();
-        write(dir.path(), &games);
-        let text = fs::read_to_string(&path).unwrap();
-        assert_eq!(text.lines().next(), Some(header.as_str()));
-        assert!(
-            text.lines()
-                .nth(1)
-                .unwrap()
-                .ends_with(",2026-11-30T12:00:00Z,0,2"),
-            "{text}"
-        );
-        let mut expected = games;
-        expected[0].move_info.clear();
-        assert_eq!(read_games(&path).unwrap(), expected);
+    fn a_games_csv_without_the_later_columns_keeps_its_16_or_17_columns() {
+        for (columns, row_end) in [
+            (16, ",2026-11-30T12:00:00Z,0,2"),
+            (17, ",0,2,35/12/18/10234/120 M-2/-/-/-/3 -/-/-/-/0"),
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            let path = RunDir::new(dir.path()).games_csv();
+            let header = COLUMNS[..columns].join(",");
+            fs::write(&path, format!("{header}\n")).unwrap();
+            let games = sample_games();
+            write(dir.path(), &games);
+            let text = fs::read_to_string(&path).unwrap();
+            assert_eq!(text.lines().next(), Some(header.as_str()));
+            assert!(text.lines().nth(1).unwrap().ends_with(row_end), "{text}");
+            let mut expected = games;
+            if columns == 16 {
+                expected[0].move_info.clear();
+            }
+            expected[0].claims.clear();
+            assert_eq!(read_games(&path).unwrap(), expected);
+        }
     }
 
     #[test]
@@ -681,7 +687,7 @@ mod tests {
         )
         .unwrap();
         let reader = GamesReader::open(&path).unwrap();
-        writeln!(file, ",1,1,2026-11-30T12:00:00Z,0,0,").unwrap();
+        writeln!(file, ",1,1,2026-11-30T12:00:00Z,0,0,,").unwrap();
         let read: Vec<GameRecord> = reader.map(Result::unwrap).collect();
         assert_eq!(read, games);
         assert_eq!(read_games(&path).unwrap().len(), 3);

@@ -9,6 +9,7 @@
 //! For users (`docs/guide/results.md`): summary.json, the text report and report.html show one
 //! computation of the standings, per-pair Elo, pentanomial counts and SPRT.
 
+pub mod claims;
 pub mod crosstable;
 pub mod hosts;
 pub mod html;

@@ -2,6 +2,7 @@
 //! pentanomial counts and SPRT, and per-engine faults. Rendered as text by
 //! [`text`](super::text) and as JSON (summary.json) by [`json`](super::json).
 
+use super::claims::{ClaimRow, ClaimsTally, EngineClaims};
 use crate::records::provenance::EngineProvenance;
 use crate::records::{GameRecord, GameSink, Termination};
 use crate::rules::Color;
@@ -36,6 +37,15 @@ pub struct Summary {
     pub pairs: Vec<PairSummary>,
     /// Losses by fault (and stray answers) of each engine, in tournament order.
     pub faults: Vec<EngineFaults>,
+    /// The engines' claims checked while they played (PVs, mate scores, ponder moves; see
+    /// [`super::claims`]), per engine and kind, engines with a claim checked only; left out
+    /// of summary.json when there are none (runs before the check, engines without `info`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub claims: Vec<EngineClaims>,
+    /// The claims found wrong, where (game, ply, position) and what, in game order: the first
+    /// [`LISTED_FINDINGS`](super::claims::LISTED_FINDINGS) per engine and kind.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub claim_findings: Vec<ClaimRow>,
     /// Engines built from source (or with a pinned bench), by name: repository, revision,
     /// commit, build command and bench signature. Set by the runner from the config; empty
     /// (and left out of summary.json) otherwise.
@@ -238,6 +248,38 @@ impl EngineFaults {
 }
 
 impl Summary {
+    /// What `--strict` fails a run on, one line per engine that misbehaved: its stray lines,
+    /// losses by fault and claims found wrong by a check that accuses it
+    /// ([`ClaimKind::is_fault`](crate::records::claims::ClaimKind::is_fault)); empty when none did.
+    pub fn behaviour_failures(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        for faults in &self.faults {
+            let claims = self.claims.iter().find(|c| c.name == faults.name);
+            let mut what = Vec::new();
+            let counts = [
+                (faults.stray_answers, "stray lines"),
+                (faults.time_forfeits, "losses on time"),
+                (faults.illegal_moves, "losses by an illegal move"),
+                (faults.crashes, "crashes"),
+                (faults.stalls, "stalls"),
+            ];
+            for (count, name) in counts {
+                if count > 0 {
+                    what.push(format!("{name}: {count}"));
+                }
+            }
+            for (kind, &count) in claims.iter().flat_map(|c| &c.found) {
+                if kind.is_fault() && count > 0 {
+                    what.push(format!("{} wrong: {count}", kind.title()));
+                }
+            }
+            if !what.is_empty() {
+                lines.push(format!("{}: {}", faults.name, what.join(", ")));
+            }
+        }
+        lines
+    }
+
     /// The report of `games` (one file's games): [`SummaryBuilder`] fed the games in order.
     ///
     /// `engines`: names in the tournament's order (engines with no finished games still
@@ -361,6 +403,7 @@ impl SummaryBuilder {
             Color::White => (white, black),
             Color::Black => (black, white),
         };
+        self.tally.claims.add(game, [white, black]);
         self.tally.stray[white] += game.white_stray;
         self.tally.stray[black] += game.black_stray;
         if let Some(slot) = fault_slot(game.termination) {
@@ -397,6 +440,7 @@ impl SummaryBuilder {
             self.tally.end_sprt();
         }
         let (engines, tally) = (&self.engines, &self.tally);
+        let (claims, claim_findings) = tally.claims.finish();
         let (pool, unrated) = match rate_pool(engines, tally) {
             Ok(pool) => (Some(pool), None),
             Err(note) => (None, Some(note)),
@@ -407,6 +451,8 @@ impl SummaryBuilder {
             unrated,
             pairs: pair_summaries(engines, tally),
             faults: engine_faults(engines, tally),
+            claims,
+            claim_findings,
             adjudicated: tally.adjudicated,
             self_play: tally.self_play.clone(),
             builds: BTreeMap::new(),
@@ -429,6 +475,7 @@ impl SummaryBuilder {
         self.engines.push(name.to_string());
         self.index.insert(name.to_string(), index);
         self.tally.add_engine();
+        self.tally.claims.add_engine(name);
         index
     }
 }
@@ -492,6 +539,8 @@ struct Tally {
     faults: Vec<[u64; 4]>,
     /// Stray answers per engine.
     stray: Vec<u64>,
+    /// The engines' claims checked.
+    claims: ClaimsTally,
     /// Games adjudicated, by rule.
     adjudicated: AdjudicationCounts,
     /// Games with one name on both sides.

@@ -74,6 +74,14 @@ impl fmt::Display for Summary {
         }
         writeln!(f)?;
         self.write_faults(f)?;
+        if !self.claims.is_empty() {
+            writeln!(f)?;
+            let table = super::claims::ClaimsText {
+                engines: &self.claims,
+                rows: &self.claim_findings,
+            };
+            write!(f, "{table}")?;
+        }
         if !self.hosts.is_empty() {
             writeln!(f)?;
             self.write_hosts(f)?;

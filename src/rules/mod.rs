@@ -21,6 +21,7 @@ mod movegen;
 pub mod perft;
 mod position;
 pub mod proof;
+pub mod pv;
 pub mod suite;
 
 pub use by_color::ByColor;

@@ -355,6 +355,9 @@ pub struct Session {
     /// The engine the reports' ratings are relative to (`--anchor`, checked against the
     /// engines' names by the command line); `None`: the pool's mean is 0.
     pub anchor: Option<String>,
+    /// How far the engines' mate claims are checked (`--check-claims`): not part of the
+    /// games, so a resumed run may check differently.
+    pub claim_checks: crate::game::ClaimChecks,
 }
 
 impl Session {

@@ -11,7 +11,7 @@ use std::path::Path;
 
 /// The long flags `tournament --resume` takes: none changes the games or their records
 /// (`--shard` says which shard of the run to continue).
-pub const RESUME_FLAGS: [&str; 9] = [
+pub const RESUME_FLAGS: [&str; 11] = [
     "resume",
     "concurrency",
     "log",
@@ -21,6 +21,8 @@ pub const RESUME_FLAGS: [&str; 9] = [
     "rebuild",
     "rating-interval",
     "anchor",
+    "check-claims",
+    "strict",
 ];
 
 /// The saved config of the run in `dir` (absolute), of its shard `shard` (in `dir/shard-K`),

@@ -227,6 +227,7 @@ pub fn run(
         engines: &config.engines,
         rules: config.rules,
         adjudication: &config.adjudication,
+        checks: config.session.claim_checks,
         openings: &openings,
         dir: dir.clone(),
         log: config.log,

@@ -239,6 +239,7 @@ pub fn run(
         engines: &sides,
         rules: config.rules,
         adjudication: &adjudication,
+        checks: crate::game::ClaimChecks::default(),
         openings: &openings,
         dir: dir.clone(),
         log: config.log,

@@ -120,6 +120,7 @@ fn every_help_matches_its_snapshot_and_h_is_the_short_one() {
             "merge",
             "elo",
             "report",
+            "prove",
             "openings",
             "bench",
             "generate",

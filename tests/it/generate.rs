@@ -11,7 +11,7 @@ fn args(words: &[&str]) -> Vec<String> {
 }
 
 /// The man pages bt-arena writes: one per subcommand and one per file format.
-const PAGES: [&str; 18] = [
+const PAGES: [&str; 19] = [
     "bt-arena.1",
     "bt-arena-bench.1",
     "bt-arena-check-engine.1",
@@ -27,6 +27,7 @@ const PAGES: [&str; 18] = [
     "bt-arena-perft-check.1",
     "bt-arena-perft-suites.5",
     "bt-arena-perft.1",
+    "bt-arena-prove.1",
     "bt-arena-report.1",
     "bt-arena-tournament.1",
     "bt-arena-tune.1",

@@ -17,6 +17,7 @@ mod workers;
 
 mod adjudication;
 mod check_engine;
+mod claims;
 mod cli;
 mod datagen;
 mod docs;

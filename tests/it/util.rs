@@ -242,6 +242,7 @@ pub fn game(game_id: u64, pair: u64, white: &str, black: &str, white_wins: bool)
         white_stray: 0,
         black_stray: 0,
         move_info: String::new(),
+        claims: String::new(),
     }
 }
 

@@ -115,6 +115,9 @@ impl<'a> Search<'a> {
                         best.depth,
                         self.root_pv(),
                     );
+                    // Its last report must be of the move it plays: the runner checks that
+                    // the last PV starts with the bestmove (docs/guide/checks.md).
+                    report(&self.report(&best));
                 }
                 break;
             }

@@ -155,6 +155,7 @@ fn build_record(game: &Game, ordinal: u64) -> Result<Option<GameRecord>, (u64, S
         white_stray: 0,
         black_stray: 0,
         move_info,
+        claims: game.tag("X-Claims").unwrap_or_default().to_string(),
     }))
 }
 

@@ -26,6 +26,8 @@
 //! An engine built from source adds `X-WhiteCommit`/`X-BlackCommit` (the full commit hash),
 //! `X-WhiteBuild`/`X-BlackBuild` (the build command) and `X-WhiteBench`/`X-BlackBench` (the
 //! bench signature), after `X-OpeningId`, for the side it played (see [`PgnStyle::builds`]).
+//! A game whose engines' claims were checked adds `X-Claims`, games.csv's `claims` column (see
+//! [`crate::records::claims`]), last.
 //!
 //! When the two engines have different limits, `WhiteTimeControl` and `BlackTimeControl` (and
 //! `X-WhiteLimit`, `X-BlackLimit`) replace `TimeControl` (and `X-Limit`), as cutechess-cli and
@@ -186,6 +188,9 @@ pub fn format_game_ending(
                 tag(&format!("X-{side}Bench"), &bench.to_string());
             }
         }
+    }
+    if !record.claims.is_empty() {
+        tag("X-Claims", &record.claims);
     }
     text.push('\n');
     let first_mover = opening.map_or(Color::White, |p| p.side_to_move());

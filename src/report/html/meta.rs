@@ -27,6 +27,52 @@ pub struct RunInfo {
     /// This session's time control scaling (`--scale-tc`), each shard its own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock_scale: Option<ClockScale>,
+    /// The machine's load when this session started and ended (Linux's `/proc/loadavg`): a
+    /// load above its cores explains time forfeits. Left out where it cannot be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load: Option<MachineLoad>,
+}
+
+/// The load average of the machine a session ran on, at its start and its end.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct MachineLoad {
+    /// The cores the runner may use (`available_parallelism`).
+    pub cores: usize,
+    /// The 1-, 5- and 15-minute load averages when the session started.
+    pub start: [f64; 3],
+    /// The same when it ended; `None` while it plays.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end: Option<[f64; 3]>,
+}
+
+impl MachineLoad {
+    /// The load averages now, from `/proc/loadavg`; `None` where it cannot be read.
+    pub fn now() -> Option<[f64; 3]> {
+        let text = std::fs::read_to_string("/proc/loadavg").ok()?;
+        let mut fields = text.split_whitespace().map(|f| f.parse::<f64>().ok());
+        Some([fields.next()??, fields.next()??, fields.next()??])
+    }
+
+    /// The load now, as a session's start; `None` where it cannot be read.
+    pub fn at_start() -> Option<MachineLoad> {
+        Some(MachineLoad {
+            cores: std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
+            start: MachineLoad::now()?,
+            end: None,
+        })
+    }
+}
+
+impl std::fmt::Display for MachineLoad {
+    /// `7.84 6.83 5.62 at the start, 2.01 3.10 4.00 at the end, on 2 cores`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let [a, b, c] = self.start;
+        write!(f, "{a:.2} {b:.2} {c:.2} at the start")?;
+        if let Some([a, b, c]) = self.end {
+            write!(f, ", {a:.2} {b:.2} {c:.2} at the end")?;
+        }
+        write!(f, ", on {} cores", self.cores)
+    }
 }
 
 impl RunInfo {
@@ -93,6 +139,29 @@ impl RunMeta {
             config,
             info: RunInfo::read(dir),
             in_progress: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_load_reads_as_the_run_page_shows_it() {
+        let load = MachineLoad {
+            cores: 2,
+            start: [7.84, 6.83, 5.625],
+            end: Some([2.0, 3.1, 4.0]),
+        };
+        assert_eq!(
+            load.to_string(),
+            "7.84 6.83 5.62 at the start, 2.00 3.10 4.00 at the end, on 2 cores"
+        );
+        let json = serde_json::to_string(&load).unwrap();
+        assert_eq!(serde_json::from_str::<MachineLoad>(&json).unwrap(), load);
+        if std::path::Path::new("/proc/loadavg").exists() {
+            assert!(MachineLoad::at_start().is_some());
         }
     }
 }

@@ -41,6 +41,9 @@ pub(super) struct Page {
     /// A run of workers' per-host table ([`crate::report::hosts`]); empty otherwise.
     hosts: Vec<HostRow>,
     move_times: Vec<MoveTimeRow>,
+    /// The claims table (engine, kind, checked, found, not checked) and the findings.
+    claim_rows: Vec<ClaimTableRow>,
+    claim_findings: Vec<crate::report::claims::ClaimRow>,
     move_info_note: Option<String>,
     openings_note: String,
     openings: Vec<OpeningRow>,
@@ -121,6 +124,15 @@ struct TerminationRow {
 }
 
 #[derive(Serialize)]
+struct ClaimTableRow {
+    name: String,
+    kind: &'static str,
+    checked: u64,
+    found: u64,
+    unchecked: String,
+}
+
+#[derive(Serialize)]
 struct MoveTimeRow {
     name: String,
     moves: u64,
@@ -158,6 +170,8 @@ struct ViewerGame {
     from_book: bool,
     moves: Vec<String>,
     comments: Vec<Option<String>>,
+    /// The claims found wrong, by 1-based ply: the viewer marks those moves.
+    claims: Vec<(u32, String)>,
 }
 
 pub(super) fn page(report: &Report<'_>) -> Page {
@@ -197,6 +211,8 @@ pub(super) fn page(report: &Report<'_>) -> Page {
         terminations: termination_rows(report, &shown),
         hosts: host_rows(summary),
         move_times: move_time_rows(report.series),
+        claim_rows: claim_rows(summary),
+        claim_findings: summary.claim_findings.clone(),
         move_info_note: move_info_note(&report.series.unreadable_move_info),
         openings_note: openings_note(&report.series.openings),
         openings: report
@@ -634,6 +650,7 @@ pub(super) fn viewer_json(games: &[GameRecord]) -> String {
             from_book: start.is_none_or(|p| p != Position::startpos()),
             moves: game.moves.split_whitespace().map(str::to_string).collect(),
             comments: pgn::move_comments(game, CommentDetail::Full),
+            claims: viewer_claims(game),
         })
         .collect();
     // `<` only occurs inside JSON strings, where `\u003c` means the same: no `</script>` or
@@ -641,6 +658,42 @@ pub(super) fn viewer_json(games: &[GameRecord]) -> String {
     serde_json::to_string(&list)
         .unwrap_or_else(|_| "[]".to_string())
         .replace('<', "\\u003c")
+}
+
+/// The findings of `game`'s claims column, by ply, in words (`White: PV move 3 ...`).
+fn viewer_claims(game: &GameRecord) -> Vec<(u32, String)> {
+    let Ok(claims) = records::claims::GameClaims::decode(&game.claims) else {
+        return Vec::new();
+    };
+    claims
+        .findings
+        .iter()
+        .map(|found| (found.ply, format!("{}: {}", found.side, found.finding)))
+        .collect()
+}
+
+/// The claims table's rows: per engine, the kinds checked or found.
+fn claim_rows(summary: &Summary) -> Vec<ClaimTableRow> {
+    use crate::named::Named;
+    use crate::records::claims::ClaimKind;
+    let mut rows = Vec::new();
+    for engine in &summary.claims {
+        for &kind in ClaimKind::all() {
+            let unchecked = (kind == ClaimKind::Mate).then_some(engine.mate_unchecked);
+            let (checked, found) = (engine.checked.get(&kind), engine.found.get(&kind));
+            if checked.is_none() && found.is_none() && unchecked.unwrap_or(0) == 0 {
+                continue;
+            }
+            rows.push(ClaimTableRow {
+                name: isolate(&engine.name),
+                kind: kind.title(),
+                checked: checked.copied().unwrap_or(0),
+                found: found.copied().unwrap_or(0),
+                unchecked: unchecked.map(|n| n.to_string()).unwrap_or_default(),
+            });
+        }
+    }
+    rows
 }
 
 fn meta_rows(report: &Report<'_>) -> Vec<(String, String)> {
@@ -682,6 +735,9 @@ fn meta_rows(report: &Report<'_>) -> Vec<(String, String)> {
         }
         if let Some(scale) = &info.clock_scale {
             rows.push(("Time control scaled".into(), scale.to_string()));
+        }
+        if let Some(load) = &info.load {
+            rows.push(("Load average".into(), load.to_string()));
         }
     }
     rows.push((

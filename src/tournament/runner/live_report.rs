@@ -1,11 +1,12 @@
 //! The pages of a run while it goes on: report.html and summary.json rewritten from games.csv
 //! as games finish (so that reloading the page shows progress; the arena decides when, see
 //! [`crate::arena::REPORT_INTERVAL`]) and once more at the end, and run.json (the command
-//! line, bt-arena's version and the engines' `id name`s).
+//! line, bt-arena's version, the engines' `id name`s and the machine's load average at the
+//! start and the end).
 
 use super::RunError;
 use crate::report::Summary;
-use crate::report::html::{RunInfo, RunMeta};
+use crate::report::html::{MachineLoad, RunInfo, RunMeta};
 use crate::run::games::{ReadError, summary_of_file, write_run_report};
 use crate::run_dir::RunDir;
 use crate::stats::Sprt;
@@ -31,6 +32,7 @@ impl LiveReport {
                 .unwrap_or_default(),
             builds: session.builds.clone(),
             clock_scale: session.clock_scale.clone(),
+            load: MachineLoad::at_start(),
         };
         info.write(dir)?;
         Ok(LiveReport { info })
@@ -48,7 +50,11 @@ impl LiveReport {
         summary: &Summary,
         sprt: Option<&Sprt>,
     ) -> Result<(), RunError> {
-        self.info.write(dir)?;
+        let mut info = self.info.clone();
+        if let Some(load) = &mut info.load {
+            load.end = MachineLoad::now();
+        }
+        info.write(dir)?;
         write_run_report(dir, &RunMeta::of_dir(dir), summary, sprt).map_err(RunError::Read)?;
         Ok(())
     }

@@ -1,0 +1,49 @@
+//! `bt-arena prove`: the rules' prover ([`bt_arena::rules::proof`]) on one position, the
+//! command a false mate claim's reproduction line names (docs/guide/checks.md).
+
+use super::args::RulesFlag;
+use anyhow::Result;
+use bt_arena::game::claims::DEFAULT_CLAIM_NODES;
+use bt_arena::rules::Position;
+use bt_arena::rules::proof::{Prover, Verdict};
+use clap::Args;
+use std::process::ExitCode;
+
+/// Arguments of `bt-arena prove`.
+#[derive(Args, Debug)]
+pub struct ProveArgs {
+    /// The position as a FEN (ranks 8 to 1, then w or b), or "startpos".
+    #[arg(long, value_name = "POSITION")]
+    fen: Position,
+    /// The longest forced result looked for, in plies (1 to 63).
+    #[arg(long, value_name = "PLIES", value_parser = clap::value_parser!(u32).range(1..=63))]
+    plies: u32,
+    /// The most positions the prover examines (as --check-claims does, by default).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_CLAIM_NODES,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    nodes: u64,
+    #[command(flatten)]
+    rules: RulesFlag,
+}
+
+/// Runs `bt-arena prove`: prints the verdict for the side to move (a win, a loss, no forced
+/// result within the plies, or unknown when the node budget ran out) and the proven line;
+/// exit 0 whatever the verdict.
+///
+/// # Errors
+/// None beyond clap's (a FEN that does not parse is a bad command line).
+pub fn run(args: &ProveArgs) -> Result<ExitCode> {
+    let side = args.fen.side_to_move();
+    let mut prover = Prover::new(args.rules.get(), args.nodes);
+    let plies = args.plies;
+    match prover.prove(&args.fen, plies) {
+        Verdict::Win(line) => say!("{side} to move wins: {line}"),
+        Verdict::Loss(line) => say!("{side} to move is lost: {line}"),
+        Verdict::Open => say!("{side} to move: no forced result within {plies} plies"),
+        Verdict::Unknown => say!(
+            "{side} to move: unknown (the prover's {} nodes ran out; give more with --nodes)",
+            args.nodes
+        ),
+    }
+    Ok(ExitCode::SUCCESS)
+}
