@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 /// The long flags `tournament --resume` takes: none changes the games or their records
 /// (`--shard` says which shard of the run to continue).
-pub const RESUME_FLAGS: [&str; 11] = [
+pub const RESUME_FLAGS: [&str; 12] = [
     "resume",
     "concurrency",
     "log",
@@ -22,6 +22,7 @@ pub const RESUME_FLAGS: [&str; 11] = [
     "anchor",
     "check-claims",
     "strict",
+    "affinity",
 ];
 
 /// Why a run cannot be resumed as asked.

@@ -15,6 +15,7 @@
 mod util;
 
 mod adjudication;
+mod affinity;
 mod check_engine;
 mod claims;
 mod cli;
