@@ -205,6 +205,9 @@ pub struct Arena<'a> {
     pub log: bool,
     /// Games played at the same time.
     pub concurrency: usize,
+    /// The CPUs the engines are pinned to (`--affinity`), checked by [`check_affinity`];
+    /// `None`: not pinned.
+    pub affinity: Option<Vec<usize>>,
     /// No new unit starts after it (`--max-time`).
     pub deadline: Option<Instant>,
     /// Interim lines every this many games off a terminal (0: none).
@@ -453,12 +456,7 @@ pub fn oversubscription(
     concurrency: usize,
     cores: usize,
 ) -> Option<String> {
-    let threads = engines
-        .iter()
-        .filter_map(|engine| engine.options.get("Threads")?.parse::<usize>().ok())
-        .max()
-        .unwrap_or(1)
-        .max(1);
+    let threads = engine_threads(engines);
     let needed = concurrency.saturating_mul(threads);
     (needed > cores).then(|| {
         format!(
@@ -468,6 +466,75 @@ pub fn oversubscription(
             crate::records::plural(threads as u64, "thread")
         )
     })
+}
+
+/// The most threads one of `engines` is given (`option.Threads`), 1 when none is.
+pub fn engine_threads(engines: &[EngineDescription]) -> usize {
+    engines
+        .iter()
+        .filter_map(|engine| engine.options.get("Threads")?.parse::<usize>().ok())
+        .max()
+        .unwrap_or(1)
+        .max(1)
+}
+
+/// `--affinity`: refuses a CPU `list` too short for `concurrency` games of two engines of
+/// `threads` threads each (each engine of a game gets cores of its own).
+///
+/// # Errors
+/// The refusal in words, naming what is needed and what was given.
+pub fn check_affinity(list: &[usize], concurrency: usize, threads: usize) -> Result<(), String> {
+    let needed = concurrency.saturating_mul(2).saturating_mul(threads);
+    match needed <= list.len() {
+        true => Ok(()),
+        false => Err(format!(
+            "--affinity: {concurrency} games at a time x 2 engines x {} need {needed} CPUs, \
+             the list has {}: lower --concurrency or give more CPUs",
+            crate::records::plural(threads as u64, "thread"),
+            list.len()
+        )),
+    }
+}
+
+/// The CPUs of engine `engine`'s process in worker `worker` (see [`check_affinity`]): each
+/// worker has 2 x `threads` CPUs of `list` in turn, the first half for engines of even index,
+/// the second for odd ones, so the two engines of a match (and of most games of a round-robin)
+/// never share a core.
+pub fn affinity_cpus(list: &[usize], threads: usize, worker: usize, engine: usize) -> Vec<usize> {
+    let start = worker * 2 * threads + (engine % 2) * threads;
+    list.iter().skip(start).take(threads).copied().collect()
+}
+
+/// Reads `--affinity`'s list: `all` (every CPU this process may use), or CPUs and ranges
+/// separated by commas (`0,2,4-7`), as `taskset -c` takes them.
+///
+/// # Errors
+/// A word that is no CPU number or range, or a CPU past the set's size, named.
+pub fn parse_cpu_list(text: &str) -> Result<Vec<usize>, String> {
+    if text == "all" {
+        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+        return Ok((0..cores).collect());
+    }
+    let mut cpus = Vec::new();
+    for part in text.split(',') {
+        let bad = || format!("'{part}' is not a CPU or a range of CPUs (e.g. 0,2,4-7)");
+        let (first, last) = match part.split_once('-') {
+            Some((a, b)) => (a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?),
+            None => {
+                let cpu: usize = part.parse().map_err(|_| bad())?;
+                (cpu, cpu)
+            }
+        };
+        if first > last || last >= 1024 {
+            return Err(bad());
+        }
+        for cpu in first..=last {
+            if !cpus.contains(&cpu) {
+                cpus.push(cpu);
+            }
+        }
+    }
+    Ok(cpus)
 }
 
 /// Locks `dir` for this process (`<dir>/.lock`, created with the directory when missing):
@@ -545,5 +612,27 @@ mod tests {
             warning.contains("with 4 threads per engine need 4 cores"),
             "{warning}"
         );
+    }
+
+    #[test]
+    fn affinity_lists_read_are_checked_and_shared_out() {
+        assert_eq!(parse_cpu_list("0,2,4-6,2").unwrap(), [0, 2, 4, 5, 6]);
+        assert_eq!(
+            parse_cpu_list("1-x").unwrap_err(),
+            "'1-x' is not a CPU or a range of CPUs (e.g. 0,2,4-7)"
+        );
+        assert!(parse_cpu_list("3-1").is_err());
+        assert!(!parse_cpu_list("all").unwrap().is_empty());
+        let list = [0, 1, 2, 3];
+        assert_eq!(check_affinity(&list, 2, 1), Ok(()));
+        assert_eq!(
+            check_affinity(&list, 2, 2).unwrap_err(),
+            "--affinity: 2 games at a time x 2 engines x 2 threads need 8 CPUs, the list has 4: \
+             lower --concurrency or give more CPUs"
+        );
+        assert_eq!(affinity_cpus(&list, 1, 0, 0), [0]);
+        assert_eq!(affinity_cpus(&list, 1, 0, 1), [1]);
+        assert_eq!(affinity_cpus(&list, 1, 1, 2), [2]);
+        assert_eq!(affinity_cpus(&list, 2, 0, 1), [2, 3]);
     }
 }

@@ -111,7 +111,11 @@ impl<'a> Worker<'a> {
         for attempt in 0..2 {
             if self.seats[index].is_none() {
                 let arena = self.floor.arena;
-                let launch = launch(&arena.dir, arena.log, &arena.engines[index], self.id);
+                let mut launch = launch(&arena.dir, arena.log, &arena.engines[index], self.id);
+                if let Some(list) = &arena.affinity {
+                    let threads = super::engine_threads(arena.engines);
+                    launch.cpus = super::affinity_cpus(list, threads, self.id, index);
+                }
                 let engine = Engine::start(&launch, arena.rules)?;
                 self.floor.started(index);
                 self.floor.schedule.engine_started(index, engine.id_name());

@@ -78,7 +78,8 @@ pub struct TournamentArgs {
     ///
     /// Of a sharded run, shard --shard K/N's, in DIR/shard-K. Only --concurrency, --log,
     /// --shard, --max-time, --build-cache, --rebuild, --rating-interval, --anchor,
-    /// --check-claims and --strict may be given with it (they cannot change the games). The run's build cache is the one it was
+    /// --check-claims, --strict and --affinity may be given with it (they cannot change the
+    /// games). The run's build cache is the one it was
     /// started with, unless --build-cache is given.
     #[arg(long, value_name = "DIR")]
     resume: Option<PathBuf>,
@@ -163,6 +164,24 @@ pub struct TournamentArgs {
     /// printed and kept in the report (fastchess's -strict, for CI).
     #[arg(long)]
     strict: bool,
+    /// Pin each game's engines to CPUs of their own (all, or a list such as 0-3,6).
+    ///
+    /// Each game played at once gets 2 x option.Threads CPUs of the list in turn (1 thread
+    /// when not given), half for each engine, set before the engine starts (its threads
+    /// inherit them). A list too short for --concurrency is refused (as fastchess's
+    /// -use-affinity). Linux only.
+    #[arg(long, value_name = "CPUS", num_args = 0..=1, default_missing_value = "all",
+          value_parser = parse_cpus)]
+    affinity: Option<CpuList>,
+}
+
+/// `--affinity`'s CPUs, in the order given.
+#[derive(Clone, Debug)]
+struct CpuList(Vec<usize>);
+
+/// An `--affinity` list, with the error of its parser.
+fn parse_cpus(text: &str) -> Result<CpuList, String> {
+    bt_arena::arena::parse_cpu_list(text).map(CpuList)
 }
 
 /// A `--resign` rule, with the error of its parser.
@@ -224,6 +243,12 @@ pub fn run(args: &TournamentArgs, matches: &ArgMatches) -> Result<ExitCode> {
     config.session.rating_interval = args.rating_interval;
     if let Some(plies) = args.check_claims {
         config.session.claim_checks.plies = plies;
+    }
+    if let Some(CpuList(list)) = &args.affinity {
+        let threads = bt_arena::arena::engine_threads(&config.engines);
+        bt_arena::arena::check_affinity(list, config.concurrency, threads)
+            .map_err(super::UsageError)?;
+        config.session.affinity = Some(list.clone());
     }
     let names: Vec<String> = config.engines.iter().map(|e| e.name.clone()).collect();
     config.session.anchor = args.anchor.resolve(&names)?;

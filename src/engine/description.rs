@@ -107,6 +107,7 @@ impl EngineDescription {
             options: self.options.pairs().to_vec(),
             stderr_log: None,
             comm_log: None,
+            cpus: Vec::new(),
             timeouts: Timeouts {
                 handshake: Duration::from_millis(self.handshake_timeout_ms),
                 ready: Duration::from_millis(self.ready_timeout_ms),

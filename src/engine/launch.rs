@@ -57,4 +57,7 @@ pub struct EngineLaunch {
     pub comm_log: Option<PathBuf>,
     /// Timeouts outside of searches.
     pub timeouts: Timeouts,
+    /// The CPUs it may run on (`--affinity`), set before it starts (so its threads inherit
+    /// them); empty: any.
+    pub cpus: Vec<usize>,
 }

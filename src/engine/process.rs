@@ -450,8 +450,37 @@ fn command(launch: &EngineLaunch) -> Command {
         command.current_dir(dir);
     }
     set_parent_death_signal(&mut command);
+    set_affinity(&mut command, &launch.cpus);
     command
 }
+
+/// Pins the child to `cpus` before it runs (Linux; none when `cpus` is empty): its threads
+/// inherit the mask (`sched_setaffinity`).
+#[cfg(target_os = "linux")]
+fn set_affinity(command: &mut Command, cpus: &[usize]) {
+    if cpus.is_empty() {
+        return;
+    }
+    // SAFETY: an all-zero cpu_set_t is a valid empty set; CPU_SET writes within it.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    for &cpu in cpus {
+        // SAFETY: `cpu` is below CPU_SETSIZE (checked by the command line).
+        unsafe { libc::CPU_SET(cpu, &mut set) };
+    }
+    // SAFETY: the closure runs between fork and exec and calls only sched_setaffinity (async-
+    // signal-safe) on a set built before the fork; it allocates nothing.
+    unsafe {
+        command.pre_exec(move || {
+            if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn set_affinity(_command: &mut Command, _cpus: &[usize]) {}
 
 /// A request to the spawner thread: the command, and where to send the child.
 type SpawnRequest = (Command, Sender<io::Result<Child>>);

@@ -358,6 +358,9 @@ pub struct Session {
     /// How far the engines' mate claims are checked (`--check-claims`): not part of the
     /// games, so a resumed run may check differently.
     pub claim_checks: crate::game::ClaimChecks,
+    /// The CPUs the engines are pinned to (`--affinity`, checked against the concurrency and
+    /// the engines' threads); `None`: not pinned.
+    pub affinity: Option<Vec<usize>>,
 }
 
 impl Session {

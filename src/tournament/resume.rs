@@ -11,7 +11,7 @@ use std::path::Path;
 
 /// The long flags `tournament --resume` takes: none changes the games or their records
 /// (`--shard` says which shard of the run to continue).
-pub const RESUME_FLAGS: [&str; 11] = [
+pub const RESUME_FLAGS: [&str; 12] = [
     "resume",
     "concurrency",
     "log",
@@ -23,6 +23,7 @@ pub const RESUME_FLAGS: [&str; 11] = [
     "anchor",
     "check-claims",
     "strict",
+    "affinity",
 ];
 
 /// The saved config of the run in `dir` (absolute), of its shard `shard` (in `dir/shard-K`),

@@ -232,6 +232,7 @@ pub fn run(
         dir: dir.clone(),
         log: config.log,
         concurrency: config.concurrency.min(to_play),
+        affinity: config.session.affinity.clone(),
         deadline: config.session.deadline,
         rating_interval: config.session.rating_interval,
         progress: (scheduled.len() as u64, done.len() as u64),

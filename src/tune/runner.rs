@@ -244,6 +244,7 @@ pub fn run(
         dir: dir.clone(),
         log: config.log,
         concurrency: config.concurrency,
+        affinity: None,
         deadline: session.deadline,
         rating_interval: session.rating_interval,
         progress: (own * games_per, progress_done),

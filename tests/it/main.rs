@@ -16,6 +16,7 @@ mod util;
 mod workers;
 
 mod adjudication;
+mod affinity;
 mod check_engine;
 mod claims;
 mod cli;
