@@ -212,6 +212,7 @@ pub fn run(
         progress: (total, recorded),
         stop,
         checks: crate::game::ClaimChecks::default(),
+        affinity: None,
     };
     let started = Instant::now();
     let played = arena::play(&arena, &schedule, results)?;
