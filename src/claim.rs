@@ -43,6 +43,9 @@ impl Claim {
         };
         let token = token();
         let mut text = format!("{} {token}\n", std::process::id());
+        if let Some(namespace) = pid_namespace() {
+            text.push_str(&format!("pidns {namespace}\n"));
+        }
         for (key, value) in extra {
             text.push_str(&format!("{key} {value}\n"));
         }
@@ -83,6 +86,9 @@ pub struct Holder {
     pub pid: i32,
     /// Its token, `HOST-PID-RANDOM`.
     pub token: String,
+    /// Its PID namespace (`pidns` line), when the claim names one: a pid means a process only
+    /// within it (containers sharing a host name do not share pids).
+    pub pid_namespace: Option<String>,
 }
 
 impl Holder {
@@ -92,7 +98,15 @@ impl Holder {
         let mut words = text.lines().next()?.split_whitespace();
         let pid = words.next()?.parse().ok()?;
         let token = words.next()?.to_string();
-        Some(Holder { pid, token })
+        let pid_namespace = text
+            .lines()
+            .find_map(|line| line.strip_prefix("pidns "))
+            .map(|namespace| namespace.trim().to_string());
+        Some(Holder {
+            pid,
+            token,
+            pid_namespace,
+        })
     }
 
     /// The holder's host, from its token (`HOST-PID-RANDOM`).
@@ -102,9 +116,14 @@ impl Holder {
         parts.next().unwrap_or("")
     }
 
-    /// Whether the holder was a process of this host that no longer exists.
+    /// Whether the holder was a process of this host (and of this PID namespace, when the
+    /// claim names one) that no longer exists.
     pub fn is_dead_here(&self) -> bool {
-        self.host() == host_name() && !process_exists(self.pid)
+        let same_namespace = match &self.pid_namespace {
+            Some(theirs) => pid_namespace().is_some_and(|ours| ours == *theirs),
+            None => true,
+        };
+        self.host() == host_name() && same_namespace && !process_exists(self.pid)
     }
 }
 
@@ -147,6 +166,14 @@ pub fn host_name() -> String {
     } else {
         name
     }
+}
+
+/// This process's PID namespace (`pid:[4026531836]`, the link `/proc/self/ns/pid`), when
+/// it can be read.
+pub fn pid_namespace() -> Option<String> {
+    std::fs::read_link("/proc/self/ns/pid")
+        .ok()
+        .map(|link| link.to_string_lossy().into_owned())
 }
 
 /// Whether process `pid` exists on this machine.
@@ -249,6 +276,19 @@ mod tests {
         let holder = Holder::parse("12 node17-12-0000abcd\ntaken x\n").unwrap();
         assert_eq!((holder.pid, holder.host()), (12, "node17"));
         assert_eq!(Holder::parse("1 a-b-c-1-ff").unwrap().host(), "a-b-c");
+        // A claim from another PID namespace of this host is never judged by its pid.
+        let other = Holder::parse(&format!(
+            "999999999 {}-999999999-00\npidns pid:[1]\n",
+            host_name()
+        ))
+        .unwrap();
+        assert_eq!(other.pid_namespace.as_deref(), Some("pid:[1]"));
+        assert!(!other.is_dead_here());
+        let ours = Holder {
+            pid_namespace: pid_namespace(),
+            ..other
+        };
+        assert!(ours.is_dead_here());
     }
 
     #[test]

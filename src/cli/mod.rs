@@ -159,3 +159,20 @@ impl std::fmt::Display for UsageError {
 }
 
 impl std::error::Error for UsageError {}
+
+/// The arguments as one shell command line, quoting those that need it.
+pub(super) fn shell_words(args: impl Iterator<Item = std::ffi::OsString>) -> String {
+    let quote = |arg: std::ffi::OsString| {
+        let arg = arg.to_string_lossy().into_owned();
+        let plain = !arg.is_empty()
+            && arg
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_./=+:,@%".contains(c));
+        if plain {
+            arg
+        } else {
+            format!("'{}'", arg.replace('\'', r"'\''"))
+        }
+    };
+    args.map(quote).collect::<Vec<_>>().join(" ")
+}

@@ -115,7 +115,7 @@ fn run_generate(args: &GenerateArgs, command_line: impl Iterator<Item = OsString
         None => format!(" --seed {seed}"),
     };
     let header = [
-        format!("bt-arena {}{drawn}", shell_words(command_line)),
+        format!("bt-arena {}{drawn}", super::shell_words(command_line)),
         describe(&options, &generated),
         "<position> ; id \"o<n>\"; eval <centipawns for White>; plies <n>".to_string(),
     ];
@@ -155,23 +155,6 @@ fn describe(options: &GenerateOptions, generated: &Generated) -> String {
         options.depth,
         generated.tally
     )
-}
-
-/// The arguments as one shell command line, quoting those that need it.
-fn shell_words(args: impl Iterator<Item = OsString>) -> String {
-    let quote = |arg: OsString| {
-        let arg = arg.to_string_lossy().into_owned();
-        let plain = !arg.is_empty()
-            && arg
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "-_./=+:,@%".contains(c));
-        if plain {
-            arg
-        } else {
-            format!("'{}'", arg.replace('\'', r"'\''"))
-        }
-    };
-    args.map(quote).collect::<Vec<_>>().join(" ")
 }
 
 /// Writes `text` to `path` through a temporary file in the same directory, so a failed run
@@ -216,7 +199,7 @@ mod tests {
     fn command_lines_quote_only_what_needs_it() {
         let args = ["openings", "--out", "my book.epd", "it's", "", "a=b,c"];
         assert_eq!(
-            shell_words(args.iter().map(OsString::from)),
+            crate::cli::shell_words(args.iter().map(OsString::from)),
             r"openings --out 'my book.epd' 'it'\''s' '' a=b,c"
         );
     }

@@ -413,9 +413,9 @@ fn exit_code(config: &TournamentConfig, report: &tournament::RunReport) -> ExitC
     match report.finish {
         Finish::Interrupted if config.worker.is_some() => {
             note!(
-                "Interrupted: the pairs this worker was playing were let go; any worker started \
-                 with the run's flags (--worker --out {}) plays them",
-                config.out.display()
+                "Interrupted: the pairs this worker was playing were let go (their games \
+                 recorded are kept); any worker of the run plays the rest, e.g. `{}`",
+                resume_command(config)
             );
             EXIT_INTERRUPTED.into()
         }
@@ -461,6 +461,13 @@ fn strict_failures(strict: bool, report: &tournament::RunReport) -> Option<ExitC
 
 /// The command that continues the run of `config`.
 fn resume_command(config: &TournamentConfig) -> String {
+    if config.worker.is_some() {
+        // Another worker: this one's own command line starts it.
+        return format!(
+            "bt-arena {}",
+            super::shell_words(std::env::args_os().skip(1))
+        );
+    }
     match config.shard {
         Some(shard) => format!(
             "bt-arena tournament --resume {} --shard {shard}",

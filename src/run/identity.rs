@@ -14,7 +14,7 @@
 
 use crate::records::now_rfc3339;
 use crate::run_dir::identity::{Difference, RunIdentity, first_difference, new_run_id};
-use crate::run_dir::{RunDir, RunDirError, SHARD_PREFIX, Shard};
+use crate::run_dir::{RunDir, RunDirError, RunKind, SHARD_PREFIX, Shard};
 use serde_json::Value;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -118,6 +118,18 @@ pub enum IdentityError {
         /// The type of the run refused.
         of: RunType,
     },
+    /// A worker given a directory that holds another kind of run (what it holds).
+    NotWorkers {
+        /// The directory.
+        run: PathBuf,
+        /// What it holds, e.g. `a tune (tune.json)`.
+        holds: String,
+    },
+    /// A run of workers' directory given to a process that is not a worker.
+    HoldsWorkers {
+        /// The directory.
+        run: PathBuf,
+    },
     /// A shard given a directory that holds a run on one machine.
     HoldsUnsharded {
         /// The directory.
@@ -155,6 +167,17 @@ impl fmt::Display for IdentityError {
         match self {
             IdentityError::RunDir(err) => err.fmt(f),
             IdentityError::ShardConfig(err) => f.write_str(err),
+            IdentityError::NotWorkers { run, holds } => write!(
+                f,
+                "{} holds {holds}: a worker cannot join it; choose another --out",
+                run.display()
+            ),
+            IdentityError::HoldsWorkers { run } => write!(
+                f,
+                "{} holds a run of workers: join it with the run's flags and --out {0} --worker, \
+                 or merge it with bt-arena merge {0}",
+                run.display()
+            ),
             IdentityError::HoldsShards {
                 run,
                 of: RunType::Tournament,
@@ -255,6 +278,11 @@ pub fn establish<C: Identified>(config: &mut C, seed: SeedOrigin) -> Result<(), 
             return join_as_member(config, seed, member, &run);
         }
         (None, None) => {
+            if !run.worker_dirs()?.is_empty() {
+                return Err(IdentityError::HoldsWorkers {
+                    run: config.out().to_path_buf(),
+                });
+            }
             if !run.shard_dirs()?.is_empty() || run.identity_json().exists() {
                 return Err(IdentityError::HoldsShards {
                     run: config.out().to_path_buf(),
@@ -267,6 +295,11 @@ pub fn establish<C: Identified>(config: &mut C, seed: SeedOrigin) -> Result<(), 
             return Ok(());
         }
     };
+    if !run.worker_dirs()?.is_empty() {
+        return Err(IdentityError::HoldsWorkers {
+            run: config.out().to_path_buf(),
+        });
+    }
     let member = format!("shard {shard}");
     if C::TYPE.own_file(&run).exists() {
         return Err(IdentityError::HoldsUnsharded {
@@ -299,10 +332,26 @@ fn join_as_member<C: Identified>(
     member: String,
     run: &RunDir,
 ) -> Result<(), IdentityError> {
-    if C::TYPE.own_file(run).exists() || !run.shard_dirs()?.is_empty() {
-        return Err(IdentityError::HoldsUnsharded {
+    let holds = match run.kind()? {
+        RunKind::NoRun | RunKind::Workers(_) => None,
+        RunKind::Plain => Some(format!(
+            "a run on one machine ({})",
+            run.config_json().display()
+        )),
+        RunKind::Shard(_) | RunKind::Sharded(_) => Some("a sharded run".to_string()),
+        RunKind::Tune(_) => Some(format!("a tune ({})", run.tune_json().display())),
+    };
+    // A datagen run's own file, or an identity without worker directories (a sharded run's
+    // whose shards have not started).
+    let holds = holds.or_else(|| {
+        run.datagen_json()
+            .exists()
+            .then(|| format!("a datagen run ({})", run.datagen_json().display()))
+    });
+    if let Some(holds) = holds {
+        return Err(IdentityError::NotWorkers {
             run: config.out().to_path_buf(),
-            of: C::TYPE,
+            holds,
         });
     }
     let identity = match RunIdentity::read(run)? {

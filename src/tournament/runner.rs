@@ -413,6 +413,11 @@ impl<'a> Pairs<'a> {
         {
             return Next::Done;
         }
+        // Which games are recorded is read from the workers' games, never from a marker.
+        if let Err(err) = claims.absorb() {
+            lock(&self.error).get_or_insert(err);
+            return Next::Done;
+        }
         let mut others = false;
         let mut index = 0;
         while let Some(pair) = queue.get(index).map(|game| game.pair) {
@@ -421,38 +426,24 @@ impl<'a> Pairs<'a> {
                 .skip(index)
                 .take_while(|game| game.pair == pair)
                 .count();
-            match claims.claim(pair, games, &mut |line| println!("{line}")) {
-                Ok(Claimed::Mine) => {
+            let recorded = claims.recorded_of(pair);
+            let unrecorded = queue
+                .iter()
+                .skip(index)
+                .take(games)
+                .filter(|game| !recorded.contains(&game.game_id))
+                .count();
+            if unrecorded == 0 {
+                queue.drain(index..index + games);
+                continue;
+            }
+            match claims.claim(pair, unrecorded, &mut |line| println!("{line}")) {
+                Ok(Claimed::Mine | Claimed::TakenOver) => {
+                    // Games of the pair recorded before (by a worker stopped or killed
+                    // mid-pair) are not played again.
+                    queue.retain(|game| game.pair != pair || !recorded.contains(&game.game_id));
                     let game = queue.remove(index).expect("a game of the pair");
                     return Next::Play(Job::plain(game, pair));
-                }
-                Ok(Claimed::TakenOver) => {
-                    // The games the worker before recorded are not played again.
-                    let recorded = match super::workers::recorded_games(&self.config.out, pair) {
-                        Ok(recorded) => recorded,
-                        Err(err) => {
-                            lock(&self.error).get_or_insert(err);
-                            return Next::Done;
-                        }
-                    };
-                    let before = queue.len();
-                    queue.retain(|game| game.pair != pair || !recorded.contains(&game.game_id));
-                    let left = games - (before - queue.len());
-                    if let Err(err) = claims.set_left(pair, left) {
-                        lock(&self.error).get_or_insert(RecordsError::Io {
-                            path: RunDir::new(&self.config.out).claims(),
-                            action: "cannot mark a game pair done in",
-                            source: err,
-                        });
-                        return Next::Done;
-                    }
-                    if left > 0 {
-                        let game = queue.remove(index).expect("a game of the pair");
-                        return Next::Play(Job::plain(game, pair));
-                    }
-                }
-                Ok(Claimed::Done) => {
-                    queue.drain(index..index + games);
                 }
                 Ok(Claimed::Held) => {
                     others = true;

@@ -44,12 +44,10 @@ pub enum Claimed {
     /// The pair is this worker's to play.
     Mine,
     /// The pair is this worker's to play, taken over from a worker whose lease expired (some
-    /// of its games may be recorded already: [`recorded_games`]).
+    /// of its games may be recorded already: [`RecordedGames`]).
     TakenOver,
     /// Another worker plays it (its claim is live).
     Held,
-    /// It is recorded.
-    Done,
 }
 
 /// A claim this worker holds, and the games of its pair still to record.
@@ -68,6 +66,7 @@ pub struct PairClaims {
     done: Mutex<HashSet<u64>>,
     stop: Arc<AtomicBool>,
     beating: Option<JoinHandle<()>>,
+    recorded: Mutex<RecordedGames>,
 }
 
 impl PairClaims {
@@ -106,7 +105,21 @@ impl PairClaims {
             done: Mutex::default(),
             stop,
             beating: Some(beating),
+            recorded: Mutex::new(RecordedGames::new(run)),
         })
+    }
+
+    /// Reads what the run's workers recorded since the last look ([`RecordedGames`]).
+    ///
+    /// # Errors
+    /// As [`RecordedGames::absorb`].
+    pub fn absorb(&self) -> Result<(), crate::records::RecordsError> {
+        crate::arena::lock(&self.recorded).absorb()
+    }
+
+    /// The ids of the games of `pair` any worker recorded, as last read.
+    pub fn recorded_of(&self, pair: u64) -> Vec<u64> {
+        crate::arena::lock(&self.recorded).of(pair).to_vec()
     }
 
     fn claim_path(&self, pair: u64) -> PathBuf {
@@ -146,9 +159,6 @@ impl PairClaims {
         if self.holds(pair) {
             return Ok(Claimed::Mine);
         }
-        if self.is_done(pair) {
-            return Ok(Claimed::Done);
-        }
         let path = self.claim_path(pair);
         let extra = [("worker", self.worker.clone()), ("taken", now_rfc3339())];
         if let Some(claim) = Claim::try_create(&path, &extra)? {
@@ -165,9 +175,9 @@ impl PairClaims {
         let still = watch.unchanged_for();
         watches.remove(&pair);
         drop(watches);
-        if self.is_done(pair) {
-            return Ok(Claimed::Done);
-        }
+        let dead = holder
+            .as_ref()
+            .is_some_and(crate::claim::Holder::is_dead_here);
         let token = crate::claim::token();
         match std::fs::rename(&path, self.dir.join(format!("pair-{pair}.expired-{token}"))) {
             Ok(()) => {}
@@ -176,9 +186,15 @@ impl PairClaims {
             Err(e) => return Err(e),
         }
         taken_over(match holder {
+            Some(holder) if dead => format!(
+                "pair {pair}, claimed by {} pid {}: that process is gone, the pair's games not \
+                 recorded are played again",
+                holder.host(),
+                holder.pid
+            ),
             Some(holder) => format!(
-                "pair {pair}, claimed by {} pid {}, unchanged for {} s: its lease expired, it is \
-                 played again",
+                "pair {pair}, claimed by {} pid {}, unchanged for {} s: its lease expired, the \
+                 pair's games not recorded are played again",
                 holder.host(),
                 holder.pid,
                 still.as_secs()
@@ -196,25 +212,6 @@ impl PairClaims {
             }
             None => Ok(Claimed::Held),
         }
-    }
-
-    /// Sets the games of `pair` (held) still to record to `left`: a pair taken over whose
-    /// other games the worker before recorded. With none left, the pair is marked done.
-    ///
-    /// # Errors
-    /// When the done marker cannot be written.
-    pub fn set_left(&self, pair: u64, left: usize) -> io::Result<()> {
-        let mut held = crate::arena::lock(&self.held);
-        let Some(entry) = held.get_mut(&pair) else {
-            return Ok(());
-        };
-        entry.left = left;
-        if left > 0 {
-            return Ok(());
-        }
-        held.remove(&pair);
-        drop(held);
-        self.mark_done(pair)
     }
 
     fn take(&self, pair: u64, claim: Claim, games: usize) -> Claimed {
@@ -296,33 +293,61 @@ impl Drop for PairClaims {
     }
 }
 
-/// The ids of the games of `pair` that the workers of the run in `run` recorded: those of a
-/// pair taken over that the worker before it recorded, which are not played again.
-///
-/// # Errors
-/// A worker's games.csv that cannot be read.
-pub fn recorded_games(run: &Path, pair: u64) -> Result<Vec<u64>, crate::records::RecordsError> {
-    let workers = RunDir::new(run)
-        .worker_dirs()
-        .map_err(|e| crate::records::RecordsError::Io {
-            path: run.to_path_buf(),
-            action: "cannot list",
-            source: io::Error::other(e.to_string()),
-        })?;
-    let mut ids = Vec::new();
-    for worker in workers {
-        let games = worker.games_csv();
-        if !games.exists() {
-            continue;
-        }
-        for game in crate::records::GamesReader::open(&games)? {
-            let game = game?;
-            if game.pair == pair {
-                ids.push(game.game_id);
-            }
+/// The games every worker of a run has recorded, read from their games.csv as the files grow
+/// (each worker's file followed from where it was last read; workers joining later are
+/// followed as they appear): which games of a pair are recorded is decided by the games, never
+/// by a marker, so a pair whose marker was lost is not played twice and a pair whose games
+/// were lost is played again by the next worker to start.
+pub struct RecordedGames {
+    run: PathBuf,
+    tails: Vec<crate::records::GamesTail>,
+    by_pair: HashMap<u64, Vec<u64>>,
+}
+
+impl RecordedGames {
+    /// Follows the workers of the run in `run` (nothing read yet).
+    pub fn new(run: &Path) -> RecordedGames {
+        RecordedGames {
+            run: run.to_path_buf(),
+            tails: Vec::new(),
+            by_pair: HashMap::new(),
         }
     }
-    Ok(ids)
+
+    /// Reads what every worker recorded since the last look.
+    ///
+    /// # Errors
+    /// A worker's games.csv that cannot be read, or the run directory that cannot be listed.
+    pub fn absorb(&mut self) -> Result<(), crate::records::RecordsError> {
+        let workers =
+            RunDir::new(&self.run)
+                .worker_dirs()
+                .map_err(|e| crate::records::RecordsError::Io {
+                    path: self.run.clone(),
+                    action: "cannot list",
+                    source: io::Error::other(e.to_string()),
+                })?;
+        for worker in workers {
+            let games = worker.games_csv();
+            if !self.tails.iter().any(|tail| tail.path() == games) {
+                self.tails.push(crate::records::GamesTail::new(games));
+            }
+        }
+        for tail in &mut self.tails {
+            for game in tail.read_new()? {
+                self.by_pair
+                    .entry(game.pair)
+                    .or_default()
+                    .push(game.game_id);
+            }
+        }
+        Ok(())
+    }
+
+    /// The ids of the games of `pair` recorded so far, by any worker.
+    pub fn of(&self, pair: u64) -> &[u64] {
+        self.by_pair.get(&pair).map_or(&[], Vec::as_slice)
+    }
 }
 
 /// A new worker's id: `HOST-PID-RANDOM` ([`crate::claim::token`]).
@@ -352,7 +377,6 @@ mod tests {
         assert!(!first.is_done(1));
         first.recorded(1).unwrap();
         assert!(first.is_done(1) && second.is_done(1));
-        assert_eq!(second.claim(1, 2, &mut tell).unwrap(), Claimed::Done);
         assert_eq!(
             std::fs::read_to_string(dir.path().join("claims/pair-1.done")).unwrap(),
             "a\n"
@@ -400,7 +424,6 @@ mod tests {
             Claimed::TakenOver
         );
         assert!(told[0].contains("names no worker"), "{told:?}");
-        worker.set_left(3, 0).unwrap();
-        assert!(worker.is_done(3) && !worker.playing(3));
+        assert!(worker.holds(3) && worker.playing(3));
     }
 }

@@ -43,7 +43,7 @@ fn every_man_page_renders_without_a_warning() {
     assert_eq!(
         String::from_utf8_lossy(&output.stdout),
         format!(
-            "18 man pages written to {} and {}\n",
+            "19 man pages written to {} and {}\n",
             out.join("man1").display(),
             out.join("man5").display()
         )

@@ -106,8 +106,11 @@ fn workers_started_together_play_the_games_of_one_machine() {
     );
 }
 
+/// kill -9 (its claim names a process gone from this host: taken over at once) and Ctrl-C
+/// (its claims let go) of a worker mid-pair: the next worker plays only the pair's game not
+/// recorded, and the run is one machine's, each game once.
 #[test]
-fn a_worker_killed_mid_pair_has_the_rest_of_its_pair_played_by_another_once() {
+fn a_worker_killed_or_interrupted_mid_pair_has_the_rest_of_its_pair_played_once() {
     let dir = tempfile::tempdir().unwrap();
     let command = deterministic(5);
     let single = dir.path().join("single");
@@ -115,32 +118,61 @@ fn a_worker_killed_mid_pair_has_the_rest_of_its_pair_played_by_another_once() {
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let expected = games_of(&single.join("games.csv"));
 
+    for (signal, name) in [(libc::SIGKILL, "killed"), (libc::SIGINT, "interrupted")] {
+        let run = dir.path().join(name);
+        let stopped = spawn_worker(&command, &run, &[]);
+        // Mid-pair: the first game of a pair recorded, its second in flight.
+        assert!(
+            eventually(Duration::from_secs(60), || rows(&run) % 2 == 1),
+            "a pair's first game within a minute"
+        );
+        // SAFETY: the child is this test's own bt-arena.
+        unsafe { libc::kill(i32::try_from(stopped.id()).unwrap(), signal) };
+        let output = finish(stopped);
+        let at_stop = rows(&run);
+        assert!(at_stop < 10, "{name}: {at_stop} games at the stop");
+        if signal == libc::SIGINT {
+            assert_eq!(output.status.code(), Some(130), "{}", stderr(&output));
+            assert!(stderr(&output).contains("let go"), "{}", stderr(&output));
+        }
+        let output = finish(spawn_worker(&command, &run, &[]));
+        let out = stdout(&output);
+        assert_eq!(output.status.code(), Some(0), "{name}: {}", stderr(&output));
+        if signal == libc::SIGKILL && at_stop % 2 == 1 {
+            let pair = at_stop.div_ceil(2);
+            assert!(
+                out.contains(&format!("pair {pair}, claimed by "))
+                    && out.contains("process is gone"),
+                "{out}"
+            );
+        }
+        let mut games = merged(&run);
+        games.sort_by_key(|game| game.game_id);
+        assert_eq!(
+            games, expected,
+            "{name}: each game once, as one machine plays them"
+        );
+    }
+}
+
+/// The claims are a cache: with every marker gone, a new worker reads the games recorded and
+/// plays nothing again.
+#[test]
+fn a_run_whose_claims_were_lost_is_not_played_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let command = deterministic(3);
     let run = dir.path().join("run");
-    let mut killed = spawn_worker(&command, &run, &[]);
-    // Mid-pair: the first game of a pair recorded, its second in flight.
-    assert!(
-        eventually(Duration::from_secs(60), || rows(&run) % 2 == 1),
-        "a pair's first game within a minute"
-    );
-    killed.kill().expect("SIGKILL");
-    killed.wait().expect("reaped");
-    let at_kill = rows(&run);
-    assert!(
-        at_kill % 2 == 1 && at_kill < 10,
-        "{at_kill} games at the kill"
-    );
-    // Its claim names a process gone from this host: taken over at once, not after the lease.
     let output = finish(spawn_worker(&command, &run, &[]));
-    let out = stdout(&output);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    let pair = at_kill.div_ceil(2);
+    std::fs::remove_dir_all(run.join("claims")).unwrap();
+    let again = finish(spawn_worker(&command, &run, &[]));
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
     assert!(
-        out.contains(&format!("pair {pair}, claimed by ")) && out.contains("played again"),
-        "{out}"
+        !stdout(&again).contains("Finished game"),
+        "{}",
+        stdout(&again)
     );
-    let mut games = merged(&run);
-    games.sort_by_key(|game| game.game_id);
-    assert_eq!(games, expected, "each game once, as one machine plays them");
+    assert_eq!(merged(&run).len(), 6);
 }
 
 #[test]
@@ -268,12 +300,29 @@ fn a_worker_with_other_settings_or_a_static_shard_is_refused() {
         &["--out", path(&run), "--shard", "0/2"],
     ));
     assert_eq!(shard.status.code(), Some(4), "{}", stderr(&shard));
-    assert!(stderr(&shard).contains("shard"), "{}", stderr(&shard));
+    assert!(
+        stderr(&shard).contains("holds a run of workers: join it with the run's flags and --out"),
+        "{}",
+        stderr(&shard)
+    );
     let both = bt_arena(&words(
         &deterministic(1),
         &["--out", path(&run), "--shard", "0/2", "--worker"],
     ));
     assert_eq!(both.status.code(), Some(3), "{}", stderr(&both));
+    // A directory holding a tune is no run of workers.
+    let tune = dir.path().join("tune");
+    std::fs::create_dir_all(&tune).unwrap();
+    std::fs::write(tune.join("tune.json"), "{}").unwrap();
+    let into_tune = finish(spawn_worker(&deterministic(1), &tune, &[]));
+    assert_eq!(into_tune.status.code(), Some(4), "{}", stderr(&into_tune));
+    assert!(
+        stderr(&into_tune).contains("holds a tune (")
+            && stderr(&into_tune).contains("a worker cannot join it"),
+        "{}",
+        stderr(&into_tune)
+    );
+    assert!(!tune.join("identity.json").exists() && !tune.join("claims").exists());
     let no_out = bt_arena(&words(&deterministic(1), &["--worker"]));
     assert_eq!(no_out.status.code(), Some(3), "{}", stderr(&no_out));
     assert!(
