@@ -176,6 +176,7 @@ pub fn run(
                 .count() as u64;
         }
     })?;
+    let dropped = drop_unsaved_games(&run.games_csv(), resumed.last_id)?;
     let seats = config.seats();
     let results = crate::run::settings::results_writer(
         &dir,
@@ -185,6 +186,14 @@ pub fn run(
         CommentDetail::None,
     )?;
     let mut repaired: Vec<String> = reopened.cut.into_iter().collect();
+    if dropped > 0 {
+        repaired.push(format!(
+            "{} left out of games.csv: finished after game {} but not in {GAMES_FILE} when the \
+             run stopped; they are played again",
+            crate::records::plural(dropped, "game"),
+            resumed.last_id
+        ));
+    }
     repaired.extend(results.repairs().iter().cloned());
     announce(
         config,
@@ -348,4 +357,48 @@ pub fn probe_scores(config: &DatagenConfig) -> Result<(), ProbeError> {
         }
     }
     Ok(())
+}
+
+/// Leaves out of games.csv (`csv`) the games after game `last_saved`, the last one the games
+/// file holds: games that finished but still waited for an earlier one when the run stopped,
+/// which the resumed run plays again (games.csv would otherwise hold them twice). Streamed;
+/// the file is replaced whole. Returns how many rows were left out.
+///
+/// # Errors
+/// games.csv that cannot be read or written.
+fn drop_unsaved_games(csv: &Path, last_saved: u64) -> Result<u64, RecordsError> {
+    use std::io::{BufRead, Write};
+    let Ok(file) = std::fs::File::open(csv) else {
+        return Ok(0);
+    };
+    let after = |line: &str| {
+        line.split(',')
+            .next()
+            .and_then(|id| id.parse::<u64>().ok())
+            .is_some_and(|id| id > last_saved)
+    };
+    let unsaved = std::io::BufReader::new(&file)
+        .lines()
+        .skip(1)
+        .map_while(Result::ok)
+        .filter(|line| after(line))
+        .count() as u64;
+    if unsaved == 0 {
+        return Ok(0);
+    }
+    crate::records::write_atomically(csv, crate::records::Existing::Replace, |out| {
+        let mut out = std::io::BufWriter::new(out);
+        let mut reader = std::io::BufReader::new(std::fs::File::open(csv)?);
+        let mut line = String::new();
+        // Line by line with their ends, so that a torn last row stays torn (and is cut as
+        // such when the writer opens the file).
+        while reader.read_line(&mut line)? > 0 {
+            if !after(&line) {
+                out.write_all(line.as_bytes())?;
+            }
+            line.clear();
+        }
+        out.flush()
+    })?;
+    Ok(unsaved)
 }

@@ -387,6 +387,14 @@ fn a_run_killed_mid_write_resumes_to_the_same_bytes() {
             "{file}"
         );
     }
+    // games.csv holds each game once: those finished but not yet in games.dat when the run
+    // was killed were left out of it, and played again.
+    let mut ids: Vec<u64> = util::games_of(&killed.join("games.csv"))
+        .iter()
+        .map(|game| game.game_id)
+        .collect();
+    ids.sort_unstable();
+    assert_eq!(ids, (1..=10).collect::<Vec<u64>>());
     // A finished run resumed plays nothing and changes nothing.
     let again = bt_arena(&["datagen", "--resume", path(&killed), "--games", "11"]);
     assert_eq!(
