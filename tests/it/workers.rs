@@ -99,6 +99,25 @@ fn workers_started_together_play_the_games_of_one_machine() {
     // One host: its score is the pool's, nothing to flag.
     assert_eq!(hosts[0]["chi2"], 0.0);
     assert!(hosts[0].get("flagged").is_none());
+    // The worker directories given one by one are the run of workers too.
+    let members: Vec<String> = dirs
+        .iter()
+        .map(|d| d.root().display().to_string())
+        .collect();
+    let members: Vec<&str> = members.iter().map(String::as_str).collect();
+    let one_by_one = bt_arena(&words("elo", &members));
+    assert_eq!(one_by_one.status.code(), Some(0), "{}", stderr(&one_by_one));
+    assert!(
+        stdout(&one_by_one).contains("Games: 14,"),
+        "{}",
+        stdout(&one_by_one)
+    );
+    let mout = dir.path().join("mout");
+    let mut merge = vec!["merge", "--out", path(&mout)];
+    merge.extend(&members);
+    let merged_out = bt_arena(&merge);
+    assert_eq!(merged_out.status.code(), Some(0), "{}", stderr(&merged_out));
+    assert_eq!(games_of(&mout.join("games.csv")), expected);
     let page = std::fs::read_to_string(run.join("report.html")).unwrap();
     assert!(
         page.contains("<section id=\"hosts\">"),

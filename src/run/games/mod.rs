@@ -266,6 +266,7 @@ impl GameSources {
         // are one run, and so are the shard directories given one by one.
         let mut shards: Vec<(RunSettings, PathBuf, usize)> = Vec::new();
         let mut input_files = Vec::new();
+        let mut loose_workers: Vec<(RunSettings, PathBuf)> = Vec::new();
         for (source, input) in inputs.iter().enumerate() {
             let input = input.as_ref();
             given.once(input)?;
@@ -278,6 +279,12 @@ impl GameSources {
             match run.kind()? {
                 RunKind::Plain => {
                     let config = read_config(&run)?;
+                    // A worker's directory given on its own: read with the others given, as
+                    // one run of workers.
+                    if config.worker.is_some() {
+                        loose_workers.push((config, input.to_path_buf()));
+                        continue;
+                    }
                     let key = sources.key_of_dir(input)?;
                     sources.groups.push(Group {
                         kind: GroupKind::Plain {
@@ -321,6 +328,7 @@ impl GameSources {
             }
         }
         sources.group_shards(shards)?;
+        sources.group_workers(loose_workers)?;
         // A run's games.csv given as a file too.
         for file in sources.files() {
             if !input_files.contains(&file) {
@@ -487,6 +495,27 @@ impl GameSources {
             files,
             keys,
         });
+        Ok(())
+    }
+
+    /// Groups worker directories given one by one into runs of workers, by the run directory
+    /// holding them (their parent).
+    ///
+    /// # Errors
+    /// As [`add_workers`](Self::add_workers).
+    fn group_workers(&mut self, workers: Vec<(RunSettings, PathBuf)>) -> Result<(), ReadError> {
+        let mut runs: Vec<(PathBuf, Vec<(RunSettings, PathBuf)>)> = Vec::new();
+        for (config, dir) in workers {
+            let run = RunDir::new(&dir).parent_run().root().to_path_buf();
+            match runs.iter_mut().find(|(r, _)| *r == run) {
+                Some((_, members)) => members.push((config, dir)),
+                None => runs.push((run, vec![(config, dir)])),
+            }
+        }
+        for (run, mut members) in runs {
+            members.sort_by(|a, b| a.1.cmp(&b.1));
+            self.add_workers(&run, members)?;
+        }
         Ok(())
     }
 
