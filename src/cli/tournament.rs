@@ -320,7 +320,10 @@ fn announce(config: &TournamentConfig, plan: Plan) {
     };
     let games = match (config.shard, &config.worker) {
         (Some(shard), _) => format!("Shard {shard}: {games}"),
-        (None, Some(worker)) => format!("Worker {worker}: {games}"),
+        (None, Some(worker)) => format!(
+            "Worker {worker}: claiming game pairs of a run of {}",
+            bt_arena::records::plural(plan.scheduled as u64, "game")
+        ),
         (None, None) => games,
     };
     say!(

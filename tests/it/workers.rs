@@ -65,7 +65,11 @@ fn workers_started_together_play_the_games_of_one_machine() {
     for worker in workers {
         let output = finish(worker);
         assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-        assert!(stdout(&output).contains("Worker "), "{}", stdout(&output));
+        assert!(
+            stdout(&output).contains(": claiming game pairs of a run of 14 games: 2 engines"),
+            "{}",
+            stdout(&output)
+        );
     }
     let dirs = bt_arena::run_dir::RunDir::new(&run).worker_dirs().unwrap();
     assert_eq!(dirs.len(), 2);
