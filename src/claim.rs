@@ -187,13 +187,14 @@ pub fn process_exists(pid: i32) -> bool {
 pub struct Heartbeat;
 
 impl Heartbeat {
-    /// Touches `file` every `every` until `done` is set (polling `done` every 50 ms at most).
-    pub fn run(file: &File, every: Duration, done: &AtomicBool) {
+    /// Calls `beat` (touching the claims held) every `every` until `done` is set, polling
+    /// `done` every 50 ms at most.
+    pub fn run(every: Duration, done: &AtomicBool, mut beat: impl FnMut()) {
         let mut last = Instant::now();
         while !done.load(Ordering::SeqCst) {
             std::thread::sleep(Duration::from_millis(50).min(every));
             if last.elapsed() >= every {
-                touch(file);
+                beat();
                 last = Instant::now();
             }
         }

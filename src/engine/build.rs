@@ -37,7 +37,7 @@
 
 use super::process::{GroupChild, GroupEnd};
 use super::source::{EngineSource, SourceError, git};
-use crate::claim::{Claim, ClaimWatch, Heartbeat, Holder};
+use crate::claim::{Claim, ClaimWatch, Heartbeat, Holder, touch};
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 use std::fmt;
@@ -379,7 +379,7 @@ impl BuildCache {
         let started = Instant::now();
         let done = AtomicBool::new(false);
         let outcome = std::thread::scope(|scope| {
-            scope.spawn(|| Heartbeat::run(claim, heartbeat_interval(), &done));
+            scope.spawn(|| Heartbeat::run(heartbeat_interval(), &done, || touch(claim)));
             let outcome = checkout_and_build(source, commit, &checkout, &log, stop);
             done.store(true, Ordering::SeqCst);
             outcome

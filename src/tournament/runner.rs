@@ -361,6 +361,8 @@ struct Pairs<'a> {
     finishing: HashSet<u64>,
     /// A worker's claims on the run's pairs (`--worker`): it plays only the pairs it claims.
     claims: Option<PairClaims>,
+    /// A worker's games of the pairs it claimed, not started yet (taken out of `queue`).
+    mine: Mutex<VecDeque<ScheduledGame>>,
 }
 
 impl<'a> Pairs<'a> {
@@ -387,6 +389,7 @@ impl<'a> Pairs<'a> {
             last_pair: Mutex::new(None),
             finishing,
             claims: None,
+            mine: Mutex::default(),
         }
     }
 
@@ -395,12 +398,10 @@ impl<'a> Pairs<'a> {
     /// other workers' (they may be taken over after the lease), [`Next::Done`] once every
     /// pair is recorded.
     fn next_claimed(&self, claims: &PairClaims, closing: bool) -> Next {
-        let mut queue = lock(&self.queue);
-        if let Some(index) = queue.iter().position(|game| claims.playing(game.pair))
-            && let Some(game) = queue.remove(index)
-        {
+        if let Some(game) = lock(&self.mine).pop_front() {
             return Next::Play(Job::plain(game, game.pair));
         }
+        let mut queue = lock(&self.queue);
         let Some(front) = queue.front().map(|game| game.pair) else {
             return Next::Done;
         };
@@ -435,15 +436,20 @@ impl<'a> Pairs<'a> {
                 .count();
             if unrecorded == 0 {
                 queue.drain(index..index + games);
+                claims.forget(pair);
                 continue;
             }
             match claims.claim(pair, unrecorded, &mut |line| println!("{line}")) {
-                Ok(Claimed::Mine | Claimed::TakenOver) => {
-                    // Games of the pair recorded before (by a worker stopped or killed
-                    // mid-pair) are not played again.
-                    queue.retain(|game| game.pair != pair || !recorded.contains(&game.game_id));
-                    let game = queue.remove(index).expect("a game of the pair");
-                    return Next::Play(Job::plain(game, pair));
+                Ok(Claimed::Mine) => {
+                    // The pair's games leave the queue for this worker's own; those recorded
+                    // before (by a worker stopped or killed mid-pair) are not played again.
+                    let mut games = queue
+                        .drain(index..index + games)
+                        .filter(|game| !recorded.contains(&game.game_id));
+                    let first = games.next().expect("a game of the pair not recorded");
+                    lock(&self.mine).extend(games);
+                    claims.forget(pair);
+                    return Next::Play(Job::plain(first, pair));
                 }
                 Ok(Claimed::Held) => {
                     others = true;
@@ -609,6 +615,8 @@ impl Schedule for Pairs<'_> {
 
     fn not_played(&self, job: &Job) {
         if let Some(claims) = &self.claims {
+            // Another worker plays the pair: its other games are not this one's any more.
+            lock(&self.mine).retain(|game| game.pair != job.game.pair);
             claims.release(job.game.pair);
         }
     }
@@ -621,13 +629,17 @@ impl Schedule for Pairs<'_> {
 
     fn drop_engine(&self, engine: usize) -> Vec<Job> {
         let involves = |game: &ScheduledGame| game.white == engine || game.black == engine;
-        let mut queue = lock(&self.queue);
-        let dropped = queue
-            .iter()
-            .filter(|game| involves(game))
-            .map(|game| Job::plain(*game, game.pair))
-            .collect();
-        queue.retain(|game| !involves(game));
+        let mut dropped = Vec::new();
+        for games in [&self.queue, &self.mine] {
+            let mut games = lock(games);
+            dropped.extend(
+                games
+                    .iter()
+                    .filter(|game| involves(game))
+                    .map(|game| Job::plain(*game, game.pair)),
+            );
+            games.retain(|game| !involves(game));
+        }
         dropped
     }
 

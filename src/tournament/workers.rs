@@ -18,10 +18,10 @@
 //! restarts gives the games one machine gives (with deterministic engines) and the same
 //! verdict, which the shared SPRT ([`super::shard::sprt`]) takes in game-id order.
 
-use crate::claim::{Claim, ClaimWatch, holder_of};
+use crate::claim::{Claim, ClaimWatch, Heartbeat, holder_of};
 use crate::records::now_rfc3339;
 use crate::run_dir::RunDir;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -43,9 +43,6 @@ pub fn heartbeat_of(lease: Duration) -> Duration {
 pub enum Claimed {
     /// The pair is this worker's to play.
     Mine,
-    /// The pair is this worker's to play, taken over from a worker whose lease expired (some
-    /// of its games may be recorded already: [`RecordedGames`]).
-    TakenOver,
     /// Another worker plays it (its claim is live).
     Held,
 }
@@ -63,7 +60,6 @@ pub struct PairClaims {
     lease: Duration,
     held: Arc<Mutex<HashMap<u64, HeldPair>>>,
     watches: Mutex<HashMap<u64, ClaimWatch>>,
-    done: Mutex<HashSet<u64>>,
     stop: Arc<AtomicBool>,
     beating: Option<JoinHandle<()>>,
     recorded: Mutex<RecordedGames>,
@@ -84,16 +80,11 @@ impl PairClaims {
             let (held, stop) = (held.clone(), stop.clone());
             let every = heartbeat_of(lease);
             std::thread::spawn(move || {
-                while !stop.load(Ordering::SeqCst) {
+                Heartbeat::run(every, &stop, || {
                     for pair in crate::arena::lock(&held).values() {
                         crate::claim::touch(pair.claim.file());
                     }
-                    // Sleeps `every`, waking early when the run ends.
-                    let until = std::time::Instant::now() + every;
-                    while std::time::Instant::now() < until && !stop.load(Ordering::SeqCst) {
-                        std::thread::sleep(Duration::from_millis(20).min(every));
-                    }
-                }
+                });
             })
         };
         Ok(PairClaims {
@@ -102,7 +93,6 @@ impl PairClaims {
             lease,
             held,
             watches: Mutex::default(),
-            done: Mutex::default(),
             stop,
             beating: Some(beating),
             recorded: Mutex::new(RecordedGames::new(run)),
@@ -122,25 +112,17 @@ impl PairClaims {
         crate::arena::lock(&self.recorded).of(pair).to_vec()
     }
 
+    /// Forgets what was read of `pair`'s games ([`RecordedGames::forget`]).
+    pub fn forget(&self, pair: u64) {
+        crate::arena::lock(&self.recorded).forget(pair);
+    }
+
     fn claim_path(&self, pair: u64) -> PathBuf {
         self.dir.join(format!("pair-{pair}"))
     }
 
     fn done_path(&self, pair: u64) -> PathBuf {
         self.dir.join(format!("pair-{pair}.done"))
-    }
-
-    /// Whether pair `pair` is recorded (by any worker).
-    pub fn is_done(&self, pair: u64) -> bool {
-        let mut done = crate::arena::lock(&self.done);
-        if done.contains(&pair) {
-            return true;
-        }
-        let recorded = self.done_path(pair).exists();
-        if recorded {
-            done.insert(pair);
-        }
-        recorded
     }
 
     /// Claims `pair`, of `games` games, for this worker: at once when nobody holds it; after
@@ -206,10 +188,7 @@ impl PairClaims {
             ),
         });
         match Claim::try_create(&path, &extra)? {
-            Some(claim) => {
-                self.take(pair, claim, games);
-                Ok(Claimed::TakenOver)
-            }
+            Some(claim) => Ok(self.take(pair, claim, games)),
             None => Ok(Claimed::Held),
         }
     }
@@ -261,7 +240,6 @@ impl PairClaims {
             Err(e) if e.error.kind() == io::ErrorKind::AlreadyExists => {}
             Err(e) => return Err(e.error),
         }
-        crate::arena::lock(&self.done).insert(pair);
         Ok(())
     }
 
@@ -348,6 +326,12 @@ impl RecordedGames {
     pub fn of(&self, pair: u64) -> &[u64] {
         self.by_pair.get(&pair).map_or(&[], Vec::as_slice)
     }
+
+    /// Forgets `pair`'s games: the pair is played or being played, never asked about again
+    /// (so memory holds only the pairs recorded ahead of this worker's place).
+    pub fn forget(&mut self, pair: u64) {
+        self.by_pair.remove(&pair);
+    }
 }
 
 /// A new worker's id: `HOST-PID-RANDOM` ([`crate::claim::token`]).
@@ -373,10 +357,11 @@ mod tests {
         // The first worker's heartbeat keeps pair 1 its own past the lease.
         std::thread::sleep(Duration::from_millis(500));
         assert_eq!(second.claim(1, 2, &mut tell).unwrap(), Claimed::Held);
+        let done = dir.path().join("claims/pair-1.done");
         first.recorded(1).unwrap();
-        assert!(!first.is_done(1));
+        assert!(!done.exists() && first.playing(1));
         first.recorded(1).unwrap();
-        assert!(first.is_done(1) && second.is_done(1));
+        assert!(done.exists() && !first.playing(1));
         assert_eq!(
             std::fs::read_to_string(dir.path().join("claims/pair-1.done")).unwrap(),
             "a\n"
@@ -386,7 +371,7 @@ mod tests {
         let third = PairClaims::new(dir.path(), "c", lease).unwrap();
         assert_eq!(third.claim(2, 2, &mut tell).unwrap(), Claimed::Held);
         std::thread::sleep(Duration::from_millis(400));
-        assert_eq!(third.claim(2, 2, &mut tell).unwrap(), Claimed::TakenOver);
+        assert_eq!(third.claim(2, 2, &mut tell).unwrap(), Claimed::Mine);
         assert_eq!(told.len(), 1, "{told:?}");
         assert!(told[0].starts_with("pair 2, claimed by "), "{told:?}");
         assert!(third.holds(2));
@@ -421,7 +406,7 @@ mod tests {
         std::thread::sleep(Duration::from_millis(300));
         assert_eq!(
             worker.claim(3, 2, &mut |l| told.push(l)).unwrap(),
-            Claimed::TakenOver
+            Claimed::Mine
         );
         assert!(told[0].contains("names no worker"), "{told:?}");
         assert!(worker.holds(3) && worker.playing(3));
