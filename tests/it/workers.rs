@@ -29,8 +29,8 @@ fn merged(run: &Path) -> Vec<bt_arena::records::GameRecord> {
     games_of(&run.join("games.csv"))
 }
 
-/// The rows recorded so far by every worker of `run`.
-fn rows(run: &Path) -> usize {
+/// The games recorded so far by every worker of `run` (rows of their games.csv).
+pub(crate) fn rows(run: &Path) -> usize {
     bt_arena::run_dir::RunDir::new(run)
         .worker_dirs()
         .unwrap_or_default()
