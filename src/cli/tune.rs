@@ -369,7 +369,8 @@ fn announce(config: &TuneConfig, plan: TunePlan) {
     );
 }
 
-/// Rewrites the report and tuned values of the sharded tune in `dir` from its shards' files.
+/// Rewrites the report and tuned values of the tune of shards or workers in `dir` from their
+/// files.
 ///
 /// # Errors
 /// A [`super::UsageError`] naming a flag other than --resume; an error naming the file that
@@ -377,9 +378,13 @@ fn announce(config: &TuneConfig, plan: TunePlan) {
 fn regenerate(dir: &Path, given: &ArgMatches) -> Result<ExitCode> {
     refuse_flags(&["resume"], given, dir)?;
     let snapshot = tune::shard::regenerate(dir).map_err(|e| anyhow!("--resume: {e}"))?;
+    let members = match RunDir::new(dir).worker_dirs().map(|dirs| dirs.is_empty()) {
+        Ok(false) => "worker",
+        _ => "shard",
+    };
     let dir = dir.display();
     say!(
-        "θ after {} of {} iterations of every shard ({dir}/{TUNED_OPTIONS}; OpenBench's format in {dir}/{TUNED_PARAMS}):",
+        "θ after {} of {} iterations of every {members} ({dir}/{TUNED_OPTIONS}; OpenBench's format in {dir}/{TUNED_PARAMS}):",
         snapshot.records.len(),
         snapshot.config.spsa.iterations
     );

@@ -1210,7 +1210,7 @@ fn workers_of_a_tune_play_each_iteration_once_and_repeat_one_machines_theta() {
         0,
     );
     assert!(
-        stdout.contains("θ after 12 of 12 iterations of every shard"),
+        stdout.contains("θ after 12 of 12 iterations of every worker"),
         "{stdout}"
     );
 
