@@ -54,7 +54,9 @@
 #   scripts/slurm/submit.sh tune-workers W RUN BT_ARENA TUNE_FLAGS...
 #
 # Each task claims the tune's iterations; the dependent job writes the whole tune's report
-# and tuned values (tune-report.sbatch) once every task has ended.
+# and tuned values (tune-report.sbatch) once every task has ended. `datagen-workers` does the
+# same for a datagen run (with --games), its last job writing RUN/positions.bin and
+# RUN/games.dat from every worker's games (datagen-merge.sbatch).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 shard_script=shard.sbatch
@@ -69,19 +71,22 @@ elif [ "${1:-}" = datagen ]; then
   shift
   shard_script=datagen-shard.sbatch
   merge_script=datagen-merge.sbatch
-elif [ "${1:-}" = workers ] || [ "${1:-}" = tune-workers ]; then
+elif [ "${1:-}" = workers ] || [ "${1:-}" = tune-workers ] || [ "${1:-}" = datagen-workers ]; then
   # A worker's death (pre-emption, scancel, a node lost) leaves the run to the others: the
   # merge job runs once every task has ended, however.
   dependency=afterany
   if [ "$1" = tune-workers ]; then
     command=tune
     merge_script=tune-report.sbatch
+  elif [ "$1" = datagen-workers ]; then
+    command=datagen
+    merge_script=datagen-merge.sbatch
   fi
   shift
   shard_script=worker.sbatch
 fi
 if [ $# -lt 3 ]; then
-  echo "usage: $0 [tune|datagen|workers|tune-workers] N RUN BT_ARENA TOURNAMENT_TUNE_OR_DATAGEN_FLAGS..." >&2
+  echo "usage: $0 [tune|datagen|workers|tune-workers|datagen-workers] N RUN BT_ARENA TOURNAMENT_TUNE_OR_DATAGEN_FLAGS..." >&2
   exit 3
 fi
 shards=$1

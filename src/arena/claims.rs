@@ -222,6 +222,12 @@ impl UnitClaims {
             .is_some_and(|held| held.claim.is_held())
     }
 
+    /// Whether `unit` is marked done (`KIND-N.done`): recorded by the worker the marker names.
+    /// A cache: a schedule whose records can be read decides by them.
+    pub fn is_done(&self, unit: u64) -> bool {
+        self.done_path(unit).exists()
+    }
+
     /// Whether this worker holds a claim on `unit` it has not finished.
     pub fn playing(&self, unit: u64) -> bool {
         crate::arena::lock(&self.held).contains_key(&unit)
