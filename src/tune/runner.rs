@@ -241,9 +241,7 @@ pub fn run(
             UnitClaims::new(&config.out, worker, lease, "iteration", |game| {
                 u64::from(game.round)
             })
-            .map_err(|e| {
-                RecordsError::io(&RunDir::new(&config.out).claims(), "cannot create", e)
-            })?,
+            .map_err(|e| RecordsError::io(RunDir::new(&config.out).claims(), "cannot create", e))?,
         );
     }
     let adjudication = Adjudication::default();
@@ -418,6 +416,17 @@ struct State {
     partial: HashMap<u64, Vec<(u32, bool)>>,
 }
 
+/// Why no iteration opens now, as the arena is told ([`Next`] without a game).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum NotOpened {
+    /// Every iteration is started (or the tune stops).
+    Done,
+    /// Waiting: for the lag's iterations, or for other workers' claims.
+    Wait,
+    /// The deadline passed: no iteration starts.
+    Closed,
+}
+
 /// How often a shard waiting for other shards' iterations reads their tune.csv files.
 const ABSORB_INTERVAL: Duration = Duration::from_millis(250);
 
@@ -577,20 +586,20 @@ impl<'a> Iterations<'a> {
     /// Opens this process's next iteration ([`State::next`]) when it may start: its number,
     /// or what the arena is told (every iteration started, the deadline passed, waiting for
     /// the lag's iterations).
-    fn open_next(&self, state: &mut State, closing: bool) -> Result<u64, Next> {
+    fn open_next(&self, state: &mut State, closing: bool) -> Result<u64, NotOpened> {
         let iteration = state.next;
         if iteration > self.config.spsa.iterations
             || state.blocked.is_some_and(|blocked| blocked < iteration)
         {
-            return Err(Next::Done);
+            return Err(NotOpened::Done);
         }
         if closing {
-            return Err(Next::Closed);
+            return Err(NotOpened::Closed);
         }
         if !self.open(state, iteration) {
             return Err(match lock(&self.error).is_some() {
-                true => Next::Done,
-                false => Next::Wait,
+                true => NotOpened::Done,
+                false => NotOpened::Wait,
             });
         }
         Ok(iteration)
@@ -607,12 +616,12 @@ impl<'a> Iterations<'a> {
         state: &mut State,
         claims: &UnitClaims,
         closing: bool,
-    ) -> Result<u64, Next> {
+    ) -> Result<u64, NotOpened> {
         if state.blocked.is_some() || lock(&self.error).is_some() {
-            return Err(Next::Done);
+            return Err(NotOpened::Done);
         }
         if closing {
-            return Err(Next::Closed);
+            return Err(NotOpened::Closed);
         }
         let read = match state
             .absorbed
@@ -626,7 +635,7 @@ impl<'a> Iterations<'a> {
         };
         if let Err(err) = read {
             self.fail(err);
-            return Err(Next::Done);
+            return Err(NotOpened::Done);
         }
         let mut others = false;
         let mut iteration = state.unfinished;
@@ -644,7 +653,7 @@ impl<'a> Iterations<'a> {
             }
             let upto = iteration.saturating_sub(self.config.lag.max(1));
             if state.theta_upto(&self.config.params, upto).is_none() {
-                return Err(Next::Wait);
+                return Err(NotOpened::Wait);
             }
             // The iteration's record is its row in tune.csv: one to write.
             match claims.claim(iteration, 1, &mut |line| println!("{line}")) {
@@ -655,7 +664,7 @@ impl<'a> Iterations<'a> {
                     state.partial.insert(iteration, partial);
                     if !self.open(state, iteration) {
                         claims.release(iteration);
-                        return Err(Next::Wait);
+                        return Err(NotOpened::Wait);
                     }
                     return Ok(iteration);
                 }
@@ -665,15 +674,19 @@ impl<'a> Iterations<'a> {
                 }
                 Err(err) => {
                     self.fail(TuneError::Results(RecordsError::io(
-                        &RunDir::new(&self.config.out).claims(),
+                        RunDir::new(&self.config.out).claims(),
                         "cannot claim an iteration in",
                         err,
                     )));
-                    return Err(Next::Done);
+                    return Err(NotOpened::Done);
                 }
             }
         }
-        Err(if others { Next::Wait } else { Next::Done })
+        Err(if others {
+            NotOpened::Wait
+        } else {
+            NotOpened::Done
+        })
     }
 
     /// The job of game `index` of the open iteration `iteration`.
@@ -762,7 +775,7 @@ impl<'a> Iterations<'a> {
             && let Err(err) = claims.recorded(iteration)
         {
             self.fail(TuneError::Results(RecordsError::io(
-                &RunDir::new(&self.config.out).claims(),
+                RunDir::new(&self.config.out).claims(),
                 "cannot mark an iteration done in",
                 err,
             )));
@@ -864,7 +877,9 @@ impl Schedule for Iterations<'_> {
             };
             let iteration = match opened {
                 Ok(iteration) => iteration,
-                Err(next) => return next,
+                Err(NotOpened::Done) => return Next::Done,
+                Err(NotOpened::Wait) => return Next::Wait,
+                Err(NotOpened::Closed) => return Next::Closed,
             };
             // An iteration whose games an earlier session recorded in full only needs its row.
             if state.open[&iteration].done == self.games() {
