@@ -331,6 +331,15 @@ fn a_worker_with_other_settings_or_a_static_shard_is_refused() {
     let other = finish(spawn_worker(&deterministic(2), &run, &[]));
     assert_eq!(other.status.code(), Some(4), "{}", stderr(&other));
     assert!(stderr(&other).contains("rounds"), "{}", stderr(&other));
+    // The lease is the run's: named by its flag, in ms.
+    let lease = finish(spawn_worker(&deterministic(1), &run, &["--lease", "2s"]));
+    assert_eq!(lease.status.code(), Some(4), "{}", stderr(&lease));
+    assert!(
+        stderr(&lease)
+            .contains("field `lease_ms` is 60000 ms (--lease) there, 2000 ms (--lease) here"),
+        "{}",
+        stderr(&lease)
+    );
     let shard = bt_arena(&words(
         &deterministic(1),
         &["--out", path(&run), "--shard", "0/2"],
