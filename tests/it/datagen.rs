@@ -928,3 +928,93 @@ fn random_multipv_plays_other_moves_repeatably_and_needs_multipv() {
     );
     assert!(!out.exists());
 }
+
+/// A game an engine crashes in is excluded from the positions and counted, and the run goes
+/// on. Engines a and b (bt-search) and f (bt-faulty, crashing on its second `go` of each
+/// process: its first is the start-up probe's, in a process of its own) play each other, every
+/// ordered pair in turn: the 4 games of f's 6 end by its crash after exactly 2 plies (f White:
+/// f, a) or 3 (f Black: a, f, a), and only a's and b's 2 games are written.
+#[test]
+fn a_game_an_engine_crashes_in_is_counted_and_left_out_and_the_run_goes_on() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("run");
+    let (search, faulty) = (format!("cmd={SEARCH}"), format!("cmd={}", util::FAULTY));
+    let stdout = success_stdout(&bt_arena(&[
+        "datagen",
+        "--engine",
+        &search,
+        "name=a",
+        "--engine",
+        &search,
+        "name=b",
+        "nodes=300",
+        "--engine",
+        &faulty,
+        "name=f",
+        "arg=--fault",
+        "arg=crash-mid-game",
+        "arg=--after",
+        "arg=1",
+        "arg=--score-cp",
+        "arg=0",
+        "--each",
+        "nodes=200",
+        "--games",
+        "6",
+        "--seed",
+        "2",
+        "--startpos",
+        "--out",
+        path(&out),
+    ]));
+    let games = games(&out.join("games.dat"));
+    let seats: Vec<(&str, &str)> = vec![
+        ("a", "b"),
+        ("a", "f"),
+        ("b", "a"),
+        ("b", "f"),
+        ("f", "a"),
+        ("f", "b"),
+    ];
+    assert_eq!(games.len(), 6);
+    let mut written = 0;
+    for (game, (white, black)) in games.iter().zip(&seats) {
+        let faulted = *white == "f" || *black == "f";
+        match faulted {
+            true => {
+                assert_eq!(game.ending, Ending::Fault, "game {}", game.game_id);
+                let plies = if *white == "f" { 2 } else { 3 };
+                assert_eq!(game.plies.len(), plies, "game {}", game.game_id);
+            }
+            false => {
+                assert_eq!(game.ending, Ending::Board, "game {}", game.game_id);
+                written += game.plies.len();
+            }
+        }
+    }
+    assert_eq!(records(&out.join("positions.bin")).len(), written);
+    let summary = summary(&out);
+    assert_eq!(summary["games"], 6);
+    assert_eq!(summary["endings"]["fault"], 4);
+    assert_eq!(summary["endings"]["board"], 2);
+    assert_eq!(summary["positions_played"], written + 2 * 2 + 2 * 3);
+    assert_eq!(summary["positions"], written);
+    assert_eq!(summary["dropped"]["fault"], 2 * 2 + 2 * 3);
+    assert_eq!(
+        summary["results"]["white"].as_u64().unwrap()
+            + summary["results"]["black"].as_u64().unwrap(),
+        2
+    );
+    let text = std::fs::read_to_string(out.join("summary.txt")).unwrap();
+    assert!(text.contains(", fault 4 (not written)"), "{text}");
+    assert!(text.contains("Dropped: fault 10,"), "{text}");
+    assert!(stdout.contains(", fault 4 (not written)"), "{stdout}");
+    // games.csv says who crashed: f, in each of its games.
+    let crashed: Vec<(u64, String)> = util::games_of(&out.join("games.csv"))
+        .iter()
+        .filter(|g| g.termination == bt_arena::records::Termination::Crash)
+        .map(|g| (g.game_id, g.loser_name().to_string()))
+        .collect();
+    let f = |id| (id, "f".to_string());
+    assert_eq!(crashed, [f(2), f(4), f(5), f(6)]);
+}
