@@ -74,8 +74,8 @@ pub struct DatagenArgs {
     ///
     /// The engine is told MultiPV K; at each ply, with probability P (drawn from seed, game
     /// id and ply), the move played is drawn uniformly among its lines scored within DIFF
-    /// centipawns of its best. The position keeps the best line's score. The engine must
-    /// declare MultiPV.
+    /// centipawns of its best. The position records the score of the line played. The engine
+    /// must declare MultiPV.
     #[arg(long, value_name = "K,DIFF,P", value_parser = parse_random_multipv)]
     random_multipv: Option<RandomMultiPv>,
     #[command(flatten)]

@@ -1018,3 +1018,102 @@ fn a_game_an_engine_crashes_in_is_counted_and_left_out_and_the_run_goes_on() {
     let f = |id| (id, "f".to_string());
     assert_eq!(crashed, [f(2), f(4), f(5), f(6)]);
 }
+
+/// What an engine's log says of each `go`: the lines of its last iteration (as the runner
+/// keeps them: `multipv 1` starts them afresh, line N replaces N and after), each as its first
+/// move and score, and its `bestmove`.
+fn searches(log: &Path) -> Vec<(Vec<(String, bt_arena::protocol::Score)>, String)> {
+    let text = std::fs::read_to_string(log).expect("log");
+    let mut searches = Vec::new();
+    let mut lines: Vec<(String, bt_arena::protocol::Score)> = Vec::new();
+    for line in text.lines() {
+        let Some((_, said)) = line.split_once(" < ") else {
+            continue;
+        };
+        if let Some(mv) = said.strip_prefix("bestmove ") {
+            searches.push((std::mem::take(&mut lines), mv.to_string()));
+            continue;
+        }
+        let words: Vec<&str> = said.split(' ').collect();
+        let at = |key: &str| words.iter().position(|w| *w == key).map(|i| i + 1);
+        let (Some(n), Some(score), Some(pv)) = (at("multipv"), at("score"), at("pv")) else {
+            continue;
+        };
+        let n: usize = words[n].parse().unwrap();
+        let value: i32 = words[score + 1].parse().unwrap();
+        let score = match words[score] {
+            "cp" => bt_arena::protocol::Score::Cp(value),
+            _ => bt_arena::protocol::Score::Mate(value),
+        };
+        lines.truncate(n - 1);
+        lines.push((words[pv].to_string(), score));
+    }
+    searches
+}
+
+/// With `--random-multipv`, a move drawn among the engine's lines is recorded with the score of
+/// its own line, not the best line's: each ply's score is checked against what the engine
+/// said in its log (every ply drawn: P = 1).
+#[test]
+fn a_move_drawn_among_the_lines_carries_its_own_lines_score() {
+    use bt_arena::datagen::formats::{mover_score, score_value};
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("run");
+    datagen(
+        &out,
+        &[
+            "--games",
+            "2",
+            "--seed",
+            "4",
+            "--startpos",
+            "--random-multipv",
+            "3,50,1",
+            "--log",
+        ],
+    );
+    let games = games(&out.join("games.dat"));
+    let mut said = [
+        searches(&out.join("logs/bt-search-1-0.log")).into_iter(),
+        searches(&out.join("logs/bt-search-2-0.log")).into_iter(),
+    ];
+    let (mut drawn, mut scored_apart) = (0, 0);
+    for game in &games {
+        for at in game.positions() {
+            let mover = at.position.side_to_move();
+            // One engine is two seats, White in turn: seat 1 in odd games, seat 2 in even.
+            let seat = (mover as usize + (game.game_id as usize - 1)) % 2;
+            let (lines, bestmove) = said[seat].next().expect("a search per ply");
+            let played = at.mv.to_string();
+            let expected = match lines.iter().find(|(mv, _)| *mv == played) {
+                Some((_, score)) if played != bestmove => {
+                    drawn += 1;
+                    if lines[0].1 != *score {
+                        scored_apart += 1;
+                    }
+                    *score
+                }
+                _ => {
+                    assert_eq!(played, bestmove, "game {} ply {}", game.game_id, at.index);
+                    lines
+                        .first()
+                        .map(|(_, s)| *s)
+                        .unwrap_or_else(|| panic!("no line"))
+                }
+            };
+            assert_eq!(
+                at.score,
+                score_value(mover_score(Some(expected)), mover),
+                "game {} ply {}: {played} (bestmove {bestmove}, lines {lines:?})",
+                game.game_id,
+                at.index
+            );
+        }
+    }
+    // The logs hold no more searches than the games' plies.
+    assert!(said.iter_mut().all(|s| s.next().is_none()));
+    assert!(
+        drawn > 0 && scored_apart > 0,
+        "{drawn} drawn, {scored_apart} scored apart"
+    );
+}
