@@ -316,17 +316,14 @@ impl Identified for DatagenConfig {
         self.shard
     }
 
-    /// The config but `out`, `concurrency`, `log` and `run_id`, with `shard` replaced by
-    /// the number of shards.
+    /// The config as a tournament's makes its identity
+    /// ([`crate::run::settings::identity_of`]): but `out`, `concurrency`, `log` and `run_id`,
+    /// with `shard` replaced by the number of shards, and the book known by its digest.
     fn identity(&self) -> serde_json::Value {
-        let mut value = serde_json::to_value(self).unwrap_or_default();
-        if let Some(fields) = value.as_object_mut() {
-            for own in ["out", "concurrency", "log", "run_id"] {
-                fields.remove(own);
-            }
-            fields.insert("shard".to_string(), self.shard.map(|s| s.count()).into());
-        }
-        value
+        crate::run::settings::identity_of(
+            serde_json::to_value(self).unwrap_or_default(),
+            self.shard,
+        )
     }
 
     fn seed(&self) -> u64 {

@@ -63,6 +63,8 @@ pub struct Plan {
 pub enum DatagenError {
     /// The book cannot be used.
     Book(crate::openings::BookError),
+    /// The book cannot be read for its digest, or changed since the run started.
+    BookDigest(String),
     /// The identity cannot be joined (boxed: the error is large).
     Identity(Box<IdentityError>),
     /// The directory cannot be locked.
@@ -83,6 +85,7 @@ impl std::fmt::Display for DatagenError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             DatagenError::Book(err) => err.fmt(f),
+            DatagenError::BookDigest(err) => f.write_str(err),
             DatagenError::Identity(err) => err.fmt(f),
             DatagenError::Lock(err) => err.fmt(f),
             DatagenError::OutputExists(dir) => write!(
@@ -149,6 +152,10 @@ pub fn run(
     announce: impl FnOnce(&DatagenConfig, &Plan),
 ) -> Result<DatagenReport, DatagenError> {
     let openings = openings(config)?;
+    config
+        .openings
+        .take_digest(resume)
+        .map_err(DatagenError::BookDigest)?;
     identity::establish(config, seed).map_err(|e| DatagenError::Identity(Box::new(e)))?;
     let config = &*config;
     let dir = config.dir();

@@ -1117,3 +1117,60 @@ fn a_move_drawn_among_the_lines_carries_its_own_lines_score() {
         "{drawn} drawn, {scored_apart} scored apart"
     );
 }
+
+/// The book's digest is part of the run's identity, as a tournament's: a shard joining with a
+/// book changed since the run started is refused naming the field, and so is `--resume`.
+#[test]
+fn a_book_changed_under_a_run_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let book = tmp.path().join("book.epd");
+    let shipped = concat!(env!("CARGO_MANIFEST_DIR"), "/openings/capture-only.epd");
+    std::fs::copy(shipped, &book).unwrap();
+    let out = tmp.path().join("run");
+    let openings = format!("file={}", book.display());
+    let shard = |k: &str| {
+        bt_arena(&[
+            "datagen",
+            "--engine",
+            &engine(),
+            "nodes=200",
+            "--games",
+            "2",
+            "--seed",
+            "3",
+            "--openings",
+            &openings,
+            "--out",
+            path(&out),
+            "--shard",
+            k,
+        ])
+    };
+    success_stdout(&shard("0/2"));
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("identity.json")).unwrap()).unwrap();
+    let digest = saved["settings"]["openings"]["digest"].as_str().unwrap();
+    assert_eq!(digest.len(), 64, "{saved}");
+    let text = std::fs::read_to_string(&book).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.reverse();
+    std::fs::write(&book, lines.join("\n") + "\n").unwrap();
+    let output = shard("1/2");
+    assert_eq!(output.status.code(), Some(4), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("field `openings.digest`"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(!out.join("shard-1").join("games.dat").exists());
+    let output = bt_arena(&["datagen", "--resume", path(&out), "--shard", "0/2"]);
+    assert_eq!(output.status.code(), Some(4), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains(&format!(
+            "the book {} changed since the run started (its SHA-256 was {digest}, is ",
+            book.display()
+        )),
+        "{}",
+        stderr(&output)
+    );
+}
