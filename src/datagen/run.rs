@@ -241,9 +241,7 @@ pub fn run(
     summary.seconds = Some(seconds);
     summary.positions_per_second = Some(state.session_plies as f64 / seconds.max(1e-9));
     write_summary(&dir, &summary)?;
-    let page = super::report::html(config, &summary);
-    let report = RunDir::new(&dir).report_html();
-    std::fs::write(&report, page).map_err(|e| RecordsError::io(report, "cannot write", e))?;
+    super::report::write(config, &summary, &dir, false)?;
     let finish = match played.stopped {
         Stopped::Interrupted => Finish::Interrupted,
         _ if !played.not_played.is_empty() => Finish::NotPlayed,

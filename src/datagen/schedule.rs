@@ -11,7 +11,7 @@
 //! started.
 
 use super::filters::{Judge, mix};
-use super::formats::games::{Ending, GameEntry, GamesWriter, Ply};
+use super::formats::games::{Ending, GameEntry, GamesReader, GamesWriter, Ply};
 use super::formats::{encode_move, mover_score, score_value};
 use super::start::{self, Start};
 use super::{DatagenConfig, Target};
@@ -323,7 +323,13 @@ impl Schedule for Selfplay<'_> {
     }
 
     fn refresh_report(&self, _recorded: u64, _total: u64) -> Result<(), arena::ReportError> {
-        Ok(())
+        let dir = self.config.dir();
+        // Opened between two appends: the reader sees whole games only.
+        let games = {
+            let _state = lock(&self.state);
+            GamesReader::open(&dir.join(super::GAMES_FILE))?
+        };
+        super::report::refresh(self.config, games, &dir)
     }
 }
 

@@ -1017,6 +1017,14 @@ fn a_game_an_engine_crashes_in_is_counted_and_left_out_and_the_run_goes_on() {
         .collect();
     let f = |id| (id, "f".to_string());
     assert_eq!(crashed, [f(2), f(4), f(5), f(6)]);
+    // The page at the end is the whole run's, no longer in progress.
+    let page = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(page.contains("<tr><th>games</th><td>6</td></tr>"), "{page}");
+    assert!(
+        page.contains("<tr><th>ended by a fault (not written)</th><td>4</td></tr>"),
+        "{page}"
+    );
+    assert!(!page.contains("In progress"), "{page}");
 }
 
 /// What an engine's log says of each `go`: the lines of its last iteration (as the runner
@@ -1173,4 +1181,55 @@ fn a_book_changed_under_a_run_is_refused() {
         "{}",
         stderr(&output)
     );
+}
+
+/// report.html is written while the run plays, as a tournament's is: here after game 1, while
+/// game 2 waits on an engine that hangs (bt-faulty, seeded, plays game 1 in 61 plies, 31 of
+/// them White's; then White's process hangs on its next `go`, its first of game 2, for the
+/// minute an unclocked move may take): the page then says game 1 and that it is in progress.
+/// The run is then killed (a stop would wait for the hung move). The page at the end is
+/// checked by the test of a faulted game.
+#[test]
+fn report_html_is_written_while_the_run_plays() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("run");
+    let faulty = format!("cmd={}", util::FAULTY);
+    let mut child = util::bt_arena_command([
+        "datagen",
+        "--engine",
+        &faulty,
+        "arg=--fault",
+        "arg=hang-mid-game",
+        "arg=--after",
+        "arg=31",
+        "arg=--score-cp",
+        "arg=0",
+        "option.Seed=1",
+        "depth=1",
+        "--games",
+        "3",
+        "--seed",
+        "1",
+        "--startpos",
+        "--out",
+        path(&out),
+    ])
+    .stdout(std::process::Stdio::null())
+    .stderr(std::process::Stdio::null())
+    .spawn()
+    .unwrap();
+    let report = out.join("report.html");
+    let appeared = util::eventually(std::time::Duration::from_secs(50), || report.exists());
+    let live = std::fs::read_to_string(&report).unwrap_or_default();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(appeared, "no report.html while game 2 hangs");
+    assert!(live.contains("<tr><th>games</th><td>1</td></tr>"), "{live}");
+    assert!(
+        live.contains("<tr><th>positions written</th><td>61</td></tr>"),
+        "{live}"
+    );
+    assert!(live.contains("In progress"), "{live}");
+    // Written before game 2 ended: the games file holds game 1 alone.
+    assert_eq!(games(&out.join("games.dat")).len(), 1);
 }
