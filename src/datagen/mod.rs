@@ -179,6 +179,11 @@ pub struct DatagenConfig {
     /// Log the engines' protocol traffic.
     #[serde(default)]
     pub log: bool,
+    /// The build cache the engines built from source (src=) were built in (`--build-cache`,
+    /// or the default then), so that `--resume` uses it again; where builds are kept does not
+    /// make the games (one of [`crate::run::settings::PER_SHARD_FIELDS`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build_cache: Option<PathBuf>,
     /// The shard this process plays.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<Shard>,
@@ -317,8 +322,9 @@ impl Identified for DatagenConfig {
     }
 
     /// The config as a tournament's makes its identity
-    /// ([`crate::run::settings::identity_of`]): but `out`, `concurrency`, `log` and `run_id`,
-    /// with `shard` replaced by the number of shards, and the book known by its digest.
+    /// ([`crate::run::settings::identity_of`]): but `out`, `concurrency`, `log`,
+    /// `build_cache` and `run_id`, with `shard` replaced by the number of shards, and the book
+    /// known by its digest.
     fn identity(&self) -> serde_json::Value {
         crate::run::settings::identity_of(
             serde_json::to_value(self).unwrap_or_default(),

@@ -303,7 +303,8 @@ pub enum ProbeError {
 impl std::fmt::Display for ProbeError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            ProbeError::Engine(name, err) => write!(f, "engine '{name}': {err}"),
+            // The engine's error names it already.
+            ProbeError::Engine(_, err) => err.fmt(f),
             ProbeError::NoMultiPv(name) => write!(
                 f,
                 "--random-multipv: engine '{name}' has no MultiPV option (it must report its \
