@@ -716,20 +716,22 @@ fn resigned_games_end_where_the_loser_scored_itself_lost_and_say_so() {
     assert_eq!(summary(&out)["endings"]["resign"], resigned);
 }
 
+/// Fairy-Stockfish (capture-only rules from its variants file) makes the three files, the same
+/// at any concurrency and over 2 shards merged.
 #[test]
 #[ignore = "needs fairy-stockfish (apt-get install fairy-stockfish)"]
-fn fairy_stockfish_makes_the_same_data_at_any_concurrency() {
+fn fairy_stockfish_makes_the_same_data_at_any_concurrency_and_over_shards() {
     let fsf = util::fairy_stockfish();
     let variants = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/engines/fairy-stockfish/variants.ini"
     );
     let tmp = tempfile::tempdir().unwrap();
-    let run = |name: &str, concurrency: &str| {
+    let run = |name: &str, extra: &[&str]| {
         let out = tmp.path().join(name);
         let engine = format!("cmd={}", fsf.display());
         let variant_path = format!("option.VariantPath={variants}");
-        success_stdout(&bt_arena(&[
+        let mut args = vec![
             "datagen",
             "--engine",
             &engine,
@@ -739,28 +741,55 @@ fn fairy_stockfish_makes_the_same_data_at_any_concurrency() {
             "option.UCI_Variant=breakthrough-capture-only",
             "depth=3",
             "--games",
-            "3",
+            "4",
             "--seed",
             "1",
             "--random-plies",
             "2-4",
-            "--concurrency",
-            concurrency,
+            "--text",
             "--out",
             path(&out),
-        ]));
+        ];
+        args.extend_from_slice(extra);
+        success_stdout(&bt_arena(&args));
         out
     };
-    let (one, two) = (run("one", "1"), run("two", "2"));
-    assert_eq!(
-        std::fs::read(one.join("games.dat")).unwrap(),
-        std::fs::read(two.join("games.dat")).unwrap()
-    );
-    // Every game replays by the rules (the reader checks each move).
+    let one = run("one", &["--concurrency", "1"]);
+    let two = run("two", &["--concurrency", "2"]);
+    let sharded = run("sharded", &["--shard", "0/2"]);
+    run("sharded", &["--shard", "1/2"]);
+    let bytes = |file: &Path| std::fs::read(file).unwrap();
+    for file in ["games.dat", "positions.bin", "positions.txt"] {
+        assert_eq!(bytes(&one.join(file)), bytes(&two.join(file)), "{file}");
+    }
+    let merged = tmp.path().join("merged");
+    std::fs::create_dir(&merged).unwrap();
+    for (format, file) in [
+        ("games", "games.dat"),
+        ("binary", "positions.bin"),
+        ("text", "positions.txt"),
+    ] {
+        success_stdout(&bt_arena(&[
+            "datagen",
+            "convert",
+            path(&sharded),
+            "--format",
+            format,
+            "--out",
+            path(&merged.join(file)),
+        ]));
+        assert_eq!(bytes(&merged.join(file)), bytes(&one.join(file)), "{file}");
+    }
+    // Every game replays by the rules (the reader checks each move), each of its positions
+    // written, with a score.
     let games = games(&one.join("games.dat"));
-    assert_eq!(games.len(), 3);
+    assert_eq!(games.len(), 4);
     let plies: usize = games.iter().map(|g| g.plies.len()).sum();
-    assert_eq!(records(&one.join("positions.bin")).len(), plies);
+    let written = records(&one.join("positions.bin"));
+    assert_eq!(written.len(), plies);
+    assert!(written.iter().all(|r| r.score != i16::MIN), "a score each");
+    let text = std::fs::read_to_string(one.join("positions.txt")).unwrap();
+    assert_eq!(text.lines().count(), plies);
 }
 
 #[test]
