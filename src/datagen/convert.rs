@@ -191,7 +191,33 @@ pub fn convert(
     settings: &Settings,
     sinks: &mut Sinks,
 ) -> Result<DatagenSummary, ConvertError> {
-    let mut judge = Judge::new(settings.filters, settings.seed, true);
+    let judge = Judge::new(settings.filters, settings.seed, true);
+    convert_judged(games, rules, settings, sinks, judge)
+}
+
+/// Counts what [`convert`] would write of `games`, writing nothing and without counting
+/// repeated positions ([`DatagenSummary::repeated`] stays 0): no set of positions seen is
+/// kept (8 MiB) unless `--dedup` needs one.
+///
+/// # Errors
+/// [`ConvertError`]: a bad games file, a game id that does not increase.
+pub fn count(
+    games: impl Iterator<Item = Result<GameEntry, GamesError>>,
+    rules: Rules,
+    settings: &Settings,
+) -> Result<DatagenSummary, ConvertError> {
+    let judge = Judge::new(settings.filters, settings.seed, false);
+    convert_judged(games, rules, settings, &mut Sinks::default(), judge)
+}
+
+/// [`convert`] with the filters of `judge`.
+fn convert_judged(
+    games: impl Iterator<Item = Result<GameEntry, GamesError>>,
+    rules: Rules,
+    settings: &Settings,
+    sinks: &mut Sinks,
+    mut judge: Judge,
+) -> Result<DatagenSummary, ConvertError> {
     let mut summary = DatagenSummary::new();
     let mut last_id = 0;
     for game in games {

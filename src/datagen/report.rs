@@ -5,7 +5,7 @@
 //! refreshes a tournament's page) and once more at the end of each session ([`write`]).
 
 use super::DatagenConfig;
-use super::convert::{self, Sinks};
+use super::convert;
 use super::formats::games::GamesReader;
 use super::summary::{Bucket, DatagenSummary};
 use crate::records::{Existing, RecordsError};
@@ -34,8 +34,9 @@ pub fn write(
 
 /// Writes report.html in `dir` while the run plays, from `games` (its games file, opened
 /// between two games: whole games only): the positions the games written so far give under
-/// the run's filters. Proof labels are left out (a search per position, too dear to repeat
-/// at every refresh): the page at the end counts them.
+/// the run's filters ([`convert::count`]). Proof labels (a search per position, too dear to
+/// repeat at every refresh) and repeats (a set of 8 MiB, which memory would keep) are left
+/// out: the page at the end counts them.
 ///
 /// # Errors
 /// The games file cannot be read, or the page cannot be written.
@@ -48,7 +49,7 @@ pub fn refresh(
         label: None,
         ..config.convert_settings()
     };
-    let summary = convert::convert(games, config.rules, &settings, &mut Sinks::default())?;
+    let summary = convert::count(games, config.rules, &settings)?;
     write(config, &summary, dir, true)?;
     Ok(())
 }
@@ -85,7 +86,7 @@ pub fn html(config: &DatagenConfig, summary: &DatagenSummary, live: bool) -> Str
     if live {
         page.push_str(
             "<p><em>In progress: the games written so far (refreshed as the run plays; \
-             proof labels are counted when it ends).</em></p>",
+             repeats and proof labels are counted when it ends).</em></p>",
         );
     }
     let d = &summary.dropped;
@@ -109,7 +110,9 @@ pub fn html(config: &DatagenConfig, summary: &DatagenSummary, live: bool) -> Str
         ("proven by --label", summary.proven_total()),
     ];
     page.push_str("<table>");
-    for (name, value) in rows {
+    // Repeats and proofs are counted at the end only.
+    let counted = rows.len() - if live { 2 } else { 0 };
+    for (name, value) in rows.into_iter().take(counted) {
         let _ = write!(page, "<tr><th>{name}</th><td>{value}</td></tr>");
     }
     if let Some(rate) = summary.positions_per_second {
