@@ -6,6 +6,7 @@
 
 use super::DatagenConfig;
 use super::convert;
+use super::filters::Seen;
 use super::formats::games::GamesReader;
 use super::summary::{Bucket, DatagenSummary};
 use crate::records::{Existing, RecordsError};
@@ -36,7 +37,8 @@ pub fn write(
 /// between two games: whole games only): the positions the games written so far give under
 /// the run's filters ([`convert::count`]). Proof labels (a search per position, too dear to
 /// repeat at every refresh) and repeats (a set of 8 MiB, which memory would keep) are left
-/// out: the page at the end counts them.
+/// out: the page at the end counts them. With `--dedup`, its set of positions seen is
+/// `spare`, kept from one refresh to the next.
 ///
 /// # Errors
 /// The games file cannot be read, or the page cannot be written.
@@ -44,12 +46,13 @@ pub fn refresh(
     config: &DatagenConfig,
     games: GamesReader,
     dir: &Path,
+    spare: &mut Option<Box<Seen>>,
 ) -> Result<(), crate::arena::ReportError> {
     let settings = convert::Settings {
         label: None,
         ..config.convert_settings()
     };
-    let summary = convert::count(games, config.rules, &settings)?;
+    let summary = convert::count(games, config.rules, &settings, spare)?;
     write(config, &summary, dir, true)?;
     Ok(())
 }

@@ -10,7 +10,7 @@
 //! stops at the game that brings the positions to N: games after it are neither written nor
 //! started.
 
-use super::filters::{Judge, mix};
+use super::filters::{Judge, Seen, mix};
 use super::formats::games::{Ending, GameEntry, GamesReader, GamesWriter, Ply};
 use super::formats::{encode_move, mover_score, score_value};
 use super::start::{self, Start};
@@ -33,6 +33,8 @@ pub struct Selfplay<'a> {
     sequence: Vec<usize>,
     pairs: Vec<(usize, usize)>,
     state: Mutex<State>,
+    /// The live report's set of positions seen (with `--dedup`), kept between refreshes.
+    report_seen: Mutex<Option<Box<Seen>>>,
 }
 
 /// What the schedule keeps between games.
@@ -106,6 +108,7 @@ impl<'a> Selfplay<'a> {
                 done,
                 error: None,
             }),
+            report_seen: Mutex::new(None),
         }
     }
 
@@ -329,7 +332,7 @@ impl Schedule for Selfplay<'_> {
             let _state = lock(&self.state);
             GamesReader::open(&dir.join(super::GAMES_FILE))?
         };
-        super::report::refresh(self.config, games, &dir)
+        super::report::refresh(self.config, games, &dir, &mut lock(&self.report_seen))
     }
 }
 
