@@ -68,15 +68,15 @@ fn write_sharded_run(run: &Path, games: u64) {
 }
 
 /// The peak resident memory, in bytes, of `bt-arena elo INPUT`, which must exit 0.
-#[allow(
-    clippy::zombie_processes,
-    reason = "wait4 reaps the child, with its rusage"
-)]
 fn elo_peak_bytes(input: &Path) -> i64 {
     peak_bytes(&["elo".as_ref(), input.as_os_str()])
 }
 
-/// The peak resident memory of `bt-arena ARGS`, bytes; it must succeed.
+/// The peak resident memory, in bytes, of `bt-arena ARGS`, which must exit 0.
+#[allow(
+    clippy::zombie_processes,
+    reason = "wait4 reaps the child, with its rusage"
+)]
 fn peak_bytes(args: &[&std::ffi::OsStr]) -> i64 {
     let child = Command::new(env!("CARGO_BIN_EXE_bt-arena"))
         .args(args)
