@@ -3,7 +3,7 @@
 //! `test-engines`, which `cargo test` turns on (so `cargo install` leaves it out).
 //!
 //! Usage: `bt-faulty [--fault NAME] [--after N] [--delay-ms MS] [--pawns N] [--bench-nps N]
-//! [bench]`; the fault may
+//! [--score-cp CP] [bench]`; the fault may
 //! also come from the environment variable `BT_FAULTY_FAULT` (the flag wins). The faults are
 //! the variants of [`Fault`]; `bt-faulty --help` lists them with what each does.
 //!
@@ -221,6 +221,10 @@ struct Settings {
     /// tunable: the distance at which a random move has probability 1 - e^(-1/2) (39%).
     #[arg(long, value_name = "W", default_value_t = 200.0)]
     width: f64,
+    /// Before each move, print `info depth 1 score cp CP pv MOVE`: an engine that reports
+    /// a score, as `bt-arena datagen` requires (without it, no `info` line but the faults').
+    #[arg(long = "score-cp", value_name = "CP", allow_hyphen_values = true)]
+    score_cp: Option<i32>,
     /// bench: report this speed (nodes per second) instead of the one measured.
     #[arg(long = "bench-nps", value_name = "N")]
     bench_nps: Option<u64>,
@@ -505,6 +509,14 @@ impl Faulty {
             _ => self.random_move(),
         };
         self.moves_played += 1;
+        if let Some(cp) = self.settings.score_cp {
+            say(Reply::Info(Info {
+                depth: Some(1),
+                score: Some(Score::Cp(cp)),
+                pv: vec![best.clone()],
+                ..Info::default()
+            }));
+        }
         for line in bad_info(self.settings.fault, &best) {
             say(line);
         }

@@ -1,12 +1,13 @@
 //! `bt-arena datagen`: self-play positions for training evaluations (flags as
 //! `tournament`'s where they mean the same), and `bt-arena datagen convert`.
 
-use super::args::{EngineFlags, OpeningsFlag, RulesFlag, RunSeed};
+use super::args::{BuildFlags, EngineFlags, OpeningsFlag, RulesFlag, RunSeed};
 use super::signals::{EXIT_INTERRUPTED, stop_flag};
 use super::tournament::{
     DEFAULT_LIMIT, default_out, make_book_path_absolute, make_engine_paths_absolute, shipped_book,
 };
 use anyhow::{Context, Result, anyhow};
+use bt_arena::arena::prepare::{self, Preparation};
 use bt_arena::datagen::convert::{self, Sink, Sinks};
 use bt_arena::datagen::filters::Filters;
 use bt_arena::datagen::formats::games;
@@ -46,8 +47,8 @@ pub struct DatagenArgs {
     /// Games played at the same time (default 1); the files are the same at any.
     #[arg(long, value_name = "N")]
     concurrency: Option<usize>,
-    /// Continue the run in DIR as saved in its datagen.json (only --concurrency and --shard
-    /// may be given with it).
+    /// Continue the run in DIR as saved in its datagen.json (only --concurrency, --shard,
+    /// --build-cache and --rebuild may be given with it).
     #[arg(long, value_name = "DIR", conflicts_with = "worker")]
     resume: Option<PathBuf>,
     /// Play one shard of the run into <out>/shard-K/: the games g with (g-1) mod N = K.
@@ -76,8 +77,8 @@ pub struct DatagenArgs {
     ///
     /// The engine is told MultiPV K; at each ply, with probability P (drawn from seed, game
     /// id and ply), the move played is drawn uniformly among its lines scored within DIFF
-    /// centipawns of its best. The position keeps the best line's score. The engine must
-    /// declare MultiPV.
+    /// centipawns of its best. The position records the score of the line played. The engine
+    /// must declare MultiPV.
     #[arg(long, value_name = "K,DIFF,P", value_parser = parse_random_multipv)]
     random_multipv: Option<RandomMultiPv>,
     #[command(flatten)]
@@ -98,6 +99,8 @@ pub struct DatagenArgs {
     /// Log every engine's protocol traffic under <out>/logs/.
     #[arg(long)]
     log: bool,
+    #[command(flatten)]
+    build: BuildFlags,
 }
 
 /// The filters and labels, of a run and of `convert`.
@@ -220,7 +223,7 @@ fn parse_proof(text: &str) -> Result<ProofRule, String> {
 }
 
 /// Flags `--resume` takes.
-const RESUME_FLAGS: [&str; 3] = ["resume", "concurrency", "shard"];
+const RESUME_FLAGS: [&str; 5] = ["resume", "concurrency", "shard", "build-cache", "rebuild"];
 
 /// Runs `bt-arena datagen` (or `datagen convert`).
 ///
@@ -244,10 +247,6 @@ pub fn run(args: &DatagenArgs, matches: &ArgMatches) -> Result<ExitCode> {
             let config = build_config(args, shard)?;
             config.validate().map_err(usage)?;
             super::args::check_commands(&config.engines).map_err(|e| usage(format!("{e:#}")))?;
-            datagen_run::probe_scores(&config).map_err(|err| match err {
-                ProbeError::NoScore(_) | ProbeError::NoMultiPv(_) => usage(err.to_string()),
-                other => anyhow!(other),
-            })?;
             let seed = match args.seed.seed {
                 Some(_) => SeedOrigin::Given,
                 None => SeedOrigin::Drawn,
@@ -255,6 +254,22 @@ pub fn run(args: &DatagenArgs, matches: &ArgMatches) -> Result<ExitCode> {
             (config, false, seed)
         }
     };
+    // Builds write their logs into the run directory: of a run that never starts (the
+    // probe refuses an engine), a directory this process made is removed.
+    let made = !config.dir().exists();
+    let on_command_line =
+        matches.value_source("build_cache") == Some(clap::parser::ValueSource::CommandLine);
+    prepare_engines(&mut config, &args.build, on_command_line, &stop)?;
+    if !resume && let Err(err) = datagen_run::probe_scores(&config) {
+        if made {
+            let _ = std::fs::remove_dir_all(config.dir());
+            let _ = std::fs::remove_dir(&config.out);
+        }
+        return Err(match err {
+            ProbeError::NoScore(_) | ProbeError::NoMultiPv(_) => usage(err.to_string()),
+            other => anyhow!(other),
+        });
+    }
     let report = datagen_run::run(&mut config, resume, seed, &stop, announce)?;
     if let Some(worker) = &config.worker
         && report.played == 0
@@ -321,15 +336,55 @@ fn announce(config: &DatagenConfig, plan: &Plan) {
     );
 }
 
+/// Makes the engines of `config` built from source (`src=`) ready, as a tournament's
+/// ([`prepare::prepare`]): built (or found in the build cache), their bench signature
+/// recorded, or checked against the one the run recorded. Other engines are left as they
+/// are (but one pinned with `bench=N` is benched). The cache is the run's (a resumed run
+/// builds into the one it was started with) unless `--build-cache` is given
+/// (`on_command_line`), and is recorded in `config`.
+///
+/// # Errors
+/// A build, bench or cache that fails, naming the engine.
+fn prepare_engines(
+    config: &mut DatagenConfig,
+    build: &BuildFlags,
+    on_command_line: bool,
+    stop: &std::sync::atomic::AtomicBool,
+) -> Result<()> {
+    if !config
+        .engines
+        .iter()
+        .any(|e| e.source.is_some() || e.bench.is_some())
+    {
+        return Ok(());
+    }
+    let cache = match config.engines.iter().any(|e| e.source.is_some()) {
+        true => {
+            let cache = build.cache_of_run(config.build_cache.as_deref(), on_command_line)?;
+            config.build_cache = Some(cache.root().to_path_buf());
+            Some(cache)
+        }
+        false => None,
+    };
+    let preparation = Preparation {
+        results_dir: config.dir(),
+        concurrency: config.concurrency,
+        scale_tc: None,
+    };
+    prepare::prepare(
+        &mut config.engines,
+        &preparation,
+        cache.as_ref(),
+        stop,
+        &mut |line| say!("{line}"),
+    )
+    .map_err(super::signals::prepare_error)?;
+    Ok(())
+}
+
 /// The run the flags describe.
 fn build_config(args: &DatagenArgs, shard: Option<Shard>) -> Result<DatagenConfig> {
     let mut engines = args.engines.descriptions(DEFAULT_LIMIT)?;
-    if let Some(engine) = engines.iter().find(|e| e.source.is_some()) {
-        return Err(usage(format!(
-            "engine '{}': datagen does not build engines from source (src=): give cmd=",
-            engine.name
-        )));
-    }
     make_engine_paths_absolute(&mut engines)?;
     let target = match (args.positions, args.games) {
         (Some(n), None) => Target::Positions(n),
@@ -358,6 +413,15 @@ fn build_config(args: &DatagenArgs, shard: Option<Shard>) -> Result<DatagenConfi
         .worker(args.out.is_some())
         .map_err(|e| usage(format!("{e:#}")))?;
     let out = args.out.clone().unwrap_or_else(|| default_out(&event));
+    let out = std::path::absolute(&out).context("cannot resolve a path")?;
+    // Each engine built from source gets its commit once, here (a shard joining a run adopts
+    // the run's): --resume and the later shards never resolve `rev=` again.
+    let joining = shard.map(|_| out.as_path());
+    for warning in
+        prepare::resolve_sources(&mut engines, joining).map_err(|e| usage(e.to_string()))?
+    {
+        note!("warning: {warning}");
+    }
     Ok(DatagenConfig {
         event,
         engines,
@@ -374,9 +438,10 @@ fn build_config(args: &DatagenArgs, shard: Option<Shard>) -> Result<DatagenConfi
         },
         seed: args.seed.get_or_draw(),
         concurrency: args.concurrency.unwrap_or(1),
-        out: std::path::absolute(&out).context("cannot resolve a path")?,
+        out,
         text: args.text,
         log: args.log,
+        build_cache: None,
         shard,
         run_id: None,
         worker: None,
@@ -402,7 +467,7 @@ fn resumed_config(
     if let Some(flag) = super::flag_given_outside(&command, given, &RESUME_FLAGS) {
         return Err(usage(format!(
             "--{flag} cannot be given with --resume: the run continues as saved in {} (only \
-             --concurrency and --shard may be given)",
+             --concurrency, --shard, --build-cache and --rebuild may be given)",
             dir.join(bt_arena::run_dir::DATAGEN_JSON).display()
         )));
     }

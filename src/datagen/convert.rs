@@ -4,7 +4,7 @@
 //! filters, without running any engine. Memory: one game per input file, the proof table
 //! (at most 8 MiB) and the repeat set (8 MiB), whatever the number of positions.
 
-use super::filters::{Filters, Judge};
+use super::filters::{Filters, Judge, Seen};
 use super::formats::binary::PositionRecord;
 use super::formats::games::{GameEntry, GamesError, GamesReader};
 use super::formats::text;
@@ -192,6 +192,36 @@ pub fn convert(
     sinks: &mut Sinks,
 ) -> Result<DatagenSummary, ConvertError> {
     let mut judge = Judge::new(settings.filters, settings.seed, true);
+    convert_judged(games, rules, settings, sinks, &mut judge)
+}
+
+/// Counts what [`convert`] would write of `games`, writing nothing and without counting
+/// repeated positions ([`DatagenSummary::repeated`] stays 0): the set of positions seen
+/// (8 MiB) is kept only when `--dedup` needs one, and then taken from `spare` and given back,
+/// so that counting again and again keeps one.
+///
+/// # Errors
+/// [`ConvertError`]: a bad games file, a game id that does not increase.
+pub fn count(
+    games: impl Iterator<Item = Result<GameEntry, GamesError>>,
+    rules: Rules,
+    settings: &Settings,
+    spare: &mut Option<Box<Seen>>,
+) -> Result<DatagenSummary, ConvertError> {
+    let mut judge = Judge::reusing(settings.filters, settings.seed, spare);
+    let counted = convert_judged(games, rules, settings, &mut Sinks::default(), &mut judge);
+    judge.into_spare(spare);
+    counted
+}
+
+/// [`convert`] with the filters of `judge`.
+fn convert_judged(
+    games: impl Iterator<Item = Result<GameEntry, GamesError>>,
+    rules: Rules,
+    settings: &Settings,
+    sinks: &mut Sinks,
+    judge: &mut Judge,
+) -> Result<DatagenSummary, ConvertError> {
     let mut summary = DatagenSummary::new();
     let mut last_id = 0;
     for game in games {
@@ -215,7 +245,7 @@ pub fn convert(
                 .append(&game)
                 .map_err(|e| ConvertError::Write(path.clone(), io::Error::other(e.to_string())))?;
         }
-        write_game(&game, rules, settings, &mut judge, &mut summary, sinks)?;
+        write_game(&game, rules, settings, judge, &mut summary, sinks)?;
     }
     summary.dropped = judge.drops;
     summary.repeated = judge.repeated;

@@ -133,6 +133,11 @@ impl Seen {
         }
     }
 
+    /// Empties the set, keeping its memory.
+    pub fn clear(&mut self) {
+        self.bits.fill(0);
+    }
+
     /// Adds `position`; true when it was (probably) there already.
     pub fn insert(&mut self, position: &Position) -> bool {
         let side = match position.side_to_move() {
@@ -197,6 +202,32 @@ impl Judge {
             seen: (filters.dedup || count_repeats).then(|| Box::new(Seen::new())),
             repeated: 0,
             drops: Drops::default(),
+        }
+    }
+
+    /// As [`Judge::new`] without counting repeats, taking the set of positions seen that
+    /// `--dedup` needs from `spare` (emptied) rather than allocating one: a caller that
+    /// judges again and again keeps one set ([`Judge::into_spare`] gives it back).
+    pub fn reusing(filters: Filters, seed: u64, spare: &mut Option<Box<Seen>>) -> Judge {
+        let seen = filters.dedup.then(|| {
+            let mut seen = spare.take().unwrap_or_default();
+            seen.clear();
+            seen
+        });
+        // Not `..Judge::new(..)`: that would allocate a set for --dedup, only to drop it.
+        Judge {
+            filters,
+            seed,
+            seen,
+            repeated: 0,
+            drops: Drops::default(),
+        }
+    }
+
+    /// Gives the set of positions seen back to `spare` (see [`Judge::reusing`]).
+    pub fn into_spare(self, spare: &mut Option<Box<Seen>>) {
+        if self.seen.is_some() {
+            *spare = self.seen;
         }
     }
 

@@ -180,6 +180,11 @@ pub struct DatagenConfig {
     /// Log the engines' protocol traffic.
     #[serde(default)]
     pub log: bool,
+    /// The build cache the engines built from source (src=) were built in (`--build-cache`,
+    /// or the default then), so that `--resume` uses it again; where builds are kept does not
+    /// make the games (one of [`crate::run::settings::PER_SHARD_FIELDS`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build_cache: Option<PathBuf>,
     /// The shard this process plays.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<Shard>,
@@ -340,17 +345,15 @@ impl Identified for DatagenConfig {
         self.worker.as_deref()
     }
 
-    /// The config but `out`, `concurrency`, `log`, `run_id` and `worker`, with `shard`
-    /// replaced by the number of shards.
+    /// The config as a tournament's makes its identity
+    /// ([`crate::run::settings::identity_of`]): but `out`, `concurrency`, `log`,
+    /// `build_cache`, `run_id` and `worker`, with `shard` replaced by the number of shards, and the book
+    /// known by its digest.
     fn identity(&self) -> serde_json::Value {
-        let mut value = serde_json::to_value(self).unwrap_or_default();
-        if let Some(fields) = value.as_object_mut() {
-            for own in ["out", "concurrency", "log", "run_id", "worker"] {
-                fields.remove(own);
-            }
-            fields.insert("shard".to_string(), self.shard.map(|s| s.count()).into());
-        }
-        value
+        crate::run::settings::identity_of(
+            serde_json::to_value(self).unwrap_or_default(),
+            self.shard,
+        )
     }
 
     fn seed(&self) -> u64 {

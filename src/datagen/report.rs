@@ -1,11 +1,61 @@
 //! report.html of a datagen run: the summary ([`DatagenSummary`]) as a page a person reads,
 //! its score and ply histograms drawn with the tournament report's bar charts
-//! ([`crate::report::html::svg::bars`]). One self-contained file, no script.
+//! ([`crate::report::html::svg::bars`]). One self-contained file, no script. It is written
+//! while the run plays ([`refresh`], from the games file as it stands, as often as the arena
+//! refreshes a tournament's page) and once more at the end of each session ([`write`]).
 
 use super::DatagenConfig;
+use super::convert;
+use super::filters::Seen;
+use super::formats::games::GamesReader;
 use super::summary::{Bucket, DatagenSummary};
+use crate::records::{Existing, RecordsError};
 use crate::report::html::svg::{self, escape};
+use crate::run_dir::RunDir;
 use std::fmt::Write;
+use std::path::Path;
+
+/// Writes report.html in `dir`, atomically: the page of `summary` for the run of `config`;
+/// `live` for a page written while the run plays.
+///
+/// # Errors
+/// [`RecordsError::Io`] naming the file.
+pub fn write(
+    config: &DatagenConfig,
+    summary: &DatagenSummary,
+    dir: &Path,
+    live: bool,
+) -> Result<(), RecordsError> {
+    let page = html(config, summary, live);
+    crate::records::write_atomically(&RunDir::new(dir).report_html(), Existing::Replace, |out| {
+        std::io::Write::write_all(out, page.as_bytes())
+    })?;
+    Ok(())
+}
+
+/// Writes report.html in `dir` while the run plays, from `games` (its games file, opened
+/// between two games: whole games only): the positions the games written so far give under
+/// the run's filters ([`convert::count`]). Proof labels (a search per position, too dear to
+/// repeat at every refresh) and repeats (a set of 8 MiB, which memory would keep) are left
+/// out: the page at the end counts them. With `--dedup`, its set of positions seen is
+/// `spare`, kept from one refresh to the next.
+///
+/// # Errors
+/// The games file cannot be read, or the page cannot be written.
+pub fn refresh(
+    config: &DatagenConfig,
+    games: GamesReader,
+    dir: &Path,
+    spare: &mut Option<Box<Seen>>,
+) -> Result<(), crate::arena::ReportError> {
+    let settings = convert::Settings {
+        label: None,
+        ..config.convert_settings()
+    };
+    let summary = convert::count(games, config.rules, &settings, spare)?;
+    write(config, &summary, dir, true)?;
+    Ok(())
+}
 
 /// A bucket's short label under its bar: its lower end (`-50` for `-50..0`), `<-1000` for
 /// the first, `150+` for the last.
@@ -18,8 +68,9 @@ fn label(range: &str) -> String {
     }
 }
 
-/// The page of `summary` for the run of `config`.
-pub fn html(config: &DatagenConfig, summary: &DatagenSummary) -> String {
+/// The page of `summary` for the run of `config`; `live`: written while the run plays (it
+/// says so).
+pub fn html(config: &DatagenConfig, summary: &DatagenSummary, live: bool) -> String {
     let engines: Vec<String> = config.engines.iter().map(|e| escape(&e.name)).collect();
     let mut page = String::new();
     let _ = write!(
@@ -35,6 +86,12 @@ pub fn html(config: &DatagenConfig, summary: &DatagenSummary) -> String {
         rules = config.rules,
         seed = config.seed,
     );
+    if live {
+        page.push_str(
+            "<p><em>In progress: the games written so far (refreshed as the run plays; \
+             repeats and proof labels are counted when it ends).</em></p>",
+        );
+    }
     let d = &summary.dropped;
     let rows: [(&str, u64); 17] = [
         ("games", summary.games),
@@ -56,7 +113,9 @@ pub fn html(config: &DatagenConfig, summary: &DatagenSummary) -> String {
         ("proven by --label", summary.proven_total()),
     ];
     page.push_str("<table>");
-    for (name, value) in rows {
+    // Repeats and proofs are counted at the end only.
+    let counted = rows.len() - if live { 2 } else { 0 };
+    for (name, value) in rows.into_iter().take(counted) {
         let _ = write!(page, "<tr><th>{name}</th><td>{value}</td></tr>");
     }
     if let Some(rate) = summary.positions_per_second {

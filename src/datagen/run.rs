@@ -66,6 +66,8 @@ pub struct Plan {
 pub enum DatagenError {
     /// The book cannot be used.
     Book(crate::openings::BookError),
+    /// The book cannot be read for its digest, or changed since the run started.
+    BookDigest(String),
     /// The identity cannot be joined (boxed: the error is large).
     Identity(Box<IdentityError>),
     /// The directory cannot be locked.
@@ -86,6 +88,7 @@ impl std::fmt::Display for DatagenError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             DatagenError::Book(err) => err.fmt(f),
+            DatagenError::BookDigest(err) => f.write_str(err),
             DatagenError::Identity(err) => err.fmt(f),
             DatagenError::Lock(err) => err.fmt(f),
             DatagenError::OutputExists(dir) => write!(
@@ -152,6 +155,10 @@ pub fn run(
     announce: impl FnOnce(&DatagenConfig, &Plan),
 ) -> Result<DatagenReport, DatagenError> {
     let openings = openings(config)?;
+    config
+        .openings
+        .take_digest(resume)
+        .map_err(DatagenError::BookDigest)?;
     identity::establish(config, seed).map_err(|e| DatagenError::Identity(Box::new(e)))?;
     let config = &*config;
     let dir = config.dir();
@@ -279,9 +286,7 @@ pub fn run(
     summary.seconds = Some(seconds);
     summary.positions_per_second = Some(state.session_plies as f64 / seconds.max(1e-9));
     write_summary(&written, &summary)?;
-    let page = super::report::html(config, &summary);
-    let report = RunDir::new(&written).report_html();
-    std::fs::write(&report, page).map_err(|e| RecordsError::io(report, "cannot write", e))?;
+    super::report::write(config, &summary, &written, false)?;
     Ok(DatagenReport {
         finish,
         summary,
@@ -344,7 +349,8 @@ pub enum ProbeError {
 impl std::fmt::Display for ProbeError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            ProbeError::Engine(name, err) => write!(f, "engine '{name}': {err}"),
+            // The engine's error names it already.
+            ProbeError::Engine(_, err) => err.fmt(f),
             ProbeError::NoMultiPv(name) => write!(
                 f,
                 "--random-multipv: engine '{name}' has no MultiPV option (it must report its \

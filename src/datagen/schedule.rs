@@ -10,8 +10,8 @@
 //! stops at the game that brings the positions to N: games after it are neither written nor
 //! started.
 
-use super::filters::{Judge, mix};
-use super::formats::games::{Ending, GameEntry, GamesWriter, Ply};
+use super::filters::{Judge, Seen, mix};
+use super::formats::games::{Ending, GameEntry, GamesReader, GamesWriter, Ply};
 use super::formats::{encode_move, mover_score, score_value};
 use super::start::{self, Start};
 use super::workers::{self, IdRanges};
@@ -36,6 +36,8 @@ pub struct Selfplay<'a> {
     sequence: Vec<usize>,
     pairs: Vec<(usize, usize)>,
     state: Mutex<State>,
+    /// The live report's set of positions seen (with `--dedup`), kept between refreshes.
+    report_seen: Mutex<Option<Box<Seen>>>,
     /// A worker's claims on the run's games (`--worker`, [`super::workers`]): it plays only
     /// the games it claims.
     pub claims: Option<Claimed>,
@@ -133,6 +135,7 @@ impl<'a> Selfplay<'a> {
                 cursor: 1,
                 last_written: resumed.last_id,
             }),
+            report_seen: Mutex::new(None),
             claims: None,
         }
     }
@@ -493,7 +496,13 @@ impl Schedule for Selfplay<'_> {
     }
 
     fn refresh_report(&self, _recorded: u64, _total: u64) -> Result<(), arena::ReportError> {
-        Ok(())
+        let dir = self.config.dir();
+        // Opened between two appends: the reader sees whole games only.
+        let games = {
+            let _state = lock(&self.state);
+            GamesReader::open(&dir.join(super::GAMES_FILE))?
+        };
+        super::report::refresh(self.config, games, &dir, &mut lock(&self.report_seen))
     }
 }
 

@@ -89,7 +89,9 @@ pub struct Players<'a> {
 /// K,DIFF,P`): at each ply, with probability `probability`, the move played is drawn
 /// uniformly among the first moves of the engine's MultiPV lines ([`SearchReply::lines`])
 /// scored within `diff` centipawns of its best ([`Score::value`]); both draws come from `seed`
-/// and the ply, so a game repeats. A reply without lines plays its `bestmove`.
+/// and the ply, so a game repeats. A reply without lines plays its `bestmove`. The move's
+/// recorded score ([`MoveInfo::score`]) is then the score of the line played, not the best
+/// line's (and its pv is left empty: only the line's first move is kept).
 ///
 /// [`SearchReply::lines`]: crate::engine::SearchReply::lines
 /// [`Score::value`]: crate::protocol::Score::value
@@ -104,25 +106,27 @@ pub struct MultiPvPick {
 }
 
 impl MultiPvPick {
-    /// The move to play at `ply` (0-based, from the game's start) for `reply`.
-    pub fn choose(&self, ply: usize, reply: &crate::engine::SearchReply) -> String {
+    /// The line whose move to play at `ply` (0-based, from the game's start) for `reply`;
+    /// `None`: its `bestmove` (no draw at this ply, or no lines).
+    pub fn choose<'r>(
+        &self,
+        ply: usize,
+        reply: &'r crate::engine::SearchReply,
+    ) -> Option<&'r crate::engine::PvLine> {
         let mut rng = fastrand::Rng::with_seed(
             self.seed ^ (ply as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
         );
-        let Some(best) = reply.lines.first() else {
-            return reply.bestmove.clone();
-        };
+        let best = reply.lines.first()?;
         if rng.f64() >= self.probability {
-            return reply.bestmove.clone();
+            return None;
         }
         let floor = best.score.value().saturating_sub(self.diff);
-        let near: Vec<&str> = reply
+        let near: Vec<&crate::engine::PvLine> = reply
             .lines
             .iter()
             .filter(|line| line.score.value() >= floor)
-            .map(|line| line.mv.as_str())
             .collect();
-        near[rng.usize(..near.len())].to_string()
+        Some(near[rng.usize(..near.len())])
     }
 }
 
@@ -228,7 +232,11 @@ fn play_moves(
         used[side] += elapsed;
         let (chosen, bestmove, ponder, info) = match reply {
             Ok(reply) => {
-                let chosen = judges.pick.map(|pick| pick.choose(moves.len(), &reply));
+                let chosen = judges
+                    .pick
+                    .and_then(|pick| pick.choose(moves.len(), &reply))
+                    .filter(|line| line.mv != reply.bestmove)
+                    .cloned();
                 (
                     chosen,
                     reply.bestmove,
@@ -245,7 +253,9 @@ fn play_moves(
             let detail = format!("{} lost on time ({late})", players.specs[side].name);
             return Ok(forfeit(side, Termination::TimeForfeit, detail, moves, used));
         }
-        let played = chosen.unwrap_or_else(|| bestmove.clone());
+        let played = chosen
+            .as_ref()
+            .map_or_else(|| bestmove.clone(), |line| line.mv.clone());
         match position.parse_move(rules, &played) {
             Ok(mv) => {
                 let score = info.score;
@@ -265,6 +275,11 @@ fn play_moves(
                     ponder: ponder.as_deref(),
                 });
                 info.pv.truncate(kept);
+                if let Some(line) = &chosen {
+                    // The move played is the line's: its score, none of the best line's pv.
+                    info.score = Some(line.score);
+                    info.pv.clear();
+                }
                 moves.push(mv);
                 infos.push(info);
                 position = position.play_unchecked(mv);

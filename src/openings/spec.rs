@@ -52,6 +52,36 @@ impl OpeningsSpec {
         }
         Ok(spec)
     }
+
+    /// Takes the SHA-256 of the book's bytes into [`digest`](Self::digest) (no book: nothing
+    /// to take). `resuming` a run whose saved digest is not the book's now is refused: the
+    /// book changed since the run started.
+    ///
+    /// # Errors
+    /// A message naming the book: it cannot be read, or it changed since the run started.
+    pub fn take_digest(&mut self, resuming: bool) -> Result<(), String> {
+        use sha2::Digest;
+        let Some(path) = &self.file else {
+            return Ok(());
+        };
+        let bytes =
+            super::book_bytes(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let digest: String = sha2::Sha256::digest(&bytes)
+            .iter()
+            .map(|byte| format!("{byte:02x}"))
+            .collect();
+        match &self.digest {
+            Some(saved) if resuming && *saved != digest => Err(format!(
+                "the book {} changed since the run started (its SHA-256 was {saved}, is \
+                 {digest}): restore it to continue the run, or start another run",
+                path.display()
+            )),
+            _ => {
+                self.digest = Some(digest);
+                Ok(())
+            }
+        }
+    }
 }
 
 /// An `--openings` token other than `file=PATH`, `order=sequential|random` or `format=epd`

@@ -294,27 +294,10 @@ pub fn run(
 /// # Errors
 /// [`RunError::Config`] when the book cannot be read, or changed since the run started.
 fn take_book_digest(config: &mut TournamentConfig, start: Start) -> Result<(), RunError> {
-    use sha2::Digest;
-    let Some(path) = &config.openings.file else {
-        return Ok(());
-    };
-    let bytes = crate::openings::book_bytes(path)
-        .map_err(|e| RunError::Config(format!("cannot read {}: {e}", path.display())))?;
-    let digest: String = sha2::Sha256::digest(&bytes)
-        .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect();
-    match (&config.openings.digest, start) {
-        (Some(saved), Start::Resume) if *saved != digest => Err(RunError::Config(format!(
-            "the book {} changed since the run started (its SHA-256 was {saved}, is {digest}): \
-             restore it to continue the run, or start another run",
-            path.display()
-        ))),
-        _ => {
-            config.openings.digest = Some(digest);
-            Ok(())
-        }
-    }
+    config
+        .openings
+        .take_digest(matches!(start, Start::Resume))
+        .map_err(RunError::Config)
 }
 
 /// The pairs of `scheduled` some but not all of whose games are in `done`.

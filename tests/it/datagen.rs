@@ -716,20 +716,22 @@ fn resigned_games_end_where_the_loser_scored_itself_lost_and_say_so() {
     assert_eq!(summary(&out)["endings"]["resign"], resigned);
 }
 
+/// Fairy-Stockfish (capture-only rules from its variants file) makes the three files, the same
+/// at any concurrency and over 2 shards merged.
 #[test]
 #[ignore = "needs fairy-stockfish (apt-get install fairy-stockfish)"]
-fn fairy_stockfish_makes_the_same_data_at_any_concurrency() {
+fn fairy_stockfish_makes_the_same_data_at_any_concurrency_and_over_shards() {
     let fsf = util::fairy_stockfish();
     let variants = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/engines/fairy-stockfish/variants.ini"
     );
     let tmp = tempfile::tempdir().unwrap();
-    let run = |name: &str, concurrency: &str| {
+    let run = |name: &str, extra: &[&str]| {
         let out = tmp.path().join(name);
         let engine = format!("cmd={}", fsf.display());
         let variant_path = format!("option.VariantPath={variants}");
-        success_stdout(&bt_arena(&[
+        let mut args = vec![
             "datagen",
             "--engine",
             &engine,
@@ -739,28 +741,55 @@ fn fairy_stockfish_makes_the_same_data_at_any_concurrency() {
             "option.UCI_Variant=breakthrough-capture-only",
             "depth=3",
             "--games",
-            "3",
+            "4",
             "--seed",
             "1",
             "--random-plies",
             "2-4",
-            "--concurrency",
-            concurrency,
+            "--text",
             "--out",
             path(&out),
-        ]));
+        ];
+        args.extend_from_slice(extra);
+        success_stdout(&bt_arena(&args));
         out
     };
-    let (one, two) = (run("one", "1"), run("two", "2"));
-    assert_eq!(
-        std::fs::read(one.join("games.dat")).unwrap(),
-        std::fs::read(two.join("games.dat")).unwrap()
-    );
-    // Every game replays by the rules (the reader checks each move).
+    let one = run("one", &["--concurrency", "1"]);
+    let two = run("two", &["--concurrency", "2"]);
+    let sharded = run("sharded", &["--shard", "0/2"]);
+    run("sharded", &["--shard", "1/2"]);
+    let bytes = |file: &Path| std::fs::read(file).unwrap();
+    for file in ["games.dat", "positions.bin", "positions.txt"] {
+        assert_eq!(bytes(&one.join(file)), bytes(&two.join(file)), "{file}");
+    }
+    let merged = tmp.path().join("merged");
+    std::fs::create_dir(&merged).unwrap();
+    for (format, file) in [
+        ("games", "games.dat"),
+        ("binary", "positions.bin"),
+        ("text", "positions.txt"),
+    ] {
+        success_stdout(&bt_arena(&[
+            "datagen",
+            "convert",
+            path(&sharded),
+            "--format",
+            format,
+            "--out",
+            path(&merged.join(file)),
+        ]));
+        assert_eq!(bytes(&merged.join(file)), bytes(&one.join(file)), "{file}");
+    }
+    // Every game replays by the rules (the reader checks each move), each of its positions
+    // written, with a score.
     let games = games(&one.join("games.dat"));
-    assert_eq!(games.len(), 3);
+    assert_eq!(games.len(), 4);
     let plies: usize = games.iter().map(|g| g.plies.len()).sum();
-    assert_eq!(records(&one.join("positions.bin")).len(), plies);
+    let written = records(&one.join("positions.bin"));
+    assert_eq!(written.len(), plies);
+    assert!(written.iter().all(|r| r.score != i16::MIN), "a score each");
+    let text = std::fs::read_to_string(one.join("positions.txt")).unwrap();
+    assert_eq!(text.lines().count(), plies);
 }
 
 #[test]
@@ -927,4 +956,309 @@ fn random_multipv_plays_other_moves_repeatably_and_needs_multipv() {
         stderr(&output)
     );
     assert!(!out.exists());
+}
+
+/// A game an engine crashes in is excluded from the positions and counted, and the run goes
+/// on. Engines a and b (bt-search) and f (bt-faulty, crashing on its second `go` of each
+/// process: its first is the start-up probe's, in a process of its own) play each other, every
+/// ordered pair in turn: the 4 games of f's 6 end by its crash after exactly 2 plies (f White:
+/// f, a) or 3 (f Black: a, f, a), and only a's and b's 2 games are written.
+#[test]
+fn a_game_an_engine_crashes_in_is_counted_and_left_out_and_the_run_goes_on() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("run");
+    let (search, faulty) = (format!("cmd={SEARCH}"), format!("cmd={}", util::FAULTY));
+    let stdout = success_stdout(&bt_arena(&[
+        "datagen",
+        "--engine",
+        &search,
+        "name=a",
+        "--engine",
+        &search,
+        "name=b",
+        "nodes=300",
+        "--engine",
+        &faulty,
+        "name=f",
+        "arg=--fault",
+        "arg=crash-mid-game",
+        "arg=--after",
+        "arg=1",
+        "arg=--score-cp",
+        "arg=0",
+        "--each",
+        "nodes=200",
+        "--games",
+        "6",
+        "--seed",
+        "2",
+        "--startpos",
+        "--out",
+        path(&out),
+    ]));
+    let games = games(&out.join("games.dat"));
+    let seats: Vec<(&str, &str)> = vec![
+        ("a", "b"),
+        ("a", "f"),
+        ("b", "a"),
+        ("b", "f"),
+        ("f", "a"),
+        ("f", "b"),
+    ];
+    assert_eq!(games.len(), 6);
+    let mut written = 0;
+    for (game, (white, black)) in games.iter().zip(&seats) {
+        let faulted = *white == "f" || *black == "f";
+        match faulted {
+            true => {
+                assert_eq!(game.ending, Ending::Fault, "game {}", game.game_id);
+                let plies = if *white == "f" { 2 } else { 3 };
+                assert_eq!(game.plies.len(), plies, "game {}", game.game_id);
+            }
+            false => {
+                assert_eq!(game.ending, Ending::Board, "game {}", game.game_id);
+                written += game.plies.len();
+            }
+        }
+    }
+    assert_eq!(records(&out.join("positions.bin")).len(), written);
+    let summary = summary(&out);
+    assert_eq!(summary["games"], 6);
+    assert_eq!(summary["endings"]["fault"], 4);
+    assert_eq!(summary["endings"]["board"], 2);
+    assert_eq!(summary["positions_played"], written + 2 * 2 + 2 * 3);
+    assert_eq!(summary["positions"], written);
+    assert_eq!(summary["dropped"]["fault"], 2 * 2 + 2 * 3);
+    assert_eq!(
+        summary["results"]["white"].as_u64().unwrap()
+            + summary["results"]["black"].as_u64().unwrap(),
+        2
+    );
+    let text = std::fs::read_to_string(out.join("summary.txt")).unwrap();
+    assert!(text.contains(", fault 4 (not written)"), "{text}");
+    assert!(text.contains("Dropped: fault 10,"), "{text}");
+    assert!(stdout.contains(", fault 4 (not written)"), "{stdout}");
+    // games.csv says who crashed: f, in each of its games.
+    let crashed: Vec<(u64, String)> = util::games_of(&out.join("games.csv"))
+        .iter()
+        .filter(|g| g.termination == bt_arena::records::Termination::Crash)
+        .map(|g| (g.game_id, g.loser_name().to_string()))
+        .collect();
+    let f = |id| (id, "f".to_string());
+    assert_eq!(crashed, [f(2), f(4), f(5), f(6)]);
+    // The page at the end is the whole run's, no longer in progress.
+    let page = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(page.contains("<tr><th>games</th><td>6</td></tr>"), "{page}");
+    assert!(
+        page.contains("<tr><th>ended by a fault (not written)</th><td>4</td></tr>"),
+        "{page}"
+    );
+    assert!(!page.contains("In progress"), "{page}");
+}
+
+/// What an engine's log says of each `go`: the lines of its last iteration (as the runner
+/// keeps them: `multipv 1` starts them afresh, line N replaces N and after), each as its first
+/// move and score, and its `bestmove`.
+fn searches(log: &Path) -> Vec<(Vec<(String, bt_arena::protocol::Score)>, String)> {
+    let text = std::fs::read_to_string(log).expect("log");
+    let mut searches = Vec::new();
+    let mut lines: Vec<(String, bt_arena::protocol::Score)> = Vec::new();
+    for line in text.lines() {
+        let Some((_, said)) = line.split_once(" < ") else {
+            continue;
+        };
+        if let Some(mv) = said.strip_prefix("bestmove ") {
+            searches.push((std::mem::take(&mut lines), mv.to_string()));
+            continue;
+        }
+        let words: Vec<&str> = said.split(' ').collect();
+        let at = |key: &str| words.iter().position(|w| *w == key).map(|i| i + 1);
+        let (Some(n), Some(score), Some(pv)) = (at("multipv"), at("score"), at("pv")) else {
+            continue;
+        };
+        let n: usize = words[n].parse().unwrap();
+        let value: i32 = words[score + 1].parse().unwrap();
+        let score = match words[score] {
+            "cp" => bt_arena::protocol::Score::Cp(value),
+            _ => bt_arena::protocol::Score::Mate(value),
+        };
+        lines.truncate(n - 1);
+        lines.push((words[pv].to_string(), score));
+    }
+    searches
+}
+
+/// With `--random-multipv`, a move drawn among the engine's lines is recorded with the score of
+/// its own line, not the best line's: each ply's score is checked against what the engine
+/// said in its log (every ply drawn: P = 1).
+#[test]
+fn a_move_drawn_among_the_lines_carries_its_own_lines_score() {
+    use bt_arena::datagen::formats::{mover_score, score_value};
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("run");
+    datagen(
+        &out,
+        &[
+            "--games",
+            "2",
+            "--seed",
+            "4",
+            "--startpos",
+            "--random-multipv",
+            "3,50,1",
+            "--log",
+        ],
+    );
+    let games = games(&out.join("games.dat"));
+    let mut said = [
+        searches(&out.join("logs/bt-search-1-0.log")).into_iter(),
+        searches(&out.join("logs/bt-search-2-0.log")).into_iter(),
+    ];
+    let (mut drawn, mut scored_apart) = (0, 0);
+    for game in &games {
+        for at in game.positions() {
+            let mover = at.position.side_to_move();
+            // One engine is two seats, White in turn: seat 1 in odd games, seat 2 in even.
+            let seat = (mover as usize + (game.game_id as usize - 1)) % 2;
+            let (lines, bestmove) = said[seat].next().expect("a search per ply");
+            let played = at.mv.to_string();
+            let expected = match lines.iter().find(|(mv, _)| *mv == played) {
+                Some((_, score)) if played != bestmove => {
+                    drawn += 1;
+                    if lines[0].1 != *score {
+                        scored_apart += 1;
+                    }
+                    *score
+                }
+                _ => {
+                    assert_eq!(played, bestmove, "game {} ply {}", game.game_id, at.index);
+                    lines
+                        .first()
+                        .map(|(_, s)| *s)
+                        .unwrap_or_else(|| panic!("no line"))
+                }
+            };
+            assert_eq!(
+                at.score,
+                score_value(mover_score(Some(expected)), mover),
+                "game {} ply {}: {played} (bestmove {bestmove}, lines {lines:?})",
+                game.game_id,
+                at.index
+            );
+        }
+    }
+    // The logs hold no more searches than the games' plies.
+    assert!(said.iter_mut().all(|s| s.next().is_none()));
+    assert!(
+        drawn > 0 && scored_apart > 0,
+        "{drawn} drawn, {scored_apart} scored apart"
+    );
+}
+
+/// The book's digest is part of the run's identity, as a tournament's: a shard joining with a
+/// book changed since the run started is refused naming the field, and so is `--resume`.
+#[test]
+fn a_book_changed_under_a_run_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let book = tmp.path().join("book.epd");
+    let shipped = concat!(env!("CARGO_MANIFEST_DIR"), "/openings/capture-only.epd");
+    std::fs::copy(shipped, &book).unwrap();
+    let out = tmp.path().join("run");
+    let openings = format!("file={}", book.display());
+    let shard = |k: &str| {
+        bt_arena(&[
+            "datagen",
+            "--engine",
+            &engine(),
+            "nodes=200",
+            "--games",
+            "2",
+            "--seed",
+            "3",
+            "--openings",
+            &openings,
+            "--out",
+            path(&out),
+            "--shard",
+            k,
+        ])
+    };
+    success_stdout(&shard("0/2"));
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("identity.json")).unwrap()).unwrap();
+    let digest = saved["settings"]["openings"]["digest"].as_str().unwrap();
+    assert_eq!(digest.len(), 64, "{saved}");
+    let text = std::fs::read_to_string(&book).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.reverse();
+    std::fs::write(&book, lines.join("\n") + "\n").unwrap();
+    let output = shard("1/2");
+    assert_eq!(output.status.code(), Some(4), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("field `openings.digest`"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(!out.join("shard-1").join("games.dat").exists());
+    let output = bt_arena(&["datagen", "--resume", path(&out), "--shard", "0/2"]);
+    assert_eq!(output.status.code(), Some(4), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains(&format!(
+            "the book {} changed since the run started (its SHA-256 was {digest}, is ",
+            book.display()
+        )),
+        "{}",
+        stderr(&output)
+    );
+}
+
+/// report.html is written while the run plays, as a tournament's is: here after game 1, while
+/// game 2 waits on an engine that hangs (bt-faulty, seeded, plays game 1 in 61 plies, 31 of
+/// them White's; then White's process hangs on its next `go`, its first of game 2, for the
+/// minute an unclocked move may take): the page then says game 1 and that it is in progress.
+/// The run is then killed (a stop would wait for the hung move). The page at the end is
+/// checked by the test of a faulted game.
+#[test]
+fn report_html_is_written_while_the_run_plays() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("run");
+    let faulty = format!("cmd={}", util::FAULTY);
+    let mut child = util::bt_arena_command([
+        "datagen",
+        "--engine",
+        &faulty,
+        "arg=--fault",
+        "arg=hang-mid-game",
+        "arg=--after",
+        "arg=31",
+        "arg=--score-cp",
+        "arg=0",
+        "option.Seed=1",
+        "depth=1",
+        "--games",
+        "3",
+        "--seed",
+        "1",
+        "--startpos",
+        "--out",
+        path(&out),
+    ])
+    .stdout(std::process::Stdio::null())
+    .stderr(std::process::Stdio::null())
+    .spawn()
+    .unwrap();
+    let report = out.join("report.html");
+    let appeared = util::eventually(std::time::Duration::from_secs(50), || report.exists());
+    let live = std::fs::read_to_string(&report).unwrap_or_default();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(appeared, "no report.html while game 2 hangs");
+    assert!(live.contains("<tr><th>games</th><td>1</td></tr>"), "{live}");
+    assert!(
+        live.contains("<tr><th>positions written</th><td>61</td></tr>"),
+        "{live}"
+    );
+    assert!(live.contains("In progress"), "{live}");
+    // Written before game 2 ended: the games file holds game 1 alone.
+    assert_eq!(games(&out.join("games.dat")).len(), 1);
 }

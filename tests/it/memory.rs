@@ -1,8 +1,9 @@
 //! Memory of the commands that read runs: `bt-arena elo` over N and then 4N games, of a loose
 //! games.csv and of a run of four shards, must not grow by more than 16 bytes a game (the
 //! reader keeps a bit a game id, an 8-byte content hash a loose game, 12 bytes a row of a
-//! sharded run; never the games). Peak resident memory is the child's `ru_maxrss`, from
-//! `wait4`; the sizes are small enough for a debug build to read in seconds.
+//! sharded run; never the games). `bt-arena datagen` of N and 10N games must peak alike.
+//! Peak resident memory is the child's `ru_maxrss`, from `wait4`; the sizes are small enough
+//! for a debug build to read in seconds.
 
 use bt_arena::records::COLUMNS;
 use std::io::{BufWriter, Write};
@@ -67,14 +68,18 @@ fn write_sharded_run(run: &Path, games: u64) {
 }
 
 /// The peak resident memory, in bytes, of `bt-arena elo INPUT`, which must exit 0.
+fn elo_peak_bytes(input: &Path) -> i64 {
+    peak_bytes(&["elo".as_ref(), input.as_os_str()])
+}
+
+/// The peak resident memory, in bytes, of `bt-arena ARGS`, which must exit 0.
 #[allow(
     clippy::zombie_processes,
     reason = "wait4 reaps the child, with its rusage"
 )]
-fn elo_peak_bytes(input: &Path) -> i64 {
+fn peak_bytes(args: &[&std::ffi::OsStr]) -> i64 {
     let child = Command::new(env!("CARGO_BIN_EXE_bt-arena"))
-        .arg("elo")
-        .arg(input)
+        .args(args)
         .stdout(Stdio::null())
         .spawn()
         .expect("bt-arena starts");
@@ -87,8 +92,7 @@ fn elo_peak_bytes(input: &Path) -> i64 {
     assert_eq!(waited, pid, "wait4 failed");
     assert!(
         libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
-        "bt-arena elo {} failed: status {status}",
-        input.display()
+        "bt-arena {args:?} failed: status {status}"
     );
     // ru_maxrss is in KiB on Linux.
     usage.ru_maxrss * 1024
@@ -128,4 +132,43 @@ fn elo_over_a_sharded_run_keeps_at_most_16_bytes_a_game() {
     write_sharded_run(&small, GAMES);
     write_sharded_run(&large, 4 * GAMES);
     assert_flat("a run of four shards", &small, &large);
+}
+
+/// `bt-arena datagen --dedup` of N and then 10N games (bt-search at 100 nodes, 2 at a time,
+/// about 7,600 and 76,000 positions played) peaks within [`SLACK`] of each other: nothing it
+/// keeps grows with the positions (its report refreshed as it plays included).
+#[test]
+fn datagen_memory_does_not_grow_with_the_positions() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let search = format!("cmd={}", env!("CARGO_BIN_EXE_bt-search"));
+    let peak = |games: &str| {
+        let out = dir.path().join(games);
+        let args = [
+            "datagen",
+            "--engine",
+            &search,
+            "nodes=100",
+            // The engines' own memory (ru_maxrss counts the children reaped) well below.
+            "option.Hash=1",
+            "--games",
+            games,
+            "--seed",
+            "1",
+            "--concurrency",
+            "2",
+            // Its set of positions seen (8 MiB) kept once, not per refresh of report.html.
+            "--dedup",
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
+        peak_bytes(&args)
+    };
+    let (small, large) = (peak("100"), peak("1000"));
+    assert!(
+        large - small <= SLACK,
+        "datagen: {} KiB at 100 games, {} KiB at 1000",
+        small / 1024,
+        large / 1024
+    );
 }

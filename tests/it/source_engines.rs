@@ -1429,3 +1429,153 @@ fn scale_tc_refuses_a_clock_below_1_ms_and_prints_small_factors() {
     let pgn = std::fs::read_to_string(dir.path().join("small/games.pgn")).unwrap();
     assert_eq!(pgn.matches("[X-Limit \"st=0.007\"]").count(), 2, "{pgn}");
 }
+
+/// Datagen takes engines built from source as a tournament does: built into the cache, its
+/// commit, bench signature and build cache saved in datagen.json (the first two in the run's
+/// identity); a shard that starts after `main` moved adopts the run's commit, and `--resume`
+/// reuses the build from the cache it was started with.
+#[test]
+fn datagen_builds_its_engine_from_source_and_its_shards_adopt_the_commit() {
+    let dir = tempfile::tempdir().unwrap();
+    let (repo, commits) = repo(dir.path(), &[2]);
+    let out = dir.path().join("data");
+    let cache = dir.path().join("cache");
+    let src = format!("src={}", repo.display());
+    let datagen = |extra: &[&str]| {
+        let mut args = vec![
+            "datagen",
+            "--engine",
+            &src,
+            "rev=main",
+            BUILD,
+            "bin=engine",
+            "--games",
+            "4",
+            "--seed",
+            "1",
+            "--startpos",
+            "--random-plies",
+            "2",
+            "--build-cache",
+            cache.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        bt_arena(&args, dir.path())
+    };
+    let first = datagen(&["--shard", "0/2"]);
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
+    let stdout = text(&first.stdout);
+    let short = &commits[0][..7];
+    assert!(
+        stdout.contains(&format!("Engine engine@{short}: commit {short}")),
+        "{stdout}"
+    );
+    let saved = json(&out.join("shard-0/datagen.json"));
+    assert_eq!(saved["engines"][0]["source"]["commit"], commits[0].as_str());
+    assert_eq!(saved["engines"][0]["name"], format!("engine@{short}"));
+    // `bt-search bench 2`'s signature.
+    assert_eq!(saved["engines"][0]["bench"], 846);
+    let identity = json(&out.join("identity.json"));
+    assert_eq!(
+        identity["settings"]["engines"][0]["source"]["commit"],
+        commits[0].as_str()
+    );
+    let builds = || std::fs::read_dir(&cache).unwrap().count();
+    let cached = builds();
+    // main moves on: the second shard still plays the run's commit.
+    std::fs::write(repo.join("engine.sh"), "#!/bin/sh\nexit 1\n").unwrap();
+    git(&repo, &["commit", "--quiet", "-am", "broken"]);
+    let second = datagen(&["--shard", "1/2"]);
+    assert_eq!(second.status.code(), Some(0), "{}", text(&second.stderr));
+    let theirs = json(&out.join("shard-1/datagen.json"));
+    assert_eq!(theirs["engines"], saved["engines"]);
+    assert_eq!(builds(), cached, "the second shard reuses the build");
+    // --resume builds into the cache the run was started with (recorded in datagen.json),
+    // not the default one of its home.
+    assert_eq!(saved["build_cache"], cache.to_str().unwrap());
+    let home = dir.path().join("home");
+    let resumed = bt_arena_at_home(
+        &[
+            "datagen",
+            "--resume",
+            out.to_str().unwrap(),
+            "--shard",
+            "0/2",
+        ],
+        dir.path(),
+        &home,
+    );
+    assert_eq!(resumed.status.code(), Some(0), "{}", text(&resumed.stderr));
+    assert_eq!(builds(), cached, "the resumed shard reuses the build");
+    assert!(!home.join(".cache").exists());
+    // Every game of the run is there, two per shard, and every one replays by the rules.
+    let merged = dir.path().join("all.dat");
+    let output = bt_arena(
+        &[
+            "datagen",
+            "convert",
+            out.to_str().unwrap(),
+            "--format",
+            "games",
+            "--out",
+            merged.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let ids: Vec<u64> = bt_arena::datagen::formats::games::GamesReader::open(&merged)
+        .unwrap()
+        .map(|game| game.unwrap().game_id)
+        .collect();
+    assert_eq!(ids, [1, 2, 3, 4]);
+}
+
+/// An engine built from source that reports no score is refused as any (exit 3), once built;
+/// the directory its build log went to is removed: a run that never started leaves nothing.
+#[test]
+fn datagen_refuses_a_built_engine_without_scores_and_leaves_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("random");
+    std::fs::create_dir_all(&repo).unwrap();
+    git(&repo, &["init", "--quiet", "--initial-branch=main"]);
+    let script = format!(
+        "#!/bin/sh\n[ \"$1\" = bench ] && exec '{search}' bench 2\nexec '{random}'\n",
+        search = env!("CARGO_BIN_EXE_bt-search"),
+        random = env!("CARGO_BIN_EXE_bt-random")
+    );
+    std::fs::write(repo.join("engine.sh"), script).unwrap();
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "--quiet", "-m", "a random mover"]);
+    let out = dir.path().join("data");
+    let src = format!("src={}", repo.display());
+    let output = bt_arena(
+        &[
+            "datagen",
+            "--engine",
+            &src,
+            BUILD,
+            "bin=engine",
+            "--games",
+            "1",
+            "--build-cache",
+            dir.path().join("cache").to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    assert_eq!(output.status.code(), Some(3), "{}", text(&output.stderr));
+    assert!(
+        text(&output.stderr).contains("reported no score"),
+        "{}",
+        text(&output.stderr)
+    );
+    assert!(
+        text(&output.stdout).contains("built with"),
+        "{}",
+        text(&output.stdout)
+    );
+    assert!(!out.exists());
+}
