@@ -502,7 +502,7 @@ fn a_resume_brings_games_pgn_back_to_the_games_of_games_csv() {
         bt_arena::records::moves::decode_column(&game.move_info)
             .unwrap()
             .iter()
-            .map(|info| info.time_ms)
+            .map(|info| info.time_ms())
             .collect()
     };
     let from_csv = bt_arena::records::read_games(&csv).unwrap();

@@ -243,6 +243,7 @@ pub fn game(game_id: u64, pair: u64, white: &str, black: &str, white_wins: bool)
         black_stray: 0,
         move_info: String::new(),
         claims: String::new(),
+        move_times: String::new(),
     }
 }
 

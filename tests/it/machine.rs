@@ -1,0 +1,121 @@
+//! What a run shows of the machine under the engines (docs/guide/checks.md, "The machine"):
+//! each move's wall time and the engine's own time kept in µs (games.csv's `move_times`), the
+//! latency per engine rebuilt from them by `report`.
+
+use crate::util::{FAULTY, SEARCH, bt_arena, stderr, stdout};
+use bt_arena::records::read_games;
+use bt_arena::rules::Position;
+use serde_json::Value;
+
+/// bt-faulty's `unclocked-delay` sleeps 25 ms before each move and says `time 0`: each of its
+/// moves has a latency of at least 25,000 µs, counted for it alone; bt-search's own `time`
+/// leaves it a small one. The table round-trips through `report`.
+#[test]
+fn latency_is_the_wall_time_less_the_engines_own_time_per_engine() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let output = bt_arena(&[
+        "tournament",
+        "--engine",
+        &format!("cmd={FAULTY}"),
+        "name=faulty",
+        "arg=--fault",
+        "arg=unclocked-delay",
+        "arg=--delay-ms",
+        "arg=25",
+        "--engine",
+        &format!("cmd={SEARCH}"),
+        "name=search",
+        "--each",
+        "nodes=300",
+        "--rounds",
+        "1",
+        "--seed",
+        "5",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let csv = std::fs::read_to_string(out.join("games.csv")).unwrap();
+    assert!(
+        csv.lines().next().unwrap().ends_with(",claims,move_times"),
+        "{csv}"
+    );
+    // Each mover's times, from the records.
+    let mut faulty_plies = 0;
+    let mut search_plies = 0;
+    for game in read_games(&out.join("games.csv")).unwrap() {
+        let infos = game.move_infos().unwrap();
+        assert_eq!(infos.len(), game.plies as usize);
+        let first = game.opening.parse::<Position>().unwrap().side_to_move();
+        for (ply, info) in infos.iter().enumerate() {
+            let mover = if ply % 2 == 0 {
+                first
+            } else {
+                first.opponent()
+            };
+            if game.name_of(mover) == "faulty" {
+                faulty_plies += 1;
+                assert_eq!(info.engine_time_us, Some(0), "game {}", game.game_id);
+                assert!(info.time_us >= 25_000, "game {}: {info:?}", game.game_id);
+            } else {
+                search_plies += 1;
+                let engine = info.engine_time_us.expect("bt-search reports its time");
+                assert_eq!(engine % 1000, 0, "the engine's ms, in µs");
+            }
+        }
+    }
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let latency = summary["latency"].as_array().expect("a latency table");
+    let row = |name: &str| {
+        latency
+            .iter()
+            .find(|row| row["name"] == name)
+            .unwrap_or_else(|| panic!("no latency of {name}: {latency:?}"))
+            .clone()
+    };
+    let (faulty, search) = (row("faulty"), row("search"));
+    assert_eq!(faulty["moves"], faulty_plies);
+    assert_eq!(search["moves"], search_plies);
+    let median = faulty["median_us"].as_i64().unwrap();
+    let p99 = faulty["p99_us"].as_i64().unwrap();
+    assert!(median >= 25_000, "{faulty}");
+    assert!(
+        p99 >= median && faulty["max_us"].as_i64().unwrap() >= p99,
+        "{faulty}"
+    );
+    // bt-search's clock is its own wall time: its latency is far below the delay.
+    assert!(search["median_us"].as_i64().unwrap() < 25_000, "{search}");
+    // The text report shows the same figures.
+    let printed = stdout(&output);
+    let line = printed
+        .lines()
+        .find(|line| line.starts_with("faulty") && line.contains(&median.to_string()))
+        .unwrap_or_else(|| panic!("no latency line for faulty:\n{printed}"));
+    assert_eq!(
+        line.split_whitespace().collect::<Vec<_>>(),
+        [
+            "faulty".to_string(),
+            faulty_plies.to_string(),
+            median.to_string(),
+            p99.to_string(),
+            faulty["max_us"].to_string()
+        ]
+    );
+    // `elo --json` and `report` rebuild them from games.csv.
+    let elo = bt_arena(&["elo", "--json", out.to_str().unwrap()]);
+    let rebuilt: Value = serde_json::from_str(&stdout(&elo)).unwrap();
+    assert_eq!(rebuilt["latency"], summary["latency"]);
+    std::fs::remove_file(out.join("report.html")).unwrap();
+    let report = bt_arena(&["report", out.to_str().unwrap()]);
+    assert!(report.status.success(), "{}", stderr(&report));
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains("<h3 id=\"latency\">Latency</h3>"));
+    assert!(
+        html.contains(&format!(
+            "<td>{faulty_plies}</td><td>{median}</td><td>{p99}</td>"
+        )),
+        "the latency table of report.html"
+    );
+}
