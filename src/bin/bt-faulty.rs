@@ -2,7 +2,7 @@
 //! the runner's error handling and the perft checker. Built only with the cargo feature
 //! `test-engines`, which `cargo test` turns on (so `cargo install` leaves it out).
 //!
-//! Usage: `bt-faulty [--fault NAME] [--after N] [--delay-ms MS] [--pawns N] [--bench-nps N]
+//! Usage: `bt-faulty [--fault NAME] [--after N] [--delay-ms MS] [--pawns N] [--score] [--bench-nps N]
 //! [bench]`; the fault may
 //! also come from the environment variable `BT_FAULTY_FAULT` (the flag wins). The faults are
 //! the variants of [`Fault`]; `bt-faulty --help` lists them with what each does.
@@ -228,6 +228,10 @@ struct Settings {
     /// tunable: the distance at which a random move has probability 1 - e^(-1/2) (39%).
     #[arg(long, value_name = "W", default_value_t = 200.0)]
     width: f64,
+    /// Before each move, print `info depth 1 score cp 0 pv <the move>`, whatever the fault
+    /// (`bt-arena datagen` asks its engines for a score).
+    #[arg(long)]
+    score: bool,
     /// bench: report this speed (nodes per second) instead of the one measured.
     #[arg(long = "bench-nps", value_name = "N")]
     bench_nps: Option<u64>,
@@ -514,6 +518,15 @@ impl Faulty {
         self.moves_played += 1;
         for line in bad_info(self.settings.fault, &best) {
             say(line);
+        }
+        if self.settings.score {
+            let info = Info {
+                depth: Some(1),
+                score: Some(Score::Cp(0)),
+                pv: vec![best.clone()],
+                ..Info::default()
+            };
+            say(Reply::Info(info));
         }
         if let Some(line) = self.false_claim(&best) {
             say(line);

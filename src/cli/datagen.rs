@@ -46,8 +46,8 @@ pub struct DatagenArgs {
     /// Games played at the same time (default 1); the files are the same at any.
     #[arg(long, value_name = "N")]
     concurrency: Option<usize>,
-    /// Continue the run in DIR as saved in its datagen.json (only --concurrency and --shard
-    /// may be given with it).
+    /// Continue the run in DIR as saved in its datagen.json (only --concurrency, --shard,
+    /// --check-claims and --strict may be given with it).
     #[arg(long, value_name = "DIR")]
     resume: Option<PathBuf>,
     /// Play one shard of the run into <out>/shard-K/: the games g with (g-1) mod N = K.
@@ -96,6 +96,8 @@ pub struct DatagenArgs {
     /// Log every engine's protocol traffic under <out>/logs/.
     #[arg(long)]
     log: bool,
+    #[command(flatten)]
+    checks: super::args::ChecksFlags,
 }
 
 /// The filters and labels, of a run and of `convert`.
@@ -217,8 +219,9 @@ fn parse_proof(text: &str) -> Result<ProofRule, String> {
     text.parse().map_err(|e| format!("{e}"))
 }
 
-/// Flags `--resume` takes.
-const RESUME_FLAGS: [&str; 3] = ["resume", "concurrency", "shard"];
+/// Flags `--resume` takes: `--check-claims` and `--strict` are settings of a session (not
+/// saved in datagen.json; what was found is in games.csv either way).
+const RESUME_FLAGS: [&str; 5] = ["resume", "concurrency", "shard", "check-claims", "strict"];
 
 /// Runs `bt-arena datagen` (or `datagen convert`).
 ///
@@ -253,7 +256,8 @@ pub fn run(args: &DatagenArgs, matches: &ArgMatches) -> Result<ExitCode> {
             (config, false, seed)
         }
     };
-    let report = datagen_run::run(&mut config, resume, seed, &stop, announce)?;
+    let checks = args.checks.claim_checks();
+    let report = datagen_run::run(&mut config, resume, seed, checks, &stop, announce)?;
     say!("\n{}", report.summary);
     say!("Results: {}", report.dir.display());
     let shard = config
@@ -261,17 +265,19 @@ pub fn run(args: &DatagenArgs, matches: &ArgMatches) -> Result<ExitCode> {
         .map(|shard| format!(" --shard {shard}"))
         .unwrap_or_default();
     let resume = format!("bt-arena datagen --resume {}{shard}", config.out.display());
-    Ok(match report.finish {
+    let code = match report.finish {
         Finish::Completed => ExitCode::SUCCESS,
         Finish::Interrupted => {
             note!("Interrupted: continue with `{resume}`");
-            EXIT_INTERRUPTED.into()
+            // An interrupted run's exit code stands, --strict or not.
+            return Ok(EXIT_INTERRUPTED.into());
         }
         Finish::NotPlayed => {
             note!("error: games could not be played: continue with `{resume}`");
             super::EXIT_ERROR.into()
         }
-    })
+    };
+    Ok(super::checks_failed(args.checks.strict, &report.failures).unwrap_or(code))
 }
 
 /// The start-up lines.

@@ -47,6 +47,9 @@ pub struct DatagenReport {
     pub summary: DatagenSummary,
     /// The directory written.
     pub dir: PathBuf,
+    /// What `--strict` fails the run on, over every game of the directory (its games.csv):
+    /// [`crate::report::Summary::behaviour_failures`].
+    pub failures: Vec<String>,
 }
 
 /// What a session is about to do.
@@ -136,7 +139,8 @@ pub fn openings(config: &DatagenConfig) -> Result<Vec<Opening>, DatagenError> {
 }
 
 /// Runs (with `resume`, continues) the datagen run of `config`: `seed` says whether its seed
-/// was given (a shard joining a run takes the run's otherwise). `announce` is called once
+/// was given (a shard joining a run takes the run's otherwise); `checks` how far this
+/// session proves the engines' mate claims (`--check-claims`). `announce` is called once
 /// every check has passed, before the first game.
 ///
 /// # Errors
@@ -145,6 +149,7 @@ pub fn run(
     config: &mut DatagenConfig,
     resume: bool,
     seed: SeedOrigin,
+    checks: crate::game::ClaimChecks,
     stop: &AtomicBool,
     announce: impl FnOnce(&DatagenConfig, &Plan),
 ) -> Result<DatagenReport, DatagenError> {
@@ -220,7 +225,7 @@ pub fn run(
         rating_interval: 0,
         progress: (total, recorded),
         stop,
-        checks: crate::game::ClaimChecks::default(),
+        checks,
         affinity: None,
     };
     let started = Instant::now();
@@ -242,10 +247,12 @@ pub fn run(
         _ if !played.not_played.is_empty() => Finish::NotPlayed,
         _ => Finish::Completed,
     };
+    let failures = crate::report::Summary::behaviour_failures_of(&[run.games_csv()])?;
     Ok(DatagenReport {
         finish,
         summary,
         dir,
+        failures,
     })
 }
 

@@ -287,6 +287,25 @@ impl Summary {
         lines
     }
 
+    /// [`behaviour_failures`](Summary::behaviour_failures) of the games of `files` (games.csv
+    /// files, read as one run's: a tune's or a datagen run's; missing ones hold no game),
+    /// streamed.
+    ///
+    /// # Errors
+    /// A file that cannot be read or holds a malformed row.
+    pub fn behaviour_failures_of(
+        files: &[std::path::PathBuf],
+    ) -> Result<Vec<String>, crate::records::RecordsError> {
+        let mut builder = SummaryBuilder::new(&[], None);
+        for file in files.iter().filter(|file| file.exists()) {
+            for game in crate::records::GamesReader::open(file)? {
+                builder.add(&game?);
+            }
+            builder.end_file();
+        }
+        Ok(builder.finish().behaviour_failures())
+    }
+
     /// The report of `games` (one file's games): [`SummaryBuilder`] fed the games in order.
     ///
     /// `engines`: names in the tournament's order (engines with no finished games still

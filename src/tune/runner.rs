@@ -77,6 +77,9 @@ pub struct TuneReport {
     pub not_played: Vec<NotPlayed>,
     /// Engines given up after start failures.
     pub given_up: Vec<GivenUp>,
+    /// What `--strict` fails the tune on, over every game of this directory (a sharded
+    /// tune's: every shard's): [`crate::report::Summary::behaviour_failures`].
+    pub failures: Vec<String>,
 }
 
 /// What a tune is about to do, known once everything is checked.
@@ -100,6 +103,8 @@ pub struct TuneSession<'a> {
     /// Interim lines every this many games off a terminal (0: none; a tune prints a line
     /// per iteration instead).
     pub rating_interval: u64,
+    /// How far the engines' mate claims are checked (`--check-claims`).
+    pub checks: crate::game::ClaimChecks,
 }
 
 /// Errors that stop a tune.
@@ -239,7 +244,7 @@ pub fn run(
         engines: &sides,
         rules: config.rules,
         adjudication: &adjudication,
-        checks: crate::game::ClaimChecks::default(),
+        checks: session.checks,
         openings: &openings,
         dir: dir.clone(),
         log: config.log,
@@ -262,11 +267,12 @@ pub fn run(
         .filter(|&k| config.plays(k))
         .all(|k| state.finished.contains_key(&k));
     let mut snapshot = state.snapshot(config, false);
+    let mut files = vec![games_csv];
     if config.shard.is_some() {
         state.absorb(config).map_err(TuneError::Shard)?;
         snapshot = state.snapshot(config, false);
         // The whole tune's page counts every shard's faults.
-        let files: Vec<PathBuf> = RunDir::new(&config.out)
+        files = RunDir::new(&config.out)
             .shard_dirs()
             .map_err(|e| TuneError::Shard(ShardError::RunDir(e)))?
             .iter()
@@ -289,6 +295,7 @@ pub fn run(
         faults: state.faults.to_vec(),
         not_played: played.not_played,
         given_up: played.given_up,
+        failures: crate::report::Summary::behaviour_failures_of(&files)?,
     })
 }
 
