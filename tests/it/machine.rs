@@ -1,8 +1,9 @@
 //! What a run shows of the machine under the engines (docs/guide/checks.md, "The machine"):
 //! each move's wall time and the engine's own time kept in µs (games.csv's `move_times`), the
-//! latency per engine rebuilt from them by `report`.
+//! latency per engine rebuilt from them by `report`; losses on time named as an overloaded
+//! machine's when the load average is above the cores.
 
-use crate::util::{FAULTY, SEARCH, bt_arena, stderr, stdout};
+use crate::util::{FAULTY, SEARCH, bt_arena, bt_arena_command, stderr, stdout};
 use bt_arena::records::read_games;
 use bt_arena::rules::Position;
 use serde_json::Value;
@@ -118,4 +119,74 @@ fn latency_is_the_wall_time_less_the_engines_own_time_per_engine() {
         )),
         "the latency table of report.html"
     );
+}
+
+/// bt-arena with bt-faulty `slow` (200 ms a move, at 0.05 s a move: every game a loss on time
+/// at its first move of faulty's) against bt-search, 6 games one at a time, the machine's load
+/// read from a file holding `load`; its stdout.
+fn forfeits_at_load(dir: &std::path::Path, load: &str) -> String {
+    let loadavg = dir.join(format!("loadavg-{load}"));
+    std::fs::write(&loadavg, format!("{load} {load} {load} 1/100 4242\n")).unwrap();
+    let output = bt_arena_command([
+        "tournament",
+        "--engine",
+        &format!("cmd={FAULTY}"),
+        "name=faulty",
+        "arg=--fault",
+        "arg=slow",
+        "arg=--delay-ms",
+        "arg=200",
+        "--engine",
+        &format!("cmd={SEARCH}"),
+        "name=search",
+        "--each",
+        "st=0.05",
+        "--rounds",
+        "3",
+        "--out",
+        dir.join(format!("run-{load}")).to_str().unwrap(),
+    ])
+    .env(bt_arena::report::html::LOADAVG_ENV, &loadavg)
+    .output()
+    .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    stdout(&output)
+}
+
+/// Losses on time that rise while the load average is above the cores are named once, with
+/// the load and the cores; on a machine below its cores they are the engine's, and nothing
+/// more is said.
+#[test]
+fn losses_on_time_on_an_overloaded_machine_are_named_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    let printed = forfeits_at_load(dir.path(), "999.00");
+    assert_eq!(
+        printed.matches("lost by fault (time-forfeit)").count(),
+        6,
+        "{printed}"
+    );
+    let named: Vec<&str> = printed
+        .lines()
+        .filter(|line| line.contains("overloaded"))
+        .collect();
+    let cores = if cores == 1 {
+        "1 core".to_string()
+    } else {
+        format!("{cores} cores")
+    };
+    assert_eq!(
+        named,
+        [format!(
+            "warning: 2 losses on time in the last 2 games while the load average is 999.0 on \
+             {cores}: the machine is overloaded, not necessarily the engine"
+        )]
+    );
+    let printed = forfeits_at_load(dir.path(), "0.10");
+    assert_eq!(
+        printed.matches("lost by fault (time-forfeit)").count(),
+        6,
+        "{printed}"
+    );
+    assert!(!printed.contains("overloaded"), "{printed}");
 }
