@@ -175,7 +175,7 @@ impl MoveInfo {
             }
             None => head,
         };
-        info.time_us = parse_seconds_ms(time)?.saturating_mul(1000);
+        info.time_us = parse_seconds_ms(time)?.checked_mul(1000)?;
         for part in parts {
             match part.split_once('=') {
                 Some(("n", nodes)) => info.nodes = nodes.parse().ok(),
@@ -333,10 +333,12 @@ fn decode_token(token: &str) -> Result<MoveInfo, String> {
         depth: opt(depth).map_err(|()| bad("bad depth"))?,
         seldepth: opt(seldepth).map_err(|()| bad("bad seldepth"))?,
         nodes: opt(nodes).map_err(|()| bad("bad nodes"))?,
+        // In µs: a time of ms beyond u64's µs is no time.
         time_us: ms
             .parse::<u64>()
-            .map_err(|_| bad("bad time"))?
-            .saturating_mul(1000),
+            .ok()
+            .and_then(|ms| ms.checked_mul(1000))
+            .ok_or_else(|| bad("bad time"))?,
         engine_time_us: None,
         pv: Vec::new(),
     })
@@ -457,6 +459,12 @@ mod tests {
             decode_column("35/1x/-/-/1").unwrap_err(),
             "move_info token `35/1x/-/-/1`: bad depth"
         );
+        // More ms than u64's µs hold: no time.
+        assert_eq!(
+            decode_column("-/-/-/-/18446744073709552").unwrap_err(),
+            "move_info token `-/-/-/-/18446744073709552`: bad time"
+        );
+        assert_eq!(MoveInfo::parse_comment("18446744073709552s"), None);
     }
 
     #[test]
