@@ -3,40 +3,21 @@
 //! latency per engine rebuilt from them by `report`; losses on time named as an overloaded
 //! machine's when the load average is above the cores.
 
+use crate::claims::faulty_with_args_against_search;
 use crate::util::{FAULTY, SEARCH, bt_arena, bt_arena_command, stderr, stdout};
-use bt_arena::records::read_games;
 use bt_arena::rules::Position;
 use serde_json::Value;
 
 /// bt-faulty's `unclocked-delay` sleeps 25 ms before each move and says `time 0`: each of its
 /// moves has a latency of at least 25,000 µs, counted for it alone; bt-search's own `time`
-/// leaves it a small one. The table round-trips through `report`.
+/// leaves it a small one. The table is rebuilt from games.csv by `elo` and `report`.
 #[test]
 fn latency_is_the_wall_time_less_the_engines_own_time_per_engine() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
-    let output = bt_arena(&[
-        "tournament",
-        "--engine",
-        &format!("cmd={FAULTY}"),
-        "name=faulty",
-        "arg=--fault",
-        "arg=unclocked-delay",
-        "arg=--delay-ms",
-        "arg=25",
-        "--engine",
-        &format!("cmd={SEARCH}"),
-        "name=search",
-        "--each",
-        "nodes=300",
-        "--rounds",
-        "1",
-        "--seed",
-        "5",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert!(output.status.success(), "{}", stderr(&output));
+    let faulty = ["--fault", "unclocked-delay", "--delay-ms", "25"];
+    let (games, code) = faulty_with_args_against_search(&faulty, &out, &[]);
+    assert_eq!(code, 0);
     let csv = std::fs::read_to_string(out.join("games.csv")).unwrap();
     assert!(
         csv.lines().next().unwrap().ends_with(",claims,move_times"),
@@ -45,7 +26,7 @@ fn latency_is_the_wall_time_less_the_engines_own_time_per_engine() {
     // Each mover's times, from the records.
     let mut faulty_plies = 0;
     let mut search_plies = 0;
-    for game in read_games(&out.join("games.csv")).unwrap() {
+    for game in games {
         let infos = game.move_infos().unwrap();
         assert_eq!(infos.len(), game.plies as usize);
         let first = game.opening.parse::<Position>().unwrap().side_to_move();
@@ -88,8 +69,8 @@ fn latency_is_the_wall_time_less_the_engines_own_time_per_engine() {
     );
     // bt-search's clock is its own wall time: its latency is far below the delay.
     assert!(search["median_us"].as_i64().unwrap() < 25_000, "{search}");
-    // The text report shows the same figures.
-    let printed = stdout(&output);
+    // The text report (`elo`'s, from games.csv) shows the same figures.
+    let printed = stdout(&bt_arena(&["elo", out.to_str().unwrap()]));
     let line = printed
         .lines()
         .find(|line| line.starts_with("faulty") && line.contains(&median.to_string()))
