@@ -90,8 +90,8 @@ pub(crate) struct LatencyText<'a> {
 
 impl fmt::Display for LatencyText<'_> {
     /// ```text
-    /// Latency   moves  median µs  99% µs  max µs
-    /// search     1374        182     611    2050
+    /// Latency    moves  median µs   99% µs   max µs
+    /// search      1374        182      611     2050
     /// (wall time from go to bestmove − the engine's own info time: pipe and scheduling)
     /// ```
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
