@@ -14,7 +14,7 @@ use serde::Serialize;
 use std::fmt;
 
 /// One engine's latency per move: wall time − the engine's own time, µs (to three
-/// significant digits, see [`super::distribution`]). Negative when the engine's `time` (whole
+/// significant digits: exact under 1,000 µs, `1234` counted as `1230`). Negative when the engine's `time` (whole
 /// ms, perhaps rounded up) exceeds the wall time measured by the runner.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct EngineLatency {

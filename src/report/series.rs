@@ -93,7 +93,7 @@ pub struct EngineGames {
 }
 
 /// The distribution of one engine's time per move (wall time from `go` to `bestmove`), in µs
-/// to three significant digits ([`super::distribution`]); whole ms (times 1000) for games of
+/// to three significant digits (exact under 1,000 µs, `1234` counted as `1230`); whole ms (times 1000) for games of
 /// a file older than games.csv's `move_times` column, or read from PGN.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MoveTimes {
