@@ -2,8 +2,8 @@
 //! `cargo bench --bench report_memory [-- GAMES... [COMMAND...]]` (default 1000000 and
 //! 4000000 games, every command; e.g. `-- 4000000 elo` measures `elo` alone).
 //!
-//! For each count it writes synthetic games (two engines, a 60-ply move list per game and its
-//! `move_info`: about 1.6 kB a row, like a real run's) to a temporary directory, then runs the
+//! For each count it writes synthetic games (two engines, a 60-ply move list per game, its
+//! `move_info` and its `move_times`: about 2.4 kB a row, like a real run's) to a temporary directory, then runs the
 //! release `bt-arena` on them as child processes and reports their wall time and peak
 //! resident set size (`ru_maxrss` of the child from `wait4`):
 //! * one games.csv of game pairs with colours swapped (`--games 2`, the usual run): `elo` and
@@ -54,6 +54,7 @@ fn write_rows(path: &Path, games: impl Iterator<Item = (u64, u64)>) -> std::io::
     writeln!(out, "{}", COLUMNS.join(","))?;
     let mut moves = String::with_capacity(PLIES * 5);
     let mut move_info = String::with_capacity(PLIES * 20);
+    let mut move_times = String::with_capacity(PLIES * 14);
     for (game_id, pair) in games {
         let (white, black) = if game_id % 2 == 1 {
             ("new", "base")
@@ -63,13 +64,17 @@ fn write_rows(path: &Path, games: impl Iterator<Item = (u64, u64)>) -> std::io::
         let result = if rng.bool() { "1-0" } else { "0-1" };
         moves.clear();
         move_info.clear();
+        move_times.clear();
         for ply in 0..PLIES {
             if ply > 0 {
                 move_info.push(' ');
+                move_times.push(' ');
             }
             let score = rng.i32(-300..300);
             let (depth, nodes, ms) = (rng.u32(8..20), rng.u64(1000..200_000), rng.u64(5..400));
             move_info.push_str(&format!("{score}/{depth}/{}/{nodes}/{ms}", depth + 6));
+            let wall_us = ms * 1000 + rng.u64(0..1000);
+            move_times.push_str(&format!("{wall_us}/{}", wall_us / 1000 * 1000 - 1000));
             let file = char::from(b'a' + rng.u8(0..8));
             let rank = rng.u8(1..8);
             let step = if ply % 2 == 0 { 1 } else { -1 };
@@ -84,7 +89,7 @@ fn write_rows(path: &Path, games: impl Iterator<Item = (u64, u64)>) -> std::io::
             out,
             "{game_id},{round},{pair},{opening},pppppppp/pppppppp/8/8/8/8/PPPPPPPP/PPPPPPPP w,\
              {white},{black},{result},goal-rank,{PLIES},{moves},{white_ms},{black_ms},\
-             2026-11-30T12:00:00Z,0,0,{move_info}",
+             2026-11-30T12:00:00Z,0,0,{move_info},,{move_times}",
             round = pair,
             opening = 1 + pair % 500,
             white_ms = rng.u64(1000..9000),

@@ -71,7 +71,7 @@ fn first_adjudication(
 /// The time the moves from ply `from` on took, ms.
 fn time_after(game: &GameRecord, from: usize) -> u64 {
     decode_column(&game.move_info)
-        .map(|infos| infos.iter().skip(from).map(|info| info.time_ms).sum())
+        .map(|infos| infos.iter().skip(from).map(|info| info.time_ms()).sum())
         .unwrap_or(0)
 }
 

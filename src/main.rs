@@ -4,8 +4,8 @@
 //! accepted H0, a bench signature that is not the one given); 2 inconclusive (no SPRT decision
 //! over the whole schedule, or --max-time stopped the run first); 3 a bad command line; 4 any
 //! other error (a missing or malformed file, an engine that failed, a failed build); 5 a run
-//! incomplete, with no verdict yet; 6 checks failed (`tournament --strict`: an engine
-//! misbehaved); 130 interrupted by a signal (SIGINT, SIGTERM, SIGHUP: see
+//! incomplete, with no verdict yet; 6 checks failed (`--strict` of `tournament`, `tune` or
+//! `datagen`: an engine misbehaved); 130 interrupted by a signal (SIGINT, SIGTERM, SIGHUP: see
 //! `cli::signals`).
 
 // The flags' doc comments are their --help text, where `<event>` and `<rules>` are the usage

@@ -126,8 +126,8 @@ pub fn engine_line(data: &[u8]) -> bool {
     read
 }
 
-/// games.csv's `move_info` column and the PGN move comment it becomes, and its `claims`
-/// column: no panic; a column that reads writes back the same column; a comment (or score)
+/// games.csv's `move_info` column and the PGN move comment it becomes, its `claims` column
+/// and its `move_times` column: no panic; a column that reads writes back the same column; a comment (or score)
 /// that reads writes a comment that reads the same.
 pub fn move_info(data: &[u8]) -> bool {
     let text = String::from_utf8_lossy(data);
@@ -146,6 +146,23 @@ pub fn move_info(data: &[u8]) -> bool {
         assert_eq!(
             moves::decode_column(&column).as_ref(),
             Ok(&infos),
+            "{column}"
+        );
+    }
+    if let Ok(times) = moves::decode_times(&text) {
+        read |= !times.is_empty();
+        let infos: Vec<MoveInfo> = times
+            .iter()
+            .map(|&(time_us, engine_time_us)| MoveInfo {
+                time_us,
+                engine_time_us,
+                ..MoveInfo::default()
+            })
+            .collect();
+        let column = moves::encode_times(&infos);
+        assert_eq!(
+            moves::decode_times(&column).as_ref(),
+            Ok(&times),
             "{column}"
         );
     }

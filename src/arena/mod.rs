@@ -30,6 +30,7 @@
 
 pub mod claims;
 pub mod console;
+pub mod overload;
 pub mod prepare;
 mod starts;
 mod worker;
@@ -259,6 +260,8 @@ struct Floor<'a> {
     out_of_time: AtomicBool,
     write_error: Mutex<Option<RecordsError>>,
     report: Mutex<ReportClock>,
+    /// The recent losses on time, to name an overloaded machine.
+    overload: Mutex<overload::OverloadWatch>,
 }
 
 /// When the report was last written and what it cost.
@@ -290,8 +293,9 @@ pub fn play(
         out_of_time: AtomicBool::new(false),
         write_error: Mutex::new(None),
         report: Mutex::new(ReportClock::default()),
+        overload: Mutex::new(overload::OverloadWatch::new(cores())),
     };
-    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    let cores = cores();
     if let Some(warning) = oversubscription(arena.engines, arena.concurrency.max(1), cores) {
         floor.console.say(&warning);
     }
@@ -371,6 +375,11 @@ impl Floor<'_> {
         self.console.inc();
         self.console.set_message(self.schedule.score_line());
         self.warn_about(job, record, played);
+        let lost_on_time = record.termination == crate::records::Termination::TimeForfeit;
+        let load = || crate::report::html::MachineLoad::now().map(|[one_minute, ..]| one_minute);
+        if let Some(warning) = lock(&self.overload).game(lost_on_time, load) {
+            self.console.say(&warning);
+        }
         if flow == Flow::Stop {
             self.halt.store(true, Ordering::SeqCst);
         }
@@ -474,6 +483,11 @@ pub fn oversubscription(
     })
 }
 
+/// The cores the runner may use (`available_parallelism`; 1 where unknown).
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
+}
+
 /// The most threads one of `engines` is given (`option.Threads`), 1 when none is.
 pub fn engine_threads(engines: &[EngineDescription]) -> usize {
     engines
@@ -518,7 +532,7 @@ pub fn affinity_cpus(list: &[usize], threads: usize, worker: usize, engine: usiz
 /// A word that is no CPU number or range, or a CPU past the set's size, named.
 pub fn parse_cpu_list(text: &str) -> Result<Vec<usize>, String> {
     if text == "all" {
-        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+        let cores = cores();
         return Ok((0..cores).collect());
     }
     let mut cpus = Vec::new();

@@ -206,5 +206,6 @@ pub fn game_record(
         black_stray: played.stray.black.lines,
         move_info: records::moves::encode_column(&played.infos),
         claims: played.claims.encode(),
+        move_times: records::moves::encode_times(&played.infos),
     }
 }

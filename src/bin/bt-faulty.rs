@@ -44,6 +44,10 @@
 //! next move: a false loss claim) and `illegal-ponder` (its own move again as the ponder
 //! move). Each prints `info depth 1 score mate N pv <its move>` before the move.
 //!
+//! `unclocked-delay` (for the report's latency, wall time less the engine's own time): answers
+//! each `go` after `--delay-ms MS` and says `info depth 1 time 0`, so every move of it has a
+//! latency of at least MS.
+//!
 //! Faults whose output answers no request (the runner must never play it; see
 //! docs/PROTOCOL.md): `bestmove-before-go` (after the `readyok` that follows each
 //! `uginewgame`/`ucinewgame`, prints `bestmove a2a3` before any `go`), `double-bestmove` (above)
@@ -93,6 +97,9 @@ enum Fault {
     HangMidGame,
     /// Answers `go` after `--delay-ms MS`.
     Slow,
+    /// Answers `go` after `--delay-ms MS` but reports `info depth 1 time 0`: the delay is
+    /// outside its own clock, latency the runner measures (the report's latency table).
+    UnclockedDelay,
     /// Prints garbage instead of `bestmove`.
     Garbage,
     /// Plays a well-formed illegal move (one of the opponent's).
@@ -191,7 +198,7 @@ struct Settings {
     /// crash-mid-game, sigterm-mid-game, hang-mid-game: moves played before the fault.
     #[arg(long = "after", value_name = "N", default_value_t = 3)]
     after_moves: u32,
-    /// slow: the delay before each move, in milliseconds.
+    /// slow, unclocked-delay: the delay before each move, in milliseconds.
     #[arg(long = "delay-ms", value_name = "MS", default_value = "1000", value_parser = parse_ms)]
     delay: Duration,
     /// Before each move, sleep a random time from 0 to MS milliseconds (drawn from the clock,
@@ -483,7 +490,7 @@ impl Faulty {
             Fault::NoBestmove => loop {
                 std::thread::sleep(Duration::from_secs(3600));
             },
-            Fault::Slow => std::thread::sleep(self.settings.delay),
+            Fault::Slow | Fault::UnclockedDelay => std::thread::sleep(self.settings.delay),
             Fault::Garbage => return say("#@!%& garbage instead of a move"),
             Fault::HugeLine => say(format!("info string {}", "x".repeat(HUGE_LINE_BYTES))),
             Fault::ClockOverrun => {
@@ -519,6 +526,15 @@ impl Faulty {
         }
         for line in bad_info(self.settings.fault, &best) {
             say(line);
+        }
+        if self.settings.score {
+            let info = Info {
+                depth: Some(1),
+                score: Some(Score::Cp(0)),
+                pv: vec![best.clone()],
+                ..Info::default()
+            };
+            say(Reply::Info(info));
         }
         if let Some(line) = self.false_claim(&best) {
             say(line);
@@ -642,6 +658,7 @@ fn bad_info(fault: Fault, best: &str) -> Vec<String> {
             info(1, Some(200), Some(5), vec![best.into()]),
             info(2, Some(100), Some(3), vec![best.into()]),
         ],
+        Fault::UnclockedDelay => vec![info(1, None, Some(0), vec![best.into()])],
         _ => Vec::new(),
     }
 }

@@ -12,7 +12,7 @@
 use super::UsageError;
 use bt_arena::engine::build::{BuildCache, BuildError};
 use bt_arena::engine::{EngineDescription, EngineKeys};
-use bt_arena::game::TimeControl;
+use bt_arena::game::{ClaimChecks, TimeControl};
 use bt_arena::named::Named;
 use bt_arena::records::moves::CommentDetail;
 use bt_arena::rules::Rules;
@@ -549,6 +549,40 @@ impl BuildFlags {
             false => saved.or(self.build_cache.as_deref()),
         };
         Ok(BuildCache::locate(given)?.rebuilding(self.rebuild))
+    }
+}
+
+/// `--check-claims` and `--strict` of the commands that play games (tournament, tune,
+/// datagen): what a session checks of the engines and whether their misbehaviour fails it.
+/// Settings of a session, not of the run: neither changes a game, so `--resume` takes them
+/// (each session's own; the run's records keep what was found).
+#[derive(Args, Debug, Clone, Default)]
+pub struct ChecksFlags {
+    /// Prove the engines' mate claims of at most PLIES plies (default 5; 0: none).
+    ///
+    /// Every move's PV and ponder move are replayed by the rules; a `score mate N` (a win
+    /// within 2N-1 plies, a loss within -2N) of at most PLIES plies is proven by the rules'
+    /// prover (20000 nodes at most; past it the claim is "not checked"). What is false is
+    /// warned about and counted in the report's claims table (docs/guide/checks.md).
+    #[arg(long, value_name = "PLIES", value_parser = clap::value_parser!(u32).range(0..=15))]
+    pub check_claims: Option<u32>,
+    /// Exit 6 ("checks failed") after the run when an engine misbehaved.
+    ///
+    /// Stray lines, illegal PVs, false mate claims, illegal ponder moves, a loss on time, by
+    /// an illegal move, a crash or a stall each fail the run; it plays on, and its report
+    /// (and verdict) is printed and kept as usual (fastchess's -strict, for CI).
+    #[arg(long)]
+    pub strict: bool,
+}
+
+impl ChecksFlags {
+    /// The claim checks of `--check-claims` (the default's when not given).
+    pub fn claim_checks(&self) -> ClaimChecks {
+        let mut checks = ClaimChecks::default();
+        if let Some(plies) = self.check_claims {
+            checks.plies = plies;
+        }
+        checks
     }
 }
 

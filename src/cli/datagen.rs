@@ -48,7 +48,7 @@ pub struct DatagenArgs {
     #[arg(long, value_name = "N")]
     concurrency: Option<usize>,
     /// Continue the run in DIR as saved in its datagen.json (only --concurrency, --shard,
-    /// --build-cache and --rebuild may be given with it).
+    /// --build-cache, --rebuild, --check-claims and --strict may be given with it).
     #[arg(long, value_name = "DIR", conflicts_with = "worker")]
     resume: Option<PathBuf>,
     /// Play one shard of the run into <out>/shard-K/: the games g with (g-1) mod N = K.
@@ -101,6 +101,8 @@ pub struct DatagenArgs {
     log: bool,
     #[command(flatten)]
     build: BuildFlags,
+    #[command(flatten)]
+    checks: super::args::ChecksFlags,
 }
 
 /// The filters and labels, of a run and of `convert`.
@@ -222,8 +224,17 @@ fn parse_proof(text: &str) -> Result<ProofRule, String> {
     text.parse().map_err(|e| format!("{e}"))
 }
 
-/// Flags `--resume` takes.
-const RESUME_FLAGS: [&str; 5] = ["resume", "concurrency", "shard", "build-cache", "rebuild"];
+/// Flags `--resume` takes: `--check-claims` and `--strict` are settings of a session (not
+/// saved in datagen.json; what was found is in games.csv either way).
+const RESUME_FLAGS: [&str; 7] = [
+    "resume",
+    "concurrency",
+    "shard",
+    "build-cache",
+    "rebuild",
+    "check-claims",
+    "strict",
+];
 
 /// Runs `bt-arena datagen` (or `datagen convert`).
 ///
@@ -270,7 +281,8 @@ pub fn run(args: &DatagenArgs, matches: &ArgMatches) -> Result<ExitCode> {
             other => anyhow!(other),
         });
     }
-    let report = datagen_run::run(&mut config, resume, seed, &stop, announce)?;
+    let checks = args.checks.claim_checks();
+    let report = datagen_run::run(&mut config, resume, seed, checks, &stop, announce)?;
     if let Some(worker) = &config.worker
         && report.played == 0
         && report.finish == Finish::Completed
@@ -294,17 +306,19 @@ pub fn run(args: &DatagenArgs, matches: &ArgMatches) -> Result<ExitCode> {
         ),
         None => format!("bt-arena datagen --resume {}{shard}", config.out.display()),
     };
-    Ok(match report.finish {
+    let code = match report.finish {
         Finish::Completed => ExitCode::SUCCESS,
         Finish::Interrupted => {
             note!("Interrupted: continue with `{resume}`");
-            EXIT_INTERRUPTED.into()
+            // An interrupted run's exit code stands, --strict or not.
+            return Ok(EXIT_INTERRUPTED.into());
         }
         Finish::NotPlayed => {
             note!("error: games could not be played: continue with `{resume}`");
             super::EXIT_ERROR.into()
         }
-    })
+    };
+    Ok(super::checks_failed(args.checks.strict, &report.failures).unwrap_or(code))
 }
 
 /// The start-up lines.

@@ -61,6 +61,20 @@ pub const EXIT_INCOMPLETE: u8 = 5;
 /// losses by fault); the verdict is printed all the same.
 pub const EXIT_CHECKS_FAILED: u8 = 6;
 
+/// With `--strict`, [`EXIT_CHECKS_FAILED`] when an engine misbehaved: `failures` (one line per
+/// engine, [`bt_arena::report::Summary::behaviour_failures`]) named on stderr; `None` without
+/// `--strict` or failures (the run's own exit code stands).
+pub fn checks_failed(strict: bool, failures: &[String]) -> Option<ExitCode> {
+    if !strict || failures.is_empty() {
+        return None;
+    }
+    note!("Checks failed (--strict):");
+    for line in failures {
+        note!("  {line}");
+    }
+    Some(EXIT_CHECKS_FAILED.into())
+}
+
 use bt_arena::run::games::{GameSources, Recorded, RunReading, Verdict, describe_missing};
 use bt_arena::stats::SprtDecision;
 use std::process::ExitCode;

@@ -134,21 +134,8 @@ pub struct TournamentArgs {
     rating_interval: u64,
     #[command(flatten)]
     anchor: AnchorFlag,
-    /// Prove the engines' mate claims of at most PLIES plies (default 5; 0: none).
-    ///
-    /// Every move's PV and ponder move are replayed by the rules; a `score mate N` (a win
-    /// within 2N-1 plies, a loss within -2N) of at most PLIES plies is proven by the rules'
-    /// prover (20000 nodes at most; past it the claim is "not checked"). What is false is
-    /// warned about and counted in the report's claims table (docs/guide/checks.md).
-    #[arg(long, value_name = "PLIES", value_parser = clap::value_parser!(u32).range(0..=15))]
-    check_claims: Option<u32>,
-    /// Exit 6 ("checks failed") after the run when an engine misbehaved.
-    ///
-    /// Stray lines, illegal PVs, false mate claims, illegal ponder moves, a loss on time, by
-    /// an illegal move, a crash or a stall each fail the run; it plays on, and the verdict is
-    /// printed and kept in the report (fastchess's -strict, for CI).
-    #[arg(long)]
-    strict: bool,
+    #[command(flatten)]
+    checks: super::args::ChecksFlags,
     /// Pin each game's engines to CPUs of their own (all, or a list such as 0-3,6).
     ///
     /// Each game played at once gets 2 x option.Threads CPUs of the list in turn (1 thread
@@ -212,9 +199,7 @@ pub fn run(args: &TournamentArgs, matches: &ArgMatches) -> Result<ExitCode> {
     };
     config.session.deadline = args.max_time.map(|limit| started + limit);
     config.session.rating_interval = args.rating_interval;
-    if let Some(plies) = args.check_claims {
-        config.session.claim_checks.plies = plies;
-    }
+    config.session.claim_checks = args.checks.claim_checks();
     if let Some(CpuList(list)) = &args.affinity {
         let threads = bt_arena::arena::engine_threads(&config.engines);
         bt_arena::arena::check_affinity(list, config.concurrency, threads)
@@ -255,7 +240,12 @@ pub fn run(args: &TournamentArgs, matches: &ArgMatches) -> Result<ExitCode> {
     report_unplayed(&config, &report);
     say!("Results: {}", config.results_dir().display());
     let code = exit_code(&config, &report);
-    Ok(strict_failures(args.strict, &report).unwrap_or(code))
+    let failures = match report.finish {
+        // An interrupted run's exit code stands.
+        Finish::Interrupted => Vec::new(),
+        _ => report.summary.behaviour_failures(),
+    };
+    Ok(super::checks_failed(args.checks.strict, &failures).unwrap_or(code))
 }
 
 /// A worker ending rewrites its run's merged result (games.csv, games.pgn, summary.json,
@@ -413,24 +403,6 @@ fn exit_code(config: &TournamentConfig, report: &tournament::RunReport) -> ExitC
         Finish::Completed if !report.not_played.is_empty() => super::EXIT_ERROR.into(),
         _ => super::conclude(&report.sources, &report.reading, report.verdict, true),
     }
-}
-
-/// With `--strict`, [`super::EXIT_CHECKS_FAILED`] when an engine misbehaved in the games read
-/// (each engine's failures named on stderr); `None` otherwise, or when the run was
-/// interrupted (its exit code stands).
-fn strict_failures(strict: bool, report: &tournament::RunReport) -> Option<ExitCode> {
-    if !strict || report.finish == Finish::Interrupted {
-        return None;
-    }
-    let failures = report.summary.behaviour_failures();
-    if failures.is_empty() {
-        return None;
-    }
-    note!("Checks failed (--strict):");
-    for line in &failures {
-        note!("  {line}");
-    }
-    Some(super::EXIT_CHECKS_FAILED.into())
 }
 
 /// The command that continues the run of `config`.

@@ -90,8 +90,8 @@ pub struct TuneArgs {
     out: Option<PathBuf>,
     /// Continue the tune in DIR as saved in its tune.json.
     ///
-    /// θ is rebuilt from its tune.csv; only --concurrency, --log and --shard may be given with
-    /// it. With --shard K/N, continue shard K of the sharded tune in DIR; without it, on a
+    /// θ is rebuilt from its tune.csv; only --concurrency, --log, --shard, --max-time,
+    /// --build-cache, --rebuild, --check-claims and --strict may be given with it. With --shard K/N, continue shard K of the sharded tune in DIR; without it, on a
     /// sharded tune, rewrite DIR's report.html, summary.json and tuned values from every
     /// shard's iterations (no game).
     #[arg(long, value_name = "DIR", conflicts_with = "worker")]
@@ -115,6 +115,8 @@ pub struct TuneArgs {
     log: bool,
     #[command(flatten)]
     pgn_comments: PgnCommentsFlag,
+    #[command(flatten)]
+    checks: super::args::ChecksFlags,
 }
 
 /// Runs `bt-arena tune`.
@@ -183,6 +185,7 @@ pub fn run(args: &TuneArgs, matches: &ArgMatches) -> Result<ExitCode> {
         deadline: args.max_time.map(|limit| started + limit),
         // Each iteration's line is the tune's interim output, on a terminal or off it.
         rating_interval: 0,
+        checks: args.checks.claim_checks(),
     };
     let report =
         tune::run(&played, session, |plan| announce(&played, plan)).map_err(|err| match err {
@@ -223,7 +226,7 @@ pub fn run(args: &TuneArgs, matches: &ArgMatches) -> Result<ExitCode> {
             given_up.error
         );
     }
-    Ok(match report.finish {
+    let code = match report.finish {
         TuneFinish::Completed => ExitCode::SUCCESS,
         TuneFinish::Interrupted if config.worker.is_some() => {
             note!(
@@ -234,7 +237,8 @@ pub fn run(args: &TuneArgs, matches: &ArgMatches) -> Result<ExitCode> {
         }
         TuneFinish::Interrupted => {
             note!("Interrupted: continue with `{resume}`");
-            EXIT_INTERRUPTED.into()
+            // An interrupted tune's exit code stands, --strict or not.
+            return Ok(EXIT_INTERRUPTED.into());
         }
         TuneFinish::TimeLimit => {
             note!(
@@ -254,7 +258,8 @@ pub fn run(args: &TuneArgs, matches: &ArgMatches) -> Result<ExitCode> {
             }
             super::EXIT_ERROR.into()
         }
-    })
+    };
+    Ok(super::checks_failed(args.checks.strict, &report.failures).unwrap_or(code))
 }
 
 /// The command that continues the tune of `config`: `tune --resume`, of its shard; for a

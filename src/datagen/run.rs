@@ -50,6 +50,9 @@ pub struct DatagenReport {
     pub dir: PathBuf,
     /// Games this session wrote.
     pub played: u64,
+    /// What `--strict` fails the run on, over every game of the directory (its games.csv):
+    /// [`crate::report::Summary::behaviour_failures`].
+    pub failures: Vec<String>,
 }
 
 /// What a session is about to do.
@@ -142,7 +145,8 @@ pub fn openings(config: &DatagenConfig) -> Result<Vec<Opening>, DatagenError> {
 }
 
 /// Runs (with `resume`, continues) the datagen run of `config`: `seed` says whether its seed
-/// was given (a shard joining a run takes the run's otherwise). `announce` is called once
+/// was given (a shard joining a run takes the run's otherwise); `checks` how far this
+/// session proves the engines' mate claims (`--check-claims`). `announce` is called once
 /// every check has passed, before the first game.
 ///
 /// # Errors
@@ -151,6 +155,7 @@ pub fn run(
     config: &mut DatagenConfig,
     resume: bool,
     seed: SeedOrigin,
+    checks: crate::game::ClaimChecks,
     stop: &AtomicBool,
     announce: impl FnOnce(&DatagenConfig, &Plan),
 ) -> Result<DatagenReport, DatagenError> {
@@ -246,7 +251,7 @@ pub fn run(
         rating_interval: 0,
         progress: (total, recorded),
         stop,
-        checks: crate::game::ClaimChecks::default(),
+        checks,
         affinity: None,
     };
     let started = Instant::now();
@@ -265,6 +270,7 @@ pub fn run(
         _ if !played.not_played.is_empty() => Finish::NotPlayed,
         _ => Finish::Completed,
     };
+    let failures = crate::report::Summary::behaviour_failures_of(&[run.games_csv()])?;
     // A worker writes the run's positions, summary and page, from every worker's games, once
     // it finds every game recorded; a shard or a run on one machine, its own.
     let (files, written) = match &config.worker {
@@ -292,6 +298,7 @@ pub fn run(
         summary,
         dir: written,
         played: state.written_games - recorded,
+        failures,
     })
 }
 

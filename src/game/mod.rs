@@ -331,14 +331,16 @@ fn stopped_from_outside(error: &EngineError, stop: &AtomicBool) -> Result<(), Un
     }
 }
 
-/// What an engine reported for a move (its merged `info`) and the time the move took.
+/// What an engine reported for a move (its merged `info`) and the time the move took: the
+/// wall time in µs, and the engine's own `time` (ms) in µs.
 fn move_info(info: Info, elapsed: Duration) -> MoveInfo {
     MoveInfo {
         score: info.score,
         depth: info.depth,
         seldepth: info.seldepth,
         nodes: info.nodes,
-        time_ms: time_control::whole_ms(elapsed),
+        time_us: u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX),
+        engine_time_us: info.time_ms.map(|ms| ms.saturating_mul(1000)),
         pv: info.pv,
     }
 }

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 /// The columns of games.csv, in order: the fields of [`GameRecord`]. Columns were added at
 /// the end over time ([`COLUMN_COUNTS`]): a file without the later ones still reads (as 0 and
 /// empty) and a run directory begun without them keeps its columns when resumed.
-pub const COLUMNS: [&str; 18] = [
+pub const COLUMNS: [&str; 19] = [
     "game_id",
     "round",
     "pair",
@@ -29,13 +29,15 @@ pub const COLUMNS: [&str; 18] = [
     "black_stray",
     "move_info",
     "claims",
+    "move_times",
 ];
 
 /// How many of [`COLUMNS`] a games.csv may have, oldest first: the first release's 14, then
-/// `white_stray` and `black_stray`, then `move_info`, then `claims`. The later columns hold no
-/// comma and no quote (unsigned integers; `move_info` tokens, see [`super::moves`]; `claims`
-/// tokens, see [`super::claims`]).
-pub const COLUMN_COUNTS: [usize; 4] = [14, 16, 17, 18];
+/// `white_stray` and `black_stray`, then `move_info`, then `claims`, then `move_times` (each
+/// move's wall time and the engine's own time, in µs). The later columns hold no comma and no
+/// quote (unsigned integers; `move_info` and `move_times` tokens, see [`super::moves`];
+/// `claims` tokens, see [`super::claims`]).
+pub const COLUMN_COUNTS: [usize; 5] = [14, 16, 17, 18, 19];
 
 /// Reads the games of a games.csv, in file order: [`GamesReader`] collected.
 ///
@@ -318,6 +320,7 @@ pub(super) fn csv_row(record: &GameRecord) -> Result<Vec<u8>, RecordsError> {
         ("started", &record.started),
         ("move_info", &record.move_info),
         ("claims", &record.claims),
+        ("move_times", &record.move_times),
     ];
     if let Some((column, _)) = text_fields
         .iter()

@@ -282,6 +282,11 @@ pub struct GameRecord {
     /// predates the column.
     #[serde(default)]
     pub claims: String,
+    /// Each move's wall time from `go` to `bestmove` and the engine's own `info time`, in
+    /// µs, one token per ply (see [`moves`]); empty when the file predates the column (its
+    /// move times are then the whole ms of `move_info`) or the game was read from PGN.
+    #[serde(default)]
+    pub move_times: String,
 }
 
 impl GameRecord {
@@ -293,6 +298,15 @@ impl GameRecord {
     /// Name of the engine that lost.
     pub fn loser_name(&self) -> &str {
         self.name_of(self.result.winner().opponent())
+    }
+
+    /// What the engines reported for each move and its times: `move_info` with the µs of
+    /// `move_times` when the record has them ([`moves::decode_columns`]).
+    ///
+    /// # Errors
+    /// The first token of either column that does not read, or columns of different lengths.
+    pub fn move_infos(&self) -> Result<Vec<moves::MoveInfo>, String> {
+        moves::decode_columns(&self.move_info, &self.move_times)
     }
 
     /// Name of the engine playing `color`.
@@ -459,6 +473,7 @@ pub(crate) mod tests {
             black_stray: 0,
             move_info: String::new(),
             claims: String::new(),
+            move_times: String::new(),
         }
     }
 

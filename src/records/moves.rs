@@ -1,11 +1,18 @@
-//! What an engine said about each of its moves: the last score, depth, selective depth, nodes
-//! and principal variation it reported, and the time the move took; written three ways.
+//! What an engine said about each of its moves: the last score, depth, selective depth, nodes,
+//! time and principal variation it reported, and the time the move took; written three ways.
 //!
 //! * games.csv column `move_info`: one token per ply, separated by single spaces, each
 //!   `SCORE/DEPTH/SELDEPTH/NODES/MS` with `-` for what the engine did not report; `SCORE` is
-//!   centipawns (`35`, `-12`) or `M` and the engine's mate count (`M3`, `M-2`). No PV (it would
-//!   make every row long). E.g. `35/12/18/10234/120 -/-/-/-/3`. The tokens hold no comma and no
-//!   quote, so the column never needs CSV quoting.
+//!   centipawns (`35`, `-12`) or `M` and the engine's mate count (`M3`, `M-2`); `MS` the
+//!   move's wall time in whole ms. No PV (it would make every row long). E.g.
+//!   `35/12/18/10234/120 -/-/-/-/3`.
+//! * games.csv column `move_times` (since the 19-column format): one token per ply,
+//!   `WALL/ENGINE` in µs: the wall time from `go` to `bestmove` and the engine's own `info
+//!   time` (ms by the protocol, times 1000), `-` when it reported none. E.g.
+//!   `120345/118000 3120/-`. Their difference is the latency of the move: the pipe, the
+//!   scheduling and whatever the engine does outside its own clock
+//!   ([`crate::report::latency`]). Both columns' tokens hold no comma and no quote, so they
+//!   never need CSV quoting.
 //! * A PGN move comment ([`MoveInfo::comment`]) in the cutechess/fastchess form:
 //!   `+0.35/12 0.120s`, with `, n=10234, sd=18, pv="a7a6 b2b3"` after it in
 //!   [`CommentDetail::Full`].
@@ -86,14 +93,24 @@ pub struct MoveInfo {
     pub seldepth: Option<u32>,
     /// The last node count reported.
     pub nodes: Option<u64>,
-    /// Time from sending `go` to reading the move (the time charged to the clock), ms.
-    pub time_ms: u64,
+    /// Wall time from sending `go` to reading the `bestmove` (the time charged to the
+    /// clock), µs.
+    pub time_us: u64,
+    /// The engine's own time for the move: the last `info ... time` it reported (whole ms by
+    /// the protocol) in µs, a multiple of 1000; `None` when it reported none.
+    pub engine_time_us: Option<u64>,
     /// The last principal variation reported, moves as the engine wrote them (not kept in
     /// games.csv).
     pub pv: Vec<String>,
 }
 
 impl MoveInfo {
+    /// [`time_us`](MoveInfo::time_us) in whole ms, rounded down (games.csv's `move_info`, the
+    /// PGN comment).
+    pub const fn time_ms(&self) -> u64 {
+        self.time_us / 1000
+    }
+
     /// The PGN comment's text (without braces): `+0.35/12 0.120s` (depth 0 when not reported;
     /// just `0.120s` without a score), then with [`CommentDetail::Full`] `, n=.., sd=..,
     /// pv=".."` for what was reported. `None` with [`CommentDetail::None`]. The PV loses any
@@ -117,7 +134,8 @@ impl MoveInfo {
             let _ = write!(out, "/{} ", self.depth.unwrap_or(0));
         }
         // Seconds with three decimals, from whole ms: `0.120s`.
-        let _ = write!(out, "{}.{:03}s", self.time_ms / 1000, self.time_ms % 1000);
+        let ms = self.time_ms();
+        let _ = write!(out, "{}.{:03}s", ms / 1000, ms % 1000);
         if detail == CommentDetail::Full {
             if let Some(nodes) = self.nodes {
                 let _ = write!(out, ", n={nodes}");
@@ -157,7 +175,7 @@ impl MoveInfo {
             }
             None => head,
         };
-        info.time_ms = parse_seconds_ms(time)?;
+        info.time_us = parse_seconds_ms(time)?.checked_mul(1000)?;
         for part in parts {
             match part.split_once('=') {
                 Some(("n", nodes)) => info.nodes = nodes.parse().ok(),
@@ -204,9 +222,74 @@ pub fn encode_column(infos: &[MoveInfo]) -> String {
                 None => write!(column, "-/"),
             };
         }
-        let _ = write!(column, "{}", info.time_ms);
+        let _ = write!(column, "{}", info.time_ms());
     }
     column
+}
+
+/// The games.csv `move_times` column of a game's moves: `WALL/ENGINE` per ply, µs (see the
+/// module documentation).
+pub fn encode_times(infos: &[MoveInfo]) -> String {
+    let mut column = String::with_capacity(infos.len() * 14);
+    for (i, info) in infos.iter().enumerate() {
+        if i > 0 {
+            column.push(' ');
+        }
+        // Writing to a String cannot fail.
+        let _ = match info.engine_time_us {
+            Some(engine) => write!(column, "{}/{engine}", info.time_us),
+            None => write!(column, "{}/-", info.time_us),
+        };
+    }
+    column
+}
+
+/// The moves of a game's `move_info` column, their times replaced by those of its
+/// `move_times` column when it has one (a games.csv of 19 columns): the wall time in µs and
+/// the engine's own time. An empty `move_times` (an older file, a game read from PGN) leaves
+/// the ms of `move_info` (as µs) and no engine time.
+///
+/// # Errors
+/// As [`decode_column`]; a `move_times` token that is not `WALL/ENGINE`, or a `move_times`
+/// column with another number of tokens than `move_info`.
+pub fn decode_columns(move_info: &str, move_times: &str) -> Result<Vec<MoveInfo>, String> {
+    let mut infos = decode_column(move_info)?;
+    if move_times.is_empty() {
+        return Ok(infos);
+    }
+    let times = decode_times(move_times)?;
+    if times.len() != infos.len() {
+        return Err(format!(
+            "move_times has {} tokens for move_info's {}",
+            times.len(),
+            infos.len()
+        ));
+    }
+    for (info, (wall, engine)) in infos.iter_mut().zip(times) {
+        (info.time_us, info.engine_time_us) = (wall, engine);
+    }
+    Ok(infos)
+}
+
+/// Reads a `move_times` column back: per ply, the wall time and the engine's own time (if
+/// reported), µs.
+///
+/// # Errors
+/// The first token that is not `WALL/ENGINE`.
+pub fn decode_times(column: &str) -> Result<Vec<(u64, Option<u64>)>, String> {
+    column.split_whitespace().map(decode_times_token).collect()
+}
+
+/// One `WALL/ENGINE` token of the `move_times` column, µs.
+fn decode_times_token(token: &str) -> Result<(u64, Option<u64>), String> {
+    let bad = || format!("move_times token `{token}`: expected WALL/ENGINE in µs");
+    let (wall, engine) = token.split_once('/').ok_or_else(bad)?;
+    let wall = wall.parse().map_err(|_| bad())?;
+    let engine = match engine {
+        "-" => None,
+        _ => Some(engine.parse().map_err(|_| bad())?),
+    };
+    Ok((wall, engine))
 }
 
 /// Reads a `move_info` column back (an empty column gives no moves).
@@ -250,7 +333,13 @@ fn decode_token(token: &str) -> Result<MoveInfo, String> {
         depth: opt(depth).map_err(|()| bad("bad depth"))?,
         seldepth: opt(seldepth).map_err(|()| bad("bad seldepth"))?,
         nodes: opt(nodes).map_err(|()| bad("bad nodes"))?,
-        time_ms: ms.parse().map_err(|_| bad("bad time"))?,
+        // In µs: a time of ms beyond u64's µs is no time.
+        time_us: ms
+            .parse::<u64>()
+            .ok()
+            .and_then(|ms| ms.checked_mul(1000))
+            .ok_or_else(|| bad("bad time"))?,
+        engine_time_us: None,
         pv: Vec::new(),
     })
 }
@@ -265,7 +354,8 @@ mod tests {
             depth: Some(12),
             seldepth: Some(18),
             nodes: Some(10234),
-            time_ms: 120,
+            time_us: 120_000,
+            engine_time_us: None,
             pv: vec!["a7a6".into(), "b2b3".into()],
         }
     }
@@ -322,7 +412,7 @@ mod tests {
             Some(info.clone())
         );
         let bare = MoveInfo {
-            time_ms: 7,
+            time_us: 7000,
             ..MoveInfo::default()
         };
         assert_eq!(bare.comment(CommentDetail::Full).unwrap(), "0.007s");
@@ -330,8 +420,8 @@ mod tests {
         // cutechess's own comments read too; other remarks do not.
         let cute = MoveInfo::parse_comment("-M8 1.5s").unwrap();
         assert_eq!(
-            (cute.score, cute.depth, cute.time_ms),
-            (Some(Score::Mate(-4)), None, 1500)
+            (cute.score, cute.depth, cute.time_us),
+            (Some(Score::Mate(-4)), None, 1_500_000)
         );
         assert_eq!(MoveInfo::parse_comment("book"), None);
         assert_eq!(MoveInfo::parse_comment("White reaches rank 8"), None);
@@ -351,7 +441,7 @@ mod tests {
     fn the_csv_column_round_trips_without_the_pv() {
         let mate = MoveInfo {
             score: Some(Score::Mate(-2)),
-            time_ms: 3,
+            time_us: 3000,
             ..MoveInfo::default()
         };
         let column = encode_column(&[full(), mate.clone()]);
@@ -368,6 +458,58 @@ mod tests {
         assert_eq!(
             decode_column("35/1x/-/-/1").unwrap_err(),
             "move_info token `35/1x/-/-/1`: bad depth"
+        );
+        // More ms than u64's µs hold: no time.
+        assert_eq!(
+            decode_column("-/-/-/-/18446744073709552").unwrap_err(),
+            "move_info token `-/-/-/-/18446744073709552`: bad time"
+        );
+        assert_eq!(MoveInfo::parse_comment("18446744073709552s"), None);
+    }
+
+    #[test]
+    fn move_times_keep_the_wall_time_and_the_engine_time_in_us() {
+        let infos = [
+            MoveInfo {
+                time_us: 120_345,
+                engine_time_us: Some(118_000),
+                ..full()
+            },
+            MoveInfo {
+                time_us: 999,
+                ..MoveInfo::default()
+            },
+        ];
+        let (info, times) = (encode_column(&infos), encode_times(&infos));
+        // move_info keeps whole ms (rounded down); move_times the µs.
+        assert_eq!(info, "35/12/18/10234/120 -/-/-/-/0");
+        assert_eq!(times, "120345/118000 999/-");
+        let read = decode_columns(&info, &times).unwrap();
+        assert_eq!(
+            read.iter()
+                .map(|i| (i.time_us, i.engine_time_us))
+                .collect::<Vec<_>>(),
+            [(120_345, Some(118_000)), (999, None)]
+        );
+        // A file without move_times: the ms of move_info, no engine time.
+        let old = decode_columns(&info, "").unwrap();
+        assert_eq!(
+            old.iter()
+                .map(|i| (i.time_us, i.engine_time_us))
+                .collect::<Vec<_>>(),
+            [(120_000, None), (0, None)]
+        );
+        assert_eq!(
+            decode_columns(&info, "1/2").unwrap_err(),
+            "move_times has 1 tokens for move_info's 2"
+        );
+        assert_eq!(
+            decode_columns(&info, "1/2 3").unwrap_err(),
+            "move_times token `3`: expected WALL/ENGINE in µs"
+        );
+        assert_eq!(
+            decode_columns(&info, "1/2 3/x").unwrap_err(),
+            "move_times token `3/x`: expected WALL/ENGINE in µs"
         );
     }
 }

@@ -156,7 +156,7 @@ mod tests {
             .unwrap();
         file.write_all(b"3,1,1,1,startpos,a,b,1-0,goal-").unwrap();
         assert_eq!(tail.read_new().unwrap(), []);
-        file.write_all(b"rank,3,a2a3 a7a6 b2b3,1500,1200,2026-11-30T12:00:00Z,0,0,,\n")
+        file.write_all(b"rank,3,a2a3 a7a6 b2b3,1500,1200,2026-11-30T12:00:00Z,0,0,,,\n")
             .unwrap();
         assert_eq!(tail.read_new().unwrap(), games[2..]);
     }
@@ -178,7 +178,7 @@ mod tests {
         let err = tail.read_new().unwrap_err();
         assert_eq!(
             err.to_string(),
-            format!("{}, line 4: 3 fields, expected 18", tail.path().display())
+            format!("{}, line 4: 3 fields, expected 19", tail.path().display())
         );
         std::fs::write(tail.path(), "").unwrap();
         let err = tail.read_new().unwrap_err().to_string();

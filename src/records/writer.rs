@@ -154,7 +154,7 @@ impl ResultsWriter {
     /// [`RecordsError::InvalidRecord`] when a text field holds a line break (nothing is
     /// written); [`RecordsError::Io`] when a write fails.
     pub fn append(&mut self, record: &GameRecord) -> Result<(), RecordsError> {
-        let infos = super::moves::decode_column(&record.move_info).unwrap_or_default();
+        let infos = record.move_infos().unwrap_or_default();
         self.append_with(record, &infos)
     }
 
@@ -365,7 +365,7 @@ fn reconcile_pgn(csv: &Path, pgn: &Path, style: &PgnStyle) -> Result<Vec<String>
             match texts.remove(&row.game_id) {
                 Some(text) => file.write_all(text.as_bytes())?,
                 None => {
-                    let infos = super::moves::decode_column(&row.move_info).unwrap_or_default();
+                    let infos = row.move_infos().unwrap_or_default();
                     file.write_all(pgn::format_game_with(&row, &infos, style).as_bytes())?;
                 }
             }
@@ -460,6 +460,7 @@ mod tests {
         games[1].white_stray = 7;
         games[0].move_info = "35/12/18/10234/120 M-2/-/-/-/3 -/-/-/-/0".into();
         games[0].claims = "pv=1/0".into();
+        games[0].move_times = "120345/118000 3120/- 999/-".into();
         games
     }
 
@@ -472,9 +473,10 @@ mod tests {
         let text = fs::read_to_string(&path).unwrap();
         assert!(text.starts_with(
             "game_id,round,pair,opening_id,opening,white,black,result,termination,plies,moves,\
-             white_ms,black_ms,started,white_stray,black_stray,move_info,claims\n1,1,1,1,startpos,\
-             alpha,beta,1-0,goal-rank,3,a2a3 a7a6 b2b3,1500,1200,2026-11-30T12:00:00Z,0,2,\
-             35/12/18/10234/120 M-2/-/-/-/3 -/-/-/-/0,pv=1/0\n"
+             white_ms,black_ms,started,white_stray,black_stray,move_info,claims,move_times\n\
+             1,1,1,1,startpos,alpha,beta,1-0,goal-rank,3,a2a3 a7a6 b2b3,1500,1200,\
+             2026-11-30T12:00:00Z,0,2,35/12/18/10234/120 M-2/-/-/-/3 -/-/-/-/0,pv=1/0,\
+             120345/118000 3120/- 999/-\n"
         ));
         // Reopening appends without a second header.
         let path = write(dir.path(), &games[..1]);
@@ -543,7 +545,7 @@ mod tests {
     #[test]
     fn malformed_rows_name_file_line_and_column() {
         let good =
-            "2,1,1,1,startpos,beta,alpha,1-0,goal-rank,3,a2a3,10,20,2026-11-30T12:00:00Z,0,0,,";
+            "2,1,1,1,startpos,beta,alpha,1-0,goal-rank,3,a2a3,10,20,2026-11-30T12:00:00Z,0,0,,,";
         let message = error_for_row(&good.replace("1-0", "1/2-1/2"));
         // serde reports an unknown word without its column, but with the word and the
         // words expected.
@@ -559,7 +561,7 @@ mod tests {
         let message = error_for_row(&good.replace("goal-rank", "forfeit"));
         assert!(message.contains("`forfeit`"), "{message}");
         let message = error_for_row("2,1,1");
-        assert!(message.contains("3 fields, expected 18"), "{message}");
+        assert!(message.contains("3 fields, expected 19"), "{message}");
     }
 
     #[test]
@@ -574,6 +576,7 @@ mod tests {
         expected[0].black_stray = 0;
         expected[0].move_info.clear();
         expected[0].claims.clear();
+        expected[0].move_times.clear();
         assert_eq!(read_games(&path).unwrap(), expected[..1]);
         // Resumed: the new row has the file's 14 columns (its stray counts are not recorded).
         write(dir.path(), &sample_games()[1..]);
@@ -589,13 +592,15 @@ mod tests {
         assert_eq!(read_games(&path).unwrap(), expected);
     }
 
-    /// A run begun before `move_info` (16 columns) or before `claims` (17): its rows keep its
-    /// columns when resumed, and read without what they lack.
+    /// A run begun before `move_info` (16 columns), before `claims` (17) or before
+    /// `move_times` (18): its rows keep its columns when resumed, and read without what they
+    /// lack (the move times of an 18-column file are the whole ms of `move_info`).
     #[test]
-    fn a_games_csv_without_the_later_columns_keeps_its_16_or_17_columns() {
+    fn a_games_csv_without_the_later_columns_keeps_its_16_17_or_18_columns() {
         for (columns, row_end) in [
             (16, ",2026-11-30T12:00:00Z,0,2"),
             (17, ",0,2,35/12/18/10234/120 M-2/-/-/-/3 -/-/-/-/0"),
+            (18, ",0,2,35/12/18/10234/120 M-2/-/-/-/3 -/-/-/-/0,pv=1/0"),
         ] {
             let dir = tempfile::tempdir().unwrap();
             let path = RunDir::new(dir.path()).games_csv();
@@ -610,8 +615,20 @@ mod tests {
             if columns == 16 {
                 expected[0].move_info.clear();
             }
-            expected[0].claims.clear();
+            if columns < 18 {
+                expected[0].claims.clear();
+            }
+            expected[0].move_times.clear();
             assert_eq!(read_games(&path).unwrap(), expected);
+            if columns == 18 {
+                let times: Vec<(u64, Option<u64>)> = expected[0]
+                    .move_infos()
+                    .unwrap()
+                    .iter()
+                    .map(|info| (info.time_us, info.engine_time_us))
+                    .collect();
+                assert_eq!(times, [(120_000, None), (3000, None), (0, None)]);
+            }
         }
     }
 
@@ -687,7 +704,7 @@ mod tests {
         )
         .unwrap();
         let reader = GamesReader::open(&path).unwrap();
-        writeln!(file, ",1,1,2026-11-30T12:00:00Z,0,0,,").unwrap();
+        writeln!(file, ",1,1,2026-11-30T12:00:00Z,0,0,,,").unwrap();
         let read: Vec<GameRecord> = reader.map(Result::unwrap).collect();
         assert_eq!(read, games);
         assert_eq!(read_games(&path).unwrap().len(), 3);

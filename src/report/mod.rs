@@ -11,9 +11,11 @@
 
 pub mod claims;
 pub mod crosstable;
+mod distribution;
 pub mod hosts;
 pub mod html;
 mod json;
+pub mod latency;
 pub mod series;
 mod summary;
 mod text;

@@ -3,11 +3,11 @@
 //! Computed here, once, from the games in recorded order; the page only draws them.
 
 use super::Summary;
-use crate::records::moves;
+use super::distribution::Counts;
 use crate::records::{GameRecord, GameResult, GameSink, Termination};
 use crate::stats::{MatchCounts, Outcome, Sprt};
 use serde::Serialize;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 /// Most points kept in a series: longer ones are thinned evenly (the last point is kept).
 pub const MAX_POINTS: usize = 400;
@@ -88,30 +88,33 @@ pub struct EngineGames {
     pub wins_by: Vec<u64>,
     /// Games lost, by termination, in the same order.
     pub losses_by: Vec<u64>,
-    /// Its move times (from games.csv `move_info`).
+    /// Its move times (from games.csv `move_times` in µs, else the whole ms of `move_info`).
     pub move_times: MoveTimes,
 }
 
-/// The distribution of one engine's time per move.
+/// The distribution of one engine's time per move (wall time from `go` to `bestmove`), in µs
+/// to three significant digits (exact under 1,000 µs, `1234` counted as `1230`); whole ms (times 1000) for games of
+/// a file older than games.csv's `move_times` column, or read from PGN.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MoveTimes {
     /// Moves with a recorded time (a move of a PGN game without a timed comment counts as
-    /// 0 ms).
+    /// 0 µs).
     pub moves: u64,
-    /// Mean, ms.
-    pub mean_ms: f64,
-    /// Median, ms: of the `moves` times in order, the one at rank `(moves - 1) / 2` (from 0,
+    /// Mean, µs.
+    pub mean_us: f64,
+    /// Median, µs: of the `moves` times in order, the one at rank `(moves - 1) / 2` (from 0,
     /// rounded half up); 0 without moves.
-    pub median_ms: u64,
-    /// 90th percentile, ms: the time at rank `(moves - 1) × 0.9`, rounded as the median's.
-    pub p90_ms: u64,
-    /// Longest, ms.
-    pub max_ms: u64,
-    /// Moves per bucket: bucket `k` holds times in `[k * bucket_ms, (k + 1) * bucket_ms)`, the
+    pub median_us: u64,
+    /// 90th percentile, µs: the time at rank `(moves - 1) × 0.9`, rounded as the median's.
+    pub p90_us: u64,
+    /// Longest, µs.
+    pub max_us: u64,
+    /// Moves per bucket: bucket `k` holds times in `[k * bucket_us, (k + 1) * bucket_us)`, the
     /// last also everything longer; the same buckets for every engine ([`HISTOGRAM_BUCKETS`]).
     pub histogram: Vec<u64>,
-    /// Width of a bucket, ms (at least 1).
-    pub bucket_ms: u64,
+    /// Width of a bucket, µs (at least 1): under 1,000 when the moves are short, else a
+    /// whole number of ms.
+    pub bucket_us: u64,
 }
 
 /// Buckets of a move-time histogram.
@@ -165,7 +168,8 @@ impl Series {
 /// The series computed one game at a time, in recorded order, as [`Series::compute`] does,
 /// for games that are read one by one and not kept. Memory holds the counts, at most
 /// 2 × [`MAX_POINTS`] points per pair (thinned as they come: every other point is dropped
-/// each time the limit is reached), one count per distinct move time (ms) per engine, one row
+/// each time the limit is reached), one count per distinct move time (µs, to three significant
+/// digits) per engine, one row
 /// per opening, and the game pairs open in the current file; never the games.
 #[derive(Debug)]
 pub struct SeriesBuilder {
@@ -293,7 +297,7 @@ impl SeriesBuilder {
     /// The series of the games added, for `summary` (the one given to
     /// [`new`](Self::new)).
     pub fn finish(self, summary: &Summary) -> Series {
-        let bucket_ms = bucket_width(&self.engines);
+        let bucket_us = bucket_width(&self.engines);
         Series {
             pairs: self
                 .pairs
@@ -305,7 +309,7 @@ impl SeriesBuilder {
                 .engines
                 .into_iter()
                 .zip(&summary.engines)
-                .map(|(track, name)| track.finish(name, bucket_ms))
+                .map(|(track, name)| track.finish(name, bucket_us))
                 .collect(),
             openings: self.openings.finish(),
             unreadable_move_info: self.unreadable,
@@ -409,67 +413,49 @@ fn thin<T: Copy>(points: Vec<T>, max: usize) -> Vec<T> {
 struct EngineTrack {
     wins_by: [u64; Termination::ALL.len()],
     losses_by: [u64; Termination::ALL.len()],
-    /// Moves by their time, ms.
-    times_ms: BTreeMap<u64, u64>,
-}
-
-/// The `percent` percentile of the times in `counts` (time → moves): the time at rank
-/// `(n - 1) * percent / 100` (rounded to the nearest) of the `n` times in order; 0 for none.
-fn nearest_rank(counts: &BTreeMap<u64, u64>, percent: u64) -> u64 {
-    let total: u64 = counts.values().sum();
-    if total == 0 {
-        return 0;
-    }
-    let rank = ((total - 1) * percent + 50) / 100;
-    let mut seen = 0;
-    for (&ms, &moves) in counts {
-        seen += moves;
-        if seen > rank {
-            return ms;
-        }
-    }
-    0
+    /// Moves by their time, µs.
+    times: Counts,
 }
 
 impl EngineTrack {
-    fn finish(self, name: &str, bucket_ms: u64) -> EngineGames {
-        let times = &self.times_ms;
+    fn finish(self, name: &str, bucket_us: u64) -> EngineGames {
+        let times = &self.times;
         let mut histogram = vec![0u64; HISTOGRAM_BUCKETS];
-        for (&ms, &moves) in times {
-            let bucket = usize::try_from(ms / bucket_ms).unwrap_or(usize::MAX);
+        for (us, moves) in times.iter() {
+            let bucket =
+                usize::try_from(us.max(0).unsigned_abs() / bucket_us).unwrap_or(usize::MAX);
             histogram[bucket.min(HISTOGRAM_BUCKETS - 1)] += moves;
         }
-        let moves: u64 = times.values().sum();
-        let total_ms: u64 = times.iter().map(|(ms, moves)| ms * moves).sum();
+        let us = |value: i64| value.max(0).unsigned_abs();
         EngineGames {
             name: name.to_string(),
             wins_by: self.wins_by.to_vec(),
             losses_by: self.losses_by.to_vec(),
             move_times: MoveTimes {
-                moves,
-                mean_ms: total_ms as f64 / moves.max(1) as f64,
-                median_ms: nearest_rank(times, 50),
-                p90_ms: nearest_rank(times, 90),
-                max_ms: times.last_key_value().map_or(0, |(&ms, _)| ms),
+                moves: times.moves(),
+                mean_us: times.mean(),
+                median_us: us(times.percentile(50)),
+                p90_us: us(times.percentile(90)),
+                max_us: us(times.max()),
                 histogram,
-                bucket_ms,
+                bucket_us,
             },
         }
     }
 }
 
-/// Adds the move times of `game` (from its `move_info`; none when it has none) to its engines,
-/// White's and Black's by index.
+/// Adds the move times of `game` (from its `move_info` and `move_times`; none when it has
+/// none) to its engines, White's and Black's by index.
 ///
 /// # Errors
-/// The column's error when it does not read, or when it has not one token per move (nothing
-/// is added).
+/// The columns' error when they do not read, or when they have not one token per move
+/// (nothing is added).
 fn add_move_times(
     game: &GameRecord,
     sides: [usize; 2],
     engines: &mut [EngineTrack],
 ) -> Result<(), String> {
-    let infos = moves::decode_column(&game.move_info)?;
+    let infos = game.move_infos()?;
     let plies = game.moves.split_whitespace().count();
     if !infos.is_empty() && infos.len() != plies {
         return Err(format!(
@@ -482,23 +468,26 @@ fn add_move_times(
         .parse::<crate::rules::Position>()
         .map_or(0, |p| p.side_to_move().index());
     for (ply, info) in infos.iter().enumerate() {
-        *engines[sides[(first + ply) % 2]]
-            .times_ms
-            .entry(info.time_ms)
-            .or_default() += 1;
+        let us = i64::try_from(info.time_us).unwrap_or(i64::MAX);
+        engines[sides[(first + ply) % 2]].times.add(us);
     }
     Ok(())
 }
 
-/// The histogram bucket width shared by all engines: the 99th percentile of every move time
-/// over the buckets, so that a few very long moves do not squeeze the rest into one bucket.
+/// The histogram bucket width shared by all engines, µs: the 99th percentile of every move
+/// time over the buckets, so that a few very long moves do not squeeze the rest into one
+/// bucket; a whole number of ms once it reaches 1 ms.
 fn bucket_width(engines: &[EngineTrack]) -> u64 {
-    let mut all: BTreeMap<u64, u64> = BTreeMap::new();
-    for (&ms, &moves) in engines.iter().flat_map(|e| &e.times_ms) {
-        *all.entry(ms).or_default() += moves;
+    let mut all = Counts::default();
+    for engine in engines {
+        all.merge(&engine.times);
     }
-    let top = nearest_rank(&all, 99);
-    (top + 1).div_ceil(HISTOGRAM_BUCKETS as u64).max(1)
+    let top = all.percentile(99).max(0).unsigned_abs();
+    let width = (top + 1).div_ceil(HISTOGRAM_BUCKETS as u64).max(1);
+    match width < 1000 {
+        true => width,
+        false => width.div_ceil(1000) * 1000,
+    }
 }
 
 /// The openings' results as they are counted.
@@ -659,11 +648,17 @@ mod tests {
         // Game 1: a (White) 10, 20; b 30. Game 3 from a position with Black to move:
         // b 500, 8; a 7.
         assert_eq!((a.move_times.moves, b.move_times.moves), (3, 3));
-        assert_eq!((a.move_times.median_ms, a.move_times.max_ms), (10, 20));
-        assert_eq!((b.move_times.median_ms, b.move_times.max_ms), (30, 500));
-        assert_eq!(b.move_times.mean_ms, 538.0 / 3.0);
+        assert_eq!(
+            (a.move_times.median_us, a.move_times.max_us),
+            (10_000, 20_000)
+        );
+        assert_eq!(
+            (b.move_times.median_us, b.move_times.max_us),
+            (30_000, 500_000)
+        );
+        assert_eq!(b.move_times.mean_us, 538_000.0 / 3.0);
         // 20 buckets up to the 99th percentile of all moves (500 ms): 26 ms each.
-        assert_eq!(a.move_times.bucket_ms, 26);
+        assert_eq!(a.move_times.bucket_us, 26_000);
         assert_eq!(a.move_times.histogram[0], 3);
         let mut expected = vec![0; HISTOGRAM_BUCKETS];
         (expected[0], expected[1], expected[19]) = (1, 1, 1);
@@ -730,13 +725,33 @@ mod tests {
     }
 
     #[test]
-    fn percentiles_of_counted_times() {
-        let counts: BTreeMap<u64, u64> = [(1, 2), (5, 1), (9, 7)].into();
-        // Ranks 0-1: 1 ms, 2: 5 ms, 3-9: 9 ms.
-        assert_eq!(nearest_rank(&counts, 0), 1);
-        assert_eq!(nearest_rank(&counts, 20), 5);
-        assert_eq!(nearest_rank(&counts, 50), 9);
-        assert_eq!(nearest_rank(&BTreeMap::new(), 50), 0);
+    fn move_times_in_us_come_from_the_move_times_column() {
+        let mut games = games();
+        // Game 1's moves in µs: a 1234 and 250, b 9.
+        games[0].move_times = "1234/1000 9/- 250/-".into();
+        let (_, series) = compute(&games, None);
+        let [a, b] = &series.engines[..] else {
+            panic!()
+        };
+        // a: 1230 (three digits), 250, and game 3's 7 ms; b: 9, and game 3's 500 and 8 ms.
+        assert_eq!((a.move_times.median_us, a.move_times.max_us), (1230, 7000));
+        assert_eq!(
+            (b.move_times.median_us, b.move_times.max_us),
+            (8000, 500_000)
+        );
+        // The 99th percentile of all moves is 500 ms: buckets of whole ms.
+        assert_eq!(a.move_times.bucket_us, 26_000);
+        // Short moves only: buckets under 1 ms.
+        for game in &mut games {
+            game.move_info.clear();
+            game.move_times.clear();
+        }
+        games[0].move_times = "1234/1000 9/- 250/-".into();
+        games[0].move_info = "-/-/-/-/1 -/-/-/-/0 -/-/-/-/0".into();
+        let (_, series) = compute(&games, None);
+        assert_eq!(series.engines[0].move_times.bucket_us, 62);
+        assert_eq!(series.engines[0].move_times.histogram[4], 1);
+        assert_eq!(series.engines[0].move_times.histogram[19], 1);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! [`text`](super::text) and as JSON (summary.json) by [`json`](super::json).
 
 use super::claims::{ClaimRow, ClaimsTally, EngineClaims};
+use super::latency::{EngineLatency, LatencyTally};
 use crate::records::provenance::EngineProvenance;
 use crate::records::{GameRecord, GameSink, Termination};
 use crate::rules::Color;
@@ -46,6 +47,12 @@ pub struct Summary {
     /// [`LISTED_FINDINGS`](super::claims::LISTED_FINDINGS) per engine and kind.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub claim_findings: Vec<ClaimRow>,
+    /// Each engine's latency per move: the wall time from `go` to `bestmove` less its own
+    /// `info time`, median and 99th percentile in µs ([`super::latency`]), engines that
+    /// reported a time only; left out of summary.json when there are none (runs before
+    /// games.csv's `move_times` column, engines that print no `time`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub latency: Vec<EngineLatency>,
     /// Engines built from source (or with a pinned bench), by name: repository, revision,
     /// commit, build command and bench signature. Set by the runner from the config; empty
     /// (and left out of summary.json) otherwise.
@@ -280,6 +287,25 @@ impl Summary {
         lines
     }
 
+    /// [`behaviour_failures`](Summary::behaviour_failures) of the games of `files` (games.csv
+    /// files, read as one run's: a tune's or a datagen run's; missing ones hold no game),
+    /// streamed.
+    ///
+    /// # Errors
+    /// A file that cannot be read or holds a malformed row.
+    pub fn behaviour_failures_of(
+        files: &[std::path::PathBuf],
+    ) -> Result<Vec<String>, crate::records::RecordsError> {
+        let mut builder = SummaryBuilder::new(&[], None);
+        for file in files.iter().filter(|file| file.exists()) {
+            for game in crate::records::GamesReader::open(file)? {
+                builder.add(&game?);
+            }
+            builder.end_file();
+        }
+        Ok(builder.finish().behaviour_failures())
+    }
+
     /// The report of `games` (one file's games): [`SummaryBuilder`] fed the games in order.
     ///
     /// `engines`: names in the tournament's order (engines with no finished games still
@@ -404,6 +430,7 @@ impl SummaryBuilder {
             Color::Black => (black, white),
         };
         self.tally.claims.add(game, [white, black]);
+        self.tally.latency.add(game, [white, black]);
         self.tally.stray[white] += game.white_stray;
         self.tally.stray[black] += game.black_stray;
         if let Some(slot) = fault_slot(game.termination) {
@@ -453,6 +480,7 @@ impl SummaryBuilder {
             faults: engine_faults(engines, tally),
             claims,
             claim_findings,
+            latency: tally.latency.finish(engines),
             adjudicated: tally.adjudicated,
             self_play: tally.self_play.clone(),
             builds: BTreeMap::new(),
@@ -476,6 +504,7 @@ impl SummaryBuilder {
         self.index.insert(name.to_string(), index);
         self.tally.add_engine();
         self.tally.claims.add_engine(name);
+        self.tally.latency.add_engine();
         index
     }
 }
@@ -541,6 +570,8 @@ struct Tally {
     stray: Vec<u64>,
     /// The engines' claims checked.
     claims: ClaimsTally,
+    /// The engines' latency per move.
+    latency: LatencyTally,
     /// Games adjudicated, by rule.
     adjudicated: AdjudicationCounts,
     /// Games with one name on both sides.

@@ -82,6 +82,14 @@ impl fmt::Display for Summary {
             };
             write!(f, "{table}")?;
         }
+        if !self.latency.is_empty() {
+            writeln!(f)?;
+            let table = super::latency::LatencyText {
+                engines: &self.latency,
+                width: self.name_width(0),
+            };
+            write!(f, "{table}")?;
+        }
         if !self.hosts.is_empty() {
             writeln!(f)?;
             self.write_hosts(f)?;

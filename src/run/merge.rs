@@ -376,7 +376,7 @@ mod tests {
             .map(|w| w.to_string())
             .collect();
         let info = MoveInfo {
-            time_ms: 1,
+            time_us: 1000,
             pv,
             ..MoveInfo::default()
         };

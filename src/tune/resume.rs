@@ -11,7 +11,10 @@ use std::path::Path;
 
 /// The long flags `tune --resume` takes: none changes the games, the draws or θ (`--shard`
 /// says which shard of the tune to continue; the lag is the tune's, kept from tune.json).
-pub const RESUME_FLAGS: [&str; 7] = [
+/// `--check-claims` and `--strict` are settings of a session, as a tournament's: not saved
+/// in tune.json, given again to each session that should check (what was found is in
+/// games.csv either way).
+pub const RESUME_FLAGS: [&str; 9] = [
     "resume",
     "concurrency",
     "log",
@@ -19,6 +22,8 @@ pub const RESUME_FLAGS: [&str; 7] = [
     "max-time",
     "build-cache",
     "rebuild",
+    "check-claims",
+    "strict",
 ];
 
 /// The saved tune in `dir` (absolute), of its shard `shard` (in `dir/shard-K`), or of the

@@ -78,6 +78,9 @@ pub struct TuneReport {
     pub not_played: Vec<NotPlayed>,
     /// Engines given up after start failures.
     pub given_up: Vec<GivenUp>,
+    /// What `--strict` fails the tune on, over every game of this directory (a sharded
+    /// tune's: every shard's): [`crate::report::Summary::behaviour_failures`].
+    pub failures: Vec<String>,
 }
 
 /// What a tune is about to do, known once everything is checked.
@@ -101,6 +104,8 @@ pub struct TuneSession<'a> {
     /// Interim lines every this many games off a terminal (0: none; a tune prints a line
     /// per iteration instead).
     pub rating_interval: u64,
+    /// How far the engines' mate claims are checked (`--check-claims`).
+    pub checks: crate::game::ClaimChecks,
 }
 
 /// Errors that stop a tune.
@@ -249,7 +254,7 @@ pub fn run(
         engines: &sides,
         rules: config.rules,
         adjudication: &adjudication,
-        checks: crate::game::ClaimChecks::default(),
+        checks: session.checks,
         openings: &openings,
         dir: dir.clone(),
         log: config.log,
@@ -273,11 +278,12 @@ pub fn run(
         .into_inner()
         .unwrap_or_else(|e| e.into_inner());
     let mut snapshot = state.snapshot(config, false);
+    let mut files = vec![games_csv];
     if config.is_spread() {
         state.absorb(config).map_err(TuneError::Shard)?;
         snapshot = state.snapshot(config, false);
         // The whole tune's page counts every shard's or worker's faults.
-        let files: Vec<PathBuf> = shard::member_dirs(&config.out)
+        files = shard::member_dirs(&config.out)
             .map_err(|e| TuneError::Shard(ShardError::RunDir(e)))?
             .iter()
             .map(RunDir::games_csv)
@@ -303,6 +309,7 @@ pub fn run(
         faults: state.faults.to_vec(),
         not_played: played.not_played,
         given_up: played.given_up,
+        failures: crate::report::Summary::behaviour_failures_of(&files)?,
     })
 }
 

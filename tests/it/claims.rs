@@ -13,28 +13,42 @@ use std::path::Path;
 /// Plays `faulty` (bt-faulty with `--fault MODE`) against bt-search at 300 nodes, 2 game pairs
 /// with seed 5, into `out`; returns the games and bt-arena's exit code.
 fn faulty_against_search(mode: &str, out: &Path, extra: &[&str]) -> (Vec<GameRecord>, i32) {
+    faulty_with_args_against_search(&["--fault", mode], out, extra)
+}
+
+/// [`faulty_against_search`] with bt-faulty given the arguments `faulty`.
+pub(crate) fn faulty_with_args_against_search(
+    faulty: &[&str],
+    out: &Path,
+    extra: &[&str],
+) -> (Vec<GameRecord>, i32) {
     let mut args: Vec<String> = [
         "tournament",
         "--engine",
         &format!("cmd={FAULTY}"),
         "name=faulty",
-        "arg=--fault",
-        &format!("arg={mode}"),
-        "--engine",
-        &format!("cmd={SEARCH}"),
-        "name=search",
-        "--each",
-        "nodes=300",
-        "--rounds",
-        "2",
-        "--seed",
-        "5",
-        "--out",
-        out.to_str().unwrap(),
     ]
     .iter()
     .map(|s| s.to_string())
     .collect();
+    args.extend(faulty.iter().map(|arg| format!("arg={arg}")));
+    args.extend(
+        [
+            "--engine",
+            &format!("cmd={SEARCH}"),
+            "name=search",
+            "--each",
+            "nodes=300",
+            "--rounds",
+            "2",
+            "--seed",
+            "5",
+            "--out",
+            out.to_str().unwrap(),
+        ]
+        .iter()
+        .map(|s| s.to_string()),
+    );
     args.extend(extra.iter().map(|s| s.to_string()));
     let output = bt_arena(&args);
     let code = output.status.code().unwrap_or(-1);

@@ -598,6 +598,90 @@ fn convert_round_trips_the_run_files() {
     );
 }
 
+/// `--check-claims` and `--strict` mean what a tournament's do: bt-search's mate claims at
+/// 200 nodes are proven by default and left unchecked with `--check-claims 0`; an engine
+/// writing a stray `bestmove` before every `go` fails the run with exit 6 under `--strict`
+/// (its data written as usual), and a resumed session takes both flags.
+#[test]
+fn check_claims_and_strict_mean_what_they_mean_in_a_tournament() {
+    let dir = tempfile::tempdir().unwrap();
+    let claims = |out: &Path| -> Vec<String> {
+        bt_arena::records::read_games(&out.join("games.csv"))
+            .unwrap()
+            .iter()
+            .map(|game| game.claims.clone())
+            .collect()
+    };
+    let checked = dir.path().join("checked");
+    datagen(&checked, &["--games", "4"]);
+    let unchecked = dir.path().join("unchecked");
+    datagen(&unchecked, &["--games", "4", "--check-claims", "0"]);
+    // The same games (200 nodes): every mate claim proven or left unchecked by default
+    // (longer than 5 plies) is left unchecked with --check-claims 0.
+    let count = |column: &str, kind: &str| -> [u32; 2] {
+        column
+            .split_whitespace()
+            .find_map(|token| token.strip_prefix(&format!("{kind}=")))
+            .map_or([0, 0], |counts| {
+                let (white, black) = counts.split_once('/').unwrap();
+                [white.parse().unwrap(), black.parse().unwrap()]
+            })
+    };
+    let (checked, unchecked) = (claims(&checked), claims(&unchecked));
+    assert!(
+        checked.iter().any(|c| count(c, "mate") != [0, 0]),
+        "{checked:?}"
+    );
+    for (by_default, with_0) in checked.iter().zip(&unchecked) {
+        let [proven, left] = [
+            count(by_default, "mate"),
+            count(by_default, "mate-unchecked"),
+        ];
+        assert_eq!(count(with_0, "mate"), [0, 0], "{with_0}");
+        assert_eq!(
+            count(with_0, "mate-unchecked"),
+            [proven[0] + left[0], proven[1] + left[1]],
+            "{by_default} / {with_0}"
+        );
+    }
+
+    let out = dir.path().join("stray");
+    let faulty = format!("cmd={}", util::FAULTY);
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "datagen",
+            "--engine",
+            &faulty,
+            "args=--fault bestmove-before-go --score-cp 0",
+            "--games",
+            "2",
+            "--out",
+            path(&out),
+        ];
+        args.extend_from_slice(extra);
+        bt_arena(&args)
+    };
+    let output = run(&["--strict"]);
+    assert_eq!(output.status.code(), Some(6), "{}", stderr(&output));
+    // One engine plays itself as bt-faulty-1 and bt-faulty-2: a stray line a game each.
+    let failed =
+        "Checks failed (--strict):\n  bt-faulty-1: stray lines: 2\n  bt-faulty-2: stray lines: 2\n";
+    assert!(stderr(&output).ends_with(failed), "{}", stderr(&output));
+    assert_eq!(games(&out.join(bt_arena::datagen::GAMES_FILE)).len(), 2);
+    let resumed = bt_arena(&[
+        "datagen",
+        "--resume",
+        path(&out),
+        "--strict",
+        "--check-claims",
+        "3",
+    ]);
+    assert_eq!(resumed.status.code(), Some(6), "{}", stderr(&resumed));
+    assert!(stderr(&resumed).ends_with(failed), "{}", stderr(&resumed));
+    let resumed = bt_arena(&["datagen", "--resume", path(&out)]);
+    assert_eq!(resumed.status.code(), Some(0), "{}", stderr(&resumed));
+}
+
 #[test]
 fn bad_settings_exit_3_naming_the_flag_and_write_nothing() {
     let tmp = tempfile::tempdir().unwrap();

@@ -216,7 +216,7 @@ fn a_malformed_row_exits_4_naming_file_and_line() {
     let csv = write_run(dir.path(), &pairs()[..2]);
     let mut text = std::fs::read_to_string(&csv).unwrap();
     text.push_str(
-        "3,1,2,2,startpos,new,base,1-0,goal-rank,two,a2a3,1,1,2026-11-30T12:00:00Z,0,0,,\n",
+        "3,1,2,2,startpos,new,base,1-0,goal-rank,two,a2a3,1,1,2026-11-30T12:00:00Z,0,0,,,\n",
     );
     std::fs::write(&csv, text).unwrap();
     let output = bt_arena(&["elo", csv.to_str().unwrap()]);

@@ -30,6 +30,7 @@ mod faulty_cli;
 mod fuzz;
 mod gate;
 mod generate;
+mod machine;
 mod memory;
 mod one_run;
 mod openings;

@@ -22,8 +22,9 @@ const SLACK: i64 = 1024 * 1024;
 /// game `2p − 1` `new` against `base`, game `2p` colours swapped, as the run's schedule has
 /// them.
 fn write_games(path: &Path, pairs: impl Iterator<Item = u64>) {
-    // The rows below have a field for each column (the last two, move data and claims, empty).
-    assert_eq!(COLUMNS.len(), 18, "a row of write_games per column");
+    // The rows below have a field for each column (the last three, move data, claims and move
+    // times, empty).
+    assert_eq!(COLUMNS.len(), 19, "a row of write_games per column");
     let mut out = BufWriter::new(std::fs::File::create(path).expect("games.csv"));
     writeln!(out, "{}", COLUMNS.join(",")).unwrap();
     for pair in pairs {
@@ -39,7 +40,7 @@ fn write_games(path: &Path, pairs: impl Iterator<Item = u64>) {
             writeln!(
                 out,
                 "{game_id},{pair},{pair},1,pppppppp/pppppppp/8/8/8/8/PPPPPPPP/PPPPPPPP w,\
-                 {white},{black},{result},goal-rank,2,a2a3 a7a6,10,10,2026-12-01T00:00:00Z,0,0,,"
+                 {white},{black},{result},goal-rank,2,a2a3 a7a6,10,10,2026-12-01T00:00:00Z,0,0,,,"
             )
             .unwrap();
         }

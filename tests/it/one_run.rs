@@ -457,6 +457,42 @@ fn a_game_read_twice_is_refused_naming_both_places() {
 
 // Case 6: killed between a game's PGN and its CSV row, then resumed: games.pgn is brought
 // back to exactly the games of games.csv, and the game replayed is in it once.
+/// A run begun before games.csv's `move_times` column (18 columns) keeps its 18 on resume:
+/// the game played again is written without µs, and the report reads the file as it is (no
+/// latency: nothing in it says the engines' own times).
+#[test]
+fn a_run_of_18_columns_keeps_them_on_resume() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = finished_run(dir.path());
+    let csv = run.join("games.csv");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].ends_with(",claims,move_times"), "{}", lines[0]);
+    // As an older release wrote it: without the last column, and game 14 still to play.
+    let old: Vec<&str> = lines[..lines.len() - 1]
+        .iter()
+        .map(|line| line.rsplit_once(',').unwrap().0)
+        .collect();
+    std::fs::write(&csv, old.join("\n") + "\n").unwrap();
+    let output = bt_arena(&words("tournament --resume", &[path(&run)]));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let resumed = std::fs::read_to_string(&csv).unwrap();
+    let resumed: Vec<&str> = resumed.lines().collect();
+    assert_eq!(resumed.len(), lines.len());
+    assert_eq!(resumed[..old.len()], old[..]);
+    let replayed = resumed.last().unwrap();
+    assert!(replayed.starts_with("14,"), "{replayed}");
+    assert_eq!(
+        replayed.matches(',').count(),
+        17,
+        "18 fields, as the file's header: {replayed}"
+    );
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["games"], 14);
+    assert_eq!(summary.get("latency"), None, "{summary}");
+}
+
 #[test]
 fn a_resume_brings_games_pgn_back_to_the_games_of_games_csv() {
     let dir = tempfile::tempdir().unwrap();
@@ -502,7 +538,7 @@ fn a_resume_brings_games_pgn_back_to_the_games_of_games_csv() {
         bt_arena::records::moves::decode_column(&game.move_info)
             .unwrap()
             .iter()
-            .map(|info| info.time_ms)
+            .map(|info| info.time_ms())
             .collect()
     };
     let from_csv = bt_arena::records::read_games(&csv).unwrap();

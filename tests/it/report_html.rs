@@ -511,6 +511,44 @@ fn moves_all_under_1_ms_are_said_so_not_charted() {
     assert!(!times.contains("mean ms"), "{times}");
 }
 
+/// The same moves with their µs (games.csv's `move_times`, the first-run issue's chart that
+/// said "0 ms" at fixed nodes) are charted in µs: buckets of 40 µs up to the 99th percentile
+/// (780 µs: (780 + 1) / 20, rounded up), the figures in µs.
+#[test]
+fn moves_under_1_ms_are_charted_in_us_from_move_times() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut games = timed_games(3);
+    for game in &mut games {
+        game.move_info = "-/-/-/-/0 -/-/-/-/0".to_string();
+        game.move_times = "120/- 780/-".to_string();
+    }
+    write_games(dir.path(), &games);
+    let output = run_args(&["report", crate::util::path(&dir.path().join("games.csv"))]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+    let times = &html[html.find("id=\"times\"").unwrap()..html.find("id=\"openings\"").unwrap()];
+    assert!(!times.contains("under 1 ms"), "{times}");
+    assert_eq!(times.matches("<th>mean µs</th>").count(), 2, "{times}");
+    assert_eq!(
+        times.matches("by time, µs</figcaption>").count(),
+        2,
+        "{times}"
+    );
+    // Each engine played White (120 µs) and Black (780 µs) 3 times: 6 moves, mean 450 µs,
+    // median, 90% and max 780 µs (nearest rank).
+    assert_eq!(
+        times
+            .matches("<td>6</td><td>450</td><td>780</td><td>780</td><td>780</td>")
+            .count(),
+        2,
+        "{times}"
+    );
+    // The last bucket starts at 19 × 40 µs.
+    assert_eq!(times.matches(">760+<").count(), 2, "{times}");
+    // No engine time: no latency table.
+    assert!(!html.contains("id=\"latency\""), "{times}");
+}
+
 /// One match has one Elo: the page of two engines heads the standings as the pool's ratings,
 /// says where the match's Elo is, and calls the two figures Pool Elo and Pair Elo; with more
 /// engines they are the standings, rated relative to `--anchor` when asked.

@@ -710,7 +710,7 @@ fn assert_periods_of_four(engine: &str, games: &[GameRecord], log: &str) {
             .iter()
             .skip((side + 2 - first) % 2)
             .step_by(2)
-            .map(|info| info.time_ms)
+            .map(|info| info.time_ms())
             .collect();
         let what = format!(
             "{engine} in game {}: sent {goes:?}, used {used:?}",

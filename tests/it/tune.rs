@@ -535,6 +535,32 @@ fn a_tune_of_an_engine_that_crashes_counts_and_shows_its_faults() {
     );
 }
 
+/// `--strict` fails a tune whose engine misbehaved with exit 6 ("checks failed"), naming
+/// each side's faults, its θ written as usual; a resumed session takes `--strict` and
+/// `--check-claims` (settings of a session) and judges every game of the directory.
+#[test]
+fn strict_fails_a_tune_of_an_engine_that_crashes_with_exit_6() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let out = dir.path().join("tune");
+    let mut args = seed_tune(&out, "--fault crash-mid-game --after 2", 2);
+    args.push("--strict".into());
+    let (stdout, stderr) = run_expecting(&args, 6);
+    assert!(stdout.contains("θ after 2 of 2 iterations"), "{stdout}");
+    let failed = "Checks failed (--strict):\n  tune+: crashes: 2\n  tune-: crashes: 2\n";
+    assert!(stderr.ends_with(failed), "{stderr}");
+    let resume = |extra: &[&str]| {
+        let mut args: Vec<String> = ["tune", "--resume", &out.display().to_string()]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        args.extend(extra.iter().map(|s| s.to_string()));
+        args
+    };
+    let (_, stderr) = run_expecting(&resume(&["--strict", "--check-claims", "3"]), 6);
+    assert!(stderr.ends_with(failed), "{stderr}");
+    run_expecting(&resume(&["--check-claims", "3"]), 0);
+}
+
 /// An engine that stops answering mid-game (bt-faulty `hang-mid-game` hangs on its third `go`) loses on
 /// time, as in a tournament: the runner ends it, starts a fresh one for the next game, and
 /// counts the loss as a fault of the side that hung (as fishtest counts a crash), warned

@@ -243,6 +243,7 @@ pub fn game(game_id: u64, pair: u64, white: &str, black: &str, white_wins: bool)
         black_stray: 0,
         move_info: String::new(),
         claims: String::new(),
+        move_times: String::new(),
     }
 }
 
@@ -259,7 +260,8 @@ pub fn deterministic(rounds: u32) -> String {
 }
 
 /// The games of a games.csv without what depends on the clock (start time, time used, the
-/// time of each move in `move_info`).
+/// time of each move in `move_info`, the wall and engine times of `move_times`: each token
+/// kept as `-`, its count still compared).
 pub fn games_of(csv: &Path) -> Vec<bt_arena::records::GameRecord> {
     let mut games = bt_arena::records::read_games(csv).expect("a readable games.csv");
     for game in &mut games {
@@ -272,8 +274,45 @@ pub fn games_of(csv: &Path) -> Vec<bt_arena::records::GameRecord> {
             .map(|token| token.rsplit_once('/').map_or(token, |(rest, _ms)| rest))
             .collect::<Vec<_>>()
             .join(" ");
+        game.move_times = game
+            .move_times
+            .split_whitespace()
+            .map(|_| "-")
+            .collect::<Vec<_>>()
+            .join(" ");
     }
     games
+}
+
+/// A text report without what depends on the clock: its latency table, from its `Latency`
+/// line to its closing note, and the blank line before it.
+pub fn report_without_latency(text: &str) -> String {
+    let mut kept: Vec<&str> = Vec::new();
+    let mut in_table = false;
+    for line in text.lines() {
+        if line.starts_with("Latency ") {
+            in_table = true;
+            if kept.last() == Some(&"") {
+                kept.pop();
+            }
+        }
+        if !in_table {
+            kept.push(line);
+        }
+        if in_table && line.starts_with("(wall time from go to bestmove") {
+            in_table = false;
+        }
+    }
+    kept.iter().map(|line| format!("{line}\n")).collect()
+}
+
+/// A summary.json (its text) without what depends on the clock: its `latency`.
+pub fn summary_without_latency(text: &str) -> serde_json::Value {
+    let mut summary: serde_json::Value = serde_json::from_str(text).expect("summary.json");
+    if let Some(fields) = summary.as_object_mut() {
+        fields.remove("latency");
+    }
+    summary
 }
 
 /// The words of a games.pgn without what depends on the clock: its `Date` tags and the time

@@ -156,6 +156,8 @@ fn build_record(game: &Game, ordinal: u64) -> Result<Option<GameRecord>, (u64, S
         black_stray: 0,
         move_info,
         claims: game.tag("X-Claims").unwrap_or_default().to_string(),
+        // PGN comments give whole ms and no engine time.
+        move_times: String::new(),
     }))
 }
 
@@ -175,7 +177,7 @@ fn move_info_and_times(game: &Game, plies: usize, first: Color) -> (String, ByCo
     let movers = std::iter::successors(Some(first), |side| Some(side.opponent()));
     for (info, side) in infos.iter().zip(movers) {
         if let Some(info) = info {
-            used_ms[side] += info.time_ms;
+            used_ms[side] += info.time_ms();
         }
     }
     if !infos.iter().any(Option::is_some) {

@@ -40,7 +40,7 @@
 //! f7f8}`), the result, and a blank line.
 
 use crate::records::GameRecord;
-use crate::records::moves::{self, CommentDetail, MoveInfo};
+use crate::records::moves::{CommentDetail, MoveInfo};
 use crate::records::provenance::EngineProvenance;
 use crate::rules::{Color, Position, Rules};
 use crate::time_control::TimeControl;
@@ -114,7 +114,7 @@ pub fn fen(position: &Position) -> String {
 /// comments come from the record's `move_info` (which keeps no PV; a column that does not
 /// read gives no move comments).
 pub fn format_game(record: &GameRecord, style: &PgnStyle) -> String {
-    let infos = moves::decode_column(&record.move_info).unwrap_or_default();
+    let infos = record.move_infos().unwrap_or_default();
     format_game_with(record, &infos, style)
 }
 
@@ -260,7 +260,7 @@ fn movetext(
 
 /// The comment of each move of `record` (`None` where there is none), for the game viewer.
 pub fn move_comments(record: &GameRecord, detail: CommentDetail) -> Vec<Option<String>> {
-    let infos = moves::decode_column(&record.move_info).unwrap_or_default();
+    let infos = record.move_infos().unwrap_or_default();
     (0..record.moves.split_whitespace().count())
         .map(|i| {
             infos

@@ -34,7 +34,7 @@ mod meta;
 mod page;
 
 pub use games::PageGames;
-pub use meta::{MachineLoad, RunInfo, RunMeta};
+pub use meta::{LOADAVG_ENV, MachineLoad, RunInfo, RunMeta};
 
 /// Everything the page shows.
 #[derive(Debug, Clone, Copy)]

@@ -41,6 +41,8 @@ pub(super) struct Page {
     /// A run of workers' per-host table ([`crate::report::hosts`]); empty otherwise.
     hosts: Vec<HostRow>,
     move_times: Vec<MoveTimeRow>,
+    /// Each engine's latency per move ([`crate::report::latency`]); empty without one.
+    latency: Vec<LatencyRow>,
     /// The claims table (engine, kind, checked, found, not checked) and the findings.
     claim_rows: Vec<ClaimTableRow>,
     claim_findings: Vec<crate::report::claims::ClaimRow>,
@@ -142,13 +144,26 @@ struct ClaimTableRow {
 struct MoveTimeRow {
     name: String,
     moves: u64,
+    /// The unit of the figures and the chart: `µs` when the buckets are under 1 ms, else `ms`.
+    unit: &'static str,
     mean: String,
-    median: u64,
-    p90: u64,
-    max: u64,
-    /// Every move's time was 0 ms (e.g. at a fixed node count): the chart would say nothing.
+    median: String,
+    p90: String,
+    max: String,
+    /// Every move's time was 0 (whole ms of a file older than games.csv's `move_times`, e.g.
+    /// at a fixed node count): the chart would say nothing.
     all_under_1ms: bool,
     svg: String,
+}
+
+/// A row of the latency table: an engine's wall time less its own time per move, µs.
+#[derive(Serialize)]
+struct LatencyRow {
+    name: String,
+    moves: u64,
+    median: i64,
+    p99: i64,
+    max: i64,
 }
 
 #[derive(Serialize)]
@@ -217,6 +232,17 @@ pub(super) fn page(report: &Report<'_>) -> Page {
         terminations: termination_rows(report, &shown),
         hosts: host_rows(summary),
         move_times: move_time_rows(report.series),
+        latency: summary
+            .latency
+            .iter()
+            .map(|engine| LatencyRow {
+                name: isolate(&engine.name),
+                moves: engine.moves,
+                median: engine.median_us,
+                p99: engine.p99_us,
+                max: engine.max_us,
+            })
+            .collect(),
         claim_rows: claim_rows(summary),
         claim_findings: summary.claim_findings.clone(),
         move_info_note: move_info_note(&report.series.unreadable_move_info),
@@ -547,26 +573,39 @@ fn move_time_rows(series: &Series) -> Vec<MoveTimeRow> {
         .enumerate()
         .map(|(k, engine)| {
             let times = &engine.move_times;
+            // µs while the buckets are under 1 ms; else ms (the buckets are whole ms then).
+            let (unit, scale) = match times.bucket_us < 1000 {
+                true => ("µs", 1),
+                false => ("ms", 1000),
+            };
+            let show = |us: u64| match scale {
+                1 => us.to_string(),
+                _ => format!("{:.1}", us as f64 / 1000.0),
+            };
             let labels: Vec<String> = (0..times.histogram.len())
                 .map(|b| match b {
                     0 => "0".to_string(),
                     b if b == times.histogram.len() - 1 => {
-                        format!("{}+", b as u64 * times.bucket_ms)
+                        format!("{}+", b as u64 * times.bucket_us / scale)
                     }
-                    b if b % 5 == 0 => format!("{}", b as u64 * times.bucket_ms),
+                    b if b % 5 == 0 => format!("{}", b as u64 * times.bucket_us / scale),
                     _ => String::new(),
                 })
                 .collect();
             MoveTimeRow {
                 name: isolate(&engine.name),
                 moves: times.moves,
-                mean: format!("{:.1}", times.mean_ms),
-                median: times.median_ms,
-                p90: times.p90_ms,
-                max: times.max_ms,
-                all_under_1ms: times.moves > 0 && times.max_ms == 0,
+                unit,
+                mean: match scale {
+                    1 => format!("{:.0}", times.mean_us),
+                    _ => format!("{:.1}", times.mean_us / 1000.0),
+                },
+                median: show(times.median_us),
+                p90: show(times.p90_us),
+                max: show(times.max_us),
+                all_under_1ms: times.moves > 0 && times.max_us == 0,
                 svg: svg::bars(
-                    &format!("Time per move of {}, ms", isolate(&engine.name)),
+                    &format!("Time per move of {}, {unit}", isolate(&engine.name)),
                     &labels,
                     &times.histogram,
                     PALETTE[k % PALETTE.len()],
