@@ -4,7 +4,7 @@
 //! machine that hangs) against a static shard stopped the same way. Run with
 //! `cargo bench --bench workers`; the figures are in benches/README.md.
 
-use bt_arena::tournament::workers::{Claimed, PairClaims};
+use bt_arena::arena::claims::{Claimed, UnitClaims};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -21,7 +21,14 @@ fn main() {
 /// Claims a pair and marks it done, 10,000 times, in a temporary directory.
 fn claims_per_second() {
     let dir = tempfile::tempdir().expect("a temporary directory");
-    let claims = PairClaims::new(dir.path(), "bench", Duration::from_secs(60)).expect("claims");
+    let claims = UnitClaims::new(
+        dir.path(),
+        "bench",
+        Duration::from_secs(60),
+        "pair",
+        |game| game.pair,
+    )
+    .expect("claims");
     let pairs = 10_000u64;
     let started = Instant::now();
     for pair in 1..=pairs {

@@ -1,8 +1,9 @@
 //! Claims on a shared directory: who is doing a piece of work (building an engine, playing a
 //! game pair), safe on NFS, with no server and no agreement between hosts' clocks.
 //!
-//! A claim is a file created exclusively (`O_CREAT|O_EXCL`, which NFS honours where `flock`
-//! is unreliable) holding its holder, `PID TOKEN` with the token `HOST-PID-RANDOM`
+//! A claim is a file created exclusively and whole (written to a temporary file, then
+//! hard-linked to its name: `link` fails when the name exists, atomically on NFS too, where
+//! `flock` is unreliable) holding its holder, `PID TOKEN` with the token `HOST-PID-RANDOM`
 //! ([`token`]). The holder touches it (its modification time) every heartbeat
 //! ([`Heartbeat`]). Another process judges it stale ([`ClaimWatch::is_stale`]) at once when
 //! its holder is a process of the observer's own host that no longer exists, or when the
@@ -15,7 +16,7 @@
 //! (`tournament --worker`). For users: `docs/guide/cluster.md` (Workers: elastic runs) and
 //! `docs/guide/source-engines.md` (the build cache).
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -36,11 +37,6 @@ impl Claim {
     /// # Errors
     /// When the file cannot be created for another reason, or written.
     pub fn try_create(path: &Path, extra: &[(&str, String)]) -> io::Result<Option<Claim>> {
-        let mut file = match OpenOptions::new().write(true).create_new(true).open(path) {
-            Ok(file) => file,
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => return Ok(None),
-            Err(e) => return Err(e),
-        };
         let token = token();
         let mut text = format!("{} {token}\n", std::process::id());
         if let Some(namespace) = pid_namespace() {
@@ -49,10 +45,23 @@ impl Claim {
         for (key, value) in extra {
             text.push_str(&format!("{key} {value}\n"));
         }
-        file.write_all(text.as_bytes())?;
+        // Written whole beside it, then linked in place: a claim is never seen half written
+        // (its holder stopped or killed between creating and writing it).
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+        let mut whole = tempfile::NamedTempFile::new_in(dir.unwrap_or(Path::new(".")))?;
+        whole.write_all(text.as_bytes())?;
+        // Readable by the other workers, as every file of a run (a temporary file is private).
+        whole
+            .as_file()
+            .set_permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644))?;
+        match std::fs::hard_link(whole.path(), path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => return Ok(None),
+            Err(e) => return Err(e),
+        }
         Ok(Some(Claim {
             path: path.to_path_buf(),
-            file,
+            file: whole.into_file(),
             token,
         }))
     }

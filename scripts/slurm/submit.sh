@@ -45,11 +45,24 @@
 # Each of the W tasks runs worker.sbatch: a worker claiming game pairs from RUN until every
 # pair is recorded or the SPRT decides. W need not divide anything, and submitting again with
 # the same flags adds W more workers to the run (and another merge job). The merge job writes
-# RUN/games.csv, games.pgn, summary.json and report.html once the tasks have ended.
+# RUN/games.csv, games.pgn, summary.json and report.html once the tasks have ended, however
+# they ended (a worker killed or pre-empted leaves its pairs to the others); its exit code is
+# the run's verdict (5 when games are missing).
+#
+# A tune of workers (`bt-arena tune --worker`) after the word `tune-workers`:
+#
+#   scripts/slurm/submit.sh tune-workers W RUN BT_ARENA TUNE_FLAGS...
+#
+# Each task claims the tune's iterations; the dependent job writes the whole tune's report
+# and tuned values (tune-report.sbatch) once every task has ended. `datagen-workers` does the
+# same for a datagen run (with --games), its last job writing RUN/positions.bin and
+# RUN/games.dat from every worker's games (datagen-merge.sbatch).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 shard_script=shard.sbatch
 merge_script=merge.sbatch
+dependency=afterok
+command=tournament
 if [ "${1:-}" = tune ]; then
   shift
   shard_script=tune-shard.sbatch
@@ -58,12 +71,22 @@ elif [ "${1:-}" = datagen ]; then
   shift
   shard_script=datagen-shard.sbatch
   merge_script=datagen-merge.sbatch
-elif [ "${1:-}" = workers ]; then
+elif [ "${1:-}" = workers ] || [ "${1:-}" = tune-workers ] || [ "${1:-}" = datagen-workers ]; then
+  # A worker's death (pre-emption, scancel, a node lost) leaves the run to the others: the
+  # merge job runs once every task has ended, however.
+  dependency=afterany
+  if [ "$1" = tune-workers ]; then
+    command=tune
+    merge_script=tune-report.sbatch
+  elif [ "$1" = datagen-workers ]; then
+    command=datagen
+    merge_script=datagen-merge.sbatch
+  fi
   shift
   shard_script=worker.sbatch
 fi
 if [ $# -lt 3 ]; then
-  echo "usage: $0 [tune|datagen|workers] N RUN BT_ARENA TOURNAMENT_TUNE_OR_DATAGEN_FLAGS..." >&2
+  echo "usage: $0 [tune|datagen|workers|tune-workers|datagen-workers] N RUN BT_ARENA TOURNAMENT_TUNE_OR_DATAGEN_FLAGS..." >&2
   exit 3
 fi
 shards=$1
@@ -74,11 +97,14 @@ case $shards in
   '' | *[!0-9]* | 0) echo "submit.sh: N must be a positive whole number, not '$shards'" >&2; exit 3 ;;
 esac
 mkdir -p "$run"
+if [ "$shard_script" = worker.sbatch ]; then
+  set -- "$command" "$@"
+fi
 array="$(sbatch --parsable --array="0-$((shards - 1))" --cpus-per-task="${CPUS_PER_SHARD:-1}" \
   --output="$run/slurm-%A_%a.out" \
   "$here/$shard_script" "$bt_arena" "$run" "$@")"
 array="${array%%;*}"
-merge="$(sbatch --parsable --dependency="afterok:$array" --kill-on-invalid-dep=yes \
+merge="$(sbatch --parsable --dependency="$dependency:$array" --kill-on-invalid-dep=yes \
   --output="$run/slurm-merge-%j.out" "$here/$merge_script" "$bt_arena" "$run")"
 merge="${merge%%;*}"
 echo "array job $array"

@@ -21,8 +21,14 @@
 //! what a finished game does ([`Schedule::finished`]: go on, or stop). Round-robin and
 //! gauntlet tournaments with their SPRT ([`crate::tournament`]) and SPSA tunes
 //! ([`crate::tune`]) are two schedules; a new kind of run is a new schedule, never a new
-//! runner. `docs/guide/arena.md` is the contributors' page.
+//! runner.
+//!
+//! Any schedule can be played by a run of workers ([`claims`]): processes on any machines
+//! sharing the run directory, each claiming the schedule's next unit (a pair, an iteration, a
+//! game) with a file, so that a dead one's unit is played again by another after a lease.
+//! `docs/guide/arena.md` is the contributors' page.
 
+pub mod claims;
 pub mod console;
 pub mod prepare;
 mod starts;

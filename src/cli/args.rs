@@ -362,6 +362,67 @@ pub fn parse_shard(text: Option<&str>) -> Result<Option<bt_arena::run_dir::Shard
     .transpose()
 }
 
+/// `--worker` and `--lease`: this process one of a run of workers
+/// ([`bt_arena::arena::claims`]), for every kind of run that can be played so.
+#[derive(Args, Debug, Clone, Copy, Default)]
+pub struct WorkerFlags {
+    /// Be one of any number of workers on the run in --out (elastic: start and stop them
+    /// anywhere, at any time).
+    ///
+    /// A worker claims the lowest unit of the run nobody plays (a tournament's game pair, a
+    /// tune's iteration; a file in <out>/claims/), plays it into
+    /// <out>/worker-HOST-PID-RANDOM/, and goes on until every unit is recorded (or a
+    /// tournament's shared SPRT decides); it waits while other workers play the last units, to
+    /// play them again if their worker dies. Every worker gives the run's settings and --out;
+    /// the results are those of one machine. See docs/guide/cluster.md.
+    #[arg(long, conflicts_with = "shard")]
+    pub worker: bool,
+    /// With --worker: how long a claim may go without its heartbeat before another worker
+    /// plays its unit again, e.g. 60s, 5m (default 60s; at least 1s).
+    ///
+    /// Part of the run's settings: every worker gives the same. A worker killed on the host of
+    /// another is noticed at once; on another host, after the lease.
+    #[arg(long, value_name = "DURATION", value_parser = parse_lease, requires = "worker")]
+    pub lease: Option<std::time::Duration>,
+}
+
+impl WorkerFlags {
+    /// With `--worker`, this worker's new id ([`bt_arena::arena::claims::new_worker_id`]) and
+    /// the lease in ms; `None` without.
+    ///
+    /// # Errors
+    /// `--worker` without `--out` (`out_given` false): the run directory must be shared.
+    pub fn worker(&self, out_given: bool) -> anyhow::Result<Option<(String, u64)>> {
+        if !self.worker {
+            return Ok(None);
+        }
+        if !out_given {
+            return Err(anyhow::anyhow!(
+                "--worker needs --out DIR: the run directory every worker of the run shares"
+            ));
+        }
+        let lease = self.lease.unwrap_or(bt_arena::arena::claims::DEFAULT_LEASE);
+        Ok(Some((
+            bt_arena::arena::claims::new_worker_id(),
+            u64::try_from(lease.as_millis()).unwrap_or(u64::MAX),
+        )))
+    }
+}
+
+/// A `--lease`: a duration of at least 1 s and at most a day.
+fn parse_lease(text: &str) -> Result<std::time::Duration, String> {
+    let lease = humantime::parse_duration(text).map_err(|e| e.to_string())?;
+    match lease {
+        lease if lease < std::time::Duration::from_secs(1) => {
+            Err("a lease below 1s would take units from workers that are alive".into())
+        }
+        lease if lease > std::time::Duration::from_secs(86_400) => {
+            Err("a lease above a day would hold a dead worker's unit that long".into())
+        }
+        lease => Ok(lease),
+    }
+}
+
 /// `--seed` of a command that makes a run: drawn unless given, printed and saved.
 #[derive(Args, Debug, Clone, Copy, Default)]
 pub struct RunSeed {

@@ -49,7 +49,7 @@ pub struct DatagenArgs {
     concurrency: Option<usize>,
     /// Continue the run in DIR as saved in its datagen.json (only --concurrency, --shard,
     /// --build-cache and --rebuild may be given with it).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", conflicts_with = "worker")]
     resume: Option<PathBuf>,
     /// Play one shard of the run into <out>/shard-K/: the games g with (g-1) mod N = K.
     ///
@@ -58,6 +58,8 @@ pub struct DatagenArgs {
     /// order. Give --games (a shard cannot count the others' positions).
     #[arg(long, value_name = "K/N|auto|auto/N")]
     shard: Option<String>,
+    #[command(flatten)]
+    workers: super::args::WorkerFlags,
     #[command(flatten)]
     rules: RulesFlag,
     #[command(flatten)]
@@ -269,13 +271,29 @@ pub fn run(args: &DatagenArgs, matches: &ArgMatches) -> Result<ExitCode> {
         });
     }
     let report = datagen_run::run(&mut config, resume, seed, &stop, announce)?;
+    if let Some(worker) = &config.worker
+        && report.played == 0
+        && report.finish == Finish::Completed
+    {
+        say!(
+            "Worker {worker} played no game: every game of the run in {} is recorded",
+            config.out.display()
+        );
+    }
     say!("\n{}", report.summary);
     say!("Results: {}", report.dir.display());
     let shard = config
         .shard
         .map(|shard| format!(" --shard {shard}"))
         .unwrap_or_default();
-    let resume = format!("bt-arena datagen --resume {}{shard}", config.out.display());
+    let resume = match config.worker {
+        // Another worker: this one's own command line starts it.
+        Some(_) => format!(
+            "bt-arena {}",
+            super::shell_words(std::env::args_os().skip(1))
+        ),
+        None => format!("bt-arena datagen --resume {}{shard}", config.out.display()),
+    };
     Ok(match report.finish {
         Finish::Completed => ExitCode::SUCCESS,
         Finish::Interrupted => {
@@ -299,6 +317,10 @@ fn announce(config: &DatagenConfig, plan: &Plan) {
         Target::Positions(n) => bt_arena::records::plural(n, "position"),
     };
     let what = match (plan.recorded, config.shard) {
+        (_, None) if config.worker.is_some() => format!(
+            "Worker {}: claiming the games of a run of {target}",
+            config.worker.as_deref().unwrap_or_default()
+        ),
         (0, None) => format!("Generating {target}"),
         (done, None) => format!("Resuming {target} ({done} games recorded)"),
         (done, Some(shard)) => format!("Shard {shard}: {target} ({done} games recorded)"),
@@ -386,11 +408,16 @@ fn build_config(args: &DatagenArgs, shard: Option<Shard>) -> Result<DatagenConfi
         .event
         .clone()
         .unwrap_or_else(|| "bt-arena-datagen".to_string());
+    let worker = args
+        .workers
+        .worker(args.out.is_some())
+        .map_err(|e| usage(format!("{e:#}")))?;
     let out = args.out.clone().unwrap_or_else(|| default_out(&event));
     let out = std::path::absolute(&out).context("cannot resolve a path")?;
-    // Each engine built from source gets its commit once, here (a shard joining a run adopts
-    // the run's): --resume and the later shards never resolve `rev=` again.
-    let joining = shard.map(|_| out.as_path());
+    // Each engine built from source gets its commit once, here (a shard or a worker joining a
+    // run adopts the run's): --resume and the later shards and workers never resolve `rev=`
+    // again.
+    let joining = (shard.is_some() || worker.is_some()).then_some(out.as_path());
     for warning in
         prepare::resolve_sources(&mut engines, joining).map_err(|e| usage(e.to_string()))?
     {
@@ -418,6 +445,15 @@ fn build_config(args: &DatagenArgs, shard: Option<Shard>) -> Result<DatagenConfi
         build_cache: None,
         shard,
         run_id: None,
+        worker: None,
+        lease_ms: None,
+    })
+    .map(|mut config| {
+        if let Some((worker, lease_ms)) = worker {
+            config.worker = Some(worker);
+            config.lease_ms = Some(lease_ms);
+        }
+        config
     })
 }
 
@@ -458,10 +494,14 @@ fn resumed_config(
     Ok(config)
 }
 
-/// The games files of `input`: itself, a run directory's games.dat, or every shard's.
+/// The games files of `input`: itself, every worker's of a run of workers, a run directory's
+/// games.dat, or every shard's.
 fn games_files(input: &Path) -> Result<Vec<PathBuf>> {
     if !input.is_dir() {
         return Ok(vec![input.to_path_buf()]);
+    }
+    if let Some(files) = bt_arena::datagen::workers::games_files(input)? {
+        return Ok(files);
     }
     let own = input.join(GAMES_FILE);
     if own.exists() {
@@ -486,7 +526,11 @@ fn run_config(inputs: &[PathBuf]) -> Option<DatagenConfig> {
     let dir = inputs.iter().find(|input| input.is_dir())?;
     DatagenConfig::read(dir).ok().or_else(|| {
         let shards = RunDir::new(dir).shard_dirs().ok()?;
-        DatagenConfig::read(shards.first()?.1.root()).ok()
+        let first = match shards.first() {
+            Some((_, shard)) => shard.clone(),
+            None => RunDir::new(dir).worker_dirs().ok()?.into_iter().next()?,
+        };
+        DatagenConfig::read(first.root()).ok()
     })
 }
 

@@ -105,23 +105,8 @@ pub struct TournamentArgs {
     /// Kubernetes Indexed Job (JOB_COMPLETION_INDEX) or a Slurm array task.
     #[arg(long, value_name = "K/N|auto|auto/N")]
     shard: Option<String>,
-    /// Be one of any number of workers on the run in --out (elastic: start and stop them
-    /// anywhere, at any time).
-    ///
-    /// A worker claims the lowest game pair nobody plays (a file in <out>/claims/), plays it
-    /// into <out>/worker-HOST-PID-RANDOM/, and goes on until every pair is recorded or the
-    /// shared SPRT decides; it waits while other workers play the last pairs, to play them again
-    /// if their worker dies. Every worker gives the run's settings and --out; the games are
-    /// those of one machine. See docs/guide/cluster.md.
-    #[arg(long, conflicts_with = "shard")]
-    worker: bool,
-    /// With --worker: how long a claim may go without its heartbeat before another worker
-    /// plays the pair again, e.g. 60s, 5m (default 60s; at least 1s).
-    ///
-    /// Part of the run's settings: every worker gives the same. A worker killed on the host of
-    /// another is noticed at once; on another host, after the lease.
-    #[arg(long, value_name = "DURATION", value_parser = parse_lease, requires = "worker")]
-    lease: Option<Duration>,
+    #[command(flatten)]
+    workers: super::args::WorkerFlags,
     #[command(flatten)]
     pgn_comments: PgnCommentsFlag,
     #[command(flatten)]
@@ -187,20 +172,6 @@ fn parse_cpus(text: &str) -> Result<CpuList, String> {
 /// A `--resign` rule, with the error of its parser.
 fn parse_resign(text: &str) -> Result<ResignRule, String> {
     text.parse().map_err(|e| format!("{e}"))
-}
-
-/// A `--lease`: a duration of at least 1 s and at most a day.
-fn parse_lease(text: &str) -> Result<Duration, String> {
-    let lease = humantime::parse_duration(text).map_err(|e| e.to_string())?;
-    match lease {
-        lease if lease < Duration::from_secs(1) => {
-            Err("a lease below 1s would take pairs from workers that are alive".into())
-        }
-        lease if lease > Duration::from_secs(86_400) => {
-            Err("a lease above a day would hold a dead worker's pair that long".into())
-        }
-        lease => Ok(lease),
-    }
 }
 
 /// An `--adjudicate` rule, with the error of its parser.
@@ -594,17 +565,9 @@ fn override_settings(config: &mut TournamentConfig, args: &TournamentArgs) -> Re
     config.adjudication.resign = args.resign.or(config.adjudication.resign);
     config.adjudication.proof = args.adjudicate.or(config.adjudication.proof);
     config.shard = parse_shard(args)?.or(config.shard);
-    if args.worker {
-        if args.out.is_none() {
-            return Err(anyhow!(
-                "--worker needs --out DIR: the run directory every worker of the run shares"
-            ));
-        }
-        let lease = args
-            .lease
-            .unwrap_or(bt_arena::tournament::workers::DEFAULT_LEASE);
-        config.worker = Some(bt_arena::tournament::workers::new_worker_id());
-        config.lease_ms = Some(u64::try_from(lease.as_millis()).unwrap_or(u64::MAX));
+    if let Some((worker, lease_ms)) = args.workers.worker(args.out.is_some())? {
+        config.worker = Some(worker);
+        config.lease_ms = Some(lease_ms);
     }
     config.out = match &args.out {
         Some(out) => out.clone(),

@@ -94,7 +94,7 @@ pub struct TuneArgs {
     /// it. With --shard K/N, continue shard K of the sharded tune in DIR; without it, on a
     /// sharded tune, rewrite DIR's report.html, summary.json and tuned values from every
     /// shard's iterations (no game).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", conflicts_with = "worker")]
     resume: Option<PathBuf>,
     /// Play one shard of a tune spread over machines sharing --out.
     ///
@@ -105,6 +105,8 @@ pub struct TuneArgs {
     /// Slurm array task.
     #[arg(long, value_name = "K/N|auto|auto/N")]
     shard: Option<String>,
+    #[command(flatten)]
+    workers: super::args::WorkerFlags,
     /// Event name, in the PGN Event tag and the run directory's name (default bt-arena-tune).
     #[arg(long, value_name = "NAME")]
     event: Option<String>,
@@ -136,6 +138,14 @@ pub fn run(args: &TuneArgs, matches: &ArgMatches) -> Result<ExitCode> {
         None => {
             let mut config = build_config(args).map_err(|e| super::UsageError(format!("{e:#}")))?;
             config.shard = shard;
+            if let Some((worker, lease_ms)) = args
+                .workers
+                .worker(args.out.is_some())
+                .map_err(|e| super::UsageError(format!("{e:#}")))?
+            {
+                config.worker = Some(worker);
+                config.lease_ms = Some(lease_ms);
+            }
             config.lag = match args.lag {
                 Some(lag) => lag,
                 None => tune::config::default_lag(
@@ -151,10 +161,10 @@ pub fn run(args: &TuneArgs, matches: &ArgMatches) -> Result<ExitCode> {
             (config, false)
         }
     };
-    // A shard given no --lag takes the tune's, decided by the first shard.
+    // A shard or worker given no --lag takes the tune's, decided by the first to start.
     if !resume
         && args.lag.is_none()
-        && config.shard.is_some()
+        && config.is_spread()
         && let Ok(Some(identity)) = RunIdentity::read(&RunDir::new(&config.out))
         && let Some(lag) = identity.settings["lag"].as_u64()
     {
@@ -186,6 +196,12 @@ pub fn run(args: &TuneArgs, matches: &ArgMatches) -> Result<ExitCode> {
             report.finished
         );
     }
+    if let Some(worker) = &config.worker {
+        say!(
+            "Worker {worker} stopped claiming iterations ({} of the tune's finished)",
+            report.finished
+        );
+    }
     say!(
         "θ after {} of {} iterations ({dir}/{TUNED_OPTIONS}; OpenBench's format in {dir}/{TUNED_PARAMS}):",
         report.finished,
@@ -200,11 +216,7 @@ pub fn run(args: &TuneArgs, matches: &ArgMatches) -> Result<ExitCode> {
     say!("{}", values.join(" "));
     print_faults(&report.faults);
     say!("Results: {dir}");
-    let shard = config
-        .shard
-        .map(|shard| format!(" --shard {shard}"))
-        .unwrap_or_default();
-    let resume = format!("bt-arena tune --resume {dir}{shard}");
+    let resume = resume_command(&config);
     for given_up in &report.given_up {
         note!(
             "error: {}. The tune's games after it were not played: fix it, then continue with `{resume}`",
@@ -213,6 +225,13 @@ pub fn run(args: &TuneArgs, matches: &ArgMatches) -> Result<ExitCode> {
     }
     Ok(match report.finish {
         TuneFinish::Completed => ExitCode::SUCCESS,
+        TuneFinish::Interrupted if config.worker.is_some() => {
+            note!(
+                "Interrupted: the iterations this worker was playing were let go (their games \
+                 recorded are kept); any worker of the tune plays the rest, e.g. `{resume}`"
+            );
+            EXIT_INTERRUPTED.into()
+        }
         TuneFinish::Interrupted => {
             note!("Interrupted: continue with `{resume}`");
             EXIT_INTERRUPTED.into()
@@ -236,6 +255,22 @@ pub fn run(args: &TuneArgs, matches: &ArgMatches) -> Result<ExitCode> {
             super::EXIT_ERROR.into()
         }
     })
+}
+
+/// The command that continues the tune of `config`: `tune --resume`, of its shard; for a
+/// worker, another worker (this one's own command line).
+fn resume_command(config: &TuneConfig) -> String {
+    if config.worker.is_some() {
+        return format!(
+            "bt-arena {}",
+            super::shell_words(std::env::args_os().skip(1))
+        );
+    }
+    let shard = config
+        .shard
+        .map(|shard| format!(" --shard {shard}"))
+        .unwrap_or_default();
+    format!("bt-arena tune --resume {}{shard}", config.out.display())
 }
 
 /// The losses by fault of tune+ and tune−, as a tournament's report gives them, when there
@@ -301,13 +336,25 @@ fn build_engine(
 /// The start-up line.
 fn announce(config: &TuneConfig, plan: TunePlan) {
     let params = bt_arena::records::plural(config.params.len() as u64, "parameter");
-    let what = match (plan.finished, config.shard) {
-        (0, Some(shard)) => format!("Shard {shard}: tuning {params}"),
-        (done, Some(shard)) => {
+    let what = match (plan.finished, config.shard, &config.worker) {
+        (done, _, Some(worker)) if done == plan.iterations => {
+            say!(
+                "Worker {worker}: every iteration of the tune in {} is finished: it plays \
+                 nothing",
+                config.out.display()
+            );
+            return;
+        }
+        (done, _, Some(worker)) => format!(
+            "Worker {worker}: claiming iterations of a tune of {params} ({done} iterations \
+             finished)"
+        ),
+        (0, Some(shard), _) => format!("Shard {shard}: tuning {params}"),
+        (done, Some(shard), _) => {
             format!("Shard {shard}: joining a tune of {params} ({done} iterations finished)")
         }
-        (0, None) => format!("Tuning {params}"),
-        (done, None) => format!("Resuming a tune of {params} ({done} iterations finished)"),
+        (0, None, _) => format!("Tuning {params}"),
+        (done, None, _) => format!("Resuming a tune of {params} ({done} iterations finished)"),
     };
     say!(
         "{what} of {} over {} iterations of {}, {} rules, {} at a time, seed {}; \
@@ -322,7 +369,8 @@ fn announce(config: &TuneConfig, plan: TunePlan) {
     );
 }
 
-/// Rewrites the report and tuned values of the sharded tune in `dir` from its shards' files.
+/// Rewrites the report and tuned values of the tune of shards or workers in `dir` from their
+/// files.
 ///
 /// # Errors
 /// A [`super::UsageError`] naming a flag other than --resume; an error naming the file that
@@ -330,9 +378,13 @@ fn announce(config: &TuneConfig, plan: TunePlan) {
 fn regenerate(dir: &Path, given: &ArgMatches) -> Result<ExitCode> {
     refuse_flags(&["resume"], given, dir)?;
     let snapshot = tune::shard::regenerate(dir).map_err(|e| anyhow!("--resume: {e}"))?;
+    let members = match RunDir::new(dir).worker_dirs().map(|dirs| dirs.is_empty()) {
+        Ok(false) => "worker",
+        _ => "shard",
+    };
     let dir = dir.display();
     say!(
-        "θ after {} of {} iterations of every shard ({dir}/{TUNED_OPTIONS}; OpenBench's format in {dir}/{TUNED_PARAMS}):",
+        "θ after {} of {} iterations of every {members} ({dir}/{TUNED_OPTIONS}; OpenBench's format in {dir}/{TUNED_PARAMS}):",
         snapshot.records.len(),
         snapshot.config.spsa.iterations
     );
@@ -473,6 +525,8 @@ fn build_config(args: &TuneArgs) -> Result<TuneConfig> {
         log: args.log,
         pgn_comments: args.pgn_comments.pgn_comments.unwrap_or_default(),
         shard: None,
+        worker: None,
+        lease_ms: None,
     };
     config.validate().map_err(|e| anyhow!(e))?;
     // The tournament's checks and paths.

@@ -19,6 +19,7 @@ pub mod run;
 pub mod schedule;
 pub mod start;
 pub mod summary;
+pub mod workers;
 
 use crate::engine::EngineDescription;
 use crate::game::{Adjudication, ProofRule};
@@ -190,6 +191,15 @@ pub struct DatagenConfig {
     /// The run's id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run_id: Option<String>,
+    /// `--worker`: this process is a worker of a run of workers, claiming its games one at a
+    /// time ([`crate::arena::claims`]); its id (`HOST-PID-RANDOM`) names its directory
+    /// `out/worker-ID`. Not part of the run's identity. Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worker: Option<String>,
+    /// A run of workers' lease, ms (`--lease`): a claim on a game whose heartbeat has not
+    /// moved for this long is taken over. Part of the run's identity; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lease_ms: Option<u64>,
 }
 
 impl DatagenConfig {
@@ -211,6 +221,13 @@ impl DatagenConfig {
                 return Err(
                     "--positions cannot be given with --shard (a shard cannot know \
                             the other shards' positions): give --games"
+                        .to_string(),
+                );
+            }
+            Target::Positions(_) if self.worker.is_some() => {
+                return Err(
+                    "--positions cannot be given with --worker (a worker cannot know \
+                            the other workers' positions): give --games"
                         .to_string(),
                 );
             }
@@ -257,8 +274,11 @@ impl DatagenConfig {
         seats
     }
 
-    /// The directory this process writes: `out`, or `out/shard-K`.
+    /// The directory this process writes: `out`, `out/shard-K`, or `out/worker-ID`.
     pub fn dir(&self) -> PathBuf {
+        if let Some(worker) = &self.worker {
+            return RunDir::new(&self.out).worker(worker).root().to_path_buf();
+        }
         RunDir::process(&self.out, self.shard).root().to_path_buf()
     }
 
@@ -321,10 +341,14 @@ impl Identified for DatagenConfig {
         self.shard
     }
 
+    fn worker(&self) -> Option<&str> {
+        self.worker.as_deref()
+    }
+
     /// The config as a tournament's makes its identity
     /// ([`crate::run::settings::identity_of`]): but `out`, `concurrency`, `log`,
-    /// `build_cache` and `run_id`, with `shard` replaced by the number of shards, and the book
-    /// known by its digest.
+    /// `build_cache`, `run_id` and `worker`, with `shard` replaced by the number of shards,
+    /// and the book known by its digest.
     fn identity(&self) -> serde_json::Value {
         crate::run::settings::identity_of(
             serde_json::to_value(self).unwrap_or_default(),

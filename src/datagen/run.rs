@@ -11,10 +11,11 @@
 
 use super::convert::{self, ConvertError, Sink, Sinks};
 use super::filters::Judge;
-use super::formats::games::{GamesError, GamesReader, GamesWriter};
-use super::schedule::{Resumed, Selfplay};
+use super::formats::games::{GamesError, GamesWriter};
+use super::schedule::{Claimed, Resumed, Selfplay};
 use super::summary::DatagenSummary;
 use super::{BINARY_FILE, DatagenConfig, GAMES_FILE, SUMMARY_TEXT, TEXT_FILE, Target};
+use crate::arena::claims::UnitClaims;
 use crate::arena::{self, Arena, LockError, Stopped};
 use crate::engine::{Engine, EngineError};
 use crate::openings::Opening;
@@ -45,8 +46,10 @@ pub struct DatagenReport {
     pub finish: Finish,
     /// What the run's files hold now.
     pub summary: DatagenSummary,
-    /// The directory written.
+    /// The directory of the positions and summary written: the run's (of a shard, its own).
     pub dir: PathBuf,
+    /// Games this session wrote.
+    pub played: u64,
 }
 
 /// What a session is about to do.
@@ -210,7 +213,23 @@ pub fn run(
         },
     );
     let recorded = resumed.games;
-    let schedule = Selfplay::new(config, &openings, writer, resumed);
+    let mut schedule = Selfplay::new(config, &openings, writer, resumed);
+    if let (Some(worker), Some(lease)) = (&config.worker, config.lease_ms) {
+        let claims = UnitClaims::new(
+            &config.out,
+            worker,
+            Duration::from_millis(lease),
+            "game",
+            |game| game.game_id,
+        )
+        .map_err(|e| RecordsError::io(RunDir::new(&config.out).claims(), "cannot create", e))?;
+        schedule.claims = Some(Claimed {
+            claims,
+            run: config.out.clone(),
+            dir: dir.clone(),
+            recorded: std::sync::Mutex::new(super::workers::recorded(&config.out)),
+        });
+    }
     let total = match config.target {
         Target::Games(n) => (1..=n).filter(|&id| config.plays(id)).count() as u64,
         Target::Positions(_) => 0,
@@ -233,33 +252,60 @@ pub fn run(
     let started = Instant::now();
     let played = arena::play(&arena, &schedule, results)?;
     let seconds = started.elapsed().as_secs_f64();
+    if let Some(claimed) = &schedule.claims {
+        // Games in flight when the run stopped are another worker's at once.
+        claimed.claims.release_all();
+    }
     let state = schedule.into_state();
     if let Some(err) = state.error {
         return Err(DatagenError::Schedule(err));
     }
-    let mut summary = write_positions(config, &dir)?;
-    summary.seconds = Some(seconds);
-    summary.positions_per_second = Some(state.session_plies as f64 / seconds.max(1e-9));
-    write_summary(&dir, &summary)?;
-    super::report::write(config, &summary, &dir, false)?;
     let finish = match played.stopped {
         Stopped::Interrupted => Finish::Interrupted,
         _ if !played.not_played.is_empty() => Finish::NotPlayed,
         _ => Finish::Completed,
     };
+    // A worker writes the run's positions, summary and page, from every worker's games, once
+    // it finds every game recorded; a shard or a run on one machine, its own.
+    let (files, written) = match &config.worker {
+        Some(_) => (
+            super::workers::games_files(&config.out)
+                .map_err(|e| {
+                    RecordsError::io(
+                        &config.out,
+                        "cannot list",
+                        std::io::Error::other(e.to_string()),
+                    )
+                })?
+                .unwrap_or_default(),
+            config.out.clone(),
+        ),
+        None => (vec![dir.join(GAMES_FILE)], dir.clone()),
+    };
+    let mut summary = write_positions(config, &files, &written)?;
+    summary.seconds = Some(seconds);
+    summary.positions_per_second = Some(state.session_plies as f64 / seconds.max(1e-9));
+    write_summary(&written, &summary)?;
+    super::report::write(config, &summary, &written, false)?;
     Ok(DatagenReport {
         finish,
         summary,
-        dir,
+        dir: written,
+        played: state.written_games - recorded,
     })
 }
 
-/// Writes positions.bin (and positions.txt) of the run directory `dir` from its games file.
+/// Writes positions.bin (and positions.txt) in `dir` from the games of `files` (each in
+/// game-id order: the run's games file, or every worker's), merged in game order.
 ///
 /// # Errors
 /// [`DatagenError`] for a file that cannot be read or written.
-pub fn write_positions(config: &DatagenConfig, dir: &Path) -> Result<DatagenSummary, DatagenError> {
-    let reader = GamesReader::open(&dir.join(GAMES_FILE))?;
+pub fn write_positions(
+    config: &DatagenConfig,
+    files: &[PathBuf],
+    dir: &Path,
+) -> Result<DatagenSummary, DatagenError> {
+    let (_, games) = convert::merged(files)?;
     let mut sinks = Sinks {
         binary: Some(Sink::create(&dir.join(BINARY_FILE))?),
         text: match config.text {
@@ -268,7 +314,7 @@ pub fn write_positions(config: &DatagenConfig, dir: &Path) -> Result<DatagenSumm
         },
         games: None,
     };
-    let summary = convert::convert(reader, config.rules, &config.convert_settings(), &mut sinks)?;
+    let summary = convert::convert(games, config.rules, &config.convert_settings(), &mut sinks)?;
     sinks.finish()?;
     Ok(summary)
 }

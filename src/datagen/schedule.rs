@@ -14,13 +14,16 @@ use super::filters::{Judge, Seen, mix};
 use super::formats::games::{Ending, GameEntry, GamesReader, GamesWriter, Ply};
 use super::formats::{encode_move, mover_score, score_value};
 use super::start::{self, Start};
+use super::workers::{self, IdRanges};
 use super::{DatagenConfig, Target};
+use crate::arena::claims::UnitClaims;
 use crate::arena::{self, Console, Flow, Job, Next, Schedule, ScheduledGame, lock};
 use crate::game;
 use crate::openings::Opening;
 use crate::records::GameRecord;
 use crate::rules::Color;
-use std::collections::{BTreeMap, HashMap};
+use crate::run_dir::RunDir;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Mutex;
 
 /// A salt that keeps the MultiPV draws apart from the others.
@@ -33,8 +36,23 @@ pub struct Selfplay<'a> {
     sequence: Vec<usize>,
     pairs: Vec<(usize, usize)>,
     state: Mutex<State>,
+    /// A worker's claims on the run's games (`--worker`, [`super::workers`]): it plays only
+    /// the games it claims.
+    pub claims: Option<Claimed>,
     /// The live report's set of positions seen (with `--dedup`), kept between refreshes.
     report_seen: Mutex<Option<Box<Seen>>>,
+}
+
+/// A worker's claims and what it knows of the run's recorded games.
+pub struct Claimed {
+    /// The claims on the games (`game-N`).
+    pub claims: UnitClaims,
+    /// The run directory shared by the workers.
+    pub run: std::path::PathBuf,
+    /// This worker's directory.
+    pub dir: std::path::PathBuf,
+    /// The games any worker recorded, as last read from their files.
+    pub recorded: Mutex<IdRanges>,
 }
 
 /// What the schedule keeps between games.
@@ -62,6 +80,12 @@ pub struct State {
     done: bool,
     /// The first error: a games file that cannot be written, a start that cannot be drawn.
     pub error: Option<String>,
+    /// A worker's games claimed and not written yet, by id.
+    mine: BTreeSet<u64>,
+    /// A worker's lowest game id not known recorded.
+    cursor: u64,
+    /// The last game id in the worker's games.dat (0: none).
+    last_written: u64,
 }
 
 impl<'a> Selfplay<'a> {
@@ -107,7 +131,11 @@ impl<'a> Selfplay<'a> {
                 faults: 0,
                 done,
                 error: None,
+                mine: BTreeSet::new(),
+                cursor: 1,
+                last_written: resumed.last_id,
             }),
+            claims: None,
             report_seen: Mutex::new(None),
         }
     }
@@ -177,6 +205,131 @@ impl<'a> Selfplay<'a> {
     }
 }
 
+impl Selfplay<'_> {
+    /// A worker's next game: the lowest game of the run no worker recorded or holds, claimed
+    /// (a claim taken over is first checked against the games files: a worker killed after
+    /// writing a game, before marking it done, recorded it). [`Next::Wait`] while this
+    /// worker's games wait to be written in order ([`Selfplay::window`]) or other workers
+    /// hold the games left (to play them again if their worker dies); [`Next::Done`] once
+    /// every game is recorded or claimed by this worker.
+    fn next_claimed(&self, state: &mut State, claimed: &Claimed) -> Next {
+        if state.mine.len() as u64 >= self.window() {
+            return Next::Wait;
+        }
+        let Target::Games(last) = self.config.target else {
+            return Next::Done;
+        };
+        let mut others = false;
+        let mut id = state.cursor;
+        while id <= last {
+            let recorded = lock(&claimed.recorded).contains(id) || claimed.claims.is_done(id);
+            if recorded || state.mine.contains(&id) {
+                if recorded && id == state.cursor {
+                    state.cursor += 1;
+                }
+                id += 1;
+                continue;
+            }
+            let mut taken_over = false;
+            let claim = claimed.claims.claim(id, 1, &mut |line| {
+                taken_over = true;
+                println!("{line}");
+            });
+            match claim {
+                Ok(crate::arena::claims::Claimed::Mine) => {
+                    if taken_over {
+                        *lock(&claimed.recorded) = workers::recorded(&claimed.run);
+                        if lock(&claimed.recorded).contains(id) {
+                            // Written by the worker that died before marking it.
+                            if let Err(err) = claimed.claims.recorded(id) {
+                                state.error.get_or_insert(err.to_string());
+                                return Next::Done;
+                            }
+                            continue;
+                        }
+                    }
+                    return self.start_claimed(state, claimed, id);
+                }
+                Ok(crate::arena::claims::Claimed::Held) => {
+                    others = true;
+                    id += 1;
+                }
+                Err(err) => {
+                    state.error.get_or_insert(format!(
+                        "cannot claim a game in {}: {err}",
+                        RunDir::new(&claimed.run).claims().display()
+                    ));
+                    state.done = true;
+                    return Next::Done;
+                }
+            }
+        }
+        if others { Next::Wait } else { Next::Done }
+    }
+
+    /// Starts game `id`, claimed by this worker.
+    fn start_claimed(&self, state: &mut State, claimed: &Claimed, id: u64) -> Next {
+        let config = self.config;
+        match start::draw(
+            config.rules,
+            config.seed,
+            id,
+            self.openings,
+            &self.sequence,
+            config.random_plies,
+        ) {
+            Ok(start) => {
+                state.mine.insert(id);
+                state.starts.insert(id, start);
+                Next::Play(self.job(id, &start))
+            }
+            Err(err) => {
+                claimed.claims.release(id);
+                state.error.get_or_insert(err);
+                state.done = true;
+                Next::Done
+            }
+        }
+    }
+
+    /// Writes a worker's finished games that come next among its own, in id order: to its
+    /// games.dat, or below its last game to a file of their own ([`workers::file_for`]); a
+    /// game whose claim was taken over (this worker stalled past the lease) is dropped.
+    fn write_claimed(&self, state: &mut State, claimed: &Claimed) -> Flow {
+        while let Some(&first) = state.mine.first() {
+            let Some(entry) = state.buffer.remove(&first) else {
+                break;
+            };
+            state.mine.remove(&first);
+            if !claimed.claims.holds(first) {
+                println!(
+                    "warning: game {first} not written: the claim on it was taken over by \
+                     another worker, which plays it again"
+                );
+                continue;
+            }
+            let written = match workers::file_for(&claimed.dir, first, state.last_written) {
+                None => state
+                    .writer
+                    .append(&entry)
+                    .map(|()| state.last_written = first),
+                Some(path) => super::formats::games::create(&path, self.config.rules)
+                    .and_then(|mut own| own.append(&entry)),
+            };
+            let marked = written
+                .map_err(|e| e.to_string())
+                .and_then(|()| claimed.claims.recorded(first).map_err(|e| e.to_string()));
+            if let Err(err) = marked {
+                state.error.get_or_insert(err);
+                state.done = true;
+                return Flow::Stop;
+            }
+            state.written_games += 1;
+        }
+        Flow::Continue
+    }
+}
+
 /// What a games file held when the run (re)started.
 #[derive(Default)]
 pub struct Resumed {
@@ -241,6 +394,9 @@ impl Schedule for Selfplay<'_> {
         if state.done {
             return Next::Done;
         }
+        if let Some(claimed) = &self.claims {
+            return self.next_claimed(&mut state, claimed);
+        }
         let id = state.next_id;
         if let Target::Games(n) = self.config.target
             && id > n
@@ -294,7 +450,10 @@ impl Schedule for Selfplay<'_> {
             state.faults += 1;
         }
         state.buffer.insert(id, entry_of(id, &start, played));
-        self.write_ready(&mut state)
+        match &self.claims {
+            Some(claimed) => self.write_claimed(&mut state, claimed),
+            None => self.write_ready(&mut state),
+        }
     }
 
     fn not_played(&self, job: &Job) {
@@ -303,6 +462,17 @@ impl Schedule for Selfplay<'_> {
         let mut state = lock(&self.state);
         state.starts.remove(&job.game.game_id);
         state.done = true;
+        if let Some(claimed) = &self.claims {
+            // Another worker plays it, and the games of this one not written.
+            state.mine.remove(&job.game.game_id);
+            claimed.claims.release_all();
+        }
+    }
+
+    fn may_record(&self, job: &Job) -> bool {
+        self.claims
+            .as_ref()
+            .is_none_or(|claimed| claimed.claims.holds(job.game.game_id))
     }
 
     fn drop_engine(&self, _engine: usize) -> Vec<Job> {

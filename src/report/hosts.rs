@@ -30,6 +30,12 @@ pub struct HostTally {
     pub stalls: u64,
     /// Games lost by an illegal move.
     pub illegal_moves: u64,
+    /// The bench speed measured on the host, nodes per second: the mean over its workers that
+    /// benched an engine (`--scale-tc`'s base engine, else an engine with `bench=` or built
+    /// from source); `None` when none did. A host much slower than the others plays the time
+    /// control short (or, with `--scale-tc`, is given more time).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bench_nps: Option<u64>,
 }
 
 impl HostTally {

@@ -173,16 +173,24 @@ impl Summary {
             .max()
             .unwrap_or(0)
             .max("Host".len());
+        // The bench speed column, when a host measured one.
+        let speeds = self.hosts.iter().any(|h| h.tally.bench_nps.is_some());
+        let nps_header = if speeds { " bench nps" } else { "" };
         writeln!(
             f,
-            "{:<w$} {:>7} {:>5} {:>4} {:>5} {:>5} {:>7} {:>6} {:>8}",
+            "{:<w$} {:>7} {:>5} {:>4} {:>5} {:>5} {:>7} {:>6} {:>8}{nps_header}",
             "Host", "workers", "games", "time", "crash", "stall", "illegal", "score", "p"
         )?;
         for host in &self.hosts {
             let t = &host.tally;
+            let nps = match (speeds, t.bench_nps) {
+                (false, _) => String::new(),
+                (true, Some(nps)) => format!(" {nps:>9}"),
+                (true, None) => format!(" {:>9}", "-"),
+            };
             writeln!(
                 f,
-                "{:<w$} {:>7} {:>5} {:>4} {:>5} {:>5} {:>7} {:>6.3} {:>8.2e}",
+                "{:<w$} {:>7} {:>5} {:>4} {:>5} {:>5} {:>7} {:>6.3} {:>8.2e}{nps}",
                 t.host,
                 t.workers,
                 t.games,
@@ -204,7 +212,12 @@ impl Summary {
         }
         writeln!(
             f,
-            "(score: the first engine's; p: its χ² against the pooled score; flagged when p · hosts < 0.01 or losses by fault exceed 3 times the other hosts' rate)"
+            "(score: the first engine's; p: its χ² against the pooled score; flagged when p · hosts < 0.01 or losses by fault exceed 3 times the other hosts' rate{})",
+            if speeds {
+                "; bench nps: the speed its workers measured"
+            } else {
+                ""
+            }
         )
     }
 

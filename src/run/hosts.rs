@@ -1,5 +1,6 @@
 //! The per-host tallies of a run of workers ([`crate::report::hosts`]): each worker's
-//! games.csv, by the host its id names (`worker-HOST-PID-RANDOM`).
+//! games.csv and the bench speed in its run.json, by the host its id names
+//! (`worker-HOST-PID-RANDOM`).
 
 use crate::records::{GamesReader, RecordsError, Termination};
 use crate::report::hosts::HostTally;
@@ -13,6 +14,8 @@ use std::path::Path;
 /// A worker's games.csv that cannot be read.
 pub fn tallies(workers: &[&Path], tested: &str) -> Result<Vec<HostTally>, RecordsError> {
     let mut hosts: Vec<HostTally> = Vec::new();
+    // Each host's workers' bench speeds, by index in `hosts`.
+    let mut speeds: Vec<Vec<u64>> = Vec::new();
     for dir in workers {
         let host = host_of(dir);
         let index = match hosts.iter().position(|h| h.host == host) {
@@ -22,11 +25,15 @@ pub fn tallies(workers: &[&Path], tested: &str) -> Result<Vec<HostTally>, Record
                     host,
                     ..HostTally::default()
                 });
+                speeds.push(Vec::new());
                 hosts.len() - 1
             }
         };
         let tally = &mut hosts[index];
         tally.workers += 1;
+        if let Some(nps) = bench_nps(dir) {
+            speeds[index].push(nps);
+        }
         let games = RunDir::new(dir).games_csv();
         if !games.exists() {
             continue;
@@ -44,8 +51,22 @@ pub fn tallies(workers: &[&Path], tested: &str) -> Result<Vec<HostTally>, Record
             }
         }
     }
+    for (tally, speeds) in hosts.iter_mut().zip(&speeds) {
+        let count = speeds.len() as u64;
+        tally.bench_nps = (count > 0).then(|| speeds.iter().sum::<u64>() / count);
+    }
     hosts.sort_by(|a, b| a.host.cmp(&b.host));
     Ok(hosts)
+}
+
+/// The bench speed the worker in `dir` measured (its run.json): `--scale-tc`'s, else the
+/// fastest of its engines' benches; `None` when it benched nothing.
+fn bench_nps(dir: &Path) -> Option<u64> {
+    let info = crate::report::html::RunInfo::read(dir)?;
+    match &info.clock_scale {
+        Some(scale) => Some(scale.measured_nps),
+        None => info.builds.values().filter_map(|b| b.bench_nps).max(),
+    }
 }
 
 /// The host a worker directory's name gives (`worker-HOST-PID-RANDOM`), or its name.

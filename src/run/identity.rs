@@ -220,7 +220,7 @@ impl fmt::Display for IdentityError {
             } => write!(
                 f,
                 "{member} cannot join the {} in {}: {} was saved with other settings: \
-                 {difference}. The shards of one {0} must be started with the same settings; \
+                 {difference}. The shards or workers of one {0} must be started with the same settings; \
                  to start another {0}, choose another --out or remove that {0}'s files from {1}",
                 of.noun(),
                 run_of(with).display(),

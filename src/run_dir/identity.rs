@@ -163,11 +163,13 @@ fn differing_field<'a>(
     }
 }
 
-/// A value of field `field` for a message: the shard field holds the shard count.
+/// A value of field `field` for a message: the shard field holds the shard count, a
+/// worker's lease its milliseconds (named by its flag).
 fn describe(field: &str, value: &Value) -> String {
     match (field, value) {
         ("shard", Value::Number(count)) => format!("{count} shards"),
         ("shard", Value::Null) => "unsharded".to_string(),
+        ("lease_ms", Value::Number(ms)) => format!("{ms} ms (--lease)"),
         _ => value.to_string(),
     }
 }

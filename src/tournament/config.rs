@@ -67,7 +67,7 @@ pub struct TournamentConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<Shard>,
     /// `--worker`: this process is a worker of a run of workers, claiming its game pairs one
-    /// at a time ([`crate::tournament::workers`]); its id (`HOST-PID-RANDOM`) names its
+    /// at a time ([`crate::arena::claims`]); its id (`HOST-PID-RANDOM`) names its
     /// directory `out/worker-ID` (one of the [`PER_SHARD_FIELDS`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub worker: Option<String>,

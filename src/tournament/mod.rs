@@ -29,7 +29,6 @@ pub mod resume;
 pub mod runner;
 pub mod schedule;
 pub mod shard;
-pub mod workers;
 
 pub use config::{ConfigError, Format, OpeningOrder, OpeningsSpec, SeedOrigin, TournamentConfig};
 pub use runner::{Finish, GivenUp, NotPlayed, Plan, RunError, RunReport, run, saved_config};

@@ -22,7 +22,7 @@ pub use directory::saved_config;
 use super::config::{SeedOrigin, TournamentConfig};
 use super::schedule::{ScheduledGame, shard_games};
 use super::shard::sprt::SprtWatcher;
-use super::workers::{Claimed, PairClaims};
+use crate::arena::claims::{Claimed, UnitClaims};
 use crate::arena::{self, Arena, Console, Flow, Job, LockError, Next, Schedule, Stopped, lock};
 use crate::game;
 use crate::openings::Opening;
@@ -213,13 +213,15 @@ pub fn run(
     if let (Some(worker), Some(lease)) = (&config.worker, config.lease_ms) {
         let lease = std::time::Duration::from_millis(lease);
         schedule.claims = Some(
-            PairClaims::new(&config.out, worker, lease).map_err(|source| {
-                RunError::Results(RecordsError::Io {
-                    path: RunDir::new(&config.out).claims(),
-                    action: "cannot create",
-                    source,
-                })
-            })?,
+            UnitClaims::new(&config.out, worker, lease, "pair", |game| game.pair).map_err(
+                |source| {
+                    RunError::Results(RecordsError::Io {
+                        path: RunDir::new(&config.out).claims(),
+                        action: "cannot create",
+                        source,
+                    })
+                },
+            )?,
         );
     }
     schedule.seed_tally(&games_csv)?;
@@ -343,7 +345,7 @@ struct Pairs<'a> {
     /// whatever the SPRT says.
     finishing: HashSet<u64>,
     /// A worker's claims on the run's pairs (`--worker`): it plays only the pairs it claims.
-    claims: Option<PairClaims>,
+    claims: Option<UnitClaims>,
     /// A worker's games of the pairs it claimed, not started yet (taken out of `queue`).
     mine: Mutex<VecDeque<ScheduledGame>>,
 }
@@ -380,7 +382,7 @@ impl<'a> Pairs<'a> {
     /// pair it can claim (after a verdict, none); [`Next::Wait`] while the pairs left are
     /// other workers' (they may be taken over after the lease), [`Next::Done`] once every
     /// pair is recorded.
-    fn next_claimed(&self, claims: &PairClaims, closing: bool) -> Next {
+    fn next_claimed(&self, claims: &UnitClaims, closing: bool) -> Next {
         if let Some(game) = lock(&self.mine).pop_front() {
             return Next::Play(Job::plain(game, game.pair));
         }
@@ -410,7 +412,11 @@ impl<'a> Pairs<'a> {
                 .skip(index)
                 .take_while(|game| game.pair == pair)
                 .count();
-            let recorded = claims.recorded_of(pair);
+            let recorded: Vec<u64> = claims
+                .recorded_of(pair)
+                .iter()
+                .map(|game| game.game_id)
+                .collect();
             let unrecorded = queue
                 .iter()
                 .skip(index)

@@ -54,6 +54,15 @@ pub struct TuneConfig {
     /// files are then in `out/shard-K`. Absent from a tune on one machine.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<Shard>,
+    /// `--worker`: this process is a worker of a tune of workers, claiming its iterations
+    /// one at a time ([`crate::arena::claims`]); its id (`HOST-PID-RANDOM`) names its
+    /// directory `out/worker-ID`. Not part of the tune's identity. Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worker: Option<String>,
+    /// A tune of workers' lease, ms (`--lease`): a claim on an iteration whose heartbeat has
+    /// not moved for this long is taken over. Part of the tune's identity; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lease_ms: Option<u64>,
 }
 
 fn one() -> u64 {
@@ -79,9 +88,19 @@ impl TuneConfig {
         })
     }
 
-    /// The directory this process writes: `out`, or `out/shard-K` for shard K.
+    /// The directory this process writes: `out`, `out/shard-K` for shard K, `out/worker-ID`
+    /// for a worker.
     pub fn dir(&self) -> PathBuf {
+        if let Some(worker) = &self.worker {
+            return RunDir::new(&self.out).worker(worker).root().to_path_buf();
+        }
         RunDir::process(&self.out, self.shard).root().to_path_buf()
+    }
+
+    /// Whether several processes play the tune (shards or workers), each in its own
+    /// directory of `out`, reading each other's iterations.
+    pub fn is_spread(&self) -> bool {
+        self.shard.is_some() || self.worker.is_some()
     }
 
     /// Whether iteration `iteration` (from 1) is this process's to play: every iteration on
@@ -92,13 +111,13 @@ impl TuneConfig {
         })
     }
 
-    /// The settings every shard of a sharded tune must share, as JSON: the config but
-    /// `out`, `concurrency` and `log` (a shard's own), with `shard` replaced by the number of
-    /// shards.
+    /// The settings every shard or worker of a tune must share, as JSON: the config but
+    /// `out`, `concurrency`, `log` and `worker` (a process's own), with `shard` replaced by
+    /// the number of shards.
     pub fn identity(&self) -> serde_json::Value {
         let mut value = serde_json::to_value(self).unwrap_or_default();
         if let Some(fields) = value.as_object_mut() {
-            for own in ["out", "concurrency", "log"] {
+            for own in ["out", "concurrency", "log", "worker"] {
                 fields.remove(own);
             }
             fields.insert("shard".to_string(), self.shard.map(|s| s.count()).into());
@@ -199,6 +218,8 @@ pub(crate) mod tests {
             log: false,
             pgn_comments: Default::default(),
             shard: None,
+            worker: None,
+            lease_ms: None,
         }
     }
 }

@@ -540,6 +540,8 @@ mod tests {
             log: false,
             pgn_comments: Default::default(),
             shard: None,
+            worker: None,
+            lease_ms: None,
         };
         let mut theta = vec![100.0, 0.5];
         let mut list = Vec::new();

@@ -31,6 +31,7 @@ use super::params::{ParamsError, TuneParam};
 use super::report::{self, Snapshot};
 use super::shard::{self, ShardError};
 use super::spsa::{self, Perturbation};
+use crate::arena::claims::{Claimed, RecordedGame, UnitClaims};
 use crate::arena::{
     self, Arena, Console, Flow, GivenUp, Job, LockError, Next, NotPlayed, Schedule, ScheduledGame,
     Stopped, lock,
@@ -218,7 +219,7 @@ pub fn run(
         config.pgn_comments,
     )?;
     let recorded = Recorded::read(config, &games_csv, &finished)?;
-    if config.shard.is_some() {
+    if config.is_spread() {
         for (iteration, record) in shard::others(config).map_err(TuneError::Shard)? {
             finished.entry(iteration).or_insert(record);
         }
@@ -233,7 +234,16 @@ pub fn run(
         .count() as u64;
     let own_done = finished.keys().filter(|&&k| config.plays(k)).count() as u64;
     let progress_done = own_done * games_per + recorded.partial_games();
-    let schedule = Iterations::new(config, &openings, log, finished, recorded);
+    let mut schedule = Iterations::new(config, &openings, log, finished, recorded);
+    if let (Some(worker), Some(lease)) = (&config.worker, config.lease_ms) {
+        let lease = Duration::from_millis(lease);
+        schedule.claims = Some(
+            UnitClaims::new(&config.out, worker, lease, "iteration", |game| {
+                u64::from(game.round)
+            })
+            .map_err(|e| RecordsError::io(RunDir::new(&config.out).claims(), "cannot create", e))?,
+        );
+    }
     let adjudication = Adjudication::default();
     let arena = Arena {
         engines: &sides,
@@ -251,6 +261,10 @@ pub fn run(
         stop: session.stop,
     };
     let played = arena::play(&arena, &schedule, writer)?;
+    if let Some(claims) = &schedule.claims {
+        // Iterations in flight when the tune stopped are another worker's at once.
+        claims.release_all();
+    }
     if let Some(err) = lock(&schedule.error).take() {
         return Err(err);
     }
@@ -258,22 +272,22 @@ pub fn run(
         .state
         .into_inner()
         .unwrap_or_else(|e| e.into_inner());
-    let all_own_done = (1..=config.spsa.iterations)
-        .filter(|&k| config.plays(k))
-        .all(|k| state.finished.contains_key(&k));
     let mut snapshot = state.snapshot(config, false);
-    if config.shard.is_some() {
+    if config.is_spread() {
         state.absorb(config).map_err(TuneError::Shard)?;
         snapshot = state.snapshot(config, false);
-        // The whole tune's page counts every shard's faults.
-        let files: Vec<PathBuf> = RunDir::new(&config.out)
-            .shard_dirs()
+        // The whole tune's page counts every shard's or worker's faults.
+        let files: Vec<PathBuf> = shard::member_dirs(&config.out)
             .map_err(|e| TuneError::Shard(ShardError::RunDir(e)))?
             .iter()
-            .map(|(_, dir)| dir.games_csv())
+            .map(RunDir::games_csv)
             .collect();
         snapshot.faults = report::read_faults(&files)?;
     }
+    // A worker's iterations are every iteration; other workers' rows count.
+    let all_own_done = (1..=config.spsa.iterations)
+        .filter(|&k| config.plays(k))
+        .all(|k| state.finished.contains_key(&k));
     report::write_all(&config.out, &snapshot)?;
     let finish = match played.stopped {
         _ if all_own_done => TuneFinish::Completed,
@@ -391,12 +405,26 @@ struct State {
     next: u64,
     /// An iteration one of whose games will not be played: none after it starts.
     blocked: Option<u64>,
+    /// A worker's lowest iteration not known finished (by any worker): where it looks for
+    /// the next to claim.
+    unfinished: u64,
     /// When the other shards' tune.csv files were last read.
     absorbed: Option<Instant>,
     /// Losses by fault of tune+ and tune−.
     faults: [EngineFaults; 2],
     /// Games of unfinished iterations recorded by an earlier session.
     partial: HashMap<u64, Vec<(u32, bool)>>,
+}
+
+/// Why no iteration opens now, as the arena is told ([`Next`] without a game).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum NotOpened {
+    /// Every iteration is started (or the tune stops).
+    Done,
+    /// Waiting: for the lag's iterations, or for other workers' claims.
+    Wait,
+    /// The deadline passed: no iteration starts.
+    Closed,
 }
 
 /// How often a shard waiting for other shards' iterations reads their tune.csv files.
@@ -453,6 +481,9 @@ struct Iterations<'a> {
     state: Mutex<State>,
     log: Mutex<IterationsFile>,
     error: Mutex<Option<TuneError>>,
+    /// A worker's claims on the tune's iterations (`--worker`): it plays only the iterations
+    /// it claims.
+    claims: Option<UnitClaims>,
 }
 
 impl<'a> Iterations<'a> {
@@ -473,6 +504,7 @@ impl<'a> Iterations<'a> {
             open: BTreeMap::new(),
             next: 1,
             blocked: None,
+            unfinished: 1,
             absorbed: None,
             faults: recorded.faults,
             partial: recorded.partial,
@@ -484,6 +516,7 @@ impl<'a> Iterations<'a> {
             state: Mutex::new(state),
             log: Mutex::new(log),
             error: Mutex::new(None),
+            claims: None,
         }
     }
 
@@ -506,7 +539,7 @@ impl<'a> Iterations<'a> {
                 let stale = state
                     .absorbed
                     .is_none_or(|at| at.elapsed() >= ABSORB_INTERVAL);
-                if self.config.shard.is_none() || !stale {
+                if !self.config.is_spread() || !stale {
                     return false;
                 }
                 if let Err(err) = state.absorb(self.config) {
@@ -548,6 +581,112 @@ impl<'a> Iterations<'a> {
         state.open.insert(iteration, open);
         state.next = next_own(self.config, state, iteration + 1);
         true
+    }
+
+    /// Opens this process's next iteration ([`State::next`]) when it may start: its number,
+    /// or what the arena is told (every iteration started, the deadline passed, waiting for
+    /// the lag's iterations).
+    fn open_next(&self, state: &mut State, closing: bool) -> Result<u64, NotOpened> {
+        let iteration = state.next;
+        if iteration > self.config.spsa.iterations
+            || state.blocked.is_some_and(|blocked| blocked < iteration)
+        {
+            return Err(NotOpened::Done);
+        }
+        if closing {
+            return Err(NotOpened::Closed);
+        }
+        if !self.open(state, iteration) {
+            return Err(match lock(&self.error).is_some() {
+                true => NotOpened::Done,
+                false => NotOpened::Wait,
+            });
+        }
+        Ok(iteration)
+    }
+
+    /// A worker's next iteration: the lowest no worker finished or holds, claimed and opened
+    /// once the iterations its θ starts from have finished (by any worker: workers beyond the
+    /// lag wait, so θ repeats bit for bit); the games of it other workers recorded before
+    /// they stopped count in it and are not played again. [`Next::Wait`] while the iterations
+    /// left are other workers' (to play them again if their worker dies), [`Next::Done`]
+    /// once every iteration is finished.
+    fn open_claimed(
+        &self,
+        state: &mut State,
+        claims: &UnitClaims,
+        closing: bool,
+    ) -> Result<u64, NotOpened> {
+        if state.blocked.is_some() || lock(&self.error).is_some() {
+            return Err(NotOpened::Done);
+        }
+        if closing {
+            return Err(NotOpened::Closed);
+        }
+        let read = match state
+            .absorbed
+            .is_none_or(|at| at.elapsed() >= ABSORB_INTERVAL)
+        {
+            true => state
+                .absorb(self.config)
+                .map_err(TuneError::Shard)
+                .and_then(|()| claims.absorb().map_err(TuneError::Results)),
+            false => Ok(()),
+        };
+        if let Err(err) = read {
+            self.fail(err);
+            return Err(NotOpened::Done);
+        }
+        let mut others = false;
+        let mut iteration = state.unfinished;
+        while iteration <= self.config.spsa.iterations {
+            if state.finished.contains_key(&iteration) {
+                if iteration == state.unfinished {
+                    state.unfinished += 1;
+                }
+                iteration += 1;
+                continue;
+            }
+            if state.open.contains_key(&iteration) {
+                iteration += 1;
+                continue;
+            }
+            let upto = iteration.saturating_sub(self.config.lag.max(1));
+            if state.theta_upto(&self.config.params, upto).is_none() {
+                return Err(NotOpened::Wait);
+            }
+            // The iteration's record is its row in tune.csv: one to write.
+            match claims.claim(iteration, 1, &mut |line| println!("{line}")) {
+                Ok(Claimed::Mine) => {
+                    let partial =
+                        partial_games(self.config, iteration, &claims.recorded_of(iteration));
+                    claims.forget(iteration);
+                    state.partial.insert(iteration, partial);
+                    if !self.open(state, iteration) {
+                        claims.release(iteration);
+                        return Err(NotOpened::Wait);
+                    }
+                    return Ok(iteration);
+                }
+                Ok(Claimed::Held) => {
+                    others = true;
+                    iteration += 1;
+                }
+                Err(err) => {
+                    self.fail(TuneError::Results(RecordsError::io(
+                        RunDir::new(&self.config.out).claims(),
+                        "cannot claim an iteration in",
+                        err,
+                    )));
+                    return Err(NotOpened::Done);
+                }
+            }
+        }
+        Err(if others {
+            NotOpened::Wait
+        } else {
+            NotOpened::Done
+        })
     }
 
     /// The job of game `index` of the open iteration `iteration`.
@@ -611,6 +750,15 @@ impl<'a> Iterations<'a> {
         let Some(open) = state.open.remove(&iteration) else {
             return Flow::Continue;
         };
+        if let Some(claims) = &self.claims
+            && !claims.holds(iteration)
+        {
+            console.say(&format!(
+                "warning: iteration {iteration} was taken over by another worker (this one \
+                 stalled past the lease): that worker writes its row"
+            ));
+            return Flow::Continue;
+        }
         let games = u64::from(self.games());
         let record = IterationRecord {
             first_game: (iteration - 1) * games + 1,
@@ -621,6 +769,16 @@ impl<'a> Iterations<'a> {
         };
         if let Err(err) = lock(&self.log).append(&record) {
             self.fail(err.into());
+            return Flow::Stop;
+        }
+        if let Some(claims) = &self.claims
+            && let Err(err) = claims.recorded(iteration)
+        {
+            self.fail(TuneError::Results(RecordsError::io(
+                RunDir::new(&self.config.out).claims(),
+                "cannot mark an iteration done in",
+                err,
+            )));
             return Flow::Stop;
         }
         let latest = state
@@ -658,6 +816,30 @@ impl<'a> Iterations<'a> {
     }
 }
 
+/// The games of `iteration` other workers recorded, as [`State::partial`] holds them: (game
+/// index in the iteration, whether tune+ won).
+fn partial_games(
+    config: &TuneConfig,
+    iteration: u64,
+    recorded: &[RecordedGame],
+) -> Vec<(u32, bool)> {
+    let games = 2 * u64::from(config.spsa.pairs);
+    let first = (iteration - 1) * games + 1;
+    recorded
+        .iter()
+        .filter_map(|game| {
+            let index = game
+                .game_id
+                .checked_sub(first)
+                .filter(|&index| index < games)?;
+            // tune+ is White in the first game of each pair.
+            let plus_white = index % 2 == 0;
+            let white_won = game.result.winner() == crate::rules::Color::White;
+            Some((u32::try_from(index).ok()?, white_won == plus_white))
+        })
+        .collect()
+}
+
 /// The lowest iteration from `from` on that `config`'s process plays and has not finished.
 fn next_own(config: &TuneConfig, state: &State, from: u64) -> u64 {
     let mut k = from;
@@ -689,22 +871,16 @@ impl Schedule for Iterations<'_> {
                 let index = u32::try_from(index).unwrap_or(u32::MAX);
                 return Next::Play(self.job(open, iteration, index));
             }
-            let iteration = state.next;
-            if iteration > self.config.spsa.iterations
-                || state.blocked.is_some_and(|blocked| blocked < iteration)
-            {
-                return Next::Done;
-            }
-            if closing {
-                return Next::Closed;
-            }
-            if !self.open(&mut state, iteration) {
-                return if lock(&self.error).is_some() {
-                    Next::Done
-                } else {
-                    Next::Wait
-                };
-            }
+            let opened = match &self.claims {
+                Some(claims) => self.open_claimed(&mut state, claims, closing),
+                None => self.open_next(&mut state, closing),
+            };
+            let iteration = match opened {
+                Ok(iteration) => iteration,
+                Err(NotOpened::Done) => return Next::Done,
+                Err(NotOpened::Wait) => return Next::Wait,
+                Err(NotOpened::Closed) => return Next::Closed,
+            };
             // An iteration whose games an earlier session recorded in full only needs its row.
             if state.open[&iteration].done == self.games() {
                 let console = Console::hidden();
@@ -743,6 +919,16 @@ impl Schedule for Iterations<'_> {
         let mut state = lock(&self.state);
         let blocked = state.blocked.map_or(job.unit, |k| k.min(job.unit));
         state.blocked = Some(blocked);
+        if let Some(claims) = &self.claims {
+            // Another worker plays it.
+            claims.release(job.unit);
+        }
+    }
+
+    fn may_record(&self, job: &Job) -> bool {
+        self.claims
+            .as_ref()
+            .is_none_or(|claims| claims.holds(job.unit))
     }
 
     fn drop_engine(&self, _engine: usize) -> Vec<Job> {

@@ -99,6 +99,10 @@ impl Identified for TuneConfig {
         self.shard
     }
 
+    fn worker(&self) -> Option<&str> {
+        self.worker.as_deref()
+    }
+
     fn identity(&self) -> serde_json::Value {
         TuneConfig::identity(self)
     }
@@ -112,17 +116,30 @@ impl Identified for TuneConfig {
     }
 }
 
-/// The finished iterations of every shard of `config`'s sharded tune but its own, by
+/// The directories of every process of the tune in `run`: its shards' (by index) and its
+/// workers' (by name); a tune has one kind or the other, never both
+/// ([`crate::run::identity::establish`]).
+///
+/// # Errors
+/// When `run` cannot be listed.
+pub fn member_dirs(run: &std::path::Path) -> Result<Vec<RunDir>, RunDirError> {
+    let run = RunDir::new(run);
+    let mut dirs: Vec<RunDir> = run.shard_dirs()?.into_iter().map(|(_, dir)| dir).collect();
+    dirs.extend(run.worker_dirs()?);
+    Ok(dirs)
+}
+
+/// The finished iterations of every shard or worker of `config`'s tune but its own, by
 /// iteration number, read from their tune.csv files as they stand.
 ///
 /// # Errors
 /// [`ShardError`]: a directory or tune.csv that cannot be read, an iteration recorded by two
-/// shards.
+/// shards or workers.
 pub fn others(config: &TuneConfig) -> Result<BTreeMap<u64, IterationRecord>, ShardError> {
-    let own = config.shard.map(|shard| shard.index());
+    let own = config.is_spread().then(|| config.dir());
     let mut all: BTreeMap<u64, (IterationRecord, PathBuf)> = BTreeMap::new();
-    for (index, dir) in RunDir::new(&config.out).shard_dirs()? {
-        if Some(index) == own {
+    for dir in member_dirs(&config.out)? {
+        if own.as_deref() == Some(dir.root()) {
             continue;
         }
         let path = dir.tune_csv();
@@ -143,32 +160,35 @@ pub fn others(config: &TuneConfig) -> Result<BTreeMap<u64, IterationRecord>, Sha
         .collect())
 }
 
-/// Whether `run` holds a sharded tune (an identity.json and no tune.json of its own).
+/// Whether `run` holds a tune of shards or workers (an identity.json and no tune.json of its
+/// own).
 pub fn is_sharded(run: &std::path::Path) -> bool {
     let run = RunDir::new(run);
     run.identity_json().exists() && !run.tune_json().exists()
 }
 
-/// Rewrites the whole sharded tune's report.html, summary.json, tuned-options.txt and
-/// tuned-params.txt in `run` from every shard's files, playing nothing; returns the snapshot
-/// written (its θ the fold of every shard's iterations).
+/// Rewrites the whole tune's report.html, summary.json, tuned-options.txt and
+/// tuned-params.txt in `run` from every shard's or worker's files, playing nothing; returns
+/// the snapshot written (its θ the fold of every process's iterations).
 ///
 /// # Errors
-/// [`ShardError`]: no shard's tune.json to read, files that cannot be read or written.
+/// [`ShardError`]: no shard's or worker's tune.json to read, files that cannot be read or
+/// written.
 pub fn regenerate(run: &std::path::Path) -> Result<Snapshot, ShardError> {
-    let dirs = RunDir::new(run).shard_dirs()?;
-    let Some(saved) = dirs.iter().find(|(_, dir)| dir.tune_json().exists()) else {
+    let dirs = member_dirs(run)?;
+    let Some(saved) = dirs.iter().find(|dir| dir.tune_json().exists()) else {
         return Err(ShardError::Config(format!(
-            "{} holds no shard of a tune (no shard-K/tune.json)",
+            "{} holds no shard or worker of a tune (no shard-K/tune.json, worker-ID/tune.json)",
             run.display()
         )));
     };
-    let mut config = TuneConfig::read(saved.1.root()).map_err(ShardError::Config)?;
+    let mut config = TuneConfig::read(saved.root()).map_err(ShardError::Config)?;
     config.out = run.to_path_buf();
-    // Every shard's records: `others` of no shard of the run.
+    // Every process's records: `others` of no process of the run.
     config.shard = None;
+    config.worker = None;
     let records = others(&config)?;
-    let files: Vec<PathBuf> = dirs.iter().map(|(_, dir)| dir.games_csv()).collect();
+    let files: Vec<PathBuf> = dirs.iter().map(RunDir::games_csv).collect();
     let snapshot = Snapshot {
         theta: theta_after(&config.params, records.values()),
         records: records.into_values().collect(),

@@ -21,6 +21,7 @@ mod check_engine;
 mod claims;
 mod cli;
 mod datagen;
+mod datagen_workers;
 mod docs;
 mod elo_command;
 mod engine;

@@ -240,7 +240,7 @@ fn a_reused_run_directory_refuses_other_settings_before_any_game() {
     assert_eq!(output.status.code(), Some(4), "{}", stderr(&output));
     let expected = format!(
         "error: shard 0/2 cannot join the run in {}: {} was saved with other settings: field \
-         `engines[0].cmd` is \"{SEARCH}\" there, \"{RANDOM}\" here. The shards of one run must \
+         `engines[0].cmd` is \"{SEARCH}\" there, \"{RANDOM}\" here. The shards or workers of one run must \
          be started with the same settings; to start another run, choose another --out or \
          remove that run's files from {0}\n",
         run.display(),

@@ -179,7 +179,8 @@ fn a_shard_refuses_to_join_a_run_of_other_settings_naming_the_field() {
         );
         let expected = format!(
             "error: shard {shard} cannot join the run in {}: {} was saved with other settings: \
-             {field}. The shards of one run must be started with the same settings; to start \
+             {field}. The shards or workers of one run must be started with the same settings; \
+             to start \
              another run, choose another --out or remove that run's files from {0}\n",
             run.display(),
             run.join("identity.json").display()

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-use crate::util::{bt_arena, deterministic, games_of, pgn_without_dates};
+use crate::util::{bt_arena, deterministic, eventually, games_of, pgn_without_dates};
 
 const SUBMIT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/slurm/submit.sh");
 const CLUSTER_UP: &str = "scripts/slurm/cluster-up.sh";
@@ -329,6 +329,98 @@ fn a_slurm_array_of_three_workers_merges_to_the_run_of_one_machine() {
         games_of(&run_dir.join("games.csv")),
         games_of(&single.join("games.csv"))
     );
+}
+
+/// Issue 30's "done when": one run played by three workers on the one-node cluster (two CPUs:
+/// at most two run at once), one of them killed with SIGKILL mid-run (`scancel --full -s
+/// KILL`) and one added late by a second submission, merges to exactly the games and the
+/// verdict (the exit code of `elo`) of a run on one machine.
+#[test]
+#[ignore = "needs a Slurm cluster taking jobs (scripts/slurm/cluster-up.sh, as root)"]
+fn slurm_workers_one_killed_and_one_added_late_merge_to_the_run_of_one_machine() {
+    assert_slurm_takes_jobs();
+    let dir = tempfile::tempdir().unwrap();
+    let command = deterministic(100);
+    let single = dir.path().join("single");
+    let mut args: Vec<String> = command.split_whitespace().map(String::from).collect();
+    args.extend(["--out".into(), single.display().to_string()]);
+    let output = bt_arena(&args);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+
+    let run_dir = dir.path().join("run");
+    let submit_workers = |count: &str| {
+        let mut submit = vec![
+            "workers".to_string(),
+            count.to_string(),
+            run_dir.display().to_string(),
+            env!("CARGO_BIN_EXE_bt-arena").to_string(),
+        ];
+        submit.extend(command.split_whitespace().skip(1).map(String::from));
+        let output = Command::new(SUBMIT)
+            .args(&submit)
+            .current_dir(dir.path())
+            .output()
+            .expect("submit.sh runs");
+        assert!(output.status.success(), "submit.sh: {}", text(&output));
+        let submitted = text(&output);
+        (job_id(&submitted, "array"), job_id(&submitted, "merge"))
+    };
+    let (first, first_merge) = submit_workers("2");
+    let recorded = || {
+        bt_arena::run_dir::RunDir::new(&run_dir)
+            .worker_dirs()
+            .unwrap_or_default()
+            .iter()
+            .map(|worker| {
+                std::fs::read_to_string(worker.games_csv())
+                    .map_or(0, |text| text.lines().count().saturating_sub(1))
+            })
+            .sum::<usize>()
+    };
+    assert!(
+        eventually(Duration::from_secs(120), || recorded() >= 20),
+        "20 games within two minutes:\n{}",
+        logs(&run_dir)
+    );
+    let killed = format!("{first}_0");
+    let output = run("scancel", &["--full", "-s", "KILL", &killed]).expect("scancel runs");
+    assert!(output.status.success(), "scancel: {}", text(&output));
+    let at_kill = recorded();
+    let (late, late_merge) = submit_workers("1");
+    for (merge, array) in [(&first_merge, &first), (&late_merge, &late)] {
+        let show = wait_for_job(merge, array);
+        assert_eq!(
+            (field(&show, "JobState"), field(&show, "ExitCode")),
+            (Some("COMPLETED"), Some("0:0")),
+            "merge job {merge} (after any end of {array}):\n{show}\n{}",
+            logs(&run_dir)
+        );
+    }
+    assert!(
+        at_kill < 200,
+        "the run ended before the kill ({at_kill} games)"
+    );
+    let show = run("scontrol", &["show", "job", &killed]).map_or_else(String::new, |o| text(&o));
+    assert_ne!(field(&show, "JobState"), Some("COMPLETED"), "{show}");
+    let late_log =
+        std::fs::read_to_string(run_dir.join(format!("slurm-{late}_0.out"))).unwrap_or_default();
+    assert!(
+        late_log.starts_with("Worker "),
+        "the late worker:\n{late_log}"
+    );
+    let output = bt_arena(&["merge".to_string(), run_dir.display().to_string()]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert_eq!(
+        games_of(&run_dir.join("games.csv")),
+        games_of(&single.join("games.csv")),
+        "each game once, as one machine plays them"
+    );
+    let verdict = |dir: &std::path::Path| {
+        bt_arena(&["elo".to_string(), dir.display().to_string()])
+            .status
+            .code()
+    };
+    assert_eq!(verdict(&run_dir), verdict(&single));
 }
 
 #[test]

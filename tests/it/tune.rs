@@ -1135,3 +1135,177 @@ fn stop_and_resume(out: &Path, signal: i32) {
     assert!(rows() < 12, "the tune ended before the signal");
     run_expecting(&advised(&stderr), 0);
 }
+
+/// The finished iterations of every worker of the tune in `run`, read from their tune.csv.
+fn worker_iterations(run: &Path) -> Vec<IterationRecord> {
+    let mut all = Vec::new();
+    for dir in bt_arena::run_dir::RunDir::new(run).worker_dirs().unwrap() {
+        let Ok(config) = TuneConfig::read(dir.root()) else {
+            continue;
+        };
+        let records = IterationsFile::read(&dir.tune_csv(), &config.params, config.spsa.iterations)
+            .expect("a worker's tune.csv reads");
+        all.extend(records.into_values());
+    }
+    all
+}
+
+/// The ids of the games every worker of `run` recorded, sorted.
+fn worker_game_ids(run: &Path) -> Vec<u64> {
+    let mut ids: Vec<u64> = bt_arena::run_dir::RunDir::new(run)
+        .worker_dirs()
+        .unwrap()
+        .iter()
+        .filter(|dir| dir.games_csv().exists())
+        .flat_map(|dir| crate::util::games_of(&dir.games_csv()))
+        .map(|game| game.game_id)
+        .collect();
+    ids.sort_unstable();
+    ids
+}
+
+/// Workers of a tune (issue 30): two started together, of different concurrency, play every
+/// iteration once between them, each from θ after exactly iterations 1..i−L of both, so the
+/// tune is one machine's bit for bit (θ at every iteration, each iteration's games and result);
+/// `tune --resume RUN` writes the whole tune's values again; a worker started after the end
+/// plays nothing and says so.
+#[test]
+fn workers_of_a_tune_play_each_iteration_once_and_repeat_one_machines_theta() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let whole = dir.path().join("whole");
+    run_expecting(&knob_tune(&whole, 12, &["--lag", "2"]), 0);
+    let run = dir.path().join("run");
+    let workers = [
+        spawn_tune(&knob_tune(&run, 12, &["--lag", "2", "--worker"])),
+        spawn_tune(&knob_tune(
+            &run,
+            12,
+            &["--lag", "2", "--worker", "--concurrency", "2"],
+        )),
+    ];
+    for worker in workers {
+        let out = wait_expecting(worker, 0);
+        assert!(
+            out.contains(": claiming iterations of a tune of 2 parameters"),
+            "{out}"
+        );
+    }
+    let played = worker_iterations(&run);
+    assert_eq!(played.len(), 12, "each iteration once");
+    assert_eq!(comparable(&played), comparable(&iterations(&whole).1));
+    assert_eq!(worker_game_ids(&run), (1..=24).collect::<Vec<u64>>());
+    for iteration in 1..=12 {
+        assert!(
+            run.join(format!("claims/iteration-{iteration}.done"))
+                .exists()
+        );
+    }
+    let tuned = std::fs::read_to_string(whole.join("tuned-options.txt")).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(run.join("tuned-options.txt")).unwrap(),
+        tuned
+    );
+    let (stdout, _) = run_expecting(
+        &["tune", "--resume", &run.display().to_string()].map(String::from),
+        0,
+    );
+    assert!(
+        stdout.contains("θ after 12 of 12 iterations of every worker"),
+        "{stdout}"
+    );
+
+    let late = wait_expecting(
+        spawn_tune(&knob_tune(&run, 12, &["--lag", "2", "--worker"])),
+        0,
+    );
+    assert!(
+        late.contains(&format!(
+            "every iteration of the tune in {} is finished: it plays nothing",
+            run.display()
+        )),
+        "{late}"
+    );
+    assert_eq!(worker_game_ids(&run), (1..=24).collect::<Vec<u64>>());
+}
+
+/// A tune worker killed with kill -9 mid-iteration (one of its iteration's two games
+/// recorded): the next worker takes the iteration over at once (its process is gone from this
+/// host), plays only its missing game, writes its row, and the tune is one machine's.
+#[test]
+fn a_tune_worker_killed_mid_iteration_has_only_its_missing_game_played_again() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let whole = dir.path().join("whole");
+    run_expecting(&knob_tune(&whole, 8, &[]), 0);
+    let mut attempt = 0;
+    let (run, at_stop) = loop {
+        attempt += 1;
+        let run = dir.path().join(format!("run-{attempt}"));
+        let child = crate::util::bt_arena_command(knob_tune(&run, 8, &["--worker"]))
+            .env("BT_FAULTY_JITTER_MS", "30")
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("bt-arena starts");
+        assert!(
+            crate::util::eventually(std::time::Duration::from_secs(60), || {
+                let rows = crate::workers::rows(&run);
+                rows % 2 == 1 && rows >= 3
+            }),
+            "an iteration's first game within a minute"
+        );
+        // SAFETY: the child is this test's own bt-arena.
+        unsafe { libc::kill(i32::try_from(child.id()).unwrap(), libc::SIGKILL) };
+        child.wait_with_output().expect("bt-arena ends");
+        let at_stop = crate::workers::rows(&run);
+        if at_stop % 2 == 1 || attempt == 5 {
+            break (run, at_stop);
+        }
+    };
+    assert!(
+        at_stop % 2 == 1 && at_stop < 16,
+        "{at_stop} games at the kill"
+    );
+    let out = wait_expecting(spawn_tune(&knob_tune(&run, 8, &["--worker"])), 0);
+    let cut = u64::try_from(at_stop.div_ceil(2)).unwrap();
+    assert!(
+        out.contains(&format!("iteration {cut}, claimed by ")) && out.contains("process is gone"),
+        "{out}"
+    );
+    assert_eq!(
+        worker_game_ids(&run),
+        (1..=16).collect::<Vec<u64>>(),
+        "each game once"
+    );
+    let played = worker_iterations(&run);
+    assert_eq!(played.len(), 8, "each iteration once");
+    assert_eq!(comparable(&played), comparable(&iterations(&whole).1));
+}
+
+/// A tune worker is refused before it plays: other settings than the tune's (exit 4, naming
+/// the field), a worker on a tune on one machine, and bad command lines (exit 3): no --out,
+/// --shard or --resume with --worker.
+#[test]
+fn a_tune_worker_with_other_settings_or_a_bad_command_line_is_refused() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let run = dir.path().join("run");
+    run_expecting(&knob_tune(&run, 2, &["--worker"]), 0);
+    let (_, stderr) = run_expecting(&knob_tune(&run, 3, &["--worker"]), 4);
+    assert!(stderr.contains("iterations"), "{stderr}");
+    let single = dir.path().join("single");
+    run_expecting(&knob_tune(&single, 1, &[]), 0);
+    let (_, stderr) = run_expecting(&knob_tune(&single, 1, &["--worker"]), 4);
+    assert!(
+        stderr.contains("a tune (") && stderr.contains("tune.json"),
+        "{stderr}"
+    );
+    let mut no_out = knob_tune(&run, 2, &["--worker"]);
+    let at = no_out.iter().position(|arg| arg == "--out").unwrap();
+    no_out.drain(at..at + 2);
+    let (_, stderr) = run_expecting(&no_out, 3);
+    assert!(stderr.contains("--worker needs --out DIR"), "{stderr}");
+    run_expecting(&knob_tune(&run, 2, &["--worker", "--shard", "0/2"]), 3);
+    let resume = ["tune", "--resume", &run.display().to_string(), "--worker"].map(String::from);
+    run_expecting(&resume, 3);
+    run_expecting(&knob_tune(&run, 2, &["--worker", "--lease", "10ms"]), 3);
+}

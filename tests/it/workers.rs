@@ -29,8 +29,8 @@ fn merged(run: &Path) -> Vec<bt_arena::records::GameRecord> {
     games_of(&run.join("games.csv"))
 }
 
-/// The rows recorded so far by every worker of `run`.
-fn rows(run: &Path) -> usize {
+/// The games recorded so far by every worker of `run` (rows of their games.csv).
+pub(crate) fn rows(run: &Path) -> usize {
     bt_arena::run_dir::RunDir::new(run)
         .worker_dirs()
         .unwrap_or_default()
@@ -100,9 +100,11 @@ fn workers_started_together_play_the_games_of_one_machine() {
             &serde_json::json!(14)
         )
     );
-    // One host: its score is the pool's, nothing to flag.
+    // One host: its score is the pool's, nothing to flag; no bench, no speed.
     assert_eq!(hosts[0]["chi2"], 0.0);
     assert!(hosts[0].get("flagged").is_none());
+    assert!(hosts[0].get("bench_nps").is_none(), "{json}");
+    assert!(!report.contains("bench nps"), "{report}");
     // The worker directories given one by one are the run of workers too.
     let members: Vec<String> = dirs
         .iter()
@@ -329,6 +331,15 @@ fn a_worker_with_other_settings_or_a_static_shard_is_refused() {
     let other = finish(spawn_worker(&deterministic(2), &run, &[]));
     assert_eq!(other.status.code(), Some(4), "{}", stderr(&other));
     assert!(stderr(&other).contains("rounds"), "{}", stderr(&other));
+    // The lease is the run's: named by its flag, in ms.
+    let lease = finish(spawn_worker(&deterministic(1), &run, &["--lease", "2s"]));
+    assert_eq!(lease.status.code(), Some(4), "{}", stderr(&lease));
+    assert!(
+        stderr(&lease)
+            .contains("field `lease_ms` is 60000 ms (--lease) there, 2000 ms (--lease) here"),
+        "{}",
+        stderr(&lease)
+    );
     let shard = bt_arena(&words(
         &deterministic(1),
         &["--out", path(&run), "--shard", "0/2"],
@@ -369,4 +380,63 @@ fn a_worker_with_other_settings_or_a_static_shard_is_refused() {
         &["--out", path(&run), "--worker", "--lease", "10ms"],
     ));
     assert_eq!(short.status.code(), Some(3), "{}", stderr(&short));
+}
+
+/// Per-host speed (issue 30): workers whose clocks are scaled by bench (`--scale-tc`) record
+/// the speed they measured; the host's row gives their mean, in the text, summary.json and
+/// report.html. bt-faulty's `half-nps` reports exactly half of `--bench-nps`.
+#[test]
+fn the_host_table_gives_the_bench_speed_its_workers_measured() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    let random = format!("cmd={}", crate::util::RANDOM);
+    let faulty = format!("cmd={}", crate::util::FAULTY);
+    let args = [
+        "tournament",
+        "--engine",
+        &random,
+        "name=new",
+        "--engine",
+        &faulty,
+        "name=base",
+        "args=--fault half-nps --bench-nps 300000",
+        "--each",
+        "tc=1+0.01",
+        "--rounds",
+        "2",
+        "--seed",
+        "5",
+        "--scale-tc",
+        "300000",
+    ]
+    .map(String::from);
+    let workers: Vec<Child> = (0..2)
+        .map(|_| {
+            let mut flags = args.to_vec();
+            flags.extend(["--worker", "--out", path(&run)].map(String::from));
+            bt_arena_command(flags)
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("bt-arena starts")
+        })
+        .collect();
+    for worker in workers {
+        let output = finish(worker);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    }
+    let report = stdout(&bt_arena(&words("elo", &[path(&run)])));
+    let host = bt_arena::claim::host_name();
+    let row = report
+        .lines()
+        .find(|line| line.starts_with(&format!("{host} ")))
+        .unwrap_or_else(|| panic!("a row for {host}: {report}"));
+    assert!(report.contains("bench nps"), "{report}");
+    assert!(row.ends_with(" 150000"), "{row}");
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout(&bt_arena(&words("elo --json", &[path(&run)])))).unwrap();
+    assert_eq!(json["hosts"][0]["bench_nps"], 150_000, "{json}");
+    let page = std::fs::read_to_string(run.join("report.html")).unwrap();
+    assert!(page.contains("<td>150000</td>"), "the page's host row");
 }

@@ -64,6 +64,8 @@ struct HostRow {
     illegal: u64,
     score: String,
     p_value: String,
+    /// The host's bench speed, nodes per second, or `-`.
+    bench_nps: String,
     flagged: Option<String>,
 }
 
@@ -82,6 +84,10 @@ fn host_rows(summary: &crate::report::Summary) -> Vec<HostRow> {
             illegal: host.tally.illegal_moves,
             score: format!("{:.3}", host.score),
             p_value: format!("{:.2e}", host.p_value),
+            bench_nps: host
+                .tally
+                .bench_nps
+                .map_or_else(|| "-".to_string(), |nps| nps.to_string()),
             flagged: host.flagged.clone(),
         })
         .collect()

@@ -1,25 +1,27 @@
-//! A run of workers (`tournament --worker`): any number of processes, on any machines sharing
-//! the run directory, each claiming the lowest game pair nobody plays, playing it and
-//! recording it in its own directory (`RUN/worker-ID/`). No server: the claims are files
-//! ([`crate::claim`]) in `RUN/claims/`:
+//! Runs of workers: any number of processes, on any machines sharing the run directory, each
+//! claiming the lowest unit of the run's schedule nobody plays (a tournament's game pair, a
+//! tune's iteration, a datagen run's game), playing it and recording it in its own directory
+//! (`RUN/worker-ID/`). No server: the claims are files ([`crate::claim`]) in `RUN/claims/`,
+//! named by the unit ([`UnitClaims::new`]'s `unit`, e.g. `pair`):
 //!
-//! - `pair-N`: the claim on pair N, created exclusively, naming its worker; touched every
-//!   [`heartbeat_of`] the lease while the worker plays the pair.
-//! - `pair-N.done`: the pair is recorded, by the worker it names (created exclusively, once
-//!   both games are in that worker's games.csv).
+//! - `pair-N`: the claim on unit N, created exclusively, naming its worker; touched every
+//!   [`heartbeat_of`] the lease while the worker plays the unit.
+//! - `pair-N.done`: the unit is recorded, by the worker it names (created exclusively, once
+//!   its games are in that worker's files).
 //! - `pair-N.expired-TOKEN`: a claim taken over after the lease (its heartbeat had not moved
 //!   for the lease by the taker's clock, or its process is gone from the taker's host); the
-//!   pair is played again. Kept for the record.
+//!   unit is played again. Kept for the record.
 //!
-//! A worker records a game only while its claim on the game's pair is still its own
-//! ([`PairClaims::holds`]): a worker whose claim was taken over drops the pair's games, so the
-//! readers see each game once. A game depends only on the seed, the schedule and the pair
-//! (its id, opening and colours), never on who played it: any mix of workers, kills and
-//! restarts gives the games one machine gives (with deterministic engines) and the same
-//! verdict, which the shared SPRT ([`super::shard::sprt`]) takes in game-id order.
+//! A worker records a game only while its claim on the game's unit is still its own
+//! ([`UnitClaims::holds`]): a worker whose claim was taken over drops the unit's games, so the
+//! readers see each game once. Which games are recorded is read from the workers' games.csv
+//! ([`RecordedGames`]), never from markers: the games of a unit taken over that were recorded
+//! are kept and only the others played. A game depends only on the seed, the schedule and its
+//! unit, never on who played it: any mix of workers, kills and restarts gives the games one
+//! machine gives (with deterministic engines).
 
 use crate::claim::{Claim, ClaimWatch, Heartbeat, holder_of};
-use crate::records::now_rfc3339;
+use crate::records::{GameRecord, GameResult, now_rfc3339};
 use crate::run_dir::RunDir;
 use std::collections::HashMap;
 use std::io;
@@ -38,64 +40,73 @@ pub fn heartbeat_of(lease: Duration) -> Duration {
     (lease / 12).min(Duration::from_secs(5))
 }
 
-/// What claiming a pair gave.
+/// What claiming a unit gave.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Claimed {
-    /// The pair is this worker's to play.
+    /// The unit is this worker's to play.
     Mine,
     /// Another worker plays it (its claim is live).
     Held,
 }
 
-/// A claim this worker holds, and the games of its pair still to record.
-struct HeldPair {
+/// A claim this worker holds, and the games of its unit still to record.
+struct HeldUnit {
     claim: Claim,
     left: usize,
 }
 
-/// One worker's claims on the game pairs of its run.
-pub struct PairClaims {
+/// One worker's claims on the units (game units, iterations, games) of its run.
+pub struct UnitClaims {
     dir: PathBuf,
+    kind: &'static str,
     worker: String,
     lease: Duration,
-    held: Arc<Mutex<HashMap<u64, HeldPair>>>,
+    held: Arc<Mutex<HashMap<u64, HeldUnit>>>,
     watches: Mutex<HashMap<u64, ClaimWatch>>,
     stop: Arc<AtomicBool>,
     beating: Option<JoinHandle<()>>,
     recorded: Mutex<RecordedGames>,
 }
 
-impl PairClaims {
-    /// The claims of worker `worker` on the pairs of the run in `run`, with `lease`; starts
-    /// the heartbeat.
+impl UnitClaims {
+    /// The claims of worker `worker` on the units of the run in `run`, with `lease`; starts
+    /// the heartbeat. `kind` names the units in file names and messages (`pair`,
+    /// `iteration`, `game`); `unit_of` gives a recorded game's unit (its pair, its round).
     ///
     /// # Errors
     /// When `RUN/claims/` cannot be created.
-    pub fn new(run: &Path, worker: &str, lease: Duration) -> io::Result<PairClaims> {
+    pub fn new(
+        run: &Path,
+        worker: &str,
+        lease: Duration,
+        kind: &'static str,
+        unit_of: fn(&GameRecord) -> u64,
+    ) -> io::Result<UnitClaims> {
         let dir = RunDir::new(run).claims();
         std::fs::create_dir_all(&dir)?;
-        let held: Arc<Mutex<HashMap<u64, HeldPair>>> = Arc::default();
+        let held: Arc<Mutex<HashMap<u64, HeldUnit>>> = Arc::default();
         let stop = Arc::new(AtomicBool::new(false));
         let beating = {
             let (held, stop) = (held.clone(), stop.clone());
             let every = heartbeat_of(lease);
             std::thread::spawn(move || {
                 Heartbeat::run(every, &stop, || {
-                    for pair in crate::arena::lock(&held).values() {
-                        crate::claim::touch(pair.claim.file());
+                    for held in crate::arena::lock(&held).values() {
+                        crate::claim::touch(held.claim.file());
                     }
                 });
             })
         };
-        Ok(PairClaims {
+        Ok(UnitClaims {
             dir,
+            kind,
             worker: worker.to_string(),
             lease,
             held,
             watches: Mutex::default(),
             stop,
             beating: Some(beating),
-            recorded: Mutex::new(RecordedGames::new(run)),
+            recorded: Mutex::new(RecordedGames::new(run, unit_of)),
         })
     }
 
@@ -107,25 +118,25 @@ impl PairClaims {
         crate::arena::lock(&self.recorded).absorb()
     }
 
-    /// The ids of the games of `pair` any worker recorded, as last read.
-    pub fn recorded_of(&self, pair: u64) -> Vec<u64> {
-        crate::arena::lock(&self.recorded).of(pair).to_vec()
+    /// The games of `unit` any worker recorded, as last read.
+    pub fn recorded_of(&self, unit: u64) -> Vec<RecordedGame> {
+        crate::arena::lock(&self.recorded).of(unit).to_vec()
     }
 
-    /// Forgets what was read of `pair`'s games ([`RecordedGames::forget`]).
-    pub fn forget(&self, pair: u64) {
-        crate::arena::lock(&self.recorded).forget(pair);
+    /// Forgets what was read of `unit`'s games ([`RecordedGames::forget`]).
+    pub fn forget(&self, unit: u64) {
+        crate::arena::lock(&self.recorded).forget(unit);
     }
 
-    fn claim_path(&self, pair: u64) -> PathBuf {
-        self.dir.join(format!("pair-{pair}"))
+    fn claim_path(&self, unit: u64) -> PathBuf {
+        self.dir.join(format!("{}-{unit}", self.kind))
     }
 
-    fn done_path(&self, pair: u64) -> PathBuf {
-        self.dir.join(format!("pair-{pair}.done"))
+    fn done_path(&self, unit: u64) -> PathBuf {
+        self.dir.join(format!("{}-{unit}.done", self.kind))
     }
 
-    /// Claims `pair`, of `games` games, for this worker: at once when nobody holds it; after
+    /// Claims `unit`, of `games` games, for this worker: at once when nobody holds it; after
     /// the lease when another worker's claim has not moved (it is then taken over, and
     /// `taken_over` is told whose it was and for how long it had not moved).
     ///
@@ -134,105 +145,116 @@ impl PairClaims {
     /// worker's being first.
     pub fn claim(
         &self,
-        pair: u64,
+        unit: u64,
         games: usize,
         taken_over: &mut dyn FnMut(String),
     ) -> io::Result<Claimed> {
-        if self.holds(pair) {
+        if self.holds(unit) {
             return Ok(Claimed::Mine);
         }
-        let path = self.claim_path(pair);
+        let path = self.claim_path(unit);
         let extra = [("worker", self.worker.clone()), ("taken", now_rfc3339())];
         if let Some(claim) = Claim::try_create(&path, &extra)? {
-            return Ok(self.take(pair, claim, games));
+            return Ok(self.take(unit, claim, games));
         }
         let holder = holder_of(&path);
         let mut watches = crate::arena::lock(&self.watches);
         let watch = watches
-            .entry(pair)
+            .entry(unit)
             .or_insert_with(|| ClaimWatch::new(self.lease));
         if !watch.is_stale(&path, holder.as_ref()) {
             return Ok(Claimed::Held);
         }
         let still = watch.unchanged_for();
-        watches.remove(&pair);
+        watches.remove(&unit);
         drop(watches);
         let dead = holder
             .as_ref()
             .is_some_and(crate::claim::Holder::is_dead_here);
         let token = crate::claim::token();
-        match std::fs::rename(&path, self.dir.join(format!("pair-{pair}.expired-{token}"))) {
+        match std::fs::rename(
+            &path,
+            self.dir
+                .join(format!("{}-{unit}.expired-{token}", self.kind)),
+        ) {
             Ok(()) => {}
             // Another worker took it over first.
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Claimed::Held),
             Err(e) => return Err(e),
         }
+        let kind = self.kind;
         taken_over(match holder {
             Some(holder) if dead => format!(
-                "pair {pair}, claimed by {} pid {}: that process is gone, the pair's games not \
-                 recorded are played again",
+                "{kind} {unit}, claimed by {} pid {}: that process is gone, the {kind}'s games \
+                 not recorded are played again",
                 holder.host(),
                 holder.pid
             ),
             Some(holder) => format!(
-                "pair {pair}, claimed by {} pid {}, unchanged for {} s: its lease expired, the \
-                 pair's games not recorded are played again",
+                "{kind} {unit}, claimed by {} pid {}, unchanged for {} s: its lease expired, the \
+                 {kind}'s games not recorded are played again",
                 holder.host(),
                 holder.pid,
                 still.as_secs()
             ),
             None => format!(
-                "pair {pair}: its claim names no worker (truncated or garbage) and has not \
+                "{kind} {unit}: its claim names no worker (truncated or garbage) and has not \
                  changed for {} s: it is played again",
                 still.as_secs()
             ),
         });
         match Claim::try_create(&path, &extra)? {
-            Some(claim) => Ok(self.take(pair, claim, games)),
+            Some(claim) => Ok(self.take(unit, claim, games)),
             None => Ok(Claimed::Held),
         }
     }
 
-    fn take(&self, pair: u64, claim: Claim, games: usize) -> Claimed {
-        crate::arena::lock(&self.held).insert(pair, HeldPair { claim, left: games });
+    fn take(&self, unit: u64, claim: Claim, games: usize) -> Claimed {
+        crate::arena::lock(&self.held).insert(unit, HeldUnit { claim, left: games });
         Claimed::Mine
     }
 
-    /// Whether this worker still holds its claim on `pair` (not taken over by another after
-    /// the lease): only then may it record the pair's games.
-    pub fn holds(&self, pair: u64) -> bool {
+    /// Whether this worker still holds its claim on `unit` (not taken over by another after
+    /// the lease): only then may it record the unit's games.
+    pub fn holds(&self, unit: u64) -> bool {
         crate::arena::lock(&self.held)
-            .get(&pair)
+            .get(&unit)
             .is_some_and(|held| held.claim.is_held())
     }
 
-    /// Whether this worker holds a claim on `pair` it has not finished.
-    pub fn playing(&self, pair: u64) -> bool {
-        crate::arena::lock(&self.held).contains_key(&pair)
+    /// Whether `unit` is marked done (`KIND-N.done`): recorded by the worker the marker names.
+    /// A cache: a schedule whose records can be read decides by them.
+    pub fn is_done(&self, unit: u64) -> bool {
+        self.done_path(unit).exists()
     }
 
-    /// A game of `pair` is recorded: once the pair's last is, the pair is marked done
-    /// (`pair-N.done`, naming this worker) and its claim let go of.
+    /// Whether this worker holds a claim on `unit` it has not finished.
+    pub fn playing(&self, unit: u64) -> bool {
+        crate::arena::lock(&self.held).contains_key(&unit)
+    }
+
+    /// A game of `unit` is recorded: once the unit's last is, the unit is marked done
+    /// (`KIND-N.done`, naming this worker) and its claim let go of.
     ///
     /// # Errors
     /// When the done marker cannot be written.
-    pub fn recorded(&self, pair: u64) -> io::Result<()> {
+    pub fn recorded(&self, unit: u64) -> io::Result<()> {
         let mut held = crate::arena::lock(&self.held);
-        let Some(entry) = held.get_mut(&pair) else {
+        let Some(entry) = held.get_mut(&unit) else {
             return Ok(());
         };
         entry.left = entry.left.saturating_sub(1);
         if entry.left > 0 {
             return Ok(());
         }
-        held.remove(&pair);
+        held.remove(&unit);
         drop(held);
-        self.mark_done(pair)
+        self.mark_done(unit)
     }
 
-    /// Writes `pair-N.done`, naming this worker (kept when another worker wrote it first).
-    fn mark_done(&self, pair: u64) -> io::Result<()> {
-        let marker = self.done_path(pair);
+    /// Writes `KIND-N.done`, naming this worker (kept when another worker wrote it first).
+    fn mark_done(&self, unit: u64) -> io::Result<()> {
+        let marker = self.done_path(unit);
         let mut file = tempfile::NamedTempFile::new_in(&self.dir)?;
         io::Write::write_all(&mut file, format!("{}\n", self.worker).as_bytes())?;
         match file.persist_noclobber(&marker) {
@@ -243,10 +265,10 @@ impl PairClaims {
         Ok(())
     }
 
-    /// Lets go of the claim on `pair` (not played, or dropped when the run stopped), so that
+    /// Lets go of the claim on `unit` (not played, or dropped when the run stopped), so that
     /// another worker plays it at once rather than after the lease.
-    pub fn release(&self, pair: u64) {
-        if let Some(held) = crate::arena::lock(&self.held).remove(&pair)
+    pub fn release(&self, unit: u64) {
+        if let Some(held) = crate::arena::lock(&self.held).remove(&unit)
             && held.claim.is_held()
         {
             let _ = std::fs::remove_file(held.claim.path());
@@ -255,14 +277,14 @@ impl PairClaims {
 
     /// Lets go of every claim not finished (the run stopped).
     pub fn release_all(&self) {
-        let pairs: Vec<u64> = crate::arena::lock(&self.held).keys().copied().collect();
-        for pair in pairs {
-            self.release(pair);
+        let units: Vec<u64> = crate::arena::lock(&self.held).keys().copied().collect();
+        for unit in units {
+            self.release(unit);
         }
     }
 }
 
-impl Drop for PairClaims {
+impl Drop for UnitClaims {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
         if let Some(beating) = self.beating.take() {
@@ -271,24 +293,36 @@ impl Drop for PairClaims {
     }
 }
 
+/// A game a worker recorded, as a worker deciding what to play needs it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RecordedGame {
+    /// Its id.
+    pub game_id: u64,
+    /// Its result.
+    pub result: GameResult,
+}
+
 /// The games every worker of a run has recorded, read from their games.csv as the files grow
 /// (each worker's file followed from where it was last read; workers joining later are
-/// followed as they appear): which games of a pair are recorded is decided by the games, never
-/// by a marker, so a pair whose marker was lost is not played twice and a pair whose games
-/// were lost is played again by the next worker to start.
+/// followed as they appear), by unit: which games of a unit are recorded is decided by the
+/// games, never by a marker, so a unit whose marker was lost is not played twice and a unit
+/// whose games were lost is played again by the next worker to start.
 pub struct RecordedGames {
     run: PathBuf,
+    unit_of: fn(&GameRecord) -> u64,
     tails: Vec<crate::records::GamesTail>,
-    by_pair: HashMap<u64, Vec<u64>>,
+    by_unit: HashMap<u64, Vec<RecordedGame>>,
 }
 
 impl RecordedGames {
-    /// Follows the workers of the run in `run` (nothing read yet).
-    pub fn new(run: &Path) -> RecordedGames {
+    /// Follows the workers of the run in `run` (nothing read yet); `unit_of` gives a game's
+    /// unit.
+    pub fn new(run: &Path, unit_of: fn(&GameRecord) -> u64) -> RecordedGames {
         RecordedGames {
             run: run.to_path_buf(),
+            unit_of,
             tails: Vec::new(),
-            by_pair: HashMap::new(),
+            by_unit: HashMap::new(),
         }
     }
 
@@ -313,24 +347,27 @@ impl RecordedGames {
         }
         for tail in &mut self.tails {
             for game in tail.read_new()? {
-                self.by_pair
-                    .entry(game.pair)
+                self.by_unit
+                    .entry((self.unit_of)(&game))
                     .or_default()
-                    .push(game.game_id);
+                    .push(RecordedGame {
+                        game_id: game.game_id,
+                        result: game.result,
+                    });
             }
         }
         Ok(())
     }
 
-    /// The ids of the games of `pair` recorded so far, by any worker.
-    pub fn of(&self, pair: u64) -> &[u64] {
-        self.by_pair.get(&pair).map_or(&[], Vec::as_slice)
+    /// The games of `unit` recorded so far, by any worker.
+    pub fn of(&self, unit: u64) -> &[RecordedGame] {
+        self.by_unit.get(&unit).map_or(&[], Vec::as_slice)
     }
 
-    /// Forgets `pair`'s games: the pair is played or being played, never asked about again
-    /// (so memory holds only the pairs recorded ahead of this worker's place).
-    pub fn forget(&mut self, pair: u64) {
-        self.by_pair.remove(&pair);
+    /// Forgets `unit`'s games: the unit is played or being played, never asked about again
+    /// (so memory holds only the units recorded ahead of this worker's place).
+    pub fn forget(&mut self, unit: u64) {
+        self.by_unit.remove(&unit);
     }
 }
 
@@ -343,12 +380,16 @@ pub fn new_worker_id() -> String {
 mod tests {
     use super::*;
 
+    fn claims(run: &Path, worker: &str, lease: Duration) -> UnitClaims {
+        UnitClaims::new(run, worker, lease, "pair", |game| game.pair).unwrap()
+    }
+
     #[test]
     fn a_pair_is_claimed_once_recorded_once_and_taken_over_after_the_lease() {
         let dir = tempfile::tempdir().unwrap();
         let lease = Duration::from_millis(300);
-        let first = PairClaims::new(dir.path(), "a", lease).unwrap();
-        let second = PairClaims::new(dir.path(), "b", lease).unwrap();
+        let first = claims(dir.path(), "a", lease);
+        let second = claims(dir.path(), "b", lease);
         let mut told = Vec::new();
         let mut tell = |line: String| told.push(line);
         assert_eq!(first.claim(1, 2, &mut tell).unwrap(), Claimed::Mine);
@@ -368,7 +409,7 @@ mod tests {
         );
         // The second worker stops beating (as a killed one): pair 2 is taken over.
         drop(second);
-        let third = PairClaims::new(dir.path(), "c", lease).unwrap();
+        let third = claims(dir.path(), "c", lease);
         assert_eq!(third.claim(2, 2, &mut tell).unwrap(), Claimed::Held);
         std::thread::sleep(Duration::from_millis(400));
         assert_eq!(third.claim(2, 2, &mut tell).unwrap(), Claimed::Mine);
@@ -380,7 +421,7 @@ mod tests {
     #[test]
     fn a_worker_whose_claim_was_taken_over_no_longer_holds_it() {
         let dir = tempfile::tempdir().unwrap();
-        let slow = PairClaims::new(dir.path(), "slow", Duration::from_secs(3600)).unwrap();
+        let slow = claims(dir.path(), "slow", Duration::from_secs(3600));
         assert_eq!(slow.claim(5, 2, &mut |_| {}).unwrap(), Claimed::Mine);
         // Garbage in place of its claim: another worker's after a takeover.
         std::fs::write(dir.path().join("claims/pair-5"), "garbage").unwrap();
@@ -397,7 +438,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("claims")).unwrap();
         std::fs::write(dir.path().join("claims/pair-3"), "\u{0}\u{1}garbage").unwrap();
-        let worker = PairClaims::new(dir.path(), "w", Duration::from_millis(200)).unwrap();
+        let worker = claims(dir.path(), "w", Duration::from_millis(200));
         let mut told = Vec::new();
         assert_eq!(
             worker.claim(3, 2, &mut |l| told.push(l)).unwrap(),

@@ -1,0 +1,194 @@
+//! `datagen --worker` (issue 30): any number of workers claim a datagen run's games from a
+//! shared directory; the run's games and positions, merged, are the bytes one machine writes.
+//! Real processes: bt-arena and bt-search at 200 nodes (deterministic after `uginewgame`).
+
+use crate::util::{SEARCH, bt_arena, bt_arena_command, eventually, path, stderr, stdout};
+use std::path::Path;
+use std::process::{Child, Output, Stdio};
+use std::time::Duration;
+
+/// The arguments of a datagen run of `games` games into `out`, with `extra`.
+fn args(out: &Path, games: &str, extra: &[&str]) -> Vec<String> {
+    let engine = format!("cmd={SEARCH}");
+    let mut args = vec![
+        "datagen",
+        "--engine",
+        &engine,
+        "nodes=200",
+        "--games",
+        games,
+        "--seed",
+        "5",
+        "--startpos",
+        "--random-plies",
+        "2-6",
+        "--text",
+        "--out",
+        path(out),
+    ];
+    args.extend_from_slice(extra);
+    args.iter().map(|s| s.to_string()).collect()
+}
+
+fn spawn(args: &[String]) -> Child {
+    bt_arena_command(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("bt-arena starts")
+}
+
+fn finish(child: Child) -> Output {
+    child.wait_with_output().expect("bt-arena runs")
+}
+
+/// The games every worker of `run` wrote so far.
+fn written(run: &Path) -> usize {
+    bt_arena::datagen::workers::games_files(run)
+        .ok()
+        .flatten()
+        .unwrap_or_default()
+        .iter()
+        .map(|file| {
+            bt_arena::datagen::formats::games::GamesReader::open(file)
+                .map_or(0, |reader| reader.take_while(Result::is_ok).count())
+        })
+        .sum()
+}
+
+/// Asserts that the run of workers in `run` holds the bytes of the run on one machine in
+/// `single`: its positions (written by the last worker) and its games merged by `convert`.
+fn assert_same_bytes(run: &Path, single: &Path) {
+    for file in ["positions.bin", "positions.txt"] {
+        assert_eq!(
+            std::fs::read(run.join(file)).unwrap(),
+            std::fs::read(single.join(file)).unwrap(),
+            "{file}"
+        );
+    }
+    let merged = run.join("merged.dat");
+    let output = bt_arena(&[
+        "datagen",
+        "convert",
+        path(run),
+        "--format",
+        "games",
+        "--out",
+        path(&merged),
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(
+        std::fs::read(&merged).unwrap(),
+        std::fs::read(single.join("games.dat")).unwrap(),
+        "games.dat"
+    );
+}
+
+#[test]
+fn datagen_workers_write_the_bytes_of_one_machine_and_a_late_worker_plays_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let single = dir.path().join("single");
+    let output = bt_arena(&args(&single, "12", &[]));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let run = dir.path().join("run");
+    let workers = [
+        spawn(&args(&run, "12", &["--worker"])),
+        spawn(&args(&run, "12", &["--worker", "--concurrency", "2"])),
+    ];
+    for worker in workers {
+        let output = finish(worker);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        assert!(
+            stdout(&output).contains(": claiming the games of a run of 12 games: bt-search"),
+            "{}",
+            stdout(&output)
+        );
+    }
+    for game in 1..=12 {
+        assert!(run.join(format!("claims/game-{game}.done")).exists());
+    }
+    assert_same_bytes(&run, &single);
+    let late = finish(spawn(&args(&run, "12", &["--worker"])));
+    assert_eq!(late.status.code(), Some(0), "{}", stderr(&late));
+    assert!(
+        stdout(&late).contains(&format!(
+            "played no game: every game of the run in {} is recorded",
+            run.display()
+        )),
+        "{}",
+        stdout(&late)
+    );
+    assert_eq!(written(&run), 12, "the late worker played nothing");
+    assert_same_bytes(&run, &single);
+}
+
+/// A worker stopped (SIGSTOP) mid-game loses its claim after the lease (`--lease 1s`): the
+/// other worker, already past it, writes that game into a file of its own (`games-N.dat`, so
+/// every games file stays in game-id order), and the stopped one, killed, leaves the run the
+/// bytes of one machine.
+#[test]
+fn a_datagen_worker_stopped_mid_game_has_its_game_written_by_another_in_a_file_of_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let single = dir.path().join("single");
+    let output = bt_arena(&args(&single, "30", &[]));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    // Stopped while it holds a game (tried again when the stop came between two games).
+    let mut attempt = 0;
+    let (run, out) = loop {
+        attempt += 1;
+        let run = dir.path().join(format!("run-{attempt}"));
+        let stopped = spawn(&args(&run, "30", &["--worker", "--lease", "1s"]));
+        assert!(
+            eventually(Duration::from_secs(60), || written(&run) >= 3),
+            "three games within a minute"
+        );
+        let pid = i32::try_from(stopped.id()).unwrap();
+        // SAFETY: the child is this test's own bt-arena.
+        unsafe { libc::kill(pid, libc::SIGSTOP) };
+        let other = finish(spawn(&args(&run, "30", &["--worker", "--lease", "1s"])));
+        // SAFETY: as above.
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+        finish(stopped);
+        assert_eq!(other.status.code(), Some(0), "{}", stderr(&other));
+        let out = stdout(&other);
+        if out.contains("its lease expired") || attempt == 5 {
+            break (run, out);
+        }
+    };
+    assert!(out.contains("its lease expired"), "{out}");
+    let own_files: Vec<String> = bt_arena::run_dir::RunDir::new(&run)
+        .worker_dirs()
+        .unwrap()
+        .iter()
+        .flat_map(|dir| std::fs::read_dir(dir.root()).unwrap().flatten())
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with("games-"))
+        .collect();
+    assert_eq!(own_files.len(), 1, "{own_files:?}\n{out}");
+    assert_same_bytes(&run, &single);
+}
+
+#[test]
+fn a_datagen_worker_with_positions_or_other_settings_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    let refused = |args: &[String], code: i32, words: &str| {
+        let output = bt_arena(args);
+        assert_eq!(output.status.code(), Some(code), "{}", stderr(&output));
+        assert!(stderr(&output).contains(words), "{}", stderr(&output));
+    };
+    let mut positions = args(&run, "2", &["--worker"]);
+    let at = positions.iter().position(|a| a == "--games").unwrap();
+    positions[at] = "--positions".into();
+    refused(&positions, 3, "--positions cannot be given with --worker");
+    refused(
+        &args(&run, "2", &["--worker", "--shard", "0/2"]),
+        3,
+        "--shard",
+    );
+    assert!(!run.exists(), "nothing written");
+    let output = bt_arena(&args(&run, "2", &["--worker"]));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    refused(&args(&run, "3", &["--worker"]), 4, "target");
+}
