@@ -1579,3 +1579,48 @@ fn datagen_refuses_a_built_engine_without_scores_and_leaves_nothing() {
     );
     assert!(!out.exists());
 }
+
+/// A datagen worker joining a run adopts the run's commit as a shard does: here after `main`
+/// moved to a commit whose engine fails; it finds every game recorded and plays none.
+#[test]
+fn a_datagen_worker_joining_a_run_adopts_its_commit() {
+    let dir = tempfile::tempdir().unwrap();
+    let (repo, _) = repo(dir.path(), &[2]);
+    let out = dir.path().join("data");
+    let cache = dir.path().join("cache");
+    let src = format!("src={}", repo.display());
+    let worker = || {
+        bt_arena(
+            &[
+                "datagen",
+                "--engine",
+                &src,
+                "rev=main",
+                BUILD,
+                "bin=engine",
+                "--games",
+                "2",
+                "--seed",
+                "1",
+                "--startpos",
+                "--worker",
+                "--build-cache",
+                cache.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            dir.path(),
+        )
+    };
+    let first = worker();
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
+    std::fs::write(repo.join("engine.sh"), "#!/bin/sh\nexit 1\n").unwrap();
+    git(&repo, &["commit", "--quiet", "-am", "broken"]);
+    let late = worker();
+    assert_eq!(late.status.code(), Some(0), "{}", text(&late.stderr));
+    assert!(
+        text(&late.stdout).contains("played no game: every game of the run in"),
+        "{}",
+        text(&late.stdout)
+    );
+}
