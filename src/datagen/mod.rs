@@ -347,8 +347,8 @@ impl Identified for DatagenConfig {
 
     /// The config as a tournament's makes its identity
     /// ([`crate::run::settings::identity_of`]): but `out`, `concurrency`, `log`,
-    /// `build_cache`, `run_id` and `worker`, with `shard` replaced by the number of shards,
-    /// and the book known by its digest.
+    /// `build_cache`, `run_id` and `worker`, with `shard` replaced by the number of shards, and the book
+    /// known by its digest.
     fn identity(&self) -> serde_json::Value {
         crate::run::settings::identity_of(
             serde_json::to_value(self).unwrap_or_default(),

@@ -36,11 +36,11 @@ pub struct Selfplay<'a> {
     sequence: Vec<usize>,
     pairs: Vec<(usize, usize)>,
     state: Mutex<State>,
+    /// The live report's set of positions seen (with `--dedup`), kept between refreshes.
+    report_seen: Mutex<Option<Box<Seen>>>,
     /// A worker's claims on the run's games (`--worker`, [`super::workers`]): it plays only
     /// the games it claims.
     pub claims: Option<Claimed>,
-    /// The live report's set of positions seen (with `--dedup`), kept between refreshes.
-    report_seen: Mutex<Option<Box<Seen>>>,
 }
 
 /// A worker's claims and what it knows of the run's recorded games.
@@ -135,8 +135,8 @@ impl<'a> Selfplay<'a> {
                 cursor: 1,
                 last_written: resumed.last_id,
             }),
-            claims: None,
             report_seen: Mutex::new(None),
+            claims: None,
         }
     }
 
