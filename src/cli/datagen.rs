@@ -428,9 +428,10 @@ fn build_config(args: &DatagenArgs, shard: Option<Shard>) -> Result<DatagenConfi
         .map_err(|e| usage(format!("{e:#}")))?;
     let out = args.out.clone().unwrap_or_else(|| default_out(&event));
     let out = std::path::absolute(&out).context("cannot resolve a path")?;
-    // Each engine built from source gets its commit once, here (a shard joining a run adopts
-    // the run's): --resume and the later shards never resolve `rev=` again.
-    let joining = shard.map(|_| out.as_path());
+    // Each engine built from source gets its commit once, here (a shard or a worker joining a
+    // run adopts the run's): --resume and the later shards and workers never resolve `rev=`
+    // again.
+    let joining = (shard.is_some() || worker.is_some()).then_some(out.as_path());
     for warning in
         prepare::resolve_sources(&mut engines, joining).map_err(|e| usage(e.to_string()))?
     {

@@ -1430,6 +1430,35 @@ fn scale_tc_refuses_a_clock_below_1_ms_and_prints_small_factors() {
     assert_eq!(pgn.matches("[X-Limit \"st=0.007\"]").count(), 2, "{pgn}");
 }
 
+/// `bt-arena datagen` (in `dir`) of the engine built from `repo` at `main` (BUILD, `bin=engine`),
+/// seed 1, from the start position, building into `cache`, into `out`, with `extra`.
+fn datagen_from_source(
+    dir: &Path,
+    repo: &Path,
+    cache: &Path,
+    out: &Path,
+    extra: &[&str],
+) -> Output {
+    let src = format!("src={}", repo.display());
+    let mut args = vec![
+        "datagen",
+        "--engine",
+        &src,
+        "rev=main",
+        BUILD,
+        "bin=engine",
+        "--seed",
+        "1",
+        "--startpos",
+        "--build-cache",
+        cache.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    bt_arena(&args, dir)
+}
+
 /// Datagen takes engines built from source as a tournament does: built into the cache, its
 /// commit, bench signature and build cache saved in datagen.json (the first two in the run's
 /// identity); a shard that starts after `main` moved adopts the run's commit, and `--resume`
@@ -1440,31 +1469,11 @@ fn datagen_builds_its_engine_from_source_and_its_shards_adopt_the_commit() {
     let (repo, commits) = repo(dir.path(), &[2]);
     let out = dir.path().join("data");
     let cache = dir.path().join("cache");
-    let src = format!("src={}", repo.display());
-    let datagen = |extra: &[&str]| {
-        let mut args = vec![
-            "datagen",
-            "--engine",
-            &src,
-            "rev=main",
-            BUILD,
-            "bin=engine",
-            "--games",
-            "4",
-            "--seed",
-            "1",
-            "--startpos",
-            "--random-plies",
-            "2",
-            "--build-cache",
-            cache.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ];
-        args.extend_from_slice(extra);
-        bt_arena(&args, dir.path())
+    let datagen = |shard: &str| {
+        let extra = ["--games", "4", "--random-plies", "2", "--shard", shard];
+        datagen_from_source(dir.path(), &repo, &cache, &out, &extra)
     };
-    let first = datagen(&["--shard", "0/2"]);
+    let first = datagen("0/2");
     assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
     let stdout = text(&first.stdout);
     let short = &commits[0][..7];
@@ -1487,7 +1496,7 @@ fn datagen_builds_its_engine_from_source_and_its_shards_adopt_the_commit() {
     // main moves on: the second shard still plays the run's commit.
     std::fs::write(repo.join("engine.sh"), "#!/bin/sh\nexit 1\n").unwrap();
     git(&repo, &["commit", "--quiet", "-am", "broken"]);
-    let second = datagen(&["--shard", "1/2"]);
+    let second = datagen("1/2");
     assert_eq!(second.status.code(), Some(0), "{}", text(&second.stderr));
     let theirs = json(&out.join("shard-1/datagen.json"));
     assert_eq!(theirs["engines"], saved["engines"]);
@@ -1549,23 +1558,8 @@ fn datagen_refuses_a_built_engine_without_scores_and_leaves_nothing() {
     git(&repo, &["add", "-A"]);
     git(&repo, &["commit", "--quiet", "-m", "a random mover"]);
     let out = dir.path().join("data");
-    let src = format!("src={}", repo.display());
-    let output = bt_arena(
-        &[
-            "datagen",
-            "--engine",
-            &src,
-            BUILD,
-            "bin=engine",
-            "--games",
-            "1",
-            "--build-cache",
-            dir.path().join("cache").to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ],
-        dir.path(),
-    );
+    let cache = dir.path().join("cache");
+    let output = datagen_from_source(dir.path(), &repo, &cache, &out, &["--games", "1"]);
     assert_eq!(output.status.code(), Some(3), "{}", text(&output.stderr));
     assert!(
         text(&output.stderr).contains("reported no score"),
@@ -1578,4 +1572,34 @@ fn datagen_refuses_a_built_engine_without_scores_and_leaves_nothing() {
         text(&output.stdout)
     );
     assert!(!out.exists());
+}
+
+/// A datagen worker joining a run adopts the run's commit as a shard does: here after `main`
+/// moved to a commit whose engine fails; it finds every game recorded and plays none.
+#[test]
+fn a_datagen_worker_joining_a_run_adopts_its_commit() {
+    let dir = tempfile::tempdir().unwrap();
+    let (repo, _) = repo(dir.path(), &[2]);
+    let out = dir.path().join("data");
+    let cache = dir.path().join("cache");
+    let worker = || {
+        datagen_from_source(
+            dir.path(),
+            &repo,
+            &cache,
+            &out,
+            &["--games", "2", "--worker"],
+        )
+    };
+    let first = worker();
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
+    std::fs::write(repo.join("engine.sh"), "#!/bin/sh\nexit 1\n").unwrap();
+    git(&repo, &["commit", "--quiet", "-am", "broken"]);
+    let late = worker();
+    assert_eq!(late.status.code(), Some(0), "{}", text(&late.stderr));
+    assert!(
+        text(&late.stdout).contains("played no game: every game of the run in"),
+        "{}",
+        text(&late.stdout)
+    );
 }
