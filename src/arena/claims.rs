@@ -228,6 +228,13 @@ impl UnitClaims {
         self.done_path(unit).exists()
     }
 
+    /// The worker the done marker of `unit` names, when it is marked done and names one.
+    pub fn done_by(&self, unit: u64) -> Option<String> {
+        let text = std::fs::read_to_string(self.done_path(unit)).ok()?;
+        let worker = text.trim();
+        (!worker.is_empty() && !worker.contains(['/', '\0'])).then(|| worker.to_string())
+    }
+
     /// Whether this worker holds a claim on `unit` it has not finished.
     pub fn playing(&self, unit: u64) -> bool {
         crate::arena::lock(&self.held).contains_key(&unit)

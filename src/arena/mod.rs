@@ -166,6 +166,10 @@ pub trait Schedule: Sync {
         true
     }
 
+    /// `job` finished but was not recorded ([`Schedule::may_record`] said no): the schedule
+    /// keeps nothing waiting on it.
+    fn dropped(&self, _job: &Job) {}
+
     /// Engine `engine` was given up: remove every queued game it plays and return them (they
     /// are reported as not played).
     fn drop_engine(&self, engine: usize) -> Vec<Job>;
@@ -358,6 +362,8 @@ impl Floor<'_> {
                  another worker, who plays it again",
                 record.game_id, job.unit
             ));
+            drop(writer);
+            self.schedule.dropped(job);
             return;
         }
         let ending = played

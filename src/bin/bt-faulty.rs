@@ -527,15 +527,6 @@ impl Faulty {
         for line in bad_info(self.settings.fault, &best) {
             say(line);
         }
-        if self.settings.score {
-            let info = Info {
-                depth: Some(1),
-                score: Some(Score::Cp(0)),
-                pv: vec![best.clone()],
-                ..Info::default()
-            };
-            say(Reply::Info(info));
-        }
         if let Some(line) = self.false_claim(&best) {
             say(line);
         }

@@ -43,6 +43,16 @@ pub struct Selfplay<'a> {
     pub claims: Option<Claimed>,
 }
 
+impl Claimed {
+    /// Whether game `id` is marked done by a worker whose directory is there: a marker of a
+    /// worker directory deleted (its games with it), or naming none, is not believed.
+    fn marked_done(&self, id: u64) -> bool {
+        self.claims
+            .done_by(id)
+            .is_some_and(|worker| RunDir::new(&self.run).worker(&worker).root().is_dir())
+    }
+}
+
 /// A worker's claims and what it knows of the run's recorded games.
 pub struct Claimed {
     /// The claims on the games (`game-N`).
@@ -222,7 +232,7 @@ impl Selfplay<'_> {
         let mut others = false;
         let mut id = state.cursor;
         while id <= last {
-            let recorded = lock(&claimed.recorded).contains(id) || claimed.claims.is_done(id);
+            let recorded = lock(&claimed.recorded).contains(id) || claimed.marked_done(id);
             if recorded || state.mine.contains(&id) {
                 if recorded && id == state.cursor {
                     state.cursor += 1;
@@ -473,6 +483,19 @@ impl Schedule for Selfplay<'_> {
         self.claims
             .as_ref()
             .is_none_or(|claimed| claimed.claims.holds(job.game.game_id))
+    }
+
+    fn dropped(&self, job: &Job) {
+        let Some(claimed) = &self.claims else {
+            return;
+        };
+        // Another worker plays it: the games after it are written without it.
+        let mut state = lock(&self.state);
+        let id = job.game.game_id;
+        state.starts.remove(&id);
+        state.mine.remove(&id);
+        claimed.claims.release(id);
+        self.write_claimed(&mut state, claimed);
     }
 
     fn drop_engine(&self, _engine: usize) -> Vec<Job> {

@@ -453,8 +453,15 @@ impl State {
     }
 
     /// θ after exactly iterations 1..=`upto`, folding finished iterations in as far as
-    /// needed; `None` while one of them has not finished.
+    /// needed; `None` while one of them has not finished. Below the fold kept (a worker
+    /// taking over an iteration older than the ones it opened), folded again from the start.
     fn theta_upto(&mut self, params: &[TuneParam], upto: u64) -> Option<Vec<f64>> {
+        if upto < self.folded {
+            return Some(theta_after(
+                params,
+                self.finished.range(..=upto).map(|(_, r)| r),
+            ));
+        }
         while self.folded < upto {
             let record = self.finished.get(&(self.folded + 1))?;
             spsa::update(
@@ -645,6 +652,7 @@ impl<'a> Iterations<'a> {
             return Err(NotOpened::Done);
         }
         let mut others = false;
+        let mut reread = false;
         let mut iteration = state.unfinished;
         while iteration <= self.config.spsa.iterations {
             if state.finished.contains_key(&iteration) {
@@ -656,6 +664,16 @@ impl<'a> Iterations<'a> {
             }
             if state.open.contains_key(&iteration) {
                 iteration += 1;
+                continue;
+            }
+            // Marked done by a worker since its row was last read: read the rows again (a
+            // claim left by a worker that ended is never taken over for a finished iteration).
+            if claims.is_done(iteration) && !reread {
+                reread = true;
+                if let Err(err) = state.absorb(self.config) {
+                    self.fail(TuneError::Shard(err));
+                    return Err(NotOpened::Done);
+                }
                 continue;
             }
             let upto = iteration.saturating_sub(self.config.lag.max(1));

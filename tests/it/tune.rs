@@ -1201,13 +1201,25 @@ fn workers_of_a_tune_play_each_iteration_once_and_repeat_one_machines_theta() {
     let whole = dir.path().join("whole");
     run_expecting(&knob_tune(&whole, 12, &["--lag", "2"]), 0);
     let run = dir.path().join("run");
+    // Five at once, their engines' moves jittered (each iteration's claim left by a worker
+    // that ended must not be taken over as a dead one's: it was replayed, recorded twice).
+    let spawn = |extra: &[&str]| {
+        let mut flags = vec!["--lag", "2", "--worker"];
+        flags.extend(extra);
+        crate::util::bt_arena_command(knob_tune(&run, 12, &flags))
+            .env("BT_FAULTY_JITTER_MS", "30")
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("bt-arena starts")
+    };
     let workers = [
-        spawn_tune(&knob_tune(&run, 12, &["--lag", "2", "--worker"])),
-        spawn_tune(&knob_tune(
-            &run,
-            12,
-            &["--lag", "2", "--worker", "--concurrency", "2"],
-        )),
+        spawn(&[]),
+        spawn(&["--concurrency", "2"]),
+        spawn(&[]),
+        spawn(&[]),
+        spawn(&[]),
     ];
     for worker in workers {
         let out = wait_expecting(worker, 0);
@@ -1235,6 +1247,9 @@ fn workers_of_a_tune_play_each_iteration_once_and_repeat_one_machines_theta() {
         &["tune", "--resume", &run.display().to_string()].map(String::from),
         0,
     );
+    // `elo` reads the workers' games as the tune's.
+    let (elo, _) = run_expecting(&["elo", &run.display().to_string()].map(String::from), 0);
+    assert!(elo.starts_with("Games: 24\n"), "{elo}");
     assert!(
         stdout.contains("θ after 12 of 12 iterations of every worker"),
         "{stdout}"
@@ -1334,4 +1349,51 @@ fn a_tune_worker_with_other_settings_or_a_bad_command_line_is_refused() {
     let resume = ["tune", "--resume", &run.display().to_string(), "--worker"].map(String::from);
     run_expecting(&resume, 3);
     run_expecting(&knob_tune(&run, 2, &["--worker", "--lease", "10ms"]), 3);
+}
+
+/// A tune worker killed with kill -9 while another worker plays on: the other takes its
+/// iteration over at once and plays it from θ after exactly iterations 1..i−L, though it has
+/// opened later iterations since (it used the θ of the later ones); the tune is one machine's.
+#[test]
+fn a_tune_worker_killed_beside_another_has_its_iteration_played_from_the_lagged_theta() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let whole = dir.path().join("whole");
+    run_expecting(&knob_tune(&whole, 12, &["--lag", "2"]), 0);
+    let spawn_slow = |run: &Path| {
+        crate::util::bt_arena_command(knob_tune(run, 12, &["--lag", "2", "--worker"]))
+            .env("BT_FAULTY_JITTER_MS", "30")
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("bt-arena starts")
+    };
+    let mut attempt = 0;
+    let (run, out) = loop {
+        attempt += 1;
+        let run = dir.path().join(format!("run-{attempt}"));
+        let (killed, other) = (spawn_slow(&run), spawn_slow(&run));
+        assert!(
+            crate::util::eventually(std::time::Duration::from_secs(60), || {
+                crate::workers::rows(&run) >= 6
+            }),
+            "six games within a minute"
+        );
+        // SAFETY: the child is this test's own bt-arena.
+        unsafe { libc::kill(i32::try_from(killed.id()).unwrap(), libc::SIGKILL) };
+        killed.wait_with_output().expect("bt-arena ends");
+        let out = wait_expecting(other, 0);
+        if out.contains("process is gone") || attempt == 5 {
+            break (run, out);
+        }
+    };
+    assert!(out.contains("process is gone"), "{out}");
+    assert_eq!(
+        worker_game_ids(&run),
+        (1..=24).collect::<Vec<u64>>(),
+        "each game once"
+    );
+    let played = worker_iterations(&run);
+    assert_eq!(played.len(), 12, "each iteration once");
+    assert_eq!(comparable(&played), comparable(&iterations(&whole).1));
 }

@@ -300,14 +300,24 @@ impl GameSources {
                 }
                 RunKind::Workers(dirs) => {
                     let mut workers = Vec::new();
+                    let mut files = Vec::new();
                     for dir in dirs {
                         // A worker killed before it saved its config played nothing.
                         if dir.config_json().exists() {
                             given.once(dir.root())?;
                             workers.push((read_config(&dir)?, dir.root().to_path_buf()));
+                        } else if dir.games_csv().is_file() {
+                            // A tune's or a datagen run's worker: its games are read as a
+                            // file's (its schedule is its iterations, or its games).
+                            files.push(dir.games_csv());
                         }
                     }
-                    sources.add_workers(input, workers)?;
+                    if !workers.is_empty() || files.is_empty() {
+                        sources.add_workers(input, workers)?;
+                    }
+                    for file in files {
+                        sources.add_file(&file)?;
+                    }
                 }
                 RunKind::Sharded(dirs) => {
                     for (_, dir) in dirs {
