@@ -259,16 +259,13 @@ impl UnitClaims {
         self.mark_done(unit)
     }
 
-    /// Writes `KIND-N.done`, naming this worker (kept when another worker wrote it first).
+    /// Writes `KIND-N.done`, naming this worker, atomically; it replaces a marker left by an
+    /// earlier recording (of a worker whose records were lost and played again here), so that
+    /// the marker names the worker whose records hold the unit now.
     fn mark_done(&self, unit: u64) -> io::Result<()> {
-        let marker = self.done_path(unit);
         let mut file = tempfile::NamedTempFile::new_in(&self.dir)?;
         io::Write::write_all(&mut file, format!("{}\n", self.worker).as_bytes())?;
-        match file.persist_noclobber(&marker) {
-            Ok(_) => {}
-            Err(e) if e.error.kind() == io::ErrorKind::AlreadyExists => {}
-            Err(e) => return Err(e.error),
-        }
+        file.persist(self.done_path(unit)).map_err(|e| e.error)?;
         Ok(())
     }
 

@@ -329,6 +329,8 @@ impl Selfplay<'_> {
             let marked = written
                 .map_err(|e| e.to_string())
                 .and_then(|()| claimed.claims.recorded(first).map_err(|e| e.to_string()));
+            // This worker knows what it wrote, marker or not.
+            lock(&claimed.recorded).insert(first);
             if let Err(err) = marked {
                 state.error.get_or_insert(err);
                 state.done = true;

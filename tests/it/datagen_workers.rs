@@ -192,3 +192,75 @@ fn a_datagen_worker_with_positions_or_other_settings_is_refused() {
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     refused(&args(&run, "3", &["--worker"]), 4, "target");
 }
+
+/// The games files decide, not the markers: a worker killed mid-run, a garbage done marker
+/// planted for a game nobody played, then every worker directory deleted: the next workers
+/// play what the files lack, and the run is one machine's bytes each time.
+#[test]
+fn datagen_markers_without_their_games_are_not_believed() {
+    let dir = tempfile::tempdir().unwrap();
+    let single = dir.path().join("single");
+    let output = bt_arena(&args(&single, "12", &[]));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let run = dir.path().join("run");
+    let killed = spawn(&args(&run, "12", &["--worker"]));
+    assert!(
+        eventually(Duration::from_secs(60), || written(&run) >= 3),
+        "three games within a minute"
+    );
+    // SAFETY: the child is this test's own bt-arena.
+    unsafe { libc::kill(i32::try_from(killed.id()).unwrap(), libc::SIGKILL) };
+    finish(killed);
+    std::fs::write(run.join("claims/game-12.done"), "garbage\n").unwrap();
+    let output = finish(spawn(&args(&run, "12", &["--worker"])));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(written(&run), 12);
+    assert_same_bytes(&run, &single);
+    for worker in bt_arena::run_dir::RunDir::new(&run).worker_dirs().unwrap() {
+        std::fs::remove_dir_all(worker.root()).unwrap();
+    }
+    let output = finish(spawn(&args(&run, "12", &["--worker"])));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(written(&run), 12, "every game played again");
+    assert_same_bytes(&run, &single);
+}
+
+/// A worker stopped past its lease and woken again (SIGSTOP, then SIGCONT) drops the game
+/// taken over from it and writes its later ones: neither worker waits on the other forever,
+/// and the run is one machine's bytes.
+#[test]
+fn a_datagen_worker_woken_after_its_lease_goes_on_without_its_lost_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let single = dir.path().join("single");
+    let output = bt_arena(&args(&single, "30", &[]));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let run = dir.path().join("run");
+    let mut stopped = spawn(&args(&run, "30", &["--worker", "--lease", "1s"]));
+    assert!(
+        eventually(Duration::from_secs(60), || written(&run) >= 3),
+        "three games within a minute"
+    );
+    let pid = i32::try_from(stopped.id()).unwrap();
+    // SAFETY: the child is this test's own bt-arena.
+    unsafe { libc::kill(pid, libc::SIGSTOP) };
+    let at_stop = written(&run);
+    let mut other = spawn(&args(&run, "30", &["--worker", "--lease", "1s"]));
+    assert!(
+        eventually(Duration::from_secs(60), || written(&run) >= at_stop + 3),
+        "the other worker plays on"
+    );
+    std::thread::sleep(Duration::from_millis(1500));
+    // SAFETY: as above.
+    unsafe { libc::kill(pid, libc::SIGCONT) };
+    let ended = |child: &mut Child| child.try_wait().ok().flatten().is_some();
+    assert!(
+        eventually(Duration::from_secs(120), || ended(&mut stopped)
+            && ended(&mut other)),
+        "both workers end"
+    );
+    for child in [stopped, other] {
+        let output = finish(child);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    }
+    assert_same_bytes(&run, &single);
+}
