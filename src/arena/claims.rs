@@ -185,14 +185,14 @@ impl UnitClaims {
         let kind = self.kind;
         taken_over(match holder {
             Some(holder) if dead => format!(
-                "{kind} {unit}, claimed by {} pid {}: that process is gone, the {kind}'s games \
-                 not recorded are played again",
+                "{kind} {unit}, claimed by {} pid {}: that process is gone; it is played again \
+                 (what it recorded is kept)",
                 holder.host(),
                 holder.pid
             ),
             Some(holder) => format!(
-                "{kind} {unit}, claimed by {} pid {}, unchanged for {} s: its lease expired, the \
-                 {kind}'s games not recorded are played again",
+                "{kind} {unit}, claimed by {} pid {}, unchanged for {} s: its lease expired; it \
+                 is played again (what it recorded is kept)",
                 holder.host(),
                 holder.pid,
                 still.as_secs()
