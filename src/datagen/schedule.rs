@@ -277,17 +277,22 @@ impl Selfplay<'_> {
         if others { Next::Wait } else { Next::Done }
     }
 
-    /// Starts game `id`, claimed by this worker.
-    fn start_claimed(&self, state: &mut State, claimed: &Claimed, id: u64) -> Next {
+    /// The start of game `id` ([`start::draw`]).
+    fn draw_start(&self, id: u64) -> Result<Start, String> {
         let config = self.config;
-        match start::draw(
+        start::draw(
             config.rules,
             config.seed,
             id,
             self.openings,
             &self.sequence,
             config.random_plies,
-        ) {
+        )
+    }
+
+    /// Starts game `id`, claimed by this worker.
+    fn start_claimed(&self, state: &mut State, claimed: &Claimed, id: u64) -> Next {
+        match self.draw_start(id) {
             Ok(start) => {
                 state.mine.insert(id);
                 state.starts.insert(id, start);
@@ -419,18 +424,9 @@ impl Schedule for Selfplay<'_> {
         if id >= state.write_next + self.window() * step {
             return Next::Wait;
         }
-        let config = self.config;
-        let start = start::draw(
-            config.rules,
-            config.seed,
-            id,
-            self.openings,
-            &self.sequence,
-            config.random_plies,
-        );
-        match start {
+        match self.draw_start(id) {
             Ok(start) => {
-                state.next_id = next_own(config, id + 1);
+                state.next_id = next_own(self.config, id + 1);
                 state.starts.insert(id, start);
                 Next::Play(self.job(id, &start))
             }

@@ -366,17 +366,7 @@ fn slurm_workers_one_killed_and_one_added_late_merge_to_the_run_of_one_machine()
         (job_id(&submitted, "array"), job_id(&submitted, "merge"))
     };
     let (first, first_merge) = submit_workers("2");
-    let recorded = || {
-        bt_arena::run_dir::RunDir::new(&run_dir)
-            .worker_dirs()
-            .unwrap_or_default()
-            .iter()
-            .map(|worker| {
-                std::fs::read_to_string(worker.games_csv())
-                    .map_or(0, |text| text.lines().count().saturating_sub(1))
-            })
-            .sum::<usize>()
-    };
+    let recorded = || crate::workers::rows(&run_dir);
     assert!(
         eventually(Duration::from_secs(120), || recorded() >= 20),
         "20 games within two minutes:\n{}",

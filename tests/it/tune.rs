@@ -1228,10 +1228,7 @@ fn workers_of_a_tune_play_each_iteration_once_and_repeat_one_machines_theta() {
             "{out}"
         );
     }
-    let played = worker_iterations(&run);
-    assert_eq!(played.len(), 12, "each iteration once");
-    assert_eq!(comparable(&played), comparable(&iterations(&whole).1));
-    assert_eq!(worker_game_ids(&run), (1..=24).collect::<Vec<u64>>());
+    assert_one_machines_tune(&run, &whole, 12);
     for iteration in 1..=12 {
         assert!(
             run.join(format!("claims/iteration-{iteration}.done"))
@@ -1313,14 +1310,20 @@ fn a_tune_worker_killed_mid_iteration_has_only_its_missing_game_played_again() {
         out.contains(&format!("iteration {cut}, claimed by ")) && out.contains("process is gone"),
         "{out}"
     );
+    assert_one_machines_tune(&run, &whole, 8);
+}
+
+/// Asserts that the workers of `run` recorded each of the `total` iterations, and each of its
+/// games, once, and that their iterations are those of the tune on one machine in `whole`.
+fn assert_one_machines_tune(run: &Path, whole: &Path, total: u64) {
     assert_eq!(
-        worker_game_ids(&run),
-        (1..=16).collect::<Vec<u64>>(),
+        worker_game_ids(run),
+        (1..=2 * total).collect::<Vec<u64>>(),
         "each game once"
     );
-    let played = worker_iterations(&run);
-    assert_eq!(played.len(), 8, "each iteration once");
-    assert_eq!(comparable(&played), comparable(&iterations(&whole).1));
+    let played = worker_iterations(run);
+    assert_eq!(played.len() as u64, total, "each iteration once");
+    assert_eq!(comparable(&played), comparable(&iterations(whole).1));
 }
 
 /// A tune worker is refused before it plays: other settings than the tune's (exit 4, naming
@@ -1388,12 +1391,5 @@ fn a_tune_worker_killed_beside_another_has_its_iteration_played_from_the_lagged_
         }
     };
     assert!(out.contains("process is gone"), "{out}");
-    assert_eq!(
-        worker_game_ids(&run),
-        (1..=24).collect::<Vec<u64>>(),
-        "each game once"
-    );
-    let played = worker_iterations(&run);
-    assert_eq!(played.len(), 12, "each iteration once");
-    assert_eq!(comparable(&played), comparable(&iterations(&whole).1));
+    assert_one_machines_tune(&run, &whole, 12);
 }
