@@ -161,7 +161,8 @@ fn chromium_renders_a_runs_report_with_charts_and_the_viewer_at_the_asked_move()
     assert_eq!(dom.matches("<svg class=\"chart ratings\"").count(), 1);
     assert_eq!(dom.matches("<svg class=\"chart line\"").count(), 2);
     // (An engine whose every move took under 1 ms has a note instead of its histogram.)
-    let histograms = dom.matches("by time, ms</figcaption>").count();
+    let histograms = dom.matches("by time, ms</figcaption>").count()
+        + dom.matches("by time, µs</figcaption>").count();
     let notes = dom.matches("moves took under 1 ms").count();
     assert_eq!(histograms + notes, 2, "{dom}");
     assert_eq!(
