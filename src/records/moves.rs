@@ -206,25 +206,54 @@ pub fn encode_column(infos: &[MoveInfo]) -> String {
         if i > 0 {
             column.push(' ');
         }
-        // Writing to a String cannot fail.
-        let _ = match info.score {
-            None => write!(column, "-/"),
-            Some(Score::Cp(cp)) => write!(column, "{cp}/"),
-            Some(Score::Mate(moves)) => write!(column, "M{moves}/"),
-        };
+        match info.score {
+            None => column.push('-'),
+            Some(Score::Cp(cp)) => push_signed(&mut column, i64::from(cp)),
+            Some(Score::Mate(moves)) => {
+                column.push('M');
+                push_signed(&mut column, i64::from(moves));
+            }
+        }
+        column.push('/');
         for value in [
             info.depth.map(u64::from),
             info.seldepth.map(u64::from),
             info.nodes,
         ] {
-            let _ = match value {
-                Some(value) => write!(column, "{value}/"),
-                None => write!(column, "-/"),
-            };
+            match value {
+                Some(value) => push_number(&mut column, value),
+                None => column.push('-'),
+            }
+            column.push('/');
         }
-        let _ = write!(column, "{}", info.time_ms());
+        push_number(&mut column, info.time_ms());
     }
     column
+}
+
+/// Appends `value` in decimal to `out`: the columns' numbers, per ply of every game, without
+/// the formatting machinery (a third of the cost of writing the columns).
+fn push_number(out: &mut String, mut value: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (value % 10) as u8;
+        value /= 10;
+        if value == 0 {
+            break;
+        }
+    }
+    // ASCII digits only.
+    out.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
+}
+
+/// [`push_number`] of a signed value.
+fn push_signed(out: &mut String, value: i64) {
+    if value < 0 {
+        out.push('-');
+    }
+    push_number(out, value.unsigned_abs());
 }
 
 /// The games.csv `move_times` column of a game's moves: `WALL/ENGINE` per ply, µs (see the
@@ -235,11 +264,12 @@ pub fn encode_times(infos: &[MoveInfo]) -> String {
         if i > 0 {
             column.push(' ');
         }
-        // Writing to a String cannot fail.
-        let _ = match info.engine_time_us {
-            Some(engine) => write!(column, "{}/{engine}", info.time_us),
-            None => write!(column, "{}/-", info.time_us),
-        };
+        push_number(&mut column, info.time_us);
+        column.push('/');
+        match info.engine_time_us {
+            Some(engine) => push_number(&mut column, engine),
+            None => column.push('-'),
+        }
     }
     column
 }

@@ -114,7 +114,8 @@ pub fn fen(position: &Position) -> String {
 /// comments come from the record's `move_info` (which keeps no PV; a column that does not
 /// read gives no move comments).
 pub fn format_game(record: &GameRecord, style: &PgnStyle) -> String {
-    let infos = record.move_infos().unwrap_or_default();
+    // PGN comments carry whole ms: `move_info` alone says them (not `move_times`' µs).
+    let infos = crate::records::moves::decode_column(&record.move_info).unwrap_or_default();
     format_game_with(record, &infos, style)
 }
 
@@ -260,7 +261,8 @@ fn movetext(
 
 /// The comment of each move of `record` (`None` where there is none), for the game viewer.
 pub fn move_comments(record: &GameRecord, detail: CommentDetail) -> Vec<Option<String>> {
-    let infos = record.move_infos().unwrap_or_default();
+    // Comments carry whole ms: `move_info` alone says them (not `move_times`' µs).
+    let infos = crate::records::moves::decode_column(&record.move_info).unwrap_or_default();
     (0..record.moves.split_whitespace().count())
         .map(|i| {
             infos
