@@ -455,20 +455,20 @@ fn add_move_times(
     sides: [usize; 2],
     engines: &mut [EngineTrack],
 ) -> Result<(), String> {
-    let infos = game.move_infos()?;
+    let times = crate::records::moves::wall_times_us(&game.move_info, &game.move_times)?;
     let plies = game.moves.split_whitespace().count();
-    if !infos.is_empty() && infos.len() != plies {
+    if !times.is_empty() && times.len() != plies {
         return Err(format!(
             "move_info has {} tokens for {plies} moves",
-            infos.len()
+            times.len()
         ));
     }
     let first = game
         .opening
         .parse::<crate::rules::Position>()
         .map_or(0, |p| p.side_to_move().index());
-    for (ply, info) in infos.iter().enumerate() {
-        let us = i64::try_from(info.time_us).unwrap_or(i64::MAX);
+    for (ply, &time) in times.iter().enumerate() {
+        let us = i64::try_from(time).unwrap_or(i64::MAX);
         engines[sides[(first + ply) % 2]].times.add(us);
     }
     Ok(())
