@@ -6,8 +6,8 @@
 //!
 //! - `pair-N`: the claim on unit N, created exclusively, naming its worker; touched every
 //!   [`heartbeat_of`] the lease while the worker plays the unit.
-//! - `pair-N.done`: the unit is recorded, by the worker it names (created exclusively, once
-//!   its games are in that worker's files).
+//! - `pair-N.done`: the unit is recorded, by the worker it names (written atomically once its
+//!   games are in that worker's files; a later recording of the unit replaces it).
 //! - `pair-N.expired-TOKEN`: a claim taken over after the lease (its heartbeat had not moved
 //!   for the lease by the taker's clock, or its process is gone from the taker's host); the
 //!   unit is played again. Kept for the record.
@@ -121,6 +121,12 @@ impl UnitClaims {
     /// The games of `unit` any worker recorded, as last read.
     pub fn recorded_of(&self, unit: u64) -> Vec<RecordedGame> {
         crate::arena::lock(&self.recorded).of(unit).to_vec()
+    }
+
+    /// Forgets what was read of the games of every unit below `floor`: the schedule asks
+    /// about none of them again ([`RecordedGames::forget_below`]).
+    pub fn forget_below(&self, floor: u64) {
+        crate::arena::lock(&self.recorded).forget_below(floor);
     }
 
     /// Forgets what was read of `unit`'s games ([`RecordedGames::forget`]).
@@ -373,6 +379,13 @@ impl RecordedGames {
     pub fn forget(&mut self, unit: u64) {
         self.by_unit.remove(&unit);
     }
+
+    /// Forgets the games of every unit below `floor`, the schedule's lowest unit still to
+    /// decide: games read after their unit was passed (this worker's own, read back from its
+    /// games.csv) would otherwise be kept for the whole run.
+    pub fn forget_below(&mut self, floor: u64) {
+        self.by_unit.retain(|&unit, _| unit >= floor);
+    }
 }
 
 /// A new worker's id: `HOST-PID-RANDOM` ([`crate::claim::token`]).
@@ -420,6 +433,37 @@ mod tests {
         assert_eq!(told.len(), 1, "{told:?}");
         assert!(told[0].starts_with("pair 2, claimed by "), "{told:?}");
         assert!(third.holds(2));
+    }
+
+    #[test]
+    fn games_read_below_the_floor_are_forgotten() {
+        let dir = tempfile::tempdir().unwrap();
+        let worker = RunDir::new(dir.path()).worker("w");
+        std::fs::create_dir_all(worker.root()).unwrap();
+        let mut writer =
+            crate::records::ResultsWriter::open(worker.root(), crate::rules::Rules::default())
+                .unwrap();
+        for pair in 1..=3 {
+            for game in [2 * pair - 1, 2 * pair] {
+                writer
+                    .append(&crate::records::tests::record(
+                        game,
+                        pair,
+                        "a",
+                        "b",
+                        crate::records::GameResult::WhiteWins,
+                        crate::records::Termination::GoalRank,
+                    ))
+                    .unwrap();
+            }
+        }
+        drop(writer);
+        let mut recorded = RecordedGames::new(dir.path(), |game| game.pair);
+        recorded.absorb().unwrap();
+        assert_eq!(recorded.by_unit.len(), 3);
+        recorded.forget_below(3);
+        assert_eq!(recorded.by_unit.keys().copied().collect::<Vec<_>>(), [3]);
+        assert_eq!(recorded.of(3).len(), 2);
     }
 
     #[test]

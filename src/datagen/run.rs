@@ -272,8 +272,10 @@ pub fn run(
     };
     let failures = crate::report::Summary::behaviour_failures_of(&[run.games_csv()])?;
     // A worker writes the run's positions, summary and page, from every worker's games, once
-    // it finds every game recorded; a shard or a run on one machine, its own.
+    // it finds every game recorded (stopped before, its own: others may be writing theirs);
+    // a shard or a run on one machine, its own.
     let (files, written) = match &config.worker {
+        Some(_) if finish != Finish::Completed => (super::workers::worker_files(&dir), dir.clone()),
         Some(_) => (
             super::workers::games_files(&config.out)
                 .map_err(|e| {

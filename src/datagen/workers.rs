@@ -63,7 +63,7 @@ impl IdRanges {
 }
 
 /// The games files of a worker directory: its games.dat and its `games-N.dat` files.
-fn worker_files(dir: &Path) -> Vec<PathBuf> {
+pub fn worker_files(dir: &Path) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .into_iter()
         .flatten()

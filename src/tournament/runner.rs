@@ -404,6 +404,8 @@ impl<'a> Pairs<'a> {
             lock(&self.error).get_or_insert(err);
             return Next::Done;
         }
+        // No pair below the queue's front is asked about again.
+        claims.forget_below(front);
         let mut others = false;
         let mut index = 0;
         while let Some(pair) = queue.get(index).map(|game| game.pair) {

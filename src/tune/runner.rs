@@ -651,6 +651,8 @@ impl<'a> Iterations<'a> {
             self.fail(err);
             return Err(NotOpened::Done);
         }
+        // No iteration below the lowest unfinished one is asked about again.
+        claims.forget_below(state.unfinished);
         let mut others = false;
         let mut reread = false;
         let mut iteration = state.unfinished;

@@ -264,3 +264,38 @@ fn a_datagen_worker_woken_after_its_lease_goes_on_without_its_lost_game() {
     }
     assert_same_bytes(&run, &single);
 }
+
+/// A worker interrupted (Ctrl-C) mid-run exits 130 and lets go of its games; it writes no
+/// positions for the run (they would be a part of it, read while others may be writing), only
+/// its own. The next worker plays the rest, and the run is one machine's bytes.
+#[test]
+fn an_interrupted_datagen_worker_writes_no_positions_for_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let single = dir.path().join("single");
+    let output = bt_arena(&args(&single, "20", &[]));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let run = dir.path().join("run");
+    let stopped = spawn(&args(&run, "20", &["--worker"]));
+    assert!(
+        eventually(Duration::from_secs(60), || written(&run) >= 3),
+        "three games within a minute"
+    );
+    // SAFETY: the child is this test's own bt-arena.
+    unsafe { libc::kill(i32::try_from(stopped.id()).unwrap(), libc::SIGINT) };
+    let output = finish(stopped);
+    assert_eq!(output.status.code(), Some(130), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("Interrupted"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(
+        !run.join("positions.bin").exists(),
+        "no positions for the run"
+    );
+    let worker = &bt_arena::run_dir::RunDir::new(&run).worker_dirs().unwrap()[0];
+    assert!(worker.root().join("positions.bin").exists(), "its own");
+    let output = finish(spawn(&args(&run, "20", &["--worker"])));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_same_bytes(&run, &single);
+}
