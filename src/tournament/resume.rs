@@ -64,8 +64,11 @@ mod tests {
 
     fn config(out: &Path, shard: Option<Shard>) -> TournamentConfig {
         TournamentConfig {
-            seed: 7,
-            shard,
+            run: RunHeader {
+                seed: 7,
+                shard,
+                ..RunHeader::default()
+            },
             ..crate::tournament::runner::tests::two_engines(out)
         }
     }

@@ -98,7 +98,21 @@ mod tests {
 
     fn config(engines: usize, format: Format, rounds: u32, games: u32) -> TournamentConfig {
         TournamentConfig {
-            event: "t".into(),
+            run: RunHeader {
+                event: "t".into(),
+                rules: Default::default(),
+                openings: OpeningsSpec::default(),
+                concurrency: 1,
+                seed: 1,
+                out: PathBuf::new(),
+                shard: None,
+                worker: None,
+                lease_ms: None,
+                log: false,
+                build_cache: None,
+                run_id: None,
+                adjudication: Default::default(),
+            },
             engines: (0..engines)
                 .map(|i| {
                     EngineKeys::parse(&["cmd=x", &format!("name=e{i}")])
@@ -108,24 +122,13 @@ mod tests {
                 })
                 .collect(),
             format,
-            rules: Default::default(),
-            openings: OpeningsSpec::default(),
             rounds,
             games,
-            concurrency: 1,
-            seed: 1,
             sprt: None,
-            out: PathBuf::new(),
-            shard: None,
-            worker: None,
-            lease_ms: None,
-            log: false,
             pgn_comments: Default::default(),
             scale_tc: None,
-            build_cache: None,
-            session: Default::default(),
-            run_id: None,
-            adjudication: Default::default(),
+            anchor: None,
+            unknown: Default::default(),
         }
     }
 
