@@ -56,7 +56,7 @@ use crate::records::{GameRecord, RecordsError, ResultsWriter};
 use crate::rules::{ByColor, Rules};
 use leases::Leases;
 use starts::Starts;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -153,6 +153,28 @@ impl<E: std::fmt::Display> std::fmt::Display for ArenaError<E> {
 }
 
 impl<E: std::error::Error> std::error::Error for ArenaError<E> {}
+
+impl<E> ArenaError<E> {
+    /// The same error with the schedule's own failure turned into another type (a kind's
+    /// error, which holds its schedule's).
+    pub fn map<F>(self, into: impl Fn(E) -> F) -> ArenaError<F> {
+        match self {
+            ArenaError::Records(err) => ArenaError::Records(err),
+            ArenaError::Leases { dir, source } => ArenaError::Leases { dir, source },
+            ArenaError::Schedule(err) => ArenaError::Schedule(into(err)),
+            ArenaError::Game(bad) => ArenaError::Game(recorded::BadGame {
+                path: bad.path,
+                game_id: bad.game_id,
+                fault: match bad.fault {
+                    recorded::GameFault::NotOfSchedule(err) => {
+                        recorded::GameFault::NotOfSchedule(into(err))
+                    }
+                    recorded::GameFault::Twice => recorded::GameFault::Twice,
+                },
+            }),
+        }
+    }
+}
 
 impl<E> From<RecordsError> for ArenaError<E> {
     fn from(err: RecordsError) -> Self {
@@ -347,11 +369,12 @@ impl<S: Schedule> Floor<'_, S> {
             return self.fail(ArenaError::Records(err));
         }
         self.recorded.fetch_add(1, Ordering::SeqCst);
+        // The schedule takes the games in file order: the writer is released after it. Its
+        // record of a unit (a tune's row) is written before the unit's lease is let go of.
+        let flow = self.schedule.finished(job, record, played, &self.console);
         if let Err(err) = self.walk.recorded(job) {
             return self.fail(err);
         }
-        // The schedule takes the games in file order: the writer is released after it.
-        let flow = self.schedule.finished(job, record, played, &self.console);
         drop(writer);
         self.console.inc();
         self.console.set_message(self.schedule.score_line());

@@ -208,9 +208,12 @@ pub trait Schedule: Sync {
     }
 
     /// Whether `unit` may open now (and, for a unit this session opened, whether its next
-    /// game may start).
-    fn gate(&self, _unit: Unit) -> Gate {
-        Gate::Open
+    /// game may start); what it means may be said on `console`.
+    ///
+    /// # Errors
+    /// The schedule cannot tell (the files it decides by cannot be read): the run stops.
+    fn gate(&self, _unit: Unit, _console: &Console) -> Result<Gate, Self::Error> {
+        Ok(Gate::Open)
     }
 
     /// Opens `unit`: its games still to play, in order, `recorded` being those of it already

@@ -79,8 +79,10 @@ impl<'a, S: Schedule> Walk<'a, S> {
     /// of units already open are handed out.
     pub(super) fn next(&self, closing: bool, console: &Console) -> Next<S::Error> {
         let mut state = lock(&self.state);
-        if let Some(job) = self.next_open(&mut state) {
-            return Next::Play(job);
+        match self.next_open(&mut state, console) {
+            Ok(Some(job)) => return Next::Play(job),
+            Ok(None) => {}
+            Err(err) => return Next::Failed(ArenaError::Schedule(err)),
         }
         if closing {
             return Next::Done(Stopped::TimeLimit);
@@ -100,7 +102,7 @@ impl<'a, S: Schedule> Walk<'a, S> {
     }
 
     /// A game not handed out of the lowest open unit that may go on.
-    fn next_open(&self, state: &mut State) -> Option<Job> {
+    fn next_open(&self, state: &mut State, console: &Console) -> Result<Option<Job>, S::Error> {
         let verdict = state.verdict;
         let mut decided = false;
         let mut found = None;
@@ -112,7 +114,7 @@ impl<'a, S: Schedule> Walk<'a, S> {
                 if verdict || decided {
                     continue;
                 }
-                match self.schedule.gate(unit) {
+                match self.schedule.gate(unit, console)? {
                     Gate::Open => {}
                     Gate::Wait => continue,
                     Gate::Verdict => {
@@ -126,7 +128,7 @@ impl<'a, S: Schedule> Walk<'a, S> {
             break;
         }
         state.verdict |= decided;
-        found
+        Ok(found)
     }
 
     /// Opens the next unit that may open (leased, for a worker) and hands out its first game.
@@ -158,7 +160,11 @@ impl<'a, S: Schedule> Walk<'a, S> {
                 // Only units begun before go on after a verdict; they come first.
                 break;
             }
-            match self.schedule.gate(unit) {
+            let gate = match self.schedule.gate(unit, console) {
+                Ok(gate) => gate,
+                Err(err) => return Next::Failed(ArenaError::Schedule(err)),
+            };
+            match gate {
                 Gate::Open => {}
                 Gate::Wait => return Next::Wait,
                 Gate::Verdict if finishing => {}

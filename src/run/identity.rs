@@ -15,7 +15,7 @@
 use super::header::{RunHeader, identity_of};
 use crate::records::now_rfc3339;
 use crate::run_dir::identity::{Difference, RunIdentity, first_difference, new_run_id};
-use crate::run_dir::{RunDir, RunDirError, RunKind, SHARD_PREFIX, Shard};
+use crate::run_dir::{RunDir, RunDirError, RunKind, SHARD_PREFIX};
 use serde_json::Value;
 use std::fmt;
 use std::path::{Path, PathBuf};

@@ -27,6 +27,7 @@
 mod error;
 mod info;
 mod options;
+pub mod resume;
 
 pub use error::SessionError;
 pub use options::SessionOptions;
@@ -68,6 +69,12 @@ pub trait RunConfig:
     /// The engines the user described, as saved (built from source, benched: made ready in
     /// place by the session).
     fn engines_mut(&mut self) -> &mut [EngineDescription];
+
+    /// Checks what serde cannot (a config file's, or one saved by an older bt-arena).
+    ///
+    /// # Errors
+    /// The kind's refusal, naming the setting.
+    fn validate(&self) -> Result<(), Box<dyn std::error::Error + Send + Sync>>;
 
     /// `--scale-tc`'s reference speed, nodes per second, for the kinds that take it.
     fn scale_tc(&self) -> Option<u64> {
@@ -132,8 +139,12 @@ pub struct Ended {
     pub given_up: Vec<GivenUp>,
     /// Games this session recorded.
     pub recorded: u64,
+    /// Games of this process recorded by earlier sessions.
+    pub earlier: u64,
     /// The directory this process wrote.
     pub dir: PathBuf,
+    /// How long the games took, seconds.
+    pub seconds: f64,
 }
 
 /// What a session did: why it stopped, and the kind's outcome.
@@ -152,11 +163,16 @@ pub trait Kind {
     /// Its saved settings.
     type Config: RunConfig;
     /// Its schedule, over the config and the openings it borrows.
-    type Schedule<'a>: Schedule<Error = Self::Error>
+    type Schedule<'a>: Schedule
     where
         Self: 'a;
-    /// Its own failures (its files, its settings): one typed case of [`SessionError`].
-    type Error: std::error::Error + Send + Sync + 'static;
+    /// Its own failures (its files, its settings, its schedule's): one typed case of
+    /// [`SessionError`].
+    type Error: std::error::Error
+        + Send
+        + Sync
+        + 'static
+        + for<'a> From<<Self::Schedule<'a> as Schedule>::Error>;
     /// What it announces at the start.
     type Prospect;
     /// What its final report gives.
@@ -267,7 +283,8 @@ pub fn run<K: Kind>(
     };
     recorded
         .start(&opened.schedule)
-        .map_err(|e| SessionError::Arena(e.into()))?;
+        .map_err(|e| SessionError::Arena(arena::ArenaError::from(e).map(K::Error::from)))?;
+    let earlier = recorded.count();
     let mut info = info::LiveInfo::start(&dir, &prepared)?;
     announce(Announcement {
         config,
@@ -305,8 +322,10 @@ pub fn run<K: Kind>(
         progress: (opened.total_games, recorded.count()),
         stop,
     };
+    let started = std::time::Instant::now();
     let played = arena::play(&arena, &opened.schedule, writer, leases.as_ref(), recorded)
-        .map_err(SessionError::Arena)?;
+        .map_err(|e| SessionError::Arena(e.map(K::Error::from)))?;
+    let seconds = started.elapsed().as_secs_f64();
     drop(leases);
     info.finish(&dir, &played.engine_ids)?;
     let ended = Ended {
@@ -314,7 +333,9 @@ pub fn run<K: Kind>(
         not_played: played.not_played,
         given_up: played.given_up,
         recorded: played.recorded,
-        dir,
+        earlier,
+        dir: dir.clone(),
+        seconds,
     };
     let outcome = K::finish(config, opened.schedule, &ended)?;
     Ok(Ending { ended, outcome })

@@ -511,7 +511,7 @@ mod tests {
             ]
         );
         assert_eq!(
-            (config.rounds, config.games, config.concurrency, config.seed),
+            (config.rounds, config.games, config.run.concurrency, config.run.seed),
             (20, 2, 2, 9)
         );
     }
