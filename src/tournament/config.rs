@@ -339,7 +339,7 @@ mod tests {
     fn config(engines: usize) -> TournamentConfig {
         TournamentConfig {
             run: RunHeader {
-                event: default_event(),
+                event: "bt-arena".into(),
                 rules: Rules::CaptureOnly,
                 openings: OpeningsSpec::default(),
                 concurrency: 1,
@@ -416,7 +416,7 @@ mod tests {
             "bad engine name \"a\\tb\": names must be non-empty and free of control characters"
         );
         let mut idle = config(2);
-        idle.concurrency = 0;
+        idle.run.concurrency = 0;
         assert!(matches!(
             idle.validate(),
             Err(ConfigError::Zero("concurrency"))

@@ -128,6 +128,8 @@ impl TuneConfig {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::run::header::RunHeader;
+    use std::path::Path;
     use crate::engine::EngineKeys;
     use crate::game::TimeControl;
 

@@ -23,6 +23,7 @@ pub use crate::run_dir::{K8S_INDEX, SLURM_COUNT, SLURM_INDEX, Shard};
 #[cfg(test)]
 pub(crate) fn test_config(run: &std::path::Path, shard: &str) -> super::TournamentConfig {
     use super::config::{Format, OpeningsSpec};
+    use crate::run::header::RunHeader;
     use crate::engine::EngineKeys;
     use crate::game::TimeControl;
     let engine = |name: &str| {

@@ -315,7 +315,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let run = dir.path();
         let mut stale = config(run, "0/2");
-        stale.run_id = Some("old-run".into());
+        stale.run.run_id = Some("old-run".into());
         let mut watcher = SprtWatcher::for_config(&stale).unwrap();
         play_both_shards(run, 30);
         let old = watcher.look().unwrap().unwrap().clone();
