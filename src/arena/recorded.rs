@@ -248,6 +248,7 @@ impl Recorded {
                 continue;
             }
             games.push(recorded);
+            schedule.observed(&recorded);
         }
         Ok(())
     }

@@ -201,6 +201,12 @@ pub trait Schedule: Sync {
     /// order, before any game is played: the running score, a resumed SPRT.
     fn resumed(&self, _game: &GameRecord) {}
 
+    /// A game some process of the run recorded, as the arena reads it (earlier sessions',
+    /// other workers', and this session's own, read back), at most once each while its unit
+    /// is not complete: what a decision over the whole run is taken from (a stop rule checked
+    /// in unit order, so that workers stop where one machine would).
+    fn observed(&self, _game: &RecordedGame) {}
+
     /// Whether `unit` needs nothing more, `games` being its games recorded by any process: by
     /// default when they are all recorded.
     fn is_complete(&self, unit: Unit, games: &[RecordedGame]) -> bool {

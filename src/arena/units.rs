@@ -188,7 +188,16 @@ impl<'a, S: Schedule> Walk<'a, S> {
                         });
                     }
                 }
+                // Its last holder records its games before it lets go of it: read them now.
+                if let Err(err) = state.recorded.absorb(self.schedule) {
+                    return Next::Failed(err.into());
+                }
+                if state.recorded.is_complete(self.schedule, unit) {
+                    leases.release(unit);
+                    continue;
+                }
             }
+            let finishing = finishing || !state.recorded.of(unit).is_empty();
             let jobs = match self.schedule.open(unit, state.recorded.of(unit)) {
                 Ok(jobs) => jobs,
                 Err(err) => {

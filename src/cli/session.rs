@@ -58,8 +58,9 @@ pub struct SessionFlags {
     ///
     /// On a CI log or in a file, every N recorded games: a tournament's games so far, Elo
     /// with its 95% interval and, with --sprt, the LLR and its bounds (as cutechess's score
-    /// lines, at fastchess's -ratinginterval); a tune's θ; datagen's games and positions. The
-    /// full report comes once, at the end. On a terminal the progress line shows it instead.
+    /// lines, at fastchess's -ratinginterval); datagen's games and positions (a tune prints a
+    /// line per iteration instead). The full report comes once, at the end. On a terminal the
+    /// progress line shows it instead.
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub rating_interval: u64,
     #[command(flatten)]
@@ -114,8 +115,8 @@ pub fn refuse_on_resume(command: &clap::Command, given: &ArgMatches, saved: &Pat
     if let Some(flag) = super::flag_given_outside(command, given, &allowed) {
         let list: Vec<String> = allowed[1..].iter().map(|f| format!("--{f}")).collect();
         return Err(UsageError(format!(
-            "--{flag} cannot be given with --resume: the run continues exactly as saved in {} \
-             (only {} may be given)",
+            "--{flag} cannot be given with --resume: the run continues exactly as saved in {}, \
+             so that every game belongs to one run (only {} may be given)",
             saved.display(),
             list.join(", ")
         ))
@@ -145,9 +146,10 @@ pub fn resumed<C: RunConfig>(
     );
     refuse_on_resume(command, given, &saved.root().join(C::TYPE.file))?;
     let dir = std::path::absolute(dir).context("cannot resolve a path")?;
-    let mut config: C = session::resume::saved(&dir, shard).map_err(|e| match e.is_usage() {
-        true => anyhow::Error::from(UsageError(e.to_string())),
-        false => anyhow!("cannot resume: {e}"),
+    let mut config: C = session::resume::saved(&dir, shard).map_err(|e| match e {
+        e if e.is_usage() => anyhow::Error::from(UsageError(e.to_string())),
+        bt_arena::run::resume::ResumeError::Unreadable(_) => anyhow!("cannot resume: {e}"),
+        e => anyhow!(e),
     })?;
     config
         .header_mut()

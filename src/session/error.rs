@@ -108,11 +108,14 @@ impl<E> From<ReadError> for SessionError<E> {
 
 impl<E> SessionError<E> {
     /// Whether the command line is at fault (exit code 3) rather than the machine, the
-    /// files or the engines: a reference speed too low for this machine (`--scale-tc`).
+    /// files or the engines: a reference speed too low for this machine (`--scale-tc`), a
+    /// revision of an engine's source that cannot be resolved (`rev=`).
     pub fn is_usage(&self) -> bool {
         matches!(
             self,
-            SessionError::Prepare(PrepareError::ScaledBelowFloor { .. })
+            SessionError::Prepare(
+                PrepareError::ScaledBelowFloor { .. } | PrepareError::Source { .. }
+            )
         )
     }
 

@@ -85,6 +85,13 @@ pub trait RunConfig:
     fn pgn_comments(&self) -> crate::records::moves::CommentDetail {
         crate::records::moves::CommentDetail::default()
     }
+
+    /// Whether engines built from source are named by their commit (`NAME@SHORTHASH`) when it
+    /// is resolved; a kind whose seats have names of their own (a tune's `tune+`, `tune-`)
+    /// keeps the name given.
+    fn names_by_commit(&self) -> bool {
+        true
+    }
 }
 
 /// What a session hands the kind when it opens the schedule.
@@ -356,8 +363,14 @@ fn prepare_engines<C: RunConfig, E>(
         concurrency: header.concurrency,
         scale_tc: config.scale_tc(),
     };
+    let names: Vec<String> = config.engines_mut().iter().map(|e| e.name.clone()).collect();
     for warning in prepare::resolve_sources(config.engines_mut(), joining.as_deref())? {
         say(format!("warning: {warning}"));
+    }
+    if !config.names_by_commit() {
+        for (engine, name) in config.engines_mut().iter_mut().zip(names) {
+            engine.name = name;
+        }
     }
     let prepared = prepare::prepare(
         config.engines_mut(),

@@ -441,14 +441,19 @@ mod tests {
         let json = dir.path().join("run.json");
         std::fs::write(&json, r#"{"engines": [], "colour": 1}"#).unwrap();
         let err = TournamentConfig::read(&json).unwrap_err();
-        assert!(matches!(err, ConfigError::Parse { .. }), "{err:?}");
         assert!(
-            err.to_string().starts_with(&format!(
-                "bad config {}: unknown field `colour`",
-                json.display()
-            )),
-            "{err}"
+            matches!(&err, ConfigError::Invalid { error, .. }
+                if matches!(&**error, ConfigError::UnknownField(field) if field == "colour")),
+            "{err:?}"
         );
+        assert_eq!(
+            err.to_string(),
+            format!("bad config {}: unknown field `colour`", json.display())
+        );
+        let broken = dir.path().join("broken.json");
+        std::fs::write(&broken, r#"{"engines": 3}"#).unwrap();
+        let err = TournamentConfig::read(&broken).unwrap_err();
+        assert!(matches!(err, ConfigError::Parse { .. }), "{err:?}");
         let lonely = dir.path().join("lonely.toml");
         let mut one = config(1);
         one.sprt = None;

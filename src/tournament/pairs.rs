@@ -341,3 +341,122 @@ impl Schedule for Pairs<'_> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::EngineKeys;
+    use crate::game::TimeControl;
+    use crate::records::tests::record;
+    use crate::records::{GameResult::*, Termination};
+
+    /// Engines `a` and `b` at depth 1, 3 rounds of a game pair.
+    fn two_engines() -> TournamentConfig {
+        let engine = |name: &str| {
+            EngineKeys::parse(&["cmd=unused", &format!("name={name}")])
+                .and_then(|keys| keys.into_description(TimeControl::Depth(1)))
+                .unwrap()
+        };
+        let mut config = TournamentConfig::new(vec![engine("a"), engine("b")]);
+        config.rounds = 3;
+        config.run.seed = 1;
+        config
+    }
+
+    /// `schedule` resumed after games 1-4 of `a` against `b`: `a` wins 3 (pairs WW and WL
+    /// from its side).
+    fn after_four_games(schedule: &Pairs<'_>) {
+        for game in [
+            record(1, 1, "a", "b", WhiteWins, Termination::GoalRank),
+            record(2, 1, "b", "a", BlackWins, Termination::GoalRank),
+            record(3, 2, "a", "b", BlackWins, Termination::AllCaptured),
+            record(4, 2, "b", "a", BlackWins, Termination::GoalRank),
+        ] {
+            schedule.resumed(&game);
+            assert_eq!(schedule.recorded(&game).unwrap().unit, Unit(game.pair));
+        }
+    }
+
+    #[test]
+    fn a_resumed_score_starts_at_the_recorded_games() {
+        let config = two_engines();
+        let schedule = Pairs::new(&config, 1);
+        after_four_games(&schedule);
+        assert_eq!(schedule.score_line(), "a 3, b 1");
+    }
+
+    #[test]
+    fn with_an_sprt_the_score_shows_the_llr_and_bounds() {
+        let mut config = two_engines();
+        let sprt: Sprt = "elo0=0 elo1=5".parse().unwrap();
+        config.sprt = Some(sprt);
+        let schedule = Pairs::new(&config, 1);
+        after_four_games(&schedule);
+        // Pairs WW and WL for a.
+        let llr = sprt.llr_pentanomial(&crate::stats::Pentanomial::from([0, 0, 1, 0, 1]));
+        assert_eq!(
+            schedule.score_line(),
+            format!("a 3, b 1  LLR {llr:.2} (-2.94, 2.94)")
+        );
+        assert!(llr > 0.0 && llr < 2.94, "{llr}");
+    }
+
+    #[test]
+    fn pairs_share_an_opening_and_swap_colours_and_a_recorded_game_is_not_played_again() {
+        let mut config = two_engines();
+        config.engines.push(config.engines[0].clone());
+        config.engines[2].name = "c".into();
+        config.rounds = 2;
+        let schedule = Pairs::new(&config, 10);
+        let units: Vec<Unit> =
+            std::iter::successors(schedule.next_unit(None), |&u| schedule.next_unit(Some(u)))
+                .collect();
+        assert_eq!(units.len(), 6);
+        let mut openings = Vec::new();
+        for unit in units {
+            let jobs = schedule.open(unit, &[]).unwrap();
+            let [first, second] = &jobs[..] else {
+                panic!("a pair of two games: {jobs:?}");
+            };
+            assert_eq!(first.game.opening, second.game.opening);
+            assert_eq!(
+                (first.game.white, first.game.black),
+                (second.game.black, second.game.white)
+            );
+            assert_eq!(first.game.game_id + 1, second.game.game_id);
+            openings.push(first.game.opening);
+        }
+        assert_eq!(openings, [0, 1, 2, 3, 4, 5]);
+        let recorded = [RecordedGame {
+            game_id: 3,
+            unit: Unit(2),
+            result: WhiteWins,
+        }];
+        let left = schedule.open(Unit(2), &recorded).unwrap();
+        assert_eq!(left.iter().map(|j| j.game.game_id).collect::<Vec<_>>(), [4]);
+    }
+
+    #[test]
+    fn a_shard_plays_every_nth_pair_and_refuses_games_of_another() {
+        let mut config = two_engines();
+        config.rounds = 7;
+        config.run.shard = Some("1/3".parse().unwrap());
+        let schedule = Pairs::new(&config, 1);
+        let units: Vec<u64> =
+            std::iter::successors(schedule.next_unit(None), |&u| schedule.next_unit(Some(u)))
+                .map(|unit| unit.0)
+                .collect();
+        assert_eq!(units, [2, 5]);
+        assert_eq!(schedule.own_games(), 4);
+        let foreign = record(1, 1, "a", "b", WhiteWins, Termination::GoalRank);
+        assert_eq!(
+            schedule.recorded(&foreign).unwrap_err().to_string(),
+            "not in shard 1/3's part of the schedule"
+        );
+        let swapped = record(3, 2, "b", "a", WhiteWins, Termination::GoalRank);
+        assert_eq!(
+            schedule.recorded(&swapped).unwrap_err().to_string(),
+            "played by b vs a, scheduled as a vs b"
+        );
+    }
+}

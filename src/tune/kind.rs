@@ -97,6 +97,11 @@ impl RunConfig for TuneConfig {
     fn pgn_comments(&self) -> crate::records::moves::CommentDetail {
         self.pgn_comments
     }
+
+    /// The sides are `tune+` and `tune-`: the engine keeps its name.
+    fn names_by_commit(&self) -> bool {
+        false
+    }
 }
 
 impl Kind for Tune {

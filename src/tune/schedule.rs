@@ -517,13 +517,6 @@ impl Schedule for Iterations<'_> {
         )
     }
 
-    fn interim(&self, recorded: u64, total: u64) -> Option<String> {
-        Some(format!(
-            "After {recorded} of {total} games: {}",
-            self.score_line()
-        ))
-    }
-
     fn refresh_report(
         &self,
         _recorded: u64,

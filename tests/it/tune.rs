@@ -615,7 +615,7 @@ fn a_tune_whose_engine_refuses_its_values_plays_nothing_and_says_why() {
     assert!(stdout.contains("Game 1 not played"), "{stdout}");
     assert!(
         stderr.contains(&format!(
-            "continue with `bt-arena tune --resume {}`",
+            "(`bt-arena tune --resume {}` plays them)",
             out.display()
         )),
         "{stderr}"
