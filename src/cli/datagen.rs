@@ -186,7 +186,8 @@ pub fn run(args: &DatagenArgs, matches: &ArgMatches) -> Result<ExitCode> {
             (config, Start::Resume)
         }
         None => {
-            let config = build_config(args)?;
+            let mut config = build_config(args)?;
+            super::session::resolve_sources(&mut config)?;
             config.validate().map_err(usage)?;
             super::args::check_commands(&config.engines).map_err(|e| usage(format!("{e:#}")))?;
             let seed = match args.seed.seed {

@@ -186,6 +186,16 @@ pub fn apply_new(
     Ok(())
 }
 
+/// Resolves the revisions of `config`'s engines built from source (a new run's, before its
+/// settings are checked: names taken from commits must not collide), warnings on stderr.
+///
+/// # Errors
+/// A [`UsageError`] for a revision that cannot be resolved.
+pub fn resolve_sources<C: RunConfig>(config: &mut C) -> Result<()> {
+    session::resolve_sources(config, &mut |line| note!("{line}"))
+        .map_err(|e| UsageError(e.to_string()).into())
+}
+
 /// The session's own settings from its flags: the deadline (counted from `started`), the
 /// interim lines, the claim checks, the CPUs (checked against the concurrency and the
 /// engines' threads), and the build cache when an engine of `config` is built from source (a

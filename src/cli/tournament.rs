@@ -252,6 +252,7 @@ fn build_config(mut config: TournamentConfig, args: &TournamentArgs) -> Result<T
         bail!("--each needs engines given with --engine");
     }
     override_settings(&mut config, args)?;
+    super::session::resolve_sources(&mut config)?;
     config.validate()?;
     make_paths_absolute(&mut config)?;
     super::args::check_commands(&config.engines)?;

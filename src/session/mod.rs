@@ -355,14 +355,43 @@ fn prepare_engines<C: RunConfig, E>(
     stop: &AtomicBool,
     say: &mut dyn FnMut(String),
 ) -> Result<Prepared, SessionError<E>> {
+    resolve_sources(config, say)?;
     let header = config.header();
-    // A shard or worker joining a run adopts the commits its identity holds.
-    let joining = header.is_spread().then(|| header.out.clone());
     let preparation = Preparation {
         results_dir: header.dir(),
         concurrency: header.concurrency,
         scale_tc: config.scale_tc(),
     };
+    let prepared = prepare::prepare(
+        config.engines_mut(),
+        &preparation,
+        options.build_cache.as_ref(),
+        stop,
+        say,
+    )?;
+    Ok(prepared)
+}
+
+/// Resolves the revision of every engine of `config` built from source whose commit is not
+/// known yet ([`prepare::resolve_sources`]; a shard or worker joining a run adopts the
+/// commits its identity holds), naming each `NAME@SHORTHASH` unless the kind keeps its names;
+/// `say` is told the warnings. Nothing when every commit is known (a resumed run's).
+///
+/// # Errors
+/// [`crate::arena::prepare::PrepareError::Source`] for a revision that cannot be resolved.
+pub fn resolve_sources<C: RunConfig>(
+    config: &mut C,
+    say: &mut dyn FnMut(String),
+) -> Result<(), prepare::PrepareError> {
+    let unresolved = config
+        .engines_mut()
+        .iter()
+        .any(|e| e.source.as_ref().is_some_and(|s| s.commit.is_none()));
+    if !unresolved {
+        return Ok(());
+    }
+    let header = config.header();
+    let joining = header.is_spread().then(|| header.out.clone());
     let names: Vec<String> = config.engines_mut().iter().map(|e| e.name.clone()).collect();
     for warning in prepare::resolve_sources(config.engines_mut(), joining.as_deref())? {
         say(format!("warning: {warning}"));
@@ -372,14 +401,7 @@ fn prepare_engines<C: RunConfig, E>(
             engine.name = name;
         }
     }
-    let prepared = prepare::prepare(
-        config.engines_mut(),
-        &preparation,
-        options.build_cache.as_ref(),
-        stop,
-        say,
-    )?;
-    Ok(prepared)
+    Ok(())
 }
 
 /// The book's openings (the start position alone without a book), its digest taken into

@@ -180,6 +180,23 @@ impl TournamentConfig {
             path: path.to_path_buf(),
             reason,
         })?;
+        if let Some(field) = config.unknown.keys().next() {
+            // Named with its line, as the parser names the line of other faults.
+            let json_key = format!("\"{field}\"");
+            let line = text.lines().position(|line| {
+                let toml_key = line
+                    .trim_start()
+                    .trim_start_matches('[')
+                    .strip_prefix(field.as_str())
+                    .is_some_and(|rest| rest.trim_start().starts_with(['=', ']', '.']));
+                toml_key || line.contains(&json_key)
+            });
+            let at = line.map(|n| format!(" at line {}", n + 1)).unwrap_or_default();
+            return Err(ConfigError::Parse {
+                path: path.to_path_buf(),
+                reason: format!("unknown field `{field}`{at}"),
+            });
+        }
         config.validate().map_err(|error| ConfigError::Invalid {
             path: path.to_path_buf(),
             error: Box::new(error),
@@ -441,14 +458,10 @@ mod tests {
         let json = dir.path().join("run.json");
         std::fs::write(&json, r#"{"engines": [], "colour": 1}"#).unwrap();
         let err = TournamentConfig::read(&json).unwrap_err();
-        assert!(
-            matches!(&err, ConfigError::Invalid { error, .. }
-                if matches!(&**error, ConfigError::UnknownField(field) if field == "colour")),
-            "{err:?}"
-        );
+        assert!(matches!(err, ConfigError::Parse { .. }), "{err:?}");
         assert_eq!(
             err.to_string(),
-            format!("bad config {}: unknown field `colour`", json.display())
+            format!("bad config {}: unknown field `colour` at line 1", json.display())
         );
         let broken = dir.path().join("broken.json");
         std::fs::write(&broken, r#"{"engines": 3}"#).unwrap();
