@@ -6,9 +6,8 @@
 //! alone and as three workers, one killed mid-run.
 //!
 //! ```text
-//! cargo run --example toy_kind -- --out DIR --a 'cmd=PATH nodes=50' --b 'cmd=PATH' [--games N]
-//!     [--concurrency N]
-//!     [--worker] [--resume]
+//! cargo run --features test-engines --bin bt-toy-kind -- --out DIR --a 'cmd=PATH nodes=50'
+//!     --b 'cmd=PATH' [--games N] [--concurrency N] [--worker] [--resume]
 //! ```
 
 use bt_arena::arena::{
