@@ -22,8 +22,8 @@ fn main() {
 /// Claims a pair and marks it done, 10,000 times, in a temporary directory.
 fn claims_per_second() {
     let dir = tempfile::tempdir().expect("a temporary directory");
-    let leases = Leases::new(dir.path(), "bench", Duration::from_secs(60), UnitKind::PAIR)
-        .expect("leases");
+    let leases =
+        Leases::new(dir.path(), "bench", Duration::from_secs(60), UnitKind::PAIR).expect("leases");
     let pairs = 10_000u64;
     let started = Instant::now();
     for pair in 1..=pairs {

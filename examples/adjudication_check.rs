@@ -97,7 +97,8 @@ fn shadow(dir: &Path, rules_given: &[String]) -> Result<(), String> {
         let (mut ended, mut wrong, mut saved_plies, mut saved_ms) = (0, 0, 0u64, 0u64);
         let mut wrong_games = Vec::new();
         for game in &games {
-            if let Some((ply, winner)) = first_adjudication(game, config.run.rules, &adjudication)? {
+            if let Some((ply, winner)) = first_adjudication(game, config.run.rules, &adjudication)?
+            {
                 ended += 1;
                 saved_plies += u64::from(game.plies) - ply as u64;
                 saved_ms += time_after(game, ply);

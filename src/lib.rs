@@ -106,10 +106,10 @@
 pub mod arena;
 pub mod bundled;
 pub mod check_engine;
-pub mod lease;
 pub mod datagen;
 pub mod engine;
 pub mod game;
+pub mod lease;
 pub mod named;
 pub mod openings;
 pub mod perft_check;

@@ -28,10 +28,9 @@ pub enum AffinityError {
 impl fmt::Display for AffinityError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            AffinityError::BadWord(part) => write!(
-                f,
-                "'{part}' is not a CPU or a range of CPUs (e.g. 0,2,4-7)"
-            ),
+            AffinityError::BadWord(part) => {
+                write!(f, "'{part}' is not a CPU or a range of CPUs (e.g. 0,2,4-7)")
+            }
             AffinityError::TooShort {
                 concurrency,
                 threads,

@@ -332,7 +332,10 @@ impl<S: Schedule> Floor<'_, S> {
     /// Engine `seat` started a process that says `id name id_name`.
     fn engine_started(&self, seat: Seat, id_name: Option<&str>) {
         if let Some(id) = id_name {
-            lock(&self.engine_ids).insert(self.arena.engines[seat.index()].name.clone(), id.to_string());
+            lock(&self.engine_ids).insert(
+                self.arena.engines[seat.index()].name.clone(),
+                id.to_string(),
+            );
         }
     }
 
@@ -545,5 +548,4 @@ mod tests {
             "{warning}"
         );
     }
-
 }

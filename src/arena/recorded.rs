@@ -75,7 +75,12 @@ pub enum GameFault<E> {
 
 impl<E: std::fmt::Display> std::fmt::Display for BadGame<E> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "cannot resume: {} game {}: ", self.path.display(), self.game_id)?;
+        write!(
+            f,
+            "cannot resume: {} game {}: ",
+            self.path.display(),
+            self.game_id
+        )?;
         match &self.fault {
             GameFault::NotOfSchedule(why) => why.fmt(f),
             GameFault::Twice => f.write_str("recorded twice"),
@@ -149,10 +154,13 @@ impl Recorded {
         schedule: &S,
     ) -> Result<Vec<PathBuf>, ReadError<S::Error>> {
         let dirs = self.dirs().map_err(ReadError::Records)?;
+        // A directory read from that is no longer there, or whose games.csv is gone.
         let gone: Vec<PathBuf> = self
             .tails
             .iter()
-            .filter(|(dir, tail)| !dirs.contains(dir) || (!tail.path().exists() && dir.exists()))
+            .filter(|(dir, tail)| {
+                tail.taken() > 0 && (!dirs.contains(dir) || !tail.path().exists())
+            })
             .map(|(dir, _)| dir.clone())
             .collect();
         if !gone.is_empty() || !self.started {

@@ -162,9 +162,11 @@ pub enum Gate {
 pub enum Flow<E> {
     /// Go on.
     Continue,
-    /// The run's verdict is reached (an SPRT decided): no new unit opens and no game of a
+    /// The run's verdict is reached (an SPRT decided): from now on the schedule's
+    /// [`Schedule::gate`] answers [`Gate::Verdict`], so no new unit opens and no game of a
     /// unit this session began starts; the units an earlier session began are finished, so
-    /// that no game pair stays cut in half. Games in flight are finished and recorded.
+    /// that no game pair stays cut in half. Games in flight are finished and recorded, and no
+    /// interim line follows.
     Verdict,
     /// The run is over (datagen's positions are all written): nothing starts any more. Games
     /// in flight are finished and recorded.

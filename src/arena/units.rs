@@ -49,7 +49,8 @@ struct State {
     open: BTreeMap<Unit, OpenUnit>,
     /// Units this process will not open again (a game of it could not be played here).
     skipped: BTreeSet<Unit>,
-    /// The schedule has its verdict: no unit this session began goes on, no new one opens.
+    /// The schedule gave its verdict ([`Gate::Verdict`], [`super::Flow::Verdict`]): why the
+    /// walk ends. Whether a unit may open or go on is asked of [`Schedule::gate`] each time.
     verdict: bool,
 }
 
@@ -103,7 +104,6 @@ impl<'a, S: Schedule> Walk<'a, S> {
 
     /// A game not handed out of the lowest open unit that may go on.
     fn next_open(&self, state: &mut State, console: &Console) -> Result<Option<Job>, S::Error> {
-        let verdict = state.verdict;
         let mut decided = false;
         let mut found = None;
         for (&unit, open) in &mut state.open {
@@ -111,9 +111,6 @@ impl<'a, S: Schedule> Walk<'a, S> {
                 continue;
             }
             if !open.finishing {
-                if verdict || decided {
-                    continue;
-                }
                 match self.schedule.gate(unit, console)? {
                     Gate::Open => {}
                     Gate::Wait => continue,
@@ -156,10 +153,6 @@ impl<'a, S: Schedule> Walk<'a, S> {
                 continue;
             }
             let finishing = begun || !state.recorded.of(unit).is_empty();
-            if !finishing && state.verdict {
-                // Only units begun before go on after a verdict; they come first.
-                break;
-            }
             let gate = match self.schedule.gate(unit, console) {
                 Ok(gate) => gate,
                 Err(err) => return Next::Failed(ArenaError::Schedule(err)),
@@ -223,9 +216,11 @@ impl<'a, S: Schedule> Walk<'a, S> {
             );
             return Next::Play(first);
         }
+        // Units other workers hold are waited for (to be played again if their worker dies),
+        // after a verdict too: those the walk reached are before it.
         match (others, state.verdict) {
-            (true, false) => Next::Wait,
-            (_, true) => Next::Done(Stopped::Verdict),
+            (true, _) => Next::Wait,
+            (false, true) => Next::Done(Stopped::Verdict),
             (false, false) => Next::Done(Stopped::Done),
         }
     }

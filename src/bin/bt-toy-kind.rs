@@ -78,7 +78,11 @@ impl Schedule for UntilLoss<'_> {
     }
     fn recorded(&self, game: &GameRecord) -> Result<RecordedGame, std::io::Error> {
         let unit = Unit(game.game_id);
-        Ok(RecordedGame { game_id: game.game_id, unit, result: game.result })
+        Ok(RecordedGame {
+            game_id: game.game_id,
+            unit,
+            result: game.result,
+        })
     }
     fn observed(&self, game: &RecordedGame) {
         let a_white = game.game_id % 2 == 1;
@@ -136,7 +140,12 @@ impl Kind for Toy {
             books: setup.openings.len(),
             first_loss: AtomicU64::new(u64::MAX),
         };
-        Ok(Opened { schedule, prospect: (), repairs: Vec::new(), total_games: config.games })
+        Ok(Opened {
+            schedule,
+            prospect: (),
+            repairs: Vec::new(),
+            total_games: config.games,
+        })
     }
     fn finish(
         _: &ToyConfig,
@@ -199,6 +208,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         &mut |line| eprintln!("{line}"),
         |_| {},
     )?;
-    println!("{}: {} games this session", ending.outcome, ending.ended.recorded);
+    println!(
+        "{}: {} games this session",
+        ending.outcome, ending.ended.recorded
+    );
     Ok(())
 }

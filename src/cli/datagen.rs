@@ -199,13 +199,15 @@ pub fn run(args: &DatagenArgs, matches: &ArgMatches) -> Result<ExitCode> {
     };
     let options = super::session::options(&mut config, &args.session, given, started)?;
     let ending = super::session::play::<Datagen>(&mut config, start, &options, &stop, announce)
-        .map_err(|err| match err.downcast_ref::<SessionError<DatagenError>>() {
-            // An engine that gives no score, or no MultiPV: a bad command line.
-            Some(SessionError::Kind(DatagenError::Probe(
-                probe @ (ProbeError::NoScore(_) | ProbeError::NoMultiPv(_)),
-            ))) => usage(probe.to_string()),
-            _ => err,
-        })?;
+        .map_err(
+            |err| match err.downcast_ref::<SessionError<DatagenError>>() {
+                // An engine that gives no score, or no MultiPV: a bad command line.
+                Some(SessionError::Kind(DatagenError::Probe(
+                    probe @ (ProbeError::NoScore(_) | ProbeError::NoMultiPv(_)),
+                ))) => usage(probe.to_string()),
+                _ => err,
+            },
+        )?;
     let report = &ending.outcome;
     if let Some(worker) = &config.run.worker
         && ending.ended.recorded == 0
@@ -303,7 +305,12 @@ fn build_config(args: &DatagenArgs) -> Result<DatagenConfig> {
         text: args.text,
         unknown: Default::default(),
     };
-    super::session::apply_new(&mut config.run, &args.session, &args.workers, args.out.is_some())
-        .map_err(|e| usage(format!("{e:#}")))?;
+    super::session::apply_new(
+        &mut config.run,
+        &args.session,
+        &args.workers,
+        args.out.is_some(),
+    )
+    .map_err(|e| usage(format!("{e:#}")))?;
     Ok(config)
 }

@@ -75,14 +75,16 @@ fn games_files(input: &Path) -> Result<Vec<PathBuf>> {
 /// The settings of the first run directory among `inputs` (shard 0's when sharded), if any.
 fn run_config(inputs: &[PathBuf]) -> Option<DatagenConfig> {
     let dir = inputs.iter().find(|input| input.is_dir())?;
-    bt_arena::session::resume::read_saved::<DatagenConfig>(dir).ok().or_else(|| {
-        let shards = RunDir::new(dir).shard_dirs().ok()?;
-        let first = match shards.first() {
-            Some((_, shard)) => shard.clone(),
-            None => RunDir::new(dir).worker_dirs().ok()?.into_iter().next()?,
-        };
-        bt_arena::session::resume::read_saved::<DatagenConfig>(first.root()).ok()
-    })
+    bt_arena::session::resume::read_saved::<DatagenConfig>(dir)
+        .ok()
+        .or_else(|| {
+            let shards = RunDir::new(dir).shard_dirs().ok()?;
+            let first = match shards.first() {
+                Some((_, shard)) => shard.clone(),
+                None => RunDir::new(dir).worker_dirs().ok()?.into_iter().next()?,
+            };
+            bt_arena::session::resume::read_saved::<DatagenConfig>(first.root()).ok()
+        })
 }
 
 /// Runs `bt-arena datagen convert`: a run directory's own filters, label, seed and

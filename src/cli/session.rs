@@ -218,8 +218,8 @@ pub fn options<C: RunConfig>(
     }
     let build_cache = match config.engines_mut().iter().any(|e| e.source.is_some()) {
         true => {
-            let on_command_line = given.value_source("build_cache")
-                == Some(clap::parser::ValueSource::CommandLine);
+            let on_command_line =
+                given.value_source("build_cache") == Some(clap::parser::ValueSource::CommandLine);
             let saved = config.header().build_cache.clone();
             let cache = flags
                 .build

@@ -12,8 +12,7 @@ use bt_arena::rules::Rules;
 use bt_arena::run::games::Verdict;
 use bt_arena::session::{Announcement, Ending, Start};
 use bt_arena::tournament::{
-    Format, OpeningOrder, OpeningsSpec, SeedOrigin, Tournament, TournamentConfig,
-    TournamentReport,
+    Format, OpeningOrder, OpeningsSpec, SeedOrigin, Tournament, TournamentConfig, TournamentReport,
 };
 use clap::{ArgMatches, Args};
 use std::path::{Path, PathBuf};

@@ -375,7 +375,12 @@ fn build_config(args: &TuneArgs) -> Result<TuneConfig> {
         pgn_comments: args.pgn_comments.pgn_comments.unwrap_or_default(),
         unknown: Default::default(),
     };
-    super::session::apply_new(&mut config.run, &args.session, &args.workers, args.out.is_some())?;
+    super::session::apply_new(
+        &mut config.run,
+        &args.session,
+        &args.workers,
+        args.out.is_some(),
+    )?;
     config.lag = match args.lag {
         Some(lag) => lag,
         None => tune::config::default_lag(

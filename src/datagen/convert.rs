@@ -184,7 +184,9 @@ impl Iterator for Merged {
         for (index, (reader, recorded)) in self.readers.iter_mut().enumerate() {
             // Entries of a worker's file its games.csv does not record are not the run's.
             while let Some(Ok(entry)) = reader.peek()
-                && recorded.as_ref().is_some_and(|ids| !ids.contains(entry.game_id))
+                && recorded
+                    .as_ref()
+                    .is_some_and(|ids| !ids.contains(entry.game_id))
             {
                 reader.next();
             }

@@ -257,7 +257,12 @@ pub fn write_positions(
         },
         games: None,
     };
-    let summary = convert::convert(games, config.run.rules, &config.convert_settings(), &mut sinks)?;
+    let summary = convert::convert(
+        games,
+        config.run.rules,
+        &config.convert_settings(),
+        &mut sinks,
+    )?;
     sinks.finish()?;
     Ok(summary)
 }

@@ -352,7 +352,10 @@ impl Schedule for Selfplay<'_> {
         };
         let entry = entry_of(id, &start, played);
         let written = match super::workers::file_for(dir, id, state.last_written) {
-            None => state.writer.append(&entry).map(|()| state.last_written = id),
+            None => state
+                .writer
+                .append(&entry)
+                .map(|()| state.last_written = id),
             Some(path) => super::formats::games::create(&path, self.config.run.rules)
                 .and_then(|mut own| own.append(&entry)),
         };
@@ -417,10 +420,7 @@ impl Schedule for Selfplay<'_> {
             0 => String::new(),
             total => format!(" of {total}"),
         };
-        Some(format!(
-            "After {recorded}{of} games: {}",
-            self.score_line()
-        ))
+        Some(format!("After {recorded}{of} games: {}", self.score_line()))
     }
 
     fn refresh_report(&self, _recorded: u64, _total: u64) -> Result<(), arena::ReportError> {

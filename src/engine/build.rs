@@ -37,7 +37,7 @@
 
 use super::process::{GroupChild, GroupEnd};
 use super::source::{EngineSource, SourceError, git};
-use crate::lease::{Lease, LeaseWatch, Heartbeat, Holder, touch};
+use crate::lease::{Heartbeat, Holder, Lease, LeaseWatch, touch};
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 use std::fmt;

@@ -38,6 +38,11 @@ impl GamesTail {
         &self.path
     }
 
+    /// How many bytes of the file were taken (0: nothing yet).
+    pub fn taken(&self) -> u64 {
+        self.offset
+    }
+
     /// The games appended since the last call (every game at the first), in file order. A
     /// file that does not exist yet holds no games.
     ///

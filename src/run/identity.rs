@@ -278,10 +278,7 @@ pub fn establish<C: Identified>(config: &mut C, seed: SeedOrigin) -> Result<(), 
                     of: C::TYPE,
                 });
             }
-            config
-                .header_mut()
-                .run_id
-                .get_or_insert_with(new_run_id);
+            config.header_mut().run_id.get_or_insert_with(new_run_id);
             return Ok(());
         }
     };
@@ -424,7 +421,10 @@ fn join_saved_shards<C: Identified>(
         }
         config.header_mut().seed = theirs.header().seed;
         if config.header().run_id.is_none() {
-            config.header_mut().run_id.clone_from(&theirs.header().run_id);
+            config
+                .header_mut()
+                .run_id
+                .clone_from(&theirs.header().run_id);
         }
     }
     Ok(())

@@ -338,8 +338,9 @@ mod tests {
                         let computed: Vec<Pairing> =
                             (1..=plan.len()).filter_map(|id| plan.game(id)).collect();
                         assert_eq!(computed, by_loop(format, engines, rounds, games));
-                        let by_pair: Vec<Pairing> =
-                            (1..=plan.pairs()).flat_map(|p| plan.pair_games(p)).collect();
+                        let by_pair: Vec<Pairing> = (1..=plan.pairs())
+                            .flat_map(|p| plan.pair_games(p))
+                            .collect();
                         assert_eq!(by_pair, computed);
                         assert!(by_pair.iter().all(|g| plan.pair_games(g.pair).contains(g)));
                         assert_eq!(plan.pair_games(plan.pairs() + 1), []);

@@ -309,7 +309,11 @@ pub fn run<K: Kind>(
                 opened.schedule.unit_kind(),
             )
             .map_err(|e| {
-                crate::records::RecordsError::io(RunDir::new(&header.out).claims(), "cannot create", e)
+                crate::records::RecordsError::io(
+                    RunDir::new(&header.out).claims(),
+                    "cannot create",
+                    e,
+                )
             })?,
         ),
         _ => None,
@@ -392,7 +396,11 @@ pub fn resolve_sources<C: RunConfig>(
     }
     let header = config.header();
     let joining = header.is_spread().then(|| header.out.clone());
-    let names: Vec<String> = config.engines_mut().iter().map(|e| e.name.clone()).collect();
+    let names: Vec<String> = config
+        .engines_mut()
+        .iter()
+        .map(|e| e.name.clone())
+        .collect();
     for warning in prepare::resolve_sources(config.engines_mut(), joining.as_deref())? {
         say(format!("warning: {warning}"));
     }

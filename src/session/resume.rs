@@ -133,7 +133,10 @@ mod tests {
         let moved = dir.path().join("moved");
         save(&tournament(&moved, None));
         let mut resumed: TournamentConfig = saved(&moved, None).unwrap();
-        assert_eq!((resumed.run.out.as_path(), resumed.run.seed), (moved.as_path(), 7));
+        assert_eq!(
+            (resumed.run.out.as_path(), resumed.run.seed),
+            (moved.as_path(), 7)
+        );
         resumed.run.resume_with(Some(4), true);
         assert_eq!((resumed.run.concurrency, resumed.run.log), (4, true));
         resumed.run.resume_with(None, false);

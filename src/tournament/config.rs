@@ -191,7 +191,9 @@ impl TournamentConfig {
                     .is_some_and(|rest| rest.trim_start().starts_with(['=', ']', '.']));
                 toml_key || line.contains(&json_key)
             });
-            let at = line.map(|n| format!(" at line {}", n + 1)).unwrap_or_default();
+            let at = line
+                .map(|n| format!(" at line {}", n + 1))
+                .unwrap_or_default();
             return Err(ConfigError::Parse {
                 path: path.to_path_buf(),
                 reason: format!("unknown field `{field}`{at}"),
@@ -461,7 +463,10 @@ mod tests {
         assert!(matches!(err, ConfigError::Parse { .. }), "{err:?}");
         assert_eq!(
             err.to_string(),
-            format!("bad config {}: unknown field `colour` at line 1", json.display())
+            format!(
+                "bad config {}: unknown field `colour` at line 1",
+                json.display()
+            )
         );
         let broken = dir.path().join("broken.json");
         std::fs::write(&broken, r#"{"engines": 3}"#).unwrap();
@@ -529,7 +534,12 @@ mod tests {
             ]
         );
         assert_eq!(
-            (config.rounds, config.games, config.run.concurrency, config.run.seed),
+            (
+                config.rounds,
+                config.games,
+                config.run.concurrency,
+                config.run.seed
+            ),
             (20, 2, 2, 9)
         );
     }

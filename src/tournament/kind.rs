@@ -9,8 +9,8 @@ use crate::records::provenance::EngineProvenance;
 use crate::report::Summary;
 use crate::report::html::RunMeta;
 use crate::run::games::{GameSources, RunReading, Verdict, summary_of_file, write_run_report};
-use crate::run::identity::{Identified, IdentityError, RunType};
 use crate::run::header::RunHeader;
+use crate::run::identity::{Identified, IdentityError, RunType};
 use crate::run_dir::RunDir;
 use crate::session::{Ended, Kind, Opened, RunConfig, SessionError, Setup};
 use std::path::PathBuf;
@@ -53,8 +53,8 @@ impl Identified for TournamentConfig {
         if !path.exists() {
             return Ok(None);
         }
-        let mut theirs = TournamentConfig::read(&path)
-            .map_err(|e| IdentityError::ShardConfig(e.to_string()))?;
+        let mut theirs =
+            TournamentConfig::read(&path).map_err(|e| IdentityError::ShardConfig(e.to_string()))?;
         let (ours, openings) = (&self.run.openings, &mut theirs.run.openings);
         if openings.digest.is_none() && openings.file == ours.file {
             openings.digest.clone_from(&ours.digest);
@@ -162,9 +162,9 @@ fn merge_workers(run: &std::path::Path) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run_dir::RunDir;
     use crate::game::TimeControl;
     use crate::run::identity::{IdentityError, SeedOrigin, establish};
+    use crate::run_dir::RunDir;
     use crate::run_dir::identity::RunIdentity;
     use crate::tournament::shard::test_config;
 

@@ -308,11 +308,13 @@ impl Schedule for Pairs<'_> {
     fn drop_engine(&self, seat: Seat) -> Vec<Job> {
         lock(&self.dropped).push(seat);
         let from = Unit(self.opened_through.load(Ordering::SeqCst));
-        std::iter::successors(self.next_unit(Some(from)), |&unit| self.next_unit(Some(unit)))
-            .flat_map(|unit| self.plan.pair_games(unit.0))
-            .map(|game| self.job(game))
-            .filter(|job| job.involves(seat))
-            .collect()
+        std::iter::successors(self.next_unit(Some(from)), |&unit| {
+            self.next_unit(Some(unit))
+        })
+        .flat_map(|unit| self.plan.pair_games(unit.0))
+        .map(|game| self.job(game))
+        .filter(|job| job.involves(seat))
+        .collect()
     }
 
     fn score_line(&self) -> String {
@@ -332,11 +334,7 @@ impl Schedule for Pairs<'_> {
         }
     }
 
-    fn refresh_report(
-        &self,
-        recorded: u64,
-        total: u64,
-    ) -> Result<(), crate::arena::ReportError> {
+    fn refresh_report(&self, recorded: u64, total: u64) -> Result<(), crate::arena::ReportError> {
         super::live::refresh(self.config, self.sprt.as_ref(), (recorded, total))?;
         Ok(())
     }

@@ -128,10 +128,10 @@ impl TuneConfig {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::run::header::RunHeader;
-    use std::path::Path;
     use crate::engine::EngineKeys;
     use crate::game::TimeControl;
+    use crate::run::header::RunHeader;
+    use std::path::Path;
 
     /// A valid tune of one parameter writing to `out`, for tests.
     pub(crate) fn config(out: &Path) -> TuneConfig {

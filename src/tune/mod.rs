@@ -29,8 +29,8 @@
 pub mod config;
 pub mod draw;
 pub mod iterations;
-pub mod params;
 pub mod kind;
+pub mod params;
 pub mod report;
 pub mod schedule;
 pub mod shard;

@@ -510,9 +510,9 @@ fn percent_chart(params: &[TuneParam], path: &[(u64, Vec<f64>)]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::header::RunHeader;
     use crate::engine::EngineKeys;
     use crate::game::TimeControl;
+    use crate::run::header::RunHeader;
     use crate::tune::params::parse_line;
     use crate::tune::spsa::{SpsaSettings, perturb};
 

@@ -187,11 +187,7 @@ impl<'a> Iterations<'a> {
         let theta = theta_after(&config.params, finished.values());
         Iterations {
             config,
-            sequence: opening_sequence(
-                config.run.openings.order,
-                book_len.max(1),
-                config.run.seed,
-            ),
+            sequence: opening_sequence(config.run.openings.order, book_len.max(1), config.run.seed),
             state: Mutex::new(State {
                 finished,
                 folded: 0,
@@ -517,11 +513,7 @@ impl Schedule for Iterations<'_> {
         )
     }
 
-    fn refresh_report(
-        &self,
-        _recorded: u64,
-        _total: u64,
-    ) -> Result<(), crate::arena::ReportError> {
+    fn refresh_report(&self, _recorded: u64, _total: u64) -> Result<(), crate::arena::ReportError> {
         let snapshot = lock(&self.state).snapshot(self.config, true);
         report::write_all(&self.config.run.out, &snapshot)?;
         Ok(())

@@ -80,9 +80,7 @@ fn json(path: &Path) -> serde_json::Value {
 fn book(path: &Path, second: &str) {
     std::fs::write(
         path,
-        format!(
-            "pppppppp/pppppppp/8/8/8/8/PPPPPPPP/PPPPPPPP w\n{second}\n",
-        ),
+        format!("pppppppp/pppppppp/8/8/8/8/PPPPPPPP/PPPPPPPP w\n{second}\n",),
     )
     .unwrap();
 }
@@ -107,7 +105,9 @@ fn every_kind_writes_run_json_with_its_command_line_version_and_engines() {
         assert_eq!(info["bt_arena"], env!("CARGO_PKG_VERSION"));
         let engines = info["engines"].as_object().unwrap();
         assert!(
-            engines.values().any(|id| id.as_str() == Some("bt-search 0.1.0")),
+            engines
+                .values()
+                .any(|id| id.as_str() == Some("bt-search 0.1.0")),
             "{}: {info}",
             args[0]
         );
@@ -125,7 +125,11 @@ fn a_tune_resumed_after_its_book_changed_is_refused_as_a_tournament_is() {
     let first = bt_arena(&tune(&out, &["--openings", &file, "--max-time", "1ms"]));
     assert_eq!(first.status.code(), Some(2), "{}", stderr(&first));
     let digest = json(&out.join("tune.json"))["openings"]["digest"].clone();
-    assert_eq!(digest.as_str().map(str::len), Some(64), "the book's SHA-256");
+    assert_eq!(
+        digest.as_str().map(str::len),
+        Some(64),
+        "the book's SHA-256"
+    );
     book(&openings, "pppppppp/pppppppp/8/8/8/7P/PPPPPPP1/PPPPPPPP b");
     let resumed = bt_arena(&["tune", "--resume", path(&out)]);
     assert_eq!(resumed.status.code(), Some(4), "{}", stderr(&resumed));
@@ -144,7 +148,10 @@ fn a_tune_resumed_after_its_book_changed_is_refused_as_a_tournament_is() {
     book(&other, "pppppppp/pppppppp/8/8/8/2P5/PP1PPPPP/PPPPPPPP b");
     let shard = |book: &Path, k: &str| {
         let file = format!("file={}", book.display());
-        bt_arena(&tune(&run, &["--openings", &file, "--shard", k, "--max-time", "1ms"]))
+        bt_arena(&tune(
+            &run,
+            &["--openings", &file, "--shard", k, "--max-time", "1ms"],
+        ))
     };
     assert_eq!(shard(&openings, "0/2").status.code(), Some(2));
     let refused = shard(&other, "1/2");
@@ -221,7 +228,13 @@ fn datagens_resume_refusal_lists_the_flags_its_help_lists_under_session() {
         .filter_map(|line| line.split([' ', '<', '[']).next())
         .collect();
     assert_eq!(listed, in_help);
-    for flag in ["--log", "--max-time", "--affinity", "--check-claims", "--strict"] {
+    for flag in [
+        "--log",
+        "--max-time",
+        "--affinity",
+        "--check-claims",
+        "--strict",
+    ] {
         assert!(listed.contains(&flag), "{listed:?}");
     }
     // A flag of that list is taken: the finished run resumes and plays nothing more.
@@ -279,7 +292,10 @@ fn tune_and_datagen_pin_each_engine_of_a_game_to_its_own_cpu() {
             _ => datagen(&out, 2, &["--affinity", "0,1"]),
         };
         // The engine's keys, in place of bt-search's command.
-        let at = args.iter().position(|a| a == &format!("cmd={SEARCH}")).unwrap();
+        let at = args
+            .iter()
+            .position(|a| a == &format!("cmd={SEARCH}"))
+            .unwrap();
         args.splice(at..=at, recording(&masks));
         let output = bt_arena(&args);
         assert_eq!(output.status.code(), Some(0), "{kind}: {}", stderr(&output));

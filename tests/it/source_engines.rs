@@ -1639,14 +1639,24 @@ fn a_tune_resumed_from_another_home_reuses_its_build_cache() {
         &dir.path().join("home-a"),
     );
     assert_eq!(first.status.code(), Some(2), "{}", text(&first.stderr));
-    assert_eq!(json(&out.join("tune.json"))["build_cache"], cache.to_str().unwrap());
+    assert_eq!(
+        json(&out.join("tune.json"))["build_cache"],
+        cache.to_str().unwrap()
+    );
     let other_home = dir.path().join("home-b");
-    let resumed = bt_arena_at_home(&["tune", "--resume", out.to_str().unwrap()], dir.path(), &other_home);
+    let resumed = bt_arena_at_home(
+        &["tune", "--resume", out.to_str().unwrap()],
+        dir.path(),
+        &other_home,
+    );
     assert_eq!(resumed.status.code(), Some(0), "{}", text(&resumed.stderr));
     let stdout = text(&resumed.stdout);
     assert!(stdout.contains("found in the build cache"), "{stdout}");
     assert!(!stdout.contains(" built with `"), "{stdout}");
-    assert!(!other_home.join(".cache").exists(), "nothing built in the other home's cache");
+    assert!(
+        !other_home.join(".cache").exists(),
+        "nothing built in the other home's cache"
+    );
     assert_eq!(games(&out), 4);
 }
 

@@ -73,33 +73,61 @@ fn a_toy_kind_plays_alone_and_as_three_workers_one_killed_to_the_same_games() {
     let one: Vec<GameRecord> = games_of(&alone.join("games.csv"));
     let loss = one.iter().position(a_lost).expect("A loses a game of 40") + 1;
     assert_eq!(one.len(), loss, "one machine stops at A's first loss");
-    assert_eq!(report.trim(), format!("A lost game {loss}: {loss} games this session"));
-    assert!(loss >= 3, "a run long enough to kill a worker in: {loss} games");
+    assert_eq!(
+        report.trim(),
+        format!("A lost game {loss}: {loss} games this session")
+    );
+    assert!(
+        loss >= 3,
+        "a run long enough to kill a worker in: {loss} games"
+    );
 
     let run: PathBuf = dir.path().join("workers");
     let mut workers: Vec<_> = (0..3)
-        .map(|_| toy(&run, &["--worker"]).stdout(Stdio::null()).spawn().unwrap())
+        .map(|_| {
+            toy(&run, &["--worker"])
+                .stdout(Stdio::null())
+                .spawn()
+                .unwrap()
+        })
         .collect();
     // One worker killed mid-run, once the run has recorded a game.
     let recorded = eventually(Duration::from_secs(60), || !merged(&run).is_empty());
     assert!(recorded, "the workers record games");
     workers[0].kill().unwrap();
     workers[0].wait().unwrap();
-    for mut worker in workers.drain(1..) {
-        // A worker waiting for ever on the killed one's unit fails the test, not hangs it.
-        let ended = eventually(Duration::from_secs(120), || worker.try_wait().unwrap().is_some());
-        if !ended {
+    // A worker waiting for ever on the killed one's unit fails the test, not hangs it.
+    let ended = eventually(Duration::from_secs(120), || {
+        workers[1..]
+            .iter_mut()
+            .all(|worker| worker.try_wait().unwrap().is_some())
+    });
+    if !ended {
+        for worker in &mut workers {
             let _ = worker.kill();
         }
-        let output = worker.wait_with_output().unwrap();
-        assert!(ended, "a worker still waits after 2 minutes");
-        finished(&output);
+    }
+    let outputs: Vec<Output> = workers
+        .drain(1..)
+        .map(|worker| worker.wait_with_output().unwrap())
+        .collect();
+    assert!(ended, "a worker still waits after 2 minutes");
+    for output in &outputs {
+        finished(output);
     }
     let games = merged(&run);
-    let up_to_loss: Vec<_> = games.iter().take_while(|g| g.game_id <= loss as u64).map(played).collect();
+    let up_to_loss: Vec<_> = games
+        .iter()
+        .take_while(|g| g.game_id <= loss as u64)
+        .map(played)
+        .collect();
     assert_eq!(up_to_loss, one.iter().map(played).collect::<Vec<_>>());
     // Each game once, and past the loss no more than the games in flight when it was read.
     let ids: Vec<u64> = games.iter().map(|g| g.game_id).collect();
     assert!(ids.windows(2).all(|w| w[0] < w[1]), "{ids:?}");
-    assert!(games.len() <= loss + 3, "{} games past game {loss}", games.len() - loss);
+    assert!(
+        games.len() <= loss + 3,
+        "{} games past game {loss}",
+        games.len() - loss
+    );
 }

@@ -767,7 +767,8 @@ fn parameters_the_engine_cannot_take_are_refused_naming_the_file_and_line() {
 /// The tune.csv records of every shard of the sharded tune in `run`, by shard index, each
 /// sorted by iteration, with the tune (shard 0's tune.json).
 fn shard_iterations(run: &Path, shards: u32) -> (TuneConfig, Vec<Vec<IterationRecord>>) {
-    let config = bt_arena::session::resume::read_saved::<TuneConfig>(&run.join("shard-0")).expect("shard 0's tune.json");
+    let config = bt_arena::session::resume::read_saved::<TuneConfig>(&run.join("shard-0"))
+        .expect("shard 0's tune.json");
     let records = (0..shards)
         .map(|k| {
             let path = run.join(format!("shard-{k}")).join(iterations::TUNE_CSV);
@@ -870,7 +871,8 @@ fn two_shards_on_one_directory_play_every_iteration_once_and_fold_to_the_runs_th
     assert_eq!(
         bt_arena::session::resume::read_saved::<TuneConfig>(&run.join("shard-1"))
             .expect("tune.json")
-            .run.seed,
+            .run
+            .seed,
         17
     );
     let theta = assert_sharded_tune(&run, 6);

@@ -23,9 +23,9 @@ pub use crate::run_dir::{K8S_INDEX, SLURM_COUNT, SLURM_INDEX, Shard};
 #[cfg(test)]
 pub(crate) fn test_config(run: &std::path::Path, shard: &str) -> super::TournamentConfig {
     use super::config::{Format, OpeningsSpec};
-    use crate::run::header::RunHeader;
     use crate::engine::EngineKeys;
     use crate::game::TimeControl;
+    use crate::run::header::RunHeader;
     let engine = |name: &str| {
         EngineKeys::parse(&["cmd=/bin/x", &format!("name={name}")])
             .and_then(|keys| keys.into_description(TimeControl::Depth(2)))
