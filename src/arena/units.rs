@@ -142,10 +142,7 @@ impl<'a, S: Schedule> Walk<'a, S> {
             })
             .map(|unit| (unit, false)),
         );
-        loop {
-            let Some((unit, begun)) = walk.next() else {
-                break;
-            };
+        for (unit, begun) in walk.by_ref() {
             if state.open.contains_key(&unit)
                 || state.skipped.contains(&unit)
                 || state.recorded.is_complete(self.schedule, unit)

@@ -17,7 +17,7 @@ use bt_arena::engine::{EngineDescription, EngineKeys};
 use bt_arena::game::{PlayedGame, TimeControl};
 use bt_arena::records::GameRecord;
 use bt_arena::run::header::RunHeader;
-use bt_arena::run::identity::{Identified, RunType, SeedOrigin};
+use bt_arena::run::identity::{Identified, RunType, RunTypeInfo, SeedOrigin};
 use bt_arena::session::{Ended, Kind, Opened, RunConfig, SessionError, SessionOptions, Setup};
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -32,12 +32,12 @@ struct ToyConfig {
 }
 
 impl Identified for ToyConfig {
-    const TYPE: RunType = RunType {
+    const TYPE: RunType = RunType::new(&RunTypeInfo {
         command: "toy",
         noun: "toy run",
         file: "toy.json",
         merge: "merge them with bt-arena merge {run}",
-    };
+    });
     fn header(&self) -> &RunHeader {
         &self.run
     }

@@ -37,10 +37,14 @@ pub enum SeedOrigin {
     Drawn,
 }
 
-/// Which kind of run: the file that marks one on one machine, and the words of messages. A
-/// kind of run is one constant of this type.
+/// Which kind of run: the file that marks one on one machine, and the words of messages
+/// ([`RunTypeInfo`]). A kind of run is one constant of this type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RunType {
+pub struct RunType(&'static RunTypeInfo);
+
+/// What a [`RunType`] says of its kind.
+#[derive(Debug, PartialEq, Eq)]
+pub struct RunTypeInfo {
     /// The subcommand that plays it (`tournament`).
     pub command: &'static str,
     /// What messages call it (`run`, `tune`).
@@ -52,28 +56,40 @@ pub struct RunType {
     pub merge: &'static str,
 }
 
+impl std::ops::Deref for RunType {
+    type Target = RunTypeInfo;
+    fn deref(&self) -> &RunTypeInfo {
+        self.0
+    }
+}
+
 impl RunType {
+    /// A kind of run described by `info` (a new kind's: `RunType::new(&RunTypeInfo { .. })`).
+    pub const fn new(info: &'static RunTypeInfo) -> RunType {
+        RunType(info)
+    }
+
     /// `bt-arena tournament`: config.json.
-    pub const TOURNAMENT: RunType = RunType {
+    pub const TOURNAMENT: RunType = RunType(&RunTypeInfo {
         command: "tournament",
         noun: "run",
         file: crate::run_dir::CONFIG_JSON,
         merge: "join them with bt-arena merge {run}",
-    };
+    });
     /// `bt-arena tune`: tune.json.
-    pub const TUNE: RunType = RunType {
+    pub const TUNE: RunType = RunType(&RunTypeInfo {
         command: "tune",
         noun: "tune",
         file: crate::run_dir::TUNE_JSON,
         merge: "rewrite its report with --resume {run}",
-    };
+    });
     /// `bt-arena datagen`: datagen.json.
-    pub const DATAGEN: RunType = RunType {
+    pub const DATAGEN: RunType = RunType(&RunTypeInfo {
         command: "datagen",
         noun: "datagen run",
         file: crate::run_dir::DATAGEN_JSON,
         merge: "write its positions with bt-arena datagen convert {run}",
-    };
+    });
 
     /// The file that marks a run of this type on one machine in `run`.
     pub fn own_file(self, run: &RunDir) -> PathBuf {
@@ -154,7 +170,7 @@ pub enum IdentityError {
         /// The file it was compared with.
         with: PathBuf,
         /// The first field that differs.
-        difference: Difference,
+        difference: Box<Difference>,
         /// The type of the run.
         of: RunType,
     },
@@ -375,7 +391,7 @@ fn join<C: Identified>(
         return Err(IdentityError::Differs {
             member,
             with: run.identity_json(),
-            difference,
+            difference: Box::new(difference),
             of: C::TYPE,
         });
     }
@@ -415,7 +431,7 @@ fn join_saved_shards<C: Identified>(
             return Err(IdentityError::Differs {
                 member: member.to_string(),
                 with: path,
-                difference,
+                difference: Box::new(difference),
                 of: C::TYPE,
             });
         }
