@@ -1,7 +1,7 @@
 //! A tune as a kind of run on the session ([`crate::session`]): its engine's parameters
 //! checked before anything is written, its iterations ([`Iterations`]) and its report.
 
-use super::config::{MINUS, PLUS, TuneConfig};
+use super::config::TuneConfig;
 use super::iterations::IterationsFile;
 use super::params::ParamsError;
 use super::report;
@@ -113,12 +113,7 @@ impl Kind for Tune {
 
     /// tune+ and tune−: the engine twice, the tuned options set on top before each game.
     fn seats(config: &TuneConfig) -> Vec<EngineDescription> {
-        [PLUS, MINUS]
-            .map(|name| EngineDescription {
-                name: name.to_string(),
-                ..config.engine.clone()
-            })
-            .into()
+        config.sides().into()
     }
 
     /// The engine is started once (its logs in the directory) for the check of the
