@@ -10,6 +10,7 @@
 use super::source::{EngineSource, absolute_repo};
 use super::{EngineLaunch, Timeouts};
 use crate::protocol::Protocol;
+use crate::protocol::codingame::MoveOrder;
 use crate::time_control::TimeControl;
 use crate::time_control::{seconds_to_ms, whole_ms};
 use serde::de::{MapAccess, Visitor};
@@ -38,9 +39,12 @@ pub struct EngineDescription {
     /// Working directory of the engine process.
     #[serde(default)]
     pub dir: Option<PathBuf>,
-    /// Protocol: `ugi` (default) or `uci`.
+    /// Protocol: `ugi` (default), `uci`, or `codingame` (a CodinGame bot).
     #[serde(default)]
     pub proto: Protocol,
+    /// A CodinGame bot's order of the legal moves of a turn (`moveorder=`).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub move_order: MoveOrder,
     /// Engine options sent with `setoption` (`option.Hash=64`), in the order given.
     #[serde(default)]
     pub options: EngineOptions,
@@ -104,6 +108,7 @@ impl EngineDescription {
             dir,
             env: Vec::new(),
             proto: self.proto,
+            move_order: self.move_order,
             options: self.options.pairs().to_vec(),
             stderr_log: None,
             comm_log: None,
@@ -226,7 +231,11 @@ impl<'de> Deserialize<'de> for EngineOptions {
     }
 }
 
-/// Default tolerance for a late move, ms.
+fn is_default<T: Default + PartialEq>(value: &T) -> bool {
+    *value == T::default()
+}
+
+/// Default tolerance for a late move, ms (0 for a CodinGame bot, as on CodinGame).
 pub const DEFAULT_TIME_MARGIN_MS: u64 = 100;
 
 fn default_time_margin_ms() -> u64 {
@@ -250,6 +259,7 @@ pub struct EngineKeys {
     args: Vec<String>,
     dir: Option<PathBuf>,
     proto: Option<Protocol>,
+    move_order: Option<MoveOrder>,
     options: EngineOptions,
     limit: Option<TimeControl>,
     /// `tc=inf`: no clock (cutechess's infinite time control), so another limit must end
@@ -268,13 +278,14 @@ pub struct EngineKeys {
 
 /// Every engine key, as typed before its value (`option.` takes the option's name after it):
 /// what the shell completion offers after `--engine` and `--each`.
-pub const KEYS: [&str; 20] = [
+pub const KEYS: [&str; 21] = [
     "cmd=",
     "name=",
     "args=",
     "arg=",
     "dir=",
     "proto=",
+    "moveorder=",
     "option.",
     "tc=",
     "st=",
@@ -335,6 +346,19 @@ impl EngineKeys {
                         .map_err(|e: crate::named::UnknownName| bad(&e.to_string()))?,
                 )
             }
+            "moveorder" => {
+                self.move_order = Some(
+                    value
+                        .parse()
+                        .map_err(|e: crate::named::UnknownName| bad(&e.to_string()))?,
+                )
+            }
+            "tc" if value.starts_with("codingame") => self.set_limit(
+                TimeControl::parse_codingame(value)
+                    .unwrap_or_else(|| Err(format!("bad tc '{value}'")))
+                    .map_err(DescriptionError::BadTimeControl)?,
+                token,
+            )?,
             "tc" if value == "inf" || value == "infinite" => match self.limit {
                 Some(previous @ TimeControl::Clock { .. }) => {
                     return Err(DescriptionError::SecondLimit {
@@ -431,6 +455,7 @@ impl EngineKeys {
         }
         self.dir = self.dir.or_else(|| each.dir.clone());
         self.proto = self.proto.or(each.proto);
+        self.move_order = self.move_order.or(each.move_order);
         let mut options = each.options.clone();
         for (name, value) in self.options.pairs() {
             options.set(name, value);
@@ -477,6 +502,14 @@ impl EngineKeys {
             return Err(DescriptionError::NoLimit);
         }
         let (cmd, source) = self.command_and_source()?;
+        let proto = self.proto.unwrap_or_default();
+        if proto.is_bot() {
+            self.check_bot()?;
+        } else if let Some(order) = self.move_order {
+            return Err(DescriptionError::Bot(format!(
+                "moveorder={order} is for a CodinGame bot (proto=codingame)"
+            )));
+        }
         let name = self.name.unwrap_or_else(|| match &source {
             Some(source) => source.repo_name(),
             None => cmd
@@ -488,10 +521,17 @@ impl EngineKeys {
             cmd,
             args: self.args,
             dir: self.dir,
-            proto: self.proto.unwrap_or_default(),
+            proto,
+            move_order: self.move_order.unwrap_or_default(),
             options: self.options,
-            limit: self.limit.unwrap_or(default_limit),
-            time_margin_ms: self.time_margin_ms.unwrap_or(DEFAULT_TIME_MARGIN_MS),
+            limit: self.limit.unwrap_or(match proto.is_bot() {
+                true => TimeControl::codingame(),
+                false => default_limit,
+            }),
+            time_margin_ms: self.time_margin_ms.unwrap_or(match proto.is_bot() {
+                true => 0,
+                false => DEFAULT_TIME_MARGIN_MS,
+            }),
             handshake_timeout_ms: self
                 .handshake_timeout_ms
                 .unwrap_or_else(default_handshake_ms),
@@ -502,6 +542,37 @@ impl EngineKeys {
             checkout: None,
             clock_scale: None,
         })
+    }
+
+    /// The keys of a CodinGame bot: no depth or node limit (it is told no limit), no bench
+    /// (it has none), and options only for the placeholders of its arguments.
+    fn check_bot(&self) -> Result<(), DescriptionError> {
+        let refuse = |problem: String| Err(DescriptionError::Bot(problem));
+        if let Some(limit @ (TimeControl::Depth(_) | TimeControl::Nodes(_))) = self.limit {
+            return refuse(format!(
+                "{limit}: a CodinGame bot is told no limit, so it cannot stop at a depth or a \
+                 node count: give it tc=codingame (its default), a clock or st=SECONDS"
+            ));
+        }
+        if self.bench.is_some() {
+            return refuse(
+                "bench=: a CodinGame bot has no bench (OpenBench's `ENGINE bench`)".to_string(),
+            );
+        }
+        let placeholders = super::codingame::arguments::placeholders(&self.args);
+        if let Some((name, value)) = self
+            .options
+            .pairs()
+            .iter()
+            .find(|(name, _)| !placeholders.iter().any(|p| p.eq_ignore_ascii_case(name)))
+        {
+            return refuse(format!(
+                "option.{name}={value}: a CodinGame bot has no options; its arguments may hold \
+                 {{{name}}}, which option.{name} then fills (args=\"--{} {{{name}}}\")",
+                name.to_lowercase()
+            ));
+        }
+        Ok(())
     }
 
     /// The command (`cmd=`, or `bin=` of an engine built from source) and the source.
@@ -588,6 +659,9 @@ pub enum DescriptionError {
     MissingCmd,
     /// Keys of an engine built from source that do not fit together (the message says which).
     Source(String),
+    /// Keys that do not fit a CodinGame bot, or bot keys for another engine (the message says
+    /// which).
+    Bot(String),
 }
 
 impl fmt::Display for DescriptionError {
@@ -624,7 +698,9 @@ impl fmt::Display for DescriptionError {
                 "an engine needs cmd=PATH (e.g. --engine cmd=./my-engine name=mine), or src=REPO \
                  bin=RELPATH to build it from a git revision",
             ),
-            DescriptionError::Source(problem) => f.write_str(problem),
+            DescriptionError::Source(problem) | DescriptionError::Bot(problem) => {
+                f.write_str(problem)
+            }
         }
     }
 }
