@@ -11,12 +11,15 @@
 //! checks in order and collects a [`Checklist`]; rendering it as text ([`Checklist`]'s `Display`) or
 //! JSON (serde) is separate from computing it.
 //!
+//! A CodinGame bot (`proto=codingame`) has a checklist of its own, about its turns ([`bot`]).
+//!
 //! Processes: the handshake checks run on a process of their own, spoken to line by line
 //! ([`Engine::spawn_silent`]), since they set every option to trial values. The other checks
 //! share one process started as the runner starts engines ([`Engine::start`], with the rule set
 //! and the configured options). A check that fails leaves that process in an unknown state, so
 //! it is ended and the next check starts a fresh one.
 
+mod bot;
 mod handshake;
 mod limits;
 mod mini_match;
@@ -341,6 +344,9 @@ pub fn run(
     settings: &Settings,
     mut on_check: impl FnMut(&CheckResult),
 ) -> Result<Checklist, RunError> {
+    if spec.proto.is_bot() {
+        return bot::run(spec, timeouts, opponent, settings, on_check);
+    }
     let started = Instant::now();
     let mut config = spec.launch();
     config.timeouts = timeouts;

@@ -32,6 +32,7 @@ macro_rules! note {
 pub mod args;
 pub mod argv;
 pub mod bench;
+mod bots;
 pub mod check_engine;
 pub mod datagen;
 pub mod elo;

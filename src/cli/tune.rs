@@ -538,6 +538,11 @@ fn build_config(args: &TuneArgs) -> Result<TuneConfig> {
     make_engine_paths_absolute(std::slice::from_mut(&mut config.engine))?;
     super::args::check_commands(std::slice::from_ref(&config.engine))?;
     make_book_path_absolute(&mut config.openings)?;
+    super::bots::check_openings(
+        std::slice::from_ref(&config.engine),
+        &config.openings,
+        config.rules,
+    )?;
     config.out = std::path::absolute(&config.out).context("cannot resolve a path")?;
     Ok(config)
 }

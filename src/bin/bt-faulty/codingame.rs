@@ -80,11 +80,20 @@ pub(crate) fn play(settings: Settings) -> ExitCode {
             Fault::HugeLine => format!("{mv} {}", "x".repeat(HUGE_LINE_BYTES)),
             _ => format!("{mv} turn {turn}"),
         };
-        say(answer);
-        if settings.fault == Fault::ExtraLines {
-            for line in EXTRA_LINES {
-                say(line);
+        match settings.fault {
+            // In one write, as a bot that prints several lines and flushes once.
+            Fault::ExtraLines => {
+                let text = format!("{answer}\n{}\n", EXTRA_LINES.join("\n"));
+                let mut out = io::stdout().lock();
+                if out
+                    .write_all(text.as_bytes())
+                    .and_then(|()| out.flush())
+                    .is_err()
+                {
+                    return ExitCode::SUCCESS;
+                }
             }
+            _ => say(answer),
         }
         position = position.play_unchecked(mv);
     }
