@@ -36,6 +36,7 @@ mod bots;
 pub mod check_engine;
 pub mod datagen;
 pub mod elo;
+mod engine_help;
 pub mod examples;
 pub mod generate;
 pub mod merge;

@@ -21,8 +21,37 @@ const FLOOD_BYTES: usize = 1 << 20;
 /// `huge-line`: the size of its answer line.
 const HUGE_LINE_BYTES: usize = 4 << 20;
 
-/// Plays one game as a CodinGame bot until its input ends.
+/// The faults a CodinGame bot can have (the others concern UGI/UCI).
+const BOT_FAULTS: [Fault; 15] = [
+    Fault::None,
+    Fault::ExitAtStart,
+    Fault::CrashMidGame,
+    Fault::SigtermMidGame,
+    Fault::NoBestmove,
+    Fault::HangMidGame,
+    Fault::Slow,
+    Fault::SlowTurn,
+    Fault::Garbage,
+    Fault::IllegalMove,
+    Fault::UnparseableMove,
+    Fault::HugeLine,
+    Fault::ExtraLines,
+    Fault::StderrFlood,
+    Fault::Tunable,
+];
+
+/// Plays one game as a CodinGame bot until its input ends; exit status 2 for a fault that is
+/// not a bot's.
 pub(crate) fn play(settings: Settings) -> ExitCode {
+    if !BOT_FAULTS.contains(&settings.fault) {
+        let names: Vec<String> = BOT_FAULTS.iter().map(|fault| fault.name()).collect();
+        eprintln!(
+            "bt-faulty: --fault {} is not a CodinGame bot's (with --codingame: {})",
+            settings.fault.name(),
+            names.join(", ")
+        );
+        return ExitCode::from(2);
+    }
     let mut echo = settings.echo.as_ref().and_then(|path| {
         std::fs::OpenOptions::new()
             .create(true)
