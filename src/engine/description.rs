@@ -1093,6 +1093,66 @@ mod tests {
     }
 
     #[test]
+    fn a_bot_plays_codingames_clock_without_margin_and_takes_bot_keys_only() {
+        let bot = EngineKeys::parse(&["cmd=x", "proto=codingame", "args=--c {C}", "option.c=2"])
+            .unwrap()
+            .into_description(DEFAULT)
+            .unwrap();
+        assert_eq!(bot.limit, TimeControl::codingame());
+        assert_eq!(bot.time_margin_ms, 0);
+        assert_eq!(bot.move_order, MoveOrder::CodinGame);
+        assert_eq!(bot.launch().move_order, MoveOrder::CodinGame);
+        let given = EngineKeys::parse(&[
+            "cmd=x",
+            "proto=codingame",
+            "tc=codingame:1000,200",
+            "timemargin=60",
+            "moveorder=sorted",
+        ])
+        .unwrap()
+        .into_description(DEFAULT)
+        .unwrap();
+        assert_eq!(
+            given.limit,
+            TimeControl::CodinGame {
+                first_ms: 1000,
+                turn_ms: 200
+            }
+        );
+        assert_eq!((given.time_margin_ms, given.move_order), (60, MoveOrder::Sorted));
+        let json = serde_json::to_value(&given).unwrap();
+        assert_eq!(json["move_order"], "sorted");
+        assert_eq!(json["proto"], "codingame");
+        assert!(serde_json::to_value(&bot).unwrap().get("move_order").is_none());
+        let err = |tokens: &[&str]| {
+            EngineKeys::parse(tokens)
+                .and_then(|keys| keys.into_description(DEFAULT))
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(
+            err(&["cmd=x", "proto=codingame", "nodes=5"]),
+            "nodes=5: a CodinGame bot is told no limit, so it cannot stop at a depth or a node \
+             count: give it tc=codingame (its default), a clock or st=SECONDS"
+        );
+        assert_eq!(
+            err(&["cmd=x", "proto=codingame", "bench=5"]),
+            "bench=: a CodinGame bot has no bench (OpenBench's `ENGINE bench`)"
+        );
+        assert_eq!(
+            err(&["cmd=x", "proto=codingame", "args=--c {C}", "option.Depth=3"]),
+            "option.Depth=3: a CodinGame bot has no options; its arguments may hold {Depth}, \
+             which option.Depth then fills (args=\"--depth {Depth}\")"
+        );
+        assert_eq!(
+            err(&["cmd=x", "moveorder=sorted"]),
+            "moveorder=sorted is for a CodinGame bot (proto=codingame)"
+        );
+        assert!(err(&["moveorder=best"]).contains("unknown move order 'best'"));
+        assert!(err(&["tc=codingame:1,"]).starts_with("bad tc 'codingame:1,': expected"));
+    }
+
+    #[test]
     fn a_scaled_clock_multiplies_base_increment_and_move_time_only() {
         let mut engine = EngineKeys::parse(&["cmd=x", "tc=10+0.1"])
             .unwrap()

@@ -416,6 +416,7 @@ mod tests {
             time_us: 120_000,
             engine_time_us: None,
             pv: vec!["a7a6".into(), "b2b3".into()],
+            message: None,
         }
     }
 
@@ -494,6 +495,23 @@ mod tests {
             "{:?}",
             odd.comment(CommentDetail::Full)
         );
+    }
+
+    #[test]
+    fn a_bots_message_is_kept_in_the_full_comment_and_out_of_the_column() {
+        let info = MoveInfo {
+            time_us: 42_000,
+            message: Some("d7 +0.35, {sure} \"yes\"\u{7}".into()),
+            ..MoveInfo::default()
+        };
+        assert_eq!(
+            info.comment(CommentDetail::Full).unwrap(),
+            "0.042s, msg=\"d7 +0.35, sure yes\""
+        );
+        assert_eq!(info.comment(CommentDetail::Short).unwrap(), "0.042s");
+        assert_eq!(encode_column(std::slice::from_ref(&info)), "-/-/-/-/42");
+        let back = MoveInfo::parse_comment(&info.comment(CommentDetail::Full).unwrap()).unwrap();
+        assert_eq!(back.time_us, 42_000);
     }
 
     #[test]
