@@ -73,14 +73,7 @@ pub(super) fn run(
     let started = Instant::now();
     let mut config = spec.launch();
     config.timeouts = timeouts;
-    let ctx = Ctx {
-        rules: settings.rules,
-        protocol: spec.proto,
-        margin_ms: spec.time_margin_ms,
-        ready_timeout: timeouts.ready,
-        search_timeout: settings.search_timeout,
-        seed: settings.seed,
-    };
+    let ctx = Ctx::new(spec, timeouts, settings);
     let mut engine = Engine::start(&config, settings.rules).map_err(|error| match error {
         EngineError::UnknownOption { .. } | EngineError::BadOptionValue { .. } => {
             RunError::BadOption(error.to_string())

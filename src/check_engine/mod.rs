@@ -323,6 +323,22 @@ pub(crate) struct Ctx {
 }
 
 impl Ctx {
+    /// What the checks of `spec` share, with `timeouts` and `settings`.
+    fn new(
+        spec: &EngineDescription,
+        timeouts: crate::engine::Timeouts,
+        settings: &Settings,
+    ) -> Ctx {
+        Ctx {
+            rules: settings.rules,
+            protocol: spec.proto,
+            margin_ms: spec.time_margin_ms,
+            ready_timeout: timeouts.ready,
+            search_timeout: settings.search_timeout,
+            seed: settings.seed,
+        }
+    }
+
     /// The deadline of a search to a fixed depth or node count, or of a perft.
     fn search_deadline(&self) -> Instant {
         Instant::now() + self.search_timeout
@@ -350,14 +366,7 @@ pub fn run(
     let started = Instant::now();
     let mut config = spec.launch();
     config.timeouts = timeouts;
-    let ctx = Ctx {
-        rules: settings.rules,
-        protocol: spec.proto,
-        margin_ms: spec.time_margin_ms,
-        ready_timeout: timeouts.ready,
-        search_timeout: settings.search_timeout,
-        seed: settings.seed,
-    };
+    let ctx = Ctx::new(spec, timeouts, settings);
     let wanted = |group: Group| settings.only.is_empty() || settings.only.contains(&group);
     let probe = handshake::probe(&config, &ctx)?;
     handshake::check_configured(&config.name, &probe, &config.options)?;

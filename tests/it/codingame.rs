@@ -40,6 +40,25 @@ fn tournament(out: &Path, engines: &[Vec<String>], flags: &str) -> Output {
     bt_arena(&words)
 }
 
+/// One round (two games) of `bot` against bt-random into `out`, classic rules, from the
+/// openings of `book`, with `extra` flags; the run must exit 0. Its output and games.
+fn against_random(
+    out: &Path,
+    bot: Vec<String>,
+    book: &Path,
+    extra: &str,
+) -> (Output, Vec<GameRecord>) {
+    let flags = format!(
+        "--rules classic --rounds 1 --openings file={} {extra}",
+        path(book)
+    );
+    let output = tournament(out, &[bot, random()], &flags);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let games = read_games(&out.join("games.csv")).unwrap();
+    assert_eq!(games.len(), 2);
+    (output, games)
+}
+
 /// bt-faulty as a CodinGame bot named `name` with `faulty` arguments and other `keys`.
 fn faulty_bot(name: &str, faulty: &str, keys: &[&str]) -> Vec<String> {
     let mut words = vec![
@@ -201,14 +220,7 @@ fn a_bot_reads_none_the_count_and_the_legal_moves_in_the_order_chosen() {
                 &format!("moveorder={order}"),
             ],
         );
-        let flags = format!(
-            "--rules classic --rounds 1 --openings file={} {ROOMY}",
-            path(&book)
-        );
-        let output = tournament(&out, &[bot, random()], &flags);
-        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-        let games = read_games(&out.join("games.csv")).unwrap();
-        assert_eq!(games.len(), 2);
+        let (_, games) = against_random(&out, bot, &book, ROOMY);
         let mut expected = Vec::new();
         let mut starts = Vec::new();
         for game in &games {
@@ -245,13 +257,7 @@ fn a_game_from_an_opening_reaches_the_bot_as_forced_turns_of_one_move() {
     let book = dir.path().join("one.epd");
     std::fs::write(&book, format!("{opening}\n")).unwrap();
     let bot = faulty_bot("echo", &format!("--seed 7 --echo {}", path(&echo)), &[]);
-    let flags = format!(
-        "--rules classic --rounds 1 --openings file={} {ROOMY}",
-        path(&book)
-    );
-    let output = tournament(&out, &[bot, random()], &flags);
-    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    let games = read_games(&out.join("games.csv")).unwrap();
+    let (_, games) = against_random(&out, bot, &book, ROOMY);
     assert_eq!(games[0].white, "echo");
     // Game 1, as White: four plies lead to the opening, two of them its own, told as turns of
     // one move; then its first real turn, with the opening's 27 legal moves.
@@ -289,10 +295,7 @@ fn slow_run(dir: &Path, name: &str, faulty: &str, keys: &[&str]) -> Vec<GameReco
         &format!("--seed 3 --fault slow-turn {faulty}"),
         keys,
     );
-    let flags = format!("--rules classic --rounds 1 --openings file={}", path(&book));
-    let output = tournament(&out, &[bot, random()], &flags);
-    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    read_games(&out.join("games.csv")).unwrap()
+    against_random(&out, bot, &book, "").1
 }
 
 #[test]
@@ -351,7 +354,6 @@ fn codingames_clock_forfeits_a_late_turn_and_the_limits_can_be_widened() {
 fn a_bots_faults_are_named_losses_or_warnings_and_the_run_goes_on() {
     let dir = tempfile::tempdir().unwrap();
     let book = start_book(dir.path());
-    let flags = format!("--rules classic --rounds 1 --openings file={}", path(&book));
     // Where the clock is not the fault, it is kept out of the way.
     let roomy = ["timemargin=5000"];
     for (fault, termination, words) in [
@@ -383,16 +385,8 @@ fn a_bots_faults_are_named_losses_or_warnings_and_the_run_goes_on() {
             _ => &roomy[..],
         };
         let bot = faulty_bot("bot", &format!("--seed 3 --fault {fault}"), keys);
-        let output = tournament(&out, &[bot, random()], &flags);
         // Faults do not change the exit code.
-        assert_eq!(
-            output.status.code(),
-            Some(0),
-            "{fault}: {}",
-            stderr(&output)
-        );
-        let games = read_games(&out.join("games.csv")).unwrap();
-        assert_eq!(games.len(), 2, "{fault}");
+        let (output, games) = against_random(&out, bot, &book, "");
         let text = format!("{}{}", stdout(&output), stderr(&output));
         assert!(text.contains(words), "{fault}: {text}");
         for game in &games {
@@ -434,10 +428,7 @@ fn a_bot_flooding_its_stderr_is_drained_and_never_blocked() {
         "--seed 3 --fault stderr-flood",
         &["tc=codingame:2000,2000"],
     );
-    let flags = format!("--rules classic --rounds 1 --openings file={}", path(&book));
-    let output = tournament(&out, &[bot, random()], &flags);
-    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    let games = read_games(&out.join("games.csv")).unwrap();
+    let (_, games) = against_random(&out, bot, &book, "");
     let mut bot_turns = 0;
     for game in &games {
         assert!(!game.termination.is_fault(), "{game:?}");
