@@ -134,21 +134,7 @@ pub(super) fn run(
         let result = super::mini_match::run(&mut session, &ctx, spec, opponent, settings.quick);
         record(vec![result]);
     }
-    let count = |verdict| checks.iter().filter(|c| c.verdict == verdict).count();
-    Ok(Checklist {
-        engine: spec.name.clone(),
-        engine_id: None,
-        protocol: spec.proto,
-        rules: settings.rules,
-        quick: settings.quick,
-        seed: settings.seed,
-        passed: count(Verdict::Pass),
-        failed: count(Verdict::Fail),
-        warned: count(Verdict::Warn),
-        skipped: count(Verdict::Skip),
-        total_ms: whole_ms(started.elapsed()),
-        checks,
-    })
+    Ok(Checklist::new(spec, None, settings, checks, started))
 }
 
 /// The bot's clock: its first turn's limit, each later turn's, and the margin.

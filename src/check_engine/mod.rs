@@ -400,21 +400,41 @@ pub fn run(
         let result = mini_match::run(&mut session, &ctx, spec, opponent, settings.quick);
         record(vec![result]);
     }
-    let count = |verdict| checks.iter().filter(|c| c.verdict == verdict).count();
-    Ok(Checklist {
-        engine: spec.name.clone(),
-        engine_id: probe.id_name,
-        protocol: spec.proto,
-        rules: settings.rules,
-        quick: settings.quick,
-        seed: settings.seed,
-        passed: count(Verdict::Pass),
-        failed: count(Verdict::Fail),
-        warned: count(Verdict::Warn),
-        skipped: count(Verdict::Skip),
-        total_ms: whole_ms(started.elapsed()),
+    Ok(Checklist::new(
+        spec,
+        probe.id_name,
+        settings,
         checks,
-    })
+        started,
+    ))
+}
+
+impl Checklist {
+    /// The checklist of `spec` (its `id name`, if known) under `settings`: `checks` counted by
+    /// verdict, the time since `started`.
+    fn new(
+        spec: &EngineDescription,
+        engine_id: Option<String>,
+        settings: &Settings,
+        checks: Vec<CheckResult>,
+        started: Instant,
+    ) -> Checklist {
+        let count = |verdict| checks.iter().filter(|c| c.verdict == verdict).count();
+        Checklist {
+            engine: spec.name.clone(),
+            engine_id,
+            protocol: spec.proto,
+            rules: settings.rules,
+            quick: settings.quick,
+            seed: settings.seed,
+            passed: count(Verdict::Pass),
+            failed: count(Verdict::Fail),
+            warned: count(Verdict::Warn),
+            skipped: count(Verdict::Skip),
+            total_ms: whole_ms(started.elapsed()),
+            checks,
+        }
+    }
 }
 
 /// A group's checks run on the session.
