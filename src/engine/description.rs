@@ -504,7 +504,8 @@ impl EngineKeys {
         let (cmd, source) = self.command_and_source()?;
         let proto = self.proto.unwrap_or_default();
         if proto.is_bot() {
-            self.check_bot()?;
+            super::codingame::check_keys(self.limit, self.bench, &self.args, &self.options)
+                .map_err(DescriptionError::Bot)?;
         } else if let Some(order) = self.move_order {
             return Err(DescriptionError::Bot(format!(
                 "moveorder={order} is for a CodinGame bot (proto=codingame)"
@@ -542,37 +543,6 @@ impl EngineKeys {
             checkout: None,
             clock_scale: None,
         })
-    }
-
-    /// The keys of a CodinGame bot: no depth or node limit (it is told no limit), no bench
-    /// (it has none), and options only for the placeholders of its arguments.
-    fn check_bot(&self) -> Result<(), DescriptionError> {
-        let refuse = |problem: String| Err(DescriptionError::Bot(problem));
-        if let Some(limit @ (TimeControl::Depth(_) | TimeControl::Nodes(_))) = self.limit {
-            return refuse(format!(
-                "{limit}: a CodinGame bot is told no limit, so it cannot stop at a depth or a \
-                 node count: give it tc=codingame (its default), a clock or st=SECONDS"
-            ));
-        }
-        if self.bench.is_some() {
-            return refuse(
-                "bench=: a CodinGame bot has no bench (OpenBench's `ENGINE bench`)".to_string(),
-            );
-        }
-        let placeholders = super::codingame::arguments::placeholders(&self.args);
-        if let Some((name, value)) = self
-            .options
-            .pairs()
-            .iter()
-            .find(|(name, _)| !placeholders.iter().any(|p| p.eq_ignore_ascii_case(name)))
-        {
-            return refuse(format!(
-                "option.{name}={value}: a CodinGame bot has no options; its arguments may hold \
-                 {{{name}}}, which option.{name} then fills (args=\"--{} {{{name}}}\")",
-                name.to_lowercase()
-            ));
-        }
-        Ok(())
     }
 
     /// The command (`cmd=`, or `bin=` of an engine built from source) and the source.

@@ -41,8 +41,44 @@ use crate::protocol::Info;
 use crate::protocol::codingame::{Answer, MoveOrder, Turn};
 use crate::protocol::{OptionDecl, OptionKind};
 use crate::rules::{Color, Move, Position, Rules};
+use crate::time_control::TimeControl;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
+
+/// Checks the keys of a bot's description: no depth or node `limit` (a bot is told no limit),
+/// no `bench` (it has none), and `options` only for the placeholders of its `args`.
+///
+/// # Errors
+/// The refusal, naming the key and why, for [`super::DescriptionError::Bot`].
+pub(super) fn check_keys(
+    limit: Option<TimeControl>,
+    bench: Option<u64>,
+    args: &[String],
+    options: &super::EngineOptions,
+) -> Result<(), String> {
+    if let Some(limit @ (TimeControl::Depth(_) | TimeControl::Nodes(_))) = limit {
+        return Err(format!(
+            "{limit}: a CodinGame bot is told no limit, so it cannot stop at a depth or a node \
+             count: give it tc=codingame (its default), a clock or st=SECONDS"
+        ));
+    }
+    if bench.is_some() {
+        return Err("bench=: a CodinGame bot has no bench (OpenBench's `ENGINE bench`)".into());
+    }
+    let placeholders = arguments::placeholders(args);
+    match options
+        .pairs()
+        .iter()
+        .find(|(name, _)| !placeholders.iter().any(|p| p.eq_ignore_ascii_case(name)))
+    {
+        Some((name, value)) => Err(format!(
+            "option.{name}={value}: a CodinGame bot has no options; its arguments may hold \
+             {{{name}}}, which option.{name} then fills (args=\"--{} {{{name}}}\")",
+            name.to_lowercase()
+        )),
+        None => Ok(()),
+    }
+}
 
 /// What the runner knows of a bot besides its process.
 #[derive(Debug)]
