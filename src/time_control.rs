@@ -42,7 +42,25 @@ pub enum TimeControl {
     Depth(u32),
     /// A fixed number of nodes (`nodes=N`).
     Nodes(u64),
+    /// CodinGame's clock (`tc=codingame`, `tc=codingame:FIRST,TURN` in ms): a side's first
+    /// turn may take `first_ms`, every later one `turn_ms`; unused time is not kept. Sent to a
+    /// UGI/UCI engine as `movetime` of the turn's limit.
+    #[serde(rename = "codingame")]
+    CodinGame {
+        /// The limit of a side's first turn, ms (CodinGame: 1000).
+        first_ms: u64,
+        /// The limit of every later turn, ms (CodinGame: 100).
+        turn_ms: u64,
+    },
 }
+
+/// CodinGame's limit of a bot's first turn, ms.
+pub const CODINGAME_FIRST_MS: u64 = 1000;
+/// CodinGame's limit of a bot's later turns, ms.
+pub const CODINGAME_TURN_MS: u64 = 100;
+
+/// The word of `tc=` that names CodinGame's clock.
+const CODINGAME_TC: &str = "codingame";
 
 impl TimeControl {
     /// Parses `[MOVES/]BASE[+INC]`, times in seconds (decimals allowed): `10+0.1`, `8`, or
@@ -73,6 +91,42 @@ impl TimeControl {
 }
 
 impl TimeControl {
+    /// CodinGame's own clock: 1000 ms for a side's first turn, 100 ms for each later one.
+    pub const fn codingame() -> TimeControl {
+        TimeControl::CodinGame {
+            first_ms: CODINGAME_FIRST_MS,
+            turn_ms: CODINGAME_TURN_MS,
+        }
+    }
+
+    /// Reads `tc=codingame` (CodinGame's 1000 ms first turn and 100 ms later turns) or
+    /// `tc=codingame:FIRST,TURN`, both in whole ms (`codingame:1000,200`); `None` for a value
+    /// that does not start with `codingame` (a clock, for [`parse_clock`](Self::parse_clock)).
+    ///
+    /// # Errors
+    /// A message naming the value: not two positive whole numbers of ms after the colon.
+    pub fn parse_codingame(text: &str) -> Option<Result<TimeControl, String>> {
+        let rest = text.strip_prefix(CODINGAME_TC)?;
+        if rest.is_empty() {
+            return Some(Ok(TimeControl::codingame()));
+        }
+        let bad = || {
+            format!(
+                "bad tc '{text}': expected codingame or codingame:FIRST,TURN, the limits of \
+                 the first and of each later turn in whole ms (codingame:1000,100 is \
+                 CodinGame's)"
+            )
+        };
+        let limits = rest.strip_prefix(':').and_then(|ms| ms.split_once(','));
+        let ms = |text: &str| text.trim().parse::<u64>().ok().filter(|&ms| ms > 0);
+        Some(match limits.map(|(first, turn)| (ms(first), ms(turn))) {
+            Some((Some(first_ms), Some(turn_ms))) => {
+                Ok(TimeControl::CodinGame { first_ms, turn_ms })
+            }
+            _ => Err(bad()),
+        })
+    }
+
     /// This limit with its times multiplied by `factor` (OpenBench's time control scaling by
     /// machine speed): a clock's base and increment, or a move time, each rounded to the
     /// millisecond; a depth or node limit is returned as it is. A non-finite or negative
@@ -95,6 +149,10 @@ impl TimeControl {
                 moves,
             },
             TimeControl::MoveTime(ms) => TimeControl::MoveTime(scale(ms)),
+            TimeControl::CodinGame { first_ms, turn_ms } => TimeControl::CodinGame {
+                first_ms: scale(first_ms),
+                turn_ms: scale(turn_ms),
+            },
             fixed @ (TimeControl::Depth(_) | TimeControl::Nodes(_)) => fixed,
         }
     }
@@ -135,6 +193,13 @@ impl fmt::Display for TimeControl {
                 clock_text(*base_ms, *increment_ms, *moves, true)
             ),
             TimeControl::MoveTime(ms) => write!(f, "st={}", Seconds(*ms)),
+            TimeControl::CodinGame {
+                first_ms: CODINGAME_FIRST_MS,
+                turn_ms: CODINGAME_TURN_MS,
+            } => write!(f, "tc={CODINGAME_TC}"),
+            TimeControl::CodinGame { first_ms, turn_ms } => {
+                write!(f, "tc={CODINGAME_TC}:{first_ms},{turn_ms}")
+            }
             TimeControl::Depth(depth) => write!(f, "depth={depth}"),
             TimeControl::Nodes(nodes) => write!(f, "nodes={nodes}"),
         }
@@ -236,10 +301,37 @@ enum Budget {
     },
     /// A fixed time per move: every move gets all of it, and unused time is not kept.
     MoveTime(Duration),
+    /// CodinGame's clock: `first` for the side's first turn, `turn` for each later one.
+    CodinGame {
+        /// The first turn's limit.
+        first: Duration,
+        /// Each later turn's limit.
+        turn: Duration,
+        /// The side's turns played so far in the game.
+        played: u32,
+    },
     /// A fixed depth in plies: the engine decides when to stop.
     Depth(u32),
     /// A fixed number of nodes: the engine decides when to stop.
     Nodes(u64),
+}
+
+impl Budget {
+    /// The limit of the next turn under CodinGame's clock (the first turn's until one is
+    /// played); zero for other budgets.
+    fn turn_limit(&self) -> Duration {
+        match *self {
+            Budget::CodinGame {
+                first,
+                turn,
+                played,
+            } => match played {
+                0 => first,
+                _ => turn,
+            },
+            _ => Duration::ZERO,
+        }
+    }
 }
 
 /// The periods of a `MOVES/BASE` clock: `base` more after every `moves` moves.
@@ -282,6 +374,15 @@ pub enum Overstep {
         /// The fixed time per move.
         limit: Duration,
     },
+    /// Turn `turn` (the side's, from 1) took `used` of its `limit` (CodinGame's clock).
+    Turn {
+        /// The side's turn, from 1.
+        turn: u32,
+        /// The time the turn took.
+        used: Duration,
+        /// The turn's limit.
+        limit: Duration,
+    },
 }
 
 impl fmt::Display for Overstep {
@@ -292,6 +393,12 @@ impl fmt::Display for Overstep {
             Overstep::MoveTime { used, limit } => write!(
                 f,
                 "{} ms for a {} ms move",
+                used.as_millis(),
+                limit.as_millis()
+            ),
+            Overstep::Turn { turn, used, limit } => write!(
+                f,
+                "{} ms on its turn {turn}, of {} ms",
                 used.as_millis(),
                 limit.as_millis()
             ),
@@ -318,6 +425,11 @@ impl SideClock {
                 }),
             },
             TimeControl::MoveTime(ms) => Budget::MoveTime(Duration::from_millis(ms)),
+            TimeControl::CodinGame { first_ms, turn_ms } => Budget::CodinGame {
+                first: Duration::from_millis(first_ms),
+                turn: Duration::from_millis(turn_ms),
+                played: 0,
+            },
             TimeControl::Depth(depth) => Budget::Depth(depth),
             TimeControl::Nodes(nodes) => Budget::Nodes(nodes),
         };
@@ -333,12 +445,14 @@ impl SideClock {
     }
 
     /// How long the next move may take before it loses on time: the time left on the clock
-    /// (the increment comes after the move) or the fixed time per move, plus the margin; a
-    /// fixed depth or node count has [`UNCLOCKED_MOVE_TIMEOUT`].
+    /// (the increment comes after the move), the fixed time per move or the turn's limit under
+    /// CodinGame's clock (the first turn's, then each later turn's), plus the margin; a fixed
+    /// depth or node count has [`UNCLOCKED_MOVE_TIMEOUT`].
     pub fn allowance(&self) -> Duration {
         match self.budget {
             Budget::Clock { left, .. } => left.saturating_add(self.margin),
             Budget::MoveTime(limit) => limit.saturating_add(self.margin),
+            Budget::CodinGame { .. } => self.budget.turn_limit().saturating_add(self.margin),
             Budget::Depth(_) | Budget::Nodes(_) => UNCLOCKED_MOVE_TIMEOUT,
         }
     }
@@ -348,11 +462,12 @@ impl SideClock {
     /// then gains the increment, and the base again when the move ends a period.
     ///
     /// # Errors
-    /// [`Overstep`] when `used` is beyond the time left (or the fixed time per move) plus the
-    /// margin; the clock is then left as it was. A fixed depth or node count is never late
+    /// [`Overstep`] when `used` is beyond the time left (or the fixed time per move, or the
+    /// turn's limit) plus the margin; the clock is then left as it was. A fixed depth or node count is never late
     /// here (the engine is given [`UNCLOCKED_MOVE_TIMEOUT`] to answer).
     pub fn charge(&mut self, used: Duration) -> Result<(), Overstep> {
         let margin = self.margin;
+        let turn_limit = self.budget.turn_limit();
         match &mut self.budget {
             Budget::Clock {
                 left,
@@ -373,6 +488,15 @@ impl SideClock {
                     used,
                     limit: *limit,
                 })
+            }
+            Budget::CodinGame { played, .. } => {
+                let limit = turn_limit;
+                let turn = played.saturating_add(1);
+                if used > limit.saturating_add(margin) {
+                    return Err(Overstep::Turn { turn, used, limit });
+                }
+                *played = turn;
+                Ok(())
             }
             Budget::MoveTime(_) | Budget::Depth(_) | Budget::Nodes(_) => Ok(()),
         }
@@ -419,6 +543,7 @@ impl Clocks {
                 }
             }
             Budget::MoveTime(limit) => GoLimits::movetime(whole_ms(limit)),
+            budget @ Budget::CodinGame { .. } => GoLimits::movetime(whole_ms(budget.turn_limit())),
             Budget::Depth(depth) => GoLimits::depth(depth),
             Budget::Nodes(nodes) => GoLimits::nodes(nodes),
         }
@@ -623,6 +748,88 @@ mod tests {
             ),
             (Some(2), Some(500), Some(0))
         );
+    }
+
+    #[test]
+    fn codingames_clock_gives_the_first_turn_its_own_limit() {
+        let mut clocks = Clocks::new(ByColor::from_fn(|_| {
+            SideClock::new(TimeControl::codingame(), Duration::ZERO)
+        }));
+        assert_eq!(clocks.allowance(Color::White), ms(1000));
+        assert_eq!(clocks.go_limits(Color::White), GoLimits::movetime(1000));
+        assert_eq!(clocks.charge(Color::White, ms(900)), Ok(()));
+        assert_eq!(clocks.allowance(Color::White), ms(100));
+        assert_eq!(clocks.go_limits(Color::White), GoLimits::movetime(100));
+        assert_eq!(clocks.allowance(Color::Black), ms(1000));
+        assert_eq!(clocks.charge(Color::White, ms(100)), Ok(()));
+        let late = clocks.charge(Color::White, Duration::from_micros(100_001));
+        assert_eq!(
+            late,
+            Err(Overstep::Turn {
+                turn: 3,
+                used: Duration::from_micros(100_001),
+                limit: ms(100)
+            })
+        );
+        assert_eq!(
+            late.unwrap_err().to_string(),
+            "100 ms on its turn 3, of 100 ms"
+        );
+        assert_eq!(clocks.side(Color::White).left(), None);
+        let mut margin = SideClock::new(TimeControl::codingame(), ms(60));
+        assert_eq!(margin.charge(ms(1060)), Ok(()));
+        assert_eq!(margin.charge(ms(150)), Ok(()));
+        assert_eq!(margin.allowance(), ms(160));
+        assert!(margin.charge(ms(161)).is_err());
+    }
+
+    #[test]
+    fn codingames_clock_is_written_as_it_is_read() {
+        let parse = |text: &str| TimeControl::parse_codingame(text);
+        assert_eq!(parse("codingame"), Some(Ok(TimeControl::codingame())));
+        let wider = TimeControl::CodinGame {
+            first_ms: 1000,
+            turn_ms: 200,
+        };
+        assert_eq!(parse("codingame:1000,200"), Some(Ok(wider)));
+        assert_eq!(TimeControl::codingame().to_string(), "tc=codingame");
+        assert_eq!(wider.to_string(), "tc=codingame:1000,200");
+        assert_eq!(wider.pgn_tag(), "-");
+        assert_eq!(parse("10+0.1"), None);
+        for bad in [
+            "codingame:",
+            "codingame:100",
+            "codingame:0,100",
+            "codingame:1s,100ms",
+            "codingamex",
+        ] {
+            assert_eq!(
+                parse(bad),
+                Some(Err(format!(
+                    "bad tc '{bad}': expected codingame or codingame:FIRST,TURN, the limits of \
+                     the first and of each later turn in whole ms (codingame:1000,100 is \
+                     CodinGame's)"
+                ))),
+                "{bad}"
+            );
+        }
+        assert_eq!(
+            TimeControl::codingame().scaled(2.0),
+            TimeControl::CodinGame {
+                first_ms: 2000,
+                turn_ms: 200
+            }
+        );
+        #[derive(Debug, PartialEq, Serialize, Deserialize)]
+        struct Engine {
+            limit: TimeControl,
+        }
+        let json = serde_json::to_string(&Engine { limit: wider }).unwrap();
+        assert_eq!(
+            json,
+            r#"{"limit":{"codingame":{"first_ms":1000,"turn_ms":200}}}"#
+        );
+        assert_eq!(serde_json::from_str::<Engine>(&json).unwrap().limit, wider);
     }
 
     #[test]

@@ -433,6 +433,13 @@ fn below_floor(limit: TimeControl, factor: f64) -> Option<String> {
                 scaled < SCALED_CLOCK_FLOOR_MS,
             )
         }
+        TimeControl::CodinGame { first_ms, turn_ms } => {
+            let (first, turn) = (ms(first_ms), ms(turn_ms));
+            (
+                format!("turns of {} and {}", text(first), text(turn)),
+                first.min(turn) < SCALED_CLOCK_FLOOR_MS,
+            )
+        }
         TimeControl::Depth(_) | TimeControl::Nodes(_) => return None,
     };
     low.then_some(parts)

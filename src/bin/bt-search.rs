@@ -14,6 +14,12 @@
 //!   ... `Advance6`, `HomeGuard`, `Hanging`, ..., `Race`, `RaceMove`: see
 //!   [`EvalWeights::OPTIONS`]), defaulting to the values the engine plays with, for tuning.
 //!
+//! `bt-search codingame [--first-ms MS] [--turn-ms MS] [--share PERCENT] [--depth N] [--hash MB]
+//! [--quiet] [option.NAME=V ...]` is the same searcher as a CodinGame bot
+//! ([`bt_arena::bundled::codingame`]): it plays one game over CodinGame's bot protocol, searching
+//! for a share of each turn's limit (or to a fixed depth), with the evaluation's weights given as
+//! `option.NAME=V` words.
+//!
 //! `bt-search bench [DEPTH]` searches the bench positions of [`bt_arena::bundled::bench`] to
 //! DEPTH plies (default [`BENCH_DEPTH`]), prints one line per position and then
 //! `N nodes M nps` (OpenBench's convention: the node count is the build's signature), and exits.
@@ -202,6 +208,13 @@ fn main() -> ExitCode {
                     ("bt-search", "the engine: reads ugi or uci on stdin"),
                     ("bt-search bench [DEPTH]", &bench),
                     (
+                        "bt-search codingame [FLAGS]",
+                        "the CodinGame bot: one game over CodinGame's protocol; --first-ms MS and \
+                         --turn-ms MS the turns' limits (1000, 100), --share PERCENT of them \
+                         searched (60), --depth N instead, --hash MB (16), --quiet (no message), \
+                         option.NAME=V the weights",
+                    ),
+                    (
                         "bt-search fit DATA...",
                         "fits the weights to datagen's positions.bin (Texel's method; --lambda \
                          L, --epochs N, --rate R, start option.NAME=V) and prints them",
@@ -221,6 +234,7 @@ fn main() -> ExitCode {
             }
         },
         ["fit", ..] => run_fit(&args[1..]),
+        ["codingame", ..] => run_codingame(&args[1..]),
         ["bench"] => run_bench(BENCH_DEPTH),
         ["bench", depth] => match depth.parse::<u32>() {
             Ok(depth @ 1..=MAX_DEPTH) => run_bench(depth),
@@ -322,6 +336,61 @@ fn run_fit(args: &[String]) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// `bt-search codingame`: the CodinGame bot, on stdin and stdout (its notes on stderr).
+fn run_codingame(args: &[String]) -> ExitCode {
+    use bt_arena::bundled::codingame::{BotSettings, play};
+    let mut settings = BotSettings::default();
+    let mut words = args.iter();
+    while let Some(word) = words.next() {
+        let mut number = |low: u64, high: u64| {
+            words
+                .next()
+                .and_then(|value| value.parse::<u64>().ok())
+                .filter(|value| (low..=high).contains(value))
+                .ok_or_else(|| format!("{word} needs a whole number from {low} to {high}"))
+        };
+        let parsed = match word.as_str() {
+            "--first-ms" => number(1, 3_600_000).map(|ms| settings.first_ms = ms),
+            "--turn-ms" => number(1, 3_600_000).map(|ms| settings.turn_ms = ms),
+            "--share" => number(1, 100).map(|share| settings.share = share),
+            "--depth" => number(1, u64::from(MAX_DEPTH)).map(|d| settings.depth = Some(d as u32)),
+            "--hash" => number(0, MAX_HASH_MB as u64).map(|mb| settings.hash_mb = mb as usize),
+            "--quiet" => {
+                settings.message = false;
+                Ok(())
+            }
+            option if option.starts_with("option.") => {
+                let (name, value) = option["option.".len()..]
+                    .split_once('=')
+                    .unwrap_or(("", ""));
+                value
+                    .parse()
+                    .map_err(|_| format!("bad value '{value}'"))
+                    .and_then(|v| settings.weights.set(name, v))
+                    .map_err(|err| format!("{option}: {err}"))
+            }
+            other => Err(format!("unknown codingame flag '{other}'")),
+        };
+        if let Err(problem) = parsed {
+            return usage(&problem);
+        }
+    }
+    let stdin = std::io::stdin().lock();
+    match play(
+        &settings,
+        stdin,
+        std::io::stdout().lock(),
+        std::io::stderr(),
+    ) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("bt-search codingame: {err}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 /// `bt-search bench`: one line per position, then `N nodes M nps`. A closed stdout (`| head`)
 /// ends it quietly.
 fn run_bench(depth: u32) -> ExitCode {
@@ -348,6 +417,7 @@ fn usage(problem: &str) -> ExitCode {
     eprintln!(
         "bt-search: {problem}\nusage: bt-search               (the UGI/UCI engine, on stdin and stdout)\n       \
          bt-search bench [DEPTH]  (the bench: N nodes M nps)\n       \
+         bt-search codingame ...  (a CodinGame bot: see --help)\n       \
          bt-search fit DATA...    (fit the weights to datagen positions)\n       \
          bt-search --help         (its options)"
     );

@@ -74,7 +74,14 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
     // Before anything is built: a signal stops the build or bench in progress.
     let stop = super::signals::stop_flag()?;
     let mut mismatches = 0;
-    for engine in args.engines.descriptions(TimeControl::Depth(1))? {
+    let engines = args.engines.descriptions(TimeControl::Depth(1))?;
+    super::bots::refuse(
+        &engines,
+        "bench",
+        "a bot has no bench (OpenBench's `ENGINE bench`, a node count and a speed)",
+    )
+    .map_err(|e| super::UsageError(format!("{e:#}")))?;
+    for engine in engines {
         let engine = built_from_source(engine, &args.build, &stop)?;
         super::args::check_commands(std::slice::from_ref(&engine))
             .map_err(|e| super::UsageError(format!("{e:#}")))?;

@@ -189,6 +189,12 @@ pub fn run(args: &DatagenArgs, matches: &ArgMatches) -> Result<ExitCode> {
             let mut config = build_config(args)?;
             super::session::resolve_sources(&mut config)?;
             config.validate().map_err(usage)?;
+            super::bots::refuse(
+                &config.engines,
+                "datagen",
+                "datagen keeps each move's score, and a bot reports none",
+            )
+            .map_err(|e| usage(format!("{e:#}")))?;
             super::args::check_commands(&config.engines).map_err(|e| usage(format!("{e:#}")))?;
             let seed = match args.seed.seed {
                 Some(_) => SeedOrigin::Given,

@@ -119,8 +119,8 @@ pub fn completions(shell: Shell, mut command: clap::Command) -> String {
 
 /// The bash function that completes the words of `--engine` and `--each` (or cutechess-cli's
 /// `-engine`, `-each`): a word with no `=` yet completes as an engine key (KEYS, with no space
-/// after it), the value of `cmd=`, `dir=`, `src=` as a file name, of `proto=` and `restart=` as
-/// their words. Status 1 when the word is not one of theirs. bash splits words at `=` too
+/// after it), the value of `cmd=`, `dir=`, `src=` as a file name, of `proto=`, `moveorder=` and
+/// `restart=` as their words. Status 1 when the word is not one of theirs. bash splits words at `=` too
 /// (COMP_WORDBREAKS) when completing interactively: a value then comes after a word `=`.
 const ENGINE_KEYS_BASH: &str = r#"# The words of --engine and --each: engine keys (bt-arena's addition to clap_complete's script).
 _bt_arena_engine_keys() {
@@ -148,7 +148,8 @@ _bt_arena_engine_keys() {
     fi
     case "${key}" in
         cmd|dir|src) COMPREPLY=( $(compgen -f -- "${value}") ) ;;
-        proto) COMPREPLY=( $(compgen -W "ugi uci" -- "${value}") ) ;;
+        proto) COMPREPLY=( $(compgen -W "ugi uci codingame" -- "${value}") ) ;;
+        moveorder) COMPREPLY=( $(compgen -W "codingame sorted shuffled" -- "${value}") ) ;;
         restart) COMPREPLY=( $(compgen -W "on off" -- "${value}") ) ;;
         *) COMPREPLY=() ;;
     esac

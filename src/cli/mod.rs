@@ -32,10 +32,12 @@ macro_rules! note {
 pub mod args;
 pub mod argv;
 pub mod bench;
+mod bots;
 pub mod check_engine;
 pub mod datagen;
 pub mod datagen_convert;
 pub mod elo;
+mod engine_help;
 pub mod examples;
 pub mod generate;
 pub mod merge;

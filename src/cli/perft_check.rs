@@ -62,6 +62,12 @@ pub fn run(args: &PerftCheckArgs) -> Result<ExitCode> {
     // Before anything is built: a signal stops the build; once built, it exits at once.
     let stop = super::signals::stop_flag()?;
     let engine = args.engine.description(TimeControl::Depth(1))?;
+    super::bots::refuse(
+        std::slice::from_ref(&engine),
+        "perft-check",
+        "a bot has no perft: it is given the legal moves, it does not generate them",
+    )
+    .map_err(|e| super::UsageError(format!("{e:#}")))?;
     let spec = super::bench::built_from_source(engine, &args.build, &stop)?;
     super::signals::exit_at_once_from_now(&stop)?;
     super::args::check_commands(std::slice::from_ref(&spec))

@@ -255,6 +255,7 @@ fn build_config(mut config: TournamentConfig, args: &TournamentArgs) -> Result<T
     config.validate()?;
     make_paths_absolute(&mut config)?;
     super::args::check_commands(&config.engines)?;
+    super::bots::check_openings(&config.engines, &config.run.openings, config.run.rules)?;
     Ok(config)
 }
 

@@ -395,6 +395,11 @@ fn build_config(args: &TuneArgs) -> Result<TuneConfig> {
     make_engine_paths_absolute(std::slice::from_mut(&mut config.engine))?;
     super::args::check_commands(std::slice::from_ref(&config.engine))?;
     make_book_path_absolute(&mut config.run.openings)?;
+    super::bots::check_openings(
+        std::slice::from_ref(&config.engine),
+        &config.run.openings,
+        config.run.rules,
+    )?;
     config.run.out = std::path::absolute(&config.run.out).context("cannot resolve a path")?;
     Ok(config)
 }

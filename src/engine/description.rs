@@ -10,6 +10,7 @@
 use super::source::{EngineSource, absolute_repo};
 use super::{EngineLaunch, Timeouts};
 use crate::protocol::Protocol;
+use crate::protocol::codingame::MoveOrder;
 use crate::time_control::TimeControl;
 use crate::time_control::{seconds_to_ms, whole_ms};
 use serde::de::{MapAccess, Visitor};
@@ -38,9 +39,12 @@ pub struct EngineDescription {
     /// Working directory of the engine process.
     #[serde(default)]
     pub dir: Option<PathBuf>,
-    /// Protocol: `ugi` (default) or `uci`.
+    /// Protocol: `ugi` (default), `uci`, or `codingame` (a CodinGame bot).
     #[serde(default)]
     pub proto: Protocol,
+    /// A CodinGame bot's order of the legal moves of a turn (`moveorder=`).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub move_order: MoveOrder,
     /// Engine options sent with `setoption` (`option.Hash=64`), in the order given.
     #[serde(default)]
     pub options: EngineOptions,
@@ -104,6 +108,7 @@ impl EngineDescription {
             dir,
             env: Vec::new(),
             proto: self.proto,
+            move_order: self.move_order,
             options: self.options.pairs().to_vec(),
             stderr_log: None,
             comm_log: None,
@@ -226,7 +231,11 @@ impl<'de> Deserialize<'de> for EngineOptions {
     }
 }
 
-/// Default tolerance for a late move, ms.
+fn is_default<T: Default + PartialEq>(value: &T) -> bool {
+    *value == T::default()
+}
+
+/// Default tolerance for a late move, ms (0 for a CodinGame bot, as on CodinGame).
 pub const DEFAULT_TIME_MARGIN_MS: u64 = 100;
 
 fn default_time_margin_ms() -> u64 {
@@ -250,6 +259,7 @@ pub struct EngineKeys {
     args: Vec<String>,
     dir: Option<PathBuf>,
     proto: Option<Protocol>,
+    move_order: Option<MoveOrder>,
     options: EngineOptions,
     limit: Option<TimeControl>,
     /// `tc=inf`: no clock (cutechess's infinite time control), so another limit must end
@@ -268,13 +278,14 @@ pub struct EngineKeys {
 
 /// Every engine key, as typed before its value (`option.` takes the option's name after it):
 /// what the shell completion offers after `--engine` and `--each`.
-pub const KEYS: [&str; 20] = [
+pub const KEYS: [&str; 21] = [
     "cmd=",
     "name=",
     "args=",
     "arg=",
     "dir=",
     "proto=",
+    "moveorder=",
     "option.",
     "tc=",
     "st=",
@@ -335,6 +346,19 @@ impl EngineKeys {
                         .map_err(|e: crate::named::UnknownName| bad(&e.to_string()))?,
                 )
             }
+            "moveorder" => {
+                self.move_order = Some(
+                    value
+                        .parse()
+                        .map_err(|e: crate::named::UnknownName| bad(&e.to_string()))?,
+                )
+            }
+            "tc" if value.starts_with("codingame") => self.set_limit(
+                TimeControl::parse_codingame(value)
+                    .unwrap_or_else(|| Err(format!("bad tc '{value}'")))
+                    .map_err(DescriptionError::BadTimeControl)?,
+                token,
+            )?,
             "tc" if value == "inf" || value == "infinite" => match self.limit {
                 Some(previous @ TimeControl::Clock { .. }) => {
                     return Err(DescriptionError::SecondLimit {
@@ -431,6 +455,7 @@ impl EngineKeys {
         }
         self.dir = self.dir.or_else(|| each.dir.clone());
         self.proto = self.proto.or(each.proto);
+        self.move_order = self.move_order.or(each.move_order);
         let mut options = each.options.clone();
         for (name, value) in self.options.pairs() {
             options.set(name, value);
@@ -477,6 +502,15 @@ impl EngineKeys {
             return Err(DescriptionError::NoLimit);
         }
         let (cmd, source) = self.command_and_source()?;
+        let proto = self.proto.unwrap_or_default();
+        if proto.is_bot() {
+            super::codingame::check_keys(self.limit, self.bench, &self.args, &self.options)
+                .map_err(DescriptionError::Bot)?;
+        } else if let Some(order) = self.move_order {
+            return Err(DescriptionError::Bot(format!(
+                "moveorder={order} is for a CodinGame bot (proto=codingame)"
+            )));
+        }
         let name = self.name.unwrap_or_else(|| match &source {
             Some(source) => source.repo_name(),
             None => cmd
@@ -488,10 +522,17 @@ impl EngineKeys {
             cmd,
             args: self.args,
             dir: self.dir,
-            proto: self.proto.unwrap_or_default(),
+            proto,
+            move_order: self.move_order.unwrap_or_default(),
             options: self.options,
-            limit: self.limit.unwrap_or(default_limit),
-            time_margin_ms: self.time_margin_ms.unwrap_or(DEFAULT_TIME_MARGIN_MS),
+            limit: self.limit.unwrap_or(match proto.is_bot() {
+                true => TimeControl::codingame(),
+                false => default_limit,
+            }),
+            time_margin_ms: self.time_margin_ms.unwrap_or(match proto.is_bot() {
+                true => 0,
+                false => DEFAULT_TIME_MARGIN_MS,
+            }),
             handshake_timeout_ms: self
                 .handshake_timeout_ms
                 .unwrap_or_else(default_handshake_ms),
@@ -588,6 +629,9 @@ pub enum DescriptionError {
     MissingCmd,
     /// Keys of an engine built from source that do not fit together (the message says which).
     Source(String),
+    /// Keys that do not fit a CodinGame bot, or bot keys for another engine (the message says
+    /// which).
+    Bot(String),
 }
 
 impl fmt::Display for DescriptionError {
@@ -624,7 +668,9 @@ impl fmt::Display for DescriptionError {
                 "an engine needs cmd=PATH (e.g. --engine cmd=./my-engine name=mine), or src=REPO \
                  bin=RELPATH to build it from a git revision",
             ),
-            DescriptionError::Source(problem) => f.write_str(problem),
+            DescriptionError::Source(problem) | DescriptionError::Bot(problem) => {
+                f.write_str(problem)
+            }
         }
     }
 }
@@ -1014,6 +1060,74 @@ mod tests {
             err(&["cmd=x", "bench=0"]),
             "bad value in 'bench=0': '0' is not a positive whole number"
         );
+    }
+
+    #[test]
+    fn a_bot_plays_codingames_clock_without_margin_and_takes_bot_keys_only() {
+        let bot = EngineKeys::parse(&["cmd=x", "proto=codingame", "args=--c {C}", "option.c=2"])
+            .unwrap()
+            .into_description(DEFAULT)
+            .unwrap();
+        assert_eq!(bot.limit, TimeControl::codingame());
+        assert_eq!(bot.time_margin_ms, 0);
+        assert_eq!(bot.move_order, MoveOrder::CodinGame);
+        assert_eq!(bot.launch().move_order, MoveOrder::CodinGame);
+        let given = EngineKeys::parse(&[
+            "cmd=x",
+            "proto=codingame",
+            "tc=codingame:1000,200",
+            "timemargin=60",
+            "moveorder=sorted",
+        ])
+        .unwrap()
+        .into_description(DEFAULT)
+        .unwrap();
+        assert_eq!(
+            given.limit,
+            TimeControl::CodinGame {
+                first_ms: 1000,
+                turn_ms: 200
+            }
+        );
+        assert_eq!(
+            (given.time_margin_ms, given.move_order),
+            (60, MoveOrder::Sorted)
+        );
+        let json = serde_json::to_value(&given).unwrap();
+        assert_eq!(json["move_order"], "sorted");
+        assert_eq!(json["proto"], "codingame");
+        assert!(
+            serde_json::to_value(&bot)
+                .unwrap()
+                .get("move_order")
+                .is_none()
+        );
+        let err = |tokens: &[&str]| {
+            EngineKeys::parse(tokens)
+                .and_then(|keys| keys.into_description(DEFAULT))
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(
+            err(&["cmd=x", "proto=codingame", "nodes=5"]),
+            "nodes=5: a CodinGame bot is told no limit, so it cannot stop at a depth or a node \
+             count: give it tc=codingame (its default), a clock or st=SECONDS"
+        );
+        assert_eq!(
+            err(&["cmd=x", "proto=codingame", "bench=5"]),
+            "bench=: a CodinGame bot has no bench (OpenBench's `ENGINE bench`)"
+        );
+        assert_eq!(
+            err(&["cmd=x", "proto=codingame", "args=--c {C}", "option.Depth=3"]),
+            "option.Depth=3: a CodinGame bot has no options; its arguments may hold {Depth}, \
+             which option.Depth then fills (args=\"--depth {Depth}\")"
+        );
+        assert_eq!(
+            err(&["cmd=x", "moveorder=sorted"]),
+            "moveorder=sorted is for a CodinGame bot (proto=codingame)"
+        );
+        assert!(err(&["moveorder=best"]).contains("unknown move order 'best'"));
+        assert!(err(&["tc=codingame:1,"]).starts_with("bad tc 'codingame:1,': expected"));
     }
 
     #[test]

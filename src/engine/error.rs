@@ -67,6 +67,22 @@ pub enum EngineError {
         /// How long it was given from `go`.
         after: Duration,
     },
+    /// A CodinGame bot's answer to turn `turn` did not end before the deadline.
+    TurnTimeout {
+        /// The engine's configured name.
+        engine: String,
+        /// The bot's turn, from 1 (its forced turns included).
+        turn: u32,
+        /// How long it was given from the last byte of the turn's input.
+        after: Duration,
+    },
+    /// What was asked cannot be done with this engine (a CodinGame bot has no perft).
+    Unsupported {
+        /// The engine's configured name.
+        engine: String,
+        /// What cannot be done, and why.
+        what: String,
+    },
     /// No perft total before the deadline.
     PerftTimeout {
         /// The engine's configured name.
@@ -154,6 +170,8 @@ impl EngineError {
             | EngineError::ReadyTimeout { engine, .. }
             | EngineError::Crashed { engine, .. }
             | EngineError::MoveTimeout { engine, .. }
+            | EngineError::TurnTimeout { engine, .. }
+            | EngineError::Unsupported { engine, .. }
             | EngineError::PerftTimeout { engine, .. }
             | EngineError::Garbage { engine, .. }
             | EngineError::LineTooLong { engine, .. }
@@ -174,6 +192,8 @@ impl EngineError {
     /// configuration ([`EngineError::UnknownOption`], [`EngineError::BadOptionValue`],
     /// [`EngineError::RulesMismatch`], [`EngineError::UnsupportedVariant`]).
     ///
+    /// Also true for [`EngineError::Unsupported`]: it is not a passing failure.
+    ///
     /// False for failures that may pass (a handshake or `isready` timeout on a loaded machine,
     /// an exit during start-up, an I/O error on a log file) and for errors of a started engine.
     pub fn recurs_at_start(&self) -> bool {
@@ -190,7 +210,8 @@ impl EngineError {
             | EngineError::UnknownOption { .. }
             | EngineError::BadOptionValue { .. }
             | EngineError::RulesMismatch { .. }
-            | EngineError::UnsupportedVariant { .. } => true,
+            | EngineError::UnsupportedVariant { .. }
+            | EngineError::Unsupported { .. } => true,
             _ => false,
         }
     }
@@ -265,6 +286,12 @@ impl fmt::Display for EngineError {
             EngineError::MoveTimeout { after, .. } => {
                 write!(f, "no bestmove within {} ms of go", after.as_millis())
             }
+            EngineError::TurnTimeout { turn, after, .. } => write!(
+                f,
+                "no move within {} ms of the input of its turn {turn}",
+                after.as_millis()
+            ),
+            EngineError::Unsupported { what, .. } => f.write_str(what),
             EngineError::PerftTimeout { after, .. } => {
                 write!(f, "no perft total within {} ms", after.as_millis())
             }

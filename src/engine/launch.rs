@@ -2,6 +2,7 @@
 //! protocol, options, log files and timeouts outside of searches.
 
 use crate::protocol::Protocol;
+use crate::protocol::codingame::MoveOrder;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -43,6 +44,8 @@ pub struct EngineLaunch {
     pub env: Vec<(String, String)>,
     /// The protocol it speaks.
     pub proto: Protocol,
+    /// A CodinGame bot's order of the legal moves of a turn (`moveorder=`).
+    pub move_order: MoveOrder,
     /// Options set after the handshake, in this order (name, value). Each must be declared by
     /// the engine and its value allowed, except that a combo value the engine did not list is
     /// sent with a warning (engines extend combos at run time: Fairy-Stockfish's `UCI_Variant`

@@ -30,6 +30,7 @@
 
 pub mod bench;
 pub mod build;
+pub mod codingame;
 mod description;
 mod error;
 mod launch;
@@ -76,6 +77,12 @@ pub struct SearchReply {
     pub lines: Vec<PvLine>,
     /// From sending `go` to receiving `bestmove`, by the monotonic clock.
     pub elapsed: Duration,
+    /// A CodinGame bot's message after its move, if any (a PGN comment of the move).
+    pub message: Option<String>,
+    /// A CodinGame bot's turn: from the last byte of the turn's input to the end of its line,
+    /// as CodinGame measures it, and what its clock is charged; `None` for a UGI/UCI engine,
+    /// whose move is charged from before `go` is written to `bestmove`.
+    pub turn_time: Option<Duration>,
 }
 
 /// One line of a MultiPV search: its score and the move it starts with.
@@ -181,6 +188,8 @@ pub struct Engine {
     unanswered_isready: u64,
     /// The last `position` line sent, extended by the next moves of the same game.
     position: PositionLine,
+    /// A CodinGame bot's state (see [`codingame`]); `None` for a UGI/UCI engine.
+    bot: Option<Box<codingame::Bot>>,
     /// Room for the `go` line, reused from move to move.
     go_line: String,
     /// Room for the line being read, reused from line to line.
@@ -201,6 +210,9 @@ impl Engine {
     /// [`EngineError::BadOptionValue`], [`EngineError::Io`] (log files). The process is ended
     /// before the error is returned.
     pub fn start(launch: &EngineLaunch, rules: Rules) -> Result<Engine, EngineError> {
+        if launch.proto.is_bot() {
+            return Engine::start_bot(launch, rules);
+        }
         let mut engine = Engine::spawn_silent(launch)?;
         engine.handshake()?;
         for (name, value) in &launch.options {
@@ -267,6 +279,9 @@ impl Engine {
     /// by the next request to this engine (one after the last request of a process is never
     /// read).
     pub fn take_stray(&mut self) -> StrayOutput {
+        if self.bot.is_some() {
+            self.bot_drain();
+        }
         std::mem::take(&mut self.stray)
     }
 
@@ -291,6 +306,9 @@ impl Engine {
     /// Sends `first` (if any) and `isready` in one write, then waits for `readyok` as
     /// [`Engine::is_ready`] does; writing counts against the ready timeout.
     fn ready_after(&mut self, first: Option<Command>) -> Result<(), EngineError> {
+        if self.bot.is_some() {
+            return self.bot_ready(first.is_some());
+        }
         let after = self.timeouts.ready;
         let deadline = Instant::now() + after;
         let timeout = |engine| EngineError::ReadyTimeout { engine, after };
@@ -344,6 +362,9 @@ impl Engine {
         limits: &GoLimits,
         allowed: Duration,
     ) -> Result<SearchReply, EngineError> {
+        if self.bot.is_some() {
+            return self.bot_go(start, moves, allowed);
+        }
         let (after, deadline) = (allowed, Instant::now() + allowed);
         let timeout = |engine| EngineError::MoveTimeout { engine, after };
         // The commands are written from buffers kept between moves: `isready`, the game's
@@ -378,6 +399,8 @@ impl Engine {
                 info: std::mem::take(&mut info),
                 lines: std::mem::take(&mut lines),
                 elapsed: at.saturating_duration_since(sent),
+                message: None,
+                turn_time: None,
             })),
             Ok(Reply::ReadyOk) => engine.stray_line(line),
             other => engine.unexpected(line, other, "expected info or bestmove"),
@@ -400,6 +423,12 @@ impl Engine {
         depth: u32,
         allowed: Duration,
     ) -> Result<PerftReply, EngineError> {
+        if self.bot.is_some() {
+            return Err(EngineError::Unsupported {
+                engine: self.name.clone(),
+                what: "a CodinGame bot has no perft".to_string(),
+            });
+        }
         let (after, deadline) = (allowed, Instant::now() + allowed);
         let timeout = |engine| EngineError::PerftTimeout { engine, after };
         let commands = [
@@ -434,7 +463,10 @@ impl Engine {
     /// reaps it. Returns how it ended (`None` if it could not be reaped). Dropping an
     /// [`Engine`] does the same.
     pub fn quit(mut self) -> Option<ExitStatus> {
-        self.process.quit()
+        match self.bot {
+            Some(_) => self.process.end_by(Instant::now()),
+            None => self.process.quit(),
+        }
     }
 
     /// Sends the first command of the protocol and reads `id`, `option` and the closing
@@ -484,6 +516,9 @@ impl Engine {
     /// [`EngineError::UnknownOption`], [`EngineError::BadOptionValue`], or as
     /// [`Engine::is_ready`].
     pub fn set_options(&mut self, options: &[(String, String)]) -> Result<(), EngineError> {
+        if self.bot.is_some() {
+            return self.bot_set_options(options);
+        }
         for (name, value) in options {
             self.set_option(name, value)?;
         }

@@ -102,6 +102,9 @@ pub struct MoveInfo {
     /// The last principal variation reported, moves as the engine wrote them (not kept in
     /// games.csv).
     pub pv: Vec<String>,
+    /// A CodinGame bot's message after its move (free text: kept in the PGN comment with
+    /// [`CommentDetail::Full`], never in games.csv).
+    pub message: Option<String>,
 }
 
 impl MoveInfo {
@@ -113,7 +116,8 @@ impl MoveInfo {
 
     /// The PGN comment's text (without braces): `+0.35/12 0.120s` (depth 0 when not reported;
     /// just `0.120s` without a score), then with [`CommentDetail::Full`] `, n=.., sd=..,
-    /// pv=".."` for what was reported. `None` with [`CommentDetail::None`]. The PV loses any
+    /// pv=".."` for what was reported, and a bot's message as `, msg=".."` (without braces,
+    /// quotes and control characters). `None` with [`CommentDetail::None`]. The PV loses any
     /// `{`, `}` or `"` (they would end the comment or its quotes), `,` (`, ` separates the
     /// comment's fields: a move `a2a3,` would cut the PV short when read back) and control
     /// characters (NUL, escape sequences: PGN is printable text).
@@ -153,6 +157,11 @@ impl MoveInfo {
                     out.push(' ');
                     out.extend(mv.chars().filter(|&c| printable(c)));
                 }
+                out.push('"');
+            }
+            if let Some(message) = &self.message {
+                out.push_str(", msg=\"");
+                out.extend(message.chars().filter(|&c| printable(c) || c == ','));
                 out.push('"');
             }
         }
@@ -389,6 +398,7 @@ fn decode_token(token: &str) -> Result<MoveInfo, String> {
             .and_then(|ms| ms.checked_mul(1000))
             .ok_or_else(|| bad("bad time"))?,
         engine_time_us: None,
+        message: None,
         pv: Vec::new(),
     })
 }
@@ -406,6 +416,7 @@ mod tests {
             time_us: 120_000,
             engine_time_us: None,
             pv: vec!["a7a6".into(), "b2b3".into()],
+            message: None,
         }
     }
 
@@ -484,6 +495,23 @@ mod tests {
             "{:?}",
             odd.comment(CommentDetail::Full)
         );
+    }
+
+    #[test]
+    fn a_bots_message_is_kept_in_the_full_comment_and_out_of_the_column() {
+        let info = MoveInfo {
+            time_us: 42_000,
+            message: Some("d7 +0.35, {sure} \"yes\"\u{7}".into()),
+            ..MoveInfo::default()
+        };
+        assert_eq!(
+            info.comment(CommentDetail::Full).unwrap(),
+            "0.042s, msg=\"d7 +0.35, sure yes\""
+        );
+        assert_eq!(info.comment(CommentDetail::Short).unwrap(), "0.042s");
+        assert_eq!(encode_column(std::slice::from_ref(&info)), "-/-/-/-/42");
+        let back = MoveInfo::parse_comment(&info.comment(CommentDetail::Full).unwrap()).unwrap();
+        assert_eq!(back.time_us, 42_000);
     }
 
     #[test]

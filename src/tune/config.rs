@@ -59,11 +59,24 @@ pub fn default_lag(concurrency: usize, shards: u32, pairs: u32, iterations: u64)
 
 impl TuneConfig {
     /// The two sides as engines of a tournament: `tune+` and `tune-`, both `engine` with its
-    /// own options (the tuned ones are set before each game).
+    /// own options (the tuned ones are set before each game). A CodinGame bot, whose tuned
+    /// values are placeholders of its arguments, also gets each parameter's start value as an
+    /// option, so that its arguments are whole when it starts (its games' own values replace
+    /// them).
     pub fn sides(&self) -> [EngineDescription; 2] {
+        let mut engine = self.engine.clone();
+        if engine.proto.is_bot() {
+            for param in &self.params {
+                if engine.options.get(&param.name).is_none() {
+                    engine
+                        .options
+                        .set(&param.name, &param.format_value(param.start));
+                }
+            }
+        }
         [PLUS, MINUS].map(|name| EngineDescription {
             name: name.to_string(),
-            ..self.engine.clone()
+            ..engine.clone()
         })
     }
 

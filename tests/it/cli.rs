@@ -381,7 +381,7 @@ fn a_bad_named_value_names_the_accepted_ones() {
         (
             &["perft-check", "--engine", &engine, "proto=xboard"],
             "error: --engine: bad value in 'proto=xboard': unknown protocol 'xboard' (expected \
-             ugi or uci)\n",
+             ugi, uci or codingame)\n",
         ),
     ];
     for (args, message) in cases {

@@ -20,6 +20,7 @@ mod affinity;
 mod check_engine;
 mod claims;
 mod cli;
+mod codingame;
 mod datagen;
 mod datagen_workers;
 mod docs;
