@@ -11,6 +11,7 @@
 
 use super::UsageError;
 use bt_arena::engine::build::{BuildCache, BuildError};
+use bt_arena::engine::locate::{BUNDLED_ENGINES, Located};
 use bt_arena::engine::{EngineDescription, EngineKeys};
 use bt_arena::game::{ClaimChecks, TimeControl};
 use bt_arena::named::Named;
@@ -22,7 +23,7 @@ use clap::Args;
 use clap::builder::{PossibleValue, TypedValueParser};
 use std::ffi::OsStr;
 use std::marker::PhantomData;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The value parser of a [`Named`] value: its names (and aliases) as clap's possible values, in
 /// `--help` and the shell completions, and the one error of an unknown name
@@ -125,7 +126,8 @@ const ENGINE_HELP: &str = "An engine, as KEY=VALUE words: cmd=PATH [name=N] [tc=
 const ENGINE_LONG_HELP: &str = "\
 An engine, as KEY=VALUE words (cutechess-cli's):
   cmd=PATH
-      the executable (a bare name is looked up in PATH)
+      the executable (a bare name is looked up in PATH;
+      bt-search, bt-random, bt-faulty first beside bt-arena)
   name=NAME
       its name in reports (default: the file name of cmd)
   args=\"A B\", arg=A
@@ -667,9 +669,13 @@ pub fn check_commands(engines: &[EngineDescription]) -> anyhow::Result<()> {
         let name = &engine.name;
         let cmd = &engine.cmd;
         if cmd.components().count() <= 1 {
-            if !which(cmd) {
+            if bt_arena::engine::locate::locate(cmd) == Located::Missing {
+                let beside = match BUNDLED_ENGINES.iter().any(|b| cmd == Path::new(b)) {
+                    true => " beside bt-arena nor",
+                    false => "",
+                };
                 anyhow::bail!(
-                    "engine '{name}': executable '{}' not found in PATH{}",
+                    "engine '{name}': executable '{}' not found{beside} in PATH{}",
                     cmd.display(),
                     bundled_hint(cmd, "`cargo install --path . --locked` puts them on PATH")
                 );
@@ -701,13 +707,9 @@ pub fn check_commands(engines: &[EngineDescription]) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The bundled engines' names: a missing executable of one of these names gets a word on how
-/// they are built.
-const BUNDLED_ENGINES: [&str; 3] = ["bt-search", "bt-random", "bt-faulty"];
-
 /// ` (bt-search is a bundled engine: HOW)` when `cmd` names a bundled engine, else nothing:
 /// the hint is noise for the user's own engine (issue 28).
-fn bundled_hint(cmd: &std::path::Path, how: &str) -> String {
+fn bundled_hint(cmd: &Path, how: &str) -> String {
     match cmd.file_name().and_then(|name| name.to_str()) {
         Some(name) if BUNDLED_ENGINES.contains(&name) => {
             let how = match name {
@@ -721,9 +723,21 @@ fn bundled_hint(cmd: &std::path::Path, how: &str) -> String {
     }
 }
 
-/// True when a bare command name is found on PATH.
-fn which(cmd: &std::path::Path) -> bool {
-    cmd.components().count() == 1
-        && std::env::var_os("PATH")
-            .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(cmd).is_file()))
+/// Where each engine's bare `cmd=` name was found (a bundled engine beside bt-arena, or on
+/// `PATH`), for the end of the first line of a run: `; cmd=bt-search is /opt/bt/bt-search
+/// (beside bt-arena)`, once per distinct command; empty when every command is a path (or
+/// built from source).
+pub fn located_commands(engines: &[EngineDescription]) -> String {
+    let mut seen: Vec<&Path> = Vec::new();
+    engines
+        .iter()
+        .filter(|e| e.source.is_none())
+        .filter_map(|e| {
+            let located = bt_arena::engine::locate::locate(&e.cmd);
+            (located.was_looked_up() && !seen.contains(&e.cmd.as_path())).then(|| {
+                seen.push(&e.cmd);
+                format!("; cmd={} is {located}", e.cmd.display())
+            })
+        })
+        .collect()
 }

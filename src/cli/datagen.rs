@@ -341,12 +341,13 @@ fn announce(config: &DatagenConfig, plan: &Plan) {
     };
     let engines: Vec<&str> = config.engines.iter().map(|e| e.name.as_str()).collect();
     say!(
-        "{what}: {}, {} rules, {} at a time, seed {}; results in {}",
+        "{what}: {}, {} rules, {} at a time, seed {}; results in {}{}",
         engines.join(", "),
         config.rules,
         config.concurrency,
         config.seed,
-        config.out.display()
+        config.out.display(),
+        super::args::located_commands(&config.engines)
     );
 }
 

@@ -274,9 +274,9 @@ impl Render for Text {
     }
 
     fn depth(&self, count: &DepthCount) -> String {
-        let nps = count
-            .nodes_per_second
-            .map_or("-".to_string(), |nps| format!("{nps:.3e}"));
+        let nps = count.nodes_per_second.map_or("-".to_string(), |nps| {
+            bt_arena::report::numbers::grouped(nps.round() as u64)
+        });
         format!(
             "{:>5} {:>16} {:>12.3} {:>14}\n",
             count.depth,

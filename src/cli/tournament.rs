@@ -288,7 +288,7 @@ fn announce(config: &TournamentConfig, plan: Plan) {
         (None, None) => games,
     };
     say!(
-        "{games}: {} engines, {}, {} rules, {} at a time; results in {}",
+        "{games}: {} engines, {}, {} rules, {} at a time; results in {}{}",
         config.engines.len(),
         bt_arena::records::plural(u64::from(config.rounds), "round"),
         config.rules,
@@ -296,7 +296,8 @@ fn announce(config: &TournamentConfig, plan: Plan) {
         config
             .concurrency
             .min((plan.scheduled - plan.recorded).max(1)),
-        config.results_dir().display()
+        config.results_dir().display(),
+        super::args::located_commands(&config.engines)
     );
     say!(
         "Seed: {} (run {})",

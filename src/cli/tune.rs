@@ -363,14 +363,15 @@ fn announce(config: &TuneConfig, plan: TunePlan) {
     };
     say!(
         "{what} of {} over {} iterations of {}, {} rules, {} at a time, seed {}; \
-         results in {}",
+         results in {}{}",
         config.engine.cmd.display(),
         config.spsa.iterations,
         bt_arena::records::plural(u64::from(config.spsa.pairs), "game pair"),
         config.rules,
         config.concurrency,
         config.seed,
-        config.out.display()
+        config.out.display(),
+        super::args::located_commands(std::slice::from_ref(&config.engine))
     );
 }
 

@@ -435,10 +435,15 @@ impl std::fmt::Debug for Process {
     }
 }
 
-/// The command for `launch`: program, arguments, directory, environment, pipes, own process
+/// The command for `launch`: program (see [`super::locate`]), arguments, directory, environment, pipes, own process
 /// group and (Linux) the parent-death signal.
 fn command(launch: &EngineLaunch) -> Command {
-    let mut command = Command::new(&launch.cmd);
+    // A bundled engine's bare name runs the one beside bt-arena; any other as the system
+    // finds it (`PATH`).
+    let mut command = match super::locate::locate(&launch.cmd) {
+        super::locate::Located::Beside(path) => Command::new(path),
+        _ => Command::new(&launch.cmd),
+    };
     command
         .args(&launch.args)
         .envs(launch.env.iter().map(|(k, v)| (k, v)))

@@ -347,6 +347,9 @@ pub struct Session {
     pub deadline: Option<Instant>,
     /// The engines built from source or benched: their provenance, bench speed and build.
     pub builds: BTreeMap<String, EngineProvenance>,
+    /// Where each engine given by a bare `cmd=` name was found, by engine name
+    /// ([`crate::engine::locate::Located`]'s text: beside bt-arena or from `PATH`).
+    pub located: BTreeMap<String, String>,
     /// The time control scaling of this session (`--scale-tc`).
     pub clock_scale: Option<ClockScale>,
     /// When stdout is not a terminal (a CI log, a file), the interim report is printed every

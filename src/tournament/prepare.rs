@@ -21,7 +21,8 @@ pub fn resolve_sources(config: &mut TournamentConfig) -> Result<Vec<String>, Pre
 }
 
 /// Builds, benches and checks the engines of `config` and scales their clocks
-/// ([`crate::arena::prepare::prepare`]), recording what it learnt in `config.session`.
+/// ([`crate::arena::prepare::prepare`]), recording what it learnt in `config.session`, with
+/// where the engines given by a bare name were found.
 ///
 /// # Errors
 /// The first [`PrepareError`], before any game.
@@ -40,5 +41,13 @@ pub fn prepare(
         crate::arena::prepare::prepare(&mut config.engines, &preparation, cache, stop, say)?;
     config.session.builds = prepared.builds;
     config.session.clock_scale = prepared.clock_scale;
+    config.session.located = config
+        .engines
+        .iter()
+        .filter(|engine| engine.source.is_none())
+        .map(|engine| (engine, crate::engine::locate::locate(&engine.cmd)))
+        .filter(|(_, located)| located.was_looked_up())
+        .map(|(engine, located)| (engine.name.clone(), located.to_string()))
+        .collect();
     Ok(())
 }

@@ -705,18 +705,9 @@ fn a_missing_bundled_engine_says_how_to_build_it() {
             " (bt-faulty is a bundled engine: `cargo build --release --features test-engines` \
              builds it)\n",
         ),
-        (
-            // A bare name is looked up in PATH (here an empty directory).
-            "cmd=bt-random".to_string(),
-            "executable 'bt-random' not found in PATH (bt-random is a bundled engine: `cargo \
-             install --path . --locked` puts them on PATH)\n",
-        ),
         (engine("my-new-engine"), "my-new-engine not found\n"),
-        (
-            "cmd=my-new-engine".to_string(),
-            "executable 'my-new-engine' not found in PATH\n",
-        ),
     ] {
+        // A bare name: first_steps.rs (the bundled engines are beside this bt-arena).
         let output = Command::new(env!("CARGO_BIN_EXE_bt-arena"))
             .args(["check-engine", "--engine", &cmd])
             .env("PATH", dir.path())

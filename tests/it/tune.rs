@@ -707,7 +707,7 @@ fn parameters_the_engine_cannot_take_are_refused_naming_the_file_and_line() {
     };
     assert_eq!(
         refused("Pawn,100,50,200,10,0.002\nKnight,300,0,900,20,0.002\n"),
-        "error: p.txt:2: the engine declares no option 'Knight' ('Knight')\n"
+        "error: p.txt:2: the engine declares no option 'Knight'\n"
     );
     assert_eq!(
         refused("Tempo, float, 10, 0, 20, 1, 0.002\n"),

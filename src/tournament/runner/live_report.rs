@@ -31,6 +31,7 @@ impl LiveReport {
                 .map(|earlier| earlier.engines)
                 .unwrap_or_default(),
             builds: session.builds.clone(),
+            located: session.located.clone(),
             clock_scale: session.clock_scale.clone(),
             load: MachineLoad::at_start(),
         };
