@@ -243,6 +243,12 @@ impl TournamentConfig {
             path: path.to_path_buf(),
             reason,
         })?;
+        let mut config = config;
+        // A name left out is the command line's default, the command's file name.
+        config
+            .engines
+            .iter_mut()
+            .for_each(EngineDescription::name_by_default);
         config.validate().map_err(|error| ConfigError::Invalid {
             path: path.to_path_buf(),
             error: Box::new(error),
@@ -570,6 +576,32 @@ mod tests {
                 "bad config {}: a tournament needs at least two engines, got 1",
                 lonely.display()
             )
+        );
+    }
+
+    /// An engine of a config file without `name` is named as on the command line, by its
+    /// command's file name; two such engines of one command are then refused as one name
+    /// given twice (issue 39: the file required `name`).
+    #[test]
+    fn a_config_file_engine_without_a_name_is_named_by_its_command() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("run.toml");
+        let engine = |cmd: &str| format!("[[engines]]\ncmd = \"{cmd}\"\nlimit = {{ depth = 2 }}\n");
+        std::fs::write(&file, engine("./bin/bt-search") + &engine("bt-random")).unwrap();
+        let config = TournamentConfig::read(&file).unwrap();
+        let names: Vec<&str> = config.engines.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, ["bt-search", "bt-random"]);
+        std::fs::write(&file, engine("bt-random") + &engine("/opt/bt-random")).unwrap();
+        let err = TournamentConfig::read(&file).unwrap_err();
+        assert!(
+            err.to_string()
+                .ends_with("two engines are named 'bt-random': give each a unique name="),
+            "{err}"
+        );
+        assert!(
+            matches!(&err, ConfigError::Invalid { error, .. }
+                if matches!(&**error, ConfigError::DuplicateEngineName(name) if name == "bt-random")),
+            "{err:?}"
         );
     }
 
