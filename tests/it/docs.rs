@@ -603,7 +603,7 @@ fn readme_test_command_is_the_one_ci_runs() {
     assert!(
         script
             .lines()
-            .any(|line| line == r#"exec cargo test "$@" -- --include-ignored"#),
+            .any(|line| line == r#"cargo test "$@" -- --include-ignored || status=$?"#),
         "scripts/test does not end with `cargo test -- --include-ignored`"
     );
 }
