@@ -133,21 +133,38 @@ fn cluster_up_says_first_that_it_keeps_a_slurm_conf_not_ours() {
     );
     let dry = slurm_script("scripts/slurm/cluster-up.sh", &["--dry-run"], &conf);
     let text = String::from_utf8_lossy(&dry.stdout);
-    assert_eq!(dry.status.code(), Some(0), "{text}{}", String::from_utf8_lossy(&dry.stderr));
+    assert_eq!(
+        dry.status.code(),
+        Some(0),
+        "{text}{}",
+        String::from_utf8_lossy(&dry.stderr)
+    );
     let lines: Vec<&str> = text.lines().collect();
-    assert!(lines[0].starts_with(&format!("cluster-up: would {keep}")), "{text}");
+    assert!(
+        lines[0].starts_with(&format!("cluster-up: would {keep}")),
+        "{text}"
+    );
     assert_eq!(lines[1], format!("cluster-up: would {write}"), "{text}");
     let real = slurm_script("scripts/slurm/cluster-up.sh", &[], &conf);
     let text = String::from_utf8_lossy(&real.stdout);
     let stderr = String::from_utf8_lossy(&real.stderr);
     assert_eq!(real.status.code(), Some(1), "{text}{stderr}");
     let lines: Vec<&str> = text.lines().collect();
-    assert!(lines[0].starts_with(&format!("cluster-up: will {keep}")), "{text}");
+    assert!(
+        lines[0].starts_with(&format!("cluster-up: will {keep}")),
+        "{text}"
+    );
     assert_eq!(lines[1], format!("cluster-up: will {write}"), "{text}");
-    assert!(stderr.starts_with("cluster-up: error: run as root"), "{stderr}");
+    assert!(
+        stderr.starts_with("cluster-up: error: run as root"),
+        "{stderr}"
+    );
     // Nothing was done: the file is as it was, and no copy was made.
     assert_eq!(std::fs::read_to_string(&conf).unwrap(), before);
-    assert_eq!(std::fs::read_dir(conf.parent().unwrap()).unwrap().count(), 1);
+    assert_eq!(
+        std::fs::read_dir(conf.parent().unwrap()).unwrap().count(),
+        1
+    );
 }
 
 /// A slurm.conf that is bt-arena's (an older one) is replaced without a copy kept; and
@@ -159,15 +176,24 @@ fn cluster_down_puts_the_kept_slurm_conf_back() {
     let dry = slurm_script("scripts/slurm/cluster-up.sh", &["--dry-run"], &conf);
     let text = String::from_utf8_lossy(&dry.stdout);
     assert!(!text.contains("keep"), "{text}");
-    assert!(text.starts_with(&format!("cluster-up: would write {} ", conf.display())), "{text}");
-    let kept = dir.path().join("slurm.conf.bt-arena-backup-20261205-120000");
+    assert!(
+        text.starts_with(&format!("cluster-up: would write {} ", conf.display())),
+        "{text}"
+    );
+    let kept = dir
+        .path()
+        .join("slurm.conf.bt-arena-backup-20261205-120000");
     std::fs::write(&kept, "ClusterName=theirs\n").unwrap();
     let down = slurm_script("scripts/slurm/cluster-down.sh", &["--dry-run"], &conf);
     let text = String::from_utf8_lossy(&down.stdout);
     assert_eq!(down.status.code(), Some(0), "{text}");
     assert!(
         text.lines().any(|line| line
-            == format!("cluster-down: would put {} back as {}", kept.display(), conf.display())),
+            == format!(
+                "cluster-down: would put {} back as {}",
+                kept.display(),
+                conf.display()
+            )),
         "{text}"
     );
     assert!(kept.exists());
@@ -198,14 +224,23 @@ fn scripts_test_dry_run_says_what_it_would_do_and_does_nothing() {
     // SAFETY: geteuid has no preconditions and cannot fail.
     match unsafe { libc::geteuid() } == 0 {
         true => {
-            assert!(text.lines().all(|l| l.starts_with("scripts/test: would ")), "{text}");
             assert!(
-                text.contains(&format!("scripts/test: would keep {}, which is not bt-arena's", conf.display())),
+                text.lines().all(|l| l.starts_with("scripts/test: would ")),
+                "{text}"
+            );
+            assert!(
+                text.contains(&format!(
+                    "scripts/test: would keep {}, which is not bt-arena's",
+                    conf.display()
+                )),
                 "{text}"
             );
         }
         false => assert!(text.starts_with("scripts/test: not root"), "{text}"),
     }
     assert!(!ran.exists(), "scripts/test --dry-run ran cargo");
-    assert_eq!(std::fs::read_to_string(&conf).unwrap(), "ClusterName=theirs\nSlurmctldHost=head\n");
+    assert_eq!(
+        std::fs::read_to_string(&conf).unwrap(),
+        "ClusterName=theirs\nSlurmctldHost=head\n"
+    );
 }
