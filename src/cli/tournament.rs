@@ -238,7 +238,17 @@ pub fn run(args: &TournamentArgs, matches: &ArgMatches) -> Result<ExitCode> {
     say!("\n{}", report.summary);
     super::print_recorded(&report.sources.recorded_verdict(&report.summary));
     report_unplayed(&config, &report);
-    say!("Results: {}", config.results_dir().display());
+    match config.worker {
+        // The run's files, merged from every worker's games as this one ended, name the
+        // whole run; its own directory holds only the games it played.
+        Some(_) => say!(
+            "Results: {} (the whole run's games.csv, games.pgn, summary.json and report.html, \
+             every worker's games recorded so far; this worker's own games in {})",
+            config.out.display(),
+            config.results_dir().display()
+        ),
+        None => say!("Results: {}", config.results_dir().display()),
+    }
     let code = exit_code(&config, &report);
     let failures = match report.finish {
         // An interrupted run's exit code stands.
