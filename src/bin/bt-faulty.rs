@@ -95,7 +95,7 @@ enum Fault {
     NoBestmove,
     /// Hangs on the `go` after `--after N` moves, reading nothing more (not even `quit`).
     HangMidGame,
-    /// Answers `go` after `--delay-ms MS`.
+    /// Answers `go`, `go perft` and `bench` after `--delay-ms MS`.
     Slow,
     /// Answers `go` after `--delay-ms MS` but reports `info depth 1 time 0`: the delay is
     /// outside its own clock, latency the runner measures (the report's latency table).
@@ -248,6 +248,9 @@ const BENCH_PERFT_DEPTH: u32 = 5;
 
 /// `bt-faulty bench`: the reference perft of the start position, `N nodes M nps`.
 fn bench(settings: &Settings) {
+    if settings.fault == Fault::Slow {
+        std::thread::sleep(settings.delay);
+    }
     let started = std::time::Instant::now();
     let nodes = bt_arena::rules::perft::perft(
         &Position::startpos(),
@@ -608,6 +611,9 @@ impl Faulty {
     }
 
     fn perft(&self, depth: u32) {
+        if self.settings.fault == Fault::Slow {
+            std::thread::sleep(self.settings.delay);
+        }
         let board = Board::from(&self.position);
         let generator = Generator {
             rules: self.rules,

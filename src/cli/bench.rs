@@ -78,6 +78,8 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
         let engine = built_from_source(engine, &args.build, &stop)?;
         super::args::check_commands(std::slice::from_ref(&engine))
             .map_err(|e| super::UsageError(format!("{e:#}")))?;
+        let progress = super::progress::Progress::start("bench");
+        progress.step(format!("running the bench of {}", engine.name));
         let bench =
             run_bench(&engine.launch(), args.concurrency as usize, &stop).map_err(|error| {
                 super::signals::prepare_error(PrepareError::Bench {
@@ -85,6 +87,7 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
                     error,
                 })
             })?;
+        drop(progress);
         say!("{}: {bench}", engine.name);
         if let Some(expected) = engine.bench.filter(|&expected| expected != bench.nodes) {
             mismatches += 1;

@@ -41,6 +41,7 @@ pub mod merge;
 pub mod openings;
 pub mod perft;
 pub mod perft_check;
+pub mod progress;
 pub mod prove;
 pub mod report;
 pub mod signals;

@@ -86,9 +86,31 @@ pub fn run(args: &PerftCheckArgs) -> Result<ExitCode> {
             seed,
         })
     );
+    // The step after each one done: what the engine is counting now.
+    let progress = super::progress::Progress::start("perft-check");
+    let describe = |index: usize| {
+        targets.get(index).map(|target| {
+            format!(
+                "checking {} ({} of {}) at depth {}",
+                target.source,
+                index + 1,
+                targets.len(),
+                target.depth
+            )
+        })
+    };
+    if let Some(first) = describe(0) {
+        progress.step(first);
+    }
+    let mut done = 0;
     let mut report = perft_check::check_all(&mut engine, &settings, &targets, |position| {
-        out!("{}", render.position(position));
+        progress.suspend(|| out!("{}", render.position(position)));
+        done += 1;
+        if let Some(next) = describe(done) {
+            progress.step(next);
+        }
     })?;
+    drop(progress);
     engine.quit();
     report.seed = seed;
     out!("{}", render.report(&report));

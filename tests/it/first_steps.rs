@@ -242,3 +242,41 @@ fn ctrl_c_ends_an_engine_hung_on_a_fixed_limit_within_two_seconds() {
     // The game in flight is dropped, for `--resume` to play: no loss charged to the engine.
     assert_eq!(crate::util::games_of(&out.join("games.csv")).len(), 0);
 }
+
+/// A perft-check (or a bench) waiting on a slow engine is not silent off a terminal: a step
+/// still going after 5 s gets a line on stderr naming it (bt-faulty's `slow` answers each perft
+/// and its bench after 6 s). A step that ends sooner leaves none.
+// See: issue 39, item 7 (62 s of silence against a slow engine).
+#[test]
+fn a_long_wait_on_an_engine_says_what_it_waits_for() {
+    let faulty = format!("cmd={}", crate::util::FAULTY);
+    let output = crate::util::bt_arena(&[
+        "perft-check",
+        "--engine",
+        &faulty,
+        "args=--fault slow --delay-ms 6000",
+        "--depth",
+        "1",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(
+        stderr(&output),
+        "perft-check: still checking start position (1 of 1) at depth 1: 5 s\n"
+    );
+    let output = crate::util::bt_arena(&[
+        "bench",
+        "--engine",
+        &faulty,
+        "args=--fault slow --delay-ms 6000",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(
+        stderr(&output).starts_with("bench: still running the bench of bt-faulty: 5 s\n"),
+        "{}",
+        stderr(&output)
+    );
+    // A quick one says nothing more than its result.
+    let output = crate::util::bt_arena(&["perft-check", "--engine", &faulty, "--depth", "1"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(stderr(&output), "");
+}
