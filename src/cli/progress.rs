@@ -61,11 +61,7 @@ impl Progress {
                     let elapsed = step.since.elapsed();
                     if elapsed >= due {
                         step.notes += 1;
-                        eprintln!(
-                            "{command}: still {}: {} s",
-                            step.text,
-                            elapsed.as_secs()
-                        );
+                        eprintln!("{command}: still {}: {} s", step.text, elapsed.as_secs());
                     }
                 }
             })
