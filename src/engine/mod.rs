@@ -580,6 +580,8 @@ impl Engine {
                 Err(error) => break Err(error),
                 Ok(None) if Instant::now() >= deadline => break Err(timeout(self.name.clone())),
                 Ok(None) if grace.is_some_and(|grace| Instant::now() >= grace) => {
+                    // Its grace is over: killed now, not after the quit grace.
+                    self.process.end_by(Instant::now());
                     break Err(self.died());
                 }
                 Ok(None) => {
