@@ -76,7 +76,7 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
     let mut mismatches = 0;
     for engine in args.engines.descriptions(TimeControl::Depth(1))? {
         let engine = built_from_source(engine, &args.build, &stop)?;
-        super::args::check_commands(std::slice::from_ref(&engine))
+        super::executables::check_commands(std::slice::from_ref(&engine))
             .map_err(|e| super::UsageError(format!("{e:#}")))?;
         let progress = super::progress::Progress::start("bench");
         progress.step(format!("running the bench of {}", engine.name));

@@ -257,7 +257,8 @@ pub fn run(args: &DatagenArgs, matches: &ArgMatches) -> Result<ExitCode> {
         None => {
             let config = build_config(args, shard)?;
             config.validate().map_err(usage)?;
-            super::args::check_commands(&config.engines).map_err(|e| usage(format!("{e:#}")))?;
+            super::executables::check_commands(&config.engines)
+                .map_err(|e| usage(format!("{e:#}")))?;
             let seed = match args.seed.seed {
                 Some(_) => SeedOrigin::Given,
                 None => SeedOrigin::Drawn,
@@ -347,7 +348,7 @@ fn announce(config: &DatagenConfig, plan: &Plan) {
         config.concurrency,
         config.seed,
         config.out.display(),
-        super::args::located_commands(&config.engines)
+        super::executables::located_commands(&config.engines)
     );
 }
 

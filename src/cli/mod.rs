@@ -36,6 +36,7 @@ pub mod check_engine;
 pub mod datagen;
 pub mod elo;
 pub mod examples;
+pub mod executables;
 pub mod generate;
 pub mod merge;
 pub mod openings;

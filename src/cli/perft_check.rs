@@ -64,7 +64,7 @@ pub fn run(args: &PerftCheckArgs) -> Result<ExitCode> {
     let engine = args.engine.description(TimeControl::Depth(1))?;
     let spec = super::bench::built_from_source(engine, &args.build, &stop)?;
     super::signals::exit_at_once_from_now(&stop)?;
-    super::args::check_commands(std::slice::from_ref(&spec))
+    super::executables::check_commands(std::slice::from_ref(&spec))
         .map_err(|e| super::UsageError(format!("{e:#}")))?;
     let seed = args.random.map(|_| args.seed.seed);
     let targets = targets(args, rules, seed)?;

@@ -307,7 +307,7 @@ fn announce(config: &TournamentConfig, plan: Plan) {
             .concurrency
             .min((plan.scheduled - plan.recorded).max(1)),
         config.results_dir().display(),
-        super::args::located_commands(&config.engines)
+        super::executables::located_commands(&config.engines)
     );
     say!(
         "Seed: {} (run {})",
@@ -502,7 +502,7 @@ fn build_config(mut config: TournamentConfig, args: &TournamentArgs) -> Result<T
     }
     config.validate()?;
     make_paths_absolute(&mut config)?;
-    super::args::check_commands(&config.engines)?;
+    super::executables::check_commands(&config.engines)?;
     Ok(config)
 }
 

@@ -371,7 +371,7 @@ fn announce(config: &TuneConfig, plan: TunePlan) {
         config.concurrency,
         config.seed,
         config.out.display(),
-        super::args::located_commands(std::slice::from_ref(&config.engine))
+        super::executables::located_commands(std::slice::from_ref(&config.engine))
     );
 }
 
@@ -537,7 +537,7 @@ fn build_config(args: &TuneArgs) -> Result<TuneConfig> {
     config.validate().map_err(|e| anyhow!(e))?;
     // The tournament's checks and paths.
     make_engine_paths_absolute(std::slice::from_mut(&mut config.engine))?;
-    super::args::check_commands(std::slice::from_ref(&config.engine))?;
+    super::executables::check_commands(std::slice::from_ref(&config.engine))?;
     make_book_path_absolute(&mut config.openings)?;
     config.out = std::path::absolute(&config.out).context("cannot resolve a path")?;
     Ok(config)

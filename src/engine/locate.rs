@@ -73,6 +73,15 @@ pub fn locate(cmd: &Path) -> Located {
         .map_or(Located::Missing, Located::OnPath)
 }
 
+/// The program to run for `cmd`: a bundled engine's bare name, the one beside bt-arena; any
+/// other `cmd` as given, for the system to find (`PATH`) with its own rules.
+pub fn to_run(cmd: &Path) -> PathBuf {
+    match locate(cmd) {
+        Located::Beside(path) => path,
+        _ => cmd.to_path_buf(),
+    }
+}
+
 /// The running bt-arena's directory (where its bundled engines are built and installed).
 pub fn runner_dir() -> Option<PathBuf> {
     Some(std::env::current_exe().ok()?.parent()?.to_path_buf())

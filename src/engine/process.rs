@@ -438,12 +438,7 @@ impl std::fmt::Debug for Process {
 /// The command for `launch`: program (see [`super::locate`]), arguments, directory, environment, pipes, own process
 /// group and (Linux) the parent-death signal.
 fn command(launch: &EngineLaunch) -> Command {
-    // A bundled engine's bare name runs the one beside bt-arena; any other as the system
-    // finds it (`PATH`).
-    let mut command = match super::locate::locate(&launch.cmd) {
-        super::locate::Located::Beside(path) => Command::new(path),
-        _ => Command::new(&launch.cmd),
-    };
+    let mut command = Command::new(super::locate::to_run(&launch.cmd));
     command
         .args(&launch.args)
         .envs(launch.env.iter().map(|(k, v)| (k, v)))

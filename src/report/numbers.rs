@@ -39,8 +39,12 @@ pub fn signed_change(x: f64) -> String {
     match x.abs() {
         a if a >= 0.005 => format!("{x:+.2}"),
         a => {
-            // The decimals that put the first significant digit second from the end.
-            let decimals = (1.0 - a.log10().floor()).clamp(2.0, 17.0) as usize;
+            // The decimals that show two significant digits.
+            let mut decimals: i32 = 2;
+            while decimals < 17 && a * 10f64.powi(decimals) < 10.0 {
+                decimals += 1;
+            }
+            let decimals = usize::try_from(decimals).unwrap_or(2);
             format!("{x:+.decimals$}")
         }
     }

@@ -18,14 +18,9 @@ fn scripts_test_not_as_root_prints_the_set_up_and_runs_nothing() {
         .prefix("bt-arena-scripts-test")
         .tempdir()
         .unwrap();
-    let bin = dir.path().join("bin");
-    std::fs::create_dir(&bin).unwrap();
-    let ran = dir.path().join("ran");
-    let cargo = bin.join("cargo");
-    std::fs::write(&cargo, format!("#!/bin/sh\n: > '{}'\n", ran.display())).unwrap();
+    let (bin, ran) = fake_cargo(dir.path());
     // Readable and writable by nobody: the directory, and the fake cargo executable.
     use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&cargo, std::fs::Permissions::from_mode(0o755)).unwrap();
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
     std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/test");
@@ -76,6 +71,19 @@ fn scripts_test_not_as_root_prints_the_set_up_and_runs_nothing() {
         "{stderr}"
     );
     assert!(!ran.exists(), "scripts/test ran cargo:\n{stdout}\n{stderr}");
+}
+
+/// `dir/bin` holding a `cargo` that leaves `dir/ran` behind, so that running anything shows;
+/// both paths.
+fn fake_cargo(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = dir.join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let ran = dir.join("ran");
+    let cargo = bin.join("cargo");
+    std::fs::write(&cargo, format!("#!/bin/sh\n: > '{}'\n", ran.display())).unwrap();
+    std::fs::set_permissions(&cargo, std::fs::Permissions::from_mode(0o755)).unwrap();
+    (bin, ran)
 }
 
 /// Runs `script` (relative to the crate) with bash and `args`, `SLURM_CONF` set to `conf`, as
@@ -204,13 +212,7 @@ fn cluster_down_puts_the_kept_slurm_conf_back() {
 #[test]
 fn scripts_test_dry_run_says_what_it_would_do_and_does_nothing() {
     let (dir, conf) = foreign_conf();
-    let bin = dir.path().join("bin");
-    std::fs::create_dir(&bin).unwrap();
-    let ran = dir.path().join("ran");
-    let cargo = bin.join("cargo");
-    std::fs::write(&cargo, format!("#!/bin/sh\n: > '{}'\n", ran.display())).unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&cargo, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let (bin, ran) = fake_cargo(dir.path());
     let output = Command::new("/bin/bash")
         .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/test"))
         .args(["--dry-run", "--test", "it"])
