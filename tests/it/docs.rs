@@ -365,6 +365,8 @@ impl Session {
             .env("PATH", &self.path)
             .env("HOME", self.dir.path())
             .env("GIT_CONFIG_NOSYSTEM", "1")
+            // The output of a long wait's progress depends on the machine's load: none here.
+            .env("BT_ARENA_PROGRESS_NOTE_SECONDS", "3600")
             .env_remove("BT_ARENA_BUILD_CACHE")
             .env_remove("XDG_CACHE_HOME")
             .env_remove("SLURM_ARRAY_TASK_ID")
