@@ -244,6 +244,21 @@ fn main() -> ExitCode {
     }
 }
 
+/// `bt-search fit --help`.
+const FIT_HELP: &str = "\
+Fits bt-search's evaluation weights to positions of `bt-arena datagen` (positions.bin,
+24-byte records) by Texel's method, from the default weights or the option.NAME=V words
+given, and prints K, the error before and after, and the weights as option.NAME=V words.
+
+Usage: bt-search fit [OPTIONS] [option.NAME=V...] DATA...
+
+Options:
+  --lambda L   the weight of the game's result against the search score (0 to 1; default 0.5)
+  --epochs N   passes of gradient descent (default 300)
+  --rate R     the learning rate (above 0; default 1)
+  -h, --help   this help
+";
+
 /// `bt-search fit`: reads the files of 24-byte records given, fits the weights from the
 /// defaults (or the `option.NAME=V` words given), and prints K, the error before and after,
 /// and the weights as one line of `option.NAME=V` words.
@@ -266,6 +281,13 @@ fn run_fit(args: &[String]) -> ExitCode {
                 .parse()
                 .map(|v| rate = v)
                 .is_ok_and(|()| rate > 0.0),
+            "--help" | "-h" => {
+                print!("{FIT_HELP}");
+                return ExitCode::SUCCESS;
+            }
+            flag if flag.starts_with('-') => {
+                return usage(&format!("fit: unknown flag '{flag}'"));
+            }
             option if option.starts_with("option.") => {
                 let (name, value) = option["option.".len()..]
                     .split_once('=')

@@ -316,7 +316,9 @@ pub(crate) struct Ctx {
     protocol: Protocol,
     /// How far past a move's time a move may come before a tournament forfeits it, ms.
     margin_ms: u64,
-    /// The handshake and `isready` timeout.
+    /// The handshake timeout (`handshake=`).
+    handshake_timeout: Duration,
+    /// The `isready` timeout (`isready=`).
     ready_timeout: Duration,
     search_timeout: Duration,
     seed: u64,
@@ -333,6 +335,7 @@ impl Ctx {
             rules: settings.rules,
             protocol: spec.proto,
             margin_ms: spec.time_margin_ms,
+            handshake_timeout: timeouts.handshake,
             ready_timeout: timeouts.ready,
             search_timeout: settings.search_timeout,
             seed: settings.seed,

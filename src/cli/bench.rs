@@ -83,8 +83,10 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
     .map_err(|e| super::UsageError(format!("{e:#}")))?;
     for engine in engines {
         let engine = built_from_source(engine, &args.build, &stop)?;
-        super::args::check_commands(std::slice::from_ref(&engine))
+        super::executables::check_commands(std::slice::from_ref(&engine))
             .map_err(|e| super::UsageError(format!("{e:#}")))?;
+        let progress = super::progress::Progress::start("bench");
+        progress.step(format!("running the bench of {}", engine.name));
         let bench =
             run_bench(&engine.launch(), args.concurrency as usize, &stop).map_err(|error| {
                 super::signals::prepare_error(PrepareError::Bench {
@@ -92,6 +94,7 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
                     error,
                 })
             })?;
+        drop(progress);
         say!("{}: {bench}", engine.name);
         if let Some(expected) = engine.bench.filter(|&expected| expected != bench.nodes) {
             mismatches += 1;

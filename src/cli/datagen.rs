@@ -195,7 +195,8 @@ pub fn run(args: &DatagenArgs, matches: &ArgMatches) -> Result<ExitCode> {
                 "datagen keeps each move's score, and a bot reports none",
             )
             .map_err(|e| usage(format!("{e:#}")))?;
-            super::args::check_commands(&config.engines).map_err(|e| usage(format!("{e:#}")))?;
+            super::executables::check_commands(&config.engines)
+                .map_err(|e| usage(format!("{e:#}")))?;
             let seed = match args.seed.seed {
                 Some(_) => SeedOrigin::Given,
                 None => SeedOrigin::Drawn,
@@ -256,12 +257,13 @@ fn announce(announcement: Announcement<'_, DatagenConfig, DatagenPlan>) {
     };
     let engines: Vec<&str> = config.engines.iter().map(|e| e.name.as_str()).collect();
     say!(
-        "{what}: {}, {} rules, {} at a time, seed {}; results in {}",
+        "{what}: {}, {} rules, {} at a time, seed {}; results in {}{}",
         engines.join(", "),
         config.run.rules,
         config.run.concurrency,
         config.run.seed,
-        config.run.out.display()
+        config.run.out.display(),
+        super::executables::located_commands(&config.engines)
     );
 }
 

@@ -13,7 +13,8 @@ pub(super) const ENGINE_HELP: &str = "An engine, as KEY=VALUE words: cmd=PATH [n
 pub(super) const ENGINE_LONG_HELP: &str = "\
 An engine, as KEY=VALUE words (cutechess-cli's):
   cmd=PATH
-      the executable (a bare name is looked up in PATH)
+      the executable (a bare name is looked up in PATH;
+      bt-search, bt-random, bt-faulty first beside bt-arena)
   name=NAME
       its name in reports (default: the file name of cmd)
   args=\"A B\", arg=A

@@ -200,9 +200,17 @@ pub fn write_man_pages(command: clap::Command, dir: &Path) -> Result<Vec<PathBuf
         write(&name, "1", render(&sub)?)?;
     }
     for (name, markdown) in FORMATS {
-        write(name, "5", mandown::convert(markdown, name, 5).into_bytes())?;
+        let page = without_code_ticks(&mandown::convert(markdown, name, 5));
+        write(name, "5", page.into_bytes())?;
     }
     Ok(written)
+}
+
+/// `roff` without the backticks mandown leaves around inline code, which it also sets in
+/// the code font (`` `\f[CR]config.json\fP` ``): a man page showed them as they are written
+/// in the markdown.
+fn without_code_ticks(roff: &str) -> String {
+    roff.replace("`\\f[CR]", "\\f[CR]").replace("\\fP`", "\\fP")
 }
 
 /// The man page of `command`.

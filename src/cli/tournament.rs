@@ -137,7 +137,17 @@ pub fn run(args: &TournamentArgs, matches: &ArgMatches) -> Result<ExitCode> {
     }
     say!("\n{}", report.summary);
     super::print_recorded(&report.sources.recorded_verdict(&report.summary));
-    say!("Results: {}", config.results_dir().display());
+    match config.run.worker {
+        // The run's files, merged from every worker's games as this one ended, name the
+        // whole run; its own directory holds only the games it played.
+        Some(_) => say!(
+            "Results: {} (the whole run's games.csv, games.pgn, summary.json and report.html, \
+             every worker's games recorded so far; this worker's own games in {})",
+            config.run.out.display(),
+            config.results_dir().display()
+        ),
+        None => say!("Results: {}", config.results_dir().display()),
+    }
     let code = exit_code(&config, &ending);
     let failures = match ending.ended.stopped {
         // An interrupted run's exit code stands.
@@ -172,13 +182,14 @@ fn announce(plan: Announcement<'_, TournamentConfig, ()>) {
     };
     let left = usize::try_from(scheduled.saturating_sub(plan.recorded)).unwrap_or(usize::MAX);
     say!(
-        "{games}: {} engines, {}, {} rules, {} at a time; results in {}",
+        "{games}: {} engines, {}, {} rules, {} at a time; results in {}{}",
         config.engines.len(),
         bt_arena::records::plural(u64::from(config.rounds), "round"),
         config.run.rules,
         // No more games at once than there are games to play.
         config.run.concurrency.min(left.max(1)),
-        config.results_dir().display()
+        config.results_dir().display(),
+        super::executables::located_commands(&config.engines)
     );
     say!(
         "Seed: {} (run {})",
@@ -254,7 +265,7 @@ fn build_config(mut config: TournamentConfig, args: &TournamentArgs) -> Result<T
     super::session::resolve_sources(&mut config)?;
     config.validate()?;
     make_paths_absolute(&mut config)?;
-    super::args::check_commands(&config.engines)?;
+    super::executables::check_commands(&config.engines)?;
     super::bots::check_openings(&config.engines, &config.run.openings, config.run.rules)?;
     Ok(config)
 }

@@ -243,14 +243,15 @@ fn announce(announcement: Announcement<'_, TuneConfig, TunePlan>) {
     };
     say!(
         "{what} of {} over {} iterations of {}, {} rules, {} at a time, seed {}; \
-         results in {}",
+         results in {}{}",
         config.engine.cmd.display(),
         config.spsa.iterations,
         bt_arena::records::plural(u64::from(config.spsa.pairs), "game pair"),
         config.run.rules,
         config.run.concurrency,
         config.run.seed,
-        config.run.out.display()
+        config.run.out.display(),
+        super::executables::located_commands(std::slice::from_ref(&config.engine))
     );
 }
 
@@ -393,7 +394,7 @@ fn build_config(args: &TuneArgs) -> Result<TuneConfig> {
     config.validate().map_err(|e| anyhow!(e))?;
     // The tournament's checks and paths.
     make_engine_paths_absolute(std::slice::from_mut(&mut config.engine))?;
-    super::args::check_commands(std::slice::from_ref(&config.engine))?;
+    super::executables::check_commands(std::slice::from_ref(&config.engine))?;
     make_book_path_absolute(&mut config.run.openings)?;
     super::bots::check_openings(
         std::slice::from_ref(&config.engine),

@@ -21,6 +21,17 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::time::Duration;
 
+/// The name of an engine given none: the file name of `cmd`, or the repository's name of an
+/// engine built from `source`.
+fn default_name(cmd: &std::path::Path, source: Option<&EngineSource>) -> String {
+    match source {
+        Some(source) => source.repo_name(),
+        None => cmd
+            .file_name()
+            .map_or_else(|| cmd.display().to_string(), |n| n.to_string_lossy().into()),
+    }
+}
+
 /// The engine the user described, as given by `--engine key=value ...` (after `--each`) or a
 /// config file's `[[engines]]` table: how to launch it, its search limit and its tolerances.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -28,7 +39,9 @@ use std::time::Duration;
 pub struct EngineDescription {
     /// Display name, unique within the tournament; defaults to the command's file name, or
     /// for an engine built from source to `NAME@SHORTHASH` (NAME: `name=`, else the
-    /// repository's directory name).
+    /// repository's directory name). Left out of a config file, it is read empty and given
+    /// the same default ([`name_by_default`](Self::name_by_default)).
+    #[serde(default)]
     pub name: String,
     /// The executable (run directly, no shell); for an engine built from source, its path in
     /// the checkout (`bin=`).
@@ -87,6 +100,15 @@ pub struct EngineDescription {
 }
 
 impl EngineDescription {
+    /// Gives an engine with an empty name (one left out of a config file) the name the
+    /// command line gives it: its command's file name, or its repository's name when built
+    /// from source.
+    pub fn name_by_default(&mut self) {
+        if self.name.is_empty() {
+            self.name = default_name(&self.cmd, self.source.as_ref());
+        }
+    }
+
     /// How to run this engine: its command, arguments, directory, protocol, options (in the
     /// order given) and handshake and `isready` timeouts (the default quit grace), and no log
     /// files (set `stderr_log` and `comm_log` on the result to keep them).
@@ -511,12 +533,9 @@ impl EngineKeys {
                 "moveorder={order} is for a CodinGame bot (proto=codingame)"
             )));
         }
-        let name = self.name.unwrap_or_else(|| match &source {
-            Some(source) => source.repo_name(),
-            None => cmd
-                .file_name()
-                .map_or_else(|| cmd.display().to_string(), |n| n.to_string_lossy().into()),
-        });
+        let name = self
+            .name
+            .unwrap_or_else(|| default_name(&cmd, source.as_ref()));
         Ok(EngineDescription {
             name,
             cmd,

@@ -1,5 +1,6 @@
 //! What can go wrong with an engine process, as one typed error.
 
+use crate::protocol::Protocol;
 use crate::rules::Rules;
 use std::fmt;
 use std::io;
@@ -43,6 +44,16 @@ pub enum EngineError {
         engine: String,
         /// How long it was given.
         after: Duration,
+    },
+    /// The engine answered the handshake command with a line saying it does not know it
+    /// (`Unknown command: ugi`), and the other protocol's handshake failed too.
+    HandshakeRefused {
+        /// The engine's configured name.
+        engine: String,
+        /// The protocol configured (`proto=`).
+        protocol: Protocol,
+        /// The engine's answer.
+        line: String,
     },
     /// No `readyok` within the ready timeout: the engine stalls.
     ReadyTimeout {
@@ -167,6 +178,7 @@ impl EngineError {
             | EngineError::NotExecutable { engine, .. }
             | EngineError::ExitedAtStart { engine, .. }
             | EngineError::HandshakeTimeout { engine, .. }
+            | EngineError::HandshakeRefused { engine, .. }
             | EngineError::ReadyTimeout { engine, .. }
             | EngineError::Crashed { engine, .. }
             | EngineError::MoveTimeout { engine, .. }
@@ -190,7 +202,8 @@ impl EngineError {
     /// [`EngineError::Spawn`] for any reason but a passing lack of resources: out of memory,
     /// too many processes, the executable being written), or the engine refuses the
     /// configuration ([`EngineError::UnknownOption`], [`EngineError::BadOptionValue`],
-    /// [`EngineError::RulesMismatch`], [`EngineError::UnsupportedVariant`]).
+    /// [`EngineError::RulesMismatch`], [`EngineError::UnsupportedVariant`]) or both protocols
+    /// ([`EngineError::HandshakeRefused`]).
     ///
     /// Also true for [`EngineError::Unsupported`]: it is not a passing failure.
     ///
@@ -211,7 +224,8 @@ impl EngineError {
             | EngineError::BadOptionValue { .. }
             | EngineError::RulesMismatch { .. }
             | EngineError::UnsupportedVariant { .. }
-            | EngineError::Unsupported { .. } => true,
+            | EngineError::Unsupported { .. }
+            | EngineError::HandshakeRefused { .. } => true,
             _ => false,
         }
     }
@@ -269,6 +283,14 @@ impl fmt::Display for EngineError {
                 f,
                 "no ugiok/uciok within {} ms of the handshake",
                 after.as_millis()
+            ),
+            EngineError::HandshakeRefused { protocol, line, .. } => write!(
+                f,
+                "it answered {} with '{line}', and {} with no {} either: it speaks neither \
+                 UGI nor UCI as bt-arena does",
+                protocol.name(),
+                protocol.other().name(),
+                protocol.other().ok()
             ),
             EngineError::ReadyTimeout { after, .. } => write!(
                 f,

@@ -34,7 +34,8 @@ impl Default for Timeouts {
 pub struct EngineLaunch {
     /// The name used in messages, logs and results.
     pub name: String,
-    /// The program, run directly (no shell); a bare name is looked up in `PATH`.
+    /// The program, run directly (no shell); a bare name is looked up as
+    /// [`crate::engine::locate`] says (a bundled engine beside bt-arena first, then `PATH`).
     pub cmd: PathBuf,
     /// Its arguments.
     pub args: Vec<String>,

@@ -227,7 +227,7 @@ fn play_moves(
         let limits = clocks.go_limits(side);
         let started = Instant::now();
         let allowed = clocks.allowance(side);
-        let reply = players.engines[side].go(opening, &moves, &limits, allowed);
+        let reply = players.engines[side].go_or_stop(opening, &moves, &limits, allowed, stop);
         // A bot's turn is charged as CodinGame measures it, from its input's last byte.
         let elapsed = match &reply {
             Ok(SearchReply {

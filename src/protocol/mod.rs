@@ -80,6 +80,22 @@ impl Protocol {
         }
     }
 
+    /// The other protocol: UCI for UGI and UGI for UCI.
+    pub const fn other(self) -> Protocol {
+        match self {
+            Protocol::Ugi => Protocol::Uci,
+            Protocol::Uci => Protocol::Ugi,
+        }
+    }
+
+    /// `UGI` or `UCI`, for messages.
+    pub const fn upper(self) -> &'static str {
+        match self {
+            Protocol::Ugi => "UGI",
+            Protocol::Uci => "UCI",
+        }
+    }
+
     /// The new-game command: `uginewgame` or `ucinewgame`.
     pub const fn new_game(self) -> &'static str {
         match self {

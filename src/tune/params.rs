@@ -129,6 +129,10 @@ pub struct ParamsError {
 impl fmt::Display for ParamsError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.origin {
+            // The text once: a problem that quotes it (`no option 'Knight'`) stands alone.
+            Some(origin) if self.problem.contains(&format!("'{}'", self.text)) => {
+                write!(f, "{origin}: {}", self.problem)
+            }
             Some(origin) => write!(f, "{origin}: {} ('{}')", self.problem, self.text),
             None => write!(f, "parameter '{}': {}", self.text, self.problem),
         }
@@ -524,12 +528,12 @@ mod tests {
             check(
                 "pawn,100,50,200,10,0.002\nScale, float, 1, 0.5, 2, 0.1, 0.002\nScale2,1,0,2,1,0.002"
             ),
-            Err("p.txt:3: the engine declares no option 'Scale2' ('Scale2')".to_string())
+            Err("p.txt:3: the engine declares no option 'Scale2'".to_string())
         );
         assert_eq!(
             check("Pawn, float, 100, 50, 200, 10, 0.002"),
             Err(
-                "p.txt:1: 'Pawn' is a spin option (an integer): declare it int, not float ('Pawn')"
+                "p.txt:1: 'Pawn' is a spin option (an integer): declare it int, not float"
                     .to_string()
             )
         );
@@ -537,7 +541,7 @@ mod tests {
             check("Pawn, int, 100, -50, 200, 10, 0.002"),
             Err(
                 "p.txt:1: [MIN, MAX] = [-50, 200] is not within the engine's range of 'Pawn', \
-                 [0, 1000] ('Pawn')"
+                 [0, 1000]"
                     .to_string()
             )
         );
@@ -545,7 +549,7 @@ mod tests {
             check("Ponder,0,0,1,1,0.002"),
             Err(
                 "p.txt:1: 'Ponder' is declared as `option name Ponder type check default false`: \
-                 only spin (int) and string (int or float) options can be tuned ('Ponder')"
+                 only spin (int) and string (int or float) options can be tuned"
                     .to_string()
             )
         );

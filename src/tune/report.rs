@@ -378,6 +378,7 @@ pub fn html(snapshot: &Snapshot) -> Result<String, String> {
         ("lag", config.lag.to_string()),
     ];
     let mut env = minijinja::Environment::new();
+    env.add_global("base_css", crate::report::html::BASE_CSS);
     env.add_template("tune.html", TEMPLATE)
         .map_err(|e| e.to_string())?;
     let template = env.get_template("tune.html").map_err(|e| e.to_string())?;

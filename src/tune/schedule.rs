@@ -556,7 +556,12 @@ fn step_text(params: &[TuneParam], record: &IterationRecord) -> String {
                 record.wins,
                 record.losses,
             );
-            format!("{} {change:+.2} (Δ {:+})", param.name, step.flips[index])
+            format!(
+                "{} {} (Δ {:+})",
+                param.name,
+                crate::report::numbers::signed_change(change),
+                step.flips[index]
+            )
         })
         .collect();
     format!("step {}", moves.join(", "))
@@ -611,5 +616,9 @@ mod tests {
         };
         // a_k · (W − L) / (c_k · Δ) = 0.5 · 2 / (2 · −1) = −0.5: tune+ (θ − 2) won, θ goes down.
         assert_eq!(step_text(&tempo, &record), "step Tempo -0.50 (Δ -1)");
+        // A step too small for two decimals shows its digits, never `-0.00` (issue 39).
+        let mut small = record.clone();
+        small.step.a_k = vec![small.step.a_k[0] / 1000.0];
+        assert_eq!(step_text(&tempo, &small), "step Tempo -0.00050 (Δ -1)");
     }
 }

@@ -202,7 +202,7 @@ fn every_position_is_replayed_from_the_games_file_and_text_and_binary_agree() {
     let page = std::fs::read_to_string(out.join("report.html")).unwrap();
     assert!(
         page.contains(&format!(
-            "<th>positions written</th><td>{}</td>",
+            "<th class=\"name\">positions written</th><td>{}</td>",
             binary.len()
         )),
         "{page}"
@@ -1132,9 +1132,12 @@ fn a_game_an_engine_crashes_in_is_counted_and_left_out_and_the_run_goes_on() {
     assert_eq!(crashed, [f(2), f(4), f(5), f(6)]);
     // The page at the end is the whole run's, no longer in progress.
     let page = std::fs::read_to_string(out.join("report.html")).unwrap();
-    assert!(page.contains("<tr><th>games</th><td>6</td></tr>"), "{page}");
     assert!(
-        page.contains("<tr><th>ended by a fault (not written)</th><td>4</td></tr>"),
+        page.contains("<tr><th class=\"name\">games</th><td>6</td></tr>"),
+        "{page}"
+    );
+    assert!(
+        page.contains("<tr><th class=\"name\">ended by a fault (not written)</th><td>4</td></tr>"),
         "{page}"
     );
     assert!(!page.contains("In progress"), "{page}");
@@ -1337,9 +1340,12 @@ fn report_html_is_written_while_the_run_plays() {
     child.kill().unwrap();
     child.wait().unwrap();
     assert!(appeared, "no report.html while game 2 hangs");
-    assert!(live.contains("<tr><th>games</th><td>1</td></tr>"), "{live}");
     assert!(
-        live.contains("<tr><th>positions written</th><td>61</td></tr>"),
+        live.contains("<tr><th class=\"name\">games</th><td>1</td></tr>"),
+        "{live}"
+    );
+    assert!(
+        live.contains("<tr><th class=\"name\">positions written</th><td>61</td></tr>"),
         "{live}"
     );
     assert!(live.contains("In progress"), "{live}");

@@ -28,6 +28,7 @@ mod elo_command;
 mod engine;
 mod fairy_stockfish;
 mod faulty_cli;
+mod first_steps;
 mod fuzz;
 mod gate;
 mod generate;

@@ -23,7 +23,7 @@ pub(crate) enum Fault {
     NoBestmove,
     /// Hangs on the `go` after `--after N` moves, reading nothing more (not even `quit`).
     HangMidGame,
-    /// Answers `go` after `--delay-ms MS`.
+    /// Answers `go`, `go perft` and `bench` after `--delay-ms MS`.
     Slow,
     /// A CodinGame bot: answers its turn `--turn N` (from 1) after `--delay-ms MS`, the others
     /// at once.

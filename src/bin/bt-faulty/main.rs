@@ -173,6 +173,9 @@ const BENCH_PERFT_DEPTH: u32 = 5;
 
 /// `bt-faulty bench`: the reference perft of the start position, `N nodes M nps`.
 fn bench(settings: &Settings) {
+    if settings.fault == Fault::Slow {
+        std::thread::sleep(settings.delay);
+    }
     let started = std::time::Instant::now();
     let nodes = bt_arena::rules::perft::perft(
         &Position::startpos(),

@@ -367,6 +367,9 @@ impl Faulty {
     }
 
     fn perft(&self, depth: u32) {
+        if self.settings.fault == Fault::Slow {
+            std::thread::sleep(self.settings.delay);
+        }
         let board = Board::from(&self.position);
         let generator = Generator {
             rules: self.rules,

@@ -29,6 +29,11 @@ pub const MAX_OPENING_ROWS: usize = 15;
 /// The page's template (minijinja, HTML-escaped).
 const TEMPLATE: &str = include_str!("report.html.tmpl");
 
+/// The style every page of bt-arena shares (the tournament's, the tune's, datagen's): colours,
+/// the dark header, the navigation bar, cards for sections, tables and charts. Each page adds
+/// its own rules after it.
+pub const BASE_CSS: &str = include_str!("base.css");
+
 mod games;
 mod meta;
 mod page;
@@ -56,6 +61,7 @@ pub struct Report<'a> {
 /// A message when the template fails to render (a bug: the template is built in).
 pub fn render(report: &Report<'_>) -> Result<String, String> {
     let mut env = minijinja::Environment::new();
+    env.add_global("base_css", BASE_CSS);
     env.add_template("report.html", TEMPLATE)
         .map_err(|e| format!("report template: {e:#}"))?;
     let page = page::page(report);
