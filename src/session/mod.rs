@@ -292,7 +292,7 @@ pub fn run<K: Kind>(
         .start(&opened.schedule)
         .map_err(|e| SessionError::Arena(arena::ArenaError::from(e).map(K::Error::from)))?;
     let earlier = recorded.count();
-    let mut info = info::LiveInfo::start(&dir, &prepared)?;
+    let mut info = info::LiveInfo::start(&dir, &prepared, &seats)?;
     announce(Announcement {
         config,
         prospect: &opened.prospect,
