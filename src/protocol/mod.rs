@@ -80,19 +80,21 @@ impl Protocol {
         }
     }
 
-    /// The other protocol: UCI for UGI and UGI for UCI.
+    /// The other handshake's protocol: UCI for UGI and UGI for UCI (a bot has none: itself).
     pub const fn other(self) -> Protocol {
         match self {
             Protocol::Ugi => Protocol::Uci,
             Protocol::Uci => Protocol::Ugi,
+            Protocol::CodinGame => Protocol::CodinGame,
         }
     }
 
-    /// `UGI` or `UCI`, for messages.
+    /// `UGI`, `UCI` or `CodinGame`, for messages.
     pub const fn upper(self) -> &'static str {
         match self {
             Protocol::Ugi => "UGI",
             Protocol::Uci => "UCI",
+            Protocol::CodinGame => "CodinGame",
         }
     }
 
