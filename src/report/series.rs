@@ -454,14 +454,16 @@ fn add_move_times(
     game: &GameRecord,
     sides: [usize; 2],
     engines: &mut [EngineTrack],
-) -> Result<(), String> {
+) -> Result<(), crate::records::moves::ColumnError> {
     let times = crate::records::moves::wall_times_us(&game.move_info, &game.move_times)?;
     let plies = game.moves.split_whitespace().count();
     if !times.is_empty() && times.len() != plies {
-        return Err(format!(
-            "move_info has {} tokens for {plies} moves",
-            times.len()
-        ));
+        return Err(crate::records::moves::ColumnError::Lengths {
+            column: "move_info",
+            found: times.len(),
+            other: "moves",
+            expected: plies,
+        });
     }
     let first = game
         .opening
