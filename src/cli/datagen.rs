@@ -160,10 +160,12 @@ pub(super) fn usage(text: String) -> anyhow::Error {
 
 fn parse_random_plies(text: &str) -> Result<RandomPlies, String> {
     text.parse()
+        .map_err(|e: bt_arena::run::header::SettingError| e.to_string())
 }
 
 fn parse_random_multipv(text: &str) -> Result<RandomMultiPv, String> {
     text.parse()
+        .map_err(|e: bt_arena::run::header::SettingError| e.to_string())
 }
 
 /// Runs `bt-arena datagen` (or `datagen convert`).
@@ -188,7 +190,7 @@ pub fn run(args: &DatagenArgs, matches: &ArgMatches) -> Result<ExitCode> {
         None => {
             let mut config = build_config(args)?;
             super::session::resolve_sources(&mut config)?;
-            config.validate().map_err(usage)?;
+            config.validate().map_err(|e| usage(e.to_string()))?;
             super::bots::refuse(
                 &config.engines,
                 "datagen",

@@ -586,7 +586,9 @@ mod tests {
         assert_eq!(decode_column(&column).unwrap(), [expected, mate]);
         assert_eq!(decode_column("").unwrap(), []);
         assert_eq!(
-            decode_column("35/12/18/10234/120 x/1").unwrap_err().to_string(),
+            decode_column("35/12/18/10234/120 x/1")
+                .unwrap_err()
+                .to_string(),
             "move_info token `x/1`: expected SCORE/DEPTH/SELDEPTH/NODES/MS"
         );
         assert_eq!(
@@ -595,7 +597,9 @@ mod tests {
         );
         // More ms than u64's µs hold: no time.
         assert_eq!(
-            decode_column("-/-/-/-/18446744073709552").unwrap_err().to_string(),
+            decode_column("-/-/-/-/18446744073709552")
+                .unwrap_err()
+                .to_string(),
             "move_info token `-/-/-/-/18446744073709552`: bad time"
         );
         assert_eq!(MoveInfo::parse_comment("18446744073709552s"), None);
