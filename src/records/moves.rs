@@ -332,7 +332,10 @@ impl std::fmt::Display for ColumnError {
                 found,
                 other,
                 expected,
-            } => write!(f, "{column} has {found} tokens for {other}'s {expected}"),
+            } => write!(
+                f,
+                "{column} has {found} tokens where {other} has {expected}"
+            ),
         }
     }
 }
@@ -639,7 +642,7 @@ mod tests {
         );
         assert_eq!(
             decode_columns(&info, "1/2").unwrap_err().to_string(),
-            "move_times has 1 tokens for move_info's 2"
+            "move_times has 1 tokens where move_info has 2"
         );
         assert_eq!(
             decode_columns(&info, "1/2 3").unwrap_err().to_string(),

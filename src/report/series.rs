@@ -33,7 +33,7 @@ pub struct Series {
 pub struct UnreadableMoveInfo {
     /// How many.
     pub games: u64,
-    /// The first one's game number and error: `game 7: move_info has 4 tokens for 3 moves`.
+    /// The first one's game number and error: `game 7: move_info has 4 tokens where moves has 3`.
     pub first: Option<String>,
 }
 
@@ -679,7 +679,7 @@ mod tests {
             series.unreadable_move_info,
             UnreadableMoveInfo {
                 games: 3,
-                first: Some("game 1: move_info has 4 tokens for 3 moves".to_string())
+                first: Some("game 1: move_info has 4 tokens where moves has 3".to_string())
             }
         );
         let [a, b] = &series.engines[..] else {

@@ -38,8 +38,8 @@ impl Rows {
         let location = (file as u64) << 48 | byte;
         match self {
             Rows::Narrow(rows) => {
-                let id = u32::try_from(id.wrapping_sub(1))
-                    .map_err(|_| RowsError::BeyondSchedule(id))?;
+                let id =
+                    u32::try_from(id.wrapping_sub(1)).map_err(|_| RowsError::BeyondSchedule(id))?;
                 let high = u32::try_from(location >> 32).unwrap_or(u32::MAX);
                 let low = u32::try_from(location & u64::from(u32::MAX)).unwrap_or(u32::MAX);
                 rows.push([id, high, low]);

@@ -476,10 +476,7 @@ impl GameSources {
     fn add_sharded(&mut self, shards: Vec<(RunSettings, PathBuf)>) -> Result<(), ReadError> {
         let mut shards = shards;
         shards.sort_by_key(|(config, _)| config.shard.map(Shard::index));
-        let (first, first_dir) = shards
-            .first()
-            .cloned()
-            .ok_or(ReadError::NoShards)?;
+        let (first, first_dir) = shards.first().cloned().ok_or(ReadError::NoShards)?;
         let mut indexed: Vec<(u32, PathBuf)> = Vec::new();
         let mut files = Vec::new();
         let mut keys = Vec::new();
