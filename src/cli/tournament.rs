@@ -6,7 +6,7 @@ use super::args::{
 };
 use super::session::{SESSION_HEADING, SessionFlags};
 use super::signals::stop_flag;
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Context, Result, bail};
 use bt_arena::arena::Stopped;
 use bt_arena::rules::Rules;
 use bt_arena::run::games::Verdict;
@@ -390,6 +390,8 @@ pub(super) fn default_out(event: &str) -> PathBuf {
 /// beside this executable ([`TournamentConfig::demonstration`]).
 fn default_config() -> Result<TournamentConfig> {
     let exe = std::env::current_exe().context("cannot locate the bt-arena executable")?;
-    TournamentConfig::demonstration(exe.parent().unwrap_or(Path::new(".")), fastrand::u64(..))
-        .map_err(|e| anyhow!(e))
+    Ok(TournamentConfig::demonstration(
+        exe.parent().unwrap_or(Path::new(".")),
+        fastrand::u64(..),
+    )?)
 }

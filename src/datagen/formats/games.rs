@@ -164,7 +164,7 @@ impl GameEntry {
     ///
     /// # Errors
     /// A message saying what is wrong: a checksum, a field or a move.
-    pub fn from_body(body: &[u8], rules: Rules) -> Result<GameEntry, String> {
+    pub(crate) fn from_body(body: &[u8], rules: Rules) -> Result<GameEntry, String> {
         if body.len() < FIXED_LEN - 4 {
             return Err(format!("a record of {} bytes is too short", body.len()));
         }
