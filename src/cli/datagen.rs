@@ -16,7 +16,7 @@ use bt_arena::game::ProofRule;
 use bt_arena::openings::spec::{OpeningOrder, OpeningsSpec};
 use bt_arena::run::header::RunHeader;
 use bt_arena::run::identity::SeedOrigin;
-use bt_arena::session::{Announcement, SessionError, Start};
+use bt_arena::session::{Announcement, RunStart, SessionError};
 use clap::{ArgMatches, Args, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -56,7 +56,7 @@ pub struct DatagenArgs {
     rules: RulesFlag,
     #[command(flatten)]
     openings: OpeningsFlag,
-    /// Start every game from the start position instead of a book (then its random plies).
+    /// RunStart every game from the start position instead of a book (then its random plies).
     #[arg(long, conflicts_with = "openings")]
     startpos: bool,
     /// Random legal plies from each opening: N, or N-M drawn per game (default 0).
@@ -185,7 +185,7 @@ pub fn run(args: &DatagenArgs, matches: &ArgMatches) -> Result<ExitCode> {
             let command = DatagenArgs::augment_args(clap::Command::new("datagen"));
             let config: DatagenConfig =
                 super::session::resumed(dir, &args.session, &command, given)?;
-            (config, Start::Resume)
+            (config, RunStart::Resume)
         }
         None => {
             let mut config = build_config(args)?;
@@ -203,7 +203,7 @@ pub fn run(args: &DatagenArgs, matches: &ArgMatches) -> Result<ExitCode> {
                 Some(_) => SeedOrigin::Given,
                 None => SeedOrigin::Drawn,
             };
-            (config, Start::Fresh(seed))
+            (config, RunStart::Fresh(seed))
         }
     };
     let options = super::session::options(&mut config, &args.session, given, started)?;

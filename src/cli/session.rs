@@ -14,7 +14,7 @@ use anyhow::{Context, Result, anyhow};
 use bt_arena::arena::{CpuList, Stopped};
 use bt_arena::run::header::RunHeader;
 use bt_arena::run::identity::Identified;
-use bt_arena::session::{self, Ended, Kind, RunConfig, SessionError, SessionOptions, Start};
+use bt_arena::session::{self, Ended, Kind, RunConfig, RunStart, SessionError, SessionOptions};
 use clap::{ArgMatches, Args};
 use std::path::Path;
 use std::process::ExitCode;
@@ -45,7 +45,7 @@ pub struct SessionFlags {
     /// (JOB_COMPLETION_INDEX) or a Slurm array task. With --resume, which shard to continue.
     #[arg(long, value_name = "K/N|auto|auto/N")]
     pub shard: Option<String>,
-    /// Start no new unit after this long, e.g. 45m, 2h, 90s (default: no limit).
+    /// RunStart no new unit after this long, e.g. 45m, 2h, 90s (default: no limit).
     ///
     /// Counted from the start, builds included; the units begun (a game pair, an iteration,
     /// a game) are finished and kept. The run then exits with 2 (no verdict yet); --resume
@@ -246,11 +246,11 @@ pub fn options<C: RunConfig>(
 /// The session's error, as above.
 pub fn play<K: Kind>(
     config: &mut K::Config,
-    start: Start,
+    start: RunStart,
     options: &SessionOptions,
     stop: &AtomicBool,
     announce: impl FnOnce(session::Announcement<'_, K::Config, K::Prospect>),
-) -> Result<session::Ending<K::Outcome>> {
+) -> Result<session::SessionEnd<K::Outcome>> {
     let mut say = |line: String| match line.strip_prefix("warning: ") {
         Some(_) => note!("{line}"),
         None => say!("{line}"),
