@@ -6,7 +6,7 @@
 
 use super::filters::{Filters, Judge, Seen};
 use super::formats::binary::PositionRecord;
-use super::formats::games::{GameEntry, GamesError, GamesReader};
+use super::formats::games::{EntryReader, GameEntry, GamesError};
 use super::formats::text;
 use super::summary::DatagenSummary;
 use crate::game::ProofRule;
@@ -140,12 +140,12 @@ impl Sinks {
 ///
 /// # Errors
 /// The files' rule sets differ; a file or a worker's games.csv cannot be read.
-pub fn merged(files: &[PathBuf]) -> Result<(Rules, Merged), ConvertError> {
+pub fn merged(files: &[PathBuf]) -> Result<(Rules, MergedEntries), ConvertError> {
     let mut readers = Vec::new();
     let mut rules = None;
     let mut recorded: Vec<(PathBuf, Option<super::workers::IdRanges>)> = Vec::new();
     for file in files {
-        let reader = GamesReader::open(file)?;
+        let reader = EntryReader::open(file)?;
         match rules {
             Some(rules) if rules != reader.rules() => {
                 return Err(ConvertError::Mismatch(format!(
@@ -168,15 +168,15 @@ pub fn merged(files: &[PathBuf]) -> Result<(Rules, Merged), ConvertError> {
         };
         readers.push((reader.peekable(), ids));
     }
-    Ok((rules.unwrap_or_default(), Merged { readers }))
+    Ok((rules.unwrap_or_default(), MergedEntries { readers }))
 }
 
 /// Games from several files in game-id order ([`merged`]).
-pub struct Merged {
-    readers: Vec<(Peekable<GamesReader>, Option<super::workers::IdRanges>)>,
+pub struct MergedEntries {
+    readers: Vec<(Peekable<EntryReader>, Option<super::workers::IdRanges>)>,
 }
 
-impl Iterator for Merged {
+impl Iterator for MergedEntries {
     type Item = Result<GameEntry, GamesError>;
 
     fn next(&mut self) -> Option<Self::Item> {
