@@ -48,6 +48,7 @@ mod wait;
 
 pub use description::{
     DEFAULT_TIME_MARGIN_MS, DescriptionError, EngineDescription, EngineKeys, EngineOptions, KEYS,
+    OsError,
 };
 pub use error::EngineError;
 pub use handshake::says_unknown;
