@@ -56,7 +56,7 @@ pub struct DatagenArgs {
     rules: RulesFlag,
     #[command(flatten)]
     openings: OpeningsFlag,
-    /// RunStart every game from the start position instead of a book (then its random plies).
+    /// Start every game from the start position instead of a book (then its random plies).
     #[arg(long, conflicts_with = "openings")]
     startpos: bool,
     /// Random legal plies from each opening: N, or N-M drawn per game (default 0).

@@ -45,7 +45,7 @@ pub struct SessionFlags {
     /// (JOB_COMPLETION_INDEX) or a Slurm array task. With --resume, which shard to continue.
     #[arg(long, value_name = "K/N|auto|auto/N")]
     pub shard: Option<String>,
-    /// RunStart no new unit after this long, e.g. 45m, 2h, 90s (default: no limit).
+    /// Start no new unit after this long, e.g. 45m, 2h, 90s (default: no limit).
     ///
     /// Counted from the start, builds included; the units begun (a game pair, an iteration,
     /// a game) are finished and kept. The run then exits with 2 (no verdict yet); --resume

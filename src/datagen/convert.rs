@@ -36,8 +36,24 @@ pub enum ConvertError {
     Games(GamesError),
     /// An output cannot be written.
     Write(PathBuf, io::Error),
-    /// Games files of different rule sets, or a game id twice.
-    Mismatch(String),
+    /// Two games files of different rule sets.
+    MixedRules {
+        /// The file whose rules differ.
+        file: PathBuf,
+        /// Its rules.
+        rules: Rules,
+        /// The first file.
+        first: PathBuf,
+        /// The first file's rules.
+        first_rules: Rules,
+    },
+    /// A game out of game-id order, or given twice.
+    OutOfOrder {
+        /// The game's id.
+        game: u64,
+        /// The id of the game before it.
+        after: u64,
+    },
     /// A worker's games.csv cannot be read.
     Records(crate::records::RecordsError),
 }
@@ -47,7 +63,21 @@ impl std::fmt::Display for ConvertError {
         match self {
             ConvertError::Games(err) => err.fmt(f),
             ConvertError::Write(path, err) => write!(f, "cannot write {}: {err}", path.display()),
-            ConvertError::Mismatch(what) => f.write_str(what),
+            ConvertError::MixedRules {
+                file,
+                rules,
+                first,
+                first_rules,
+            } => write!(
+                f,
+                "{} holds games of {rules} rules, {} of {first_rules} rules",
+                file.display(),
+                first.display()
+            ),
+            ConvertError::OutOfOrder { game, after } => write!(
+                f,
+                "game {game} comes after game {after}: the games must be in game-id order, each once"
+            ),
             ConvertError::Records(err) => err.fmt(f),
         }
     }
@@ -147,13 +177,13 @@ pub fn merged(files: &[PathBuf]) -> Result<(Rules, MergedEntries), ConvertError>
     for file in files {
         let reader = EntryReader::open(file)?;
         match rules {
-            Some(rules) if rules != reader.rules() => {
-                return Err(ConvertError::Mismatch(format!(
-                    "{} holds games of {} rules, {} of {rules} rules",
-                    file.display(),
-                    reader.rules(),
-                    files[0].display()
-                )));
+            Some(first_rules) if first_rules != reader.rules() => {
+                return Err(ConvertError::MixedRules {
+                    file: file.clone(),
+                    rules: reader.rules(),
+                    first: files[0].clone(),
+                    first_rules,
+                });
             }
             _ => rules = Some(reader.rules()),
         }
@@ -256,10 +286,10 @@ fn convert_judged(
         }
         let game = game?;
         if game.game_id <= last_id {
-            return Err(ConvertError::Mismatch(format!(
-                "game {} comes after game {last_id}: the games must be in game-id order, each once",
-                game.game_id
-            )));
+            return Err(ConvertError::OutOfOrder {
+                game: game.game_id,
+                after: last_id,
+            });
         }
         last_id = game.game_id;
         summary.game(&game);
