@@ -14,6 +14,7 @@
 
 mod dirs;
 mod leases;
+mod messages;
 mod race;
 
 use crate::util::{FAULTY, bt_arena, bt_arena_command, eventually, games_of, path, stderr};
@@ -110,8 +111,12 @@ impl Kind {
             ]
             .map(String::from)
             .to_vec(),
-            // Two iterations in flight at once: two workers play side by side.
-            Kind::Tune => crate::tune::knob_tune(out, u32::try_from(units).unwrap(), &["--lag", "2"]),
+            // Two iterations in flight at once: two workers play side by side (one in a
+            // tune of one iteration: the lag is at most the iterations).
+            Kind::Tune => {
+                let lag = if units >= 2 { "2" } else { "1" };
+                crate::tune::knob_tune(out, u32::try_from(units).unwrap(), &["--lag", lag])
+            }
             Kind::Datagen => [
                 "datagen",
                 "--engine",
