@@ -326,7 +326,7 @@ impl<'a, S: Schedule> Walk<'a, S> {
     }
 
     /// This process's directory was made again: every games file is read again at the next
-    /// look ([`Recorded::forget`]).
+    /// look ([`RecordedUnits::forget`]).
     pub(super) fn forget_read(&self) {
         lock(&self.state).recorded.forget();
     }
