@@ -346,8 +346,9 @@ impl Schedule for Selfplay<'_> {
         let Some(dir) = &self.worker_dir else {
             return Ok(());
         };
-        let writer = super::formats::games::create(&dir.join(super::GAMES_FILE), self.config.run.rules)
-            .map_err(SelfplayError::Games)?;
+        let writer =
+            super::formats::games::create(&dir.join(super::GAMES_FILE), self.config.run.rules)
+                .map_err(SelfplayError::Games)?;
         let mut state = lock(&self.state);
         state.writer = writer;
         state.last_written = 0;

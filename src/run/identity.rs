@@ -382,7 +382,10 @@ fn other_kinds_workers<C: Identified>(dirs: &[RunDir]) -> Option<String> {
         .into_iter()
         .filter(|kind| kind.file != C::TYPE.file)
         .find_map(|kind| {
-            let file = dirs.iter().map(|dir| kind.own_file(dir)).find(|f| f.exists())?;
+            let file = dirs
+                .iter()
+                .map(|dir| kind.own_file(dir))
+                .find(|f| f.exists())?;
             let noun = match kind.command {
                 "tournament" => "tournament",
                 _ => kind.noun,

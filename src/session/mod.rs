@@ -344,7 +344,10 @@ pub fn run<K: Kind>(
         rating_interval: options.rating_interval,
         progress: (opened.total_games, recorded.count()),
         stop,
-        remake: header.worker.is_some().then_some(&remake as &arena::Remake<'_>),
+        remake: header
+            .worker
+            .is_some()
+            .then_some(&remake as &arena::Remake<'_>),
     };
     let started = std::time::Instant::now();
     let played = arena::play(&arena, &opened.schedule, writer, leases.as_ref(), recorded)

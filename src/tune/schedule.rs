@@ -500,7 +500,9 @@ impl Schedule for Iterations<'_> {
         *lock(&self.log) = log;
         let mut state = lock(&self.state);
         let own = std::mem::take(&mut state.own);
-        state.finished.retain(|iteration, _| !own.contains(iteration));
+        state
+            .finished
+            .retain(|iteration, _| !own.contains(iteration));
         state.open.clear();
         state.refold(self.config);
         state.absorb(self.config).map_err(IterationsFault::Shard)

@@ -116,7 +116,11 @@ fn markers_without_their_games_are_not_believed(kind: Kind) {
     let last = kind.units();
     std::fs::create_dir_all(run.join("claims")).unwrap();
     for (unit, text) in [(last, format!("{id}\n")), (last - 1, "garbage\n".into())] {
-        std::fs::write(run.join(format!("claims/{}-{unit}.done", kind.unit())), text).unwrap();
+        std::fs::write(
+            run.join(format!("claims/{}-{unit}.done", kind.unit())),
+            text,
+        )
+        .unwrap();
     }
     fleet.expect(worker, MARGIN, kind.code());
     let ids = recorded_ids(&run);

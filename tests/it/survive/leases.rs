@@ -166,7 +166,11 @@ fn workers_remake_a_removed_claims_directory(kind: Kind) {
         assert!(!ended.stderr.contains("cannot"), "{ended:?}");
         dropped_games += ended.stdout.matches("not recorded: this worker").count();
     }
-    assert!(dropped_games >= 1, "a game in flight was dropped: {}", fleet.outputs());
+    assert!(
+        dropped_games >= 1,
+        "a game in flight was dropped: {}",
+        fleet.outputs()
+    );
     assert!(run.join("claims").is_dir());
     kind.assert_one_machines(&run);
 }

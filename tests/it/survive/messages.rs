@@ -45,8 +45,17 @@ fn merge_names_the_game_a_renamed_copy_of_a_worker_repeats_as_elo_does() {
         copy.display()
     );
     for (command, output) in [("merge", &merge), ("elo", &elo)] {
-        assert_eq!(output.status.code(), Some(4), "{command}: {}", stderr(output));
-        assert!(stderr(output).contains(&repeated), "{command}: {}", stderr(output));
+        assert_eq!(
+            output.status.code(),
+            Some(4),
+            "{command}: {}",
+            stderr(output)
+        );
+        assert!(
+            stderr(output).contains(&repeated),
+            "{command}: {}",
+            stderr(output)
+        );
     }
     assert!(!out.exists(), "nothing merged");
 }
@@ -70,7 +79,14 @@ fn a_tune_or_datagen_worker_on_a_tournaments_run_of_workers_is_told_what_it_hold
         "--worker",
     ]);
     let datagen = bt_arena(&[
-        "datagen", "--engine", &engine, "--games", "2", "--out", path(&run), "--worker",
+        "datagen",
+        "--engine",
+        &engine,
+        "--games",
+        "2",
+        "--out",
+        path(&run),
+        "--worker",
     ]);
     let told = format!(
         "error: {} holds a tournament's run of workers ({}): a worker cannot join it; choose \
@@ -79,7 +95,12 @@ fn a_tune_or_datagen_worker_on_a_tournaments_run_of_workers_is_told_what_it_hold
         config.display()
     );
     for (command, output) in [("tune", &tune), ("datagen", &datagen)] {
-        assert_eq!(output.status.code(), Some(4), "{command}: {}", stderr(output));
+        assert_eq!(
+            output.status.code(),
+            Some(4),
+            "{command}: {}",
+            stderr(output)
+        );
         assert_eq!(stderr(output).trim_end(), told, "{command}");
     }
 }
@@ -122,7 +143,12 @@ fn a_run_of_workers_with_no_worker_directory_yet_is_incomplete_for_every_reader(
     );
     for command in ["elo", "report", "merge"] {
         let output = bt_arena(&[command, path(&run)]);
-        assert_eq!(output.status.code(), Some(5), "{command}: {}", stderr(&output));
+        assert_eq!(
+            output.status.code(),
+            Some(5),
+            "{command}: {}",
+            stderr(&output)
+        );
         assert_eq!(stderr(&output).trim_end(), told, "{command}");
     }
 }

@@ -82,7 +82,10 @@ impl Kind {
     /// The command line of its run of `units` units into `out`, with `extra` flags.
     pub(crate) fn args_of(self, units: u64, out: &Path, extra: &[&str]) -> Vec<String> {
         let faulty = format!("cmd={FAULTY}");
-        let (rounds, games) = (units.to_string(), (units * self.games_per_unit()).to_string());
+        let (rounds, games) = (
+            units.to_string(),
+            (units * self.games_per_unit()).to_string(),
+        );
         let mut args: Vec<String> = match self {
             Kind::Tournament => [
                 "tournament",
@@ -409,7 +412,10 @@ pub(crate) fn stopped_holding(fleet: &mut Fleet, kind: Kind, run: &Path) -> (usi
                 || fleet_ended(fleet, worker)),
             "the worker holds a unit"
         );
-        assert!(!fleet.has_ended(worker), "it ended before it could be stopped");
+        assert!(
+            !fleet.has_ended(worker),
+            "it ended before it could be stopped"
+        );
         fleet.signal(worker, libc::SIGSTOP);
         if let Some(&unit) = held_by(kind, run, pid)
             .iter()

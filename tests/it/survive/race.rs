@@ -109,7 +109,10 @@ fn two_workers_released_at_once_onto_one_expired_claim(kind: Kind) {
          {twice}"
     );
     for (attempt, race) in races.iter().enumerate() {
-        assert_eq!(race.takers, 1, "race {attempt}: one worker took the claim over");
+        assert_eq!(
+            race.takers, 1,
+            "race {attempt}: one worker took the claim over"
+        );
         assert_eq!(
             race.ids,
             kind.games_of_unit(1).collect::<Vec<_>>(),
