@@ -72,7 +72,7 @@ fn a_worker_remakes_its_removed_directory(kind: Kind) {
         "three games recorded"
     );
     let own = worker_dir(&run, pid).unwrap();
-    std::fs::remove_dir_all(&own).unwrap();
+    remove_live(&own);
     let ended = fleet.expect(worker, MARGIN, kind.code());
     let remade = format!(
         "warning: {} was removed: made again; the games it held are played again",
@@ -144,6 +144,20 @@ fn tune_markers_without_their_games_are_not_believed() {
 #[test]
 fn datagen_markers_naming_a_live_worker_without_their_games_are_not_believed() {
     markers_without_their_games_are_not_believed(Kind::Datagen);
+}
+
+/// Removes the directory `dir` a live worker writes in, as `rm -rf` run again would: a file
+/// the worker creates during the removal leaves the directory not empty, and it is removed
+/// again.
+fn remove_live(dir: &Path) {
+    for _ in 0..50 {
+        match std::fs::remove_dir_all(dir) {
+            Ok(()) => return,
+            Err(e) if e.kind() == std::io::ErrorKind::DirectoryNotEmpty => {}
+            Err(e) => panic!("{}: {e}", dir.display()),
+        }
+    }
+    panic!("{} could not be removed", dir.display());
 }
 
 /// Removes the last line of the file at `path` (not its header).
