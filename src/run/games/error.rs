@@ -3,7 +3,7 @@
 
 use crate::records::RecordsError;
 use crate::run_dir::identity::Difference;
-use crate::run_dir::{RunDirError, Shard};
+use crate::run_dir::{RunDir, RunDirError, Shard};
 use std::fmt;
 use std::path::PathBuf;
 
@@ -29,6 +29,10 @@ pub enum ReadError {
     GivenTwice(PathBuf),
     /// A directory holding neither games nor shards.
     NoGames(PathBuf),
+    /// A run of shards or workers (its identity.json) none of which has recorded a game
+    /// yet: incomplete, every game of its schedule missing (exit code 5, as any incomplete
+    /// run).
+    NotStarted(PathBuf),
     /// Two shard directories whose configs differ: not shards of one run.
     NotOneRun {
         /// The first shard directory.
@@ -84,6 +88,15 @@ impl fmt::Display for ReadError {
                 f,
                 "{} holds no games.csv and no shard directories",
                 dir.display()
+            ),
+            ReadError::NotStarted(dir) => write!(
+                f,
+                "{} is a run of shards or workers none of which has recorded a game yet ({}, \
+                 no worker or shard directory with games): every game of its schedule is \
+                 missing; start a worker (the run's flags and --out {0} --worker) or its \
+                 shards, then read the run again",
+                dir.display(),
+                RunDir::new(dir).identity_json().display()
             ),
             ReadError::NotOneRun {
                 first,

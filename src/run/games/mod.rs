@@ -213,6 +213,9 @@ impl GameSources {
                 RunKind::Tune(_) | RunKind::NoRun if run.games_csv().is_file() => {
                     sources.add_file(&run.games_csv())?
                 }
+                RunKind::Tune(_) | RunKind::NoRun if run.identity_json().is_file() => {
+                    return Err(ReadError::NotStarted(input.to_path_buf()));
+                }
                 RunKind::Tune(_) | RunKind::NoRun => {
                     return Err(ReadError::NoGames(input.to_path_buf()));
                 }
@@ -418,7 +421,7 @@ impl GameSources {
         workers: Vec<(RunSettings, PathBuf)>,
     ) -> Result<(), ReadError> {
         let Some((first, first_dir)) = workers.first().cloned() else {
-            return Err(ReadError::NoGames(run.to_path_buf()));
+            return Err(ReadError::NotStarted(run.to_path_buf()));
         };
         let mut files = Vec::new();
         let mut keys = Vec::new();
