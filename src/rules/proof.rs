@@ -51,8 +51,8 @@
 //! line). Memory is at most the table's 8 MiB ([`TABLE_SLOTS`]), whatever the budget: the
 //! search itself is a recursion of at most 254 plies.
 
-use super::movegen::{Black, RANK_1, RANK_8, Side, White};
-use super::{Color, Move, Position, Reason, Rules, Square};
+use super::movegen::{Black, Side, White};
+use super::{Board, Color, Move, Position, Reason, Rules, Square};
 use std::fmt;
 use std::time::{Duration, Instant};
 
@@ -502,11 +502,12 @@ impl Prover {
         let side = position.side_to_move();
         let own = position.pawns(side);
         let enemy = position.pawns(side.opponent());
-        let before_goal = near_goal(side, 1);
+        let board = position.board();
+        let before_goal = near_goal(board, side, 1);
         let last_pawn = enemy.count_ones() == 1;
         let moves = position.pseudo_moves(self.rules);
         if own & before_goal != 0 || last_pawn {
-            let goal = goal_rank(side);
+            let goal = board.goal(side);
             if let Some(mv) = moves
                 .iter()
                 .find(|mv| mv.to.bit() & goal != 0 || (last_pawn && mv.to.bit() & enemy != 0))
@@ -544,7 +545,7 @@ impl Prover {
         let own = position.pawns(side);
         let enemy = position.pawns(side.opponent());
         let moves = depth.div_ceil(2);
-        if own & near_goal(side, moves) != 0 || enemy.count_ones() <= moves {
+        if own & near_goal(position.board(), side, moves) != 0 || enemy.count_ones() <= moves {
             return true;
         }
         self.rules == Rules::CaptureOnly && files(enemy).saturating_sub(own.count_ones()) <= moves
@@ -556,18 +557,19 @@ impl Prover {
     fn ordered_moves(&self, position: &Position, role: Role) -> Picker {
         let side = position.side_to_move();
         let enemy = position.pawns(side.opponent());
+        let board = position.board();
         let mut picker = Picker {
             moves: [NO_MOVE; MAX_MOVES],
             scores: [0; MAX_MOVES],
             count: 0,
         };
         for mv in position.pseudo_moves(self.rules) {
-            let advance = relative_rank(side, mv.to.rank());
+            let advance = board.relative_rank(side, mv.to.rank());
             let score = if mv.to.bit() & enemy != 0 {
                 // A capture: how far the captured pawn had come towards its own goal.
                 match role {
                     Role::Attacker => 16 + advance,
-                    Role::Defender => 16 + (7 - advance),
+                    Role::Defender => 16 + (board.ranks() - 1 - advance),
                 }
             } else {
                 advance
@@ -709,35 +711,27 @@ fn depth_u8(depth: u32) -> u8 {
     u8::try_from(depth).unwrap_or(u8::MAX - 1)
 }
 
-/// The goal rank of `side` as a bitboard.
-const fn goal_rank(side: Color) -> u64 {
-    match side {
-        Color::White => RANK_8,
-        Color::Black => RANK_1,
+/// The squares of `board` within `ranks` ranks of `side`'s goal rank (the goal rank itself
+/// excluded).
+fn near_goal(board: Board, side: Color, ranks: u32) -> u64 {
+    let goal = u32::from(board.goal_rank(side));
+    let ranks = ranks.min(u32::from(board.ranks()) - 1);
+    if ranks == 0 {
+        return 0;
     }
-}
-
-/// The squares within `ranks` ranks of `side`'s goal rank (the goal rank itself excluded).
-fn near_goal(side: Color, ranks: u32) -> u64 {
-    let ranks = ranks.min(7);
-    // Ranks 1..=`ranks` away from the goal.
-    let band = if ranks == 7 {
-        u64::MAX
-    } else {
-        (1u64 << (8 * (ranks + 1))) - 1
+    // The rows lowest..=highest, 0-based.
+    let (lowest, highest) = match side {
+        Color::White => (goal - ranks, goal - 1),
+        Color::Black => (1, ranks),
     };
-    match side {
-        Color::White => (band.reverse_bits()) & !RANK_8,
-        Color::Black => band & !RANK_1,
-    }
-}
-
-/// How far a square of rank `rank` (0-based) is from `side`'s first rank: 0 to 7.
-const fn relative_rank(side: Color, rank: u8) -> u8 {
-    match side {
-        Color::White => rank,
-        Color::Black => 7 - rank,
-    }
+    let below = |row: u32| {
+        if row >= 8 {
+            u64::MAX
+        } else {
+            (1u64 << (8 * row)) - 1
+        }
+    };
+    below(highest + 1) & !below(lowest) & board.squares()
 }
 
 /// The number of files holding a pawn of `pawns`.
@@ -746,16 +740,17 @@ fn files(pawns: u64) -> u32 {
     folded |= folded >> 32;
     folded |= folded >> 16;
     folded |= folded >> 8;
-    (folded & RANK_1).count_ones()
+    (folded & 0xFF).count_ones()
 }
 
 /// The number of moves `side` would have in `position` if it were its turn.
 fn move_count(position: &Position, side: Color, rules: Rules) -> u32 {
     let own = position.pawns(side);
     let enemy = position.pawns(side.opponent());
+    let squares = position.board().squares();
     let targets = match side {
-        Color::White => White::targets(own, enemy, rules),
-        Color::Black => Black::targets(own, enemy, rules),
+        Color::White => White::targets(own, enemy, rules, squares),
+        Color::Black => Black::targets(own, enemy, rules, squares),
     };
     targets.iter().map(|set| set.count_ones()).sum()
 }
