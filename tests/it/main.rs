@@ -49,6 +49,7 @@ mod shard;
 mod slurm;
 mod source_engines;
 mod sprt;
+mod survive;
 mod tournament;
 mod toy_kind;
 mod tune;

@@ -59,6 +59,10 @@ pub enum ReadError {
     GivenTwice(PathBuf),
     /// A directory holding neither games nor shards.
     NoGames(PathBuf),
+    /// A run of shards or workers (its identity.json) none of which has recorded a game
+    /// yet: incomplete, every game of its schedule missing (exit code 5, as any incomplete
+    /// run).
+    NotStarted(PathBuf),
     /// Two shard directories whose configs differ: not shards of one run.
     NotOneRun {
         /// The first shard directory.
@@ -114,6 +118,15 @@ impl fmt::Display for ReadError {
                 f,
                 "{} holds no games.csv and no shard directories",
                 dir.display()
+            ),
+            ReadError::NotStarted(dir) => write!(
+                f,
+                "{} is a run of shards or workers none of which has recorded a game yet ({}, \
+                 no worker or shard directory with games): every game of its schedule is \
+                 missing; start a worker (the run's flags and --out {0} --worker) or its \
+                 shards, then read the run again",
+                dir.display(),
+                RunDir::new(dir).identity_json().display()
             ),
             ReadError::NotOneRun {
                 first,
@@ -343,6 +356,9 @@ impl GameSources {
                 RunKind::Tune(_) | RunKind::NoRun if run.games_csv().is_file() => {
                     sources.add_file(&run.games_csv())?
                 }
+                RunKind::Tune(_) | RunKind::NoRun if run.identity_json().is_file() => {
+                    return Err(ReadError::NotStarted(input.to_path_buf()));
+                }
                 RunKind::Tune(_) | RunKind::NoRun => {
                     return Err(ReadError::NoGames(input.to_path_buf()));
                 }
@@ -548,7 +564,7 @@ impl GameSources {
         workers: Vec<(RunSettings, PathBuf)>,
     ) -> Result<(), ReadError> {
         let Some((first, first_dir)) = workers.first().cloned() else {
-            return Err(ReadError::NoGames(run.to_path_buf()));
+            return Err(ReadError::NotStarted(run.to_path_buf()));
         };
         let mut files = Vec::new();
         let mut keys = Vec::new();
