@@ -51,8 +51,7 @@
 //! line). Memory is at most the table's 8 MiB ([`TABLE_SLOTS`]), whatever the budget: the
 //! search itself is a recursion of at most 254 plies.
 
-use super::movegen::{Black, Side, White};
-use super::{Board, Color, Move, Position, Reason, Rules, Square};
+use super::{Color, Move, Position, Reason, Rules, Square};
 use std::fmt;
 use std::time::{Duration, Instant};
 
@@ -131,145 +130,6 @@ impl fmt::Display for ProvenLine {
 
 /// The search ran out of nodes.
 struct OutOfBudget;
-
-/// What the table knows about a position (its side to move), depths in plies: `wins` true at
-/// every depth `>= win`, false at every depth `<= no_win`; `defence_fails` likewise.
-#[derive(Clone, Copy)]
-struct Facts {
-    win: u8,
-    no_win: u8,
-    lost: u8,
-    not_lost: u8,
-}
-
-impl Default for Facts {
-    fn default() -> Self {
-        Facts {
-            win: u8::MAX,
-            no_win: 0,
-            lost: u8::MAX,
-            not_lost: 0,
-        }
-    }
-}
-
-/// The hash of a position: its two bitboards and side folded into one word, mixed by one
-/// multiplication.
-fn hash(position: &Position) -> u64 {
-    let white = position.pawns(Color::White);
-    let black = position.pawns(Color::Black);
-    let side = u64::from(position.side_to_move() == Color::Black);
-    let word = white ^ black.rotate_left(29) ^ side.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    let h = word.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
-    h ^ (h >> 32)
-}
-
-/// One slot of the [`Table`]: a position and its facts, or nothing.
-#[derive(Clone, Copy)]
-struct Slot {
-    position: Option<Position>,
-    facts: Facts,
-}
-
-impl Slot {
-    const EMPTY: Slot = Slot {
-        position: None,
-        facts: Facts {
-            win: u8::MAX,
-            no_win: 0,
-            lost: u8::MAX,
-            not_lost: 0,
-        },
-    };
-}
-
-/// The proven facts, by position: at most [`TABLE_SLOTS`] slots in buckets of [`WAYS`]
-/// (see [`TABLE_SLOTS`]).
-struct Table {
-    slots: Vec<Slot>,
-    /// Slots holding a position.
-    used: usize,
-    /// Facts dropped for want of room, since the prover was made.
-    evicted: u64,
-}
-
-impl Table {
-    fn new() -> Table {
-        Table {
-            slots: vec![Slot::EMPTY; FIRST_SLOTS],
-            used: 0,
-            evicted: 0,
-        }
-    }
-
-    /// The first slot of `position`'s bucket.
-    fn bucket(&self, position: &Position) -> usize {
-        // The table's size is a power of two, at least WAYS: the masked hash fits.
-        let mask = (self.slots.len() - 1) & !(WAYS - 1);
-        usize::try_from(hash(position) & mask as u64).unwrap_or_default()
-    }
-
-    /// The facts known about `position` (none: the defaults).
-    fn get(&self, position: &Position) -> Facts {
-        let start = self.bucket(position);
-        self.slots[start..start + WAYS]
-            .iter()
-            .find(|slot| slot.position.as_ref() == Some(position))
-            .map_or_else(Facts::default, |slot| slot.facts)
-    }
-
-    /// The facts of `position`, to update: its slot, else a free one of its bucket (the table
-    /// grown first when half full and below [`TABLE_SLOTS`]), else, at the table's most, the
-    /// slot of another position of the bucket, whose facts are dropped.
-    fn entry(&mut self, position: &Position) -> &mut Facts {
-        if 2 * self.used >= self.slots.len() && self.slots.len() < TABLE_SLOTS {
-            self.grow();
-        }
-        loop {
-            let start = self.bucket(position);
-            let bucket = &self.slots[start..start + WAYS];
-            if let Some(at) = bucket
-                .iter()
-                .position(|slot| slot.position.as_ref() == Some(position))
-            {
-                return &mut self.slots[start + at].facts;
-            }
-            let at = match bucket.iter().position(|slot| slot.position.is_none()) {
-                Some(free) => {
-                    self.used += 1;
-                    free
-                }
-                None if self.slots.len() < TABLE_SLOTS => {
-                    self.grow();
-                    continue;
-                }
-                None => {
-                    self.evicted += 1;
-                    // Which of the bucket's positions goes: by the newcomer's hash, so that
-                    // no slot of a bucket is always the one replaced.
-                    usize::try_from(hash(position) >> 60).unwrap_or_default() % WAYS
-                }
-            };
-            self.slots[start + at] = Slot {
-                position: Some(*position),
-                facts: Facts::default(),
-            };
-            return &mut self.slots[start + at].facts;
-        }
-    }
-
-    /// Doubles the slots (up to [`TABLE_SLOTS`]) and places every fact again.
-    fn grow(&mut self) {
-        let size = (2 * self.slots.len()).min(TABLE_SLOTS);
-        let old = std::mem::replace(&mut self.slots, vec![Slot::EMPTY; size]);
-        self.used = 0;
-        for slot in old {
-            if let Some(position) = slot.position {
-                *self.entry(&position) = slot.facts;
-            }
-        }
-    }
-}
 
 /// The most moves a position can have: 16 pawns, three steps each.
 const MAX_MOVES: usize = 48;
@@ -711,49 +571,10 @@ fn depth_u8(depth: u32) -> u8 {
     u8::try_from(depth).unwrap_or(u8::MAX - 1)
 }
 
-/// The squares of `board` within `ranks` ranks of `side`'s goal rank (the goal rank itself
-/// excluded).
-fn near_goal(board: Board, side: Color, ranks: u32) -> u64 {
-    let goal = u32::from(board.goal_rank(side));
-    let ranks = ranks.min(u32::from(board.ranks()) - 1);
-    if ranks == 0 {
-        return 0;
-    }
-    // The rows lowest..=highest, 0-based.
-    let (lowest, highest) = match side {
-        Color::White => (goal - ranks, goal - 1),
-        Color::Black => (1, ranks),
-    };
-    let below = |row: u32| {
-        if row >= 8 {
-            u64::MAX
-        } else {
-            (1u64 << (8 * row)) - 1
-        }
-    };
-    below(highest + 1) & !below(lowest) & board.squares()
-}
-
-/// The number of files holding a pawn of `pawns`.
-fn files(pawns: u64) -> u32 {
-    let mut folded = pawns;
-    folded |= folded >> 32;
-    folded |= folded >> 16;
-    folded |= folded >> 8;
-    (folded & 0xFF).count_ones()
-}
-
-/// The number of moves `side` would have in `position` if it were its turn.
-fn move_count(position: &Position, side: Color, rules: Rules) -> u32 {
-    let own = position.pawns(side);
-    let enemy = position.pawns(side.opponent());
-    let squares = position.board().squares();
-    let targets = match side {
-        Color::White => White::targets(own, enemy, rules, squares),
-        Color::Black => Black::targets(own, enemy, rules, squares),
-    };
-    targets.iter().map(|set| set.count_ones()).sum()
-}
+mod bounds;
+mod table;
+use bounds::{files, move_count, near_goal};
+use table::{Facts, Table};
 
 #[cfg(test)]
 mod tests;

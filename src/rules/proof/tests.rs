@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::bundled::search::{Limits, Searcher};
+use crate::rules::Board;
 use crate::rules::position::tests::pos;
 use std::sync::atomic::AtomicBool;
 
