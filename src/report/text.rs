@@ -6,7 +6,7 @@
 
 use super::summary::{PairSummary, Summary};
 use crate::records::plural;
-use crate::stats::{Bound, EloModel, SprtDecision};
+use crate::stats::{AfterStop, Bound, EloModel, SprtDecision};
 use std::fmt;
 
 /// Elo with two decimals and a sign, prefixed `>` (a floor), `<` (a ceiling) or `~` (both) for
@@ -20,6 +20,13 @@ fn format_elo(elo: f64, bound: Option<Bound>) -> String {
 /// A probability as a percentage with two decimals, e.g. `97.72%`.
 fn format_percent(probability: f64) -> String {
     format!("{:.2}%", 100.0 * probability)
+}
+
+/// The after-stop estimate as the reports label it, `Elo after the SPRT stop: +12.34 [+3.21,
+/// +21.05] (median-unbiased, 95%)`: beside the plain Elo, which a stop on a lucky run
+/// overstates.
+pub(crate) fn after_stop_text(estimate: &AfterStop) -> String {
+    format!("Elo after the SPRT stop: {estimate} (median-unbiased, 95%)")
 }
 
 /// `-` for a missing value.
@@ -264,6 +271,7 @@ impl Summary {
 /// Interim (10 of 120 games): new vs base: 10 games, Elo: +34.86 +/- 70.12, LLR: 0.41 (-2.94, 2.94) [0.00, 5.00]
 /// ```
 ///
+/// and after a verdict the Elo after the stop ([`after_stop_text`]).
 /// `scheduled` 0: the schedule's length is not known (`Interim (10 games)`). No line for a
 /// report without pairs.
 pub fn interim_lines(summary: &Summary, recorded: u64, scheduled: u64) -> Vec<String> {
@@ -281,7 +289,12 @@ pub fn interim_lines(summary: &Summary, recorded: u64, scheduled: u64) -> Vec<St
             };
             let llr = pair
                 .sprt
-                .map(|status| format!(", {}", status.report))
+                .map(|status| match status.after_stop {
+                    Some(estimate) => {
+                        format!(", {}, {}", status.report, after_stop_text(&estimate))
+                    }
+                    None => format!(", {}", status.report),
+                })
                 .unwrap_or_default();
             format!(
                 "{head}: {} vs {}: {}, {elo}{llr}",
@@ -326,7 +339,8 @@ impl fmt::Display for PairSummary {
     /// ```
     ///
     /// The Ptnml line names the games in no complete pair (`; 1 unpaired game, in the score
-    /// only`); after a verdict, `SPRT: H1 accepted at game 480; 2 games after the decision`;
+    /// only`); after a verdict, the Elo after the stop below the Elo line ([`after_stop_text`])
+    /// and `SPRT: H1 accepted at game 480; 2 games after the decision`;
     /// for a test halted at a missing game, `SPRT: no verdict over the first 40 games (a game
     /// after them is missing); 18 games after it not in the LLR`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -337,6 +351,9 @@ impl fmt::Display for PairSummary {
             self.elo_text(),
             format_percent(self.elo.los)
         )?;
+        if let Some(estimate) = self.sprt.and_then(|status| status.after_stop) {
+            writeln!(f, "{}", after_stop_text(&estimate))?;
+        }
         let score = (self.games > 0).then(|| self.wins as f64 / self.games as f64);
         writeln!(
             f,
@@ -530,5 +547,50 @@ mod tests {
         assert!(lines[0].starts_with("Interim (17 games): alpha vs beta: 9 games, Elo: "));
         assert!(lines[2].starts_with("Interim (17 games): beta vs gamma: 4 games, Elo: "));
         assert!(lines.iter().all(|line| !line.contains("LLR")), "{lines:?}");
+    }
+
+    /// After a verdict the Elo after the stop stands beside the plain Elo, in the text
+    /// report, the interim line and summary.json; without a verdict it is nowhere.
+    #[test]
+    fn the_elo_after_the_stop_is_shown_after_a_verdict_only() {
+        let sprt: crate::stats::Sprt = "elo0=0 elo1=200".parse().unwrap();
+        // new wins every pair; one more pair after the verdict.
+        let won: Vec<Game> = (1..=12)
+            .flat_map(|pair| {
+                [
+                    (pair, "new", "base", WhiteWins, GoalRank),
+                    (pair, "base", "new", BlackWins, GoalRank),
+                ]
+            })
+            .collect();
+        let summary = Summary::compute(&games(&won), &names(&["new", "base"]), Some(&sprt));
+        let status = summary.pairs[0].sprt.unwrap();
+        assert_eq!(status.report.decision, crate::stats::SprtDecision::AcceptH1);
+        let at_verdict = [0, 0, 0, 0, status.games / 2];
+        let estimate = crate::stats::after_stop(&sprt, &at_verdict);
+        assert_eq!(status.after_stop, Some(estimate));
+        let line = format!("Elo after the SPRT stop: {estimate} (median-unbiased, 95%)");
+        let text = summary.to_string();
+        let elo_line = format!(
+            "Elo: {}, LOS: 100.00%\n{line}\nGames: 24,",
+            summary.pairs[0].elo_text()
+        );
+        assert!(text.contains(&elo_line), "{text}");
+        let interim = super::interim_lines(&summary, 24, 24);
+        assert!(interim[0].ends_with(&format!(", {line}")), "{interim:?}");
+        let json: serde_json::Value =
+            serde_json::from_str(&crate::report::summary_json(&summary)).unwrap();
+        let after = &json["pairs"][0]["sprt"]["after_stop"];
+        assert_eq!(after["elo"], estimate.elo);
+        assert_eq!(after["ci"], serde_json::json!(estimate.ci));
+        assert_eq!(after["clamped"], estimate.clamped);
+        // A one-sided stop: the plain Elo is a floor; the estimate a finite figure under it.
+        assert!(summary.pairs[0].elo.bound && estimate.elo < summary.pairs[0].elo.elo);
+
+        let running = Summary::compute(&alpha_beta(), &names(&["alpha", "beta"]), Some(&sprt));
+        assert_eq!(running.pairs[0].sprt.unwrap().after_stop, None);
+        assert!(!running.to_string().contains("after the SPRT stop"));
+        assert!(!super::interim_lines(&running, 9, 9)[0].contains("after the SPRT stop"));
+        assert!(!crate::report::summary_json(&running).contains("after_stop"));
     }
 }

@@ -69,6 +69,20 @@ pub struct AfterStop {
     pub clamped: bool,
 }
 
+impl std::fmt::Display for AfterStop {
+    /// The estimate and its interval, `+12.34 [+3.21, +21.05]`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // `+ 0.0` prints -0.0 as +0.00.
+        write!(
+            f,
+            "{:+.2} [{:+.2}, {:+.2}]",
+            self.elo + 0.0,
+            self.ci[0] + 0.0,
+            self.ci[1] + 0.0
+        )
+    }
+}
+
 /// The after-stop estimate of `sprt` from `counts` (`[L, D, W]` of single games or the five
 /// cells of game pairs `[LL, LD, WL, WD, WW]`, the counts the verdict came from), as
 /// fishtest's `sprt.set_state(counts)` then `sprt.analytics(0.05)` compute it (see the module

@@ -110,6 +110,35 @@ mod tests {
         (summary, series, games)
     }
 
+    /// After a verdict the pair's block gives the Elo after the stop beside the plain Elo;
+    /// without one, not.
+    #[test]
+    fn the_pair_block_gives_the_elo_after_the_stop_after_a_verdict() {
+        let games: Vec<GameRecord> = (1..=12u64)
+            .flat_map(|pair| {
+                [
+                    record(2 * pair - 1, pair, "new", "base", WhiteWins, GoalRank),
+                    record(2 * pair, pair, "base", "new", BlackWins, GoalRank),
+                ]
+            })
+            .collect();
+        let names = ["new".to_string(), "base".to_string()];
+        let sprt = "elo0=0 elo1=200".parse().unwrap();
+        let summary = Summary::compute(&games, &names, Some(&sprt));
+        let series = Series::compute(&summary, &[&games], Some(&sprt));
+        let estimate = summary.pairs[0].sprt.unwrap().after_stop.unwrap();
+        let html = page(&summary, &series, &games, &RunMeta::default());
+        assert!(
+            html.contains(&format!(
+                "Elo after the SPRT stop: {estimate} (median-unbiased, 95%)"
+            )),
+            "{html}"
+        );
+        let (summary, series, games) = sample();
+        let html = page(&summary, &series, &games, &RunMeta::default());
+        assert!(!html.contains("after the SPRT stop"));
+    }
+
     #[test]
     fn the_page_holds_every_section_and_escapes_names() {
         let (summary, series, games) = sample();

@@ -456,6 +456,12 @@ fn pair_lines(pair: &PairSummary) -> Vec<String> {
     ];
     if let Some(status) = pair.sprt {
         lines.push(status.report.to_string());
+        lines.extend(
+            status
+                .after_stop
+                .as_ref()
+                .map(crate::report::text::after_stop_text),
+        );
     }
     lines
 }
