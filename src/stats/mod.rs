@@ -29,10 +29,12 @@
 
 pub mod after_stop;
 pub mod brownian;
+pub mod calculator;
 pub mod elo;
 pub mod pentanomial;
 pub mod ratings;
 pub mod sequential;
+pub mod simulation;
 pub mod sprt;
 
 mod linalg;
