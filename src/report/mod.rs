@@ -16,6 +16,7 @@ pub mod hosts;
 pub mod html;
 mod json;
 pub mod latency;
+pub mod openings;
 pub mod series;
 mod summary;
 mod text;

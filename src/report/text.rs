@@ -1,9 +1,11 @@
 //! The report as text, fastchess style: the game count, the standings (3+ engines: with two,
 //! the pair's block is the one figure, as fastchess prints it), the crosstable (3+ engines), a
-//! block per pair of engines (Elo, games, pentanomial counts, SPRT) and the faults table.
+//! block per pair of engines (Elo, games, pentanomial counts, SPRT), the openings (the book's
+//! line and those to prune) and the faults table.
 //! [`Display`](fmt::Display) of [`Summary`] and [`PairSummary`]; [`interim_lines`], the
 //! one-line-per-pair report of a run in progress on a CI log.
 
+use super::openings::OpeningsReport;
 use super::summary::{PairSummary, Summary};
 use crate::records::plural;
 use crate::stats::{AfterStop, Bound, EloModel, SprtDecision};
@@ -79,6 +81,7 @@ impl fmt::Display for Summary {
             writeln!(f)?;
             write!(f, "{pair}")?;
         }
+        self.write_openings(f)?;
         writeln!(f)?;
         self.write_faults(f)?;
         if !self.claims.is_empty() {
@@ -234,6 +237,30 @@ impl Summary {
                 ""
             }
         )
+    }
+
+    /// The book's line and the openings to prune (the first
+    /// [`TEXT_PRUNE_ROWS`](super::openings::TEXT_PRUNE_ROWS)); nothing without games.
+    fn write_openings(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let openings = &self.openings;
+        if openings.games == 0 {
+            return Ok(());
+        }
+        writeln!(f)?;
+        writeln!(f, "{}", openings.book_line())?;
+        let prune = openings.openings.iter().filter(|o| o.prune);
+        let shown = super::openings::TEXT_PRUNE_ROWS.min(openings.prune.len());
+        if shown > 0 {
+            write!(f, "{}", OpeningsReport::table(prune.take(shown)))?;
+        }
+        if shown < openings.prune.len() {
+            writeln!(
+                f,
+                "(the first {shown} of {} to prune; every opening in summary.json and report.html)",
+                openings.prune.len()
+            )?;
+        }
+        Ok(())
     }
 
     fn write_faults(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -592,5 +619,43 @@ mod tests {
         assert!(!running.to_string().contains("after the SPRT stop"));
         assert!(!super::interim_lines(&running, 9, 9)[0].contains("after the SPRT stop"));
         assert!(!crate::report::summary_json(&running).contains("after_stop"));
+    }
+
+    /// The book's line and the openings to prune, between the pairs and the faults; the
+    /// list stops at TEXT_PRUNE_ROWS.
+    #[test]
+    fn the_openings_to_prune_follow_the_pairs() {
+        let mut list: Vec<Game> = Vec::new();
+        for pair in 1..=36 {
+            // Openings 1..=12, three pairs each, every game won by White.
+            list.push((pair, "alpha", "beta", WhiteWins, GoalRank));
+            list.push((pair, "beta", "alpha", WhiteWins, GoalRank));
+        }
+        let mut all = games(&list);
+        for game in &mut all {
+            game.opening_id = (game.pair - 1) % 12 + 1;
+            game.opening = format!("o{}", game.opening_id);
+        }
+        let summary = Summary::compute(&all, &names(&["alpha", "beta"]), None);
+        assert_eq!(summary.openings.prune.len(), 12);
+        let text = summary.to_string();
+        let from = text
+            .find("\nOpenings: 12 played, 72 games, 36 pairs;")
+            .unwrap();
+        let block = &text[from..text.find("\nLosses by fault").unwrap()];
+        assert_eq!(block.matches("  prune\n").count(), 10, "{block}");
+        assert!(
+            block.ends_with(
+                "(the first 10 of 12 to prune; every opening in summary.json and report.html)\n"
+            ),
+            "{block}"
+        );
+        let json: serde_json::Value =
+            serde_json::from_str(&crate::report::summary_json(&summary)).unwrap();
+        assert_eq!(json["openings"]["openings"].as_array().unwrap().len(), 12);
+        assert_eq!(json["openings"]["openings"][0]["first_player"], "White");
+        assert_eq!(json["openings"]["one_one_share"], 1.0);
+        let empty = Summary::compute(&[], &names(&["alpha", "beta"]), None);
+        assert!(!empty.to_string().contains("Openings"));
     }
 }

@@ -28,6 +28,8 @@
 use serde::Serialize;
 
 use super::brownian::wald;
+use super::pentanomial::Pentanomial;
+use super::sample::Empirical;
 use super::sprt::{NELO_PER_T, Sprt, SprtModel};
 use super::{elo_from_score, logistic_score};
 
@@ -80,6 +82,24 @@ impl BookProfile {
     pub fn variance(&self) -> f64 {
         0.25 - self.rms_bias * self.rms_bias
     }
+}
+
+/// fishtest's squared RMS bias of a book, from the game pairs played from it (its stats page:
+/// the per-game variance of single games less the per-game variance measured over pairs,
+/// `var3 - 2 var5`, both of counts regularized as for the LLR), in squared score units. It
+/// estimates the mean of `b^2` over the openings, `b` an opening's advantage for the colour it
+/// favours; without draws it is `q / 2 - s (1 - s)`, `q` the share of 1–1 pairs and `s` the
+/// score, up to the regularization. Negative when the pairs vary more than single games would
+/// (chance, in a small sample); `None` without pairs. The games are those of the pairs: `[LL,
+/// LD, WL, WD, WW]` make `2 LL + LD + WL` losses, `LD + WD` draws and `2 WW + WD + WL` wins.
+pub fn rms_bias_squared(pairs: &Pentanomial) -> Option<f64> {
+    if pairs.is_empty() {
+        return None;
+    }
+    let [ll, ld, wl, wd, ww] = pairs.as_array();
+    let games = Empirical::from_counts(&[2 * ll + ld + wl, ld + wd, 2 * ww + wd + wl]);
+    let pairs = Empirical::from_counts(&[ll, ld, wl, wd, ww]);
+    Some(games.variance() - 2.0 * pairs.variance())
 }
 
 /// Why the calculator cannot take its input.
@@ -469,6 +489,27 @@ mod tests {
         assert_close(biased.logistic_bounds().1, 4.000_176_743_993_376, 1e-9);
         assert_eq!(even.default_elos(), [-5.0, -2.5, 0.0, 2.5, 5.0, 7.5, 10.0]);
         assert_eq!(biased.default_elos(), [-4.0, -2.0, 0.0, 2.0, 4.0, 6.0, 8.0]);
+    }
+
+    /// Without draws the RMS bias is `q / 2 - s (1 - s)` (to the regularization): half the
+    /// pairs 1–1 at an even score is no bias, all of them the largest.
+    #[test]
+    fn the_rms_bias_of_pairs_without_draws() {
+        let rms2 = |cells: [u64; 5]| rms_bias_squared(&cells.into()).unwrap();
+        assert_close(rms2([250, 0, 500, 0, 250]), 0.0, 1e-5);
+        assert_close(rms2([150, 0, 700, 0, 150]), 0.35 - 0.25, 1e-5);
+        assert_close(rms2([0, 0, 1000, 0, 0]), 0.25, 1e-5);
+        // A score of 0.6, 1-1 pairs 0.6: 0.3 - 0.24.
+        assert_close(rms2([100, 0, 600, 0, 300]), 0.06, 1e-5);
+        assert_eq!(rms_bias_squared(&Pentanomial::default()), None);
+        // fishtest's figure for these pairs and their games [500, 0, 540]: its stats page's
+        // `var3 - var5_per_game` (`LLRcalc.stats` of the regularized counts, fishtest at
+        // commit b8eecff2, run with Python).
+        assert_close(
+            rms2([120, 0, 260, 0, 140]),
+            0.000_370_057_889_856_667_5,
+            1e-15,
+        );
     }
 
     #[test]
