@@ -44,6 +44,7 @@ pub mod perft_check;
 pub mod prove;
 pub mod report;
 pub mod signals;
+pub mod sprt;
 pub mod tournament;
 pub mod tune;
 

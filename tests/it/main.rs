@@ -45,5 +45,6 @@ mod shard;
 mod slurm;
 mod source_engines;
 mod sprt;
+mod sprt_calculator;
 mod tournament;
 mod tune;
