@@ -84,8 +84,9 @@ pub struct OpeningsReport {
     pub one_one_pairs: u64,
     /// `one_one_pairs / pairs`: the share of colour-decided pairs; `None` without pairs.
     pub one_one_share: Option<f64>,
-    /// fishtest's RMS bias in score units (its square pooled over the pairs of engines, each
-    /// weighted by its pairs; 0 when the estimate is negative); `None` without pairs.
+    /// fishtest's RMS bias in score units (its square pooled over the matchups, a pair of
+    /// engines in a file or run, each weighted by its pairs: engines of different strength
+    /// are not mixed; 0 when the estimate is negative); `None` without pairs.
     pub rms_bias: Option<f64>,
     /// The RMS bias as Elo, `elo(1/2 + rms_bias)`.
     pub rms_bias_elo: Option<f64>,
@@ -109,8 +110,11 @@ pub struct OpeningsTally {
     book: Option<HashMap<Position, usize>>,
     /// Open pairs of the file being read: pair number to the first game.
     open: HashMap<u64, OpenGame>,
-    /// Pairs `[LL, 1–1, WW]` by pair of engines (indices, the first lower).
-    matchups: BTreeMap<(usize, usize), [u64; 3]>,
+    /// Pairs `[LL, 1–1, WW]` by file (or run read as one) and pair of engines (indices, the
+    /// first lower): the same names in two runs may be other engines.
+    matchups: BTreeMap<(usize, usize, usize), [u64; 3]>,
+    /// Files ended so far: the file of [`matchups`](Self::matchups).
+    files: usize,
     not_in_book: u64,
 }
 
@@ -208,7 +212,8 @@ impl OpeningsTally {
             Some(open) if open.row == row && open.engines == engines => {
                 let cell = usize::from(open.first_won) + usize::from(first_won);
                 self.rows[row].pairs[cell] += 1;
-                self.matchups.entry(engines).or_default()[cell] += 1;
+                let matchup = (self.files, engines.0, engines.1);
+                self.matchups.entry(matchup).or_default()[cell] += 1;
             }
             _ => {
                 self.open.insert(
@@ -223,9 +228,11 @@ impl OpeningsTally {
         }
     }
 
-    /// Ends a file: its open pairs can no longer complete.
+    /// Ends a file (or a run read as one): its open pairs can no longer complete, and the
+    /// next file's engines are another matchup for the RMS bias, whatever their names.
     pub fn end_file(&mut self) {
         self.open.clear();
+        self.files += 1;
     }
 
     /// The report of the games counted.

@@ -207,3 +207,38 @@ fn binomial_p_values() {
     // Five of five is not enough at 5%; six of six is.
     assert!(binomial_p_value(5, 5) > PRUNE_LEVEL && binomial_p_value(6, 6) <= PRUNE_LEVEL);
 }
+
+/// Two runs whose engines have the same names but not the same strength: the RMS bias is
+/// pooled over each run's own pairs, not over the mixture (which would read the difference
+/// of strengths as the absence of bias).
+#[test]
+fn the_rms_bias_is_pooled_over_each_files_engines() {
+    // File 1: a won twice in three pairs, one 1-1; file 2: the same, b winning.
+    let first = games(&[
+        (1, true, true),
+        (2, true, true),
+        (3, true, true),
+        (4, true, false),
+    ]);
+    let second = games(&[
+        (1, false, false),
+        (2, false, false),
+        (3, false, false),
+        (4, true, false),
+    ]);
+    let mut tally = OpeningsTally::for_book(&["a".into(), "b".into()], &book());
+    for (file, games) in [first, second].iter().enumerate() {
+        for game in games {
+            let mut game = game.clone();
+            game.pair += 10 * file as u64;
+            tally.add(&game);
+        }
+        tally.end_file();
+    }
+    let report = tally.finish();
+    let each = rms_bias_squared(&[0, 0, 1, 0, 3].into()).unwrap();
+    let mirrored = rms_bias_squared(&[3, 0, 1, 0, 0].into()).unwrap();
+    assert_close(each, mirrored, 1e-12);
+    assert_close(report.rms_bias.unwrap(), each.sqrt(), 1e-12);
+    assert!(rms_bias_squared(&[3, 0, 2, 0, 3].into()).unwrap() < 0.0);
+}
