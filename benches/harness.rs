@@ -36,9 +36,8 @@ use bt_arena::records::read_games;
 use bt_arena::rules::proof::{DEFAULT_BUDGET, Prover, Verdict};
 use bt_arena::rules::{Move, Position, Rules};
 use bt_arena::run_dir::RunDir;
-use bt_arena::tournament::SeedOrigin;
-use bt_arena::tournament::runner::Start;
-use bt_arena::tournament::{Format, OpeningsSpec, TournamentConfig, run};
+use bt_arena::session::{SessionOptions, Start};
+use bt_arena::tournament::{SeedOrigin, Tournament, TournamentConfig};
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -118,29 +117,14 @@ fn config(
             .and_then(|keys| keys.into_description(TimeControl::Depth(1)))
             .expect("engine spec")
     };
-    TournamentConfig {
-        event: "bench".into(),
-        engines: vec![engine("a"), engine("b")],
-        format: Format::RoundRobin,
-        rules: Default::default(),
-        openings: OpeningsSpec::default(),
-        rounds,
-        games: games_per_pair_round,
-        concurrency,
-        seed: 1,
-        sprt: None,
-        out,
-        shard: None,
-        worker: None,
-        lease_ms: None,
-        log: false,
-        pgn_comments: Default::default(),
-        scale_tc: None,
-        build_cache: None,
-        session: Default::default(),
-        run_id: None,
-        adjudication: Default::default(),
-    }
+    let mut config = TournamentConfig::new(vec![engine("a"), engine("b")]);
+    config.run.event = "bench".into();
+    config.run.concurrency = concurrency;
+    config.run.seed = 1;
+    config.run.out = out;
+    config.rounds = rounds;
+    config.games = games_per_pair_round;
+    config
 }
 
 /// The CPU time this process (every thread, not its children) has used: (user, system).
@@ -171,14 +155,23 @@ struct Cost {
 fn tournament(games: u32, concurrency: usize, adjudication: Adjudication) -> Cost {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut config = config(2, games / 2, concurrency, dir.path().join("run"));
-    config.adjudication = adjudication;
+    config.run.adjudication = adjudication;
     let (user, system) = own_cpu();
     let start = Instant::now();
     let fresh = Start::Fresh(SeedOrigin::Given);
-    run(&mut config, fresh, &AtomicBool::new(false), |_, _| {}).expect("run");
+    let options = SessionOptions::default();
+    bt_arena::session::run::<Tournament>(
+        &mut config,
+        fresh,
+        &options,
+        &AtomicBool::new(false),
+        &mut |_| {},
+        |_| {},
+    )
+    .expect("run");
     let seconds = start.elapsed().as_secs_f64();
     let (user_after, system_after) = own_cpu();
-    let games = read_games(&RunDir::new(&config.out).games_csv()).expect("games.csv");
+    let games = read_games(&RunDir::new(&config.run.out).games_csv()).expect("games.csv");
     Cost {
         seconds,
         plies: games.iter().map(|game| u64::from(game.plies)).sum(),
@@ -418,7 +411,15 @@ fn main() {
             }
         });
         let fresh = Start::Fresh(SeedOrigin::Given);
-        let _ = run(&mut config, fresh, &AtomicBool::new(false), |_, _| {}).expect("run");
+        let _ = bt_arena::session::run::<Tournament>(
+            &mut config,
+            fresh,
+            &SessionOptions::default(),
+            &AtomicBool::new(false),
+            &mut |_| {},
+            |_| {},
+        )
+        .expect("run");
         done.store(true, std::sync::atomic::Ordering::SeqCst);
     });
     eprintln!(

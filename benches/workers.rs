@@ -4,7 +4,8 @@
 //! machine that hangs) against a static shard stopped the same way. Run with
 //! `cargo bench --bench workers`; the figures are in benches/README.md.
 
-use bt_arena::arena::claims::{Claimed, UnitClaims};
+use bt_arena::arena::leases::{Leased, Leases};
+use bt_arena::arena::{Unit, UnitKind};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -21,19 +22,13 @@ fn main() {
 /// Claims a pair and marks it done, 10,000 times, in a temporary directory.
 fn claims_per_second() {
     let dir = tempfile::tempdir().expect("a temporary directory");
-    let claims = UnitClaims::new(
-        dir.path(),
-        "bench",
-        Duration::from_secs(60),
-        "pair",
-        |game| game.pair,
-    )
-    .expect("claims");
+    let leases =
+        Leases::new(dir.path(), "bench", Duration::from_secs(60), UnitKind::PAIR).expect("leases");
     let pairs = 10_000u64;
     let started = Instant::now();
     for pair in 1..=pairs {
-        assert_eq!(claims.claim(pair, 1, &mut |_| {}).unwrap(), Claimed::Mine);
-        claims.recorded(pair).unwrap();
+        assert_eq!(leases.take(Unit(pair), &mut |_| {}).unwrap(), Leased::Mine);
+        leases.done(Unit(pair)).unwrap();
     }
     let seconds = started.elapsed().as_secs_f64();
     println!(

@@ -27,7 +27,12 @@ use bt_arena::game::{self, Players};
 use bt_arena::records::moves::decode_column;
 use bt_arena::records::{GameRecord, Termination, read_games};
 use bt_arena::rules::{ByColor, Color, Position, Rules};
-use bt_arena::tournament::{TournamentConfig, saved_config};
+use bt_arena::tournament::TournamentConfig;
+
+/// The config saved in the run directory `dir`.
+fn saved_config(dir: &std::path::Path) -> Result<TournamentConfig, String> {
+    bt_arena::session::resume::read_saved(dir).map_err(|e| e.to_string())
+}
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
@@ -85,14 +90,15 @@ fn shadow(dir: &Path, rules_given: &[String]) -> Result<(), String> {
         dir.display(),
         games.len(),
         time as f64 / 1000.0,
-        config.rules
+        config.run.rules
     );
     for text in rules_given {
         let adjudication = parse_rule(text)?;
         let (mut ended, mut wrong, mut saved_plies, mut saved_ms) = (0, 0, 0u64, 0u64);
         let mut wrong_games = Vec::new();
         for game in &games {
-            if let Some((ply, winner)) = first_adjudication(game, config.rules, &adjudication)? {
+            if let Some((ply, winner)) = first_adjudication(game, config.run.rules, &adjudication)?
+            {
                 ended += 1;
                 saved_plies += u64::from(game.plies) - ply as u64;
                 saved_ms += time_after(game, ply);
@@ -124,7 +130,7 @@ fn start_engines(config: &TournamentConfig) -> Result<Vec<Engine>, String> {
     config
         .engines
         .iter()
-        .map(|spec| Engine::start(&spec.launch(), config.rules).map_err(|e| e.to_string()))
+        .map(|spec| Engine::start(&spec.launch(), config.run.rules).map_err(|e| e.to_string()))
         .collect()
 }
 
@@ -167,7 +173,7 @@ fn replay(dir: &Path) -> Result<(), String> {
             let result = game::play(
                 &mut players,
                 &position,
-                config.rules,
+                config.run.rules,
                 &Adjudication::default(),
                 None,
                 game::ClaimChecks::default(),

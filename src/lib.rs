@@ -27,7 +27,7 @@
 //! | [`records`] | the record of a finished game and its files: games.csv (appended, repaired, read back, tailed), games.pgn (written and read, with other tools' PGN) | `docs/guide/results.md` |
 //! | [`report`] | the report of a run, computed once from its records ([`report::Summary`]) and rendered as text, summary.json and report.html | `docs/guide/results.md` |
 //! | [`run`] | reading runs, below the kinds of run that play them: a run's settings and schedule shape, its identity (tournaments and tunes), the one reader of its games and its verdict, the merge of shards | `docs/guide/results.md`, `docs/guide/cluster.md` |
-//! | [`claim`] | claims on a shared directory: files created exclusively, a heartbeat, stale judged by the observer's clock (the build cache, workers claiming game pairs) | `docs/guide/cluster.md` |
+//! | [`lease`] | leases on a shared directory: files created exclusively, a heartbeat, stale judged by the observer's clock (the build cache, workers claiming game pairs) | `docs/guide/cluster.md` |
 //! | [`run_dir`] | a run directory's layout, its kind (one machine, sharded, one shard), a run's identity, atomic writes | `docs/guide/results.md`, `docs/guide/cluster.md` |
 //! | [`stats`] | Elo, LOS, pentanomial counts, SPRT (fishtest's formulas), Bradley–Terry ratings | `docs/guide/sprt.md` |
 //! | [`perft_check`] | an engine's perft against the rules, walked down to the faulty position | `docs/guide/perft.md` |
@@ -106,10 +106,10 @@
 pub mod arena;
 pub mod bundled;
 pub mod check_engine;
-pub mod claim;
 pub mod datagen;
 pub mod engine;
 pub mod game;
+pub mod lease;
 pub mod named;
 pub mod openings;
 pub mod perft_check;
@@ -119,6 +119,7 @@ pub mod report;
 pub mod rules;
 pub mod run;
 pub mod run_dir;
+pub mod session;
 pub mod stats;
 pub mod textfile;
 pub mod time_control;

@@ -28,15 +28,24 @@
 //! game) with a file, so that a dead one's unit is played again by another after a lease.
 //! `docs/guide/arena.md` is the contributors' page.
 
-pub mod claims;
+pub mod affinity;
 pub mod console;
+pub mod leases;
 pub mod overload;
 pub mod prepare;
+pub mod recorded;
+pub mod schedule;
 mod starts;
+mod units;
 mod worker;
 
-pub use crate::run_dir::file_safe;
+pub use crate::run_dir::{LockError, file_safe, lock_directory};
+pub use affinity::{AffinityError, CpuList};
 pub use console::Console;
+pub use recorded::Recorded;
+pub use schedule::{
+    Flow, Gate, Job, RecordedGame, ReportError, Schedule, ScheduledGame, Seat, Unit, UnitKind,
+};
 pub use starts::{GivenUp, MAX_START_FAILURES, NotPlayed};
 pub use worker::{game_record, launch};
 
@@ -45,11 +54,13 @@ use crate::game::{self, Adjudication};
 use crate::openings::Opening;
 use crate::records::{GameRecord, RecordsError, ResultsWriter};
 use crate::rules::{ByColor, Rules};
+use leases::Leases;
 use starts::Starts;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
+use units::{Next, Walk};
 
 /// The shortest time between two writes of a run's report while it plays.
 pub const REPORT_INTERVAL: Duration = Duration::from_secs(2);
@@ -58,144 +69,8 @@ pub const REPORT_INTERVAL: Duration = Duration::from_secs(2);
 /// report of many games costs at most a tenth of the run's time.
 pub const REPORT_COST_FACTOR: u32 = 10;
 
-/// How long a worker waits before asking a schedule again that answered [`Next::Wait`].
+/// How long a worker waits before asking a schedule again that answered [`Gate::Wait`].
 pub const WAIT_POLL: Duration = Duration::from_millis(20);
-
-/// One scheduled game.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ScheduledGame {
-    /// 1-based number of the game in the run (games.csv's `game_id`).
-    pub game_id: u64,
-    /// 1-based round (a tune's iteration).
-    pub round: u32,
-    /// 1-based game-pair number; both games of a pair share it.
-    pub pair: u64,
-    /// Index (into the arena's engines) of the engine playing White.
-    pub white: usize,
-    /// Index of the engine playing Black.
-    pub black: usize,
-    /// 0-based index of the opening in the book.
-    pub opening: usize,
-}
-
-/// A game a schedule asks the arena to play.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Job {
-    /// The game: its ids, its seats and its opening.
-    pub game: ScheduledGame,
-    /// The unit of the schedule the game belongs to (a tournament's game pair, a tune's
-    /// iteration): after the deadline only units already begun are played on.
-    pub unit: u64,
-    /// Option values (`setoption name value`) the engines of White and Black play this game
-    /// with, on top of their own; empty for engines played as described.
-    pub values: ByColor<Vec<(String, String)>>,
-    /// Tags added to the game's PGN record (`X-TuneIteration`, ...).
-    pub tags: Vec<(String, String)>,
-    /// The position the game starts from instead of its opening's (datagen's opening after
-    /// its random plies); `None` for the opening's.
-    pub start: Option<crate::rules::Position>,
-    /// Moves drawn among the engines' best lines now and then (datagen's
-    /// `--random-multipv`); `None`: every `bestmove` is played.
-    pub pick: Option<game::MultiPvPick>,
-}
-
-impl Job {
-    /// A game played with the engines as described and no extra tag.
-    pub fn plain(game: ScheduledGame, unit: u64) -> Job {
-        Job {
-            game,
-            unit,
-            values: ByColor::default(),
-            tags: Vec::new(),
-            start: None,
-            pick: None,
-        }
-    }
-}
-
-/// A schedule's answer to "what next?".
-#[derive(Debug)]
-pub enum Next {
-    /// Play this game.
-    Play(Job),
-    /// Nothing to play now, but there may be later (a tune waiting for the iterations its
-    /// next one starts from): ask again after [`WAIT_POLL`].
-    Wait,
-    /// Nothing left to play for this worker.
-    Done,
-    /// The deadline keeps the next unit from starting (asked with `closing`): the run stops
-    /// for the time limit, and `--resume` plays the rest.
-    Closed,
-}
-
-/// What a finished game does to the run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Flow {
-    /// Go on: the schedule's [`Schedule::next`] decides what starts.
-    Continue,
-    /// Stop now: no job starts any more, whatever [`Schedule::next`] would say (games in
-    /// flight are finished and recorded).
-    Stop,
-}
-
-/// What a run is: the questions a kind of run answers, asked by the arena's workers (from
-/// several threads at once: implementations keep their state behind a lock).
-pub trait Schedule: Sync {
-    /// The next game to play. With `closing` (the deadline passed) only games of units
-    /// already begun may be handed out.
-    fn next(&self, closing: bool) -> Next;
-
-    /// `job` finished as `played` and is recorded as `record` (games.csv, games.pgn): count
-    /// it, say what it means on `console`, and tell whether the run goes on.
-    fn finished(
-        &self,
-        job: &Job,
-        record: &GameRecord,
-        played: &game::PlayedGame,
-        console: &Console,
-    ) -> Flow;
-
-    /// `job` will not be played: an engine of it could not be made ready. The schedule keeps
-    /// no game waiting on it.
-    fn not_played(&self, job: &Job);
-
-    /// Whether `job`, finished, may still be recorded: `false` for a worker whose claim on
-    /// the game's unit was taken over by another worker (who plays it again), so that the
-    /// run holds each game once.
-    fn may_record(&self, _job: &Job) -> bool {
-        true
-    }
-
-    /// `job` finished but was not recorded ([`Schedule::may_record`] said no): the schedule
-    /// keeps nothing waiting on it.
-    fn dropped(&self, _job: &Job) {}
-
-    /// Engine `engine` was given up: remove every queued game it plays and return them (they
-    /// are reported as not played).
-    fn drop_engine(&self, engine: usize) -> Vec<Job>;
-
-    /// The progress line's message: the score so far (and the LLR, for an SPRT).
-    fn score_line(&self) -> String;
-
-    /// Engine `engine` started a process that says `id name id_name` (for the report).
-    fn engine_started(&self, _engine: usize, _id_name: Option<&str>) {}
-
-    /// The interim line printed every `rating_interval` games when stdout is not a terminal,
-    /// after `recorded` of `total` games; `None` for none.
-    fn interim(&self, recorded: u64, total: u64) -> Option<String>;
-
-    /// Rewrites the run's report files while it plays (`recorded` of `total` games). Called at
-    /// most every [`REPORT_INTERVAL`] (and [`REPORT_COST_FACTOR`] times the last refresh's
-    /// cost).
-    ///
-    /// # Errors
-    /// The files cannot be read or written; the arena warns once and plays on.
-    fn refresh_report(&self, recorded: u64, total: u64) -> Result<(), ReportError>;
-}
-
-/// Why a report could not be refreshed (any error of the schedule's report; shown, never
-/// fatal).
-pub type ReportError = Box<dyn std::error::Error + Send + Sync>;
 
 /// Everything the arena needs to play a schedule's games.
 pub struct Arena<'a> {
@@ -216,9 +91,9 @@ pub struct Arena<'a> {
     pub log: bool,
     /// Games played at the same time.
     pub concurrency: usize,
-    /// The CPUs the engines are pinned to (`--affinity`), checked by [`check_affinity`];
+    /// The CPUs the engines are pinned to (`--affinity`), checked by [`CpuList::check`];
     /// `None`: not pinned.
-    pub affinity: Option<Vec<usize>>,
+    pub affinity: Option<CpuList>,
     /// No new unit starts after it (`--max-time`).
     pub deadline: Option<Instant>,
     /// Interim lines every this many games off a terminal (0: none).
@@ -233,12 +108,87 @@ pub struct Arena<'a> {
 /// How the arena stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stopped {
-    /// The schedule had nothing left (every game played, or it stopped on a verdict).
+    /// Every unit was played (or could not be started).
     Done,
+    /// The schedule reached its verdict ([`Flow::Verdict`], [`Gate::Verdict`]): no new unit
+    /// started after it.
+    Verdict,
     /// The stop flag was set (a signal): `--resume` continues.
     Interrupted,
     /// The deadline kept a unit from starting: `--resume` continues.
     TimeLimit,
+}
+
+/// Why the arena stopped before its schedule was played: nothing starts any more, games in
+/// flight are finished but not recorded.
+#[derive(Debug)]
+pub enum ArenaError<E> {
+    /// A game cannot be recorded (games.csv, games.pgn), or the games recorded cannot be
+    /// read.
+    Records(RecordsError),
+    /// The workers' leases (`RUN/claims`) cannot be used.
+    Leases {
+        /// The leases' directory.
+        dir: PathBuf,
+        /// The operating system's reason.
+        source: std::io::Error,
+    },
+    /// The schedule failed (its own files).
+    Schedule(E),
+    /// A recorded game must not be counted (files of another run, a game twice).
+    Game(recorded::BadGame<E>),
+}
+
+impl<E: std::fmt::Display> std::fmt::Display for ArenaError<E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ArenaError::Records(err) => err.fmt(f),
+            ArenaError::Leases { dir, source } => {
+                write!(f, "cannot lease a unit in {}: {source}", dir.display())
+            }
+            ArenaError::Schedule(err) => err.fmt(f),
+            ArenaError::Game(bad) => bad.fmt(f),
+        }
+    }
+}
+
+impl<E: std::error::Error> std::error::Error for ArenaError<E> {}
+
+impl<E> ArenaError<E> {
+    /// The same error with the schedule's own failure turned into another type (a kind's
+    /// error, which holds its schedule's).
+    pub fn map<F>(self, into: impl Fn(E) -> F) -> ArenaError<F> {
+        match self {
+            ArenaError::Records(err) => ArenaError::Records(err),
+            ArenaError::Leases { dir, source } => ArenaError::Leases { dir, source },
+            ArenaError::Schedule(err) => ArenaError::Schedule(into(err)),
+            ArenaError::Game(bad) => ArenaError::Game(recorded::BadGame {
+                path: bad.path,
+                game_id: bad.game_id,
+                fault: match bad.fault {
+                    recorded::GameFault::NotOfSchedule(err) => {
+                        recorded::GameFault::NotOfSchedule(into(err))
+                    }
+                    recorded::GameFault::Twice => recorded::GameFault::Twice,
+                },
+            }),
+        }
+    }
+}
+
+impl<E> From<RecordsError> for ArenaError<E> {
+    fn from(err: RecordsError) -> Self {
+        ArenaError::Records(err)
+    }
+}
+
+impl<E> From<recorded::ReadError<E>> for ArenaError<E> {
+    fn from(err: recorded::ReadError<E>) -> Self {
+        match err {
+            recorded::ReadError::Records(err) => ArenaError::Records(err),
+            recorded::ReadError::Game(bad) => ArenaError::Game(bad),
+        }
+    }
 }
 
 /// What the arena did.
@@ -250,22 +200,32 @@ pub struct Played {
     pub not_played: Vec<NotPlayed>,
     /// Engines given up after start failures, in the order given up.
     pub given_up: Vec<GivenUp>,
+    /// Games recorded.
+    pub recorded: u64,
+    /// The `id name` each engine's processes gave, by configured name.
+    pub engine_ids: std::collections::BTreeMap<String, String>,
 }
 
 /// The arena while it plays: what the workers share.
-struct Floor<'a> {
+struct Floor<'a, S: Schedule> {
     arena: &'a Arena<'a>,
-    schedule: &'a dyn Schedule,
+    schedule: &'a S,
+    walk: Walk<'a, S>,
     writer: Mutex<ResultsWriter>,
     console: Console,
     starts: Mutex<Starts>,
-    /// Set when the schedule stopped or a record could not be written.
+    /// Set when the schedule stopped or the run failed.
     halt: AtomicBool,
-    out_of_time: AtomicBool,
-    write_error: Mutex<Option<RecordsError>>,
+    /// Why the run stopped, when the schedule or the deadline stopped it.
+    stopped: Mutex<Option<Stopped>>,
+    error: Mutex<Option<ArenaError<S::Error>>>,
     report: Mutex<ReportClock>,
     /// The recent losses on time, to name an overloaded machine.
     overload: Mutex<overload::OverloadWatch>,
+    /// Games recorded.
+    recorded: std::sync::atomic::AtomicU64,
+    /// The `id name` each engine gave, by configured name.
+    engine_ids: Mutex<std::collections::BTreeMap<String, String>>,
 }
 
 /// When the report was last written and what it cost.
@@ -276,28 +236,37 @@ struct ReportClock {
     warned: bool,
 }
 
-/// Plays `schedule`'s games in `arena`, recording each with `writer` as it ends, until the
-/// schedule has nothing left, it stops, the deadline passes or the stop flag is set.
+/// Plays `schedule`'s units in `arena`, lowest first, recording each game with `writer` as it
+/// ends, until every unit is played, the schedule stops, the deadline passes or the stop flag
+/// is set. `recorded` reads what the run recorded (read once already:
+/// [`Recorded::start`]); with `leases`, this process is one worker of many and plays only
+/// the units it leases (and lets go of them at the end).
 ///
 /// # Errors
-/// A game that cannot be recorded (games.csv or games.pgn): the run stops at once, games in
-/// flight are finished but not recorded.
-pub fn play(
+/// [`ArenaError`]: a game that cannot be recorded, recorded games that cannot be read, leases
+/// that cannot be used, the schedule's failure. The run stops at once; games in flight are
+/// finished but not recorded.
+pub fn play<S: Schedule>(
     arena: &Arena<'_>,
-    schedule: &dyn Schedule,
+    schedule: &S,
     writer: ResultsWriter,
-) -> Result<Played, RecordsError> {
+    leases: Option<&Leases>,
+    recorded: Recorded,
+) -> Result<Played, ArenaError<S::Error>> {
     let floor = Floor {
         arena,
         schedule,
+        walk: Walk::new(schedule, leases, recorded),
         writer: Mutex::new(writer),
         console: Console::new(arena.progress.0, arena.progress.1),
         starts: Mutex::new(Starts::new(arena.engines.len())),
         halt: AtomicBool::new(false),
-        out_of_time: AtomicBool::new(false),
-        write_error: Mutex::new(None),
+        stopped: Mutex::new(None),
+        error: Mutex::new(None),
         report: Mutex::new(ReportClock::default()),
         overload: Mutex::new(overload::OverloadWatch::new(cores())),
+        recorded: std::sync::atomic::AtomicU64::new(0),
+        engine_ids: Mutex::default(),
     };
     let cores = cores();
     if let Some(warning) = oversubscription(arena.engines, arena.concurrency.max(1), cores) {
@@ -311,25 +280,29 @@ pub fn play(
         }
     });
     floor.console.finish();
-    if let Some(err) = lock(&floor.write_error).take() {
+    // Units in flight when the run stopped are another worker's at once.
+    floor.walk.release_all();
+    if let Some(err) = lock(&floor.error).take() {
         return Err(err);
     }
-    let stopped = if arena.stop.load(Ordering::SeqCst) {
-        Stopped::Interrupted
-    } else if floor.out_of_time.load(Ordering::SeqCst) {
-        Stopped::TimeLimit
-    } else {
-        Stopped::Done
+    let stopped = match arena.stop.load(Ordering::SeqCst) {
+        true => Stopped::Interrupted,
+        false => lock(&floor.stopped).unwrap_or(Stopped::Done),
     };
     let starts = floor.starts.into_inner().unwrap_or_else(|e| e.into_inner());
     Ok(Played {
         stopped,
         given_up: starts.given_up(),
         not_played: starts.not_played,
+        recorded: floor.recorded.into_inner(),
+        engine_ids: floor
+            .engine_ids
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner()),
     })
 }
 
-impl Floor<'_> {
+impl<S: Schedule> Floor<'_, S> {
     /// The next job for a worker: none once stopped; waits while the schedule says so.
     fn next_job(&self) -> Option<Job> {
         loop {
@@ -340,43 +313,71 @@ impl Floor<'_> {
                 .arena
                 .deadline
                 .is_some_and(|deadline| Instant::now() >= deadline);
-            match self.schedule.next(closing) {
+            match self.walk.next(closing, &self.console) {
                 Next::Play(job) => return Some(job),
                 Next::Wait => std::thread::sleep(WAIT_POLL),
-                Next::Done => return None,
-                Next::Closed => {
-                    self.out_of_time.store(true, Ordering::SeqCst);
+                Next::Done(Stopped::Done) => return None,
+                Next::Done(why) => {
+                    lock(&self.stopped).get_or_insert(why);
+                    return None;
+                }
+                Next::Failed(err) => {
+                    self.fail(err);
                     return None;
                 }
             }
         }
     }
 
+    /// Engine `seat` started a process that says `id name id_name`.
+    fn engine_started(&self, seat: Seat, id_name: Option<&str>) {
+        if let Some(id) = id_name {
+            lock(&self.engine_ids).insert(
+                self.arena.engines[seat.index()].name.clone(),
+                id.to_string(),
+            );
+        }
+    }
+
+    /// Stops the run with `err` (the first error is kept).
+    fn fail(&self, err: ArenaError<S::Error>) {
+        lock(&self.error).get_or_insert(err);
+        self.halt.store(true, Ordering::SeqCst);
+    }
+
     /// Saves a finished game, warns about its stray lines and fault, and hands it to the
     /// schedule.
     fn record(&self, job: &Job, record: &GameRecord, played: &game::PlayedGame) {
         let mut writer = lock(&self.writer);
-        if !self.schedule.may_record(job) {
+        if !self.walk.may_record(job) {
             self.console.say(&format!(
-                "warning: game {} not recorded: the claim on its unit {} was taken over by \
+                "warning: game {} not recorded: the claim on its {} {} was taken over by \
                  another worker, who plays it again",
-                record.game_id, job.unit
+                record.game_id,
+                self.schedule.unit_kind(),
+                job.unit
             ));
             drop(writer);
-            self.schedule.dropped(job);
+            self.walk.dropped(job);
             return;
+        }
+        if let Err(err) = self.schedule.keep(job, played) {
+            return self.fail(ArenaError::Schedule(err));
         }
         let ending = played
             .termination
             .is_adjudication()
             .then_some(played.detail.as_str());
         if let Err(err) = writer.append_full(record, &played.infos, ending, &job.tags) {
-            lock(&self.write_error).get_or_insert(err);
-            self.halt.store(true, Ordering::SeqCst);
-            return;
+            return self.fail(ArenaError::Records(err));
         }
-        // The schedule takes the games in file order: the writer is released after it.
+        self.recorded.fetch_add(1, Ordering::SeqCst);
+        // The schedule takes the games in file order: the writer is released after it. Its
+        // record of a unit (a tune's row) is written before the unit's lease is let go of.
         let flow = self.schedule.finished(job, record, played, &self.console);
+        if let Err(err) = self.walk.recorded(job) {
+            return self.fail(err);
+        }
         drop(writer);
         self.console.inc();
         self.console.set_message(self.schedule.score_line());
@@ -386,8 +387,17 @@ impl Floor<'_> {
         if let Some(warning) = lock(&self.overload).game(lost_on_time, load) {
             self.console.say(&warning);
         }
-        if flow == Flow::Stop {
-            self.halt.store(true, Ordering::SeqCst);
+        match flow {
+            Flow::Continue => {}
+            Flow::Verdict => {
+                lock(&self.stopped).get_or_insert(Stopped::Verdict);
+                self.walk.verdict();
+            }
+            Flow::Stop => {
+                lock(&self.stopped).get_or_insert(Stopped::Verdict);
+                self.halt.store(true, Ordering::SeqCst);
+            }
+            Flow::Failed(err) => return self.fail(ArenaError::Schedule(err)),
         }
         self.interim();
         self.refresh_report();
@@ -400,28 +410,31 @@ impl Floor<'_> {
             white: job.game.white,
             black: job.game.black,
         };
+        let name = |side: crate::rules::Color| &self.arena.engines[seats[side].index()].name;
         for side in [crate::rules::Color::White, crate::rules::Color::Black] {
             let stray = &played.stray[side];
             if stray.lines > 0 {
-                let name = &self.arena.engines[seats[side]].name;
                 self.console.say(&format!(
-                    "warning: game {}: {name} wrote {stray}; none was played",
-                    record.game_id
+                    "warning: game {}: {} wrote {stray}; none was played",
+                    record.game_id,
+                    name(side)
                 ));
             }
         }
         for (side, warning) in &played.claim_warnings {
-            let name = &self.arena.engines[seats[*side]].name;
             self.console.say(&format!(
-                "warning: game {}: {name}: {warning}",
-                record.game_id
+                "warning: game {}: {}: {warning}",
+                record.game_id,
+                name(*side)
             ));
         }
         if let Some(side) = played.faulty {
-            let name = &self.arena.engines[seats[side]].name;
             self.console.say(&format!(
-                "warning: game {}: {name} lost by fault ({}): {}",
-                record.game_id, played.termination, played.detail
+                "warning: game {}: {} lost by fault ({}): {}",
+                record.game_id,
+                name(side),
+                played.termination,
+                played.detail
             ));
         }
     }
@@ -435,6 +448,7 @@ impl Floor<'_> {
             || !recorded.is_multiple_of(interval)
             || recorded >= total
             || self.halt.load(Ordering::SeqCst)
+            || lock(&self.stopped).is_some()
             || self.console.is_terminal()
         {
             return;
@@ -504,111 +518,6 @@ pub fn engine_threads(engines: &[EngineDescription]) -> usize {
         .max(1)
 }
 
-/// `--affinity`: refuses a CPU `list` too short for `concurrency` games of two engines of
-/// `threads` threads each (each engine of a game gets cores of its own).
-///
-/// # Errors
-/// The refusal in words, naming what is needed and what was given.
-pub fn check_affinity(list: &[usize], concurrency: usize, threads: usize) -> Result<(), String> {
-    let needed = concurrency.saturating_mul(2).saturating_mul(threads);
-    match needed <= list.len() {
-        true => Ok(()),
-        false => Err(format!(
-            "--affinity: {concurrency} games at a time x 2 engines x {} need {needed} CPUs, \
-             the list has {}: lower --concurrency or give more CPUs",
-            crate::records::plural(threads as u64, "thread"),
-            list.len()
-        )),
-    }
-}
-
-/// The CPUs of engine `engine`'s process in worker `worker` (see [`check_affinity`]): each
-/// worker has 2 x `threads` CPUs of `list` in turn, the first half for engines of even index,
-/// the second for odd ones, so the two engines of a match (and of most games of a round-robin)
-/// never share a core.
-pub fn affinity_cpus(list: &[usize], threads: usize, worker: usize, engine: usize) -> Vec<usize> {
-    let start = worker * 2 * threads + (engine % 2) * threads;
-    list.iter().skip(start).take(threads).copied().collect()
-}
-
-/// Reads `--affinity`'s list: `all` (every CPU this process may use), or CPUs and ranges
-/// separated by commas (`0,2,4-7`), as `taskset -c` takes them.
-///
-/// # Errors
-/// A word that is no CPU number or range, or a CPU past the set's size, named.
-pub fn parse_cpu_list(text: &str) -> Result<Vec<usize>, String> {
-    if text == "all" {
-        let cores = cores();
-        return Ok((0..cores).collect());
-    }
-    let mut cpus = Vec::new();
-    for part in text.split(',') {
-        let bad = || format!("'{part}' is not a CPU or a range of CPUs (e.g. 0,2,4-7)");
-        let (first, last) = match part.split_once('-') {
-            Some((a, b)) => (a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?),
-            None => {
-                let cpu: usize = part.parse().map_err(|_| bad())?;
-                (cpu, cpu)
-            }
-        };
-        if first > last || last >= 1024 {
-            return Err(bad());
-        }
-        for cpu in first..=last {
-            if !cpus.contains(&cpu) {
-                cpus.push(cpu);
-            }
-        }
-    }
-    Ok(cpus)
-}
-
-/// Locks `dir` for this process (`<dir>/.lock`, created with the directory when missing):
-/// one bt-arena writes a run directory at a time. The lock lasts as long as the file.
-///
-/// # Errors
-/// [`LockError::Busy`] when another process holds it; [`LockError::Io`] when it cannot be
-/// created.
-pub fn lock_directory(dir: &Path) -> Result<std::fs::File, LockError> {
-    let path = crate::run_dir::RunDir::new(dir).lock();
-    let file = std::fs::create_dir_all(dir)
-        .and_then(|()| std::fs::File::create(&path))
-        .map_err(|e| LockError::Io(format!("cannot create {}: {e}", path.display())))?;
-    match file.try_lock() {
-        Ok(()) => Ok(file),
-        Err(std::fs::TryLockError::WouldBlock) => Err(LockError::Busy(dir.to_path_buf())),
-        Err(std::fs::TryLockError::Error(e)) => Err(LockError::Io(format!(
-            "cannot lock {}: {e}",
-            path.display()
-        ))),
-    }
-}
-
-/// Why a run directory cannot be locked.
-#[derive(Debug)]
-pub enum LockError {
-    /// Another bt-arena is running on the directory.
-    Busy(PathBuf),
-    /// The lock file cannot be created or locked.
-    Io(String),
-}
-
-impl std::fmt::Display for LockError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            LockError::Busy(dir) => write!(
-                f,
-                "another bt-arena is running on {} (it holds {}/.lock)",
-                dir.display(),
-                dir.display()
-            ),
-            LockError::Io(err) => f.write_str(err),
-        }
-    }
-}
-
-impl std::error::Error for LockError {}
-
 /// A mutex's guard, whether or not another thread panicked holding it.
 pub(crate) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex
@@ -638,27 +547,5 @@ mod tests {
             warning.contains("with 4 threads per engine need 4 cores"),
             "{warning}"
         );
-    }
-
-    #[test]
-    fn affinity_lists_read_are_checked_and_shared_out() {
-        assert_eq!(parse_cpu_list("0,2,4-6,2").unwrap(), [0, 2, 4, 5, 6]);
-        assert_eq!(
-            parse_cpu_list("1-x").unwrap_err(),
-            "'1-x' is not a CPU or a range of CPUs (e.g. 0,2,4-7)"
-        );
-        assert!(parse_cpu_list("3-1").is_err());
-        assert!(!parse_cpu_list("all").unwrap().is_empty());
-        let list = [0, 1, 2, 3];
-        assert_eq!(check_affinity(&list, 2, 1), Ok(()));
-        assert_eq!(
-            check_affinity(&list, 2, 2).unwrap_err(),
-            "--affinity: 2 games at a time x 2 engines x 2 threads need 8 CPUs, the list has 4: \
-             lower --concurrency or give more CPUs"
-        );
-        assert_eq!(affinity_cpus(&list, 1, 0, 0), [0]);
-        assert_eq!(affinity_cpus(&list, 1, 0, 1), [1]);
-        assert_eq!(affinity_cpus(&list, 1, 1, 2), [2]);
-        assert_eq!(affinity_cpus(&list, 2, 0, 1), [2, 3]);
     }
 }

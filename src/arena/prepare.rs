@@ -241,17 +241,22 @@ pub fn resolve_sources(
     Ok(warnings)
 }
 
-/// A shard joining a run takes the commits (and names and signatures) the run's identity
-/// (`RUN/identity.json`, written by the first shard) holds for engines with the same revision,
+/// A shard or worker joining a run takes the commits (and names and signatures) the run's
+/// identity (`RUN/identity.json`, written by the first to start) holds for engines with the same revision,
 /// build command and executable: `main` means the same commit on every shard, however late it
 /// starts.
 fn adopt_from_run(engines: &mut [EngineDescription], run: &Path) {
     let Ok(Some(identity)) = RunIdentity::read(&RunDir::new(run)) else {
         return;
     };
-    let Ok(saved) =
-        serde_json::from_value::<Vec<EngineDescription>>(identity.settings["engines"].clone())
-    else {
+    // A tournament's or datagen run's `engines`, a tune's one `engine`.
+    let settings = &identity.settings;
+    let saved = match settings.get("engines") {
+        Some(engines) => serde_json::from_value::<Vec<EngineDescription>>(engines.clone()),
+        None => serde_json::from_value::<EngineDescription>(settings["engine"].clone())
+            .map(|engine| vec![engine]),
+    };
+    let Ok(saved) = saved else {
         return;
     };
     for (ours, theirs) in engines.iter_mut().zip(&saved) {

@@ -2,7 +2,7 @@
 //! left unplayed, and an engine is given up after a failure that will recur
 //! ([`EngineError::recurs_at_start`]) or [`MAX_START_FAILURES`] in a row.
 
-use super::{Floor, Job, lock};
+use super::{Floor, Job, Schedule, Seat, lock};
 use crate::engine::EngineError;
 
 /// A scheduled game left unplayed because one of its engines could not be made ready.
@@ -67,36 +67,36 @@ impl Starts {
     }
 }
 
-impl Floor<'_> {
+impl<S: Schedule> Floor<'_, S> {
     /// Whether `job` plays an engine given up: it is then reported as not played.
     pub(super) fn skip_if_given_up(&self, job: &Job) -> bool {
         let mut starts = lock(&self.starts);
-        let Some(index) = [job.game.white, job.game.black]
+        let Some(seat) = [job.game.white, job.game.black]
             .into_iter()
-            .find(|&index| starts.engines[index].given_up.is_some())
+            .find(|seat| starts.engines[seat.index()].given_up.is_some())
         else {
             return false;
         };
-        let why = given_up_reason(&self.arena.engines[index].name);
-        self.not_played(&mut starts, job, index, &why);
+        let why = given_up_reason(&self.arena.engines[seat.index()].name);
+        self.not_played(&mut starts, job, seat, &why);
         true
     }
 
-    /// Engine `index` started: its failures in a row are over.
-    pub(super) fn started(&self, index: usize) {
-        lock(&self.starts).engines[index].failures = 0;
+    /// Engine `seat` started: its failures in a row are over.
+    pub(super) fn started(&self, seat: Seat) {
+        lock(&self.starts).engines[seat.index()].failures = 0;
     }
 
     /// Engine `index` could not be made ready for `job`: the game is not played, and the
     /// engine is given up (its queued games dropped) when the failure recurs or after
     /// [`MAX_START_FAILURES`] in a row.
-    pub(super) fn start_failed(&self, job: &Job, index: usize, error: &EngineError) {
+    pub(super) fn start_failed(&self, job: &Job, seat: Seat, error: &EngineError) {
         let why = error.to_string();
         self.console
             .say(&format!("Game {} not played: {why}", job.game.game_id));
         let mut starts = lock(&self.starts);
-        self.not_played(&mut starts, job, index, &why);
-        let engine = &mut starts.engines[index];
+        self.not_played(&mut starts, job, seat, &why);
+        let engine = &mut starts.engines[seat.index()];
         if engine.given_up.is_some() {
             return;
         }
@@ -106,17 +106,17 @@ impl Floor<'_> {
             return;
         }
         let failures = engine.failures;
-        let name = &self.arena.engines[index].name;
+        let name = &self.arena.engines[seat.index()].name;
         engine.given_up = Some(GivenUp {
             engine: name.clone(),
             error: why,
             failures,
             recurs,
         });
-        let dropped = self.schedule.drop_engine(index);
+        let dropped = self.walk.drop_engine(seat);
         let why = given_up_reason(name);
         for queued in &dropped {
-            self.not_played(&mut starts, queued, index, &why);
+            self.not_played(&mut starts, queued, seat, &why);
         }
         self.console.say(&format!(
             "Giving up engine '{name}' after {failures} failed start{}: its {} other queued games are not played",
@@ -125,13 +125,13 @@ impl Floor<'_> {
         ));
     }
 
-    fn not_played(&self, starts: &mut Starts, job: &Job, index: usize, why: &str) {
+    fn not_played(&self, starts: &mut Starts, job: &Job, seat: Seat, why: &str) {
         starts.not_played.push(NotPlayed {
             game_id: job.game.game_id,
-            engine: self.arena.engines[index].name.clone(),
+            engine: self.arena.engines[seat.index()].name.clone(),
             why: why.to_string(),
         });
-        self.schedule.not_played(job);
+        self.walk.not_played(job);
         self.console.dec_length();
     }
 }

@@ -2,7 +2,7 @@
 //! owns, one seat per engine, started when first needed, given the job's option values when
 //! they changed, and replaced after a fault (or every game with `restart=on`).
 
-use super::{Floor, Job};
+use super::{Floor, Job, Schedule, Seat};
 use crate::engine::{Engine, EngineDescription, EngineError, EngineLaunch};
 use crate::game::{self, Players, Unfinished};
 use crate::openings::Opening;
@@ -12,20 +12,20 @@ use crate::run_dir::RunDir;
 use std::path::Path;
 
 /// A running engine and the option values last set on it.
-struct Seat {
+struct Process {
     engine: Engine,
     values: Vec<(String, String)>,
 }
 
 /// One worker thread and the engine processes it owns.
-pub(super) struct Worker<'a> {
-    floor: &'a Floor<'a>,
+pub(super) struct Worker<'a, S: Schedule> {
+    floor: &'a Floor<'a, S>,
     id: usize,
-    seats: Vec<Option<Seat>>,
+    seats: Vec<Option<Process>>,
 }
 
-impl<'a> Worker<'a> {
-    pub(super) fn new(floor: &'a Floor<'a>, id: usize) -> Worker<'a> {
+impl<'a, S: Schedule> Worker<'a, S> {
+    pub(super) fn new(floor: &'a Floor<'a, S>, id: usize) -> Worker<'a, S> {
         Worker {
             floor,
             id,
@@ -37,8 +37,8 @@ impl<'a> Worker<'a> {
         while let Some(job) = self.floor.next_job() {
             self.play(&job);
         }
-        for seat in self.seats.iter_mut().filter_map(Option::take) {
-            seat.engine.quit();
+        for process in self.seats.iter_mut().filter_map(Option::take) {
+            process.engine.quit();
         }
     }
 
@@ -67,7 +67,7 @@ impl<'a> Worker<'a> {
             None => arena.openings[game.opening].clone(),
         };
         let started = records::now_rfc3339();
-        let (white, black) = two_mut(&mut self.seats, game.white, game.black);
+        let (white, black) = two_mut(&mut self.seats, game.white.index(), game.black.index());
         let (Some(white), Some(black)) = (white.as_mut(), black.as_mut()) else {
             return;
         };
@@ -76,7 +76,7 @@ impl<'a> Worker<'a> {
                 white: &mut white.engine,
                 black: &mut black.engine,
             },
-            specs: seats.map(|index| &arena.engines[index]),
+            specs: seats.map(|seat| &arena.engines[seat.index()]),
         };
         let played = game::play(
             &mut players,
@@ -95,57 +95,58 @@ impl<'a> Worker<'a> {
                     self.retire(seats[side]);
                 }
             }
-            Err(Unfinished::Interrupted) => {}
+            Err(Unfinished::Interrupted) => floor.walk.unplayed(job),
         }
-        for index in [game.white, game.black] {
-            if arena.engines[index].restart {
-                self.retire(index);
+        for seat in [game.white, game.black] {
+            if arena.engines[seat.index()].restart {
+                self.retire(seat);
             }
         }
     }
 
-    /// Makes engine `index` ready with `values` set: started unless a process is running,
+    /// Makes engine `seat` ready with `values` set: started unless a process is running,
     /// given the values when they changed. A process that refuses the values is replaced
     /// once, in case it was the process and not the values.
-    fn make_ready(&mut self, index: usize, values: &[(String, String)]) -> Result<(), EngineError> {
+    fn make_ready(&mut self, seat: Seat, values: &[(String, String)]) -> Result<(), EngineError> {
+        let index = seat.index();
         for attempt in 0..2 {
             if self.seats[index].is_none() {
                 let arena = self.floor.arena;
                 let mut launch = launch(&arena.dir, arena.log, &arena.engines[index], self.id);
                 if let Some(list) = &arena.affinity {
                     let threads = super::engine_threads(arena.engines);
-                    launch.cpus = super::affinity_cpus(list, threads, self.id, index);
+                    launch.cpus = list.cpus_of(threads, self.id, index);
                 }
                 let engine = Engine::start(&launch, arena.rules)?;
-                self.floor.started(index);
-                self.floor.schedule.engine_started(index, engine.id_name());
-                self.seats[index] = Some(Seat {
+                self.floor.started(seat);
+                self.floor.engine_started(seat, engine.id_name());
+                self.seats[index] = Some(Process {
                     engine,
                     values: Vec::new(),
                 });
             }
-            let Some(seat) = self.seats[index].as_mut() else {
+            let Some(process) = self.seats[index].as_mut() else {
                 continue;
             };
-            if seat.values == values {
+            if process.values == values {
                 return Ok(());
             }
-            match seat.engine.set_options(values) {
+            match process.engine.set_options(values) {
                 Ok(()) => {
-                    seat.values = values.to_vec();
+                    process.values = values.to_vec();
                     return Ok(());
                 }
                 Err(err) if attempt == 1 => return Err(err),
-                Err(_) => self.retire(index),
+                Err(_) => self.retire(seat),
             }
         }
         Ok(())
     }
 
-    /// Quits engine `index`'s process; the next game starts a fresh one.
-    fn retire(&mut self, index: usize) {
-        if let Some(seat) = self.seats[index].take() {
-            seat.engine.quit();
+    /// Quits engine `seat`'s process; the next game starts a fresh one.
+    fn retire(&mut self, seat: Seat) {
+        if let Some(process) = self.seats[seat.index()].take() {
+            process.engine.quit();
         }
     }
 }
@@ -188,8 +189,8 @@ pub fn game_record(
         pair: game.pair,
         opening_id: opening.id,
         opening: opening.position.to_string(),
-        white: engines[game.white].name.clone(),
-        black: engines[game.black].name.clone(),
+        white: engines[game.white.index()].name.clone(),
+        black: engines[game.black.index()].name.clone(),
         result: GameResult::from_winner(played.winner),
         termination: played.termination,
         plies: u32::try_from(played.moves.len()).unwrap_or(u32::MAX),

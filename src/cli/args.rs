@@ -363,7 +363,7 @@ pub fn parse_shard(text: Option<&str>) -> Result<Option<bt_arena::run_dir::Shard
 }
 
 /// `--worker` and `--lease`: this process one of a run of workers
-/// ([`bt_arena::arena::claims`]), for every kind of run that can be played so.
+/// ([`bt_arena::arena::leases`]), for every kind of run.
 #[derive(Args, Debug, Clone, Copy, Default)]
 pub struct WorkerFlags {
     /// Be one of any number of workers on the run in --out (elastic: start and stop them
@@ -387,7 +387,7 @@ pub struct WorkerFlags {
 }
 
 impl WorkerFlags {
-    /// With `--worker`, this worker's new id ([`bt_arena::arena::claims::new_worker_id`]) and
+    /// With `--worker`, this worker's new id ([`bt_arena::arena::leases::new_worker_id`]) and
     /// the lease in ms; `None` without.
     ///
     /// # Errors
@@ -401,9 +401,9 @@ impl WorkerFlags {
                 "--worker needs --out DIR: the run directory every worker of the run shares"
             ));
         }
-        let lease = self.lease.unwrap_or(bt_arena::arena::claims::DEFAULT_LEASE);
+        let lease = self.lease.unwrap_or(bt_arena::arena::leases::DEFAULT_LEASE);
         Ok(Some((
-            bt_arena::arena::claims::new_worker_id(),
+            bt_arena::arena::leases::new_worker_id(),
             u64::try_from(lease.as_millis()).unwrap_or(u64::MAX),
         )))
     }
@@ -727,4 +727,45 @@ fn which(cmd: &std::path::Path) -> bool {
     cmd.components().count() == 1
         && std::env::var_os("PATH")
             .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(cmd).is_file()))
+}
+
+/// `--resign` and `--adjudicate`: the adjudication of every kind of run (a run's setting,
+/// saved with it).
+#[derive(Args, Debug, Clone, Copy, Default)]
+pub struct AdjudicationFlags {
+    /// Resign adjudication (default off): movecount=N,score=CP[,twosided=true].
+    ///
+    /// As cutechess-cli and fastchess: a side loses once its engine reported a score of -CP or
+    /// worse for N moves of its own in a row (with twosided=true, the opponent's +CP or better
+    /// over the same moves too); mate scores count, moves without a score break the run. One
+    /// word, comma-separated, or one quoted string with spaces.
+    #[arg(long, value_name = "movecount=N,score=CP", value_parser = parse_resign)]
+    pub resign: Option<bt_arena::game::ResignRule>,
+    /// Proof adjudication (default off): proof=PLIES[,nodes=N].
+    ///
+    /// After every move, end the game when the rules prove that the side to move wins, or is
+    /// lost, within PLIES plies (an exact search of at most N nodes a move, default 20000; past
+    /// it the game goes on). One word, comma-separated, or one quoted string with spaces.
+    #[arg(long, value_name = "proof=PLIES[,nodes=N]", value_parser = parse_proof)]
+    pub adjudicate: Option<bt_arena::game::ProofRule>,
+}
+
+impl AdjudicationFlags {
+    /// The rules given, over those of `base` (a config file's).
+    pub fn over(&self, base: bt_arena::game::Adjudication) -> bt_arena::game::Adjudication {
+        bt_arena::game::Adjudication {
+            resign: self.resign.or(base.resign),
+            proof: self.adjudicate.or(base.proof),
+        }
+    }
+}
+
+/// A `--resign` rule, with the error of its parser.
+pub fn parse_resign(text: &str) -> Result<bt_arena::game::ResignRule, String> {
+    text.parse().map_err(|e| format!("{e}"))
+}
+
+/// An `--adjudicate` or `--label` rule, with the error of its parser.
+pub fn parse_proof(text: &str) -> Result<bt_arena::game::ProofRule, String> {
+    text.parse().map_err(|e| format!("{e}"))
 }

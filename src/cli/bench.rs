@@ -4,10 +4,10 @@
 
 use super::args::{BuildFlags, EngineFlags};
 use anyhow::Result;
+use bt_arena::arena::prepare::{self, PrepareError};
 use bt_arena::engine::EngineDescription;
 use bt_arena::engine::bench::run_bench;
 use bt_arena::game::TimeControl;
-use bt_arena::tournament::prepare::{self, PrepareError};
 use clap::Args;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;

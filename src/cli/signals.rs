@@ -84,7 +84,7 @@ impl std::error::Error for Interrupted {}
 
 /// The error of engines not made ready: [`Interrupted`] when a signal stopped their build or
 /// bench (naming what was stopped; nothing was played), else the error itself.
-pub fn prepare_error(error: bt_arena::tournament::prepare::PrepareError) -> anyhow::Error {
+pub fn prepare_error(error: bt_arena::arena::prepare::PrepareError) -> anyhow::Error {
     match error.is_interrupted() {
         true => Interrupted(format!(
             "{error}; nothing was played: run the command again"

@@ -2,24 +2,22 @@
 //! report.
 
 use super::args::{
-    AnchorFlag, BuildFlags, EngineFlags, OpeningsFlag, PgnCommentsFlag, RulesFlag, RunSeed,
-    SprtFlag, named,
+    AnchorFlag, EngineFlags, OpeningsFlag, PgnCommentsFlag, RulesFlag, RunSeed, SprtFlag, named,
 };
-use super::signals::{EXIT_INTERRUPTED, prepare_error, stop_flag};
+use super::session::{SESSION_HEADING, SessionFlags};
+use super::signals::stop_flag;
 use anyhow::{Context, Result, anyhow, bail};
-use bt_arena::game::{ProofRule, ResignRule};
+use bt_arena::arena::Stopped;
 use bt_arena::rules::Rules;
-use bt_arena::run_dir::RunDir;
-use bt_arena::tournament::prepare;
-use bt_arena::tournament::resume::{self, RESUME_FLAGS};
-use bt_arena::tournament::runner::Start;
+use bt_arena::run::games::Verdict;
+use bt_arena::session::{Announcement, Ending, Start};
 use bt_arena::tournament::{
-    self, Finish, Format, OpeningOrder, OpeningsSpec, Plan, SeedOrigin, Shard, TournamentConfig,
+    Format, OpeningOrder, OpeningsSpec, SeedOrigin, Tournament, TournamentConfig, TournamentReport,
 };
 use clap::{ArgMatches, Args};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// Arguments of `bt-arena tournament`.
 #[derive(Args, Debug)]
@@ -44,30 +42,14 @@ pub struct TournamentArgs {
     /// A game pair is two games from the same opening, colours swapped.
     #[arg(long, value_name = "N")]
     games: Option<u32>,
-    /// Games played at the same time (default 1).
-    #[arg(long, value_name = "N")]
-    concurrency: Option<usize>,
     #[command(flatten)]
     rules: RulesFlag,
     #[command(flatten)]
     seed: RunSeed,
     #[command(flatten)]
     sprt: SprtFlag,
-    /// Resign adjudication (default off): movecount=N,score=CP[,twosided=true].
-    ///
-    /// As cutechess-cli and fastchess: a side loses once its engine reported a score of -CP or
-    /// worse for N moves of its own in a row (with twosided=true, the opponent's +CP or better
-    /// over the same moves too); mate scores count, moves without a score break the run. One
-    /// word, comma-separated, or one quoted string with spaces.
-    #[arg(long, value_name = "movecount=N,score=CP", value_parser = parse_resign)]
-    resign: Option<ResignRule>,
-    /// Proof adjudication (default off): proof=PLIES[,nodes=N].
-    ///
-    /// After every move, end the game when the rules prove that the side to move wins, or is
-    /// lost, within PLIES plies (an exact search of at most N nodes a move, default 20000; past
-    /// it the game goes on). One word, comma-separated, or one quoted string with spaces.
-    #[arg(long, value_name = "proof=PLIES[,nodes=N]", value_parser = parse_proof)]
-    adjudicate: Option<ProofRule>,
+    #[command(flatten)]
+    adjudication: super::args::AdjudicationFlags,
     /// Results directory (default results/<event>-<YYYYMMDD>-<HHMMSS>).
     ///
     /// The time is UTC; `-2`, `-3`, ... follow it for a second run started in the same second.
@@ -76,12 +58,10 @@ pub struct TournamentArgs {
     out: Option<PathBuf>,
     /// Continue the interrupted run in DIR as saved in its config.json.
     ///
-    /// Of a sharded run, shard --shard K/N's, in DIR/shard-K. Only --concurrency, --log,
-    /// --shard, --max-time, --build-cache, --rebuild, --rating-interval, --anchor,
-    /// --check-claims, --strict and --affinity may be given with it (they cannot change the
-    /// games). The run's build cache is the one it was
-    /// started with, unless --build-cache is given.
-    #[arg(long, value_name = "DIR")]
+    /// Of a sharded run, shard --shard K/N's, in DIR/shard-K. Only the flags listed under
+    /// "Session" may be given with it (they cannot change the games). The run's build cache
+    /// is the one it was started with, unless --build-cache is given.
+    #[arg(long, value_name = "DIR", conflicts_with = "worker")]
     resume: Option<PathBuf>,
     /// Read the tournament from a TOML or JSON file; flags given too override it.
     ///
@@ -94,23 +74,10 @@ pub struct TournamentArgs {
     /// The demonstration's is bt-arena-demo.
     #[arg(long, value_name = "NAME")]
     event: Option<String>,
-    /// Log every engine's protocol traffic under <out>/logs/.
-    #[arg(long)]
-    log: bool,
-    /// Play one shard of the tournament, into <out>/shard-K/ (`bt-arena merge <out>` joins
-    /// them).
-    ///
-    /// K/N plays the game pairs p with (p-1) mod N = K (K from 0); `auto` takes K and N from a
-    /// Slurm array task (SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT), `auto/N` takes K from a
-    /// Kubernetes Indexed Job (JOB_COMPLETION_INDEX) or a Slurm array task.
-    #[arg(long, value_name = "K/N|auto|auto/N")]
-    shard: Option<String>,
     #[command(flatten)]
     workers: super::args::WorkerFlags,
     #[command(flatten)]
     pgn_comments: PgnCommentsFlag,
-    #[command(flatten)]
-    build: BuildFlags,
     /// Scale the clocks by this machine's speed (default: no scaling).
     ///
     /// Both engines' clocks are multiplied by REFERENCE_NPS / the speed of the base (last)
@@ -118,52 +85,10 @@ pub struct TournamentArgs {
     /// scaling).
     #[arg(long, value_name = "REFERENCE_NPS", value_parser = clap::value_parser!(u64).range(1..))]
     scale_tc: Option<u64>,
-    /// Start no new game pair after this long, e.g. 45m, 2h, 90s (default: no limit).
-    ///
-    /// Counted from the start, builds included. A run stopped there without an SPRT decision
-    /// exits with 2.
-    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
-    max_time: Option<Duration>,
-    /// Print a line per pair every N games when stdout is not a terminal (0: none)
-    ///
-    /// On a CI log or in a file, every N recorded games one line per pair of engines gives the
-    /// games so far, the Elo with its 95% interval and, with --sprt, the LLR and its bounds (as
-    /// cutechess's score lines, at fastchess's -ratinginterval); the full report comes once, at
-    /// the end. On a terminal the progress line shows the score instead.
-    #[arg(long, value_name = "N", default_value_t = 10)]
-    rating_interval: u64,
     #[command(flatten)]
+    session: SessionFlags,
+    #[command(flatten, next_help_heading = SESSION_HEADING)]
     anchor: AnchorFlag,
-    #[command(flatten)]
-    checks: super::args::ChecksFlags,
-    /// Pin each game's engines to CPUs of their own (all, or a list such as 0-3,6).
-    ///
-    /// Each game played at once gets 2 x option.Threads CPUs of the list in turn (1 thread
-    /// when not given), half for each engine, set before the engine starts (its threads
-    /// inherit them). A list too short for --concurrency is refused (as fastchess's
-    /// -use-affinity). Linux only.
-    #[arg(long, value_name = "CPUS", num_args = 0..=1, default_missing_value = "all",
-          value_parser = parse_cpus)]
-    affinity: Option<CpuList>,
-}
-
-/// `--affinity`'s CPUs, in the order given.
-#[derive(Clone, Debug)]
-struct CpuList(Vec<usize>);
-
-/// An `--affinity` list, with the error of its parser.
-fn parse_cpus(text: &str) -> Result<CpuList, String> {
-    bt_arena::arena::parse_cpu_list(text).map(CpuList)
-}
-
-/// A `--resign` rule, with the error of its parser.
-fn parse_resign(text: &str) -> Result<ResignRule, String> {
-    text.parse().map_err(|e| format!("{e}"))
-}
-
-/// An `--adjudicate` rule, with the error of its parser.
-fn parse_proof(text: &str) -> Result<ProofRule, String> {
-    text.parse().map_err(|e| format!("{e}"))
 }
 
 /// The matches of the `tournament` subcommand.
@@ -179,15 +104,21 @@ pub fn run(args: &TournamentArgs, matches: &ArgMatches) -> Result<ExitCode> {
     let started = Instant::now();
     // Before anything is built: a build is a child a signal stops.
     let stop = stop_flag()?;
+    let given = tournament_matches(matches);
     let (mut config, start) = match &args.resume {
-        Some(dir) => (resumed_config(dir, args, matches)?, Start::Resume),
+        Some(dir) => {
+            let command = TournamentArgs::augment_args(clap::Command::new("tournament"));
+            let config: TournamentConfig =
+                super::session::resumed(dir, &args.session, &command, given)?;
+            (config, Start::Resume)
+        }
         None => {
             let (mut base, file_seed) = match &args.config {
                 Some(path) => TournamentConfig::read_with_seed(path)?,
                 None => (default_config()?, SeedOrigin::Drawn),
             };
             // A run's config.json used as a template starts a run of its own.
-            base.run_id = None;
+            base.run.run_id = None;
             let seed = match (args.seed.seed, file_seed) {
                 (Some(_), _) | (None, SeedOrigin::Given) => SeedOrigin::Given,
                 (None, SeedOrigin::Drawn) => SeedOrigin::Drawn,
@@ -197,114 +128,65 @@ pub fn run(args: &TournamentArgs, matches: &ArgMatches) -> Result<ExitCode> {
             (config, Start::Fresh(seed))
         }
     };
-    config.session.deadline = args.max_time.map(|limit| started + limit);
-    config.session.rating_interval = args.rating_interval;
-    config.session.claim_checks = args.checks.claim_checks();
-    if let Some(CpuList(list)) = &args.affinity {
-        let threads = bt_arena::arena::engine_threads(&config.engines);
-        bt_arena::arena::check_affinity(list, config.concurrency, threads)
-            .map_err(super::UsageError)?;
-        config.session.affinity = Some(list.clone());
-    }
-    let names: Vec<String> = config.engines.iter().map(|e| e.name.clone()).collect();
-    config.session.anchor = args.anchor.resolve(&names)?;
-    let cache = match config.engines.iter().any(|e| e.source.is_some()) {
-        true => {
-            // A resumed run builds into the cache it was started with, unless told otherwise.
-            let on_command_line = tournament_matches(matches).value_source("build_cache")
-                == Some(clap::parser::ValueSource::CommandLine);
-            let cache = args
-                .build
-                .cache_of_run(config.build_cache.as_deref(), on_command_line)?;
-            config.build_cache = Some(cache.root().to_path_buf());
-            Some(cache)
-        }
-        false => None,
-    };
-    prepare::prepare(&mut config, cache.as_ref(), &stop, &mut |line| {
-        say!("{line}")
-    })
-    .map_err(|err| match err {
-        // The reference speed given does not fit this machine: a bad command line.
-        prepare::PrepareError::ScaledBelowFloor { .. } => {
-            anyhow!(super::UsageError(err.to_string()))
-        }
-        err => prepare_error(err),
-    })?;
-    let report = tournament::run(&mut config, start, &stop, announce)?;
-    if config.worker.is_some() {
-        merge_workers(&config.out);
+    config.anchor = args.anchor.resolve(&config.names())?;
+    let options = super::session::options(&mut config, &args.session, given, started)?;
+    let ending = super::session::play::<Tournament>(&mut config, start, &options, &stop, announce)?;
+    let report = &ending.outcome;
+    if let Some(warning) = &report.merge_failed {
+        note!("warning: {warning}");
     }
     say!("\n{}", report.summary);
     super::print_recorded(&report.sources.recorded_verdict(&report.summary));
-    report_unplayed(&config, &report);
     say!("Results: {}", config.results_dir().display());
-    let code = exit_code(&config, &report);
-    let failures = match report.finish {
+    let code = exit_code(&config, &ending);
+    let failures = match ending.ended.stopped {
         // An interrupted run's exit code stands.
-        Finish::Interrupted => Vec::new(),
+        Stopped::Interrupted => Vec::new(),
         _ => report.summary.behaviour_failures(),
     };
-    Ok(super::checks_failed(args.checks.strict, &failures).unwrap_or(code))
-}
-
-/// A worker ending rewrites its run's merged result (games.csv, games.pgn, summary.json,
-/// report.html in RUN, each replaced whole, as `bt-arena merge RUN` writes them), so that the
-/// run's files are current whichever worker ends last; a failure is a warning (the workers'
-/// own files hold every game).
-fn merge_workers(run: &Path) {
-    let merged = bt_arena::run::merge::MergedRun::open(&[run]).and_then(|merged| merged.write(run));
-    if let Err(err) = merged {
-        note!(
-            "warning: the run's merged files in {} were not rewritten: {err}; `bt-arena merge {0}` writes them",
-            run.display()
-        );
-    }
+    Ok(super::checks_failed(args.session.checks.strict, &failures).unwrap_or(code))
 }
 
 /// The start-up lines: what was repaired, what is played, where the results go, the seed
 /// and the openings.
-fn announce(config: &TournamentConfig, plan: Plan) {
-    for repair in &plan.repaired {
+fn announce(plan: Announcement<'_, TournamentConfig, ()>) {
+    let config = plan.config;
+    for repair in plan.repairs {
         note!("warning: {repair}");
     }
+    let scheduled = plan.total_games;
     let games = match plan.recorded {
-        0 => format!(
-            "Playing {}",
-            bt_arena::records::plural(plan.scheduled as u64, "game")
-        ),
+        0 => format!("Playing {}", bt_arena::records::plural(scheduled, "game")),
         recorded => format!(
-            "Resuming {} of {} games ({recorded} recorded)",
-            plan.scheduled - recorded,
-            plan.scheduled
+            "Resuming {} of {scheduled} games ({recorded} recorded)",
+            scheduled.saturating_sub(recorded),
         ),
     };
-    let games = match (config.shard, &config.worker) {
+    let games = match (config.run.shard, &config.run.worker) {
         (Some(shard), _) => format!("Shard {shard}: {games}"),
         (None, Some(worker)) => format!(
             "Worker {worker}: claiming game pairs of a run of {}",
-            bt_arena::records::plural(plan.scheduled as u64, "game")
+            bt_arena::records::plural(scheduled, "game")
         ),
         (None, None) => games,
     };
+    let left = usize::try_from(scheduled.saturating_sub(plan.recorded)).unwrap_or(usize::MAX);
     say!(
         "{games}: {} engines, {}, {} rules, {} at a time; results in {}",
         config.engines.len(),
         bt_arena::records::plural(u64::from(config.rounds), "round"),
-        config.rules,
+        config.run.rules,
         // No more games at once than there are games to play.
-        config
-            .concurrency
-            .min((plan.scheduled - plan.recorded).max(1)),
+        config.run.concurrency.min(left.max(1)),
         config.results_dir().display()
     );
     say!(
         "Seed: {} (run {})",
-        config.seed,
-        config.run_id.as_deref().unwrap_or("without an id")
+        config.run.seed,
+        config.run.run_id.as_deref().unwrap_or("without an id")
     );
-    print_openings(&config.openings);
-    let adjudication = &config.adjudication;
+    print_openings(&config.run.openings);
+    let adjudication = &config.run.adjudication;
     if !adjudication.is_off() {
         let rules: Vec<String> = [
             adjudication
@@ -319,43 +201,8 @@ fn announce(config: &TournamentConfig, plan: Plan) {
     }
 }
 
-/// Says on stderr which games were not played: one error per engine given up, and a warning
-/// for games left by start failures that passed.
-fn report_unplayed(config: &TournamentConfig, report: &tournament::RunReport) {
-    let resume = resume_command(config);
-    for given_up in &report.given_up {
-        let games = report
-            .not_played
-            .iter()
-            .filter(|game| game.engine == given_up.engine)
-            .count();
-        let because = if given_up.recurs {
-            "This fails at every start".to_string()
-        } else {
-            format!("{} failed starts in a row", given_up.failures)
-        };
-        note!(
-            "error: {}. {because}, so its {games} games were not played: fix it, then continue with `{resume}`",
-            given_up.error
-        );
-    }
-    let others: Vec<&tournament::NotPlayed> = report
-        .not_played
-        .iter()
-        .filter(|game| report.given_up.iter().all(|g| g.engine != game.engine))
-        .collect();
-    if let Some(first) = others.first() {
-        note!(
-            "warning: {} games were not played (`{resume}` plays them); the first because {}",
-            others.len(),
-            first.why
-        );
-    }
-}
-
-/// Names the book the games start from, or the start position.
 /// Prints which opening book the run uses, and in which order.
-fn print_openings(openings: &OpeningsSpec) {
+pub(super) fn print_openings(openings: &OpeningsSpec) {
     let order = match openings.order {
         OpeningOrder::Sequential => "sequential",
         OpeningOrder::Random => "random",
@@ -371,107 +218,25 @@ fn print_openings(openings: &OpeningsSpec) {
 
 /// The exit code of a finished run (see README.md): the run's verdict as every command
 /// reading it gives it ([`super::conclude`]: with --sprt 0 H1, 1 H0, 2 no decision; 5 when
-/// games of the run are missing, e.g. other shards not done); 4 when games could not be
-/// played; 130 after Ctrl-C.
-fn exit_code(config: &TournamentConfig, report: &tournament::RunReport) -> ExitCode {
-    match report.finish {
-        Finish::Interrupted if config.worker.is_some() => {
-            note!(
-                "Interrupted: the pairs this worker was playing were let go (their games \
-                 recorded are kept); any worker of the run plays the rest, e.g. `{}`",
-                resume_command(config)
-            );
-            EXIT_INTERRUPTED.into()
+/// games of the run are missing, e.g. other shards not done), unless the session stopped
+/// first ([`super::session::stop_code`]: 130 after a signal, 2 at the time limit, 4 when games
+/// could not be played). A verdict the SPRT reached stands whatever stopped the session.
+fn exit_code(config: &TournamentConfig, ending: &Ending<TournamentReport>) -> ExitCode {
+    let report = &ending.outcome;
+    if !matches!(report.verdict, Verdict::Accepted(_)) {
+        let pending = match config.sprt {
+            Some(_) => "no SPRT decision; ",
+            None => "",
+        };
+        if let Some(code) = super::session::stop_code(config, &ending.ended, "game pairs", pending)
+        {
+            return code;
         }
-        Finish::Interrupted => {
-            note!("Interrupted: continue with `{}`", resume_command(config));
-            EXIT_INTERRUPTED.into()
-        }
-        Finish::TimeLimit => {
-            let decision = match config.sprt {
-                Some(_) => "no SPRT decision; ",
-                None => "",
-            };
-            note!(
-                "Time limit reached (--max-time): no new game pair started after it; {} \
-                 recorded; {decision}continue with `{}`",
-                bt_arena::records::plural(report.summary.games, "game"),
-                resume_command(config)
-            );
-            super::EXIT_INCONCLUSIVE.into()
-        }
-        Finish::Completed if !report.not_played.is_empty() => super::EXIT_ERROR.into(),
-        _ => super::conclude(&report.sources, &report.reading, report.verdict, true),
     }
-}
-
-/// The command that continues the run of `config`.
-fn resume_command(config: &TournamentConfig) -> String {
-    if config.worker.is_some() {
-        // Another worker: this one's own command line starts it.
-        return format!(
-            "bt-arena {}",
-            super::shell_words(std::env::args_os().skip(1))
-        );
-    }
-    match config.shard {
-        Some(shard) => format!(
-            "bt-arena tournament --resume {} --shard {shard}",
-            config.out.display()
-        ),
-        None => format!("bt-arena tournament --resume {}", config.out.display()),
-    }
+    super::conclude(&report.sources, &report.reading, report.verdict, true)
 }
 
 pub(super) use bt_arena::tournament::config::DEFAULT_LIMIT;
-
-/// The saved config of the run in `dir` (of its shard `--shard K/N`, in `dir/shard-K`; `dir`
-/// may also be a shard's directory), writing to `dir` wherever the run was first started,
-/// with `--concurrency` and `--log` applied (and saved with it by the run).
-///
-/// # Errors
-/// A [`super::UsageError`] naming any other flag given, a bad `--concurrency` or `--shard`,
-/// a `--shard` that is not the saved one, or a sharded run resumed without `--shard`; an
-/// error naming `dir` when its config cannot be read.
-fn resumed_config(
-    dir: &Path,
-    args: &TournamentArgs,
-    matches: &ArgMatches,
-) -> Result<TournamentConfig> {
-    let given = tournament_matches(matches);
-    let command = TournamentArgs::augment_args(clap::Command::new("tournament"));
-    if let Some(flag) = super::flag_given_outside(&command, given, &RESUME_FLAGS) {
-        let allowed: Vec<String> = RESUME_FLAGS[1..].iter().map(|f| format!("--{f}")).collect();
-        return Err(super::UsageError(format!(
-            "--{flag} cannot be given with --resume: the run continues exactly as saved in {}, \
-             so that every game belongs to one tournament (only {} may be given)",
-            parse_shard(args)?
-                .map_or_else(|| RunDir::new(dir), |s| RunDir::new(dir).shard(s.index()))
-                .config_json()
-                .display(),
-            allowed.join(", "),
-        ))
-        .into());
-    }
-    let dir = std::path::absolute(dir).context("cannot resolve a path")?;
-    let config = resume::saved_run(&dir, parse_shard(args)?).map_err(|e| {
-        if e.is_usage() {
-            anyhow::Error::from(super::UsageError(e.to_string()))
-        } else {
-            anyhow!(e)
-        }
-    })?;
-    let mut config = resume::with_session_settings(config, args.concurrency, args.log);
-    // Saved commits are kept; only a source saved without one (a hand-written config) is
-    // resolved now.
-    for warning in prepare::resolve_sources(&mut config)? {
-        note!("warning: {warning}");
-    }
-    config
-        .validate()
-        .map_err(|e| super::UsageError(format!("--resume {}: {e}", dir.display())))?;
-    Ok(config)
-}
 
 /// `base` (a config file or the demonstration) overridden by the flags, with every path made
 /// absolute so that `--resume` works from any directory.
@@ -480,74 +245,57 @@ fn build_config(mut config: TournamentConfig, args: &TournamentArgs) -> Result<T
     if !engines.engine.is_empty() {
         config.engines = engines.descriptions(DEFAULT_LIMIT)?;
         config.rounds = 1;
-        config.concurrency = 1;
-        config.event = "bt-arena".to_string();
+        config.run.concurrency = 1;
+        config.run.event = "bt-arena".to_string();
     } else if !engines.each.is_empty() {
         bail!("--each needs engines given with --engine");
     }
     override_settings(&mut config, args)?;
-    for warning in prepare::resolve_sources(&mut config)? {
-        note!("warning: {warning}");
-    }
+    super::session::resolve_sources(&mut config)?;
     config.validate()?;
     make_paths_absolute(&mut config)?;
     super::args::check_commands(&config.engines)?;
     Ok(config)
 }
 
-/// The value of `--shard`, resolved (`auto` from the environment).
-///
-/// # Errors
-/// A [`super::UsageError`] naming the value or the variable at fault.
-fn parse_shard(args: &TournamentArgs) -> Result<Option<Shard>> {
-    args.shard
-        .as_deref()
-        .map(|text| Shard::from_arg(text, |name| std::env::var(name).ok()))
-        .transpose()
-        .map_err(|e| {
-            let text = args.shard.as_deref().unwrap_or_default();
-            super::UsageError(format!("--shard {text}: {e}")).into()
-        })
-}
-
 fn override_settings(config: &mut TournamentConfig, args: &TournamentArgs) -> Result<()> {
     if let Some(event) = &args.event {
-        config.event = event.clone();
+        config.run.event = event.clone();
     }
     config.format = args.format.unwrap_or(config.format);
-    config.rules = args.rules.rules.unwrap_or(config.rules);
+    config.run.rules = args.rules.rules.unwrap_or(config.run.rules);
     config.rounds = args.rounds.unwrap_or(config.rounds);
     config.games = args.games.unwrap_or(config.games);
-    config.concurrency = args.concurrency.unwrap_or(config.concurrency);
-    config.seed = args.seed.seed.unwrap_or(config.seed);
-    config.log |= args.log;
+    config.run.seed = args.seed.seed.unwrap_or(config.run.seed);
     config.pgn_comments = args
         .pgn_comments
         .pgn_comments
         .unwrap_or(config.pgn_comments);
     config.scale_tc = args.scale_tc.or(config.scale_tc);
     if !args.openings.openings.is_empty() {
-        config.openings = OpeningsSpec::parse(&args.openings.openings)?;
+        config.run.openings = OpeningsSpec::parse(&args.openings.openings)?;
         // `--openings order=random` alone shuffles the default book.
-        if config.openings.file.is_none() {
-            config.openings.file = Some(shipped_book(config.rules));
+        if config.run.openings.file.is_none() {
+            config.run.openings.file = Some(shipped_book(config.run.rules));
         }
     }
     config.sprt = args.sprt.sprt.or(config.sprt);
-    config.adjudication.resign = args.resign.or(config.adjudication.resign);
-    config.adjudication.proof = args.adjudicate.or(config.adjudication.proof);
-    config.shard = parse_shard(args)?.or(config.shard);
-    if let Some((worker, lease_ms)) = args.workers.worker(args.out.is_some())? {
-        config.worker = Some(worker);
-        config.lease_ms = Some(lease_ms);
-    }
-    config.out = match &args.out {
+    config.run.adjudication = args.adjudication.over(config.run.adjudication);
+    super::session::apply_new(
+        &mut config.run,
+        &args.session,
+        &args.workers,
+        args.out.is_some(),
+    )?;
+    config.run.out = match &args.out {
         Some(out) => out.clone(),
-        None if args.config.is_some() && !config.out.as_os_str().is_empty() => config.out.clone(),
-        None => default_out(&config.event),
+        None if args.config.is_some() && !config.run.out.as_os_str().is_empty() => {
+            config.run.out.clone()
+        }
+        None => default_out(&config.run.event),
     };
     if args.openings.openings.is_empty() && args.config.is_none() {
-        config.openings.file = Some(shipped_book(config.rules));
+        config.run.openings.file = Some(shipped_book(config.run.rules));
     }
     Ok(())
 }
@@ -556,8 +304,8 @@ fn override_settings(config: &mut TournamentConfig, args: &TournamentArgs) -> Re
 /// book and the results directory, relative to the directory bt-arena runs in.
 pub(super) fn make_paths_absolute(config: &mut TournamentConfig) -> Result<()> {
     make_engine_paths_absolute(&mut config.engines)?;
-    make_book_path_absolute(&mut config.openings)?;
-    config.out = absolute(&config.out)?;
+    make_book_path_absolute(&mut config.run.openings)?;
+    config.run.out = absolute(&config.run.out)?;
     Ok(())
 }
 

@@ -2,19 +2,21 @@
 //! mean the same), and the tuned values printed at the end.
 
 use super::args::{EngineFlags, OpeningsFlag, PgnCommentsFlag, RulesFlag, RunSeed};
+use super::session::SessionFlags;
 use super::signals::{EXIT_INTERRUPTED, stop_flag};
 use super::tournament::{
     DEFAULT_LIMIT, default_out, make_book_path_absolute, make_engine_paths_absolute, shipped_book,
 };
 use anyhow::{Context, Result, anyhow};
-use bt_arena::arena::prepare::{self, Preparation};
+use bt_arena::arena::Stopped;
 use bt_arena::openings::spec::{OpeningOrder, OpeningsSpec};
-use bt_arena::run::identity::{self, SeedOrigin};
+use bt_arena::run::header::RunHeader;
+use bt_arena::run::identity::{Identified, SeedOrigin};
+use bt_arena::run_dir::RunDir;
 use bt_arena::run_dir::identity::RunIdentity;
-use bt_arena::run_dir::{RunDir, Shard};
+use bt_arena::session::{Announcement, SessionError, Start};
 use bt_arena::tune::report::{TUNED_OPTIONS, TUNED_PARAMS};
-use bt_arena::tune::resume::RESUME_FLAGS;
-use bt_arena::tune::{self, SpsaSettings, TuneConfig, TuneError, TuneFinish, TunePlan, params};
+use bt_arena::tune::{self, SpsaSettings, Tune, TuneConfig, TuneError, TunePlan, params};
 use clap::{ArgAction, ArgMatches, Args};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -58,11 +60,6 @@ pub struct TuneArgs {
     gamma: Option<f64>,
     #[command(flatten)]
     seed: RunSeed,
-    /// Games played at the same time (default 1).
-    ///
-    /// Above one iteration's games (2 · pairs), iterations overlap as --lag allows.
-    #[arg(long, value_name = "N")]
-    concurrency: Option<usize>,
     /// Iterations in flight, L: iteration i starts from θ after exactly iterations 1..i-L.
     ///
     /// θ at every iteration is then a function of the seed and the settings alone: the tune
@@ -71,14 +68,6 @@ pub struct TuneArgs {
     /// pairs)⌉; saved in tune.json (and a sharded tune's identity), kept by --resume.
     #[arg(long, value_name = "L")]
     lag: Option<u64>,
-    /// Start no new iteration after this long, e.g. 45m, 2h, 90s (default: no limit).
-    ///
-    /// Counted from the start, builds included. Iterations begun are finished; θ so far is
-    /// written, and the tune exits with 2 (continue with --resume).
-    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
-    max_time: Option<std::time::Duration>,
-    #[command(flatten)]
-    build: super::args::BuildFlags,
     #[command(flatten)]
     openings: OpeningsFlag,
     #[command(flatten)]
@@ -90,33 +79,23 @@ pub struct TuneArgs {
     out: Option<PathBuf>,
     /// Continue the tune in DIR as saved in its tune.json.
     ///
-    /// θ is rebuilt from its tune.csv; only --concurrency, --log, --shard, --max-time,
-    /// --build-cache, --rebuild, --check-claims and --strict may be given with it. With --shard K/N, continue shard K of the sharded tune in DIR; without it, on a
-    /// sharded tune, rewrite DIR's report.html, summary.json and tuned values from every
-    /// shard's iterations (no game).
+    /// θ is rebuilt from its tune.csv; only the flags listed under "Session" may be given
+    /// with it. With --shard K/N, continue shard K of the sharded tune in DIR; without it, on
+    /// a sharded tune or a tune of workers, rewrite DIR's report.html, summary.json and tuned
+    /// values from every shard's or worker's iterations (no game).
     #[arg(long, value_name = "DIR", conflicts_with = "worker")]
     resume: Option<PathBuf>,
-    /// Play one shard of a tune spread over machines sharing --out.
-    ///
-    /// K/N plays the iterations i with (i - 1) mod N = K into <out>/shard-K/, each starting
-    /// from θ after exactly iterations 1..i-L of every shard (--lag L; applied in increasing
-    /// iteration number), waiting for them: the shards play the tune one machine plays.
-    /// `auto`: K and N from a Slurm array task; `auto/N`: K from a Kubernetes Indexed Job or a
-    /// Slurm array task.
-    #[arg(long, value_name = "K/N|auto|auto/N")]
-    shard: Option<String>,
     #[command(flatten)]
     workers: super::args::WorkerFlags,
     /// Event name, in the PGN Event tag and the run directory's name (default bt-arena-tune).
     #[arg(long, value_name = "NAME")]
     event: Option<String>,
-    /// Log every engine's protocol traffic under <out>/logs/.
-    #[arg(long)]
-    log: bool,
     #[command(flatten)]
     pgn_comments: PgnCommentsFlag,
     #[command(flatten)]
-    checks: super::args::ChecksFlags,
+    adjudication: super::args::AdjudicationFlags,
+    #[command(flatten)]
+    session: SessionFlags,
 }
 
 /// Runs `bt-arena tune`.
@@ -128,78 +107,55 @@ pub fn run(args: &TuneArgs, matches: &ArgMatches) -> Result<ExitCode> {
     let started = std::time::Instant::now();
     // Before anything is built or started: a signal stops the tune from its first moment.
     let stop = stop_flag()?;
-    let matches = matches.subcommand_matches("tune").unwrap_or(matches);
-    let shard = super::args::parse_shard(args.shard.as_deref())?;
+    let given = matches.subcommand_matches("tune").unwrap_or(matches);
+    let shard = args.session.shard()?;
     if let (Some(dir), None) = (&args.resume, shard)
         && tune::shard::is_sharded(dir)
     {
-        return regenerate(dir, matches);
+        return regenerate(dir, given);
     }
-    let (mut config, resume) = match &args.resume {
-        Some(dir) => (resumed_config(dir, shard, args, matches)?, true),
+    let (mut config, start) = match &args.resume {
+        Some(dir) => {
+            let command = TuneArgs::augment_args(clap::Command::new("tune"));
+            let config: TuneConfig = super::session::resumed(dir, &args.session, &command, given)?;
+            (config, Start::Resume)
+        }
         None => {
-            let mut config = build_config(args).map_err(|e| super::UsageError(format!("{e:#}")))?;
-            config.shard = shard;
-            if let Some((worker, lease_ms)) = args
-                .workers
-                .worker(args.out.is_some())
-                .map_err(|e| super::UsageError(format!("{e:#}")))?
-            {
-                config.worker = Some(worker);
-                config.lease_ms = Some(lease_ms);
-            }
-            config.lag = match args.lag {
-                Some(lag) => lag,
-                None => tune::config::default_lag(
-                    config.concurrency,
-                    shard.map_or(1, |s| s.count()),
-                    config.spsa.pairs,
-                    config.spsa.iterations,
-                ),
+            let config = build_config(args).map_err(|e| super::UsageError(format!("{e:#}")))?;
+            let seed = match args.seed.seed {
+                Some(_) => SeedOrigin::Given,
+                None => SeedOrigin::Drawn,
             };
-            config
-                .validate()
-                .map_err(|e| super::UsageError(e.to_string()))?;
-            (config, false)
+            (config, Start::Fresh(seed))
         }
     };
     // A shard or worker given no --lag takes the tune's, decided by the first to start.
-    if !resume
+    if !start.is_resume()
         && args.lag.is_none()
         && config.is_spread()
-        && let Ok(Some(identity)) = RunIdentity::read(&RunDir::new(&config.out))
+        && let Ok(Some(identity)) = RunIdentity::read(&RunDir::new(&config.run.out))
         && let Some(lag) = identity.settings["lag"].as_u64()
     {
         config.lag = lag;
     }
-    // A shard refused by the run's identity exits 4, as a tournament's does.
-    let seed = match resume || args.seed.seed.is_some() {
-        true => SeedOrigin::Given,
-        false => SeedOrigin::Drawn,
-    };
-    identity::establish(&mut config, seed).map_err(|e| anyhow!(e))?;
-    let played = build_engine(&mut config, &args.build, &stop)?;
-    let session = tune::TuneSession {
-        resume,
-        stop: &stop,
-        deadline: args.max_time.map(|limit| started + limit),
-        // Each iteration's line is the tune's interim output, on a terminal or off it.
-        rating_interval: 0,
-        checks: args.checks.claim_checks(),
-    };
-    let report =
-        tune::run(&played, session, |plan| announce(&played, plan)).map_err(|err| match err {
-            TuneError::Params(err) => super::UsageError(err.to_string()).into(),
-            other => anyhow!(other),
+    let options = super::session::options(&mut config, &args.session, given, started)?;
+    let ending = super::session::play::<Tune>(&mut config, start, &options, &stop, announce)
+        .map_err(|err| match err.downcast_ref::<SessionError<TuneError>>() {
+            // A parameter the engine cannot take: a bad command line.
+            Some(SessionError::Kind(TuneError::Params(params))) => {
+                super::UsageError(params.to_string()).into()
+            }
+            _ => err,
         })?;
-    let dir = config.out.display();
-    if let Some(shard) = config.shard {
+    let report = &ending.outcome;
+    let dir = config.run.out.display();
+    if let Some(shard) = config.run.shard {
         say!(
             "Shard {shard} done with its iterations ({} of the tune's finished)",
             report.finished
         );
     }
-    if let Some(worker) = &config.worker {
+    if let Some(worker) = &config.run.worker {
         say!(
             "Worker {worker} stopped claiming iterations ({} of the tune's finished)",
             report.finished
@@ -219,63 +175,20 @@ pub fn run(args: &TuneArgs, matches: &ArgMatches) -> Result<ExitCode> {
     say!("{}", values.join(" "));
     print_faults(&report.faults);
     say!("Results: {dir}");
-    let resume = resume_command(&config);
-    for given_up in &report.given_up {
-        note!(
-            "error: {}. The tune's games after it were not played: fix it, then continue with `{resume}`",
-            given_up.error
-        );
-    }
-    let code = match report.finish {
-        TuneFinish::Completed => ExitCode::SUCCESS,
-        TuneFinish::Interrupted if config.worker.is_some() => {
+    let code = match super::session::stop_code(&config, &ending.ended, "iterations", "") {
+        // An interrupted tune's exit code stands, --strict or not.
+        Some(code) if ending.ended.stopped == Stopped::Interrupted => return Ok(code),
+        Some(code) => code,
+        None if report.complete => ExitCode::SUCCESS,
+        None => {
             note!(
-                "Interrupted: the iterations this worker was playing were let go (their games \
-                 recorded are kept); any worker of the tune plays the rest, e.g. `{resume}`"
+                "Interrupted: continue with `{}`",
+                bt_arena::session::resume_command(&config.run, TuneConfig::TYPE)
             );
-            EXIT_INTERRUPTED.into()
-        }
-        TuneFinish::Interrupted => {
-            note!("Interrupted: continue with `{resume}`");
-            // An interrupted tune's exit code stands, --strict or not.
             return Ok(EXIT_INTERRUPTED.into());
         }
-        TuneFinish::TimeLimit => {
-            note!(
-                "Time limit reached (--max-time): no new iteration started after it; continue with `{resume}`"
-            );
-            super::EXIT_INCONCLUSIVE.into()
-        }
-        TuneFinish::NotPlayed => {
-            if report.given_up.is_empty()
-                && let Some(first) = report.not_played.first()
-            {
-                note!(
-                    "error: game {} was not played ({}): continue with `{resume}`",
-                    first.game_id,
-                    first.why
-                );
-            }
-            super::EXIT_ERROR.into()
-        }
     };
-    Ok(super::checks_failed(args.checks.strict, &report.failures).unwrap_or(code))
-}
-
-/// The command that continues the tune of `config`: `tune --resume`, of its shard; for a
-/// worker, another worker (this one's own command line).
-fn resume_command(config: &TuneConfig) -> String {
-    if config.worker.is_some() {
-        return format!(
-            "bt-arena {}",
-            super::shell_words(std::env::args_os().skip(1))
-        );
-    }
-    let shard = config
-        .shard
-        .map(|shard| format!(" --shard {shard}"))
-        .unwrap_or_default();
-    format!("bt-arena tune --resume {}{shard}", config.out.display())
+    Ok(super::checks_failed(args.session.checks.strict, &report.failures).unwrap_or(code))
 }
 
 /// The losses by fault of tune+ and tune−, as a tournament's report gives them, when there
@@ -301,52 +214,19 @@ fn print_faults(faults: &[bt_arena::report::EngineFaults]) {
     }
 }
 
-/// The tune `config` with its engine made ready when it is built from source (`src=`): built
-/// (or taken from the cache), its bench signature checked, as a tournament's engines are
-/// ([`prepare::prepare`]). `config` itself keeps the source, so a resumed tune builds the
-/// same commit.
-///
-/// # Errors
-/// A build, bench or cache that fails.
-fn build_engine(
-    config: &mut TuneConfig,
-    build: &super::args::BuildFlags,
-    stop: &std::sync::atomic::AtomicBool,
-) -> Result<TuneConfig> {
-    let Some(source) = config.engine.source.as_mut() else {
-        return Ok(config.clone());
-    };
-    // Its commit, once (a resumed tune has it from tune.json, and keeps it whatever its
-    // branch became); the tune's engine keeps its name.
-    if source.commit.is_none() {
-        source.resolve().map_err(|error| {
-            super::UsageError(format!("engine '{}': {error}", config.engine.name))
-        })?;
-    }
-    let mut played = config.clone();
-    let cache = build.cache()?;
-    let preparation = Preparation {
-        results_dir: config.dir(),
-        concurrency: config.concurrency,
-        scale_tc: None,
-    };
-    let engines = std::slice::from_mut(&mut played.engine);
-    prepare::prepare(engines, &preparation, Some(&cache), stop, &mut |line| {
-        say!("{line}")
-    })
-    .map_err(super::signals::prepare_error)?;
-    Ok(played)
-}
-
 /// The start-up line.
-fn announce(config: &TuneConfig, plan: TunePlan) {
+fn announce(announcement: Announcement<'_, TuneConfig, TunePlan>) {
+    let (config, plan) = (announcement.config, announcement.prospect);
+    for repair in announcement.repairs {
+        note!("warning: {repair}");
+    }
     let params = bt_arena::records::plural(config.params.len() as u64, "parameter");
-    let what = match (plan.finished, config.shard, &config.worker) {
+    let what = match (plan.finished, config.run.shard, &config.run.worker) {
         (done, _, Some(worker)) if done == plan.iterations => {
             say!(
                 "Worker {worker}: every iteration of the tune in {} is finished: it plays \
                  nothing",
-                config.out.display()
+                config.run.out.display()
             );
             return;
         }
@@ -367,10 +247,10 @@ fn announce(config: &TuneConfig, plan: TunePlan) {
         config.engine.cmd.display(),
         config.spsa.iterations,
         bt_arena::records::plural(u64::from(config.spsa.pairs), "game pair"),
-        config.rules,
-        config.concurrency,
-        config.seed,
-        config.out.display()
+        config.run.rules,
+        config.run.concurrency,
+        config.run.seed,
+        config.run.out.display()
     );
 }
 
@@ -414,44 +294,6 @@ fn refuse_flags(allowed: &[&str], given: &ArgMatches, dir: &Path) -> Result<()> 
         .into());
     }
     Ok(())
-}
-
-/// The saved tune in `dir` (of its shard `shard`, in `dir/shard-K`, or of the shard whose
-/// directory `dir` is), with `--concurrency` and `--log` applied ([`tune::resume`]).
-///
-/// # Errors
-/// A [`super::UsageError`] naming any other flag given, or a shard that is not the saved
-/// one; an error naming `dir` when its tune.json cannot be read.
-fn resumed_config(
-    dir: &Path,
-    shard: Option<Shard>,
-    args: &TuneArgs,
-    given: &ArgMatches,
-) -> Result<TuneConfig> {
-    let command = TuneArgs::augment_args(clap::Command::new("tune"));
-    if let Some(flag) = super::flag_given_outside(&command, given, &RESUME_FLAGS) {
-        return Err(super::UsageError(format!(
-            "--{flag} cannot be given with --resume: the tune continues exactly as saved in {} \
-             (only {} may be given)",
-            dir.join(tune::config::TUNE_JSON).display(),
-            RESUME_FLAGS[1..]
-                .iter()
-                .map(|flag| format!("--{flag}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ))
-        .into());
-    }
-    let dir = std::path::absolute(dir).context("cannot resolve a path")?;
-    let config = tune::resume::saved_tune(&dir, shard).map_err(|err| match err.is_usage() {
-        true => super::UsageError(err.to_string()).into(),
-        false => anyhow!("cannot resume: {err}"),
-    })?;
-    let config = tune::resume::with_session_settings(config, args.concurrency, args.log);
-    config
-        .validate()
-        .map_err(|e| super::UsageError(format!("--resume: {e}")))?;
-    Ok(config)
 }
 
 /// The tune the flags describe, with every path made absolute.
@@ -517,27 +359,42 @@ fn build_config(args: &TuneArgs) -> Result<TuneConfig> {
         OpeningsSpec::parse(&args.openings.openings)?
     };
     let mut config = TuneConfig {
-        out,
-        event,
+        run: RunHeader {
+            event,
+            rules,
+            openings,
+            seed: args.seed.get_or_draw(),
+            out,
+            adjudication: args.adjudication.over(Default::default()),
+            ..RunHeader::default()
+        },
         engine,
         params,
         spsa,
-        rules,
-        openings,
-        seed: args.seed.get_or_draw(),
-        concurrency: args.concurrency.unwrap_or(1),
         lag: 1,
-        log: args.log,
         pgn_comments: args.pgn_comments.pgn_comments.unwrap_or_default(),
-        shard: None,
-        worker: None,
-        lease_ms: None,
+        unknown: Default::default(),
+    };
+    super::session::apply_new(
+        &mut config.run,
+        &args.session,
+        &args.workers,
+        args.out.is_some(),
+    )?;
+    config.lag = match args.lag {
+        Some(lag) => lag,
+        None => tune::config::default_lag(
+            config.run.concurrency,
+            config.run.shard.map_or(1, |s| s.count()),
+            config.spsa.pairs,
+            config.spsa.iterations,
+        ),
     };
     config.validate().map_err(|e| anyhow!(e))?;
     // The tournament's checks and paths.
     make_engine_paths_absolute(std::slice::from_mut(&mut config.engine))?;
     super::args::check_commands(std::slice::from_ref(&config.engine))?;
-    make_book_path_absolute(&mut config.openings)?;
-    config.out = std::path::absolute(&config.out).context("cannot resolve a path")?;
+    make_book_path_absolute(&mut config.run.openings)?;
+    config.run.out = std::path::absolute(&config.run.out).context("cannot resolve a path")?;
     Ok(config)
 }

@@ -38,6 +38,8 @@ pub enum ConvertError {
     Write(PathBuf, io::Error),
     /// Games files of different rule sets, or a game id twice.
     Mismatch(String),
+    /// A worker's games.csv cannot be read.
+    Records(crate::records::RecordsError),
 }
 
 impl std::fmt::Display for ConvertError {
@@ -46,6 +48,7 @@ impl std::fmt::Display for ConvertError {
             ConvertError::Games(err) => err.fmt(f),
             ConvertError::Write(path, err) => write!(f, "cannot write {}: {err}", path.display()),
             ConvertError::Mismatch(what) => f.write_str(what),
+            ConvertError::Records(err) => err.fmt(f),
         }
     }
 }
@@ -131,13 +134,16 @@ impl Sinks {
 }
 
 /// The games of `files` (each in game-id order) merged into one game-id order: the order of
-/// a run on one machine, for the files of its shards.
+/// a run on one machine, for the files of its shards or workers. A worker's games file gives
+/// only the games its games.csv records ([`super::workers::recorded_ids`]): a worker killed
+/// between writing a game and recording it left one another worker played again.
 ///
 /// # Errors
-/// The files' rule sets differ.
+/// The files' rule sets differ; a file or a worker's games.csv cannot be read.
 pub fn merged(files: &[PathBuf]) -> Result<(Rules, Merged), ConvertError> {
     let mut readers = Vec::new();
     let mut rules = None;
+    let mut recorded: Vec<(PathBuf, Option<super::workers::IdRanges>)> = Vec::new();
     for file in files {
         let reader = GamesReader::open(file)?;
         match rules {
@@ -151,14 +157,23 @@ pub fn merged(files: &[PathBuf]) -> Result<(Rules, Merged), ConvertError> {
             }
             _ => rules = Some(reader.rules()),
         }
-        readers.push(reader.peekable());
+        let dir = file.parent().unwrap_or(Path::new(".")).to_path_buf();
+        let ids = match recorded.iter().find(|(known, _)| *known == dir) {
+            Some((_, ids)) => ids.clone(),
+            None => {
+                let ids = super::workers::recorded_ids(&dir).map_err(ConvertError::Records)?;
+                recorded.push((dir, ids.clone()));
+                ids
+            }
+        };
+        readers.push((reader.peekable(), ids));
     }
     Ok((rules.unwrap_or_default(), Merged { readers }))
 }
 
 /// Games from several files in game-id order ([`merged`]).
 pub struct Merged {
-    readers: Vec<Peekable<GamesReader>>,
+    readers: Vec<(Peekable<GamesReader>, Option<super::workers::IdRanges>)>,
 }
 
 impl Iterator for Merged {
@@ -166,7 +181,15 @@ impl Iterator for Merged {
 
     fn next(&mut self) -> Option<Self::Item> {
         let mut best: Option<(usize, u64)> = None;
-        for (index, reader) in self.readers.iter_mut().enumerate() {
+        for (index, (reader, recorded)) in self.readers.iter_mut().enumerate() {
+            // Entries of a worker's file its games.csv does not record are not the run's.
+            while let Some(Ok(entry)) = reader.peek()
+                && recorded
+                    .as_ref()
+                    .is_some_and(|ids| !ids.contains(entry.game_id))
+            {
+                reader.next();
+            }
             match reader.peek() {
                 Some(Ok(entry)) if best.is_none_or(|(_, id)| entry.game_id < id) => {
                     best = Some((index, entry.game_id));
@@ -175,7 +198,7 @@ impl Iterator for Merged {
                 _ => {}
             }
         }
-        best.and_then(|(index, _)| self.readers[index].next())
+        best.and_then(|(index, _)| self.readers[index].0.next())
     }
 }
 

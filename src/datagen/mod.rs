@@ -9,27 +9,25 @@
 //!   file written in game-id order whatever the concurrency.
 //! - [`formats`]: the games file, the binary records and the text lines.
 //! - [`filters`], [`convert`], [`summary`]: games into positions, and what was written.
-//! - [`run`]: a run from its config to its files.
+//! - [`kind`]: datagen as a kind of run on the one session ([`crate::session`]), and its
+//!   files at the end.
 
 pub mod convert;
 pub mod filters;
 pub mod formats;
+pub mod kind;
 pub mod report;
-pub mod run;
 pub mod schedule;
 pub mod start;
 pub mod summary;
 pub mod workers;
 
 use crate::engine::EngineDescription;
-use crate::game::{Adjudication, ProofRule};
-use crate::rules::Rules;
-use crate::run::identity::{Identified, RunType};
-use crate::run_dir::{RunDir, Shard};
-use crate::tournament::OpeningsSpec;
+use crate::game::ProofRule;
+use crate::run::header::RunHeader;
 use filters::Filters;
 use serde::{Deserialize, Serialize};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// The games file of a run directory.
 pub const GAMES_FILE: &str = "games.dat";
@@ -141,16 +139,14 @@ impl std::str::FromStr for RandomMultiPv {
 
 /// Everything that defines a datagen run; saved as datagen.json.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct DatagenConfig {
-    /// Event name (games.pgn's `Event`).
-    pub event: String,
+    /// The settings every kind of run shares: event, rules, book (no file: the start
+    /// position), seed, concurrency, the run directory, shard or worker, adjudication
+    /// (flattened: the same fields in datagen.json).
+    #[serde(flatten)]
+    pub run: RunHeader,
     /// The engines: one plays itself; several play each other, every ordered pair in turn.
     pub engines: Vec<EngineDescription>,
-    /// The rule set.
-    pub rules: Rules,
-    /// Openings; no file: the start position.
-    pub openings: OpeningsSpec,
     /// When the run stops.
     pub target: Target,
     /// Random plies from each opening.
@@ -165,41 +161,12 @@ pub struct DatagenConfig {
     /// Label written positions by proof.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<ProofRule>,
-    /// Resign and proof adjudication.
-    #[serde(default)]
-    pub adjudication: Adjudication,
-    /// The seed of every draw.
-    pub seed: u64,
-    /// Games played at the same time.
-    pub concurrency: usize,
-    /// The run directory.
-    pub out: PathBuf,
     /// Write positions.txt too.
     #[serde(default)]
     pub text: bool,
-    /// Log the engines' protocol traffic.
-    #[serde(default)]
-    pub log: bool,
-    /// The build cache the engines built from source (src=) were built in (`--build-cache`,
-    /// or the default then), so that `--resume` uses it again; where builds are kept does not
-    /// make the games (one of [`crate::run::settings::PER_SHARD_FIELDS`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub build_cache: Option<PathBuf>,
-    /// The shard this process plays.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub shard: Option<Shard>,
-    /// The run's id.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub run_id: Option<String>,
-    /// `--worker`: this process is a worker of a run of workers, claiming its games one at a
-    /// time ([`crate::arena::claims`]); its id (`HOST-PID-RANDOM`) names its directory
-    /// `out/worker-ID`. Not part of the run's identity. Absent otherwise.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub worker: Option<String>,
-    /// A run of workers' lease, ms (`--lease`): a claim on a game whose heartbeat has not
-    /// moved for this long is taken over. Part of the run's identity; absent otherwise.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lease_ms: Option<u64>,
+    /// Fields that are none of the above: refused by [`validate`](DatagenConfig::validate).
+    #[serde(flatten, skip_serializing)]
+    pub unknown: std::collections::BTreeMap<String, serde_json::Value>,
 }
 
 impl DatagenConfig {
@@ -208,23 +175,26 @@ impl DatagenConfig {
     /// # Errors
     /// A message naming the flag at fault.
     pub fn validate(&self) -> Result<(), String> {
+        if let Some(field) = self.unknown.keys().next() {
+            return Err(format!("unknown field `{field}`"));
+        }
         if self.engines.is_empty() {
             return Err("--engine: give at least one engine".to_string());
         }
-        if self.concurrency == 0 {
+        if self.run.concurrency == 0 {
             return Err("--concurrency must be at least 1".to_string());
         }
         match self.target {
             Target::Games(0) => return Err("--games must be at least 1".to_string()),
             Target::Positions(0) => return Err("--positions must be at least 1".to_string()),
-            Target::Positions(_) if self.shard.is_some() => {
+            Target::Positions(_) if self.run.shard.is_some() => {
                 return Err(
                     "--positions cannot be given with --shard (a shard cannot know \
                             the other shards' positions): give --games"
                         .to_string(),
                 );
             }
-            Target::Positions(_) if self.worker.is_some() => {
+            Target::Positions(_) if self.run.worker.is_some() => {
                 return Err(
                     "--positions cannot be given with --worker (a worker cannot know \
                             the other workers' positions): give --games"
@@ -276,100 +246,25 @@ impl DatagenConfig {
 
     /// The directory this process writes: `out`, `out/shard-K`, or `out/worker-ID`.
     pub fn dir(&self) -> PathBuf {
-        if let Some(worker) = &self.worker {
-            return RunDir::new(&self.out).worker(worker).root().to_path_buf();
-        }
-        RunDir::process(&self.out, self.shard).root().to_path_buf()
+        self.run.dir()
     }
 
     /// Whether game `game_id` is this process's to play.
     pub fn plays(&self, game_id: u64) -> bool {
-        self.shard.is_none_or(|shard| shard.plays_pair(game_id))
+        self.run.shard.is_none_or(|shard| shard.plays_pair(game_id))
     }
 
     /// The settings of the conversion at the run's end.
     pub fn convert_settings(&self) -> convert::Settings {
         convert::Settings {
             filters: self.filters,
-            seed: self.seed,
+            seed: self.run.seed,
             label: self.label,
             limit: match self.target {
                 Target::Positions(n) => Some(n),
                 Target::Games(_) => None,
             },
         }
-    }
-
-    /// Writes datagen.json in `dir`, atomically.
-    ///
-    /// # Errors
-    /// As [`crate::records::write_json`].
-    pub fn save(&self, dir: &Path) -> Result<(), crate::records::RecordsError> {
-        crate::records::write_json(
-            &RunDir::new(dir).datagen_json(),
-            self,
-            crate::records::Existing::Replace,
-        )?;
-        Ok(())
-    }
-
-    /// The config saved in `dir`.
-    ///
-    /// # Errors
-    /// A message naming the file.
-    pub fn read(dir: &Path) -> Result<DatagenConfig, String> {
-        let path = RunDir::new(dir).datagen_json();
-        let text = crate::textfile::read_to_string(&path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        let config: DatagenConfig = serde_json::from_str(&text)
-            .map_err(|e| format!("bad datagen config {}: {e}", path.display()))?;
-        config
-            .validate()
-            .map_err(|e| format!("bad datagen config {}: {e}", path.display()))?;
-        Ok(config)
-    }
-}
-
-impl Identified for DatagenConfig {
-    const TYPE: RunType = RunType::Datagen;
-
-    fn out(&self) -> &Path {
-        &self.out
-    }
-
-    fn shard(&self) -> Option<Shard> {
-        self.shard
-    }
-
-    fn worker(&self) -> Option<&str> {
-        self.worker.as_deref()
-    }
-
-    /// The config as a tournament's makes its identity
-    /// ([`crate::run::settings::identity_of`]): but `out`, `concurrency`, `log`,
-    /// `build_cache`, `run_id` and `worker`, with `shard` replaced by the number of shards, and the book
-    /// known by its digest.
-    fn identity(&self) -> serde_json::Value {
-        crate::run::settings::identity_of(
-            serde_json::to_value(self).unwrap_or_default(),
-            self.shard,
-        )
-    }
-
-    fn seed(&self) -> u64 {
-        self.seed
-    }
-
-    fn set_seed(&mut self, seed: u64) {
-        self.seed = seed;
-    }
-
-    fn run_id(&self) -> Option<&str> {
-        self.run_id.as_deref()
-    }
-
-    fn set_run_id(&mut self, id: String) {
-        self.run_id = Some(id);
     }
 }
 

@@ -52,7 +52,7 @@ pub fn refresh(
         label: None,
         ..config.convert_settings()
     };
-    let summary = convert::count(games, config.rules, &settings, spare)?;
+    let summary = convert::count(games, config.run.rules, &settings, spare)?;
     write(config, &summary, dir, true)?;
     Ok(())
 }
@@ -81,10 +81,10 @@ pub fn html(config: &DatagenConfig, summary: &DatagenSummary, live: bool) -> Str
          table{{border-collapse:collapse;margin:1rem 0}}td,th{{padding:.2rem .8rem;text-align:right}}\
          th{{text-align:left}}</style></head><body>\
          <h1>{event}: training data</h1><p>{engines}, {rules} rules, seed {seed}</p>",
-        event = escape(&config.event),
+        event = escape(&config.run.event),
         engines = engines.join(", "),
-        rules = config.rules,
-        seed = config.seed,
+        rules = config.run.rules,
+        seed = config.run.seed,
     );
     if live {
         page.push_str(

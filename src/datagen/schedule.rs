@@ -1,33 +1,66 @@
-//! Datagen as a [`Schedule`] on the arena: game ids handed out in order (of a shard, its own:
-//! `(id - 1) mod N = K`), each with its start position ([`super::start`]) and its seats, and
-//! every finished game appended to the games file **in game-id order**: a game that ends
-//! before an earlier one waits in a buffer. The buffer is bounded: no game id more than
-//! [`Selfplay::window`] ids past the first one not yet written is handed out (the schedule
-//! answers [`Next::Wait`]), so memory does not grow with the run, and the file is the same
-//! byte for byte at any `--concurrency`.
+//! Datagen as a [`Schedule`] on the arena: the unit is one game, its id handed out in order
+//! (of a shard, its own: `(id - 1) mod N = K`) with its start position ([`super::start`]) and
+//! its seats.
 //!
-//! With `--positions N`, the filters are run over each game as it is written, and the run
-//! stops at the game that brings the positions to N: games after it are neither written nor
-//! started.
+//! On one machine (or a shard) every finished game is appended to games.dat **in game-id
+//! order**: a game that ends before an earlier one waits in a buffer. The buffer is bounded:
+//! no game id more than [`Selfplay::window`] ids past the first one not yet written opens
+//! ([`Gate::Wait`]), so memory does not grow with the run, and the file is the same byte for
+//! byte at any `--concurrency`. With `--positions N`, the filters are run over each game as
+//! it is written, and the run stops at the game that brings the positions to N.
+//!
+//! A worker (`--worker`, [`super::workers`]) writes each game it plays as it finishes, before
+//! its games.csv row ([`Schedule::keep`]): to its games.dat when it comes after the last one
+//! there, else to a file of its own (`games-N.dat`), so that every file is in game-id order.
 
 use super::filters::{Judge, Seen, mix};
-use super::formats::games::{Ending, GameEntry, GamesReader, GamesWriter, Ply};
+use super::formats::games::{Ending, GameEntry, GamesError, GamesReader, GamesWriter, Ply};
 use super::formats::{encode_move, mover_score, score_value};
-use super::start::{self, Start};
-use super::workers::{self, IdRanges};
+use super::start::{self, DrawError, Start};
 use super::{DatagenConfig, Target};
-use crate::arena::claims::UnitClaims;
-use crate::arena::{self, Console, Flow, Job, Next, Schedule, ScheduledGame, lock};
-use crate::game;
+use crate::arena::{
+    self, Console, Flow, Gate, Job, RecordedGame, Schedule, ScheduledGame, Seat, Unit, UnitKind,
+    lock,
+};
+use crate::game::{self, PlayedGame};
 use crate::openings::Opening;
 use crate::records::GameRecord;
 use crate::rules::Color;
-use crate::run_dir::RunDir;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::path::PathBuf;
 use std::sync::Mutex;
 
 /// A salt that keeps the MultiPV draws apart from the others.
 const MULTIPV_SALT: u64 = 0x4D55_4C54_4950_5601;
+
+/// Why datagen's schedule stops the run.
+#[derive(Debug)]
+pub enum SelfplayError {
+    /// A game's start could not be drawn.
+    Draw(DrawError),
+    /// A games file cannot be written.
+    Games(GamesError),
+    /// A recorded game that is not this run's (another shard's).
+    NotScheduled {
+        /// The game.
+        game_id: u64,
+    },
+}
+
+impl fmt::Display for SelfplayError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SelfplayError::Draw(err) => err.fmt(f),
+            SelfplayError::Games(err) => err.fmt(f),
+            SelfplayError::NotScheduled { game_id } => {
+                write!(f, "game {game_id} is not this process's")
+            }
+        }
+    }
+}
+
+impl std::error::Error for SelfplayError {}
 
 /// The datagen schedule.
 pub struct Selfplay<'a> {
@@ -35,41 +68,16 @@ pub struct Selfplay<'a> {
     openings: &'a [Opening],
     sequence: Vec<usize>,
     pairs: Vec<(usize, usize)>,
-    state: Mutex<State>,
+    pub(super) state: Mutex<State>,
     /// The live report's set of positions seen (with `--dedup`), kept between refreshes.
     report_seen: Mutex<Option<Box<Seen>>>,
-    /// A worker's claims on the run's games (`--worker`, [`super::workers`]): it plays only
-    /// the games it claims.
-    pub claims: Option<Claimed>,
-}
-
-impl Claimed {
-    /// Whether game `id` is marked done by a worker whose directory is there: a marker of a
-    /// worker directory deleted (its games with it), or naming none, is not believed.
-    fn marked_done(&self, id: u64) -> bool {
-        self.claims
-            .done_by(id)
-            .is_some_and(|worker| RunDir::new(&self.run).worker(&worker).root().is_dir())
-    }
-}
-
-/// A worker's claims and what it knows of the run's recorded games.
-pub struct Claimed {
-    /// The claims on the games (`game-N`).
-    pub claims: UnitClaims,
-    /// The run directory shared by the workers.
-    pub run: std::path::PathBuf,
-    /// This worker's directory.
-    pub dir: std::path::PathBuf,
-    /// The games any worker recorded, as last read from their files.
-    pub recorded: Mutex<IdRanges>,
+    /// A worker's directory: games are written as they finish ([`Schedule::keep`]).
+    worker_dir: Option<PathBuf>,
 }
 
 /// What the schedule keeps between games.
 pub struct State {
-    /// The next own game id to hand out.
-    next_id: u64,
-    /// The next own game id to append to the games file.
+    /// The next own game id to append to the games file (one machine, a shard).
     write_next: u64,
     /// Finished games waiting for an earlier one.
     buffer: BTreeMap<u64, GameEntry>,
@@ -88,30 +96,23 @@ pub struct State {
     pub faults: u64,
     /// No more games: the target is reached, or a game could not be played.
     done: bool,
-    /// The first error: a games file that cannot be written, a start that cannot be drawn.
-    pub error: Option<String>,
-    /// A worker's games claimed and not written yet, by id.
-    mine: BTreeSet<u64>,
-    /// A worker's lowest game id not known recorded.
-    cursor: u64,
     /// The last game id in the worker's games.dat (0: none).
     last_written: u64,
 }
 
 impl<'a> Selfplay<'a> {
     /// The schedule of `config` over `openings`, continuing after the games `writer`'s file
-    /// holds: `written` games, the last of id `last_id` (0 for none), with `counter` having
-    /// judged them (with `--positions`) and kept `kept` positions.
+    /// holds (`resumed`); a worker writes to its directory `worker_dir`.
     pub fn new(
         config: &'a DatagenConfig,
         openings: &'a [Opening],
         writer: GamesWriter,
         resumed: Resumed,
     ) -> Selfplay<'a> {
-        let sequence = crate::tournament::schedule::opening_sequence(
-            config.openings.order,
+        let sequence = crate::openings::spec::opening_sequence(
+            config.run.openings.order,
             openings.len(),
-            config.seed,
+            config.run.seed,
         );
         let seats = config.seats().len();
         let pairs = (0..seats)
@@ -129,7 +130,6 @@ impl<'a> Selfplay<'a> {
             sequence,
             pairs,
             state: Mutex::new(State {
-                next_id: first,
                 write_next: first,
                 buffer: BTreeMap::new(),
                 starts: HashMap::new(),
@@ -140,19 +140,16 @@ impl<'a> Selfplay<'a> {
                 session_plies: 0,
                 faults: 0,
                 done,
-                error: None,
-                mine: BTreeSet::new(),
-                cursor: 1,
                 last_written: resumed.last_id,
             }),
             report_seen: Mutex::new(None),
-            claims: None,
+            worker_dir: config.run.worker.is_some().then(|| config.dir()),
         }
     }
 
     /// How many own game ids past the first unwritten one may be in flight or waiting.
     pub fn window(&self) -> u64 {
-        2 * self.config.concurrency as u64 + 2
+        2 * self.config.run.concurrency as u64 + 2
     }
 
     /// The schedule's state once the arena is done.
@@ -167,16 +164,16 @@ impl<'a> Selfplay<'a> {
                 game_id,
                 round: 1,
                 pair: game_id,
-                white,
-                black,
+                white: Seat(white),
+                black: Seat(black),
                 opening: start.opening,
             },
-            game_id,
+            Unit(game_id),
         );
         job.pick = self.config.random_multipv.map(|multipv| game::MultiPvPick {
             diff: multipv.diff,
             probability: multipv.probability,
-            seed: mix(mix(self.config.seed ^ MULTIPV_SALT) ^ game_id),
+            seed: mix(mix(self.config.run.seed ^ MULTIPV_SALT) ^ game_id),
         });
         if start.random_plies > 0 {
             job.start = Some(start.position);
@@ -186,12 +183,11 @@ impl<'a> Selfplay<'a> {
     }
 
     /// Appends the buffered games that come next, in id order; stops the run at its target.
-    fn write_ready(&self, state: &mut State) -> Flow {
+    fn write_ready(&self, state: &mut State) -> Flow<SelfplayError> {
         while let Some(entry) = state.buffer.remove(&state.write_next) {
             if let Err(err) = state.writer.append(&entry) {
-                state.error.get_or_insert(err.to_string());
                 state.done = true;
-                return Flow::Stop;
+                return Flow::Failed(SelfplayError::Games(err));
             }
             state.written_games += 1;
             state.write_next = next_own(self.config, state.write_next + 1);
@@ -213,137 +209,18 @@ impl<'a> Selfplay<'a> {
         }
         Flow::Continue
     }
-}
-
-impl Selfplay<'_> {
-    /// A worker's next game: the lowest game of the run no worker recorded or holds, claimed
-    /// (a claim taken over is first checked against the games files: a worker killed after
-    /// writing a game, before marking it done, recorded it). [`Next::Wait`] while this
-    /// worker's games wait to be written in order ([`Selfplay::window`]) or other workers
-    /// hold the games left (to play them again if their worker dies); [`Next::Done`] once
-    /// every game is recorded or claimed by this worker.
-    fn next_claimed(&self, state: &mut State, claimed: &Claimed) -> Next {
-        if state.mine.len() as u64 >= self.window() {
-            return Next::Wait;
-        }
-        let Target::Games(last) = self.config.target else {
-            return Next::Done;
-        };
-        let mut others = false;
-        let mut id = state.cursor;
-        while id <= last {
-            let recorded = lock(&claimed.recorded).contains(id) || claimed.marked_done(id);
-            if recorded || state.mine.contains(&id) {
-                if recorded && id == state.cursor {
-                    state.cursor += 1;
-                }
-                id += 1;
-                continue;
-            }
-            let mut taken_over = false;
-            let claim = claimed.claims.claim(id, 1, &mut |line| {
-                taken_over = true;
-                println!("{line}");
-            });
-            match claim {
-                Ok(crate::arena::claims::Claimed::Mine) => {
-                    if taken_over {
-                        *lock(&claimed.recorded) = workers::recorded(&claimed.run);
-                        if lock(&claimed.recorded).contains(id) {
-                            // Written by the worker that died before marking it.
-                            if let Err(err) = claimed.claims.recorded(id) {
-                                state.error.get_or_insert(err.to_string());
-                                return Next::Done;
-                            }
-                            continue;
-                        }
-                    }
-                    return self.start_claimed(state, claimed, id);
-                }
-                Ok(crate::arena::claims::Claimed::Held) => {
-                    others = true;
-                    id += 1;
-                }
-                Err(err) => {
-                    state.error.get_or_insert(format!(
-                        "cannot claim a game in {}: {err}",
-                        RunDir::new(&claimed.run).claims().display()
-                    ));
-                    state.done = true;
-                    return Next::Done;
-                }
-            }
-        }
-        if others { Next::Wait } else { Next::Done }
-    }
 
     /// The start of game `id` ([`start::draw`]).
-    fn draw_start(&self, id: u64) -> Result<Start, String> {
+    fn draw_start(&self, id: u64) -> Result<Start, DrawError> {
         let config = self.config;
         start::draw(
-            config.rules,
-            config.seed,
+            config.run.rules,
+            config.run.seed,
             id,
             self.openings,
             &self.sequence,
             config.random_plies,
         )
-    }
-
-    /// Starts game `id`, claimed by this worker.
-    fn start_claimed(&self, state: &mut State, claimed: &Claimed, id: u64) -> Next {
-        match self.draw_start(id) {
-            Ok(start) => {
-                state.mine.insert(id);
-                state.starts.insert(id, start);
-                Next::Play(self.job(id, &start))
-            }
-            Err(err) => {
-                claimed.claims.release(id);
-                state.error.get_or_insert(err);
-                state.done = true;
-                Next::Done
-            }
-        }
-    }
-
-    /// Writes a worker's finished games that come next among its own, in id order: to its
-    /// games.dat, or below its last game to a file of their own ([`workers::file_for`]); a
-    /// game whose claim was taken over (this worker stalled past the lease) is dropped.
-    fn write_claimed(&self, state: &mut State, claimed: &Claimed) -> Flow {
-        while let Some(&first) = state.mine.first() {
-            let Some(entry) = state.buffer.remove(&first) else {
-                break;
-            };
-            state.mine.remove(&first);
-            if !claimed.claims.holds(first) {
-                println!(
-                    "warning: game {first} not written: the claim on it was taken over by \
-                     another worker, which plays it again"
-                );
-                continue;
-            }
-            let written = match workers::file_for(&claimed.dir, first, state.last_written) {
-                None => state
-                    .writer
-                    .append(&entry)
-                    .map(|()| state.last_written = first),
-                Some(path) => super::formats::games::create(&path, self.config.rules)
-                    .and_then(|mut own| own.append(&entry)),
-            };
-            let marked = written
-                .map_err(|e| e.to_string())
-                .and_then(|()| claimed.claims.recorded(first).map_err(|e| e.to_string()));
-            // This worker knows what it wrote, marker or not.
-            lock(&claimed.recorded).insert(first);
-            if let Err(err) = marked {
-                state.error.get_or_insert(err);
-                state.done = true;
-                return Flow::Stop;
-            }
-            state.written_games += 1;
-        }
-        Flow::Continue
     }
 }
 
@@ -368,7 +245,7 @@ pub fn cycle(game_id: u64, len: usize) -> usize {
 
 /// The first game id from `from` on that `config`'s process plays.
 fn next_own(config: &DatagenConfig, from: u64) -> u64 {
-    match config.shard {
+    match config.run.shard {
         None => from,
         Some(shard) => {
             let n = u64::from(shard.count());
@@ -406,97 +283,123 @@ pub fn entry_of(game_id: u64, start: &Start, played: &game::PlayedGame) -> GameE
 }
 
 impl Schedule for Selfplay<'_> {
-    fn next(&self, _closing: bool) -> Next {
-        let mut state = lock(&self.state);
+    type Error = SelfplayError;
+
+    fn unit_kind(&self) -> UnitKind {
+        UnitKind::GAME
+    }
+
+    fn next_unit(&self, after: Option<Unit>) -> Option<Unit> {
+        let id = next_own(self.config, after.map_or(1, |unit| unit.0 + 1));
+        match self.config.target {
+            Target::Games(n) if id > n => None,
+            _ => Some(Unit(id)),
+        }
+    }
+
+    fn games_in(&self, _unit: Unit) -> usize {
+        1
+    }
+
+    fn recorded(&self, game: &GameRecord) -> Result<RecordedGame, SelfplayError> {
+        if !self.config.plays(game.game_id) {
+            return Err(SelfplayError::NotScheduled {
+                game_id: game.game_id,
+            });
+        }
+        Ok(RecordedGame {
+            game_id: game.game_id,
+            unit: Unit(game.game_id),
+            result: game.result,
+        })
+    }
+
+    /// No game once the target is reached or a game could not be played; on one machine,
+    /// none past the window of games waiting to be written in order.
+    fn gate(&self, unit: Unit, _console: &Console) -> Result<Gate, SelfplayError> {
+        let state = lock(&self.state);
         if state.done {
-            return Next::Done;
+            return Ok(Gate::Verdict);
         }
-        if let Some(claimed) = &self.claims {
-            return self.next_claimed(&mut state, claimed);
-        }
-        let id = state.next_id;
-        if let Target::Games(n) = self.config.target
-            && id > n
-        {
-            return Next::Done;
-        }
-        let step = self.config.shard.map_or(1, |s| u64::from(s.count()));
-        if id >= state.write_next + self.window() * step {
-            return Next::Wait;
-        }
-        match self.draw_start(id) {
-            Ok(start) => {
-                state.next_id = next_own(self.config, id + 1);
-                state.starts.insert(id, start);
-                Next::Play(self.job(id, &start))
-            }
-            Err(err) => {
-                state.error.get_or_insert(err);
-                state.done = true;
-                Next::Done
+        if self.worker_dir.is_none() && !state.starts.contains_key(&unit.0) {
+            let step = self.config.run.shard.map_or(1, |s| u64::from(s.count()));
+            if unit.0 >= state.write_next + self.window() * step {
+                return Ok(Gate::Wait);
             }
         }
+        Ok(Gate::Open)
+    }
+
+    fn open(&self, unit: Unit, _recorded: &[RecordedGame]) -> Result<Vec<Job>, SelfplayError> {
+        let start = self.draw_start(unit.0).map_err(|err| {
+            lock(&self.state).done = true;
+            SelfplayError::Draw(err)
+        })?;
+        lock(&self.state).starts.insert(unit.0, start);
+        Ok(vec![self.job(unit.0, &start)])
+    }
+
+    /// A worker writes the game now, before games.csv records it: to its games.dat, or below
+    /// its last game to a file of its own ([`super::workers::file_for`]).
+    fn keep(&self, job: &Job, played: &PlayedGame) -> Result<(), SelfplayError> {
+        let Some(dir) = &self.worker_dir else {
+            return Ok(());
+        };
+        let mut state = lock(&self.state);
+        let id = job.game.game_id;
+        let Some(start) = state.starts.get(&id).copied() else {
+            return Ok(());
+        };
+        let entry = entry_of(id, &start, played);
+        let written = match super::workers::file_for(dir, id, state.last_written) {
+            None => state
+                .writer
+                .append(&entry)
+                .map(|()| state.last_written = id),
+            Some(path) => super::formats::games::create(&path, self.config.run.rules)
+                .and_then(|mut own| own.append(&entry)),
+        };
+        written.map_err(SelfplayError::Games)
     }
 
     fn finished(
         &self,
         job: &Job,
         _record: &GameRecord,
-        played: &game::PlayedGame,
+        played: &PlayedGame,
         _console: &Console,
-    ) -> Flow {
+    ) -> Flow<SelfplayError> {
         let mut state = lock(&self.state);
         let id = job.game.game_id;
         let Some(start) = state.starts.remove(&id) else {
             return Flow::Continue;
         };
-        if state.done {
-            return Flow::Stop;
-        }
         state.session_plies += played.moves.len() as u64;
         if played.faulty.is_some() {
             state.faults += 1;
         }
-        state.buffer.insert(id, entry_of(id, &start, played));
-        match &self.claims {
-            Some(claimed) => self.write_claimed(&mut state, claimed),
-            None => self.write_ready(&mut state),
+        if self.worker_dir.is_some() {
+            state.written_games += 1;
+            return Flow::Continue;
         }
+        if state.done {
+            return Flow::Stop;
+        }
+        state.buffer.insert(id, entry_of(id, &start, played));
+        self.write_ready(&mut state)
     }
 
+    /// On one machine a hole in the game ids: nothing after it can be written in order, so
+    /// the run stops (`--resume` plays from the hole). A worker's game is another worker's.
     fn not_played(&self, job: &Job) {
-        // A hole in the game ids: nothing after it can be written in order. The run stops;
-        // --resume plays from the hole.
         let mut state = lock(&self.state);
         state.starts.remove(&job.game.game_id);
-        state.done = true;
-        if let Some(claimed) = &self.claims {
-            // Another worker plays it, and the games of this one not written.
-            state.mine.remove(&job.game.game_id);
-            claimed.claims.release_all();
+        if self.worker_dir.is_none() {
+            state.done = true;
         }
     }
 
-    fn may_record(&self, job: &Job) -> bool {
-        self.claims
-            .as_ref()
-            .is_none_or(|claimed| claimed.claims.holds(job.game.game_id))
-    }
-
-    fn dropped(&self, job: &Job) {
-        let Some(claimed) = &self.claims else {
-            return;
-        };
-        // Another worker plays it: the games after it are written without it.
-        let mut state = lock(&self.state);
-        let id = job.game.game_id;
-        state.starts.remove(&id);
-        state.mine.remove(&id);
-        claimed.claims.release(id);
-        self.write_claimed(&mut state, claimed);
-    }
-
-    fn drop_engine(&self, _engine: usize) -> Vec<Job> {
+    fn drop_engine(&self, _seat: Seat) -> Vec<Job> {
         lock(&self.state).done = true;
         Vec::new()
     }
@@ -512,8 +415,12 @@ impl Schedule for Selfplay<'_> {
         }
     }
 
-    fn interim(&self, _recorded: u64, _total: u64) -> Option<String> {
-        None
+    fn interim(&self, recorded: u64, total: u64) -> Option<String> {
+        let of = match total {
+            0 => String::new(),
+            total => format!(" of {total}"),
+        };
+        Some(format!("After {recorded}{of} games: {}", self.score_line()))
     }
 
     fn refresh_report(&self, _recorded: u64, _total: u64) -> Result<(), arena::ReportError> {
@@ -555,6 +462,8 @@ mod tests {
             "concurrency": 1, "out": "x",
         }))
         .expect("config");
-        next_own(&DatagenConfig { shard, ..config }, from)
+        let mut config = config;
+        config.run.shard = shard;
+        next_own(&config, from)
     }
 }

@@ -31,11 +31,35 @@ pub struct Start {
     pub random_plies: u16,
 }
 
+/// Every one of [`MAX_DRAWS`] draws of a game's random plies ended or decided it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DrawError {
+    /// The game.
+    pub game_id: u64,
+    /// The random plies asked for.
+    pub random: RandomPlies,
+    /// The opening's id in the book.
+    pub opening: u64,
+}
+
+impl std::fmt::Display for DrawError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "game {}: every one of {MAX_DRAWS} draws of {} random plies from opening {} \
+             ended or decided the game: give fewer --random-plies",
+            self.game_id, self.random, self.opening
+        )
+    }
+}
+
+impl std::error::Error for DrawError {}
+
 /// The start of game `game_id` (1-based): opening `sequence[(game_id - 1) mod len]`, then
 /// its random plies drawn from (`seed`, `game_id`).
 ///
 /// # Errors
-/// A message when [`MAX_DRAWS`] draws all ended or decided the game.
+/// [`DrawError`] when [`MAX_DRAWS`] draws all ended or decided the game.
 pub fn draw(
     rules: Rules,
     seed: u64,
@@ -43,7 +67,7 @@ pub fn draw(
     openings: &[Opening],
     sequence: &[usize],
     random: Option<RandomPlies>,
-) -> Result<Start, String> {
+) -> Result<Start, DrawError> {
     let index = sequence[super::schedule::cycle(game_id, sequence.len())];
     let opening = &openings[index];
     let Some(random) = random.filter(|r| r.max > 0) else {
@@ -66,11 +90,11 @@ pub fn draw(
             });
         }
     }
-    Err(format!(
-        "game {game_id}: every one of {MAX_DRAWS} draws of {random} random plies from opening {} \
-         ended or decided the game: give fewer --random-plies",
-        opening.id
-    ))
+    Err(DrawError {
+        game_id,
+        random,
+        opening: opening.id,
+    })
 }
 
 /// `plies` random legal plies from `position`; `None` when they end the game.

@@ -8,14 +8,16 @@
 //!   took over from a dead worker, or one another worker let go of), so that every games file
 //!   is in game-id order and the run's games merge in game order ([`super::convert::merged`]).
 //!
-//! Which games are recorded is read from the workers' games files when a worker starts and
-//! when it takes a claim over (a worker killed between writing a game and marking it done
-//! left it recorded); in between, the `game-N.done` markers say it. The run's games, merged,
-//! are byte for byte those of one machine at the same settings.
+//! Which games are recorded is read from the workers' games.csv, as for every kind of run
+//! ([`crate::arena::recorded`]): a worker writes a game to its games file before games.csv
+//! records it, and the run's games are merged from the entries whose worker's games.csv
+//! holds them ([`recorded_ids`]): a worker killed between the two left an entry that another
+//! worker played again. The run's games, merged, are byte for byte those of one machine at
+//! the same settings.
 
 use super::GAMES_FILE;
-use super::formats::games::GamesReader;
-use crate::run_dir::RunDir;
+use crate::records::{GamesReader, RecordsError};
+use crate::run_dir::{RunDir, WORKER_PREFIX};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -99,23 +101,28 @@ pub fn games_files(run: &Path) -> Result<Option<Vec<PathBuf>>, crate::run_dir::R
     ))
 }
 
-/// The ids of the games every worker of `run` recorded, as their files stand: a file being
-/// written (its last game torn) or unreadable counts up to where it reads.
-pub fn recorded(run: &Path) -> IdRanges {
+/// The ids of the games the games.csv of worker directory `dir` records; `None` for a
+/// directory that is no worker's (a run on one machine, a shard: their games file is theirs
+/// whole).
+///
+/// # Errors
+/// The games.csv cannot be read.
+pub fn recorded_ids(dir: &Path) -> Result<Option<IdRanges>, RecordsError> {
+    let is_worker = dir
+        .file_name()
+        .and_then(|name| name.to_str())
+        .is_some_and(|name| name.starts_with(WORKER_PREFIX));
+    if !is_worker {
+        return Ok(None);
+    }
     let mut ids = IdRanges::default();
-    let files = games_files(run).ok().flatten().unwrap_or_default();
-    for file in files {
-        let Ok(reader) = GamesReader::open(&file) else {
-            continue;
-        };
-        for entry in reader {
-            match entry {
-                Ok(entry) => ids.insert(entry.game_id),
-                Err(_) => break,
-            }
+    let games_csv = RunDir::new(dir).games_csv();
+    if games_csv.exists() {
+        for game in GamesReader::open(&games_csv)? {
+            ids.insert(game?.game_id);
         }
     }
-    ids
+    Ok(Some(ids))
 }
 
 /// The file game `game_id` goes to in the worker directory `dir` whose games.dat ends with game

@@ -37,7 +37,7 @@
 
 use super::process::{GroupChild, GroupEnd};
 use super::source::{EngineSource, SourceError, git};
-use crate::claim::{Claim, ClaimWatch, Heartbeat, Holder, touch};
+use crate::lease::{Heartbeat, Holder, Lease, LeaseWatch, touch};
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 use std::fmt;
@@ -317,7 +317,7 @@ impl BuildCache {
         let entry = self.entry(&key);
         std::fs::create_dir_all(&entry).map_err(|e| cache_error(&entry, e))?;
         let claim_path = entry.join(CLAIM);
-        let mut watch = ClaimWatch::new(stale_claim());
+        let mut watch = LeaseWatch::new(stale_claim());
         let mut told = false;
         loop {
             if !self.rebuild_wanted(&key)
@@ -325,7 +325,7 @@ impl BuildCache {
             {
                 return Ok(build);
             }
-            match Claim::try_create(&claim_path, &[]) {
+            match Lease::try_create(&claim_path, &[]) {
                 Ok(Some(claim)) => {
                     let built =
                         self.build_claimed(&key, source, commit, claim.token(), claim.file(), stop);
@@ -346,7 +346,7 @@ impl BuildCache {
                     }
                     if watch.is_stale(&claim_path, Holder::parse(&text).as_ref()) {
                         let _ = std::fs::remove_file(&claim_path);
-                        watch = ClaimWatch::new(stale_claim());
+                        watch = LeaseWatch::new(stale_claim());
                         continue;
                     }
                     std::thread::sleep(POLL);
@@ -874,7 +874,7 @@ mod tests {
         std::fs::create_dir_all(cache.entry(&key)).unwrap();
         std::fs::write(
             cache.entry(&key).join(CLAIM),
-            format!("{dead} {}-{dead}-0000\n", crate::claim::host_name()),
+            format!("{dead} {}-{dead}-0000\n", crate::lease::host_name()),
         )
         .unwrap();
         let mut told = String::new();

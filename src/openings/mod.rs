@@ -258,29 +258,30 @@ fn parse_line(raw: &str, rules: Rules) -> Result<Option<(Position, String)>, Lin
     Ok(Some((position, comment.trim().to_string())))
 }
 
-/// The openings of the book `file` under `rules`, or the start position alone when there is
-/// none. A book that repeats positions is warned about on stderr.
+/// The openings of the book `file` under `rules` (the start position alone without a book),
+/// and the warning to show when the book holds a position twice.
 ///
 /// # Errors
-/// [`BookError`]: the book cannot be read, or a line is not a position of `rules`.
+/// [`BookError`] when the book cannot be read or a line is not an opening.
 pub fn load_openings(
     file: Option<&std::path::Path>,
     rules: crate::rules::Rules,
-) -> Result<Vec<Opening>, BookError> {
+) -> Result<(Vec<Opening>, Option<String>), BookError> {
     match file {
         Some(path) => {
             let book = Book::load(path, rules)?;
-            if let Some(warning) = book.duplicates_warning() {
-                eprintln!("warning: {warning}");
-            }
-            Ok(book.openings)
+            let warning = book.duplicates_warning();
+            Ok((book.openings, warning))
         }
-        None => Ok(vec![Opening {
-            id: 1,
-            line: 0,
-            position: crate::rules::Position::startpos(),
-            comment: String::new(),
-        }]),
+        None => Ok((
+            vec![Opening {
+                id: 1,
+                line: 0,
+                position: crate::rules::Position::startpos(),
+                comment: String::new(),
+            }],
+            None,
+        )),
     }
 }
 

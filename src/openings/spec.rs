@@ -58,24 +58,27 @@ impl OpeningsSpec {
     /// book changed since the run started.
     ///
     /// # Errors
-    /// A message naming the book: it cannot be read, or it changed since the run started.
-    pub fn take_digest(&mut self, resuming: bool) -> Result<(), String> {
+    /// [`DigestError`] naming the book: it cannot be read, or it changed since the run
+    /// started.
+    pub fn take_digest(&mut self, resuming: bool) -> Result<(), DigestError> {
         use sha2::Digest;
         let Some(path) = &self.file else {
             return Ok(());
         };
-        let bytes =
-            super::book_bytes(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let bytes = super::book_bytes(path).map_err(|source| DigestError::Unreadable {
+            path: path.clone(),
+            source,
+        })?;
         let digest: String = sha2::Sha256::digest(&bytes)
             .iter()
             .map(|byte| format!("{byte:02x}"))
             .collect();
         match &self.digest {
-            Some(saved) if resuming && *saved != digest => Err(format!(
-                "the book {} changed since the run started (its SHA-256 was {saved}, is \
-                 {digest}): restore it to continue the run, or start another run",
-                path.display()
-            )),
+            Some(saved) if resuming && *saved != digest => Err(DigestError::Changed {
+                path: path.clone(),
+                saved: saved.clone(),
+                now: digest,
+            }),
             _ => {
                 self.digest = Some(digest);
                 Ok(())
@@ -83,6 +86,45 @@ impl OpeningsSpec {
         }
     }
 }
+
+/// Why a book's digest cannot be taken.
+#[derive(Debug)]
+pub enum DigestError {
+    /// The book cannot be read.
+    Unreadable {
+        /// The book.
+        path: PathBuf,
+        /// The operating system's reason.
+        source: std::io::Error,
+    },
+    /// A resumed run's book is not the one it started with.
+    Changed {
+        /// The book.
+        path: PathBuf,
+        /// The SHA-256 saved when the run started.
+        saved: String,
+        /// Its SHA-256 now.
+        now: String,
+    },
+}
+
+impl fmt::Display for DigestError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DigestError::Unreadable { path, source } => {
+                write!(f, "cannot read {}: {source}", path.display())
+            }
+            DigestError::Changed { path, saved, now } => write!(
+                f,
+                "the book {} changed since the run started (its SHA-256 was {saved}, is \
+                 {now}): restore it to continue the run, or start another run",
+                path.display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for DigestError {}
 
 /// An `--openings` token other than `file=PATH`, `order=sequential|random` or `format=epd`
 /// (the token).

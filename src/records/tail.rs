@@ -38,6 +38,11 @@ impl GamesTail {
         &self.path
     }
 
+    /// How many bytes of the file were taken (0: nothing yet).
+    pub fn taken(&self) -> u64 {
+        self.offset
+    }
+
     /// The games appended since the last call (every game at the first), in file order. A
     /// file that does not exist yet holds no games.
     ///
@@ -46,7 +51,17 @@ impl GamesTail {
     /// the file's line number) for a bad header or row, or a file that became shorter than
     /// what was already taken (rewritten: its games cannot be counted again).
     pub fn read_new(&mut self) -> Result<Vec<GameRecord>, RecordsError> {
-        let bytes = match self.read_appended() {
+        self.read_some(u64::MAX)
+    }
+
+    /// As [`read_new`](GamesTail::read_new), reading at most about `max_bytes` of the file
+    /// (whole rows, at least one): a caller reading a large file loops until it returns no
+    /// game, with memory bounded by `max_bytes`.
+    ///
+    /// # Errors
+    /// As [`read_new`](GamesTail::read_new).
+    pub fn read_some(&mut self, max_bytes: u64) -> Result<Vec<GameRecord>, RecordsError> {
+        let bytes = match self.read_appended(max_bytes) {
             Ok(bytes) => bytes,
             Err(e) if e.kind() == ErrorKind::NotFound && self.offset == 0 => return Ok(Vec::new()),
             Err(e) => return Err(self.io_error(e)),
@@ -85,8 +100,9 @@ impl GamesTail {
         Ok(games)
     }
 
-    /// The bytes from the offset to the end of the file.
-    fn read_appended(&self) -> std::io::Result<Vec<u8>> {
+    /// The bytes from the offset to the end of the file, or to the end of the first line
+    /// ending past `max_bytes` of them.
+    fn read_appended(&self, max_bytes: u64) -> std::io::Result<Vec<u8>> {
         let mut file = File::open(&self.path)?;
         let len = file.metadata()?.len();
         if len < self.offset {
@@ -97,7 +113,12 @@ impl GamesTail {
         }
         file.seek(SeekFrom::Start(self.offset))?;
         let mut bytes = Vec::new();
-        file.read_to_end(&mut bytes)?;
+        (&mut file).take(max_bytes).read_to_end(&mut bytes)?;
+        if bytes.len() as u64 == max_bytes {
+            // Up to the end of the line cut.
+            let mut rest = std::io::BufReader::new(file);
+            std::io::BufRead::read_until(&mut rest, b'\n', &mut bytes)?;
+        }
         Ok(bytes)
     }
 

@@ -12,9 +12,10 @@
 //! identity.json) are joined by comparing the shards' saved settings
 //! ([`Identified::saved_shard`]), and then given an identity.
 
+use super::header::{RunHeader, identity_of};
 use crate::records::now_rfc3339;
 use crate::run_dir::identity::{Difference, RunIdentity, first_difference, new_run_id};
-use crate::run_dir::{RunDir, RunDirError, RunKind, SHARD_PREFIX, Shard};
+use crate::run_dir::{RunDir, RunDirError, RunKind, SHARD_PREFIX};
 use serde_json::Value;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -36,70 +37,94 @@ pub enum SeedOrigin {
     Drawn,
 }
 
-/// Which kind of run: the file that marks one on one machine, and the words of messages.
+/// Which kind of run: the file that marks one on one machine, and the words of messages
+/// ([`RunTypeInfo`]). A kind of run is one constant of this type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RunType {
-    /// `bt-arena tournament`: config.json.
-    Tournament,
-    /// `bt-arena tune`: tune.json.
-    Tune,
-    /// `bt-arena datagen`: datagen.json.
-    Datagen,
+pub struct RunType(&'static RunTypeInfo);
+
+/// What a [`RunType`] says of its kind.
+#[derive(Debug, PartialEq, Eq)]
+pub struct RunTypeInfo {
+    /// The subcommand that plays it (`tournament`).
+    pub command: &'static str,
+    /// What messages call it (`run`, `tune`).
+    pub noun: &'static str,
+    /// The file its settings are saved to, in the directory of each process.
+    pub file: &'static str,
+    /// How its shards or workers are read back as one, after "or": `join them with bt-arena
+    /// merge {run}` (`{run}` stands for the run's directory).
+    pub merge: &'static str,
+}
+
+impl std::ops::Deref for RunType {
+    type Target = RunTypeInfo;
+    fn deref(&self) -> &RunTypeInfo {
+        self.0
+    }
 }
 
 impl RunType {
-    /// The file that marks a run of this type on one machine in `run`.
-    pub fn own_file(self, run: &RunDir) -> PathBuf {
-        match self {
-            RunType::Tournament => run.config_json(),
-            RunType::Tune => run.tune_json(),
-            RunType::Datagen => run.datagen_json(),
-        }
+    /// A kind of run described by `info` (a new kind's: `RunType::new(&RunTypeInfo { .. })`).
+    pub const fn new(info: &'static RunTypeInfo) -> RunType {
+        RunType(info)
     }
 
-    /// `run` or `tune`.
+    /// `bt-arena tournament`: config.json.
+    pub const TOURNAMENT: RunType = RunType(&RunTypeInfo {
+        command: "tournament",
+        noun: "run",
+        file: crate::run_dir::CONFIG_JSON,
+        merge: "join them with bt-arena merge {run}",
+    });
+    /// `bt-arena tune`: tune.json.
+    pub const TUNE: RunType = RunType(&RunTypeInfo {
+        command: "tune",
+        noun: "tune",
+        file: crate::run_dir::TUNE_JSON,
+        merge: "rewrite its report with --resume {run}",
+    });
+    /// `bt-arena datagen`: datagen.json.
+    pub const DATAGEN: RunType = RunType(&RunTypeInfo {
+        command: "datagen",
+        noun: "datagen run",
+        file: crate::run_dir::DATAGEN_JSON,
+        merge: "write its positions with bt-arena datagen convert {run}",
+    });
+
+    /// The file that marks a run of this type on one machine in `run`.
+    pub fn own_file(self, run: &RunDir) -> PathBuf {
+        run.root().join(self.file)
+    }
+
+    /// `run`, `tune`, `datagen run`.
     pub fn noun(self) -> &'static str {
-        match self {
-            RunType::Tournament => "run",
-            RunType::Tune => "tune",
-            RunType::Datagen => "datagen run",
-        }
+        self.noun
     }
 }
 
-/// The settings of a run that joins an identity: what the identity needs of a tournament's
-/// or a tune's config, and no more.
-pub trait Identified: Sized {
+/// The settings of a run that joins an identity: every kind's config, through the settings
+/// all kinds share ([`RunHeader`]).
+pub trait Identified: serde::Serialize + Sized {
     /// The type of run.
     const TYPE: RunType;
-    /// The run directory (a sharded run's, shared by its shards).
-    fn out(&self) -> &Path;
-    /// The shard this process plays, if any.
-    fn shard(&self) -> Option<Shard>;
-
-    /// The worker this process is of a run of workers (`tournament --worker`), by its id.
-    fn worker(&self) -> Option<&str> {
-        None
-    }
+    /// The settings every kind shares.
+    fn header(&self) -> &RunHeader;
+    /// The same, to take the run's seed and id.
+    fn header_mut(&mut self) -> &mut RunHeader;
     /// The settings that make the games, as JSON with the seed among them: what every shard
-    /// of one run must share (see [`RunIdentity::settings`]).
-    fn identity(&self) -> Value;
-    /// The seed.
-    fn seed(&self) -> u64;
-    /// Takes the run's seed.
-    fn set_seed(&mut self, seed: u64);
-    /// The run id, when the settings carry one (tunes do not).
-    fn run_id(&self) -> Option<&str> {
-        None
+    /// of one run must share ([`identity_of`] the config as saved).
+    fn identity(&self) -> Value {
+        identity_of(
+            serde_json::to_value(self).unwrap_or(Value::Null),
+            self.header().shard,
+        )
     }
-    /// Takes the run's id (nothing for settings without one).
-    fn set_run_id(&mut self, _id: String) {}
     /// The settings saved by the shard in `dir` of a run begun before identities existed, if
     /// it saved any, made comparable with `self` (e.g. a book digest it could not know).
     ///
     /// # Errors
-    /// A message naming the file when it cannot be read.
-    fn saved_shard(&self, _dir: &RunDir) -> Result<Option<(PathBuf, Self)>, String> {
+    /// [`IdentityError::ShardConfig`] when they cannot be read.
+    fn saved_shard(&self, _dir: &RunDir) -> Result<Option<(PathBuf, Self)>, IdentityError> {
         Ok(None)
     }
 }
@@ -145,7 +170,7 @@ pub enum IdentityError {
         /// The file it was compared with.
         with: PathBuf,
         /// The first field that differs.
-        difference: Difference,
+        difference: Box<Difference>,
         /// The type of the run.
         of: RunType,
     },
@@ -178,32 +203,12 @@ impl fmt::Display for IdentityError {
                  or merge it with bt-arena merge {0}",
                 run.display()
             ),
-            IdentityError::HoldsShards {
-                run,
-                of: RunType::Tournament,
-            } => write!(
+            IdentityError::HoldsShards { run, of } => write!(
                 f,
-                "{} holds the shards of a sharded run: resume one with --resume {0} --shard K/N, \
-                 or join them with bt-arena merge {0}",
-                run.display()
-            ),
-            IdentityError::HoldsShards {
-                run,
-                of: RunType::Datagen,
-            } => write!(
-                f,
-                "{} holds a sharded datagen run: continue a shard with --resume {0} --shard K/N, \
-                 or write its positions with bt-arena datagen convert {0}",
-                run.display()
-            ),
-            IdentityError::HoldsShards {
-                run,
-                of: RunType::Tune,
-            } => write!(
-                f,
-                "{} holds a sharded tune: continue a shard with --resume {0} --shard K/N, or \
-                 rewrite its report with --resume {0}",
-                run.display()
+                "{} holds a sharded {}: continue a shard with --resume {0} --shard K/N, or {}",
+                run.display(),
+                of.noun,
+                of.merge.replace("{run}", &run.display().to_string())
             ),
             IdentityError::HoldsUnsharded { run, of } => write!(
                 f,
@@ -270,8 +275,8 @@ fn run_of(file: &Path) -> PathBuf {
 /// from the run's (naming the field), a shard of another run, a file that cannot be read or
 /// written.
 pub fn establish<C: Identified>(config: &mut C, seed: SeedOrigin) -> Result<(), IdentityError> {
-    let run = RunDir::new(config.out());
-    let shard = match (config.shard(), config.worker()) {
+    let run = RunDir::new(&config.header().out);
+    let shard = match (config.header().shard, config.header().worker.clone()) {
         (Some(shard), _) => shard,
         (None, Some(worker)) => {
             let member = format!("worker {worker}");
@@ -280,30 +285,28 @@ pub fn establish<C: Identified>(config: &mut C, seed: SeedOrigin) -> Result<(), 
         (None, None) => {
             if !run.worker_dirs()?.is_empty() {
                 return Err(IdentityError::HoldsWorkers {
-                    run: config.out().to_path_buf(),
+                    run: config.header().out.clone(),
                 });
             }
             if !run.shard_dirs()?.is_empty() || run.identity_json().exists() {
                 return Err(IdentityError::HoldsShards {
-                    run: config.out().to_path_buf(),
+                    run: config.header().out.clone(),
                     of: C::TYPE,
                 });
             }
-            if config.run_id().is_none() {
-                config.set_run_id(new_run_id());
-            }
+            config.header_mut().run_id.get_or_insert_with(new_run_id);
             return Ok(());
         }
     };
     if !run.worker_dirs()?.is_empty() {
         return Err(IdentityError::HoldsWorkers {
-            run: config.out().to_path_buf(),
+            run: config.header().out.clone(),
         });
     }
     let member = format!("shard {shard}");
     if C::TYPE.own_file(&run).exists() {
         return Err(IdentityError::HoldsUnsharded {
-            run: config.out().to_path_buf(),
+            run: config.header().out.clone(),
             of: C::TYPE,
         });
     }
@@ -315,8 +318,8 @@ pub fn establish<C: Identified>(config: &mut C, seed: SeedOrigin) -> Result<(), 
             let created_by = member.clone();
             let mut identity = RunIdentity::new(config.identity(), created_by, now_rfc3339());
             // A run whose identity.json was lost keeps the id its shards saved.
-            if let Some(id) = config.run_id() {
-                identity.run_id = id.to_string();
+            if let Some(id) = &config.header().run_id {
+                identity.run_id.clone_from(id);
             }
             identity.create_or_read(&run)?.0
         }
@@ -350,7 +353,7 @@ fn join_as_member<C: Identified>(
     });
     if let Some(holds) = holds {
         return Err(IdentityError::NotWorkers {
-            run: config.out().to_path_buf(),
+            run: config.header().out.clone(),
             holds,
         });
     }
@@ -388,22 +391,22 @@ fn join<C: Identified>(
         return Err(IdentityError::Differs {
             member,
             with: run.identity_json(),
-            difference,
+            difference: Box::new(difference),
             of: C::TYPE,
         });
     }
     if let Some(seed) = identity.settings["seed"].as_u64() {
-        config.set_seed(seed);
+        config.header_mut().seed = seed;
     }
-    match config.run_id() {
-        Some(ours) if ours != identity.run_id => Err(IdentityError::OtherRun {
+    match &config.header().run_id {
+        Some(ours) if *ours != identity.run_id => Err(IdentityError::OtherRun {
             member,
-            ours: ours.to_string(),
+            ours: ours.clone(),
             theirs: identity.run_id.clone(),
             with: run.identity_json(),
         }),
         _ => {
-            config.set_run_id(identity.run_id.clone());
+            config.header_mut().run_id = Some(identity.run_id.clone());
             Ok(())
         }
     }
@@ -419,10 +422,7 @@ fn join_saved_shards<C: Identified>(
     run: &RunDir,
 ) -> Result<(), IdentityError> {
     for (_, dir) in run.shard_dirs()? {
-        let Some((path, theirs)) = config
-            .saved_shard(&dir)
-            .map_err(IdentityError::ShardConfig)?
-        else {
+        let Some((path, theirs)) = config.saved_shard(&dir)? else {
             continue;
         };
         if let Some(difference) =
@@ -431,15 +431,16 @@ fn join_saved_shards<C: Identified>(
             return Err(IdentityError::Differs {
                 member: member.to_string(),
                 with: path,
-                difference,
+                difference: Box::new(difference),
                 of: C::TYPE,
             });
         }
-        config.set_seed(theirs.seed());
-        if config.run_id().is_none()
-            && let Some(id) = theirs.run_id()
-        {
-            config.set_run_id(id.to_string());
+        config.header_mut().seed = theirs.header().seed;
+        if config.header().run_id.is_none() {
+            config
+                .header_mut()
+                .run_id
+                .clone_from(&theirs.header().run_id);
         }
     }
     Ok(())

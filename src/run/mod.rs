@@ -5,6 +5,8 @@
 //! sharded run, its shards given one by one, or loose games files, each read the same way by
 //! every command, to one report and one verdict.
 //!
+//! * [`header`]: the settings every kind of run shares ([`header::RunHeader`]), flattened
+//!   into each kind's config, and what a run's identity holds of them;
 //! * [`settings`]: a run's config.json as its readers need it ([`settings::RunSettings`]), and
 //!   the shape of its schedule ([`settings::Plan`]: who plays whom in game N, computed);
 //! * [`identity`]: a run's identity, decided once and joined by every shard, for tournaments
@@ -20,6 +22,7 @@
 //! [`crate::tune`], which play runs.
 
 pub mod games;
+pub mod header;
 pub mod hosts;
 pub mod identity;
 pub mod merge;

@@ -8,7 +8,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 /// Why a run cannot be resumed as asked.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug)]
 pub enum ResumeError {
     /// A sharded run's directory given without `--shard` (a bad command line).
     NeedsShard(PathBuf),
@@ -31,8 +31,11 @@ pub enum ResumeError {
         was: Option<Shard>,
     },
     /// The saved config cannot be read.
-    Unreadable(String),
+    Unreadable(SavedReadError),
 }
+
+/// Why a run's saved settings cannot be read (the kind's reader's error).
+pub type SavedReadError = Box<dyn std::error::Error + Send + Sync>;
 
 impl ResumeError {
     /// Whether the command line is at fault (exit code 3), rather than the directory.
@@ -67,7 +70,7 @@ impl fmt::Display for ResumeError {
                 saved.display(),
                 was.map_or("an unsharded run".to_string(), |s| format!("shard {s}"))
             ),
-            ResumeError::Unreadable(err) => f.write_str(err),
+            ResumeError::Unreadable(err) => err.fmt(f),
         }
     }
 }
@@ -86,7 +89,7 @@ pub fn saved<C>(
     dir: &Path,
     shard: Option<Shard>,
     file: &str,
-    read: impl FnOnce(&Path) -> Result<C, String>,
+    read: impl FnOnce(&Path) -> Result<C, SavedReadError>,
     shard_of: impl FnOnce(&C) -> Option<Shard>,
 ) -> Result<(C, PathBuf), ResumeError> {
     // A shard's own directory may be given with its --shard too.
@@ -99,7 +102,7 @@ pub fn saved<C>(
     if !saved.exists() {
         let shards = RunDir::new(dir)
             .shard_dirs()
-            .map_err(|e| ResumeError::Unreadable(e.to_string()))?;
+            .map_err(|e| ResumeError::Unreadable(Box::new(e)))?;
         match shard {
             None if !shards.is_empty() => return Err(ResumeError::NeedsShard(dir.to_path_buf())),
             Some(shard) if !shards.is_empty() => {
@@ -123,26 +126,4 @@ pub fn saved<C>(
         (Some(given), was) => return Err(ResumeError::OtherShard { given, saved, was }),
     };
     Ok((settings, run))
-}
-
-/// The settings a resumed session may change, whatever the kind of run.
-pub trait SessionSettings {
-    /// Games played at once.
-    fn concurrency_mut(&mut self) -> &mut usize;
-    /// Whether engines' protocol traffic is logged.
-    fn log_mut(&mut self) -> &mut bool;
-}
-
-/// `config` resumed with the settings a session may change: `concurrency` (when given) and
-/// `log` (turned on, never off).
-pub fn with_session_settings<C: SessionSettings>(
-    mut config: C,
-    concurrency: Option<usize>,
-    log: bool,
-) -> C {
-    if let Some(concurrency) = concurrency {
-        *config.concurrency_mut() = concurrency;
-    }
-    *config.log_mut() |= log;
-    config
 }

@@ -30,38 +30,7 @@ pub enum Format {
 
 crate::named_enum!(Format, "format", [RoundRobin => "roundrobin" | "round-robin", Gauntlet => "gauntlet"]);
 
-/// Fields of a run's config.json that do not make the games, so need not agree between the
-/// shards of a run: where the run directory is mounted, how many games a shard plays at once,
-/// whether it logs, where it builds engines from source, and the run id (which the run's
-/// identity holds).
-pub const PER_SHARD_FIELDS: [&str; 6] = [
-    "out",
-    "concurrency",
-    "log",
-    "build_cache",
-    "run_id",
-    "worker",
-];
-
-/// The settings that make a run's games, as its identity records them
-/// ([`crate::run_dir::identity`]): `config` (a config.json as JSON) without the
-/// [`PER_SHARD_FIELDS`], with the shard count for `shard` (`null` for a run on one machine),
-/// and a book known by its digest (not its path) once the digest is taken.
-pub fn identity_of(mut config: Value, shard: Option<Shard>) -> Value {
-    if let Some(fields) = config.as_object_mut() {
-        for field in PER_SHARD_FIELDS {
-            fields.remove(field);
-        }
-        fields.insert("shard".into(), shard.map(|s| s.count()).into());
-        // A book is known by its contents once they are: not by where it is.
-        if let Some(openings) = fields.get_mut("openings").and_then(|o| o.as_object_mut())
-            && openings.get("digest").is_some_and(|d| !d.is_null())
-        {
-            openings.remove("file");
-        }
-    }
-    config
-}
+pub use super::header::{PER_SHARD_FIELDS, identity_of};
 
 /// A run's settings as the readers of its games need them: the fields of its config.json
 /// that name the engines, the schedule's shape, the test and the run. Other fields are
@@ -264,6 +233,34 @@ impl Plan {
         self.len() == 0
     }
 
+    /// Game pairs in the schedule (a lone game, with an odd number of games a pairing, is a
+    /// pair of its own).
+    pub fn pairs(&self) -> u64 {
+        let per_pairing = u64::from(self.games).div_ceil(2);
+        (self.pairings.len() as u64)
+            .saturating_mul(per_pairing)
+            .saturating_mul(u64::from(self.rounds))
+    }
+
+    /// The games of pair `pair` (1-based): two, or one for a lone game; none outside the
+    /// schedule.
+    pub fn pair_games(&self, pair: u64) -> Vec<Pairing> {
+        if pair == 0 || pair > self.pairs() {
+            return Vec::new();
+        }
+        let games = u64::from(self.games);
+        let per_pairing = games.div_ceil(2);
+        let per_round = self.pairings.len() as u64 * per_pairing;
+        let index = pair - 1;
+        let (round, within) = (index / per_round, index % per_round);
+        let (pairing, k) = (within / per_pairing, within % per_pairing);
+        let first = round * self.per_round() + pairing * games + 2 * k + 1;
+        (first..first + 2)
+            .filter(|&id| id - (round * self.per_round() + pairing * games) <= games)
+            .filter_map(|id| self.game(id))
+            .collect()
+    }
+
     /// Game `game_id` of the schedule; `None` outside it. With an odd number of games a
     /// pairing, the game left without a partner alternates colours from round to round (all
     /// games of even rounds start swapped).
@@ -341,6 +338,12 @@ mod tests {
                         let computed: Vec<Pairing> =
                             (1..=plan.len()).filter_map(|id| plan.game(id)).collect();
                         assert_eq!(computed, by_loop(format, engines, rounds, games));
+                        let by_pair: Vec<Pairing> = (1..=plan.pairs())
+                            .flat_map(|p| plan.pair_games(p))
+                            .collect();
+                        assert_eq!(by_pair, computed);
+                        assert!(by_pair.iter().all(|g| plan.pair_games(g.pair).contains(g)));
+                        assert_eq!(plan.pair_games(plan.pairs() + 1), []);
                         assert_eq!(plan.game(0), None);
                         assert_eq!(plan.game(plan.len() + 1), None);
                     }

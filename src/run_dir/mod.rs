@@ -16,7 +16,7 @@
 //!   games.csv games.pgn summary.json report.html   what `bt-arena merge` writes
 //! RUN/                      a run of workers (RunKind::Workers, `tournament --worker`)
 //!   identity.json sprt.json as a sharded run's
-//!   claims/pair-N           who plays game pair N, or played it (crate::claim)
+//!   claims/pair-N           who plays game pair N, or played it (crate::lease)
 //!   worker-ID/              one worker process (ID: HOST-PID-RANDOM): a run's files,
 //!                           its config.json naming the worker
 //! RUN/                      a tune (`bt-arena tune`, RunKind::Tune): a run on one
@@ -33,9 +33,11 @@
 
 pub mod atomic;
 pub mod identity;
+pub mod lock;
 mod shard;
 
 pub use atomic::Existing;
+pub use lock::{LockError, lock_directory};
 pub use shard::{K8S_INDEX, SLURM_COUNT, SLURM_INDEX, Shard, ShardError};
 
 use std::fmt;

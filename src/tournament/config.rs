@@ -5,160 +5,94 @@
 //! results as `config.json` so a run can be resumed exactly.
 
 use crate::engine::EngineDescription;
-use crate::game::Adjudication;
 use crate::records::moves::CommentDetail;
-use crate::records::provenance::{ClockScale, EngineProvenance};
-use crate::records::{RecordsError, ResultsWriter};
 use crate::rules::Rules;
-use crate::run_dir::{RunDir, Shard};
+use crate::run::header::RunHeader;
 use crate::stats::Sprt;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 pub use crate::openings::spec::{BadOpeningsToken, OpeningOrder, OpeningsSpec};
-pub use crate::run::settings::{Format, PER_SHARD_FIELDS};
+pub use crate::run::settings::Format;
 
 /// Everything that defines a tournament; saved as `config.json` in the results directory.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct TournamentConfig {
-    /// Event name (PGN `Event`, the default results directory).
-    #[serde(default = "default_event")]
-    pub event: String,
+    /// The settings every kind of run shares: event, rules, book, seed, concurrency, the run
+    /// directory, shard or worker, adjudication (flattened: the same fields in config.json).
+    #[serde(flatten)]
+    pub run: RunHeader,
     /// The engines, at least two, with unique names.
     pub engines: Vec<EngineDescription>,
     /// Round-robin or gauntlet.
     #[serde(default)]
     pub format: Format,
-    /// The rule set.
-    #[serde(default)]
-    pub rules: Rules,
-    /// Openings.
-    #[serde(default)]
-    pub openings: OpeningsSpec,
     /// Rounds: each round plays `games` games for every pairing.
     #[serde(default = "default_rounds")]
     pub rounds: u32,
     /// Games per pairing per round; an even number plays whole game pairs.
     #[serde(default = "default_games")]
     pub games: u32,
-    /// Games played at the same time.
-    #[serde(default = "default_concurrency")]
-    pub concurrency: usize,
-    /// Seed of every random choice (opening order), so a run is repeatable; drawn at random
-    /// when not given.
-    #[serde(default = "random_seed")]
-    pub seed: u64,
     /// Stop when the SPRT between the two engines decides; written in files as its string
     /// form `elo0=.. elo1=.. alpha=.. beta=..` (see [`Sprt`]).
     #[serde(default)]
     pub sprt: Option<Sprt>,
-    /// The results directory (the command line picks `results/<event>-<date>` when empty);
-    /// of a sharded run, the run directory shared by the shards (see [`results_dir`]).
-    ///
-    /// [`results_dir`]: TournamentConfig::results_dir
-    #[serde(default)]
-    pub out: PathBuf,
-    /// The shard of a run spread over several machines: only its game pairs are played,
-    /// into `out/shard-K/` (see [`crate::tournament::shard`]). `None`: the whole schedule.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub shard: Option<Shard>,
-    /// `--worker`: this process is a worker of a run of workers, claiming its game pairs one
-    /// at a time ([`crate::arena::claims`]); its id (`HOST-PID-RANDOM`) names its
-    /// directory `out/worker-ID` (one of the [`PER_SHARD_FIELDS`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub worker: Option<String>,
-    /// A run of workers' lease, ms (`--lease`): a claim on a game pair whose heartbeat has
-    /// not moved for this long is taken over and the pair played again. `Some` makes the run
-    /// a run of workers (it is part of the run's identity); `None` for other runs.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lease_ms: Option<u64>,
-    /// Write each engine's protocol traffic to `<out>/logs/<engine>-<worker>.log`.
-    #[serde(default)]
-    pub log: bool,
     /// How much the move comments of games.pgn say (`full`, `short`, `none`).
     #[serde(default)]
     pub pgn_comments: CommentDetail,
     /// `--scale-tc REFERENCE_NPS`: the speed, in nodes per second of the base (last) engine's
     /// bench, the time controls are meant for; each session multiplies both engines' clocks
-    /// by this over the speed it measures (see [`crate::tournament::prepare`]).
+    /// by this over the speed it measures (see [`crate::arena::prepare`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scale_tc: Option<u64>,
-    /// The build cache the engines built from source (src=) were built in (`--build-cache`,
-    /// or the default then), so that `--resume` uses it again; where builds are kept does not
-    /// make the games (one of the [`PER_SHARD_FIELDS`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub build_cache: Option<PathBuf>,
-    /// What this session learnt or was given that config.json does not keep (its deadline,
-    /// builds and clock scaling).
+    /// The engine the reports' ratings are relative to (`--anchor`, a setting of the
+    /// session, not saved); `None`: the pool's mean is 0.
     #[serde(skip)]
-    pub session: Session,
-    /// Resign and proof adjudication (`--resign`, `--adjudicate`); both off by default, and
-    /// then left out of config.json.
-    #[serde(default, skip_serializing_if = "Adjudication::is_off")]
-    pub adjudication: Adjudication,
-    /// The run's id (see [`crate::run_dir::identity::RunIdentity::run_id`]): drawn when the
-    /// run starts, shared by every shard of a sharded run. `None` in a config file, and in
-    /// the config.json of runs begun before run ids existed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub run_id: Option<String>,
+    pub anchor: Option<String>,
+    /// Fields of a config file that are none of the above: refused by
+    /// [`validate`](TournamentConfig::validate), naming the first.
+    #[serde(flatten, skip_serializing)]
+    pub unknown: BTreeMap<String, serde_json::Value>,
 }
 
 pub use crate::run::identity::SeedOrigin;
 
-fn default_event() -> String {
-    "bt-arena".to_string()
-}
 fn default_rounds() -> u32 {
     1
-}
-fn random_seed() -> u64 {
-    fastrand::u64(..)
 }
 fn default_games() -> u32 {
     2
 }
-fn default_concurrency() -> usize {
-    1
-}
 
 impl TournamentConfig {
-    /// The settings that make the games, as a run's identity records them
-    /// ([`crate::run_dir::identity`]): config.json without the [`PER_SHARD_FIELDS`], with the
-    /// shard count for `shard` (`null` for a run on one machine), and a book known by its
-    /// digest (not its path) once the digest is taken.
-    pub fn identity(&self) -> serde_json::Value {
-        let value = serde_json::to_value(self).unwrap_or(serde_json::Value::Null);
-        crate::run::settings::identity_of(value, self.shard)
+    /// A tournament of `engines` with every other setting at its default: one round of a
+    /// game pair per pairing, round-robin, no SPRT.
+    pub fn new(engines: Vec<EngineDescription>) -> TournamentConfig {
+        TournamentConfig {
+            run: RunHeader::default(),
+            engines,
+            format: Format::RoundRobin,
+            rounds: 1,
+            games: 2,
+            sprt: None,
+            pgn_comments: CommentDetail::default(),
+            scale_tc: None,
+            anchor: None,
+            unknown: BTreeMap::new(),
+        }
     }
 
     /// Where this run's games.csv, games.pgn, summary.json, config.json and logs go: `out`,
-    /// or `out/shard-K` for shard `K` of a sharded run.
+    /// `out/shard-K` for shard `K`, `out/worker-ID` for a worker.
     pub fn results_dir(&self) -> PathBuf {
-        if let Some(worker) = &self.worker {
-            return RunDir::new(&self.out).worker(worker).root().to_path_buf();
-        }
-        RunDir::process(&self.out, self.shard).root().to_path_buf()
+        self.run.dir()
     }
 
-    /// A writer appending this run's games to games.csv and games.pgn in `dir`, its PGN
-    /// tagged with the run's event and each engine's time control, with the comments of
-    /// [`pgn_comments`](TournamentConfig::pgn_comments); games.pgn brought back to the games
-    /// of games.csv ([`ResultsWriter::reconciled`]).
-    ///
-    /// # Errors
-    /// As [`ResultsWriter::open`].
-    pub fn results_writer(&self, dir: &Path) -> Result<ResultsWriter, RecordsError> {
-        crate::run::settings::results_writer(
-            dir,
-            &self.event,
-            self.rules,
-            &self.engines,
-            self.pgn_comments,
-        )
+    /// The engines' names, in the run's order.
+    pub fn names(&self) -> Vec<String> {
+        self.engines.iter().map(|e| e.name.clone()).collect()
     }
 
     /// Checks what serde cannot: at least two engines, unique names, positive counts, an
@@ -171,6 +105,9 @@ impl TournamentConfig {
     /// [`Zero`](ConfigError::Zero) or
     /// [`SprtNeedsTwoEngines`](ConfigError::SprtNeedsTwoEngines).
     pub fn validate(&self) -> Result<(), ConfigError> {
+        if let Some(field) = self.unknown.keys().next() {
+            return Err(ConfigError::UnknownField(field.clone()));
+        }
         if self.engines.len() < 2 {
             return Err(ConfigError::TooFewEngines(self.engines.len()));
         }
@@ -189,7 +126,7 @@ impl TournamentConfig {
         for (field, value) in [
             ("rounds", self.rounds as usize),
             ("games", self.games as usize),
-            ("concurrency", self.concurrency),
+            ("concurrency", self.run.concurrency),
         ] {
             if value == 0 {
                 return Err(ConfigError::Zero(field));
@@ -243,6 +180,25 @@ impl TournamentConfig {
             path: path.to_path_buf(),
             reason,
         })?;
+        if let Some(field) = config.unknown.keys().next() {
+            // Named with its line, as the parser names the line of other faults.
+            let json_key = format!("\"{field}\"");
+            let line = text.lines().position(|line| {
+                let toml_key = line
+                    .trim_start()
+                    .trim_start_matches('[')
+                    .strip_prefix(field.as_str())
+                    .is_some_and(|rest| rest.trim_start().starts_with(['=', ']', '.']));
+                toml_key || line.contains(&json_key)
+            });
+            let at = line
+                .map(|n| format!(" at line {}", n + 1))
+                .unwrap_or_default();
+            return Err(ConfigError::Parse {
+                path: path.to_path_buf(),
+                reason: format!("unknown field `{field}`{at}"),
+            });
+        }
         config.validate().map_err(|error| ConfigError::Invalid {
             path: path.to_path_buf(),
             error: Box::new(error),
@@ -259,6 +215,8 @@ impl TournamentConfig {
 /// or file at fault; [`Display`](fmt::Display) gives a one-line message.
 #[derive(Debug)]
 pub enum ConfigError {
+    /// A field no tournament has (the field).
+    UnknownField(String),
     /// Fewer than two engines (how many were given).
     TooFewEngines(usize),
     /// An engine name that is empty or holds a control character (the name).
@@ -303,6 +261,7 @@ pub enum ConfigError {
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            ConfigError::UnknownField(field) => write!(f, "unknown field `{field}`"),
             ConfigError::TooFewEngines(count) => {
                 write!(f, "a tournament needs at least two engines, got {count}")
             }
@@ -338,41 +297,6 @@ impl fmt::Display for ConfigError {
 /// reason), so no variant reports a `source` (a chain printer would repeat it).
 impl std::error::Error for ConfigError {}
 
-/// What one session of a run knows beyond its saved config: not saved in config.json (it
-/// differs between sessions and shards), recorded in run.json.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Session {
-    /// No new game pair starts after this instant (`--max-time`, counted from the start of
-    /// the command, builds included).
-    pub deadline: Option<Instant>,
-    /// The engines built from source or benched: their provenance, bench speed and build.
-    pub builds: BTreeMap<String, EngineProvenance>,
-    /// The time control scaling of this session (`--scale-tc`).
-    pub clock_scale: Option<ClockScale>,
-    /// When stdout is not a terminal (a CI log, a file), the interim report is printed every
-    /// this many recorded games (`--rating-interval`, fastchess's `-ratinginterval`); 0: never.
-    pub rating_interval: u64,
-    /// The engine the reports' ratings are relative to (`--anchor`, checked against the
-    /// engines' names by the command line); `None`: the pool's mean is 0.
-    pub anchor: Option<String>,
-    /// How far the engines' mate claims are checked (`--check-claims`): not part of the
-    /// games, so a resumed run may check differently.
-    pub claim_checks: crate::game::ClaimChecks,
-    /// The CPUs the engines are pinned to (`--affinity`, checked against the concurrency and
-    /// the engines' threads); `None`: not pinned.
-    pub affinity: Option<Vec<usize>>,
-}
-
-impl Session {
-    /// Rates `summary`'s pool relative to this session's anchor, when there is one (a
-    /// summary whose pool does not rate it is left as it is).
-    pub fn anchor(&self, summary: &mut crate::report::Summary) {
-        if let Some(name) = &self.anchor {
-            let _ = summary.anchor_at(name);
-        }
-    }
-}
-
 /// The time control of engines given without one: 2 s + 20 ms a move (cutechess's and
 /// fastchess's habit of a short clock for quick tests).
 pub const DEFAULT_LIMIT: crate::game::TimeControl = crate::game::TimeControl::Clock {
@@ -401,7 +325,13 @@ impl TournamentConfig {
                 .map_err(|e| e.to_string())
         };
         Ok(TournamentConfig {
-            event: "bt-arena-demo".to_string(),
+            run: RunHeader {
+                event: "bt-arena-demo".to_string(),
+                rules: Rules::CaptureOnly,
+                concurrency: 2,
+                seed,
+                ..RunHeader::default()
+            },
             engines: vec![
                 engine("bt-search", &["nodes=2000"])?,
                 engine(
@@ -411,24 +341,8 @@ impl TournamentConfig {
                 engine("bt-search-500", &["nodes=500"])?,
             ],
             format: Format::RoundRobin,
-            rules: Rules::CaptureOnly,
-            openings: OpeningsSpec::default(),
             rounds: 20,
-            games: 2,
-            concurrency: 2,
-            seed,
-            sprt: None,
-            out: PathBuf::new(),
-            shard: None,
-            worker: None,
-            lease_ms: None,
-            log: false,
-            pgn_comments: Default::default(),
-            scale_tc: None,
-            session: Default::default(),
-            run_id: None,
-            adjudication: Default::default(),
-            build_cache: None,
+            ..TournamentConfig::new(Vec::new())
         })
     }
 }
@@ -443,7 +357,21 @@ mod tests {
 
     fn config(engines: usize) -> TournamentConfig {
         TournamentConfig {
-            event: default_event(),
+            run: RunHeader {
+                event: "bt-arena".into(),
+                rules: Rules::CaptureOnly,
+                openings: OpeningsSpec::default(),
+                concurrency: 1,
+                seed: 7,
+                out: PathBuf::from("results/x"),
+                shard: None,
+                worker: None,
+                lease_ms: None,
+                log: false,
+                build_cache: None,
+                run_id: None,
+                adjudication: Default::default(),
+            },
             engines: (0..engines)
                 .map(|i| {
                     EngineKeys::parse(&["cmd=x", &format!("name=e{i}")])
@@ -453,24 +381,13 @@ mod tests {
                 })
                 .collect(),
             format: Format::RoundRobin,
-            rules: Rules::CaptureOnly,
-            openings: OpeningsSpec::default(),
             rounds: 1,
             games: 2,
-            concurrency: 1,
-            seed: 7,
             sprt: None,
-            out: PathBuf::from("results/x"),
-            shard: None,
-            worker: None,
-            lease_ms: None,
-            log: false,
             pgn_comments: Default::default(),
             scale_tc: None,
-            build_cache: None,
-            session: Default::default(),
-            run_id: None,
-            adjudication: Default::default(),
+            anchor: None,
+            unknown: Default::default(),
         }
     }
 
@@ -518,7 +435,7 @@ mod tests {
             "bad engine name \"a\\tb\": names must be non-empty and free of control characters"
         );
         let mut idle = config(2);
-        idle.concurrency = 0;
+        idle.run.concurrency = 0;
         assert!(matches!(
             idle.validate(),
             Err(ConfigError::Zero("concurrency"))
@@ -544,13 +461,17 @@ mod tests {
         std::fs::write(&json, r#"{"engines": [], "colour": 1}"#).unwrap();
         let err = TournamentConfig::read(&json).unwrap_err();
         assert!(matches!(err, ConfigError::Parse { .. }), "{err:?}");
-        assert!(
-            err.to_string().starts_with(&format!(
-                "bad config {}: unknown field `colour`",
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "bad config {}: unknown field `colour` at line 1",
                 json.display()
-            )),
-            "{err}"
+            )
         );
+        let broken = dir.path().join("broken.json");
+        std::fs::write(&broken, r#"{"engines": 3}"#).unwrap();
+        let err = TournamentConfig::read(&broken).unwrap_err();
+        assert!(matches!(err, ConfigError::Parse { .. }), "{err:?}");
         let lonely = dir.path().join("lonely.toml");
         let mut one = config(1);
         one.sprt = None;
@@ -613,7 +534,12 @@ mod tests {
             ]
         );
         assert_eq!(
-            (config.rounds, config.games, config.concurrency, config.seed),
+            (
+                config.rounds,
+                config.games,
+                config.run.concurrency,
+                config.run.seed
+            ),
             (20, 2, 2, 9)
         );
     }

@@ -1,35 +1,35 @@
-//! Tournaments: configuration, the engines made ready before any game ([`prepare`]: built
-//! from source, benched, clocks scaled), the schedule of game pairs, and the runner that plays
-//! the schedule (each game by [`crate::game`]) and keeps every result safe.
+//! Tournaments: what is theirs alone, on the one session ([`crate::session`]) that sets up,
+//! plays and finishes every kind of run: the config, round-robin and gauntlet game pairs, the
+//! SPRT that stops them, and the report.
 //!
 //! For users (`docs/guide/tournaments.md`, `docs/guide/sprt.md`, `docs/guide/cluster.md`):
 //! engines play game pairs from a book, every result is kept as it finishes, a run resumes
 //! exactly, and shards of one run merge to the result of one machine.
 //!
-//! Data flows one way: config → schedule → games → records (see [`crate::records`]) → report ([`crate::report`]).
+//! Data flows one way: config → session → schedule → arena → records (see
+//! [`crate::records`]) → report ([`crate::report`]).
 //!
 //! * [`config`]: a tournament's settings, saved as config.json;
-//! * [`identity`]: a tournament's settings as a run's identity knows them (the identity is
-//!   decided and joined in [`crate::run::identity`]);
-//! * [`prepare`]: the engines made ready before any game (built from source, benched, clocks
-//!   scaled);
-//! * [`schedule`]: every game of a tournament, fixed by its config and seed;
-//! * [`resume`]: what `--resume` continues and the settings a resumed session may change;
-//! * [`runner`]: the schedule of game pairs on the arena ([`crate::arena`]), resume and the
+//! * [`pairs`]: its game pairs as the arena's schedule ([`crate::arena::Schedule`]), with the
 //!   SPRT that stops it;
+//! * [`kind`]: the tournament as a kind of run on the one session ([`crate::session`]), and
+//!   its report at the end;
+//! * [`live`]: its report while it plays;
+//! * [`schedule`]: the book's order of a tournament's pairs;
+
 //! * [`shard`]: one tournament over many machines and its shared SPRT.
 //!
 //! Reading a run (its games, its verdict, the merge of its shards) is [`crate::run`]'s, below
 //! this module.
 
 pub mod config;
-pub mod identity;
-pub mod prepare;
-pub mod resume;
-pub mod runner;
+pub mod kind;
+pub mod live;
+pub mod pairs;
 pub mod schedule;
 pub mod shard;
+mod tally;
 
 pub use config::{ConfigError, Format, OpeningOrder, OpeningsSpec, SeedOrigin, TournamentConfig};
-pub use runner::{Finish, GivenUp, NotPlayed, Plan, RunError, RunReport, run, saved_config};
+pub use kind::{Tournament, TournamentReport};
 pub use shard::Shard;

@@ -14,7 +14,9 @@
 //! - [`config`]: what defines a tune, saved as tune.json for `--resume`;
 //! - [`shard`]: a tune spread over machines sharing one run directory (`--shard K/N`): its
 //!   identity, which shard plays which iteration, θ folded over every shard's tune.csv;
-//! - [`runner`]: the workers that play the iterations, overlapping under `--concurrency`;
+//! - [`schedule`]: the iterations as the arena's schedule, overlapping under `--concurrency`
+//!   as the lag allows;
+//! - [`kind`]: the tune as a kind of run on the one session ([`crate::session`]);
 //! - [`report`]: report.html, summary.json and the tuned values as option lines and
 //!   OpenBench lines.
 //!
@@ -27,14 +29,14 @@
 pub mod config;
 pub mod draw;
 pub mod iterations;
+pub mod kind;
 pub mod params;
 pub mod report;
-pub mod resume;
-pub mod runner;
+pub mod schedule;
 pub mod shard;
 pub mod spsa;
 
 pub use config::TuneConfig;
+pub use kind::{Tune, TuneError, TunePlan, TuneReport};
 pub use params::{Origin, ParamKind, ParamsError, TuneParam};
-pub use runner::{TuneError, TuneFinish, TunePlan, TuneReport, TuneSession, run};
 pub use spsa::{Perturbation, SpsaSettings};

@@ -211,7 +211,7 @@ pub fn summary_json(snapshot: &Snapshot) -> serde_json::Value {
     let (wins, losses) = snapshot.score();
     let spsa = &snapshot.config.spsa;
     let summary = SummaryJson {
-        event: &snapshot.config.event,
+        event: &snapshot.config.run.event,
         iterations: spsa.iterations,
         finished: snapshot.records.len(),
         in_progress: snapshot.in_progress,
@@ -222,7 +222,7 @@ pub fn summary_json(snapshot: &Snapshot) -> serde_json::Value {
         big_a: spsa.big_a(),
         alpha: spsa.alpha,
         gamma: spsa.gamma,
-        seed: snapshot.config.seed,
+        seed: snapshot.config.run.seed,
         params: snapshot.params(),
         options: snapshot.option_lines(),
         openbench: snapshot.openbench_lines(),
@@ -365,16 +365,16 @@ pub fn html(snapshot: &Snapshot) -> Result<String, String> {
                 config.spsa.gamma
             ),
         ),
-        ("seed", config.seed.to_string()),
-        ("rules", config.rules.to_string()),
+        ("seed", config.run.seed.to_string()),
+        ("rules", config.run.rules.to_string()),
         (
             "openings",
-            config.openings.file.as_ref().map_or_else(
+            config.run.openings.file.as_ref().map_or_else(
                 || "the start position".to_string(),
                 |file| file.display().to_string(),
             ),
         ),
-        ("concurrency", config.concurrency.to_string()),
+        ("concurrency", config.run.concurrency.to_string()),
         ("lag", config.lag.to_string()),
     ];
     let mut env = minijinja::Environment::new();
@@ -384,7 +384,7 @@ pub fn html(snapshot: &Snapshot) -> Result<String, String> {
     template
         .render(minijinja::context! {
             refresh => snapshot.in_progress.then_some(REFRESH_SECONDS),
-            event => config.event.clone(),
+            event => config.run.event.clone(),
             status => snapshot.status(),
             table => table,
             next_k => snapshot.next_k(),
@@ -512,6 +512,7 @@ mod tests {
     use super::*;
     use crate::engine::EngineKeys;
     use crate::game::TimeControl;
+    use crate::run::header::RunHeader;
     use crate::tune::params::parse_line;
     use crate::tune::spsa::{SpsaSettings, perturb};
 
@@ -524,24 +525,28 @@ mod tests {
         .map(|line| parse_line(line).unwrap().unwrap())
         .collect();
         let config = TuneConfig {
-            event: "t<1>".into(),
+            run: RunHeader {
+                event: "t<1>".into(),
+                rules: Default::default(),
+                openings: Default::default(),
+                seed: 3,
+                concurrency: 1,
+                out: "/tmp/x".into(),
+                log: false,
+                shard: None,
+                worker: None,
+                lease_ms: None,
+                ..RunHeader::default()
+            },
             engine: EngineKeys::parse(&["cmd=/bin/engine", "option.Hash=1"])
                 .unwrap()
                 .into_description(TimeControl::Nodes(500))
                 .unwrap(),
             params: params.clone(),
             spsa: SpsaSettings::new(4),
-            rules: Default::default(),
-            openings: Default::default(),
-            seed: 3,
-            concurrency: 1,
             lag: 1,
-            out: "/tmp/x".into(),
-            log: false,
             pgn_comments: Default::default(),
-            shard: None,
-            worker: None,
-            lease_ms: None,
+            unknown: Default::default(),
         };
         let mut theta = vec![100.0, 0.5];
         let mut list = Vec::new();

@@ -30,8 +30,7 @@ use super::config::TuneConfig;
 use super::iterations::{IterationRecord, IterationsError, IterationsFile, theta_after};
 use super::report::{self, Snapshot};
 use crate::records::RecordsError;
-use crate::run::identity::{Identified, RunType};
-use crate::run_dir::{RunDir, RunDirError, Shard};
+use crate::run_dir::{RunDir, RunDirError};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::PathBuf;
@@ -46,8 +45,10 @@ pub enum ShardError {
     Iterations(IterationsError),
     /// The run's files cannot be written.
     Results(RecordsError),
+    /// No shard or worker directory holds a tune.json (the run's directory).
+    NoTune(PathBuf),
     /// A shard's tune.json that cannot be read.
-    Config(String),
+    Config(crate::session::resume::SavedError),
     /// Two shards recorded the same iteration (directories copied between runs?).
     Twice {
         /// The iteration.
@@ -63,7 +64,12 @@ impl fmt::Display for ShardError {
             ShardError::RunDir(err) => err.fmt(f),
             ShardError::Iterations(err) => err.fmt(f),
             ShardError::Results(err) => err.fmt(f),
-            ShardError::Config(err) => f.write_str(err),
+            ShardError::NoTune(run) => write!(
+                f,
+                "{} holds no shard or worker of a tune (no shard-K/tune.json, worker-ID/tune.json)",
+                run.display()
+            ),
+            ShardError::Config(err) => err.fmt(f),
             ShardError::Twice { iteration, files } => write!(
                 f,
                 "iteration {iteration} is recorded by two shards: {} and {}",
@@ -85,34 +91,6 @@ impl From<RunDirError> for ShardError {
 impl From<IterationsError> for ShardError {
     fn from(err: IterationsError) -> Self {
         ShardError::Iterations(err)
-    }
-}
-
-impl Identified for TuneConfig {
-    const TYPE: RunType = RunType::Tune;
-
-    fn out(&self) -> &std::path::Path {
-        &self.out
-    }
-
-    fn shard(&self) -> Option<Shard> {
-        self.shard
-    }
-
-    fn worker(&self) -> Option<&str> {
-        self.worker.as_deref()
-    }
-
-    fn identity(&self) -> serde_json::Value {
-        TuneConfig::identity(self)
-    }
-
-    fn seed(&self) -> u64 {
-        self.seed
-    }
-
-    fn set_seed(&mut self, seed: u64) {
-        self.seed = seed;
     }
 }
 
@@ -138,7 +116,7 @@ pub fn member_dirs(run: &std::path::Path) -> Result<Vec<RunDir>, RunDirError> {
 pub fn others(config: &TuneConfig) -> Result<BTreeMap<u64, IterationRecord>, ShardError> {
     let own = config.is_spread().then(|| config.dir());
     let mut all: BTreeMap<u64, (IterationRecord, PathBuf)> = BTreeMap::new();
-    for dir in member_dirs(&config.out)? {
+    for dir in member_dirs(&config.run.out)? {
         if own.as_deref() == Some(dir.root()) {
             continue;
         }
@@ -177,16 +155,14 @@ pub fn is_sharded(run: &std::path::Path) -> bool {
 pub fn regenerate(run: &std::path::Path) -> Result<Snapshot, ShardError> {
     let dirs = member_dirs(run)?;
     let Some(saved) = dirs.iter().find(|dir| dir.tune_json().exists()) else {
-        return Err(ShardError::Config(format!(
-            "{} holds no shard or worker of a tune (no shard-K/tune.json, worker-ID/tune.json)",
-            run.display()
-        )));
+        return Err(ShardError::NoTune(run.to_path_buf()));
     };
-    let mut config = TuneConfig::read(saved.root()).map_err(ShardError::Config)?;
-    config.out = run.to_path_buf();
+    let mut config: TuneConfig =
+        crate::session::resume::read_saved(saved.root()).map_err(ShardError::Config)?;
+    config.run.out = run.to_path_buf();
     // Every process's records: `others` of no process of the run.
-    config.shard = None;
-    config.worker = None;
+    config.run.shard = None;
+    config.run.worker = None;
     let records = others(&config)?;
     let files: Vec<PathBuf> = dirs.iter().map(RunDir::games_csv).collect();
     let snapshot = Snapshot {
@@ -220,22 +196,26 @@ mod tests {
         .expect("a tune config");
         assert!((1..=7).all(|i| config.plays(i)));
         assert_eq!(config.dir(), std::path::Path::new("/r"));
-        config.shard = Some("1/3".parse().unwrap());
+        config.run.shard = Some("1/3".parse().unwrap());
         let mine: Vec<u64> = (1..=7).filter(|&i| config.plays(i)).collect();
         assert_eq!(mine, [2, 5]);
         assert_eq!(config.dir(), std::path::Path::new("/r/shard-1"));
-        let identity = config.identity();
+        let identity = crate::run::identity::Identified::identity(&config);
         assert_eq!(identity["shard"], 3);
         assert_eq!(identity["seed"], 5);
         for own in ["out", "concurrency", "log"] {
             assert!(identity.get(own).is_none(), "{own}");
         }
         let mut other = config.clone();
-        other.concurrency = 4;
-        other.out = "/elsewhere".into();
-        other.shard = Some("2/3".parse().unwrap());
+        other.run.concurrency = 4;
+        other.run.out = "/elsewhere".into();
+        other.run.shard = Some("2/3".parse().unwrap());
         assert_eq!(
-            crate::run_dir::identity::first_difference(&other.identity(), &identity, &[]),
+            crate::run_dir::identity::first_difference(
+                &crate::run::identity::Identified::identity(&other),
+                &identity,
+                &[]
+            ),
             None
         );
     }

@@ -517,8 +517,8 @@ fn bad_adjudication_values_exit_3_and_name_the_token() {
         &config,
         format!(
             "[adjudication]\nproof = {{ plies = 0 }}\n\
-             [[engines]]\ncmd = \"{RANDOM}\"\nname = \"a\"\n\
-             [[engines]]\ncmd = \"{RANDOM}\"\nname = \"b\"\n"
+             [[engines]]\ncmd = \"{RANDOM}\"\nname = \"a\"\nlimit = {{ depth = 1 }}\n\
+             [[engines]]\ncmd = \"{RANDOM}\"\nname = \"b\"\nlimit = {{ depth = 1 }}\n"
         ),
     )
     .unwrap();

@@ -317,7 +317,8 @@ fn a_capture_only_tournament_sends_fairy_stockfish_options_in_the_order_given() 
     let notes = log_lines(&log, "!");
     assert_eq!(notes, [warnings[0].to_string()]);
     let saved =
-        bt_arena::tournament::saved_config(&out).expect("config.json, as --resume reads it");
+        bt_arena::session::resume::read_saved::<bt_arena::tournament::TournamentConfig>(&out)
+            .expect("config.json, as --resume reads it");
     assert_eq!(
         saved.engines[0].options.pairs(),
         [

@@ -211,7 +211,7 @@ fn the_bash_completion_completes_subcommands_and_flags() {
     assert_eq!(complete("bt-arena perft-c"), "perft-check");
     assert_eq!(
         complete("bt-arena tournament --con"),
-        "--concurrency --config"
+        "--config --concurrency"
     );
     assert_eq!(complete("bt-arena elo --sp"), "--sprt");
     assert_eq!(complete("bt-arena generate completions z"), "zsh");

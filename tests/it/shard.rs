@@ -200,7 +200,7 @@ fn a_shard_refuses_to_join_a_run_of_other_settings_naming_the_field() {
     let output = bt_arena(&words(&command, &["--out", path(&run)]));
     assert_eq!(output.status.code(), Some(4));
     assert!(
-        stderr(&output).contains("holds the shards of a sharded run"),
+        stderr(&output).contains("holds a sharded run"),
         "{}",
         stderr(&output)
     );

@@ -273,9 +273,12 @@ fn a_slurm_array_of_two_tune_shards_plays_each_iteration_once_and_reports_the_fo
     );
     assert_eq!(options.lines().count(), theta.len());
     let seed = |shard: u32| {
-        bt_arena::tune::TuneConfig::read(&run_dir.join(format!("shard-{shard}")))
-            .unwrap()
-            .seed
+        bt_arena::session::resume::read_saved::<bt_arena::tune::TuneConfig>(
+            &run_dir.join(format!("shard-{shard}")),
+        )
+        .unwrap()
+        .run
+        .seed
     };
     assert_eq!(seed(0), seed(1));
     let identity: serde_json::Value =

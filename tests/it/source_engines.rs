@@ -1603,3 +1603,107 @@ fn a_datagen_worker_joining_a_run_adopts_its_commit() {
         text(&late.stdout)
     );
 }
+
+/// A tune of an engine built from source resumed from another home directory (another
+/// machine's user, a CI runner) builds in the cache the tune was started with, not in that
+/// home's default: it builds nothing.
+#[test]
+fn a_tune_resumed_from_another_home_reuses_its_build_cache() {
+    let dir = tempfile::tempdir().unwrap();
+    let (repo, _) = repo(dir.path(), &[2]);
+    let (out, cache) = (dir.path().join("tune"), dir.path().join("cache"));
+    let src = format!("src={}", repo.display());
+    let first = bt_arena_at_home(
+        &[
+            "tune",
+            "--engine",
+            &src,
+            BUILD,
+            "bin=engine",
+            "--param",
+            "Tempo, int, 10, -20, 40, 3, 0.05",
+            "--iterations",
+            "2",
+            "--pairs",
+            "1",
+            "--seed",
+            "1",
+            "--max-time",
+            "1ms",
+            "--build-cache",
+            cache.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        dir.path(),
+        &dir.path().join("home-a"),
+    );
+    assert_eq!(first.status.code(), Some(2), "{}", text(&first.stderr));
+    assert_eq!(
+        json(&out.join("tune.json"))["build_cache"],
+        cache.to_str().unwrap()
+    );
+    let other_home = dir.path().join("home-b");
+    let resumed = bt_arena_at_home(
+        &["tune", "--resume", out.to_str().unwrap()],
+        dir.path(),
+        &other_home,
+    );
+    assert_eq!(resumed.status.code(), Some(0), "{}", text(&resumed.stderr));
+    let stdout = text(&resumed.stdout);
+    assert!(stdout.contains("found in the build cache"), "{stdout}");
+    assert!(!stdout.contains(" built with `"), "{stdout}");
+    assert!(
+        !other_home.join(".cache").exists(),
+        "nothing built in the other home's cache"
+    );
+    assert_eq!(games(&out), 4);
+}
+
+/// A shard of a tune joining after the engine's branch moved plays the commit the tune started
+/// with, as a tournament's shard does.
+#[test]
+fn a_tune_shard_joining_after_the_branch_moved_adopts_the_tunes_commit() {
+    let dir = tempfile::tempdir().unwrap();
+    let (repo, commits) = repo(dir.path(), &[2]);
+    let run = dir.path().join("tune");
+    let cache = dir.path().join("cache");
+    let src = format!("src={}", repo.display());
+    let shard = |k: &str| {
+        bt_arena(
+            &[
+                "tune",
+                "--engine",
+                &src,
+                "rev=main",
+                BUILD,
+                "bin=engine",
+                "--param",
+                "Tempo, int, 10, -20, 40, 3, 0.05",
+                "--iterations",
+                "2",
+                "--pairs",
+                "1",
+                "--seed",
+                "1",
+                "--build-cache",
+                cache.to_str().unwrap(),
+                "--out",
+                run.to_str().unwrap(),
+                "--shard",
+                k,
+            ],
+            dir.path(),
+        )
+    };
+    // Shard 0 plays iteration 1 and waits for nothing (its θ is the start's).
+    let first = shard("0/2");
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
+    std::fs::write(repo.join("engine.sh"), "#!/bin/sh\nexit 1\n").unwrap();
+    git(&repo, &["commit", "--quiet", "-am", "moved"]);
+    let second = shard("1/2");
+    assert_eq!(second.status.code(), Some(0), "{}", text(&second.stderr));
+    let saved = json(&run.join("shard-1/tune.json"));
+    assert_eq!(saved["engine"]["source"]["commit"], commits[0].as_str());
+    assert_eq!(saved["engine"]["name"], "tune");
+}

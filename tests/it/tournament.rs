@@ -1155,7 +1155,10 @@ fn fatal_errors_come_before_any_start_up_line() {
         stdout(&output)
     );
     let output = bt_arena(&args(engines, &out));
-    assert_silent_failure(&output, "already holds games: continue it with --resume");
+    assert_silent_failure(
+        &output,
+        "already holds a run: continue it with `bt-arena tournament --resume",
+    );
 }
 
 /// Two runs with the default --out started in the same second get two directories, not an

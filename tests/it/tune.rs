@@ -127,7 +127,7 @@ fn run_expecting(args: &[String], code: i32) -> (String, String) {
 
 /// The tune of `dir` (its tune.json) and its finished iterations, in file order.
 fn iterations(dir: &Path) -> (TuneConfig, Vec<IterationRecord>) {
-    let config = TuneConfig::read(dir).expect("tune.json reads");
+    let config = bt_arena::session::resume::read_saved::<TuneConfig>(dir).expect("tune.json reads");
     let path = dir.join(iterations::TUNE_CSV);
     let text = std::fs::read_to_string(&path).expect("tune.csv reads");
     let (_, by_number) =
@@ -615,7 +615,7 @@ fn a_tune_whose_engine_refuses_its_values_plays_nothing_and_says_why() {
     assert!(stdout.contains("Game 1 not played"), "{stdout}");
     assert!(
         stderr.contains(&format!(
-            "continue with `bt-arena tune --resume {}`",
+            "(`bt-arena tune --resume {}` plays them)",
             out.display()
         )),
         "{stderr}"
@@ -767,7 +767,8 @@ fn parameters_the_engine_cannot_take_are_refused_naming_the_file_and_line() {
 /// The tune.csv records of every shard of the sharded tune in `run`, by shard index, each
 /// sorted by iteration, with the tune (shard 0's tune.json).
 fn shard_iterations(run: &Path, shards: u32) -> (TuneConfig, Vec<Vec<IterationRecord>>) {
-    let config = TuneConfig::read(&run.join("shard-0")).expect("shard 0's tune.json");
+    let config = bt_arena::session::resume::read_saved::<TuneConfig>(&run.join("shard-0"))
+        .expect("shard 0's tune.json");
     let records = (0..shards)
         .map(|k| {
             let path = run.join(format!("shard-{k}")).join(iterations::TUNE_CSV);
@@ -868,8 +869,9 @@ fn two_shards_on_one_directory_play_every_iteration_once_and_fold_to_the_runs_th
     assert!(out0.contains("Shard 0/2: tuning 3 parameters"), "{out0}");
     assert!(out1.contains("seed 17;"), "{out1}");
     assert_eq!(
-        TuneConfig::read(&run.join("shard-1"))
+        bt_arena::session::resume::read_saved::<TuneConfig>(&run.join("shard-1"))
             .expect("tune.json")
+            .run
             .seed,
         17
     );
@@ -1166,7 +1168,7 @@ fn stop_and_resume(out: &Path, signal: i32) {
 fn worker_iterations(run: &Path) -> Vec<IterationRecord> {
     let mut all = Vec::new();
     for dir in bt_arena::run_dir::RunDir::new(run).worker_dirs().unwrap() {
-        let Ok(config) = TuneConfig::read(dir.root()) else {
+        let Ok(config) = bt_arena::session::resume::read_saved::<TuneConfig>(dir.root()) else {
             continue;
         };
         let records = IterationsFile::read(&dir.tune_csv(), &config.params, config.spsa.iterations)

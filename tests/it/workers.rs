@@ -86,7 +86,7 @@ fn workers_started_together_play_the_games_of_one_machine() {
     // `elo` reads the run of workers as one run, with its per-host table.
     let report = stdout(&bt_arena(&words("elo", &[path(&run)])));
     assert!(report.contains("Games: 14,"), "{report}");
-    let host = bt_arena::claim::host_name();
+    let host = bt_arena::lease::host_name();
     assert!(report.contains("Host "), "{report}");
     let json: serde_json::Value =
         serde_json::from_str(&stdout(&bt_arena(&words("elo --json", &[path(&run)])))).unwrap();
@@ -238,7 +238,7 @@ fn a_stopped_worker_loses_its_pair_after_the_lease_and_records_nothing_of_it() {
     let named = format!(
         "pair {}: claimed by {} pid {pid}, its heartbeat ",
         at_stop.div_ceil(2),
-        bt_arena::claim::host_name()
+        bt_arena::lease::host_name()
     );
     let line = stderr(&live)
         .lines()
@@ -427,7 +427,7 @@ fn the_host_table_gives_the_bench_speed_its_workers_measured() {
         assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     }
     let report = stdout(&bt_arena(&words("elo", &[path(&run)])));
-    let host = bt_arena::claim::host_name();
+    let host = bt_arena::lease::host_name();
     let row = report
         .lines()
         .find(|line| line.starts_with(&format!("{host} ")))

@@ -207,7 +207,7 @@ fn claimed_pairs(run: &RunDir, lease: Option<Duration>) -> Vec<String> {
                 .ok()
                 .and_then(|at| at.elapsed().ok())
                 .unwrap_or_default();
-            let who = match crate::claim::holder_of(path) {
+            let who = match crate::lease::holder_of(path) {
                 Some(holder) => format!("claimed by {} pid {}", holder.host(), holder.pid),
                 None => "claimed by no worker it names (truncated or garbage)".to_string(),
             };

@@ -25,32 +25,36 @@ pub(crate) fn test_config(run: &std::path::Path, shard: &str) -> super::Tourname
     use super::config::{Format, OpeningsSpec};
     use crate::engine::EngineKeys;
     use crate::game::TimeControl;
+    use crate::run::header::RunHeader;
     let engine = |name: &str| {
         EngineKeys::parse(&["cmd=/bin/x", &format!("name={name}")])
             .and_then(|keys| keys.into_description(TimeControl::Depth(2)))
             .unwrap()
     };
     super::TournamentConfig {
-        event: "e".into(),
+        run: RunHeader {
+            event: "e".into(),
+            rules: crate::rules::Rules::CaptureOnly,
+            openings: OpeningsSpec::default(),
+            concurrency: 1,
+            seed: 7,
+            out: run.to_path_buf(),
+            shard: Some(shard.parse().unwrap()),
+            worker: None,
+            lease_ms: None,
+            log: false,
+            build_cache: None,
+            run_id: None,
+            adjudication: Default::default(),
+        },
         engines: vec![engine("new"), engine("base")],
         format: Format::RoundRobin,
-        rules: crate::rules::Rules::CaptureOnly,
-        openings: OpeningsSpec::default(),
         rounds: 100,
         games: 2,
-        concurrency: 1,
-        seed: 7,
         sprt: None,
-        out: run.to_path_buf(),
-        shard: Some(shard.parse().unwrap()),
-        worker: None,
-        lease_ms: None,
-        log: false,
         pgn_comments: Default::default(),
         scale_tc: None,
-        build_cache: None,
-        session: Default::default(),
-        run_id: None,
-        adjudication: Default::default(),
+        anchor: None,
+        unknown: Default::default(),
     }
 }

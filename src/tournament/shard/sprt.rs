@@ -55,8 +55,8 @@ impl SprtWatcher {
     /// without a (valid) SPRT.
     pub fn for_config(config: &TournamentConfig) -> Option<SprtWatcher> {
         let sprt: Sprt = config.sprt?;
-        let run = RunDir::new(&config.out);
-        let (member, tails) = match (config.shard, &config.worker) {
+        let run = RunDir::new(&config.run.out);
+        let (member, tails) = match (config.run.shard, &config.run.worker) {
             (Some(shard), _) => (
                 shard.to_string(),
                 (0..shard.count())
@@ -68,10 +68,10 @@ impl SprtWatcher {
         };
         Some(SprtWatcher {
             tails,
-            run: config.out.clone(),
-            run_id: config.run_id.clone(),
+            run: config.run.out.clone(),
+            run_id: config.run.run_id.clone(),
             member,
-            workers: config.worker.is_some(),
+            workers: config.run.worker.is_some(),
             tested: config.engines.first()?.name.clone(),
             pending: BTreeMap::new(),
             next_game: 1,
@@ -213,7 +213,7 @@ mod tests {
     fn config(run: &Path, shard: &str) -> TournamentConfig {
         let mut config = test_config(run, shard);
         config.sprt = Some("elo0=0 elo1=200".parse().unwrap());
-        config.run_id = Some("run-a".into());
+        config.run.run_id = Some("run-a".into());
         config
     }
 
@@ -315,7 +315,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let run = dir.path();
         let mut stale = config(run, "0/2");
-        stale.run_id = Some("old-run".into());
+        stale.run.run_id = Some("old-run".into());
         let mut watcher = SprtWatcher::for_config(&stale).unwrap();
         play_both_shards(run, 30);
         let old = watcher.look().unwrap().unwrap().clone();

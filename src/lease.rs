@@ -1,19 +1,24 @@
-//! Claims on a shared directory: who is doing a piece of work (building an engine, playing a
-//! game pair), safe on NFS, with no server and no agreement between hosts' clocks.
+//! Leases on a shared directory: who is doing a piece of work (building an engine, playing a
+//! unit of a run), safe on NFS, with no server and no agreement between hosts' clocks. (An
+//! engine's *claims* are something else: the mate scores and PVs it reports, `game::claims`.)
 //!
-//! A claim is a file created exclusively and whole (written to a temporary file, then
+//! A lease is a file created exclusively and whole (written to a temporary file, then
 //! hard-linked to its name: `link` fails when the name exists, atomically on NFS too, where
 //! `flock` is unreliable) holding its holder, `PID TOKEN` with the token `HOST-PID-RANDOM`
 //! ([`token`]). The holder touches it (its modification time) every heartbeat
-//! ([`Heartbeat`]). Another process judges it stale ([`ClaimWatch::is_stale`]) at once when
+//! ([`Heartbeat`]). Another process judges it stale ([`LeaseWatch::is_stale`]) at once when
 //! its holder is a process of the observer's own host that no longer exists, or when the
 //! file has not changed for the stale age **by the observer's own clock**: what is compared
 //! is whether the modification time moved, never its value against the observer's time, so a
 //! holder whose clock is minutes off is judged as fairly as any other. fishtest takes work
 //! back from workers whose heartbeats stop in the same way, with a server in the middle.
 //!
-//! Used by the build cache ([`crate::engine::build`]) and by workers claiming game pairs
-//! (`tournament --worker`). For users: `docs/guide/cluster.md` (Workers: elastic runs) and
+//! A stale lease is taken over by renaming it aside ([`retire_stale`]) and checking that what
+//! was renamed is the very lease judged stale: two takers that judged it stale at once
+//! cannot both end up holding the work.
+//!
+//! Used by the build cache ([`crate::engine::build`]) and by the workers of a run
+//! ([`crate::arena::leases`]). For users: `docs/guide/cluster.md` (Workers: elastic runs) and
 //! `docs/guide/source-engines.md` (the build cache).
 
 use std::fs::File;
@@ -22,21 +27,21 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant, SystemTime};
 
-/// A claim this process holds: the file it created, and the token written in it.
+/// A lease this process holds: the file it created, and the token written in it.
 #[derive(Debug)]
-pub struct Claim {
+pub struct Lease {
     path: PathBuf,
     file: File,
     token: String,
 }
 
-impl Claim {
-    /// Creates the claim `path` exclusively, writing `PID TOKEN` and then `extra` lines
-    /// (each `KEY VALUE`, e.g. the time it was taken); `None` when a claim already exists.
+impl Lease {
+    /// Creates the lease `path` exclusively, writing `PID TOKEN` and then `extra` lines
+    /// (each `KEY VALUE`, e.g. the time it was taken); `None` when a lease already exists.
     ///
     /// # Errors
     /// When the file cannot be created for another reason, or written.
-    pub fn try_create(path: &Path, extra: &[(&str, String)]) -> io::Result<Option<Claim>> {
+    pub fn try_create(path: &Path, extra: &[(&str, String)]) -> io::Result<Option<Lease>> {
         let token = token();
         let mut text = format!("{} {token}\n", std::process::id());
         if let Some(namespace) = pid_namespace() {
@@ -45,7 +50,7 @@ impl Claim {
         for (key, value) in extra {
             text.push_str(&format!("{key} {value}\n"));
         }
-        // Written whole beside it, then linked in place: a claim is never seen half written
+        // Written whole beside it, then linked in place: a lease is never seen half written
         // (its holder stopped or killed between creating and writing it).
         let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
         let mut whole = tempfile::NamedTempFile::new_in(dir.unwrap_or(Path::new(".")))?;
@@ -59,7 +64,7 @@ impl Claim {
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => return Ok(None),
             Err(e) => return Err(e),
         }
-        Ok(Some(Claim {
+        Ok(Some(Lease {
             path: path.to_path_buf(),
             file: whole.into_file(),
             token,
@@ -81,28 +86,53 @@ impl Claim {
         &self.file
     }
 
-    /// Whether the file at its path is still this claim (not taken over: removed, or
+    /// Whether the file at its path is still this lease (not taken over: removed, or
     /// replaced by another holder's).
     pub fn is_held(&self) -> bool {
         holder_of(&self.path).is_some_and(|holder| holder.token == self.token)
     }
 }
 
-/// Who a claim file names: its first line, `PID TOKEN`.
+/// Takes the stale lease at `path` out of the way: renames it to `expired` and checks that
+/// the file renamed is the one judged stale, whose text was `seen`. When another taker was
+/// quicker (what was renamed is its fresh lease), that lease is put back and `false` is
+/// returned; `false` too when the lease is gone already. After `true` the caller may create
+/// its own lease at `path` ([`Lease::try_create`], which another taker may still win).
+///
+/// # Errors
+/// When the lease cannot be renamed for another reason than being gone.
+pub fn retire_stale(path: &Path, seen: &str, expired: &Path) -> io::Result<bool> {
+    match std::fs::rename(path, expired) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(e),
+    }
+    let moved = std::fs::read_to_string(expired).unwrap_or_default();
+    if moved == seen {
+        return Ok(true);
+    }
+    // Another taker's lease, created after the stale one was judged: back in place (unless
+    // a later one is there already, which then holds the work).
+    let _ = std::fs::hard_link(expired, path);
+    let _ = std::fs::remove_file(expired);
+    Ok(false)
+}
+
+/// Who a lease file names: its first line, `PID TOKEN`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Holder {
     /// The holder's process id.
     pub pid: i32,
     /// Its token, `HOST-PID-RANDOM`.
     pub token: String,
-    /// Its PID namespace (`pidns` line), when the claim names one: a pid means a process only
+    /// Its PID namespace (`pidns` line), when the lease names one: a pid means a process only
     /// within it (containers sharing a host name do not share pids).
     pub pid_namespace: Option<String>,
 }
 
 impl Holder {
-    /// The holder named by `text` (a claim file's contents); `None` when its first line is not
-    /// `PID TOKEN` (a claim being written, truncated or garbage).
+    /// The holder named by `text` (a lease file's contents); `None` when its first line is not
+    /// `PID TOKEN` (a lease being written, truncated or garbage).
     pub fn parse(text: &str) -> Option<Holder> {
         let mut words = text.lines().next()?.split_whitespace();
         let pid = words.next()?.parse().ok()?;
@@ -126,7 +156,7 @@ impl Holder {
     }
 
     /// Whether the holder was a process of this host (and of this PID namespace, when the
-    /// claim names one) that no longer exists.
+    /// lease names one) that no longer exists.
     pub fn is_dead_here(&self) -> bool {
         let same_namespace = match &self.pid_namespace {
             Some(theirs) => pid_namespace().is_some_and(|ours| ours == *theirs),
@@ -136,7 +166,7 @@ impl Holder {
     }
 }
 
-/// The holder the claim file at `path` names; `None` when it is missing, unreadable or does
+/// The holder the lease file at `path` names; `None` when it is missing, unreadable or does
 /// not name one.
 pub fn holder_of(path: &Path) -> Option<Holder> {
     Holder::parse(&std::fs::read_to_string(path).ok()?)
@@ -192,11 +222,11 @@ pub fn process_exists(pid: i32) -> bool {
     rc == 0 || io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
 }
 
-/// Touches claim files every `every` until `done`: the heartbeat others judge them by.
+/// Touches lease files every `every` until `done`: the heartbeat others judge them by.
 pub struct Heartbeat;
 
 impl Heartbeat {
-    /// Calls `beat` (touching the claims held) every `every` until `done` is set, polling
+    /// Calls `beat` (touching the leases held) every `every` until `done` is set, polling
     /// `done` every 50 ms at most.
     pub fn run(every: Duration, done: &AtomicBool, mut beat: impl FnMut()) {
         let mut last = Instant::now();
@@ -210,30 +240,30 @@ impl Heartbeat {
     }
 }
 
-/// Sets `file`'s modification time to now (a heartbeat); a failure is ignored: the claim
+/// Sets `file`'s modification time to now (a heartbeat); a failure is ignored: the lease
 /// then looks stale to others, who take it over.
 pub fn touch(file: &File) {
     let _ = file.set_modified(SystemTime::now());
 }
 
-/// What an observer saw of one claim file: its modification time, and since when (by the
+/// What an observer saw of one lease file: its modification time, and since when (by the
 /// observer's clock) it has not changed.
 #[derive(Debug)]
-pub struct ClaimWatch {
+pub struct LeaseWatch {
     stale_after: Duration,
     seen: Option<(Option<SystemTime>, Instant)>,
 }
 
-impl ClaimWatch {
-    /// A watch that judges a claim stale once it has not changed for `stale_after`.
-    pub fn new(stale_after: Duration) -> ClaimWatch {
-        ClaimWatch {
+impl LeaseWatch {
+    /// A watch that judges a lease stale once it has not changed for `stale_after`.
+    pub fn new(stale_after: Duration) -> LeaseWatch {
+        LeaseWatch {
             stale_after,
             seen: None,
         }
     }
 
-    /// Whether the claim at `path`, naming `holder` (`None` when it names none: truncated or
+    /// Whether the lease at `path`, naming `holder` (`None` when it names none: truncated or
     /// garbage), was left by a holder that died: a process of this host that no longer
     /// exists, or a file unchanged for the stale age since this watch first looked.
     pub fn is_stale(&mut self, path: &Path, holder: Option<&Holder>) -> bool {
@@ -250,7 +280,7 @@ impl ClaimWatch {
         }
     }
 
-    /// How long the claim has looked unchanged to this watch.
+    /// How long the lease has looked unchanged to this watch.
     pub fn unchanged_for(&self) -> Duration {
         self.seen
             .map_or(Duration::ZERO, |(_, since)| since.elapsed())
@@ -262,20 +292,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_claim_is_exclusive_and_names_its_holder() {
+    fn a_lease_is_exclusive_and_names_its_holder() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("claim");
-        let claim = Claim::try_create(&path, &[("taken", "now".into())])
+        let lease = Lease::try_create(&path, &[("taken", "now".into())])
             .unwrap()
             .unwrap();
-        assert!(Claim::try_create(&path, &[]).unwrap().is_none());
+        assert!(Lease::try_create(&path, &[]).unwrap().is_none());
         let holder = holder_of(&path).unwrap();
         assert_eq!(holder.pid, std::process::id() as i32);
-        assert_eq!(holder.token, claim.token());
+        assert_eq!(holder.token, lease.token());
         assert_eq!(holder.host(), host_name());
-        assert!(claim.is_held() && !holder.is_dead_here());
+        assert!(lease.is_held() && !holder.is_dead_here());
         std::fs::remove_file(&path).unwrap();
-        assert!(!claim.is_held());
+        assert!(!lease.is_held());
     }
 
     #[test]
@@ -286,7 +316,7 @@ mod tests {
         let holder = Holder::parse("12 node17-12-0000abcd\ntaken x\n").unwrap();
         assert_eq!((holder.pid, holder.host()), (12, "node17"));
         assert_eq!(Holder::parse("1 a-b-c-1-ff").unwrap().host(), "a-b-c");
-        // A claim from another PID namespace of this host is never judged by its pid.
+        // A lease from another PID namespace of this host is never judged by its pid.
         let other = Holder::parse(&format!(
             "999999999 {}-999999999-00\npidns pid:[1]\n",
             host_name()
@@ -302,17 +332,17 @@ mod tests {
     }
 
     #[test]
-    fn an_untouched_claim_goes_stale_by_the_watchers_clock_and_a_touched_one_does_not() {
+    fn an_untouched_lease_goes_stale_by_the_watchers_clock_and_a_touched_one_does_not() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("claim");
-        let claim = Claim::try_create(&path, &[]).unwrap().unwrap();
+        let lease = Lease::try_create(&path, &[]).unwrap().unwrap();
         let holder = holder_of(&path);
-        let mut watch = ClaimWatch::new(Duration::from_millis(300));
+        let mut watch = LeaseWatch::new(Duration::from_millis(300));
         assert!(!watch.is_stale(&path, holder.as_ref()));
         // A holder whose clock is an hour behind still beats: the time moves.
         for _ in 0..4 {
             std::thread::sleep(Duration::from_millis(120));
-            let _ = claim.file().set_modified(
+            let _ = lease.file().set_modified(
                 SystemTime::now() - Duration::from_secs(3600) + watch.unchanged_for(),
             );
             assert!(!watch.is_stale(&path, holder.as_ref()));
@@ -322,7 +352,7 @@ mod tests {
     }
 
     #[test]
-    fn a_claim_of_a_dead_process_of_this_host_is_stale_at_once() {
+    fn a_lease_of_a_dead_process_of_this_host_is_stale_at_once() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("claim");
         let mut child = std::process::Command::new("true").spawn().unwrap();
@@ -330,6 +360,6 @@ mod tests {
         child.wait().unwrap();
         std::fs::write(&path, format!("{dead} {}-{dead}-00000000\n", host_name())).unwrap();
         let holder = holder_of(&path);
-        assert!(ClaimWatch::new(Duration::from_secs(3600)).is_stale(&path, holder.as_ref()));
+        assert!(LeaseWatch::new(Duration::from_secs(3600)).is_stale(&path, holder.as_ref()));
     }
 }

@@ -5,14 +5,14 @@ use crate::stats::{Outcome, SequentialTest, SprtDecision, Verdict};
 use std::collections::HashMap;
 
 /// Wins per engine and the SPRT as games finish.
-pub(super) struct RunTally {
+pub(crate) struct RunTally {
     wins: HashMap<usize, u64>,
     sprt: Option<SequentialTest<u64>>,
 }
 
 impl RunTally {
     /// No game yet; `sprt` the run's test, if any.
-    pub(super) fn new(sprt: Option<SequentialTest<u64>>) -> RunTally {
+    pub(crate) fn new(sprt: Option<SequentialTest<u64>>) -> RunTally {
         RunTally {
             wins: HashMap::new(),
             sprt,
@@ -21,7 +21,7 @@ impl RunTally {
 
     /// Counts a game of `pair` won by engine `winner`, engine `white` playing White; the
     /// SPRT's verdict when this game decides it.
-    pub(super) fn add(&mut self, pair: u64, white: usize, winner: usize) -> Option<Verdict> {
+    pub(crate) fn add(&mut self, pair: u64, white: usize, winner: usize) -> Option<Verdict> {
         *self.wins.entry(winner).or_default() += 1;
         let outcome = Outcome {
             white: white == 0,
@@ -31,7 +31,7 @@ impl RunTally {
     }
 
     /// Whether the SPRT has a verdict.
-    pub(super) fn decided(&self) -> bool {
+    pub(crate) fn decided(&self) -> bool {
         self.sprt
             .as_ref()
             .is_some_and(|test| test.verdict().is_some())
@@ -39,7 +39,7 @@ impl RunTally {
 
     /// The progress line's message: `a 3, b 1`, then with an SPRT `LLR 1.23 (-2.94, 2.94)`
     /// and its verdict once reached, with the Elo after the stop (median-unbiased, 95%).
-    pub(super) fn score_line(&self, names: &[String]) -> String {
+    pub(crate) fn score_line(&self, names: &[String]) -> String {
         let score = names
             .iter()
             .enumerate()
