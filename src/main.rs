@@ -98,9 +98,20 @@ enum Command {
     /// rules' exact prover, as --check-claims and --adjudicate use it.
     #[command(after_long_help = cli::examples::PROVE)]
     Prove(cli::prove::ProveArgs),
-    /// Generate an opening book (random balanced positions), or check one.
+    /// Generate an opening book (random balanced positions), or check one (with --runs: what
+    /// its openings did in games).
     #[command(after_long_help = cli::examples::OPENINGS)]
     Openings(cli::openings::OpeningsArgs),
+    /// What an SPRT costs before it starts: per true Elo, the probability that it passes and
+    /// the games it takes (mean, and 95th percentile from simulated SPRTs), for a book's pair
+    /// profile.
+    ///
+    /// The probability and the mean are fishtest's SPRT calculator's (the LLR as a Brownian
+    /// motion); the percentile comes from SPRTs simulated over game pairs with bt-arena's own
+    /// test. The book enters as its share of 1-1 game pairs (--one-one) or its RMS bias
+    /// measured from runs (--runs).
+    #[command(after_long_help = cli::examples::SPRT)]
+    Sprt(cli::sprt::SprtArgs),
     /// Run engines' bench (OpenBench's `ENGINE bench`): the signature (a node count) and this
     /// machine's speed, for engines given by path or built from a git revision.
     ///
@@ -157,6 +168,7 @@ fn main() -> ExitCode {
         Command::Merge(args) => cli::merge::run(&args),
         Command::Report(args) => cli::report::run(&args),
         Command::Openings(args) => cli::openings::run(&args),
+        Command::Sprt(args) => cli::sprt::run(&args),
         Command::Prove(args) => cli::prove::run(&args),
         Command::Bench(args) => cli::bench::run(&args),
         Command::Generate(args) => cli::generate::run(&args, Cli::command()),
@@ -189,7 +201,9 @@ impl Command {
     fn may_die_of_a_closed_stdout(&self) -> bool {
         match self {
             Command::Perft(args) => !args.checks_a_suite(),
-            Command::Openings(_) | Command::Generate(_) | Command::Prove(_) => true,
+            Command::Openings(_) | Command::Generate(_) | Command::Prove(_) | Command::Sprt(_) => {
+                true
+            }
             Command::PerftCheck(_)
             | Command::CheckEngine(_)
             | Command::Tournament(_)

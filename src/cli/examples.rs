@@ -123,7 +123,20 @@ Examples:
   A book of 500 balanced positions 4 plies deep, then its statistics:
     bt-arena openings generate --rules classic --plies 4 --count 500 \\
       --seed 1 --out book.epd
-    bt-arena openings check --rules classic book.epd";
+    bt-arena openings check --rules classic book.epd
+
+  What the shipped book's openings did in two runs, and which to prune:
+    bt-arena openings check openings/capture-only.epd --runs results/a results/b";
+
+/// `bt-arena sprt --help`.
+pub const SPRT: &str = "\
+Examples:
+  The cost of [0, 5] on an unbiased book, at seven true Elos:
+    bt-arena sprt elo0=0,elo1=5
+
+  Normalized bounds, on a book measured from a run, at chosen Elos, as JSON:
+    bt-arena sprt elo0=0,elo1=2,model=normalized --runs results/a \\
+      --elo -1,0,1,2,3 --json";
 
 /// `bt-arena generate --help`.
 pub const GENERATE: &str = "\

@@ -50,6 +50,7 @@ pub mod prove;
 pub mod report;
 pub mod session;
 pub mod signals;
+pub mod sprt;
 pub mod tournament;
 pub mod tune;
 

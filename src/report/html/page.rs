@@ -2,11 +2,11 @@
 //! (`report.html.tmpl`) from a [`Report`].
 
 use super::svg::{self, LineChart, PALETTE, RatingBar, RefLine};
-use super::{MAX_OPENING_ROWS, MAX_VIEWER_GAMES, REFRESH_SECONDS, Report};
+use super::{MAX_VIEWER_GAMES, REFRESH_SECONDS, Report};
 use crate::records::moves::CommentDetail;
 use crate::records::{self, GameRecord, Termination, pgn, plural};
 use crate::report::crosstable::Crosstable;
-use crate::report::series::{OpeningResult, PairSeries, Series, SprtLines, UnreadableMoveInfo};
+use crate::report::series::{PairSeries, Series, SprtLines, UnreadableMoveInfo};
 use crate::report::{PairSummary, Summary};
 use crate::rules::Position;
 use crate::stats::{Bound, Pentanomial, SprtDecision};
@@ -47,8 +47,7 @@ pub(super) struct Page {
     claim_rows: Vec<ClaimTableRow>,
     claim_findings: Vec<crate::report::claims::ClaimRow>,
     move_info_note: Option<String>,
-    openings_note: String,
-    openings: Vec<OpeningRow>,
+    openings: super::openings::Section,
     viewer_json: String,
     viewer_note: String,
     meta: Vec<(String, String)>,
@@ -166,16 +165,6 @@ struct LatencyRow {
     max: i64,
 }
 
-#[derive(Serialize)]
-struct OpeningRow {
-    id: u64,
-    opening: String,
-    games: u64,
-    white: String,
-    pairs: u64,
-    same_colour: u64,
-}
-
 /// One game of the viewer.
 #[derive(Serialize)]
 struct ViewerGame {
@@ -246,14 +235,7 @@ pub(super) fn page(report: &Report<'_>) -> Page {
         claim_rows: claim_rows(summary),
         claim_findings: summary.claim_findings.clone(),
         move_info_note: move_info_note(&report.series.unreadable_move_info),
-        openings_note: openings_note(&report.series.openings),
-        openings: report
-            .series
-            .openings
-            .iter()
-            .take(MAX_OPENING_ROWS)
-            .map(opening_row)
-            .collect(),
+        openings: super::openings::section(&summary.openings),
         viewer_json: viewer_json(report.games),
         viewer_note: viewer_note(report),
         // Texts that hold names (a command line, the config) show their direction marks.
@@ -456,6 +438,12 @@ fn pair_lines(pair: &PairSummary) -> Vec<String> {
     ];
     if let Some(status) = pair.sprt {
         lines.push(status.report.to_string());
+        lines.extend(
+            status
+                .after_stop
+                .as_ref()
+                .map(crate::report::text::after_stop_text),
+        );
     }
     lines
 }
@@ -627,32 +615,6 @@ pub(super) fn move_info_note(unreadable: &UnreadableMoveInfo) -> Option<String> 
             unreadable.first.as_deref().unwrap_or("?")
         )
     })
-}
-
-fn openings_note(openings: &[OpeningResult]) -> String {
-    let one_sided = openings
-        .iter()
-        .filter(|o| o.pairs > 0 && o.same_colour_pairs == o.pairs)
-        .count();
-    format!(
-        "{} openings played; {one_sided} where every game pair was won by the same colour in \
-         both games (the opening, not the engines, decided).",
-        openings.len()
-    )
-}
-
-fn opening_row(opening: &OpeningResult) -> OpeningRow {
-    OpeningRow {
-        id: opening.opening_id,
-        opening: opening.opening.clone(),
-        games: opening.games,
-        white: format!(
-            "{:.0}%",
-            100.0 * opening.white_wins as f64 / opening.games.max(1) as f64
-        ),
-        pairs: opening.pairs,
-        same_colour: opening.same_colour_pairs,
-    }
 }
 
 /// How many games the viewer holds, of how many.
