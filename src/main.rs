@@ -72,6 +72,15 @@ enum Command {
     /// and, at --concurrency 1, repeatable.
     #[command(after_long_help = cli::examples::TUNE)]
     Tune(cli::tune::TuneArgs),
+    /// Choose the best of several candidates against a base in a fraction of the games of a
+    /// round-robin, with the error rates stated: Paulson's sequential elimination over game
+    /// pairs against the base, then the chosen one's SPRT against it.
+    ///
+    /// Give the base and each candidate with --engine (name= each), and the base with --base.
+    /// Exit 0 when the chosen candidate beats the base, 1 when none does, 2 when --budget or
+    /// --max-time ran out first. See docs/guide/select.md.
+    #[command(after_long_help = cli::examples::SELECT)]
+    Select(Box<cli::select::SelectArgs>),
     /// Generate self-play positions for training evaluations: games in a compact file,
     /// positions as 24-byte binary records and text lines, filtered and labelled by proof.
     ///
@@ -163,6 +172,7 @@ fn main() -> ExitCode {
         Command::CheckEngine(args) => cli::check_engine::run(&args),
         Command::Tournament(args) => cli::tournament::run(&args, &matches),
         Command::Tune(args) => cli::tune::run(&args, &matches),
+        Command::Select(args) => cli::select::run(&args, &matches),
         Command::Datagen(args) => cli::datagen::run(&args, &matches),
         Command::Elo(args) => cli::elo::run(&args),
         Command::Merge(args) => cli::merge::run(&args),
@@ -208,6 +218,7 @@ impl Command {
             | Command::CheckEngine(_)
             | Command::Tournament(_)
             | Command::Tune(_)
+            | Command::Select(_)
             | Command::Datagen(_)
             | Command::Merge(_)
             | Command::Elo(_)

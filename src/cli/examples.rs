@@ -106,6 +106,26 @@ Examples:
       --iterations 2000 --concurrency 2 --out results/tune
     bt-arena tune --resume results/tune";
 
+/// `bt-arena select --help`.
+pub const SELECT: &str = "\
+Examples:
+  The best of three settings of an option, against the current one, 5 Elo
+  apart or more (exit 0: the chosen one beats the base, 1: none does):
+    bt-arena select --engine cmd=./engine name=base \\
+      --engine cmd=./engine name=x10 option.X=10 \\
+      --engine cmd=./engine name=x20 option.X=20 \\
+      --engine cmd=./engine name=x30 option.X=30 \\
+      --base base --each nodes=2000 --indifference 5 --confidence 0.95 \\
+      --concurrency 2 --out results/x
+
+  At most 20000 games (exit 2 with who leads when they run out):
+    bt-arena select ... --budget 20000
+
+  Continue it after an interruption, or rebuild its report from the directory:
+    bt-arena select --resume results/x
+    bt-arena elo results/x
+    bt-arena report results/x";
+
 /// `bt-arena datagen --help`.
 pub const DATAGEN: &str = "\
 Examples:

@@ -48,6 +48,7 @@ pub mod perft_check;
 pub mod progress;
 pub mod prove;
 pub mod report;
+pub mod select;
 pub mod session;
 pub mod signals;
 pub mod sprt;
