@@ -523,3 +523,197 @@ pub fn first_crossing(sprt: &Sprt, points: &[u8]) -> Option<BaseVerdict> {
         decided(sprt, counts)
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rule(candidates: usize, budget: Option<u64>) -> Rule {
+        Rule {
+            candidates,
+            indifference: 50.0,
+            confidence: 0.9,
+            budget,
+        }
+    }
+
+    /// Feeds `rounds` rounds, candidate `c`'s points in round `r` being `points(c, r)`, and
+    /// returns every event with its round.
+    fn play(
+        procedure: &mut Procedure,
+        rounds: u64,
+        points: impl Fn(usize, u64) -> u8,
+    ) -> Vec<(u64, Event)> {
+        let mut events = Vec::new();
+        for r in 1..=rounds {
+            let players = procedure.players();
+            if players.is_empty() {
+                break;
+            }
+            let taken: Vec<u8> = players.iter().map(|&c| points(c, r)).collect();
+            let round = procedure.round(&players, &taken).unwrap();
+            events.extend(round.into_iter().map(|e| (r, e)));
+        }
+        events
+    }
+
+    #[test]
+    fn the_bound_is_kim_and_nelsons_triangle() {
+        let mut procedure = Procedure::new(rule(2, None)).unwrap();
+        let first = [2u8, 1, 1, 2, 0, 1, 2, 1, 1, 1];
+        let second = [1u8, 1, 0, 1, 1, 2, 0, 1, 0, 1];
+        assert!(play(&mut procedure, 10, |c, r| [first, second][c][r as usize - 1]).is_empty());
+        // The differences second − first, their sample variance, by hand.
+        let d: Vec<f64> = first
+            .iter()
+            .zip(&second)
+            .map(|(&a, &b)| f64::from(b) - f64::from(a))
+            .collect();
+        let mean = d.iter().sum::<f64>() / 10.0;
+        let variance = d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / 9.0;
+        assert!((procedure.variance(0, 1) - variance).abs() < 1e-12);
+        assert!((variance - 14.0 / 15.0).abs() < 1e-15);
+        // The zone at the higher score (12 points of 20: 0.6).
+        let elo = crate::stats::elo_from_score(0.6);
+        let zone = 2.0 * (logistic_score(elo) - logistic_score(elo - 50.0));
+        assert!((procedure.zone(0, 1) - zone).abs() < 1e-15);
+        let h2 = 2.0 * (1.0f64 / (2.0 * 0.1)).ln();
+        let bound = h2 * variance / (2.0 * zone) - zone / 2.0 * 10.0;
+        assert!((procedure.bound(0, 1) - bound).abs() < 1e-9);
+        assert!((procedure.bound(1, 0) - bound).abs() < 1e-9, "symmetric");
+    }
+
+    #[test]
+    fn a_candidate_ahead_every_round_eliminates_the_others_after_the_first_stage() {
+        let mut procedure = Procedure::new(rule(3, None)).unwrap();
+        let events = play(&mut procedure, 100, |c, _| [2, 1, 0][c]);
+        // Pairs all won: each moves the LLR a bounded step (the regularized sample).
+        let test = procedure.base_test();
+        let verdict = first_crossing(test, &[2; 100]).expect("100 pairs won twice decide");
+        assert_eq!((verdict.decision, verdict.pairs), (SprtDecision::AcceptH1, 25));
+        let out = |candidate, lead| Event::Eliminated {
+            candidate,
+            how: Elimination {
+                round: 16,
+                by: 0,
+                lead,
+                bound: 0.0,
+            },
+        };
+        let chosen = Event::Chosen {
+            candidate: 0,
+            round: 16,
+        };
+        let decided = Event::BaseDecided {
+            candidate: 0,
+            verdict,
+        };
+        let ended = Event::Ended(Ending::Decided {
+            chosen: 0,
+            beats_base: true,
+        });
+        assert_eq!(
+            events,
+            [
+                (16, out(1, 16)),
+                (16, out(2, 32)),
+                (16, chosen),
+                (25, decided),
+                (25, ended)
+            ]
+        );
+        // 16 rounds of three pairs, then 9 of the chosen one's alone.
+        assert_eq!((procedure.rounds(), procedure.games()), (25, 16 * 6 + 9 * 2));
+        assert!(procedure.players().is_empty());
+        assert_eq!(procedure.round(&[], &[]), Err(RoundError::Ended));
+    }
+
+    #[test]
+    fn a_test_that_crossed_before_the_choice_stands_and_ends_the_selection_with_it() {
+        let mut procedure = Procedure::new(rule(2, None)).unwrap();
+        // Candidate 0 splits every pair with the base; candidate 1 loses every pair.
+        let events = play(&mut procedure, 1000, |c, _| [1, 0][c]);
+        let split = first_crossing(procedure.base_test(), &[1; 1000]).unwrap();
+        assert_eq!(split.decision, SprtDecision::AcceptH0);
+        // Its test crossed before it was chosen: the selection ends when it is.
+        assert_eq!(split.pairs, 15);
+        assert_eq!(procedure.chosen(), Some((0, 16)));
+        assert_eq!(
+            procedure.ending(),
+            Some((
+                Ending::Decided {
+                    chosen: 0,
+                    beats_base: false
+                },
+                16
+            ))
+        );
+        assert_eq!(procedure.games(), 16 * 4);
+        assert_eq!(procedure.verdict(), Some(&split));
+        assert_eq!(events.last().unwrap().0, 16);
+    }
+
+    #[test]
+    fn equal_candidates_end_at_the_first_stage_the_first_given_kept() {
+        let mut procedure = Procedure::new(rule(2, None)).unwrap();
+        // The same points every round: no difference, no variance, the region closed.
+        play(&mut procedure, 16, |_, r| (r % 3) as u8);
+        let standings = procedure.standings();
+        assert_eq!(standings[0].eliminated, None);
+        assert_eq!(
+            standings[1].eliminated,
+            Some(Elimination {
+                round: 16,
+                by: 0,
+                lead: 0,
+                bound: 0.0
+            })
+        );
+        assert_eq!(procedure.chosen(), Some((0, 16)));
+    }
+
+    #[test]
+    fn no_round_starts_past_the_budget() {
+        // Three rounds of two pairs: 12 games; a fourth would make 16.
+        let mut procedure = Procedure::new(rule(2, Some(15))).unwrap();
+        let events = play(&mut procedure, 10, |_, _| 1);
+        assert_eq!(events, [(3, Event::Ended(Ending::Budget))]);
+        assert_eq!((procedure.rounds(), procedure.games()), (3, 12));
+        assert_eq!(procedure.chosen(), None);
+        assert_eq!(procedure.leader(), 0);
+    }
+
+    #[test]
+    fn a_round_of_other_players_or_points_is_refused() {
+        let mut procedure = Procedure::new(rule(3, None)).unwrap();
+        assert_eq!(
+            procedure.round(&[0, 1], &[1, 1]),
+            Err(RoundError::NotThePlayers {
+                players: vec![0, 1, 2],
+                given: vec![0, 1]
+            })
+        );
+        assert_eq!(
+            procedure.round(&[0, 1, 2], &[1, 3, 1]),
+            Err(RoundError::BadPoints(3))
+        );
+        assert_eq!(procedure.rounds(), 0);
+    }
+
+    #[test]
+    fn the_rule_states_its_errors_without_rounding_noise() {
+        let rule = rule(4, None);
+        assert_eq!(rule.error(), 0.1);
+        let test = rule.base_test().unwrap();
+        assert_eq!((test.elo0(), test.elo1(), test.beta()), (0.0, 50.0, 0.1));
+        assert!((test.alpha() - 0.025).abs() < 1e-15);
+        assert!((rule.h2() - 2.0 * 15f64.ln()).abs() < 1e-12);
+        // A confidence so low that the leader after the first stage meets it.
+        let low = Rule {
+            confidence: 0.3,
+            candidates: 2,
+            ..rule
+        };
+        assert_eq!(low.h2(), 0.0);
+    }
+}
