@@ -24,21 +24,12 @@ pub fn html(report: &SelectReport, live: bool) -> Result<String, minijinja::Erro
         .candidates
         .iter()
         .map(|c| {
-            let elo = match c.elo.bound {
-                true => format!("{:+.1} (bound)", c.elo.elo),
-                false => format!("{:+.1} ± {:.1}", c.elo.elo, c.elo.error95),
-            };
+            let elo = c.elo_text();
             let test = match &c.base_test {
                 Some(test) => format!("{} after {} pairs", test.decision, test.pairs),
                 None => "no decision".to_string(),
             };
-            let status = match &c.eliminated {
-                Some(left) => format!(
-                    "eliminated after round {} by {} (lead {} > bound {:.1})",
-                    left.round, left.by, left.lead, left.bound
-                ),
-                None => c.status.to_string(),
-            };
+            let status = c.status_text();
             minijinja::context! {
                 name => c.name.clone(),
                 pairs => c.pairs,

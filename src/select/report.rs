@@ -87,6 +87,17 @@ pub fn decision_words(decision: SprtDecision) -> &'static str {
     }
 }
 
+/// Why a candidate left, in words: `lead 21 pair points > bound 20.9`, or, for a tie once
+/// the triangular region has closed, `tied once the region closed: the first given stays`.
+pub fn why_left(lead: i64, bound: f64) -> String {
+    match (lead, bound) {
+        (0, bound) if bound <= 0.0 => {
+            "tied once the region closed: the first given stays".to_string()
+        }
+        _ => format!("lead {lead} pair points > bound {bound:.1}"),
+    }
+}
+
 /// How a candidate left, by name.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Left {
@@ -117,6 +128,29 @@ pub struct CandidateReport {
     pub eliminated: Option<Left>,
     /// Its test against the base over its pairs: the first crossing, if any.
     pub base_test: Option<TestResult>,
+}
+
+impl CandidateReport {
+    /// Its Elo in words: `+12.3 ± 4.5`, or `+300.0 (bound)` when every pair went one way.
+    pub fn elo_text(&self) -> String {
+        match self.elo.bound {
+            true => format!("{:+.1} (bound)", self.elo.elo),
+            false => format!("{:+.1} ± {:.1}", self.elo.elo, self.elo.error95),
+        }
+    }
+
+    /// Its status in words: `chosen`, `in`, or when and why it was eliminated.
+    pub fn status_text(&self) -> String {
+        match &self.eliminated {
+            Some(left) => format!(
+                "eliminated after round {} by {} ({})",
+                left.round,
+                left.by,
+                why_left(left.lead, left.bound)
+            ),
+            None => self.status.to_string(),
+        }
+    }
 }
 
 /// A test against the base, decided.
@@ -432,17 +466,7 @@ impl fmt::Display for SelectReport {
             "candidate", "pairs", "Elo vs base", "LL", "1-1", "WW"
         )?;
         for c in &self.candidates {
-            let elo = match c.elo.bound {
-                true => format!("{:+.1} (bound)", c.elo.elo),
-                false => format!("{:+.1} ± {:.1}", c.elo.elo, c.elo.error95),
-            };
-            let status = match &c.eliminated {
-                Some(left) => format!(
-                    "eliminated after round {} by {} (lead {} > bound {:.1})",
-                    left.round, left.by, left.lead, left.bound
-                ),
-                None => c.status.to_string(),
-            };
+            let (elo, status) = (c.elo_text(), c.status_text());
             writeln!(
                 f,
                 "{:<width$} {:>6} {:>16} {:>6} {:>6} {:>6}  {status}",

@@ -97,11 +97,10 @@ impl<'a> Rounds<'a> {
         let test = procedure.base_test();
         match event {
             Event::Eliminated { candidate, how } => format!(
-                "Round {round}: {} eliminated by {} (lead {} pair points > bound {:.1})",
+                "Round {round}: {} eliminated by {} ({})",
                 name(*candidate),
                 name(how.by),
-                how.lead,
-                how.bound
+                super::report::why_left(how.lead, how.bound)
             ),
             Event::Chosen { candidate, .. } => format!(
                 "Round {round}: {} chosen, the last candidate in; it plays on against {} \

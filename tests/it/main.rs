@@ -48,6 +48,7 @@ mod shard;
 mod slurm;
 mod source_engines;
 mod sprt;
+mod select;
 mod sprt_calculator;
 mod tournament;
 mod toy_kind;
