@@ -116,6 +116,7 @@ fn every_help_matches_its_snapshot_and_h_is_the_short_one() {
             "check-engine",
             "tournament",
             "tune",
+            "select",
             "datagen",
             "merge",
             "elo",
