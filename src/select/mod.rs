@@ -1,5 +1,5 @@
 //! `bt-arena select`: which of several candidates is best, and does it beat the base, in a
-//! fraction of the games of a round-robin, with the error rates stated (docs/guide/select.md).
+//! fraction of the games of a round-robin, with the error rates stated (`docs/guide/select.md`).
 //! A kind of run on the one session ([`crate::session`]): a config, a schedule and a report.
 //!
 //! * [`config`]: the settings, saved as select.json;
