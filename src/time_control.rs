@@ -62,6 +62,66 @@ pub const CODINGAME_TURN_MS: u64 = 100;
 /// The word of `tc=` that names CodinGame's clock.
 const CODINGAME_TC: &str = "codingame";
 
+/// Why a time given to `tc=`, `st=` or a timeout is refused: the text and what is wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClockError {
+    /// The whole value given (`tc=`'s).
+    pub text: String,
+    /// What is wrong.
+    pub problem: ClockProblem,
+}
+
+/// What is wrong with a time ([`ClockError`]); each names the part at fault.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ClockProblem {
+    /// Not a number of seconds.
+    NotSeconds(String),
+    /// Negative, or beyond a billion seconds.
+    OutOfRange(String),
+    /// `M:SS` minutes that are not a whole number.
+    NotMinutes(String),
+    /// `M:SS` seconds of 60 or more.
+    SecondsOver60(String),
+    /// A time beyond a billion seconds.
+    TooLong(String),
+    /// `MOVES/` that is not a positive whole number.
+    NotMoves(String),
+    /// A base of 0: the first move would have no time.
+    ZeroBase,
+    /// `codingame:` not followed by two positive whole numbers of ms.
+    CodinGame,
+}
+
+impl fmt::Display for ClockProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ClockProblem::NotSeconds(v) => write!(f, "'{v}' is not a number of seconds"),
+            ClockProblem::OutOfRange(v) => {
+                write!(f, "'{v}' is not a non-negative number of seconds")
+            }
+            ClockProblem::NotMinutes(v) => {
+                write!(f, "'{v}' is not a whole number of minutes (in M:SS)")
+            }
+            ClockProblem::SecondsOver60(v) => write!(f, "'{v}' is not below 60 seconds (in M:SS)"),
+            ClockProblem::TooLong(v) => write!(f, "'{v}' is too long a time"),
+            ClockProblem::NotMoves(v) => write!(f, "'{v}' is not a positive whole number of moves"),
+            ClockProblem::ZeroBase => f.write_str("the base time must be more than 0 ms"),
+            ClockProblem::CodinGame => f.write_str(
+                "expected codingame or codingame:FIRST,TURN, the limits of the first and of \
+                 each later turn in whole ms (codingame:1000,100 is CodinGame's)",
+            ),
+        }
+    }
+}
+
+impl fmt::Display for ClockError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "bad tc '{}': {}", self.text, self.problem)
+    }
+}
+
+impl std::error::Error for ClockError {}
+
 impl TimeControl {
     /// Parses `[MOVES/]BASE[+INC]`, times in seconds (decimals allowed): `10+0.1`, `8`, or
     /// cutechess's `40/60+0.6` (60 s for every 40 moves, 0.6 s added after each move). BASE
@@ -69,9 +129,13 @@ impl TimeControl {
     /// is `10+0.1`, `1:30` is `90`.
     ///
     /// # Errors
-    /// A message naming the bad value, or a base of 0 (the first move would have no time).
-    pub fn parse_clock(text: &str) -> Result<TimeControl, String> {
-        let bad = |e: String| format!("bad tc '{text}': {e}");
+    /// [`ClockError`] naming the bad value, or a base of 0 (the first move would have no
+    /// time).
+    pub fn parse_clock(text: &str) -> Result<TimeControl, ClockError> {
+        let bad = |problem| ClockError {
+            text: text.to_string(),
+            problem,
+        };
         let (moves, clock) = match text.split_once('/') {
             Some((moves, clock)) => (Some(parse_moves(moves).map_err(bad)?), clock),
             None => (None, text),
@@ -80,7 +144,7 @@ impl TimeControl {
         let base_ms = base_to_ms(base).map_err(bad)?;
         if base_ms == 0 {
             // The increment comes after a move (cutechess): the first move has the base alone.
-            return Err(bad("the base time must be more than 0 ms".to_string()));
+            return Err(bad(ClockProblem::ZeroBase));
         }
         Ok(TimeControl::Clock {
             base_ms,
@@ -104,18 +168,15 @@ impl TimeControl {
     /// that does not start with `codingame` (a clock, for [`parse_clock`](Self::parse_clock)).
     ///
     /// # Errors
-    /// A message naming the value: not two positive whole numbers of ms after the colon.
-    pub fn parse_codingame(text: &str) -> Option<Result<TimeControl, String>> {
+    /// [`ClockProblem::CodinGame`]: not two positive whole numbers of ms after the colon.
+    pub fn parse_codingame(text: &str) -> Option<Result<TimeControl, ClockError>> {
         let rest = text.strip_prefix(CODINGAME_TC)?;
         if rest.is_empty() {
             return Some(Ok(TimeControl::codingame()));
         }
-        let bad = || {
-            format!(
-                "bad tc '{text}': expected codingame or codingame:FIRST,TURN, the limits of \
-                 the first and of each later turn in whole ms (codingame:1000,100 is \
-                 CodinGame's)"
-            )
+        let bad = || ClockError {
+            text: text.to_string(),
+            problem: ClockProblem::CodinGame,
         };
         let limits = rest.strip_prefix(':').and_then(|ms| ms.split_once(','));
         let ms = |text: &str| text.trim().parse::<u64>().ok().filter(|&ms| ms > 0);
@@ -238,12 +299,12 @@ impl fmt::Display for Seconds {
 }
 
 /// Seconds (a non-negative decimal) to milliseconds, rounded to the nearest.
-pub(crate) fn seconds_to_ms(text: &str) -> Result<u64, String> {
+pub(crate) fn seconds_to_ms(text: &str) -> Result<u64, ClockProblem> {
     let seconds: f64 = text
         .trim()
         .parse()
-        .map_err(|_| format!("'{text}' is not a number of seconds"))?;
-    let negative = || format!("'{text}' is not a non-negative number of seconds");
+        .map_err(|_| ClockProblem::NotSeconds(text.to_string()))?;
+    let negative = || ClockProblem::OutOfRange(text.to_string());
     if !(0.0..=1e9).contains(&seconds) {
         return Err(negative());
     }
@@ -252,30 +313,30 @@ pub(crate) fn seconds_to_ms(text: &str) -> Result<u64, String> {
 }
 
 /// A clock's base: seconds, or `M:SS` minutes and seconds (`1:30`, `0:10.5`).
-fn base_to_ms(text: &str) -> Result<u64, String> {
+fn base_to_ms(text: &str) -> Result<u64, ClockProblem> {
     let Some((minutes, seconds)) = text.split_once(':') else {
         return seconds_to_ms(text);
     };
     let minutes: u64 = minutes
         .trim()
         .parse()
-        .map_err(|_| format!("'{minutes}' is not a whole number of minutes (in M:SS)"))?;
+        .map_err(|_| ClockProblem::NotMinutes(minutes.to_string()))?;
     let seconds_ms = seconds_to_ms(seconds)?;
     if seconds_ms >= 60_000 {
-        return Err(format!("'{seconds}' is not below 60 seconds (in M:SS)"));
+        return Err(ClockProblem::SecondsOver60(seconds.to_string()));
     }
     minutes
         .checked_mul(60_000)
         .and_then(|ms| ms.checked_add(seconds_ms))
         .filter(|&ms| ms <= 1_000_000_000_000)
-        .ok_or_else(|| format!("'{text}' is too long a time"))
+        .ok_or_else(|| ClockProblem::TooLong(text.to_string()))
 }
 
 /// The moves of a period: a positive whole number.
-fn parse_moves(text: &str) -> Result<NonZeroU32, String> {
+fn parse_moves(text: &str) -> Result<NonZeroU32, ClockProblem> {
     text.trim()
         .parse()
-        .map_err(|_| format!("'{text}' is not a positive whole number of moves"))
+        .map_err(|_| ClockProblem::NotMoves(text.to_string()))
 }
 
 /// One side's time control in a game and what is left of it.
@@ -805,11 +866,10 @@ mod tests {
         ] {
             assert_eq!(
                 parse(bad),
-                Some(Err(format!(
-                    "bad tc '{bad}': expected codingame or codingame:FIRST,TURN, the limits of \
-                     the first and of each later turn in whole ms (codingame:1000,100 is \
-                     CodinGame's)"
-                ))),
+                Some(Err(ClockError {
+                    text: bad.to_string(),
+                    problem: ClockProblem::CodinGame
+                })),
                 "{bad}"
             );
         }
@@ -878,7 +938,7 @@ mod tests {
         assert_eq!(parse("1:00+1"), parse("60+1"));
         assert_eq!(parse("40/1:30"), parse("40/90"));
         assert_eq!(parse("2:05.5"), parse("125.5"));
-        let err = |text: &str| TimeControl::parse_clock(text).unwrap_err();
+        let err = |text: &str| TimeControl::parse_clock(text).unwrap_err().to_string();
         assert_eq!(
             err("1:60"),
             "bad tc '1:60': '60' is not below 60 seconds (in M:SS)"
@@ -899,7 +959,7 @@ mod tests {
 
     #[test]
     fn bad_clocks_are_named() {
-        let err = |text: &str| TimeControl::parse_clock(text).unwrap_err();
+        let err = |text: &str| TimeControl::parse_clock(text).unwrap_err().to_string();
         // No time for the first move (the increment comes after it).
         for zero in ["0", "0+0.1", "40/0", "0:00+1"] {
             assert_eq!(

@@ -42,7 +42,7 @@ mod worker;
 pub use crate::run_dir::{LockError, file_safe, lock_directory};
 pub use affinity::{AffinityError, CpuList};
 pub use console::Console;
-pub use recorded::Recorded;
+pub use recorded::RecordedUnits;
 pub use schedule::{
     Flow, Gate, Job, RecordedGame, ReportError, Schedule, ScheduledGame, Seat, Unit, UnitKind,
 };
@@ -182,11 +182,11 @@ impl<E> From<RecordsError> for ArenaError<E> {
     }
 }
 
-impl<E> From<recorded::ReadError<E>> for ArenaError<E> {
-    fn from(err: recorded::ReadError<E>) -> Self {
+impl<E> From<recorded::RecordedError<E>> for ArenaError<E> {
+    fn from(err: recorded::RecordedError<E>) -> Self {
         match err {
-            recorded::ReadError::Records(err) => ArenaError::Records(err),
-            recorded::ReadError::Game(bad) => ArenaError::Game(bad),
+            recorded::RecordedError::Records(err) => ArenaError::Records(err),
+            recorded::RecordedError::Game(bad) => ArenaError::Game(bad),
         }
     }
 }
@@ -239,7 +239,7 @@ struct ReportClock {
 /// Plays `schedule`'s units in `arena`, lowest first, recording each game with `writer` as it
 /// ends, until every unit is played, the schedule stops, the deadline passes or the stop flag
 /// is set. `recorded` reads what the run recorded (read once already:
-/// [`Recorded::start`]); with `leases`, this process is one worker of many and plays only
+/// [`RecordedUnits::start`]); with `leases`, this process is one worker of many and plays only
 /// the units it leases (and lets go of them at the end).
 ///
 /// # Errors
@@ -251,7 +251,7 @@ pub fn play<S: Schedule>(
     schedule: &S,
     writer: ResultsWriter,
     leases: Option<&Leases>,
-    recorded: Recorded,
+    recorded: RecordedUnits,
 ) -> Result<Played, ArenaError<S::Error>> {
     let floor = Floor {
         arena,

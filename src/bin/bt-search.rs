@@ -32,7 +32,7 @@ use bt_arena::bundled::bench::{BENCH_DEPTH, BENCH_HASH_MB, BENCH_POSITIONS, benc
 use bt_arena::bundled::search::{
     EvalKind, EvalWeights, Limits, MAX_DEPTH, SearchClock, SearchReport, SearchScore, Searcher,
 };
-use bt_arena::bundled::server::{Brain, SearchRequest, asks_for_help, help, serve};
+use bt_arena::bundled::server::{Brain, OptionRefused, SearchRequest, asks_for_help, help, serve};
 use bt_arena::protocol::{self, Info, OptionDecl, OptionKind};
 use bt_arena::rules::Move;
 use std::process::ExitCode;
@@ -78,7 +78,7 @@ impl Brain for SearchBrain {
         .collect()
     }
 
-    fn set_option(&mut self, name: &str, value: &str) -> Result<(), String> {
+    fn set_option(&mut self, name: &str, value: &str) -> Result<(), OptionRefused> {
         let number = || {
             value
                 .parse::<u32>()
@@ -99,7 +99,7 @@ impl Brain for SearchBrain {
                 weights.set(name, weight)?;
                 self.searcher.set_eval_weights(weights);
             }
-            _ => return Err(format!("no option named '{name}'")),
+            _ => return Err(format!("no option named '{name}'").into()),
         }
         Ok(())
     }
@@ -295,7 +295,7 @@ fn run_fit(args: &[String]) -> ExitCode {
                 match value
                     .parse()
                     .map_err(|_| format!("bad value '{value}'"))
-                    .and_then(|v| start.set(name, v))
+                    .and_then(|v| start.set(name, v).map_err(|err| err.to_string()))
                 {
                     Ok(()) => true,
                     Err(err) => return usage(&format!("{option}: {err}")),
@@ -388,7 +388,7 @@ fn run_codingame(args: &[String]) -> ExitCode {
                 value
                     .parse()
                     .map_err(|_| format!("bad value '{value}'"))
-                    .and_then(|v| settings.weights.set(name, v))
+                    .and_then(|v| settings.weights.set(name, v).map_err(|err| err.to_string()))
                     .map_err(|err| format!("{option}: {err}"))
             }
             other => Err(format!("unknown codingame flag '{other}'")),

@@ -16,7 +16,7 @@ use bt_arena::game::ProofRule;
 use bt_arena::openings::spec::{OpeningOrder, OpeningsSpec};
 use bt_arena::run::header::RunHeader;
 use bt_arena::run::identity::SeedOrigin;
-use bt_arena::session::{Announcement, SessionError, Start};
+use bt_arena::session::{Announcement, RunStart, SessionError};
 use clap::{ArgMatches, Args, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -160,10 +160,12 @@ pub(super) fn usage(text: String) -> anyhow::Error {
 
 fn parse_random_plies(text: &str) -> Result<RandomPlies, String> {
     text.parse()
+        .map_err(|e: bt_arena::run::header::SettingError| e.to_string())
 }
 
 fn parse_random_multipv(text: &str) -> Result<RandomMultiPv, String> {
     text.parse()
+        .map_err(|e: bt_arena::run::header::SettingError| e.to_string())
 }
 
 /// Runs `bt-arena datagen` (or `datagen convert`).
@@ -183,12 +185,12 @@ pub fn run(args: &DatagenArgs, matches: &ArgMatches) -> Result<ExitCode> {
             let command = DatagenArgs::augment_args(clap::Command::new("datagen"));
             let config: DatagenConfig =
                 super::session::resumed(dir, &args.session, &command, given)?;
-            (config, Start::Resume)
+            (config, RunStart::Resume)
         }
         None => {
             let mut config = build_config(args)?;
             super::session::resolve_sources(&mut config)?;
-            config.validate().map_err(usage)?;
+            config.validate().map_err(|e| usage(e.to_string()))?;
             super::bots::refuse(
                 &config.engines,
                 "datagen",
@@ -201,7 +203,7 @@ pub fn run(args: &DatagenArgs, matches: &ArgMatches) -> Result<ExitCode> {
                 Some(_) => SeedOrigin::Given,
                 None => SeedOrigin::Drawn,
             };
-            (config, Start::Fresh(seed))
+            (config, RunStart::Fresh(seed))
         }
     };
     let options = super::session::options(&mut config, &args.session, given, started)?;

@@ -6,11 +6,11 @@ use super::args::{
 };
 use super::session::{SESSION_HEADING, SessionFlags};
 use super::signals::stop_flag;
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Context, Result, bail};
 use bt_arena::arena::Stopped;
 use bt_arena::rules::Rules;
 use bt_arena::run::games::Verdict;
-use bt_arena::session::{Announcement, Ending, Start};
+use bt_arena::session::{Announcement, RunStart, SessionEnd};
 use bt_arena::tournament::{
     Format, OpeningOrder, OpeningsSpec, SeedOrigin, Tournament, TournamentConfig, TournamentReport,
 };
@@ -110,7 +110,7 @@ pub fn run(args: &TournamentArgs, matches: &ArgMatches) -> Result<ExitCode> {
             let command = TournamentArgs::augment_args(clap::Command::new("tournament"));
             let config: TournamentConfig =
                 super::session::resumed(dir, &args.session, &command, given)?;
-            (config, Start::Resume)
+            (config, RunStart::Resume)
         }
         None => {
             let (mut base, file_seed) = match &args.config {
@@ -125,7 +125,7 @@ pub fn run(args: &TournamentArgs, matches: &ArgMatches) -> Result<ExitCode> {
             };
             let config =
                 build_config(base, args).map_err(|e| super::UsageError(format!("{e:#}")))?;
-            (config, Start::Fresh(seed))
+            (config, RunStart::Fresh(seed))
         }
     };
     config.anchor = args.anchor.resolve(&config.names())?;
@@ -232,7 +232,7 @@ pub(super) fn print_openings(openings: &OpeningsSpec) {
 /// games of the run are missing, e.g. other shards not done), unless the session stopped
 /// first ([`super::session::stop_code`]: 130 after a signal, 2 at the time limit, 4 when games
 /// could not be played). A verdict the SPRT reached stands whatever stopped the session.
-fn exit_code(config: &TournamentConfig, ending: &Ending<TournamentReport>) -> ExitCode {
+fn exit_code(config: &TournamentConfig, ending: &SessionEnd<TournamentReport>) -> ExitCode {
     let report = &ending.outcome;
     if !matches!(report.verdict, Verdict::Accepted(_)) {
         let pending = match config.sprt {
@@ -390,6 +390,8 @@ pub(super) fn default_out(event: &str) -> PathBuf {
 /// beside this executable ([`TournamentConfig::demonstration`]).
 fn default_config() -> Result<TournamentConfig> {
     let exe = std::env::current_exe().context("cannot locate the bt-arena executable")?;
-    TournamentConfig::demonstration(exe.parent().unwrap_or(Path::new(".")), fastrand::u64(..))
-        .map_err(|e| anyhow!(e))
+    Ok(TournamentConfig::demonstration(
+        exe.parent().unwrap_or(Path::new(".")),
+        fastrand::u64(..),
+    )?)
 }

@@ -14,7 +14,7 @@ use bt_arena::run::header::RunHeader;
 use bt_arena::run::identity::{Identified, SeedOrigin};
 use bt_arena::run_dir::RunDir;
 use bt_arena::run_dir::identity::RunIdentity;
-use bt_arena::session::{Announcement, SessionError, Start};
+use bt_arena::session::{Announcement, RunStart, SessionError};
 use bt_arena::tune::report::{TUNED_OPTIONS, TUNED_PARAMS};
 use bt_arena::tune::{self, SpsaSettings, Tune, TuneConfig, TuneError, TunePlan, params};
 use clap::{ArgAction, ArgMatches, Args};
@@ -118,7 +118,7 @@ pub fn run(args: &TuneArgs, matches: &ArgMatches) -> Result<ExitCode> {
         Some(dir) => {
             let command = TuneArgs::augment_args(clap::Command::new("tune"));
             let config: TuneConfig = super::session::resumed(dir, &args.session, &command, given)?;
-            (config, Start::Resume)
+            (config, RunStart::Resume)
         }
         None => {
             let config = build_config(args).map_err(|e| super::UsageError(format!("{e:#}")))?;
@@ -126,7 +126,7 @@ pub fn run(args: &TuneArgs, matches: &ArgMatches) -> Result<ExitCode> {
                 Some(_) => SeedOrigin::Given,
                 None => SeedOrigin::Drawn,
             };
-            (config, Start::Fresh(seed))
+            (config, RunStart::Fresh(seed))
         }
     };
     // A shard or worker given no --lag takes the tune's, decided by the first to start.

@@ -7,7 +7,7 @@
 use super::DatagenConfig;
 use super::convert;
 use super::filters::Seen;
-use super::formats::games::GamesReader;
+use super::formats::games::EntryReader;
 use super::summary::{Bucket, DatagenSummary};
 use crate::records::{Existing, RecordsError};
 use crate::report::html::svg::{self, escape};
@@ -44,7 +44,7 @@ pub fn write(
 /// The games file cannot be read, or the page cannot be written.
 pub fn refresh(
     config: &DatagenConfig,
-    games: GamesReader,
+    games: EntryReader,
     dir: &Path,
     spare: &mut Option<Box<Seen>>,
 ) -> Result<(), crate::arena::ReportError> {

@@ -14,7 +14,7 @@
 //! there, else to a file of its own (`games-N.dat`), so that every file is in game-id order.
 
 use super::filters::{Judge, Seen, mix};
-use super::formats::games::{Ending, GameEntry, GamesError, GamesReader, GamesWriter, Ply};
+use super::formats::games::{Ending, EntryReader, GameEntry, GamesError, GamesWriter, Ply};
 use super::formats::{encode_move, mover_score, score_value};
 use super::start::{self, DrawError, Start};
 use super::{DatagenConfig, Target};
@@ -428,7 +428,7 @@ impl Schedule for Selfplay<'_> {
         // Opened between two appends: the reader sees whole games only.
         let games = {
             let _state = lock(&self.state);
-            GamesReader::open(&dir.join(super::GAMES_FILE))?
+            EntryReader::open(&dir.join(super::GAMES_FILE))?
         };
         super::report::refresh(self.config, games, &dir, &mut lock(&self.report_seen))
     }

@@ -377,7 +377,12 @@ impl EngineKeys {
             }
             "tc" if value.starts_with("codingame") => self.set_limit(
                 TimeControl::parse_codingame(value)
-                    .unwrap_or_else(|| Err(format!("bad tc '{value}'")))
+                    .unwrap_or_else(|| {
+                        Err(crate::time_control::ClockError {
+                            text: value.to_string(),
+                            problem: crate::time_control::ClockProblem::CodinGame,
+                        })
+                    })
                     .map_err(DescriptionError::BadTimeControl)?,
                 token,
             )?,
@@ -634,7 +639,7 @@ pub enum DescriptionError {
         problem: String,
     },
     /// A `tc=` value that is not a time control; the text names it and says why.
-    BadTimeControl(String),
+    BadTimeControl(crate::time_control::ClockError),
     /// A second search limit (only one of `tc`, `st`, `depth`, `nodes` may be given).
     SecondLimit {
         /// The token giving the second limit.
@@ -673,7 +678,7 @@ impl fmt::Display for DescriptionError {
                 value,
                 problem,
             } => write!(f, "bad value in '{key}={value}': {problem}"),
-            DescriptionError::BadTimeControl(problem) => f.write_str(problem),
+            DescriptionError::BadTimeControl(error) => error.fmt(f),
             DescriptionError::SecondLimit { token, previous } => write!(
                 f,
                 "'{token}' gives a second search limit after {previous}: \
@@ -698,7 +703,7 @@ impl std::error::Error for DescriptionError {}
 
 /// Seconds (a positive decimal) to whole milliseconds, at least 1.
 fn positive_seconds_to_ms(text: &str) -> Result<u64, String> {
-    match seconds_to_ms(text)? {
+    match seconds_to_ms(text).map_err(|problem| problem.to_string())? {
         0 => Err(format!("'{text}' is not a positive number of seconds")),
         ms => Ok(ms),
     }
@@ -997,7 +1002,7 @@ mod tests {
         );
         assert!(matches!(
             err(&["tc=ten"]),
-            DescriptionError::BadTimeControl(text) if text.starts_with("bad tc 'ten'")
+            DescriptionError::BadTimeControl(error) if error.to_string().starts_with("bad tc 'ten'")
         ));
         assert_eq!(
             err(&["st=1", "nodes=5"]),

@@ -724,7 +724,7 @@ pub fn check_option<'a>(
             return Err(EngineError::BadOptionValue {
                 engine: engine.to_string(),
                 option: decl.name.clone(),
-                problem,
+                problem: problem.to_string(),
             });
         }
     };

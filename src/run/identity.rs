@@ -134,8 +134,9 @@ pub trait Identified: serde::Serialize + Sized {
 pub enum IdentityError {
     /// The run directory or a file in it cannot be read or written.
     RunDir(RunDirError),
-    /// A saved config of another shard cannot be read.
-    ShardConfig(String),
+    /// A saved config of another shard cannot be read: the kind's own error reading it
+    /// (which names the file).
+    ShardConfig(Box<dyn std::error::Error + Send + Sync>),
     /// A run on one machine given a directory that holds a sharded run.
     HoldsShards {
         /// The directory.
@@ -191,7 +192,7 @@ impl fmt::Display for IdentityError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             IdentityError::RunDir(err) => err.fmt(f),
-            IdentityError::ShardConfig(err) => f.write_str(err),
+            IdentityError::ShardConfig(err) => err.fmt(f),
             IdentityError::NotWorkers { run, holds } => write!(
                 f,
                 "{} holds {holds}: a worker cannot join it; choose another --out",

@@ -317,8 +317,11 @@ impl TournamentConfig {
     /// games at a time, capture-only rules, the shipped book, with `seed`.
     ///
     /// # Errors
-    /// A message when an engine's keys do not describe an engine (a bug).
-    pub fn demonstration(engines_dir: &Path, seed: u64) -> Result<TournamentConfig, String> {
+    /// [`DescriptionError`] when an engine's keys do not describe an engine (a bug).
+    pub fn demonstration(
+        engines_dir: &Path,
+        seed: u64,
+    ) -> Result<TournamentConfig, crate::engine::DescriptionError> {
         let engine = |name: &str, extra: &[&str]| {
             let mut tokens = vec![
                 format!("name={name}"),
@@ -327,7 +330,6 @@ impl TournamentConfig {
             tokens.extend(extra.iter().map(|s| s.to_string()));
             crate::engine::EngineKeys::parse(&tokens)
                 .and_then(|keys| keys.into_description(DEFAULT_LIMIT))
-                .map_err(|e| e.to_string())
         };
         Ok(TournamentConfig {
             run: RunHeader {

@@ -5,7 +5,7 @@ use super::params::{self, ParamsError, TuneParam};
 use super::spsa::SpsaSettings;
 use crate::engine::EngineDescription;
 use crate::records::moves::CommentDetail;
-use crate::run::header::RunHeader;
+use crate::run::header::{RunHeader, SettingError};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
@@ -101,26 +101,31 @@ impl TuneConfig {
     }
 
     /// Checks the settings: the schedule ([`SpsaSettings::validate`]), at least one
-    /// parameter, a concurrency of at least 1.
+    /// parameter, a concurrency of at least 1, a lag within the iterations.
     ///
     /// # Errors
-    /// A message naming the setting.
-    pub fn validate(&self) -> Result<(), String> {
+    /// [`SettingError`] naming the setting.
+    pub fn validate(&self) -> Result<(), SettingError> {
         if let Some(field) = self.unknown.keys().next() {
-            return Err(format!("unknown field `{field}`"));
+            return Err(SettingError::UnknownField(field.clone()));
         }
         self.spsa.validate()?;
         if self.params.is_empty() {
-            return Err("no parameter to tune: give --params FILE or --param".to_string());
+            return Err(SettingError::Missing {
+                what: "no parameter to tune",
+                how: "give --params FILE or --param",
+            });
         }
         if self.run.concurrency == 0 {
-            return Err("--concurrency must be at least 1".to_string());
+            return Err(SettingError::Zero("--concurrency"));
         }
         if self.lag == 0 || self.lag > self.spsa.iterations.max(1) {
-            return Err(format!(
-                "--lag must be from 1 to the iterations ({}), not {}",
-                self.spsa.iterations, self.lag
-            ));
+            return Err(SettingError::OutOfRange {
+                setting: "--lag",
+                min: "1".into(),
+                max: format!("the iterations ({})", self.spsa.iterations),
+                given: self.lag.to_string(),
+            });
         }
         Ok(())
     }

@@ -145,10 +145,20 @@ impl std::error::Error for ParamsError {}
 /// comment line.
 ///
 /// # Errors
-/// A message: the wrong number of fields (an OpenBench line one short named as such), a kind
-/// other than `int` or `float`, a number that does not read (or is not whole where it must
-/// be), MIN ≥ MAX, VALUE outside [MIN, MAX], C_END or R_END not positive.
-pub fn parse_line(text: &str) -> Result<Option<TuneParam>, String> {
+/// [`ParamsError`] (without its origin, which the caller knows): the wrong number of fields
+/// (an OpenBench line one short named as such), a kind other than `int` or `float`, a number
+/// that does not read (or is not whole where it must be), MIN ≥ MAX, VALUE outside [MIN,
+/// MAX], C_END or R_END not positive.
+pub fn parse_line(text: &str) -> Result<Option<TuneParam>, ParamsError> {
+    parse_declaration(text).map_err(|problem| ParamsError {
+        origin: None,
+        text: text.trim().to_string(),
+        problem,
+    })
+}
+
+/// [`parse_line`]'s work, its refusal in words.
+fn parse_declaration(text: &str) -> Result<Option<TuneParam>, String> {
     let text = text
         .split_once('#')
         .map_or(text, |(before, _)| before)
@@ -291,7 +301,7 @@ fn parse_all<'a>(
             text: text.trim().to_string(),
             problem,
         };
-        let Some(mut param) = parse_line(text).map_err(refuse)? else {
+        let Some(mut param) = parse_declaration(text).map_err(refuse)? else {
             continue;
         };
         if let Some(first) = params
@@ -367,7 +377,7 @@ mod tests {
     use super::*;
 
     fn refusal(text: &str) -> String {
-        parse_line(text).expect_err(text)
+        parse_line(text).expect_err(text).problem
     }
 
     #[test]

@@ -27,7 +27,7 @@ use super::config::{MINUS, PLUS, TuneConfig};
 use super::iterations::{IterationRecord, IterationsError, IterationsFile, theta_after};
 use super::params::TuneParam;
 use super::report::{self, Snapshot};
-use super::shard::{self, ShardError};
+use super::shard::{self, TuneShardError};
 use super::spsa::{self, Perturbation};
 use crate::arena::{
     Console, Flow, Gate, Job, RecordedGame, Schedule, ScheduledGame, Seat, Unit, UnitKind, lock,
@@ -51,7 +51,7 @@ pub enum IterationsFault {
     /// tune.csv cannot be read or written.
     Iterations(IterationsError),
     /// The other shards' or workers' tune.csv cannot be read.
-    Shard(ShardError),
+    Shard(TuneShardError),
     /// A recorded game is not where this tune's schedule puts it.
     Misplaced {
         /// Its iteration (its round).
@@ -112,12 +112,12 @@ impl State {
     ///
     /// # Errors
     /// Their files cannot be read.
-    pub(super) fn absorb_all(&mut self, config: &TuneConfig) -> Result<(), ShardError> {
+    pub(super) fn absorb_all(&mut self, config: &TuneConfig) -> Result<(), TuneShardError> {
         self.absorb(config)
     }
 
     /// Takes in the iterations other shards or workers have finished since last read.
-    fn absorb(&mut self, config: &TuneConfig) -> Result<(), ShardError> {
+    fn absorb(&mut self, config: &TuneConfig) -> Result<(), TuneShardError> {
         self.absorbed = Some(Instant::now());
         let before = self.finished.len();
         for (iteration, record) in shard::others(config)? {

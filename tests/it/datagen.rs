@@ -4,7 +4,7 @@
 //! convert`, and bad input. Each run is a few games of bt-search at 200 nodes.
 
 use crate::util::{self, SEARCH, bt_arena, path, stderr, success_stdout};
-use bt_arena::datagen::formats::games::{Ending, GameEntry, GamesReader};
+use bt_arena::datagen::formats::games::{Ending, EntryReader, GameEntry};
 use bt_arena::rules::{Color, Position, Rules};
 use std::path::Path;
 
@@ -86,7 +86,7 @@ fn move_text(record: &Record) -> String {
 }
 
 fn games(file: &Path) -> Vec<GameEntry> {
-    GamesReader::open(file)
+    EntryReader::open(file)
         .expect("games file")
         .map(|game| game.expect("a good game"))
         .collect()

@@ -51,7 +51,7 @@ fn written(run: &Path) -> usize {
         .unwrap_or_default()
         .iter()
         .map(|file| {
-            bt_arena::datagen::formats::games::GamesReader::open(file)
+            bt_arena::datagen::formats::games::EntryReader::open(file)
                 .map_or(0, |reader| reader.take_while(Result::is_ok).count())
         })
         .sum()

@@ -25,8 +25,8 @@ pub fn placeholders(args: &[String]) -> Vec<String> {
 /// regard to case; the last value given wins).
 ///
 /// # Errors
-/// The name of the first placeholder that has no value.
-pub fn substitute(args: &[String], values: &[(String, String)]) -> Result<Vec<String>, String> {
+/// [`NoValue`] naming the first placeholder that has no value.
+pub fn substitute(args: &[String], values: &[(String, String)]) -> Result<Vec<String>, NoValue> {
     args.iter()
         .map(|arg| {
             let mut text = String::with_capacity(arg.len());
@@ -37,7 +37,9 @@ pub fn substitute(args: &[String], values: &[(String, String)]) -> Result<Vec<St
                     .rev()
                     .find(|(given, _)| given.eq_ignore_ascii_case(name))
                     .map(|(_, value)| value)
-                    .ok_or_else(|| name.to_string())?;
+                    .ok_or_else(|| NoValue {
+                        name: name.to_string(),
+                    })?;
                 text.push_str(&arg[copied..at]);
                 text.push_str(value);
                 copied = at + name.len() + 2;
@@ -47,6 +49,25 @@ pub fn substitute(args: &[String], values: &[(String, String)]) -> Result<Vec<St
         })
         .collect()
 }
+
+/// A placeholder of the arguments that was given no value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoValue {
+    /// The placeholder's name, as written between the braces.
+    pub name: String,
+}
+
+impl std::fmt::Display for NoValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let name = &self.name;
+        write!(
+            f,
+            "the placeholder {{{name}}} of its arguments has no value: give option.{name}=VALUE"
+        )
+    }
+}
+
+impl std::error::Error for NoValue {}
 
 /// The placeholders of `arg`: where each `{` is, and the name between the braces.
 fn spans(arg: &str) -> Vec<(usize, &str)> {
@@ -104,7 +125,9 @@ mod tests {
         assert_eq!(filled, Ok(words("--c 2 --depth=7 {0} {1x} x2y")));
         assert_eq!(
             substitute(&args, &values(&[("C", "1")])),
-            Err("Depth".into())
+            Err(NoValue {
+                name: "Depth".into()
+            })
         );
         assert_eq!(substitute(&words("a b"), &[]), Ok(words("a b")));
     }

@@ -388,14 +388,11 @@ impl Bot {
     /// # Errors
     /// [`EngineError::BadOptionValue`] naming a placeholder without a value.
     fn launch_now(&self) -> Result<EngineLaunch, EngineError> {
-        let args = arguments::substitute(&self.launch.args, &self.values).map_err(|name| {
+        let args = arguments::substitute(&self.launch.args, &self.values).map_err(|missing| {
             EngineError::BadOptionValue {
                 engine: self.launch.name.clone(),
-                option: name.clone(),
-                problem: format!(
-                    "the placeholder {{{name}}} of its arguments has no value: give \
-                     option.{name}=VALUE"
-                ),
+                option: missing.name.clone(),
+                problem: missing.to_string(),
             }
         })?;
         Ok(EngineLaunch {

@@ -45,7 +45,16 @@ pub enum ReadError {
     /// A run directory that cannot be read.
     RunDir(RunDirError),
     /// A config.json that cannot be read.
-    Config(String),
+    Config(crate::run::settings::SettingsError),
+    /// A sharded run read without any shard directory.
+    NoShards,
+    /// A file too large, or a game id beyond the run's schedule, to be indexed.
+    Index {
+        /// The games file.
+        file: PathBuf,
+        /// Why.
+        problem: crate::run::rows::RowsError,
+    },
     /// The same file (or a directory holding it) given twice.
     GivenTwice(PathBuf),
     /// A directory holding neither games nor shards.
@@ -93,7 +102,9 @@ impl fmt::Display for ReadError {
         match self {
             ReadError::Results(err) => err.fmt(f),
             ReadError::RunDir(err) => err.fmt(f),
-            ReadError::Config(err) => f.write_str(err),
+            ReadError::Config(err) => err.fmt(f),
+            ReadError::NoShards => f.write_str("no shard directories to read"),
+            ReadError::Index { file, problem } => write!(f, "{}: {problem}", file.display()),
             ReadError::GivenTwice(path) => write!(
                 f,
                 "{} is given twice: its games would be counted twice",
@@ -465,10 +476,7 @@ impl GameSources {
     fn add_sharded(&mut self, shards: Vec<(RunSettings, PathBuf)>) -> Result<(), ReadError> {
         let mut shards = shards;
         shards.sort_by_key(|(config, _)| config.shard.map(Shard::index));
-        let (first, first_dir) = shards
-            .first()
-            .cloned()
-            .ok_or_else(|| ReadError::Config("no shard directories to read".to_string()))?;
+        let (first, first_dir) = shards.first().cloned().ok_or(ReadError::NoShards)?;
         let mut indexed: Vec<(u32, PathBuf)> = Vec::new();
         let mut files = Vec::new();
         let mut keys = Vec::new();
