@@ -33,8 +33,12 @@ fn main() {
         .collect();
     match args.first().map(String::as_str) {
         None | Some("sim") => {
-            let runs = args.get(1).map_or(2000, |n| n.parse().expect("RUNS: a count"));
-            let elo = args.get(2).map_or(5.0, |e| e.parse().expect("ELO: a number"));
+            let runs = args
+                .get(1)
+                .map_or(2000, |n| n.parse().expect("RUNS: a count"));
+            let elo = args
+                .get(2)
+                .map_or(5.0, |e| e.parse().expect("ELO: a number"));
             simulations(runs, elo);
         }
         Some("engines") => engines(),
@@ -69,10 +73,7 @@ fn simulations(runs: usize, delta: f64) {
             .map(|i| if i == 0 { 2.0 * delta } else { delta })
             .collect();
         for (name, elos) in [("spread", spread), ("hard", hard)] {
-            let pool = Pool {
-                elos,
-                book,
-            };
+            let pool = Pool { elos, book };
             eprintln!("N = {k}, {name}: {:?}", pool.elos);
             let rule = Rule {
                 candidates: k,
@@ -86,8 +87,14 @@ fn simulations(runs: usize, delta: f64) {
             });
             row("select", &select, clock.elapsed().as_secs_f64());
             let clock = Instant::now();
-            let each = tally(&pool, runs, 2, threads(), |rng| sprt_each(&sprt, &pool, rng));
-            row("one SPRT per candidate", &each, clock.elapsed().as_secs_f64());
+            let each = tally(&pool, runs, 2, threads(), |rng| {
+                sprt_each(&sprt, &pool, rng)
+            });
+            row(
+                "one SPRT per candidate",
+                &each,
+                clock.elapsed().as_secs_f64(),
+            );
             let clock = Instant::now();
             let (pairs, rr) = smallest_round_robin(&pool, runs, select.correct_share());
             row(
@@ -107,7 +114,11 @@ fn simulations(runs: usize, delta: f64) {
 /// The round-robin with the fewest pairs per pairing (doubling, then halving the step: to
 /// within an eighth) whose share of correct choices reaches `target`.
 fn smallest_round_robin(pool: &Pool, runs: usize, target: f64) -> (u64, Tally) {
-    let of = |pairs: u64| tally(pool, runs, 3, threads(), |rng| round_robin(pool, pairs, rng));
+    let of = |pairs: u64| {
+        tally(pool, runs, 3, threads(), |rng| {
+            round_robin(pool, pairs, rng)
+        })
+    };
     let mut high = 1u64;
     let mut best = of(high);
     while best.correct_share() < target && high < 1 << 20 {

@@ -562,7 +562,11 @@ mod tests {
         let mut procedure = Procedure::new(rule(2, None)).unwrap();
         let first = [2u8, 1, 1, 2, 0, 1, 2, 1, 1, 1];
         let second = [1u8, 1, 0, 1, 1, 2, 0, 1, 0, 1];
-        assert!(play(&mut procedure, 10, |c, r| [first, second][c][r as usize - 1]).is_empty());
+        assert!(
+            play(&mut procedure, 10, |c, r| [first, second][c]
+                [r as usize - 1])
+            .is_empty()
+        );
         // The differences second − first, their sample variance, by hand.
         let d: Vec<f64> = first
             .iter()
@@ -590,7 +594,10 @@ mod tests {
         // Pairs all won: each moves the LLR a bounded step (the regularized sample).
         let test = procedure.base_test();
         let verdict = first_crossing(test, &[2; 100]).expect("100 pairs won twice decide");
-        assert_eq!((verdict.decision, verdict.pairs), (SprtDecision::AcceptH1, 25));
+        assert_eq!(
+            (verdict.decision, verdict.pairs),
+            (SprtDecision::AcceptH1, 25)
+        );
         let out = |candidate, lead| Event::Eliminated {
             candidate,
             how: Elimination {
@@ -623,7 +630,10 @@ mod tests {
             ]
         );
         // 16 rounds of three pairs, then 9 of the chosen one's alone.
-        assert_eq!((procedure.rounds(), procedure.games()), (25, 16 * 6 + 9 * 2));
+        assert_eq!(
+            (procedure.rounds(), procedure.games()),
+            (25, 16 * 6 + 9 * 2)
+        );
         assert!(procedure.players().is_empty());
         assert_eq!(procedure.round(&[], &[]), Err(RoundError::Ended));
     }

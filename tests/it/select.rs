@@ -107,16 +107,25 @@ fn a_pool_of_bt_search_settings_chooses_the_most_nodes_and_it_beats_the_base_exi
         let left = c["eliminated"]["round"].as_u64().unwrap();
         assert!((16..=chosen_round).contains(&left), "{c}");
         assert_eq!(pairs[i], left);
-        assert!(c["eliminated"]["lead"].as_f64().unwrap() > c["eliminated"]["bound"].as_f64().unwrap());
+        assert!(
+            c["eliminated"]["lead"].as_f64().unwrap() > c["eliminated"]["bound"].as_f64().unwrap()
+        );
     }
     assert_eq!(candidates[1]["status"], "chosen");
     assert_eq!(candidates[1]["base_test"]["decision"], "H1");
     // Its test decided at the last round: its pairs.
-    assert_eq!(candidates[1]["base_test"]["pairs"].as_u64().unwrap(), rounds.max(chosen_round));
+    assert_eq!(
+        candidates[1]["base_test"]["pairs"].as_u64().unwrap(),
+        rounds.max(chosen_round)
+    );
     // The strongest measured above the base, the weakest below.
     assert!(candidates[1]["elo"]["elo"].as_f64().unwrap() > 0.0);
     assert!(candidates[0]["elo"]["elo"].as_f64().unwrap() < 0.0);
-    assert!(std::fs::read_to_string(out.join("report.html")).unwrap().contains("c1n400"));
+    assert!(
+        std::fs::read_to_string(out.join("report.html"))
+            .unwrap()
+            .contains("c1n400")
+    );
 
     // `elo RUN` prints the report the run printed; `--json` is summary.json; `report RUN`
     // writes the page; each exits with the selection's code.
@@ -171,7 +180,10 @@ fn a_pool_of_the_base_itself_says_none_beats_the_base_with_exit_1_within_the_bud
     let pairs = json["candidates"][0]["pairs"].as_u64().unwrap();
     assert_eq!(games, 2 * (16 * 3 + pairs - 16));
     assert_eq!(json["candidates"][0]["base_test"]["decision"], "H0");
-    assert_eq!(json["candidates"][0]["pentanomial"][2].as_u64(), Some(pairs));
+    assert_eq!(
+        json["candidates"][0]["pentanomial"][2].as_u64(),
+        Some(pairs)
+    );
     let elo = bt_arena(&["elo", path(&out)]);
     assert_eq!(elo.status.code(), Some(1));
 }
@@ -189,7 +201,10 @@ fn a_budget_that_runs_out_first_says_who_leads_with_exit_2() {
         "{text}"
     );
     let json = summary(&out);
-    assert_eq!((json["status"].as_str(), json["games"].as_u64()), (Some("budget"), Some(24)));
+    assert_eq!(
+        (json["status"].as_str(), json["games"].as_u64()),
+        (Some("budget"), Some(24))
+    );
     assert_eq!(json["rounds"], 4);
     assert_eq!(all_games(&out).len(), 24);
     assert_eq!(bt_arena(&["elo", path(&out)]).status.code(), Some(2));
@@ -314,7 +329,12 @@ fn bad_settings_are_refused_with_exit_3_and_no_run_directory() {
     ];
     for (flags, message) in cases {
         let output = run(&flags, &out);
-        assert_eq!(output.status.code(), Some(3), "{flags}: {}", stderr(&output));
+        assert_eq!(
+            output.status.code(),
+            Some(3),
+            "{flags}: {}",
+            stderr(&output)
+        );
         assert_eq!(stderr(&output), message, "{flags}");
         assert!(!out.exists(), "{flags}: a run directory was left");
     }
