@@ -372,3 +372,22 @@ fn simulated_selections_of_four_choose_the_best_with_the_stated_confidence() {
         result.correct_error()
     );
 }
+
+#[test]
+fn max_time_stops_a_selection_with_exit_2_and_resume_finishes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    // The base itself three times at 2000 nodes: hundreds of games, more than 2 s.
+    let flags = selection(2000, &[2000, 2000, 2000], "--max-time 2s");
+    let output = run(&flags, &out);
+    let (text, err) = (stdout(&output), stderr(&output));
+    assert_eq!(output.status.code(), Some(2), "{text}{err}");
+    assert!(err.contains("Time limit reached (--max-time)"), "{err}");
+    assert!(text.contains("Answer: not decided yet: "), "{text}");
+    assert_eq!(summary(&out)["status"], "in_progress");
+    let games = all_games(&out).len();
+    assert!(games > 0 && games < 16 * 6, "{games}");
+    let output = bt_arena(&["select", "--resume", path(&out)]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert_eq!(summary(&out)["chosen"], "c0n2000");
+}
