@@ -15,7 +15,7 @@ use bt_arena::run::header::RunHeader;
 use bt_arena::run::identity::{Identified, SeedOrigin};
 use bt_arena::select::report::Status;
 use bt_arena::select::{Select, SelectConfig, SelectReport};
-use bt_arena::session::{Announcement, Start};
+use bt_arena::session::{Announcement, RunStart};
 use clap::{ArgMatches, Args};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -97,7 +97,7 @@ pub fn run(args: &SelectArgs, matches: &ArgMatches) -> Result<ExitCode> {
             let command = SelectArgs::augment_args(clap::Command::new("select"));
             let config: SelectConfig =
                 super::session::resumed(dir, &args.session, &command, given)?;
-            (config, Start::Resume)
+            (config, RunStart::Resume)
         }
         None => {
             let config = build_config(args).map_err(|e| UsageError(format!("{e:#}")))?;
@@ -105,7 +105,7 @@ pub fn run(args: &SelectArgs, matches: &ArgMatches) -> Result<ExitCode> {
                 Some(_) => SeedOrigin::Given,
                 None => SeedOrigin::Drawn,
             };
-            (config, Start::Fresh(seed))
+            (config, RunStart::Fresh(seed))
         }
     };
     let options = super::session::options(&mut config, &args.session, given, started)?;
