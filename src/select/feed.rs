@@ -2,9 +2,9 @@
 //! that knows which unit, round and candidate a game id is, so that the run's schedule and its
 //! report (rebuilt from the run directory) take the same rounds.
 //!
-//! **Layout.** With `k` candidates, the game pair of candidate `c` (from 0) in round `r` (from
-//! 1) is unit `u = (r − 1) k + c + 1`, its games `2u − 1` (the candidate White) and `2u` (the
-//! base White), both from the round's opening. A candidate eliminated, or every candidate
+//! **Layout.** With `k` candidates, the game pair of candidate `c` (counted from 0) in round
+//! `r` (counted from 1) is unit `u = (r − 1) k + c + 1`, its games `2u − 1` (the candidate
+//! White) and `2u` (the base White), both from the round's opening. A candidate eliminated, or every candidate
 //! but the chosen one, leaves its units of later rounds unplayed: the ids are fixed by the
 //! layout alone, whoever plays.
 

@@ -564,7 +564,7 @@ mod tests {
         let second = [1u8, 1, 0, 1, 1, 2, 0, 1, 0, 1];
         assert!(
             play(&mut procedure, 10, |c, r| [first, second][c]
-                [r as usize - 1])
+                [usize::try_from(r).unwrap() - 1])
             .is_empty()
         );
         // The differences second − first, their sample variance, by hand.

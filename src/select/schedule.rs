@@ -149,7 +149,7 @@ impl Schedule for Rounds<'_> {
 
     fn recorded(&self, game: &GameRecord) -> Result<RecordedGame, SelectError> {
         let unit = Layout::unit_of_game(game.game_id);
-        let (_, white, black) = self.games(unit)[usize::from(game.game_id % 2 == 0)];
+        let (_, white, black) = self.games(unit)[usize::from(game.game_id.is_multiple_of(2))];
         let scheduled = (&self.names[white.index()], &self.names[black.index()]);
         if (&game.white, &game.black) != scheduled {
             return Err(SelectError::NotScheduled {
