@@ -40,6 +40,8 @@ pub struct RecordedUnits {
     started: bool,
     /// Games read by the first read ([`RecordedUnits::start`]).
     count: u64,
+    /// Everything is read again at the next look ([`RecordedUnits::forget`]).
+    stale: bool,
 }
 
 /// Why the recorded games cannot be read.
@@ -49,6 +51,8 @@ pub enum RecordedError<E> {
     Records(RecordsError),
     /// A game that must not be counted.
     Game(BadGame<E>),
+    /// The schedule cannot read its own records again ([`Schedule::reread`]).
+    Schedule(E),
 }
 
 /// A recorded game that must not be counted: a resume or a worker would count foreign or
@@ -107,6 +111,7 @@ impl RecordedUnits {
             floor: None,
             started: false,
             count: 0,
+            stale: false,
         }
     }
 
@@ -144,26 +149,30 @@ impl RecordedUnits {
 
     /// Reads what was recorded since the last look (of workers, by workers that joined
     /// since too). A worker directory removed takes its games with it: everything is read
-    /// again, and its units are played again. Returns the directories found gone.
+    /// again (the schedule's own records first, [`Schedule::reread`]), and its units are
+    /// played again. Returns the directories found gone.
     ///
     /// # Errors
     /// [`RecordedError::Records`] for a file or directory that cannot be read;
-    /// [`RecordedError::Game`] for a game not of the schedule, or repeated.
+    /// [`RecordedError::Game`] for a game not of the schedule, or repeated;
+    /// [`RecordedError::Schedule`] when the schedule cannot read its records again.
     pub fn absorb<S: Schedule>(
         &mut self,
         schedule: &S,
     ) -> Result<Vec<PathBuf>, RecordedError<S::Error>> {
         let dirs = self.dirs().map_err(RecordedError::Records)?;
-        // A directory read from that is no longer there, or whose games.csv is gone.
+        // A directory read from that is no longer there, or whose games.csv is gone (or is
+        // another file: the directory was made again).
         let gone: Vec<PathBuf> = self
             .tails
             .iter()
-            .filter(|(dir, tail)| {
-                tail.taken() > 0 && (!dirs.contains(dir) || !tail.path().exists())
-            })
+            .filter(|(dir, tail)| tail.taken() > 0 && (!dirs.contains(dir) || tail.is_gone()))
             .map(|(dir, _)| dir.clone())
             .collect();
-        if !gone.is_empty() || !self.started {
+        if !gone.is_empty() || self.stale {
+            schedule.reread().map_err(RecordedError::Schedule)?;
+        }
+        if !gone.is_empty() || self.stale || !self.started {
             self.reset(schedule);
         }
         for dir in dirs {
@@ -202,8 +211,15 @@ impl RecordedUnits {
         self.count
     }
 
+    /// Everything is read again at the next look (the schedule's own records first): this
+    /// process's directory was made again, and what the schedule decides by changed.
+    pub fn forget(&mut self) {
+        self.stale = true;
+    }
+
     /// Forgets everything read: every file is read again from its start.
     fn reset<S: Schedule>(&mut self, schedule: &S) {
+        self.stale = false;
         self.tails.clear();
         self.by_unit.clear();
         self.floor = schedule.next_unit(None);

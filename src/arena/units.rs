@@ -325,6 +325,12 @@ impl<'a, S: Schedule> Walk<'a, S> {
         dropped
     }
 
+    /// This process's directory was made again: every games file is read again at the next
+    /// look ([`RecordedUnits::forget`]).
+    pub(super) fn forget_read(&self) {
+        lock(&self.state).recorded.forget();
+    }
+
     /// The schedule reached its verdict ([`super::Flow::Verdict`]).
     pub(super) fn verdict(&self) {
         lock(&self.state).verdict = true;

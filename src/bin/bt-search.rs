@@ -316,6 +316,7 @@ fn run_fit(args: &[String]) -> ExitCode {
         return usage("fit needs DATA files (positions.bin of bt-arena datagen)");
     }
     let mut samples = Vec::new();
+    let mut records = 0;
     for file in &files {
         let bytes = match std::fs::read(file) {
             Ok(bytes) if bytes.len() % 24 == 0 => bytes,
@@ -327,11 +328,22 @@ fn run_fit(args: &[String]) -> ExitCode {
             }
             Err(err) => return usage(&format!("cannot read {file}: {err}")),
         };
+        records += bytes.len() / 24;
         samples.extend(
             bytes
                 .chunks_exact(24)
                 .filter_map(|chunk| fit::sample(chunk.try_into().ok()?)),
         );
+    }
+    if samples.is_empty() {
+        // A fit of nothing would print the start weights as if fitted.
+        eprintln!(
+            "bt-search: fit: {} {} no valid position ({records} records of 24 bytes, none a \
+             position of bt-arena datagen's positions.bin): nothing to fit",
+            files.join(", "),
+            if files.len() == 1 { "holds" } else { "hold" }
+        );
+        return ExitCode::FAILURE;
     }
     let fitted = fit::fit(&samples, &start, lambda, epochs, rate);
     let words: Vec<String> = EvalWeights::OPTIONS

@@ -182,6 +182,19 @@ impl std::fmt::Display for UsageError {
 
 impl std::error::Error for UsageError {}
 
+/// A run read before any of its shards or workers recorded a game: reported as
+/// `Incomplete: ...`, with [`EXIT_INCOMPLETE`], as any incomplete run whoever reads it.
+#[derive(Debug)]
+pub struct IncompleteRun(pub String);
+
+impl std::fmt::Display for IncompleteRun {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for IncompleteRun {}
+
 /// The arguments as one shell command line, quoting those that need it.
 pub(super) fn shell_words(args: impl Iterator<Item = std::ffi::OsString>) -> String {
     let quote = |arg: std::ffi::OsString| {

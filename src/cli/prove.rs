@@ -33,7 +33,8 @@ pub struct ProveArgs {
 }
 
 /// Runs `bt-arena prove`: prints the verdict for the side to move (a win, a loss, no forced
-/// result within the plies, or unknown when the node budget ran out) and the proven line;
+/// result within the plies, or unknown when the node budget ran out) and the proven line, or,
+/// for a finished position, who has won and how;
 /// exit 0 whatever the verdict.
 ///
 /// # Errors
@@ -42,6 +43,14 @@ pub fn run(args: &ProveArgs) -> Result<ExitCode> {
     let side = args.fen.side_to_move();
     let mut prover = Prover::new(args.rules.get(), args.nodes);
     let plies = args.plies.or(args.plies_flag).unwrap_or(1);
+    // A finished position: who has won, not a search for a forced result.
+    if let Some(outcome) = args.fen.outcome(args.rules.get()) {
+        say!(
+            "{side} to move: the game is over ({outcome}): {} has won",
+            outcome.winner
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
     match prover.prove(&args.fen, plies) {
         Verdict::Win(line) => say!("{side} to move wins: {line}"),
         Verdict::Loss(line) => say!("{side} to move is lost: {line}"),

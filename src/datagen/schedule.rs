@@ -339,6 +339,23 @@ impl Schedule for Selfplay<'_> {
         Ok(vec![self.job(unit.0, &start)])
     }
 
+    /// A worker's directory made again (removed by a clean-up): its games.dat is created
+    /// again, empty, and the games it held are played again (games.csv's new file holds
+    /// none of them).
+    fn remade(&self) -> Result<(), SelfplayError> {
+        let Some(dir) = &self.worker_dir else {
+            return Ok(());
+        };
+        let writer =
+            super::formats::games::create(&dir.join(super::GAMES_FILE), self.config.run.rules)
+                .map_err(SelfplayError::Games)?;
+        let mut state = lock(&self.state);
+        state.writer = writer;
+        state.last_written = 0;
+        state.written_games = 0;
+        Ok(())
+    }
+
     /// A worker writes the game now, before games.csv records it: to its games.dat, or below
     /// its last game to a file of its own ([`super::workers::file_for`]).
     fn keep(&self, job: &Job, played: &PlayedGame) -> Result<(), SelfplayError> {

@@ -44,6 +44,11 @@ impl LiveInfo {
         Ok(LiveInfo { info })
     }
 
+    /// Writes run.json again as it stands (in a directory made again).
+    pub(super) fn write(&self, dir: &Path) -> Result<(), RecordsError> {
+        self.info.write(dir)
+    }
+
     /// Writes run.json once more at the end: the engines' `id name`s this session heard
     /// (`ids`, by configured name) and the load now.
     pub(super) fn finish(

@@ -318,6 +318,18 @@ pub fn run<K: Kind>(
         ),
         _ => None,
     };
+    // A worker whose directory was removed (a clean-up) makes it again and plays on.
+    let remake = || -> Result<ResultsWriter, crate::records::RecordsError> {
+        std::fs::create_dir_all(run.logs())
+            .map_err(|e| crate::records::RecordsError::io(run.logs(), "cannot create", e))?;
+        crate::records::write_json(
+            &run.root().join(K::Config::TYPE.file),
+            config,
+            crate::records::Existing::Replace,
+        )?;
+        info.write(&dir)?;
+        results_writer(config, &seats, &dir)
+    };
     let arena = Arena {
         engines: &seats,
         rules: header.rules,
@@ -332,11 +344,16 @@ pub fn run<K: Kind>(
         rating_interval: options.rating_interval,
         progress: (opened.total_games, recorded.count()),
         stop,
+        remake: header
+            .worker
+            .is_some()
+            .then_some(&remake as &arena::Remake<'_>),
     };
     let started = std::time::Instant::now();
     let played = arena::play(&arena, &opened.schedule, writer, leases.as_ref(), recorded)
         .map_err(|e| SessionError::Arena(e.map(K::Error::from)))?;
     let seconds = started.elapsed().as_secs_f64();
+    drop(arena);
     drop(leases);
     info.finish(&dir, &played.engine_ids)?;
     let ended = Ended {

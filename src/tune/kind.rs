@@ -134,6 +134,7 @@ impl Kind for Tune {
         let (log, mut finished) =
             IterationsFile::open(setup.dir, &config.params, config.spsa.iterations)
                 .map_err(|e| TuneError::Iterations(IterationsFault::Iterations(e)))?;
+        let recorded_here = finished.keys().copied().collect();
         if config.is_spread() {
             let others = shard::others(config)
                 .map_err(|e| TuneError::Iterations(IterationsFault::Shard(e)))?;
@@ -149,7 +150,7 @@ impl Kind for Tune {
             finished: finished.len() as u64,
         };
         Ok(Opened {
-            schedule: Iterations::new(config, setup.openings.len(), log, finished),
+            schedule: Iterations::new(config, setup.openings.len(), log, finished, recorded_here),
             prospect,
             repairs: Vec::new(),
             total_games: own * 2 * u64::from(config.spsa.pairs),

@@ -997,3 +997,45 @@ fn untimed(report: &str) -> String {
         .collect::<Vec<_>>()
         .join("\n")
 }
+
+/// `prove` on a finished position says who has won and how (it answered "no forced
+/// result"), for a goal rank reached, every pawn captured and a side with no move.
+// See: issue 38, item 8.
+#[test]
+fn prove_on_a_finished_position_says_who_has_won() {
+    for (fen, said) in [
+        (
+            "P7/8/8/8/8/8/p7/8 b",
+            "Black to move: the game is over (White reached rank 8): White has won\n",
+        ),
+        (
+            "8/8/8/8/8/8/P7/8 b",
+            "Black to move: the game is over (White captured every Black pawn): White has won\n",
+        ),
+    ] {
+        let proved = bt_arena(&["prove", "--fen", fen, "3"]);
+        assert_eq!(proved.status.code(), Some(0), "{}", stderr(&proved));
+        assert_eq!(stdout(&proved), said, "{fen}");
+    }
+}
+
+/// `bt-search fit` on data holding no valid position (two records of zeros: no pawns) says
+/// so and fails, where it printed the start weights as a fit and exited 0.
+// See: issue 38, item 8.
+#[test]
+fn bt_search_fit_refuses_data_without_a_valid_position() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("zeros.bin");
+    std::fs::write(&data, [0u8; 48]).unwrap();
+    let fit = help_of(SEARCH, &["fit", data.to_str().unwrap()]);
+    assert_eq!(fit.status.code(), Some(1), "{}", stderr(&fit));
+    assert_eq!(stdout(&fit), "");
+    assert_eq!(
+        stderr(&fit),
+        format!(
+            "bt-search: fit: {} holds no valid position (2 records of 24 bytes, none a position \
+             of bt-arena datagen's positions.bin): nothing to fit\n",
+            data.display()
+        )
+    );
+}

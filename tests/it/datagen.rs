@@ -395,7 +395,21 @@ fn a_run_killed_mid_write_resumes_to_the_same_bytes() {
         .collect();
     ids.sort_unstable();
     assert_eq!(ids, (1..=10).collect::<Vec<u64>>());
-    // A finished run resumed plays nothing and changes nothing.
+    // A finished run resumed plays nothing and changes nothing: its files byte for byte.
+    let files = ["games.dat", "positions.bin", "games.csv", "games.pgn"];
+    let before: Vec<Vec<u8>> = files
+        .iter()
+        .map(|file| std::fs::read(killed.join(file)).unwrap())
+        .collect();
+    let resumed = bt_arena(&["datagen", "--resume", path(&killed)]);
+    assert!(resumed.status.success(), "{}", stderr(&resumed));
+    for (file, before) in files.iter().zip(&before) {
+        assert_eq!(
+            &std::fs::read(killed.join(file)).unwrap(),
+            before,
+            "{file} changed by a resume of the finished run"
+        );
+    }
     let again = bt_arena(&["datagen", "--resume", path(&killed), "--games", "11"]);
     assert_eq!(
         again.status.code(),

@@ -50,6 +50,7 @@ mod slurm;
 mod source_engines;
 mod sprt;
 mod sprt_calculator;
+mod survive;
 mod tournament;
 mod toy_kind;
 mod tune;

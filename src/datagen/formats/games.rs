@@ -568,6 +568,9 @@ mod tests {
         let entry = game(7);
         let bytes = entry.to_bytes();
         assert_eq!(bytes.len(), FIXED_LEN + 9);
+        // docs/formats/datagen.md: the length field holds 36 + 3n, the bytes after it.
+        let rest = u32::from_le_bytes(bytes[..4].try_into().unwrap());
+        assert_eq!((rest, bytes.len()), (36 + 3 * 3, 4 + 36 + 3 * 3));
         assert_eq!(
             GameEntry::from_body(&bytes[4..], Rules::CaptureOnly),
             Ok(entry.clone())
