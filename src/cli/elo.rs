@@ -42,7 +42,7 @@ pub fn run(args: &EloArgs) -> Result<ExitCode> {
     if let ([run], None, None) = (&files[..], args.sprt.sprt, &args.anchor.anchor)
         && bt_arena::select::report::is_selection(run)
     {
-        return super::select::rebuild(run, args.json.json, None);
+        return super::select_report::rebuild(run, args.json.json, None);
     }
     let sprt = args.sprt.sprt;
     let sources = open_sources(files)?;

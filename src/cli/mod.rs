@@ -49,6 +49,7 @@ pub mod progress;
 pub mod prove;
 pub mod report;
 pub mod select;
+pub mod select_report;
 pub mod session;
 pub mod signals;
 pub mod sprt;

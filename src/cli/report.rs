@@ -45,7 +45,7 @@ pub fn run(args: &ReportArgs) -> Result<ExitCode> {
     if let ([run], None, None) = (&inputs[..], args.sprt.sprt, &args.anchor.anchor)
         && bt_arena::select::report::is_selection(run)
     {
-        return super::select::rebuild(run, false, Some(&out));
+        return super::select_report::rebuild(run, false, Some(&out));
     }
     refuse_to_replace_a_runs_page(&out, inputs)?;
     let sources = open_sources(inputs)?;

@@ -14,10 +14,10 @@ use bt_arena::openings::spec::{OpeningOrder, OpeningsSpec};
 use bt_arena::run::header::RunHeader;
 use bt_arena::run::identity::{Identified, SeedOrigin};
 use bt_arena::select::report::Status;
-use bt_arena::select::{Select, SelectConfig, SelectReport};
+use bt_arena::select::{Select, SelectConfig};
 use bt_arena::session::{Announcement, RunStart};
 use clap::{ArgMatches, Args};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Arguments of `bt-arena select`.
@@ -237,25 +237,4 @@ fn build_config(args: &SelectArgs) -> Result<SelectConfig> {
     super::bots::check_openings(&config.engines, &config.run.openings, config.run.rules)?;
     config.run.out = std::path::absolute(&config.run.out).context("cannot resolve a path")?;
     Ok(config)
-}
-
-/// `bt-arena elo RUN` and `bt-arena report RUN` of a selection: its report rebuilt from the
-/// run directory, as text (or JSON) on stdout, or as report.html written to `page`. Returns
-/// the selection's exit code.
-///
-/// # Errors
-/// The run's settings or games that cannot be read; a page that cannot be written.
-pub fn rebuild(run: &Path, json: bool, page: Option<&Path>) -> Result<ExitCode> {
-    let (_, report): (SelectConfig, SelectReport) =
-        bt_arena::select::report::read_run(run).map_err(|e| anyhow!(e))?;
-    match page {
-        Some(page) => {
-            bt_arena::select::report::write_page(page, &report)
-                .context("cannot write the report")?;
-            say!("Report: {}", page.display());
-        }
-        None if json => out!("{}\n", serde_json::to_string_pretty(&report)?),
-        None => out!("{report}"),
-    }
-    Ok(ExitCode::from(report.exit_code()))
 }

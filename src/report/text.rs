@@ -633,8 +633,8 @@ mod tests {
             summary.pairs[0].elo_text()
         );
         assert!(text.contains(&elo_line), "{text}");
-        let interim = super::interim_lines(&summary, 24, 24);
-        assert!(interim[0].ends_with(&format!(", {line}")), "{interim:?}");
+        // No interim line after a verdict (issue 39): the after-stop estimate is in the report.
+        assert!(super::interim_lines(&summary, 24, 24).is_empty());
         let json: serde_json::Value =
             serde_json::from_str(&crate::report::summary_json(&summary)).unwrap();
         let after = &json["pairs"][0]["sprt"]["after_stop"];
