@@ -119,6 +119,7 @@ pub mod report;
 pub mod rules;
 pub mod run;
 pub mod run_dir;
+pub mod select;
 pub mod session;
 pub mod stats;
 pub mod textfile;

@@ -72,6 +72,15 @@ enum Command {
     /// and, at --concurrency 1, repeatable.
     #[command(after_long_help = cli::examples::TUNE)]
     Tune(cli::tune::TuneArgs),
+    /// Choose the best of several candidates against a base in a fraction of the games of a
+    /// round-robin, with the error rates stated: Paulson's sequential elimination over game
+    /// pairs against the base, then the chosen one's SPRT against it.
+    ///
+    /// Give the base and each candidate with --engine (name= each), and the base with --base.
+    /// Exit 0 when the chosen candidate beats the base, 1 when none does, 2 when --budget or
+    /// --max-time ran out first. See docs/guide/select.md.
+    #[command(after_long_help = cli::examples::SELECT)]
+    Select(Box<cli::select::SelectArgs>),
     /// Generate self-play positions for training evaluations: games in a compact file,
     /// positions as 24-byte binary records and text lines, filtered and labelled by proof.
     ///
@@ -98,9 +107,20 @@ enum Command {
     /// rules' exact prover, as --check-claims and --adjudicate use it.
     #[command(after_long_help = cli::examples::PROVE)]
     Prove(cli::prove::ProveArgs),
-    /// Generate an opening book (random balanced positions), or check one.
+    /// Generate an opening book (random balanced positions), or check one (with --runs: what
+    /// its openings did in games).
     #[command(after_long_help = cli::examples::OPENINGS)]
     Openings(cli::openings::OpeningsArgs),
+    /// What an SPRT costs before it starts: per true Elo, the probability that it passes and
+    /// the games it takes (mean, and 95th percentile from simulated SPRTs), for a book's pair
+    /// profile.
+    ///
+    /// The probability and the mean are fishtest's SPRT calculator's (the LLR as a Brownian
+    /// motion); the percentile comes from SPRTs simulated over game pairs with bt-arena's own
+    /// test. The book enters as its share of 1-1 game pairs (--one-one) or its RMS bias
+    /// measured from runs (--runs).
+    #[command(after_long_help = cli::examples::SPRT)]
+    Sprt(cli::sprt::SprtArgs),
     /// Run engines' bench (OpenBench's `ENGINE bench`): the signature (a node count) and this
     /// machine's speed, for engines given by path or built from a git revision.
     ///
@@ -152,11 +172,13 @@ fn main() -> ExitCode {
         Command::CheckEngine(args) => cli::check_engine::run(&args),
         Command::Tournament(args) => cli::tournament::run(&args, &matches),
         Command::Tune(args) => cli::tune::run(&args, &matches),
+        Command::Select(args) => cli::select::run(&args, &matches),
         Command::Datagen(args) => cli::datagen::run(&args, &matches),
         Command::Elo(args) => cli::elo::run(&args),
         Command::Merge(args) => cli::merge::run(&args),
         Command::Report(args) => cli::report::run(&args),
         Command::Openings(args) => cli::openings::run(&args),
+        Command::Sprt(args) => cli::sprt::run(&args),
         Command::Prove(args) => cli::prove::run(&args),
         Command::Bench(args) => cli::bench::run(&args),
         Command::Generate(args) => cli::generate::run(&args, Cli::command()),
@@ -193,11 +215,14 @@ impl Command {
     fn may_die_of_a_closed_stdout(&self) -> bool {
         match self {
             Command::Perft(args) => !args.checks_a_suite(),
-            Command::Openings(_) | Command::Generate(_) | Command::Prove(_) => true,
+            Command::Openings(_) | Command::Generate(_) | Command::Prove(_) | Command::Sprt(_) => {
+                true
+            }
             Command::PerftCheck(_)
             | Command::CheckEngine(_)
             | Command::Tournament(_)
             | Command::Tune(_)
+            | Command::Select(_)
             | Command::Datagen(_)
             | Command::Merge(_)
             | Command::Elo(_)

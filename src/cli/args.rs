@@ -476,8 +476,9 @@ pub struct SprtFlag {
     pub sprt: Option<Sprt>,
 }
 
-/// An SPRT specification, with the error of [`Sprt`]'s parser.
-fn parse_sprt(text: &str) -> Result<Sprt, String> {
+/// An SPRT specification, with the error of [`Sprt`]'s parser: what `--sprt` and `bt-arena
+/// sprt` take.
+pub fn parse_sprt(text: &str) -> Result<Sprt, String> {
     text.parse().map_err(|e| format!("{e}"))
 }
 

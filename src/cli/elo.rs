@@ -38,6 +38,12 @@ pub struct EloArgs {
 /// not of one run; a game that comes twice or is not of its run's schedule.
 pub fn run(args: &EloArgs) -> Result<ExitCode> {
     let files = &args.inputs.inputs;
+    // A selection's own report, unless another test or anchor is asked for.
+    if let ([run], None, None) = (&files[..], args.sprt.sprt, &args.anchor.anchor)
+        && bt_arena::select::report::is_selection(run)
+    {
+        return super::select_report::rebuild(run, args.json.json, None);
+    }
     let sprt = args.sprt.sprt;
     let sources = open_sources(files)?;
     let engines = sources.engines().context("cannot read the games")?;

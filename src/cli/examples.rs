@@ -106,6 +106,26 @@ Examples:
       --iterations 2000 --concurrency 2 --out results/tune
     bt-arena tune --resume results/tune";
 
+/// `bt-arena select --help`.
+pub const SELECT: &str = "\
+Examples:
+  The best of three settings of an option, against the current one, 5 Elo
+  apart or more (exit 0: the chosen one beats the base, 1: none does):
+    bt-arena select --engine cmd=./engine name=base \\
+      --engine cmd=./engine name=x10 option.X=10 \\
+      --engine cmd=./engine name=x20 option.X=20 \\
+      --engine cmd=./engine name=x30 option.X=30 \\
+      --base base --each nodes=2000 --indifference 5 --confidence 0.95 \\
+      --concurrency 2 --out results/x
+
+  At most 20000 games (exit 2 with who leads when they run out):
+    bt-arena select ... --budget 20000
+
+  Continue it after an interruption, or rebuild its report from the directory:
+    bt-arena select --resume results/x
+    bt-arena elo results/x
+    bt-arena report results/x";
+
 /// `bt-arena datagen --help`.
 pub const DATAGEN: &str = "\
 Examples:
@@ -123,7 +143,20 @@ Examples:
   A book of 500 balanced positions 4 plies deep, then its statistics:
     bt-arena openings generate --rules classic --plies 4 --count 500 \\
       --seed 1 --out book.epd
-    bt-arena openings check --rules classic book.epd";
+    bt-arena openings check --rules classic book.epd
+
+  What the shipped book's openings did in two runs, and which to prune:
+    bt-arena openings check openings/capture-only.epd --runs results/a results/b";
+
+/// `bt-arena sprt --help`.
+pub const SPRT: &str = "\
+Examples:
+  The cost of [0, 5] on an unbiased book, at seven true Elos:
+    bt-arena sprt elo0=0,elo1=5
+
+  Normalized bounds, on a book measured from a run, at chosen Elos, as JSON:
+    bt-arena sprt elo0=0,elo1=2,model=normalized --runs results/a \\
+      --elo -1,0,1,2,3 --json";
 
 /// `bt-arena generate --help`.
 pub const GENERATE: &str = "\

@@ -48,8 +48,11 @@ pub mod perft_check;
 pub mod progress;
 pub mod prove;
 pub mod report;
+pub mod select;
+pub mod select_report;
 pub mod session;
 pub mod signals;
+pub mod sprt;
 pub mod tournament;
 pub mod tune;
 

@@ -1,9 +1,13 @@
-//! `bt-arena openings`: generate an opening book, or check one.
+//! `bt-arena openings`: generate an opening book, or check one (and with `--runs`, what its
+//! openings did in games).
 
 use super::args::{JsonFlag, RulesFlag, RunSeed};
 use anyhow::{Context, Result, bail};
 use bt_arena::bundled::search::MAX_DEPTH;
 use bt_arena::openings::{self, Book, GenerateOptions, Generated, Spread};
+use bt_arena::records::plural;
+use bt_arena::report::openings::{OpeningsReport, OpeningsTally};
+use bt_arena::rules::Position;
 use clap::{Args, Subcommand};
 use std::ffi::OsString;
 use std::io::Write;
@@ -25,10 +29,13 @@ enum OpeningsCommand {
     /// balanced by a short search. The same arguments and seed give the same file; the seed
     /// and the command are written in its header.
     Generate(GenerateArgs),
-    /// Print a book's statistics.
+    /// Print a book's statistics, and with --runs what its openings did in games.
     ///
     /// Its count, duplicates, eval spread (by a search to --search-depth), ply spread and
-    /// side to move; every line is checked under the rules.
+    /// side to move; every line is checked under the rules. With --runs, per opening the
+    /// games, pairs, first player's score, pairs LL/1-1/WW and whether the colour decided
+    /// them; for the book the share of 1-1 pairs, fishtest's RMS bias and the openings to
+    /// prune.
     Check(CheckArgs),
 }
 
@@ -73,6 +80,13 @@ struct CheckArgs {
     #[arg(long, value_name = "PLIES", alias = "depth", default_value_t = openings::DEFAULT_DEPTH,
           value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_DEPTH)))]
     search_depth: u32,
+    /// Runs whose games to analyse per opening: run directories (on one machine, sharded, of
+    /// workers) or games files (games.csv, PGN).
+    ///
+    /// Their games are matched to the book's openings by position; games from other
+    /// positions are counted apart. Game pairs count from the side of each run's first engine.
+    #[arg(long, value_name = "DIR", num_args = 1..)]
+    runs: Vec<PathBuf>,
     #[command(flatten)]
     json: JsonFlag,
 }
@@ -179,16 +193,78 @@ fn write_book(path: &Path, text: &str, force: bool) -> Result<()> {
 fn run_check(args: &CheckArgs) -> Result<ExitCode> {
     let rules = args.rules.get();
     let book = Book::load(&args.file, rules)?;
+    // The runs are read first: a run that is none fails before the search.
+    let games = match args.runs.is_empty() {
+        true => None,
+        false => Some(openings_of_runs(&args.runs, Some(&book))?),
+    };
     let report = openings::check(&book, rules, args.search_depth);
     if args.json.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        let mut json = serde_json::to_value(&report)?;
+        if let Some(games) = &games {
+            json["games"] = serde_json::to_value(games)?;
+        }
+        println!("{}", serde_json::to_string_pretty(&json)?);
     } else {
         print!("{report}");
+        if let Some(games) = &games {
+            println!();
+            print!("{games}");
+        }
     }
     if let Some(warning) = book.duplicates_warning() {
         note!("warning: {warning}");
     }
+    if let Some(games) = games.as_ref().filter(|games| games.not_in_book > 0) {
+        note!(
+            "warning: {} of {} from positions not in {}: not counted (played from another \
+             book?)",
+            plural(games.not_in_book, "game"),
+            list(&args.runs),
+            args.file.display()
+        );
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What the openings did in the games of `runs` (run directories or games files, read as
+/// `elo` reads them), for the openings of `book` (else those played), from the side of the
+/// runs' first engine.
+///
+/// # Errors
+/// A path that does not exist, a directory that is no run (no games), a games file that
+/// does not read; each named.
+pub(super) fn openings_of_runs(runs: &[PathBuf], book: Option<&Book>) -> Result<OpeningsReport> {
+    for run in runs {
+        if !run.exists() {
+            bail!(
+                "--runs {}: no such run directory or games file",
+                run.display()
+            );
+        }
+    }
+    let sources =
+        super::elo::open_sources(runs).with_context(|| format!("--runs {}", list(runs)))?;
+    let engines = sources.engines().context("cannot read the games")?;
+    let mut tally = match book {
+        Some(book) => {
+            let openings: Vec<(u64, Position)> =
+                book.openings.iter().map(|o| (o.id, o.position)).collect();
+            OpeningsTally::for_book(&engines, &openings)
+        }
+        None => OpeningsTally::new(&engines),
+    };
+    sources.read(&mut tally).context("cannot read the games")?;
+    Ok(tally.finish())
+}
+
+/// The paths, comma-separated.
+fn list(paths: &[PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 #[cfg(test)]

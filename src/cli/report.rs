@@ -41,6 +41,12 @@ pub struct ReportArgs {
 pub fn run(args: &ReportArgs) -> Result<ExitCode> {
     let inputs = &args.inputs.inputs;
     let out = out_path(args.out.as_deref(), inputs)?;
+    // A selection's own page, unless another test or anchor is asked for.
+    if let ([run], None, None) = (&inputs[..], args.sprt.sprt, &args.anchor.anchor)
+        && bt_arena::select::report::is_selection(run)
+    {
+        return super::select_report::rebuild(run, false, Some(&out));
+    }
     refuse_to_replace_a_runs_page(&out, inputs)?;
     let sources = open_sources(inputs)?;
     let files = sources.files();
@@ -139,8 +145,9 @@ fn refuse_to_replace_a_runs_page(out: &Path, inputs: &[PathBuf]) -> Result<()> {
         _ => false,
     };
     let run = RunDir::new(&home);
-    // A tune's page (SPSA's) is never a tournament report's, even of its own games.
-    let tune = run.tune_json().exists();
+    // A tune's page (SPSA's) and a selection's are never a tournament report's, even of
+    // their own games.
+    let tune = run.tune_json().exists() || bt_arena::select::report::is_selection(&home);
     let is_its_page = out.file_name() == run.report_html().file_name()
         && !out.is_dir()
         && (tune || is_run(&home));
@@ -149,10 +156,18 @@ fn refuse_to_replace_a_runs_page(out: &Path, inputs: &[PathBuf]) -> Result<()> {
     }
     if tune {
         return Err(UsageError(format!(
-            "{} is the page of the tune in {}: a report of games would replace it; give \
-             another --out (`bt-arena tune --resume {1}` rewrites the tune's page)",
+            "{} is the page of the {} in {}: a report of games would replace it; give \
+             another --out (`{}` rewrites the {1}'s page)",
             out.display(),
-            home.display()
+            match run.tune_json().exists() {
+                true => "tune",
+                false => "selection",
+            },
+            home.display(),
+            match run.tune_json().exists() {
+                true => format!("bt-arena tune --resume {}", home.display()),
+                false => format!("bt-arena report {}", home.display()),
+            }
         ))
         .into());
     }

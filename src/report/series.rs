@@ -1,10 +1,11 @@
 //! What report.html shows beyond the [`Summary`]: series over the games (Elo and LLR of each
-//! pair after each game), terminations and move times per engine, and the openings' results.
+//! pair after each game), terminations and move times per engine. (The openings' results are
+//! the summary's, [`super::openings`].)
 //! Computed here, once, from the games in recorded order; the page only draws them.
 
 use super::Summary;
 use super::distribution::Counts;
-use crate::records::{GameRecord, GameResult, GameSink, Termination};
+use crate::records::{GameRecord, GameSink, Termination};
 use crate::stats::{MatchCounts, Outcome, Sprt};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -19,8 +20,6 @@ pub struct Series {
     pub pairs: Vec<PairSeries>,
     /// One per engine of [`Summary::engines`], in that order.
     pub engines: Vec<EngineGames>,
-    /// The openings played, most one-sided first.
-    pub openings: Vec<OpeningResult>,
     /// Games whose games.csv `move_info` does not read (their move times are left out).
     pub unreadable_move_info: UnreadableMoveInfo,
     /// When the earliest and the latest game started ([`GameRecord::started`], compared as
@@ -120,30 +119,6 @@ pub struct MoveTimes {
 /// Buckets of a move-time histogram.
 pub const HISTOGRAM_BUCKETS: usize = 20;
 
-/// The results of the games played from one opening.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct OpeningResult {
-    /// Its number in the book (0 when unknown, e.g. from another tool's PGN).
-    pub opening_id: u64,
-    /// The position.
-    pub opening: String,
-    /// Games played from it.
-    pub games: u64,
-    /// Games White won.
-    pub white_wins: u64,
-    /// Complete game pairs (same engines, colours swapped).
-    pub pairs: u64,
-    /// Pairs in which the same colour won both games: the opening, not the engines, decided.
-    pub same_colour_pairs: u64,
-}
-
-impl OpeningResult {
-    /// How far White's share is from even, 0 (even) to 0.5 (one colour won every game).
-    pub fn imbalance(&self) -> f64 {
-        (self.white_wins as f64 / self.games.max(1) as f64 - 0.5).abs()
-    }
-}
-
 impl Series {
     /// The series of `shards` (each a file's games, in recorded order), for the engines and
     /// pairs of `summary` (computed from the same games with the same `sprt`). Game pairs are
@@ -169,15 +144,13 @@ impl Series {
 /// for games that are read one by one and not kept. Memory holds the counts, at most
 /// 2 × [`MAX_POINTS`] points per pair (thinned as they come: every other point is dropped
 /// each time the limit is reached), one count per distinct move time (µs, to three significant
-/// digits) per engine, one row
-/// per opening, and the game pairs open in the current file; never the games.
+/// digits) per engine, and the game pairs open in the current file; never the games.
 #[derive(Debug)]
 pub struct SeriesBuilder {
     /// Engine index by name ([`Summary::engines`]).
     index: HashMap<String, usize>,
     pairs: Vec<PairTrack>,
     engines: Vec<EngineTrack>,
-    openings: OpeningTrack,
     unreadable: UnreadableMoveInfo,
     started: Option<(String, String)>,
 }
@@ -212,7 +185,6 @@ impl SeriesBuilder {
                 .collect(),
             index,
             pairs,
-            openings: OpeningTrack::default(),
             unreadable: UnreadableMoveInfo::default(),
             started: None,
         }
@@ -241,7 +213,6 @@ impl SeriesBuilder {
                 .first
                 .get_or_insert_with(|| format!("game {}: {error}", game.game_id));
         }
-        self.openings.add(game);
         self.note_start(&game.started);
         let first = white.min(black);
         if let Some(track) = self
@@ -283,7 +254,6 @@ impl SeriesBuilder {
         for track in &mut self.pairs {
             track.counts.close_open_pairs();
         }
-        self.openings.open.clear();
     }
 
     /// Games are missing before the next one: the LLR series stops here, as the SPRT of a
@@ -311,7 +281,6 @@ impl SeriesBuilder {
                 .zip(&summary.engines)
                 .map(|(track, name)| track.finish(name, bucket_us))
                 .collect(),
-            openings: self.openings.finish(),
             unreadable_move_info: self.unreadable,
             started: self.started,
         }
@@ -489,64 +458,6 @@ fn bucket_width(engines: &[EngineTrack]) -> u64 {
     match width < 1000 {
         true => width,
         false => width.div_ceil(1000) * 1000,
-    }
-}
-
-/// The openings' results as they are counted.
-#[derive(Debug, Default)]
-struct OpeningTrack {
-    /// By position: the result so far, in order of first appearance.
-    rows: Vec<OpeningResult>,
-    row_of: HashMap<String, usize>,
-    /// Open game pairs of the file being read: pair number to the colour that won the first
-    /// game.
-    open: HashMap<u64, bool>,
-}
-
-impl OpeningTrack {
-    fn add(&mut self, game: &GameRecord) {
-        // Looked up before it is inserted: the position is copied once per opening, not
-        // once per game.
-        let row = match self.row_of.get(&game.opening) {
-            Some(&row) => row,
-            None => {
-                self.rows.push(OpeningResult {
-                    opening_id: game.opening_id,
-                    opening: game.opening.clone(),
-                    games: 0,
-                    white_wins: 0,
-                    pairs: 0,
-                    same_colour_pairs: 0,
-                });
-                self.row_of
-                    .insert(game.opening.clone(), self.rows.len() - 1);
-                self.rows.len() - 1
-            }
-        };
-        let white_won = game.result == GameResult::WhiteWins;
-        let row = &mut self.rows[row];
-        row.games += 1;
-        row.white_wins += u64::from(white_won);
-        match self.open.remove(&game.pair) {
-            Some(first_white_won) => {
-                row.pairs += 1;
-                row.same_colour_pairs += u64::from(first_white_won == white_won);
-            }
-            None => {
-                self.open.insert(game.pair, white_won);
-            }
-        }
-    }
-
-    /// The rows, most one-sided first (then most games, then book order).
-    fn finish(mut self) -> Vec<OpeningResult> {
-        self.rows.sort_by(|a, b| {
-            b.imbalance()
-                .total_cmp(&a.imbalance())
-                .then(b.games.cmp(&a.games))
-                .then(a.opening_id.cmp(&b.opening_id))
-        });
-        self.rows
     }
 }
 
@@ -754,18 +665,5 @@ mod tests {
         assert_eq!(series.engines[0].move_times.bucket_us, 62);
         assert_eq!(series.engines[0].move_times.histogram[4], 1);
         assert_eq!(series.engines[0].move_times.histogram[19], 1);
-    }
-
-    #[test]
-    fn openings_most_one_sided_first() {
-        let (_, series) = compute(&games(), None);
-        let rows: Vec<(u64, u64, u64, u64)> = series
-            .openings
-            .iter()
-            .map(|o| (o.games, o.white_wins, o.pairs, o.same_colour_pairs))
-            .collect();
-        // startpos: games 1, 2, 5 (White, White, Black; pair 1 same colour); the other: one
-        // pair split by colour.
-        assert_eq!(rows, [(3, 2, 1, 1), (2, 1, 1, 0)]);
     }
 }

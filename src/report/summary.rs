@@ -7,6 +7,7 @@ mod tally;
 
 use super::claims::{ClaimRow, EngineClaims};
 use super::latency::EngineLatency;
+use super::openings::{OpeningsReport, OpeningsTally};
 use crate::records::provenance::EngineProvenance;
 use crate::records::{GameRecord, GameSink, Termination};
 use crate::rules::Color;
@@ -65,6 +66,8 @@ pub struct Summary {
     /// Games ended by adjudication, by rule; left out of summary.json when there are none.
     #[serde(skip_serializing_if = "AdjudicationCounts::is_empty")]
     pub adjudicated: AdjudicationCounts,
+    /// The openings played: per opening and for the book ([`super::openings`]).
+    pub openings: OpeningsReport,
     /// The engine the standings' ratings are relative to (`--anchor`: its rating 0, the
     /// others' `error95` that of their difference to it; see [`Summary::anchor_at`]); `None`
     /// (and left out of summary.json): the pool's mean is 0.
@@ -401,6 +404,7 @@ pub struct SummaryBuilder {
     /// Games added.
     games: u64,
     tally: Tally,
+    openings: OpeningsTally,
 }
 
 impl SummaryBuilder {
@@ -411,6 +415,7 @@ impl SummaryBuilder {
             index: HashMap::new(),
             games: 0,
             tally: Tally::default(),
+            openings: OpeningsTally::new(engines),
         };
         for name in engines {
             builder.engine_index(name);
@@ -433,6 +438,7 @@ impl SummaryBuilder {
             Color::White => (white, black),
             Color::Black => (black, white),
         };
+        self.openings.add(game);
         self.tally.claims.add(game, [white, black]);
         self.tally.latency.add(game, [white, black]);
         self.tally.stray[white] += game.white_stray;
@@ -455,6 +461,7 @@ impl SummaryBuilder {
     /// complete, so they are forgotten; they stay counted as unpaired games.
     pub fn end_file(&mut self) {
         self.tally.close_open_pairs();
+        self.openings.end_file();
     }
 
     /// Halts the SPRT at a missing game ([`SequentialTest::halt`]): later games count in
@@ -486,6 +493,7 @@ impl SummaryBuilder {
             claim_findings,
             latency: tally.latency.finish(engines),
             adjudicated: tally.adjudicated,
+            openings: self.openings.finish(),
             self_play: tally.self_play.clone(),
             builds: BTreeMap::new(),
             anchor: None,

@@ -1,12 +1,14 @@
 //! The report as text, fastchess style: the game count, the standings (3+ engines: with two,
 //! the pair's block is the one figure, as fastchess prints it), the crosstable (3+ engines), a
-//! block per pair of engines (Elo, games, pentanomial counts, SPRT) and the faults table.
+//! block per pair of engines (Elo, games, pentanomial counts, SPRT), the openings (the book's
+//! line and those to prune) and the faults table.
 //! [`Display`](fmt::Display) of [`Summary`] and [`PairSummary`]; [`interim_lines`], the
 //! one-line-per-pair report of a run in progress on a CI log.
 
+use super::openings::OpeningsReport;
 use super::summary::{PairSummary, Summary};
 use crate::records::plural;
-use crate::stats::{Bound, EloModel, SprtDecision};
+use crate::stats::{AfterStop, Bound, EloModel, SprtDecision};
 use std::fmt;
 
 /// Elo with two decimals and a sign, prefixed `>` (a floor), `<` (a ceiling) or `~` (both) for
@@ -20,6 +22,13 @@ fn format_elo(elo: f64, bound: Option<Bound>) -> String {
 /// A probability as a percentage with two decimals, e.g. `97.72%`.
 fn format_percent(probability: f64) -> String {
     format!("{:.2}%", 100.0 * probability)
+}
+
+/// The after-stop estimate as the reports label it, `Elo after the SPRT stop: +12.34 [+3.21,
+/// +21.05] (median-unbiased, 95%)`: beside the plain Elo, which a stop on a lucky run
+/// overstates.
+pub(crate) fn after_stop_text(estimate: &AfterStop) -> String {
+    format!("Elo after the SPRT stop: {estimate} (median-unbiased, 95%)")
 }
 
 /// `-` for a missing value.
@@ -72,6 +81,7 @@ impl fmt::Display for Summary {
             writeln!(f)?;
             write!(f, "{pair}")?;
         }
+        self.write_openings(f)?;
         writeln!(f)?;
         self.write_faults(f)?;
         if !self.claims.is_empty() {
@@ -229,6 +239,30 @@ impl Summary {
         )
     }
 
+    /// The book's line and the openings to prune (the first
+    /// [`TEXT_PRUNE_ROWS`](super::openings::TEXT_PRUNE_ROWS)); nothing without games.
+    fn write_openings(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let openings = &self.openings;
+        if openings.games == 0 {
+            return Ok(());
+        }
+        writeln!(f)?;
+        writeln!(f, "{}", openings.book_line())?;
+        let prune = openings.openings.iter().filter(|o| o.prune);
+        let shown = super::openings::TEXT_PRUNE_ROWS.min(openings.prune.len());
+        if shown > 0 {
+            write!(f, "{}", OpeningsReport::table(prune.take(shown)))?;
+        }
+        if shown < openings.prune.len() {
+            writeln!(
+                f,
+                "(the first {shown} of {} to prune; every opening in summary.json and report.html)",
+                openings.prune.len()
+            )?;
+        }
+        Ok(())
+    }
+
     fn write_faults(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let w = self.name_width("Losses by fault".len());
         writeln!(
@@ -264,6 +298,7 @@ impl Summary {
 /// Interim (10 of 120 games): new vs base: 10 games, Elo: +34.86 +/- 70.12, LLR: 0.41 (-2.94, 2.94) [0.00, 5.00]
 /// ```
 ///
+/// and after a verdict the Elo after the stop ([`after_stop_text`]).
 /// `scheduled` 0: the schedule's length is not known (`Interim (10 games)`). No line for a
 /// report without pairs, nor for a pair whose SPRT has decided: its verdict was said, and the
 /// full report follows.
@@ -287,7 +322,12 @@ pub fn interim_lines(summary: &Summary, recorded: u64, scheduled: u64) -> Vec<St
             };
             let llr = pair
                 .sprt
-                .map(|status| format!(", {}", status.report))
+                .map(|status| match status.after_stop {
+                    Some(estimate) => {
+                        format!(", {}, {}", status.report, after_stop_text(&estimate))
+                    }
+                    None => format!(", {}", status.report),
+                })
                 .unwrap_or_default();
             format!(
                 "{head}: {} vs {}: {}, {elo}{llr}",
@@ -344,7 +384,8 @@ impl fmt::Display for PairSummary {
     /// ```
     ///
     /// The Ptnml line names the games in no complete pair (`; 1 unpaired game, in the score
-    /// only`); after a verdict, `SPRT: H1 accepted at game 480; 2 games after the decision`;
+    /// only`); after a verdict, the Elo after the stop below the Elo line ([`after_stop_text`])
+    /// and `SPRT: H1 accepted at game 480; 2 games after the decision`;
     /// for a test halted at a missing game, `SPRT: no verdict over the first 40 games (a game
     /// after them is missing); 18 games after it not in the LLR`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -355,6 +396,9 @@ impl fmt::Display for PairSummary {
             self.elo_text(),
             format_percent(self.elo.los)
         )?;
+        if let Some(estimate) = self.sprt.and_then(|status| status.after_stop) {
+            writeln!(f, "{}", after_stop_text(&estimate))?;
+        }
         let score = (self.games > 0).then(|| self.wins as f64 / self.games as f64);
         writeln!(
             f,
@@ -560,5 +604,88 @@ mod tests {
         assert!(lines[0].starts_with("Interim (17 games): alpha vs beta: 9 games, Elo: "));
         assert!(lines[2].starts_with("Interim (17 games): beta vs gamma: 4 games, Elo: "));
         assert!(lines.iter().all(|line| !line.contains("LLR")), "{lines:?}");
+    }
+
+    /// After a verdict the Elo after the stop stands beside the plain Elo, in the text
+    /// report, the interim line and summary.json; without a verdict it is nowhere.
+    #[test]
+    fn the_elo_after_the_stop_is_shown_after_a_verdict_only() {
+        let sprt: crate::stats::Sprt = "elo0=0 elo1=200".parse().unwrap();
+        // new wins every pair; one more pair after the verdict.
+        let won: Vec<Game> = (1..=12)
+            .flat_map(|pair| {
+                [
+                    (pair, "new", "base", WhiteWins, GoalRank),
+                    (pair, "base", "new", BlackWins, GoalRank),
+                ]
+            })
+            .collect();
+        let summary = Summary::compute(&games(&won), &names(&["new", "base"]), Some(&sprt));
+        let status = summary.pairs[0].sprt.unwrap();
+        assert_eq!(status.report.decision, crate::stats::SprtDecision::AcceptH1);
+        let at_verdict = [0, 0, 0, 0, status.games / 2];
+        let estimate = crate::stats::after_stop(&sprt, &at_verdict);
+        assert_eq!(status.after_stop, Some(estimate));
+        let line = format!("Elo after the SPRT stop: {estimate} (median-unbiased, 95%)");
+        let text = summary.to_string();
+        let elo_line = format!(
+            "Elo: {}, LOS: 100.00%\n{line}\nGames: 24,",
+            summary.pairs[0].elo_text()
+        );
+        assert!(text.contains(&elo_line), "{text}");
+        // No interim line after a verdict (issue 39): the after-stop estimate is in the report.
+        assert!(super::interim_lines(&summary, 24, 24).is_empty());
+        let json: serde_json::Value =
+            serde_json::from_str(&crate::report::summary_json(&summary)).unwrap();
+        let after = &json["pairs"][0]["sprt"]["after_stop"];
+        assert_eq!(after["elo"], estimate.elo);
+        assert_eq!(after["ci"], serde_json::json!(estimate.ci));
+        assert_eq!(after["clamped"], estimate.clamped);
+        // A one-sided stop: the plain Elo is a floor; the estimate a finite figure under it.
+        assert!(summary.pairs[0].elo.bound && estimate.elo < summary.pairs[0].elo.elo);
+
+        let running = Summary::compute(&alpha_beta(), &names(&["alpha", "beta"]), Some(&sprt));
+        assert_eq!(running.pairs[0].sprt.unwrap().after_stop, None);
+        assert!(!running.to_string().contains("after the SPRT stop"));
+        assert!(!super::interim_lines(&running, 9, 9)[0].contains("after the SPRT stop"));
+        assert!(!crate::report::summary_json(&running).contains("after_stop"));
+    }
+
+    /// The book's line and the openings to prune, between the pairs and the faults; the
+    /// list stops at TEXT_PRUNE_ROWS.
+    #[test]
+    fn the_openings_to_prune_follow_the_pairs() {
+        let mut list: Vec<Game> = Vec::new();
+        for pair in 1..=36 {
+            // Openings 1..=12, three pairs each, every game won by White.
+            list.push((pair, "alpha", "beta", WhiteWins, GoalRank));
+            list.push((pair, "beta", "alpha", WhiteWins, GoalRank));
+        }
+        let mut all = games(&list);
+        for game in &mut all {
+            game.opening_id = (game.pair - 1) % 12 + 1;
+            game.opening = format!("o{}", game.opening_id);
+        }
+        let summary = Summary::compute(&all, &names(&["alpha", "beta"]), None);
+        assert_eq!(summary.openings.prune.len(), 12);
+        let text = summary.to_string();
+        let from = text
+            .find("\nOpenings: 12 played, 72 games, 36 pairs;")
+            .unwrap();
+        let block = &text[from..text.find("\nLosses by fault").unwrap()];
+        assert_eq!(block.matches("  prune\n").count(), 10, "{block}");
+        assert!(
+            block.ends_with(
+                "(the first 10 of 12 to prune; every opening in summary.json and report.html)\n"
+            ),
+            "{block}"
+        );
+        let json: serde_json::Value =
+            serde_json::from_str(&crate::report::summary_json(&summary)).unwrap();
+        assert_eq!(json["openings"]["openings"].as_array().unwrap().len(), 12);
+        assert_eq!(json["openings"]["openings"][0]["first_player"], "White");
+        assert_eq!(json["openings"]["one_one_share"], 1.0);
+        let empty = Summary::compute(&[], &names(&["alpha", "beta"]), None);
+        assert!(!empty.to_string().contains("Openings"));
     }
 }

@@ -3,6 +3,8 @@
 //! For users (`docs/guide/sprt.md`): games count in the order they were recorded, game pairs
 //! from the first complete one, and the first crossing of a bound is the final verdict.
 //!
+//! * [`after_stop`]: the Elo after an SPRT stopped, median-unbiased, with its 95% interval
+//!   (fishtest's `sprt.analytics`), from the LLR's Brownian approximation ([`brownian`]).
 //! * [`elo`]: Elo difference, 95% error bar and likelihood of superiority from
 //!   per-game (trinomial) or per-pair (pentanomial) counts, as fishtest's
 //!   `stat_util.get_elo` computes them, and normalized Elo as fastchess does.
@@ -25,15 +27,20 @@
 //! * No public function returns NaN or an infinity; each documents the finite
 //!   value it returns where the mathematical answer is undefined or infinite.
 
+pub mod after_stop;
+pub mod brownian;
+pub mod calculator;
 pub mod elo;
 pub mod pentanomial;
 pub mod ratings;
 pub mod sequential;
+pub mod simulation;
 pub mod sprt;
 
 mod linalg;
 mod sample;
 
+pub use after_stop::{AfterStop, after_stop};
 pub use elo::{
     EloEstimate, NormalizedElo, elo_pentanomial, elo_trinomial, los_wins_losses, nelo_pentanomial,
     nelo_trinomial,
@@ -43,7 +50,9 @@ pub use ratings::{
     Anchor, Bound, EngineRating, PairResult, RatingOptions, Ratings, RatingsError, Scale, rate,
     rate_matrix,
 };
-pub use sequential::{EloModel, MatchCounts, Outcome, SequentialTest, SprtStatus, Verdict};
+pub use sequential::{
+    EloModel, MatchCounts, Outcome, SequentialTest, SprtStatus, TestCounts, Verdict,
+};
 pub use sprt::{Sprt, SprtDecision, SprtModel, SprtReport, SprtSpecError};
 
 use statrs::distribution::{ContinuousCDF, Normal};

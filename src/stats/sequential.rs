@@ -14,6 +14,7 @@ use std::hash::Hash;
 
 use serde::{Deserialize, Serialize};
 
+use super::after_stop::{AfterStop, after_stop};
 use super::elo::{EloEstimate, elo_pentanomial, elo_trinomial};
 use super::pentanomial::Pentanomial;
 use super::sprt::{Sprt, SprtDecision, SprtReport};
@@ -155,6 +156,33 @@ impl<K> MatchCounts<K> {
             EloModel::Trinomial => sprt.llr_trinomial(&self.trinomial()),
         }
     }
+
+    /// The counts of [`model`](Self::model): what the Elo and the LLR come from.
+    pub fn test_counts(&self) -> TestCounts {
+        match self.model() {
+            EloModel::Pentanomial => TestCounts::Pentanomial(self.pentanomial),
+            EloModel::Trinomial => TestCounts::Trinomial(self.trinomial()),
+        }
+    }
+}
+
+/// The counts an LLR came from: single games or complete game pairs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TestCounts {
+    /// `[losses, draws, wins]` of single games.
+    Trinomial([u64; 3]),
+    /// Complete game pairs.
+    Pentanomial(Pentanomial),
+}
+
+impl TestCounts {
+    /// The cells: three of single games, five of game pairs (`[LL, LD, WL, WD, WW]`).
+    pub fn to_vec(&self) -> Vec<u64> {
+        match self {
+            TestCounts::Trinomial(counts) => counts.to_vec(),
+            TestCounts::Pentanomial(counts) => counts.as_array().to_vec(),
+        }
+    }
 }
 
 /// The first crossing of an SPRT bound.
@@ -168,10 +196,18 @@ pub struct Verdict {
     pub games: u64,
     /// The counts the LLR came from.
     pub model: EloModel,
+    /// Those counts, at the verdict.
+    #[serde(skip)]
+    pub counts: TestCounts,
+    /// The Elo after the stop ([`after_stop`]), computed from `counts` when the verdict was
+    /// reached; `None` for a test halted without one.
+    #[serde(skip)]
+    pub after_stop: Option<AfterStop>,
 }
 
 /// The SPRT's state for a report: the status line at the verdict (or now, without one).
-/// Serializes flat: the [`SprtReport`] fields, then `games`, `games_after`, `model`.
+/// Serializes flat: the [`SprtReport`] fields, then `games`, `games_after`, `model`, and after
+/// a verdict `after_stop`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct SprtStatus {
     /// LLR, bounds, hypotheses and decision: at the verdict when there is one, else over
@@ -185,6 +221,11 @@ pub struct SprtStatus {
     pub games_after: u64,
     /// The counts `report.llr` came from.
     pub model: EloModel,
+    /// After a verdict, the median-unbiased Elo and its 95% interval ([`after_stop`]: the
+    /// plain Elo overstates a difference a test stopped on); `None` (and left out of JSON)
+    /// without a verdict.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub after_stop: Option<AfterStop>,
 }
 
 /// A sequential probability ratio test fed the games of two engines in the order they were
@@ -224,6 +265,8 @@ impl<K: Eq + Hash> SequentialTest<K> {
                 llr,
                 games: self.counts.games(),
                 model: self.counts.model(),
+                counts: self.counts.test_counts(),
+                after_stop: None,
             });
         }
     }
@@ -240,11 +283,14 @@ impl<K: Eq + Hash> SequentialTest<K> {
         if decision == SprtDecision::Continue {
             return None;
         }
+        let counts = self.counts.test_counts();
         self.verdict = Some(Verdict {
             decision,
             llr,
             games: self.counts.games(),
             model: self.counts.model(),
+            counts,
+            after_stop: Some(after_stop(&self.sprt, &counts.to_vec())),
         });
         self.verdict
     }
@@ -292,6 +338,7 @@ impl<K> SequentialTest<K> {
                 games: verdict.games,
                 games_after: self.counts.games() - verdict.games,
                 model: verdict.model,
+                after_stop: verdict.after_stop,
             },
             // Every change of the counts was tested, so the LLR is within the bounds.
             None => SprtStatus {
@@ -299,6 +346,7 @@ impl<K> SequentialTest<K> {
                 games: self.counts.games(),
                 games_after: 0,
                 model: self.counts.model(),
+                after_stop: None,
             },
         };
         debug_assert_eq!(status.report.decision, self.decision());
@@ -424,11 +472,14 @@ mod tests {
             reached.extend(test.add(pair, LOSS_BLACK));
         }
         let llr = s.llr_pentanomial(&[crossing, 0, 0, 0, 0].into());
+        let at_verdict = [crossing, 0, 0, 0, 0];
         let verdict = Verdict {
             decision: SprtDecision::AcceptH0,
             llr,
             games: 2 * crossing,
             model: EloModel::Pentanomial,
+            counts: TestCounts::Pentanomial(at_verdict.into()),
+            after_stop: Some(after_stop(&s, &at_verdict)),
         };
         assert_eq!(reached, [verdict]);
         assert_eq!(test.add(0, WIN_WHITE), None);
@@ -442,6 +493,9 @@ mod tests {
         let status = test.status();
         assert_eq!(status.report, s.report(llr));
         assert_eq!((status.games, status.games_after), (2 * crossing, 2));
+        // The estimate after the stop is of the counts at the verdict, not of the games after.
+        assert_eq!(status.after_stop, verdict.after_stop);
+        assert!(status.after_stop.unwrap().elo < 0.0);
     }
 
     #[test]
@@ -465,6 +519,8 @@ mod tests {
                     llr,
                     games: crossing,
                     model: EloModel::Trinomial,
+                    counts: TestCounts::Trinomial([0, 0, crossing]),
+                    after_stop: Some(after_stop(&s, &[0, 0, crossing])),
                 }
             )]
         );
@@ -490,6 +546,7 @@ mod tests {
         assert_eq!(status.report.decision, SprtDecision::Continue);
         assert_eq!((status.games, status.games_after), (3, 0));
         assert_eq!(test.verdict(), None);
+        assert_eq!(status.after_stop, None);
     }
 
     #[test]

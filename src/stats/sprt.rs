@@ -393,36 +393,68 @@ impl Sprt {
         }
     }
 
+    /// The LLR of game-pair counts and its jumps: for each cell, `ln(p1_i / p0_i)` of the
+    /// two hypotheses' maximum-likelihood distributions (fishtest `LLRcalc.LLRjumps`), what
+    /// one more pair of that cell adds to the LLR, to first order. The LLR is the
+    /// [`llr_pentanomial`](Self::llr_pentanomial), bit for bit; without pairs, 0 and no jumps
+    /// (all 0).
+    pub fn llr_and_jumps_pentanomial(&self, counts: &Pentanomial) -> (f64, [f64; 5]) {
+        let counts = counts.as_array();
+        let mut jumps = [0.0; 5];
+        if counts.iter().all(|&c| c == 0) {
+            return (0.0, jumps);
+        }
+        let sample = Empirical::from_counts(&counts);
+        jumps.copy_from_slice(&self.jumps(&sample));
+        (Self::llr_of_jumps(&sample, &jumps), jumps)
+    }
+
     fn llr(&self, counts: &[u64]) -> f64 {
         if counts.iter().all(|&c| c == 0) {
             return 0.0;
         }
         let sample = Empirical::from_counts(counts);
-        match self.model {
-            SprtModel::Logistic => self.llr_logistic(&sample),
-            SprtModel::Normalized => self.llr_normalized(&sample),
-        }
+        Self::llr_of_jumps(&sample, &self.jumps(&sample))
     }
 
-    /// The LLR on logistic Elo (fishtest `LLR_logistic`).
-    fn llr_logistic(&self, sample: &Empirical) -> f64 {
-        let s0 = logistic_score(self.elo0);
-        let s1 = logistic_score(self.elo1);
-        let theta0 = mle_theta(sample, s0);
-        let theta1 = mle_theta(sample, s1);
-        // ln(p_i(s1) / p_i(s0)) = ln(1 + theta0 (a_i - s0)) - ln(1 + theta1 (a_i - s1)).
+    /// `N sum p^_i jump_i`: the LLR of the sample.
+    fn llr_of_jumps(sample: &Empirical, jumps: &[f64]) -> f64 {
         let per_sample: f64 = sample
             .pdf()
             .iter()
-            .map(|&(a, p)| p * ((theta0 * (a - s0)).ln_1p() - (theta1 * (a - s1)).ln_1p()))
+            .zip(jumps)
+            .map(|(&(_, p), jump)| p * jump)
             .sum();
         sample.n() * per_sample
     }
 
-    /// The LLR on normalized Elo (fishtest `LLR_normalized`): the t-values of the hypotheses
-    /// per sample (`sqrt(2)` times the game's for a pair), each one's maximum-likelihood
-    /// distribution ([`mle_t_value`]), and `N sum p^_i ln(p_i(t1) / p_i(t0))`.
-    fn llr_normalized(&self, sample: &Empirical) -> f64 {
+    /// `ln(p1_i / p0_i)` per cell, of the model's hypotheses.
+    fn jumps(&self, sample: &Empirical) -> Vec<f64> {
+        match self.model {
+            SprtModel::Logistic => self.jumps_logistic(sample),
+            SprtModel::Normalized => self.jumps_normalized(sample),
+        }
+    }
+
+    /// The jumps on logistic Elo (fishtest `LLR_logistic`): `p_i(s) = p^_i / (1 + theta
+    /// (a_i - s))`, so `ln(p_i(s1) / p_i(s0)) = ln(1 + theta0 (a_i - s0)) - ln(1 + theta1 (a_i
+    /// - s1))`.
+    fn jumps_logistic(&self, sample: &Empirical) -> Vec<f64> {
+        let s0 = logistic_score(self.elo0);
+        let s1 = logistic_score(self.elo1);
+        let theta0 = mle_theta(sample, s0);
+        let theta1 = mle_theta(sample, s1);
+        sample
+            .pdf()
+            .iter()
+            .map(|&(a, _)| (theta0 * (a - s0)).ln_1p() - (theta1 * (a - s1)).ln_1p())
+            .collect()
+    }
+
+    /// The jumps on normalized Elo (fishtest `LLR_normalized`): the t-values of the
+    /// hypotheses per sample (`sqrt(2)` times the game's for a pair), each one's
+    /// maximum-likelihood distribution ([`mle_t_value`]), and `ln(p_i(t1) / p_i(t0))`.
+    fn jumps_normalized(&self, sample: &Empirical) -> Vec<f64> {
         let per_sample = if sample.pdf().len() == 5 {
             std::f64::consts::SQRT_2
         } else {
@@ -431,13 +463,10 @@ impl Sprt {
         let t = |nelo: f64| per_sample * nelo / NELO_PER_T;
         let p0 = mle_t_value(sample, t(self.elo0));
         let p1 = mle_t_value(sample, t(self.elo1));
-        let per_sample: f64 = sample
-            .pdf()
-            .iter()
-            .zip(p0.iter().zip(&p1))
-            .map(|(&(_, p), (q0, q1))| p * (q1.ln() - q0.ln()))
-            .sum();
-        sample.n() * per_sample
+        p0.iter()
+            .zip(&p1)
+            .map(|(q0, q1)| q1.ln() - q0.ln())
+            .collect()
     }
 }
 

@@ -38,7 +38,7 @@ impl RunTally {
     }
 
     /// The progress line's message: `a 3, b 1`, then with an SPRT `LLR 1.23 (-2.94, 2.94)`
-    /// and its verdict once reached.
+    /// and its verdict once reached, with the Elo after the stop (median-unbiased, 95%).
     pub(crate) fn score_line(&self, names: &[String]) -> String {
         let score = names
             .iter()
@@ -53,17 +53,56 @@ impl RunTally {
         let bounds = format!("({lower:.2}, {upper:.2})");
         match test.verdict() {
             Some(verdict) => format!(
-                "{score}  LLR {:.2} {bounds} {}",
+                "{score}  LLR {:.2} {bounds} {}{}",
                 verdict.llr,
                 match verdict.decision {
                     SprtDecision::AcceptH0 => "H0 accepted",
                     _ => "H1 accepted",
-                }
+                },
+                verdict
+                    .after_stop
+                    .map(|estimate| format!(", Elo after the stop {estimate}"))
+                    .unwrap_or_default()
             ),
             None => format!(
                 "{score}  LLR {:.2} {bounds}",
                 test.counts().llr(test.sprt())
             ),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::{SequentialTest, Sprt};
+
+    /// Once decided, the line gives the verdict and the Elo after the stop.
+    #[test]
+    fn a_decided_score_line_gives_the_elo_after_the_stop() {
+        let sprt: Sprt = "elo0=0 elo1=200".parse().unwrap();
+        let mut tally = RunTally::new(Some(SequentialTest::new(sprt)));
+        let names = ["a".to_string(), "b".to_string()];
+        let mut pair = 0;
+        while !tally.decided() {
+            pair += 1;
+            tally.add(pair, 0, 0);
+            tally.add(pair, 1, 0);
+        }
+        let verdict = tally
+            .sprt
+            .as_ref()
+            .and_then(SequentialTest::verdict)
+            .unwrap();
+        let estimate = verdict.after_stop.unwrap();
+        assert_eq!(
+            tally.score_line(&names),
+            format!(
+                "a {}, b 0  LLR {:.2} (-2.94, 2.94) H1 accepted, Elo after the stop {estimate}",
+                2 * pair,
+                verdict.llr
+            )
+        );
+        assert!(estimate.to_string().starts_with('+'), "{estimate}");
     }
 }

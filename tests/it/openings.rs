@@ -247,3 +247,116 @@ fn tournaments_from_the_repository_root_start_from_the_shipped_book() {
     let book = Book::load(&root.join("openings/classic.epd"), Rules::Classic).unwrap();
     assert_eq!(games[0].opening, book.openings[0].position.to_string());
 }
+
+/// The book of the games-analysis tests: three openings, the second with Black to move.
+const THREE: &str = "\
+pppppppp/pppppppp/8/8/8/P7/1PPPPPPP/PPPPPPPP b ; id \"o1\"
+pppppppp/1ppppppp/p7/8/8/P7/1PPPPPPP/PPPPPPPP w
+pppppppp/pppppppp/8/8/8/1P6/P1PPPPPP/PPPPPPPP b
+";
+
+/// Made-up games of `a` against `b` in `dir`/games.csv: opening 1, three pairs White won
+/// twice (the colour decided each); opening 2, two pairs `a` won twice; opening 3 never;
+/// and one game from a position not in the book.
+fn made_up_run(dir: &Path) {
+    let positions: Vec<&str> = THREE
+        .lines()
+        .map(|l| l.split(" ;").next().unwrap())
+        .collect();
+    let mut games = Vec::new();
+    let pairs = [
+        (1, true, false),
+        (1, true, false),
+        (2, true, true),
+        (1, true, false),
+        (2, true, true),
+    ];
+    for (k, &(opening, a_won_white, a_won_black)) in (1..).zip(&pairs) {
+        let mut first = crate::util::game(2 * k - 1, k, "a", "b", a_won_white);
+        let mut second = crate::util::game(2 * k, k, "b", "a", !a_won_black);
+        for game in [&mut first, &mut second] {
+            game.opening = positions[opening - 1].to_string();
+            game.opening_id = opening as u64;
+        }
+        games.extend([first, second]);
+    }
+    games.push(crate::util::game(11, 6, "a", "b", true));
+    let mut writer = bt_arena::records::ResultsWriter::open(dir, Rules::CaptureOnly).unwrap();
+    for game in &games {
+        writer.append(game).unwrap();
+    }
+}
+
+/// The exact table of made-up games: per opening its games, pairs, first player's score,
+/// LL / 1-1 / WW, colour decided and p; the book's 1-1 share, RMS bias and prune list.
+#[test]
+fn check_runs_gives_the_exact_table_of_made_up_games() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("three.epd"), THREE).unwrap();
+    made_up_run(&dir.path().join("run"));
+    let check = "openings check three.epd --search-depth 1 --runs run";
+    let output = in_dir(dir.path(), check);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stdout(&output);
+    let games = &text[text.find("\nOpenings:").unwrap() + 1..];
+    // The RMS bias of pairs [0, 0, 3, 0, 2] and their games [3, 0, 7] by fishtest's stats
+    // page (fishtest at commit b8eecff2, run with Python): var3 - var5_per_game =
+    // 0.08977722150973896, rms 0.2996284724617121, +240.42089625615316 Elo.
+    let expected = "\
+Openings: 2 played, 10 games, 5 pairs; 1-1 (colour decided) 3 of 5 pairs (60.0%); RMS bias 0.300 (+240.4 Elo); prune 1 (first player's score away from 1/2, p <= 0.05)
+1 game from positions not in the book, not counted
+    id  games pairs first  score    LL   1-1    WW decided        p  opening
+     1      6     3 Black   0.0%     0     3     0     yes   0.0313  pppppppp/pppppppp/8/8/8/P7/1PPPPPPP/PPPPPPPP b  prune
+     2      4     2 White  50.0%     0     0     2      no   1.0000  pppppppp/1ppppppp/p7/8/8/P7/1PPPPPPP/PPPPPPPP w
+     3      0     0 Black      -     0     0     0       -   1.0000  pppppppp/pppppppp/8/8/8/1P6/P1PPPPPP/PPPPPPPP b
+";
+    assert_eq!(games, expected);
+    assert!(
+        stderr(&output).contains("warning: 1 game of run from positions not in three.epd"),
+        "{}",
+        stderr(&output)
+    );
+    let output = in_dir(dir.path(), &format!("{check} --json"));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let games = &json["games"];
+    assert_eq!(games["prune"], serde_json::json!([1]));
+    assert_eq!(games["one_one_share"], 0.6);
+    let rms = games["rms_bias"].as_f64().unwrap();
+    assert!((rms - 0.299_628_472_461_712_1).abs() < 1e-12, "{rms}");
+    assert_eq!(games["openings"][0]["first_player"], "Black");
+    assert_eq!(games["openings"].as_array().unwrap().len(), 3);
+}
+
+/// A run directory that is none, a path that does not exist, a book that is garbage: each an
+/// error naming it, exit 4, nothing printed on stdout.
+#[test]
+fn check_runs_refuses_what_is_no_run_and_a_garbage_book() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("three.epd"), THREE).unwrap();
+    std::fs::create_dir(dir.path().join("empty")).unwrap();
+    std::fs::write(dir.path().join("garbage.epd"), "pppppppp/pppppppp 0-1\n").unwrap();
+    made_up_run(&dir.path().join("run"));
+    for (command, message) in [
+        (
+            "openings check three.epd --runs empty",
+            "error: --runs empty: empty holds no games.csv and no shard directories\n",
+        ),
+        (
+            "openings check three.epd --runs run missing",
+            "error: --runs missing: no such run directory or games file\n",
+        ),
+        (
+            "openings check garbage.epd --runs run",
+            "error: opening book garbage.epd line 1: ",
+        ),
+    ] {
+        let output = in_dir(dir.path(), command);
+        assert_eq!(output.status.code(), Some(4), "{command}");
+        assert!(
+            stderr(&output).starts_with(message),
+            "{command}: {}",
+            stderr(&output)
+        );
+        assert_eq!(stdout(&output), "", "{command}");
+    }
+}

@@ -156,6 +156,10 @@ fn chromium_renders_a_runs_report_with_charts_and_the_viewer_at_the_asked_move()
         "the script did not finish:\n{dom}"
     );
     assert!(!dom.contains("data-script-error=\""), "{dom}");
+    assert!(
+        dom.contains("data-sortable=\"ready\""),
+        "the openings table is not sortable"
+    );
     // Charts: the ratings, the pair's Elo and LLR lines, its pentanomial and two move-time
     // histograms.
     assert_eq!(dom.matches("<svg class=\"chart ratings\"").count(), 1);

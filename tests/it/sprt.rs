@@ -7,7 +7,9 @@
 use bt_arena::stats::{Sprt, SprtModel};
 use std::path::Path;
 
-use crate::util::{bt_arena, deterministic, path, sprt_decided_at, stderr, stdout, words};
+use crate::util::{
+    bt_arena, deterministic, pairs_among, path, sprt_decided_at, stderr, stdout, words,
+};
 
 /// `elo0=0, elo1=50` on `model`'s scale, α = β = 0.05.
 fn bounds(model: SprtModel) -> Sprt {
@@ -50,6 +52,14 @@ fn a_normalized_sprt_decides_at_its_game_in_the_run_elo_and_a_resume() {
         stdout(&output)
     );
     assert_eq!(rows(&run), 50, "no game after the verdict (one at a time)");
+    // The Elo after the stop, beside the plain one: of the 25 pairs at the verdict.
+    let after_stop = |model: SprtModel, games: usize| {
+        let counts = pairs_among(&csv, "full", games).as_array();
+        let estimate = bt_arena::stats::after_stop(&bounds(model), &counts);
+        format!("\nElo after the SPRT stop: {estimate} (median-unbiased, 95%)\nGames: ")
+    };
+    let stopped = after_stop(SprtModel::Normalized, 50);
+    assert!(stdout(&output).contains(&stopped), "{}", stdout(&output));
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(run.join("summary.json")).unwrap()).unwrap();
     assert_eq!(
@@ -65,6 +75,7 @@ fn a_normalized_sprt_decides_at_its_game_in_the_run_elo_and_a_resume() {
     ));
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert!(stdout(&output).contains(verdict), "{}", stdout(&output));
+    assert!(stdout(&output).contains(&stopped), "{}", stdout(&output));
     let output = bt_arena(&words("elo --sprt elo0=0,elo1=50", &[path(&run)]));
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert!(
@@ -72,6 +83,22 @@ fn a_normalized_sprt_decides_at_its_game_in_the_run_elo_and_a_resume() {
         "{}",
         stdout(&output)
     );
+    // Recomputed at that verdict, from its 23 pairs; the games after it do not move it.
+    let logistic_stop = after_stop(SprtModel::Logistic, 46);
+    assert!(
+        stdout(&output).contains(&logistic_stop),
+        "{}",
+        stdout(&output)
+    );
+    assert_ne!(logistic_stop, stopped);
+    // `report` writes it into report.html.
+    let output = bt_arena(&words("report", &[path(&run)]));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let html = std::fs::read_to_string(run.join("report.html")).unwrap();
+    let line = stopped
+        .trim_start_matches('\n')
+        .trim_end_matches("\nGames: ");
+    assert!(html.contains(line), "{line}");
 
     // Cut back to 40 games and resumed: the run keeps its model and comes to the same verdict
     // at the same game.

@@ -354,6 +354,30 @@ pub fn git(dir: &Path, args: &[&str]) -> String {
     String::from_utf8(output.stdout).unwrap().trim().to_string()
 }
 
+/// The complete game pairs among the first `games` rows of the games.csv at `csv`, from the
+/// side of `tested`, counted here from the rows.
+pub fn pairs_among(csv: &Path, tested: &str, games: usize) -> bt_arena::stats::Pentanomial {
+    let rows = bt_arena::records::read_games(csv).expect("a readable games.csv");
+    let mut pairs = bt_arena::stats::Pentanomial::default();
+    let mut points = std::collections::HashMap::new();
+    for game in rows.iter().take(games) {
+        let winner = match game.result {
+            GameResult::WhiteWins => &game.white,
+            GameResult::BlackWins => &game.black,
+        };
+        let point = u64::from(winner == tested);
+        if let Some(first) = points.insert(game.pair, point) {
+            points.remove(&game.pair);
+            match first + point {
+                0 => pairs.ll += 1,
+                1 => pairs.wl += 1,
+                _ => pairs.ww += 1,
+            }
+        }
+    }
+    pairs
+}
+
 /// The game at which `sprt` decides over the games of the games.csv at `csv`, in file order,
 /// for `tested` (the first engine) by the pentanomial LLR of the pairs complete so far,
 /// computed here from the rows (not by the reader the commands share); `None` without a

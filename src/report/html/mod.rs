@@ -1,8 +1,8 @@
 //! report.html: one self-contained page (inline CSS, SVG and script; nothing fetched, no
 //! server) with the standings and their error bars, the crosstable, per pair the pentanomial
 //! histogram, the Elo over games with its 95% band and, with an SPRT, the LLR over games
-//! between its bounds; terminations and faults and move times per engine, the openings'
-//! results, the run's metadata, and a game viewer.
+//! between its bounds; terminations and faults and move times per engine, every opening's
+//! results (sortable), the run's metadata, and a game viewer.
 //!
 //! The numbers are those of summary.json (the same [`Summary`]) and of [`Series`], both
 //! computed from the games; this module only lays them out (with [minijinja], which escapes
@@ -23,8 +23,6 @@ use std::path::Path;
 pub const REFRESH_SECONDS: u32 = 15;
 /// Most games the viewer holds (the latest ones): every game is in games.pgn.
 pub const MAX_VIEWER_GAMES: usize = 500;
-/// Most openings listed.
-pub const MAX_OPENING_ROWS: usize = 15;
 
 /// The page's template (minijinja, HTML-escaped).
 const TEMPLATE: &str = include_str!("report.html.tmpl");
@@ -36,6 +34,7 @@ pub const BASE_CSS: &str = include_str!("base.css");
 
 mod games;
 mod meta;
+mod openings;
 mod page;
 
 pub use games::PageGames;
@@ -112,6 +111,71 @@ mod tests {
         let summary = Summary::compute(&games, &names, Some(&sprt));
         let series = Series::compute(&summary, &[&games], Some(&sprt));
         (summary, series, games)
+    }
+
+    /// After a verdict the pair's block gives the Elo after the stop beside the plain Elo;
+    /// without one, not.
+    #[test]
+    fn the_pair_block_gives_the_elo_after_the_stop_after_a_verdict() {
+        let games: Vec<GameRecord> = (1..=12u64)
+            .flat_map(|pair| {
+                [
+                    record(2 * pair - 1, pair, "new", "base", WhiteWins, GoalRank),
+                    record(2 * pair, pair, "base", "new", BlackWins, GoalRank),
+                ]
+            })
+            .collect();
+        let names = ["new".to_string(), "base".to_string()];
+        let sprt = "elo0=0 elo1=200".parse().unwrap();
+        let summary = Summary::compute(&games, &names, Some(&sprt));
+        let series = Series::compute(&summary, &[&games], Some(&sprt));
+        let estimate = summary.pairs[0].sprt.unwrap().after_stop.unwrap();
+        let html = page(&summary, &series, &games, &RunMeta::default());
+        assert!(
+            html.contains(&format!(
+                "Elo after the SPRT stop: {estimate} (median-unbiased, 95%)"
+            )),
+            "{html}"
+        );
+        let (summary, series, games) = sample();
+        let html = page(&summary, &series, &games, &RunMeta::default());
+        assert!(!html.contains("after the SPRT stop"));
+    }
+
+    /// Every opening is listed (not a first few), worst first, with the book's line; the
+    /// table sorts on the page.
+    #[test]
+    fn the_openings_table_lists_every_opening_worst_first() {
+        let mut games = Vec::new();
+        for k in 1..=20u64 {
+            // Opening o20: three pairs White won twice; the others one pair a won twice.
+            for round in 0..if k == 20 { 3 } else { 1 } {
+                let pair = 100 * round + k;
+                let mut first = record(2 * pair - 1, pair, "a", "b", WhiteWins, GoalRank);
+                let mut second = record(2 * pair, pair, "b", "a", BlackWins, GoalRank);
+                if k == 20 {
+                    second.result = WhiteWins;
+                }
+                for game in [&mut first, &mut second] {
+                    game.opening = format!("o{k}");
+                    game.opening_id = k;
+                }
+                games.extend([first, second]);
+            }
+        }
+        let names = ["a".to_string(), "b".to_string()];
+        let summary = Summary::compute(&games, &names, None);
+        let series = Series::compute(&summary, &[&games], None);
+        let html = page(&summary, &series, &games, &RunMeta::default());
+        assert_eq!(html.matches("<tr data-rank=").count(), 20);
+        let first = html.find("<tr data-rank=\"0\"><td>20</td><td class=\"name mono\">o20</td>");
+        assert!(first.is_some(), "{html}");
+        assert!(html.contains("<td class=\"name\">prune</td>"));
+        assert_eq!(html.matches(">prune</td>").count(), 1);
+        assert!(html.contains(
+            "Openings: 20 played, 44 games, 22 pairs; 1-1 (colour decided) 3 of 22 pairs"
+        ));
+        assert!(html.contains("id=\"openings-table\""));
     }
 
     #[test]

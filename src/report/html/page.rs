@@ -7,10 +7,10 @@ mod viewer;
 pub(super) use viewer::viewer_json;
 
 use super::svg::{self, PALETTE};
-use super::{MAX_OPENING_ROWS, REFRESH_SECONDS, Report};
+use super::{REFRESH_SECONDS, Report};
 use crate::records::{self, Termination, plural};
 use crate::report::crosstable::Crosstable;
-use crate::report::series::{OpeningResult, PairSeries, Series, UnreadableMoveInfo};
+use crate::report::series::{PairSeries, Series, UnreadableMoveInfo};
 use crate::report::{PairSummary, Summary};
 use crate::stats::{Bound, Pentanomial, SprtDecision};
 use charts::{elo_chart, llr_chart, ratings_svg};
@@ -48,8 +48,7 @@ pub(super) struct Page {
     claim_rows: Vec<ClaimTableRow>,
     claim_findings: Vec<crate::report::claims::ClaimRow>,
     move_info_note: Option<String>,
-    openings_note: String,
-    openings: Vec<OpeningRow>,
+    openings: super::openings::Section,
     viewer_json: String,
     viewer_note: String,
     meta: Vec<(String, String)>,
@@ -167,16 +166,6 @@ struct LatencyRow {
     max: i64,
 }
 
-#[derive(Serialize)]
-struct OpeningRow {
-    id: u64,
-    opening: String,
-    games: u64,
-    white: String,
-    pairs: u64,
-    same_colour: u64,
-}
-
 pub(super) fn page(report: &Report<'_>) -> Page {
     let summary = report.summary;
     let shown = shown_terminations(report.series);
@@ -228,14 +217,7 @@ pub(super) fn page(report: &Report<'_>) -> Page {
         claim_rows: claim_rows(summary),
         claim_findings: summary.claim_findings.clone(),
         move_info_note: move_info_note(&report.series.unreadable_move_info),
-        openings_note: openings_note(&report.series.openings),
-        openings: report
-            .series
-            .openings
-            .iter()
-            .take(MAX_OPENING_ROWS)
-            .map(opening_row)
-            .collect(),
+        openings: super::openings::section(&summary.openings),
         viewer_json: viewer_json(report.games),
         viewer_note: viewer_note(report),
         // Texts that hold names (a command line, the config) show their direction marks.
@@ -418,6 +400,12 @@ fn pair_lines(pair: &PairSummary) -> Vec<String> {
     ];
     if let Some(status) = pair.sprt {
         lines.push(status.report.to_string());
+        lines.extend(
+            status
+                .after_stop
+                .as_ref()
+                .map(crate::report::text::after_stop_text),
+        );
     }
     lines
 }
@@ -516,32 +504,6 @@ pub(super) fn move_info_note(unreadable: &UnreadableMoveInfo) -> Option<String> 
             unreadable.first.as_deref().unwrap_or("?")
         )
     })
-}
-
-fn openings_note(openings: &[OpeningResult]) -> String {
-    let one_sided = openings
-        .iter()
-        .filter(|o| o.pairs > 0 && o.same_colour_pairs == o.pairs)
-        .count();
-    format!(
-        "{} openings played; {one_sided} where every game pair was won by the same colour in \
-         both games (the opening, not the engines, decided).",
-        openings.len()
-    )
-}
-
-fn opening_row(opening: &OpeningResult) -> OpeningRow {
-    OpeningRow {
-        id: opening.opening_id,
-        opening: opening.opening.clone(),
-        games: opening.games,
-        white: format!(
-            "{:.0}%",
-            100.0 * opening.white_wins as f64 / opening.games.max(1) as f64
-        ),
-        pairs: opening.pairs,
-        same_colour: opening.same_colour_pairs,
-    }
 }
 
 /// The claims table's rows: per engine, the kinds checked or found.
