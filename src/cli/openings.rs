@@ -259,7 +259,7 @@ pub(super) fn openings_of_runs(runs: &[PathBuf], book: Option<&Book>) -> Result<
 }
 
 /// The paths, comma-separated.
-fn list(paths: &[PathBuf]) -> String {
+pub(super) fn list(paths: &[PathBuf]) -> String {
     paths
         .iter()
         .map(|p| p.display().to_string())

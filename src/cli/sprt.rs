@@ -202,7 +202,7 @@ fn book(args: &SprtArgs) -> Result<Book> {
         let Some(rms) = report.rms_bias else {
             bail!(
                 "the games of {} hold no complete game pair: no pair profile to measure",
-                list(&args.runs)
+                super::openings::list(&args.runs)
             );
         };
         let measured = Measured {
@@ -213,7 +213,7 @@ fn book(args: &SprtArgs) -> Result<Book> {
         let profile = BookProfile::of_rms_bias(rms).with_context(|| {
             format!(
                 "the book of {} decides every game by colour",
-                list(&args.runs)
+                super::openings::list(&args.runs)
             )
         })?;
         (profile, Some(measured))
@@ -225,15 +225,6 @@ fn book(args: &SprtArgs) -> Result<Book> {
         profile,
         measured,
     })
-}
-
-/// `a, b and c`.
-fn list(paths: &[PathBuf]) -> String {
-    paths
-        .iter()
-        .map(|p| p.display().to_string())
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 fn print_head(answer: &Answer, calculator: &Calculator) {
@@ -262,7 +253,7 @@ fn print_head(answer: &Answer, calculator: &Calculator) {
         ),
         Some(measured) => format!(
             "measured from {}: {} of {} pairs 1-1",
-            list(&measured.runs),
+            super::openings::list(&measured.runs),
             measured.one_one_pairs,
             measured.pairs
         ),

@@ -12,12 +12,14 @@
 pub mod claims;
 pub mod crosstable;
 mod distribution;
+mod faults;
 pub mod hosts;
 pub mod html;
 mod json;
 pub mod latency;
 pub mod openings;
 pub mod series;
+mod standings;
 mod summary;
 mod text;
 

@@ -3,14 +3,17 @@
 //! [`text`](super::text) and as JSON (summary.json) by [`json`](super::json).
 
 use super::claims::{ClaimRow, ClaimsTally, EngineClaims};
+pub use super::faults::EngineFaults;
+use super::faults::{engine_faults, fault_slot};
 use super::latency::{EngineLatency, LatencyTally};
 use super::openings::{OpeningsReport, OpeningsTally};
+use super::standings::{rate_pool, standings};
 use crate::records::provenance::EngineProvenance;
 use crate::records::{GameRecord, GameSink, Termination};
 use crate::rules::Color;
 use crate::stats::{
-    self, Bound, EloEstimate, MatchCounts, Outcome, PairResult, Pentanomial, RatingOptions,
-    Ratings, SequentialTest, Sprt, SprtDecision, SprtStatus,
+    self, Bound, EloEstimate, MatchCounts, Outcome, Pentanomial, SequentialTest, Sprt,
+    SprtDecision, SprtStatus,
 };
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
@@ -207,56 +210,6 @@ pub struct PairSummary {
     pub sprt: Option<SprtStatus>,
 }
 
-/// Losses by fault of one engine: how many games it lost by each of the four fault
-/// terminations ([`Termination::is_fault`]); and its stray answers, which lose nothing.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct EngineFaults {
-    /// Engine name.
-    pub name: String,
-    /// Losses on time (`time-forfeit`).
-    pub time_forfeits: u64,
-    /// Losses by an illegal move (`illegal-move`).
-    pub illegal_moves: u64,
-    /// Losses by a crash (`crash`).
-    pub crashes: u64,
-    /// Losses by a stall (`stall`).
-    pub stalls: u64,
-    /// Lines it wrote that answered no request (games.csv `white_stray`/`black_stray`): warned
-    /// about and never played, not losses.
-    pub stray_answers: u64,
-}
-
-impl EngineFaults {
-    /// No loss by fault yet for engine `name`.
-    pub fn none(name: &str) -> EngineFaults {
-        EngineFaults {
-            name: name.to_string(),
-            time_forfeits: 0,
-            illegal_moves: 0,
-            crashes: 0,
-            stalls: 0,
-            stray_answers: 0,
-        }
-    }
-
-    /// Counts a game lost by `termination`; a regular ending counts nothing.
-    pub fn add_loss(&mut self, termination: Termination) {
-        let slot = match fault_slot(termination) {
-            Some(0) => &mut self.time_forfeits,
-            Some(1) => &mut self.illegal_moves,
-            Some(2) => &mut self.crashes,
-            Some(_) => &mut self.stalls,
-            None => return,
-        };
-        *slot += 1;
-    }
-
-    /// Losses by fault of every kind.
-    pub fn losses(&self) -> u64 {
-        self.time_forfeits + self.illegal_moves + self.crashes + self.stalls
-    }
-}
-
 impl Summary {
     /// What `--strict` fails a run on, one line per engine that misbehaved: its stray lines,
     /// losses by fault and claims found wrong by a check that accuses it
@@ -387,10 +340,10 @@ impl Summary {
 
 /// The report computed one game at a time, in the order the games were recorded: what
 /// [`Summary::compute`] does, for games that are read (or played) one by one and not kept.
-/// Memory holds the engines, the per-engine and per-pair counts, and the game pairs still
-/// open in the current file (one game seen, its partner not yet); never the games. (So a file
-/// of games that never complete a pair, e.g. from `--games 1`, holds each of them until its
-/// end: about 50 bytes a game.)
+/// Memory holds the engines, the per-engine and per-pair counts, a row per opening, and the
+/// game pairs still open in the current file (one game seen, its partner not yet), for the
+/// pairs and for the openings; never the games. (So a file of games that never complete a
+/// pair, e.g. from `--games 1`, holds each of them until its end: about 100 bytes a game.)
 #[derive(Debug)]
 pub struct SummaryBuilder {
     /// Engine names, the given ones first, then by first appearance.
@@ -475,16 +428,16 @@ impl SummaryBuilder {
         }
         let (engines, tally) = (&self.engines, &self.tally);
         let (claims, claim_findings) = tally.claims.finish();
-        let (pool, unrated) = match rate_pool(engines, tally) {
+        let (pool, unrated) = match rate_pool(engines, &tally.wins, &tally.self_play) {
             Ok(pool) => (Some(pool), None),
             Err(note) => (None, Some(note)),
         };
         Summary {
             games: self.games,
-            standings: standings(engines, tally, pool.as_ref()),
+            standings: standings(engines, &tally.wins, pool.as_ref()),
             unrated,
             pairs: pair_summaries(engines, tally),
-            faults: engine_faults(engines, tally),
+            faults: engine_faults(engines, &tally.faults, &tally.stray),
             claims,
             claim_findings,
             latency: tally.latency.finish(engines),
@@ -648,131 +601,8 @@ impl Tally {
 
     /// Games between `i` and `j`.
     fn games_between(&self, i: usize, j: usize) -> u64 {
-        self.wins[i][j] + self.wins[j][i]
+        super::standings::games_between(&self.wins, i, j)
     }
-
-    /// `(wins, losses)` of engine `i` over all its games.
-    fn record_of(&self, i: usize) -> (u64, u64) {
-        let wins = self.wins[i].iter().sum();
-        let losses = self.wins.iter().map(|row| row[i]).sum();
-        (wins, losses)
-    }
-}
-
-/// Index of a fault termination in [`Tally::faults`]; `None` for a regular ending.
-fn fault_slot(termination: Termination) -> Option<usize> {
-    match termination {
-        Termination::TimeForfeit => Some(0),
-        Termination::IllegalMove => Some(1),
-        Termination::Crash => Some(2),
-        Termination::Stall => Some(3),
-        Termination::GoalRank
-        | Termination::AllCaptured
-        | Termination::NoMoves
-        | Termination::Resign
-        | Termination::Proof
-        | Termination::Adjudication => None,
-    }
-}
-
-/// Ratings of the engines that have games.
-struct Pool {
-    /// Engine indices of the rated engines, in the order of `ratings.engines`.
-    members: Vec<usize>,
-    ratings: Ratings,
-}
-
-impl Pool {
-    /// Position of engine `engine` in the ratings.
-    fn slot(&self, engine: usize) -> Option<usize> {
-        self.members.iter().position(|&m| m == engine)
-    }
-}
-
-/// Bradley–Terry ratings (mean 0) of the engines with games; the reason as text when there
-/// are none.
-fn rate_pool(engines: &[String], tally: &Tally) -> Result<Pool, String> {
-    let members: Vec<usize> = (0..engines.len())
-        .filter(|&i| (0..engines.len()).any(|j| tally.games_between(i, j) > 0))
-        .collect();
-    if members.is_empty() {
-        // Say why when the games were of one name against itself.
-        return Err(match tally.self_play.note() {
-            Some(why) => format!("no finished games between two engines: {why}"),
-            None => "no finished games".to_string(),
-        });
-    }
-    let names: Vec<&str> = members.iter().map(|&m| engines[m].as_str()).collect();
-    let mut results = Vec::new();
-    for (i, &a) in members.iter().enumerate() {
-        for (j, &b) in members.iter().enumerate().skip(i + 1) {
-            if tally.games_between(a, b) > 0 {
-                results.push(PairResult {
-                    i,
-                    j,
-                    wins_i: tally.wins[a][b],
-                    wins_j: tally.wins[b][a],
-                });
-            }
-        }
-    }
-    let ratings =
-        stats::rate(&names, &results, &RatingOptions::default()).map_err(|err| err.to_string())?;
-    Ok(Pool { members, ratings })
-}
-
-/// The standings, best first.
-fn standings(engines: &[String], tally: &Tally, pool: Option<&Pool>) -> Vec<Standing> {
-    let slot = |e: usize| pool.and_then(|p| p.slot(e).map(|k| (p, k)));
-    let rows: Vec<Standing> = (0..engines.len())
-        .map(|e| {
-            let (wins, losses) = tally.record_of(e);
-            let games = wins + losses;
-            let rating = slot(e).map(|(p, k)| &p.ratings.engines[k]);
-            Standing {
-                rank: 0,
-                name: engines[e].clone(),
-                elo: rating.map(|r| r.rating),
-                error95: rating
-                    .filter(|r| r.bound.is_none())
-                    .map(|r| stats::z95() * r.std_error),
-                bound: rating.and_then(|r| r.bound),
-                games,
-                wins,
-                losses,
-                score_percent: (games > 0).then(|| 100.0 * wins as f64 / games as f64),
-                los_next: None,
-            }
-        })
-        .collect();
-    let mut order: Vec<usize> = (0..engines.len()).collect();
-    let key = |e: usize| {
-        let row = &rows[e];
-        (
-            row.elo.unwrap_or(f64::NEG_INFINITY),
-            row.score_percent.unwrap_or(-1.0),
-        )
-    };
-    order.sort_by(|&a, &b| {
-        let (ka, kb) = (key(a), key(b));
-        kb.0.total_cmp(&ka.0)
-            .then(kb.1.total_cmp(&ka.1))
-            .then(a.cmp(&b))
-    });
-    let los_next = |at: usize| {
-        let (pool, k) = slot(order[at])?;
-        let (_, next) = slot(*order.get(at + 1)?)?;
-        Some(pool.ratings.los[k][next])
-    };
-    order
-        .iter()
-        .enumerate()
-        .map(|(at, &e)| Standing {
-            rank: at + 1,
-            los_next: los_next(at),
-            ..rows[e].clone()
-        })
-        .collect()
 }
 
 /// The pairs that met, plus the SPRT pair (engines 0 and 1) when there is an SPRT.
@@ -803,26 +633,6 @@ fn pair_summaries(engines: &[String], tally: &Tally) -> Vec<PairSummary> {
     pairs
 }
 
-/// Losses by fault and stray answers of every engine.
-fn engine_faults(engines: &[String], tally: &Tally) -> Vec<EngineFaults> {
-    engines
-        .iter()
-        .zip(tally.faults.iter().zip(&tally.stray))
-        .map(
-            |(name, (&[time_forfeits, illegal_moves, crashes, stalls], &stray_answers))| {
-                EngineFaults {
-                    name: name.clone(),
-                    time_forfeits,
-                    illegal_moves,
-                    crashes,
-                    stalls,
-                    stray_answers,
-                }
-            },
-        )
-        .collect()
-}
-
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -832,7 +642,7 @@ pub(crate) mod tests {
     };
     use crate::records::tests::record;
     use crate::records::{GameResult, Termination};
-    use crate::stats::{assert_close, elo_pentanomial, elo_trinomial};
+    use crate::stats::{PairResult, RatingOptions, assert_close, elo_pentanomial, elo_trinomial};
 
     pub(crate) type Game = (u64, &'static str, &'static str, GameResult, Termination);
 

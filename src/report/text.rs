@@ -39,7 +39,7 @@ fn or_dash(value: Option<String>) -> String {
 impl fmt::Display for Summary {
     /// The report: the game count, the standings table (unless [`Summary::one_match`]), the
     /// crosstable (3+ engines), a block per pair (Elo, games, pentanomial counts, the LLR
-    /// line), and the faults table.
+    /// line), the openings (the book's line and those to prune), and the faults table.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Games: {}", self.games)?;
         let adjudicated = self.adjudicated;
