@@ -138,6 +138,10 @@ struct Answer {
 /// A run of `--runs` that cannot be read or holds no complete game pair; normalized bounds
 /// that are no scores with the book; a true Elo at which the book's bias cannot be simulated.
 pub fn run(args: &SprtArgs) -> Result<ExitCode> {
+    let stop = super::signals::stop_flag()?;
+    // Nothing to stop gently: Ctrl-C (or SIGTERM, SIGHUP) exits at once, also when started
+    // with SIGINT ignored (a background job of a script).
+    super::signals::exit_at_once_from_now(&stop)?;
     let book = book(args)?;
     let calculator = Calculator::new(args.spec, book.profile)?;
     let elos = match args.elo.is_empty() {
