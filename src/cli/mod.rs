@@ -40,6 +40,7 @@ pub mod examples;
 pub mod generate;
 pub mod merge;
 pub mod openings;
+pub mod openings_build;
 pub mod perft;
 pub mod perft_check;
 pub mod prove;
