@@ -219,6 +219,12 @@ impl SettingError {
             why,
         }
     }
+
+    /// The reason alone, without the value it begins with (as a flag's parser reports it,
+    /// after the value).
+    pub fn reason(&self) -> &str {
+        self.why.split_once(": ").map_or(self.why.as_str(), |(_, why)| why)
+    }
 }
 
 impl fmt::Display for SettingError {

@@ -77,11 +77,11 @@ pub struct BuildArgs {
 }
 
 fn parse_plies(text: &str) -> Result<PlyRange, String> {
-    text.parse::<PlyRange>().map_err(|e| e.why)
+    text.parse::<PlyRange>().map_err(|e| e.reason().to_string())
 }
 
 fn parse_band(text: &str) -> Result<Band, String> {
-    text.parse::<Band>().map_err(|e| e.why)
+    text.parse::<Band>().map_err(|e| e.reason().to_string())
 }
 
 /// Runs `bt-arena openings build`.
