@@ -22,8 +22,8 @@
 pub mod kind;
 mod schedule;
 
-pub use kind::{Build, BuildError, BuildReport, Selection};
-pub use schedule::Measure;
+pub use kind::{Build, BuildError, BuildReport, Selection, select};
+pub use schedule::{ForeignGame, Measure, Tally};
 
 use crate::engine::EngineDescription;
 use crate::openings::{Eval, Opening, Scorer};
@@ -441,5 +441,109 @@ pub fn candidates(
             }
             Ok(found)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(band: Band, engines: usize, rounds: u32) -> BuildConfig {
+        let engine = |n: usize| {
+            let keys = ["cmd=x".to_string(), format!("name=e{n}")];
+            crate::engine::EngineKeys::parse(&keys)
+                .and_then(|keys| keys.into_description(crate::game::TimeControl::Depth(1)))
+                .unwrap()
+        };
+        BuildConfig {
+            run: RunHeader::default(),
+            engines: (0..engines).map(engine).collect(),
+            candidates: CandidateSource::RandomPlies {
+                plies: PlyRange { min: 2, max: 4 },
+                count: 30,
+            },
+            count: 3,
+            band,
+            rounds,
+            max_eval: None,
+            search_depth: 2,
+            unknown: BTreeMap::new(),
+        }
+    }
+
+    #[test]
+    fn bands_and_plies_parse_and_refuse_with_the_flag_named() {
+        assert_eq!("0.25..0.75".parse::<Band>().unwrap(), Band::DEFAULT);
+        assert_eq!(Band::DEFAULT.kept_counts(2), vec![1]);
+        assert_eq!(Band::DEFAULT.kept_counts(6), vec![2, 3, 4]);
+        assert_eq!(Band::DEFAULT.kept_counts(4), vec![1, 2, 3]);
+        let err = "0.9..0.1".parse::<Band>().unwrap_err();
+        assert_eq!(err.to_string(), "--band 0.9..0.1: LOW is above HIGH");
+        assert_eq!(err.reason(), "LOW is above HIGH");
+        assert!("1.5..2".parse::<Band>().unwrap_err().why.contains("`1.5` is not a score"));
+        assert_eq!("4-7".parse::<PlyRange>().unwrap(), PlyRange { min: 4, max: 7 });
+        assert_eq!("6".parse::<PlyRange>().unwrap().to_string(), "6");
+        let spread: Vec<u32> = (0..6).map(|slot| PlyRange { min: 4, max: 6 }.of_slot(slot)).collect();
+        assert_eq!(spread, [4, 5, 6, 4, 5, 6]);
+        for bad in ["0", "7-5", "3-101", "x"] {
+            assert!(bad.parse::<PlyRange>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_games_of_a_candidate_follow_the_engines_and_rounds() {
+        assert_eq!(config(Band::DEFAULT, 2, 1).games_per_candidate(), 2);
+        assert_eq!(config(Band::DEFAULT, 3, 1).games_per_candidate(), 6);
+        assert_eq!(config(Band::DEFAULT, 3, 2).games_per_candidate(), 12);
+        assert_eq!(config(Band::DEFAULT, 3, 1).engine_pairs(), [(0, 1), (0, 2), (1, 2)]);
+        let narrow = Band { low: 0.6, high: 0.7 };
+        let err = config(narrow, 2, 1).check().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "--band 0.6..0.7 keeps nothing: White's score over the 2 games of a candidate is \
+             one of 0.000, 0.500, 1.000"
+        );
+        assert_eq!(config(narrow, 3, 1).check(), Ok(()), "4/6 is in it");
+    }
+
+    #[test]
+    fn candidates_are_repeatable_distinct_not_over_and_spread_over_the_plies() {
+        let config = config(Band::DEFAULT, 2, 1);
+        let first = candidates(&config, &[]).unwrap();
+        assert_eq!(first, candidates(&config, &[]).unwrap());
+        assert_eq!(first.len(), 30);
+        let positions: HashSet<Position> = first.iter().map(|c| c.position).collect();
+        assert_eq!(positions.len(), 30);
+        for (slot, candidate) in first.iter().enumerate() {
+            assert_eq!(candidate.plies, Some(2 + slot as u32 % 3));
+            assert_eq!(candidate.position.outcome(config.run.rules), None);
+        }
+    }
+
+    #[test]
+    fn the_selection_keeps_the_first_in_the_band_in_candidate_order() {
+        let config = config(Band::DEFAULT, 2, 1);
+        let keeps = |wins| config.band.keeps(wins, 2);
+        let mut tally = schedule::Tally::default();
+        // Candidates 1..=6: White won 2, 1, 0, 1, (one game only), 1.
+        for (unit, results) in [(1, vec![true, true]), (2, vec![true, false]), (3, vec![false, false]),
+            (4, vec![false, true]), (5, vec![true]), (6, vec![true, false])] {
+            for (k, won) in results.into_iter().enumerate() {
+                tally.add(unit, (unit - 1) * 2 + k as u64 + 1, won, 2, keeps);
+            }
+        }
+        let selection = select(&config, &tally, 10);
+        assert_eq!(selection.kept, [(2, 1), (4, 1)]);
+        assert_eq!(selection.measured, [(1, 2), (2, 1), (3, 0), (4, 1)]);
+        assert!(!selection.decided, "candidate 5 is not measured");
+        assert_eq!(tally.kept_below(6), 2);
+        assert_eq!(tally.kept(), 3);
+        tally.add(5, 10, false, 2, keeps);
+        let selection = select(&config, &tally, 10);
+        assert_eq!(selection.kept, [(2, 1), (4, 1), (5, 1)]);
+        assert!(selection.decided, "3 kept, every candidate before measured");
+        // The same game read twice counts once.
+        tally.add(5, 10, false, 2, keeps);
+        assert_eq!(select(&config, &tally, 10).kept.len(), 3);
     }
 }

@@ -113,6 +113,10 @@ fn a_build_is_repeatable_from_its_seed_and_keeps_the_first_candidates_the_engine
         "{out}"
     );
     let book = assert_book_of_games(&first, 6);
+    // One game at a time, no candidate opens past the 6th kept.
+    let last_kept = book.lines().last().unwrap().rsplit(' ').next().unwrap();
+    let played = white_wins(&first).keys().max().copied().unwrap();
+    assert_eq!(played.to_string(), last_kept, "{book}");
     assert!(out.contains("Kept 6 of "), "{out}");
     assert!(out.contains(&format!("Book: {}", first.join("book.epd").display())), "{out}");
     // candidates.csv: one row per candidate measured, kept exactly when its pair split.
