@@ -36,7 +36,7 @@ use bt_arena::records::read_games;
 use bt_arena::rules::proof::{DEFAULT_BUDGET, Prover, Verdict};
 use bt_arena::rules::{Move, Position, Rules};
 use bt_arena::run_dir::RunDir;
-use bt_arena::session::{SessionOptions, Start};
+use bt_arena::session::{RunStart, SessionOptions};
 use bt_arena::tournament::{SeedOrigin, Tournament, TournamentConfig};
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
@@ -158,7 +158,7 @@ fn tournament(games: u32, concurrency: usize, adjudication: Adjudication) -> Cos
     config.run.adjudication = adjudication;
     let (user, system) = own_cpu();
     let start = Instant::now();
-    let fresh = Start::Fresh(SeedOrigin::Given);
+    let fresh = RunStart::Fresh(SeedOrigin::Given);
     let options = SessionOptions::default();
     bt_arena::session::run::<Tournament>(
         &mut config,
@@ -410,7 +410,7 @@ fn main() {
                 std::thread::sleep(Duration::from_secs(5));
             }
         });
-        let fresh = Start::Fresh(SeedOrigin::Given);
+        let fresh = RunStart::Fresh(SeedOrigin::Given);
         let _ = bt_arena::session::run::<Tournament>(
             &mut config,
             fresh,

@@ -54,7 +54,7 @@ fn first_adjudication(
     adjudication: &Adjudication,
 ) -> Result<Option<(usize, Color)>, String> {
     let mut position: Position = game.opening.parse().map_err(|e| format!("{e}"))?;
-    let infos = decode_column(&game.move_info)?;
+    let infos = decode_column(&game.move_info).map_err(|e| e.to_string())?;
     let mut adjudicator = Adjudicator::new(adjudication, rules);
     for (ply, mv) in game.moves.split_whitespace().enumerate() {
         let mover = position.side_to_move();

@@ -178,6 +178,10 @@ fn main() -> ExitCode {
             eprintln!("Interrupted: {interrupted}");
             return cli::signals::EXIT_INTERRUPTED.into();
         }
+        if let Some(incomplete) = err.downcast_ref::<cli::IncompleteRun>() {
+            eprintln!("Incomplete: {incomplete}");
+            return cli::EXIT_INCOMPLETE.into();
+        }
         eprintln!("error: {err:#}");
         if err.downcast_ref::<cli::UsageError>().is_some() {
             cli::EXIT_USAGE.into()

@@ -42,7 +42,85 @@ pub enum TimeControl {
     Depth(u32),
     /// A fixed number of nodes (`nodes=N`).
     Nodes(u64),
+    /// CodinGame's clock (`tc=codingame`, `tc=codingame:FIRST,TURN` in ms): a side's first
+    /// turn may take `first_ms`, every later one `turn_ms`; unused time is not kept. Sent to a
+    /// UGI/UCI engine as `movetime` of the turn's limit.
+    #[serde(rename = "codingame")]
+    CodinGame {
+        /// The limit of a side's first turn, ms (CodinGame: 1000).
+        first_ms: u64,
+        /// The limit of every later turn, ms (CodinGame: 100).
+        turn_ms: u64,
+    },
 }
+
+/// CodinGame's limit of a bot's first turn, ms.
+pub const CODINGAME_FIRST_MS: u64 = 1000;
+/// CodinGame's limit of a bot's later turns, ms.
+pub const CODINGAME_TURN_MS: u64 = 100;
+
+/// The word of `tc=` that names CodinGame's clock.
+const CODINGAME_TC: &str = "codingame";
+
+/// Why a time given to `tc=`, `st=` or a timeout is refused: the text and what is wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClockError {
+    /// The whole value given (`tc=`'s).
+    pub text: String,
+    /// What is wrong.
+    pub problem: ClockProblem,
+}
+
+/// What is wrong with a time ([`ClockError`]); each names the part at fault.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ClockProblem {
+    /// Not a number of seconds.
+    NotSeconds(String),
+    /// Negative, or beyond a billion seconds.
+    OutOfRange(String),
+    /// `M:SS` minutes that are not a whole number.
+    NotMinutes(String),
+    /// `M:SS` seconds of 60 or more.
+    SecondsOver60(String),
+    /// A time beyond a billion seconds.
+    TooLong(String),
+    /// `MOVES/` that is not a positive whole number.
+    NotMoves(String),
+    /// A base of 0: the first move would have no time.
+    ZeroBase,
+    /// `codingame:` not followed by two positive whole numbers of ms.
+    CodinGame,
+}
+
+impl fmt::Display for ClockProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ClockProblem::NotSeconds(v) => write!(f, "'{v}' is not a number of seconds"),
+            ClockProblem::OutOfRange(v) => {
+                write!(f, "'{v}' is not a non-negative number of seconds")
+            }
+            ClockProblem::NotMinutes(v) => {
+                write!(f, "'{v}' is not a whole number of minutes (in M:SS)")
+            }
+            ClockProblem::SecondsOver60(v) => write!(f, "'{v}' is not below 60 seconds (in M:SS)"),
+            ClockProblem::TooLong(v) => write!(f, "'{v}' is too long a time"),
+            ClockProblem::NotMoves(v) => write!(f, "'{v}' is not a positive whole number of moves"),
+            ClockProblem::ZeroBase => f.write_str("the base time must be more than 0 ms"),
+            ClockProblem::CodinGame => f.write_str(
+                "expected codingame or codingame:FIRST,TURN, the limits of the first and of \
+                 each later turn in whole ms (codingame:1000,100 is CodinGame's)",
+            ),
+        }
+    }
+}
+
+impl fmt::Display for ClockError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "bad tc '{}': {}", self.text, self.problem)
+    }
+}
+
+impl std::error::Error for ClockError {}
 
 impl TimeControl {
     /// Parses `[MOVES/]BASE[+INC]`, times in seconds (decimals allowed): `10+0.1`, `8`, or
@@ -51,9 +129,13 @@ impl TimeControl {
     /// is `10+0.1`, `1:30` is `90`.
     ///
     /// # Errors
-    /// A message naming the bad value, or a base of 0 (the first move would have no time).
-    pub fn parse_clock(text: &str) -> Result<TimeControl, String> {
-        let bad = |e: String| format!("bad tc '{text}': {e}");
+    /// [`ClockError`] naming the bad value, or a base of 0 (the first move would have no
+    /// time).
+    pub fn parse_clock(text: &str) -> Result<TimeControl, ClockError> {
+        let bad = |problem| ClockError {
+            text: text.to_string(),
+            problem,
+        };
         let (moves, clock) = match text.split_once('/') {
             Some((moves, clock)) => (Some(parse_moves(moves).map_err(bad)?), clock),
             None => (None, text),
@@ -62,7 +144,7 @@ impl TimeControl {
         let base_ms = base_to_ms(base).map_err(bad)?;
         if base_ms == 0 {
             // The increment comes after a move (cutechess): the first move has the base alone.
-            return Err(bad("the base time must be more than 0 ms".to_string()));
+            return Err(bad(ClockProblem::ZeroBase));
         }
         Ok(TimeControl::Clock {
             base_ms,
@@ -73,6 +155,39 @@ impl TimeControl {
 }
 
 impl TimeControl {
+    /// CodinGame's own clock: 1000 ms for a side's first turn, 100 ms for each later one.
+    pub const fn codingame() -> TimeControl {
+        TimeControl::CodinGame {
+            first_ms: CODINGAME_FIRST_MS,
+            turn_ms: CODINGAME_TURN_MS,
+        }
+    }
+
+    /// Reads `tc=codingame` (CodinGame's 1000 ms first turn and 100 ms later turns) or
+    /// `tc=codingame:FIRST,TURN`, both in whole ms (`codingame:1000,200`); `None` for a value
+    /// that does not start with `codingame` (a clock, for [`parse_clock`](Self::parse_clock)).
+    ///
+    /// # Errors
+    /// [`ClockProblem::CodinGame`]: not two positive whole numbers of ms after the colon.
+    pub fn parse_codingame(text: &str) -> Option<Result<TimeControl, ClockError>> {
+        let rest = text.strip_prefix(CODINGAME_TC)?;
+        if rest.is_empty() {
+            return Some(Ok(TimeControl::codingame()));
+        }
+        let bad = || ClockError {
+            text: text.to_string(),
+            problem: ClockProblem::CodinGame,
+        };
+        let limits = rest.strip_prefix(':').and_then(|ms| ms.split_once(','));
+        let ms = |text: &str| text.trim().parse::<u64>().ok().filter(|&ms| ms > 0);
+        Some(match limits.map(|(first, turn)| (ms(first), ms(turn))) {
+            Some((Some(first_ms), Some(turn_ms))) => {
+                Ok(TimeControl::CodinGame { first_ms, turn_ms })
+            }
+            _ => Err(bad()),
+        })
+    }
+
     /// This limit with its times multiplied by `factor` (OpenBench's time control scaling by
     /// machine speed): a clock's base and increment, or a move time, each rounded to the
     /// millisecond; a depth or node limit is returned as it is. A non-finite or negative
@@ -95,6 +210,10 @@ impl TimeControl {
                 moves,
             },
             TimeControl::MoveTime(ms) => TimeControl::MoveTime(scale(ms)),
+            TimeControl::CodinGame { first_ms, turn_ms } => TimeControl::CodinGame {
+                first_ms: scale(first_ms),
+                turn_ms: scale(turn_ms),
+            },
             fixed @ (TimeControl::Depth(_) | TimeControl::Nodes(_)) => fixed,
         }
     }
@@ -135,6 +254,13 @@ impl fmt::Display for TimeControl {
                 clock_text(*base_ms, *increment_ms, *moves, true)
             ),
             TimeControl::MoveTime(ms) => write!(f, "st={}", Seconds(*ms)),
+            TimeControl::CodinGame {
+                first_ms: CODINGAME_FIRST_MS,
+                turn_ms: CODINGAME_TURN_MS,
+            } => write!(f, "tc={CODINGAME_TC}"),
+            TimeControl::CodinGame { first_ms, turn_ms } => {
+                write!(f, "tc={CODINGAME_TC}:{first_ms},{turn_ms}")
+            }
             TimeControl::Depth(depth) => write!(f, "depth={depth}"),
             TimeControl::Nodes(nodes) => write!(f, "nodes={nodes}"),
         }
@@ -173,12 +299,12 @@ impl fmt::Display for Seconds {
 }
 
 /// Seconds (a non-negative decimal) to milliseconds, rounded to the nearest.
-pub(crate) fn seconds_to_ms(text: &str) -> Result<u64, String> {
+pub(crate) fn seconds_to_ms(text: &str) -> Result<u64, ClockProblem> {
     let seconds: f64 = text
         .trim()
         .parse()
-        .map_err(|_| format!("'{text}' is not a number of seconds"))?;
-    let negative = || format!("'{text}' is not a non-negative number of seconds");
+        .map_err(|_| ClockProblem::NotSeconds(text.to_string()))?;
+    let negative = || ClockProblem::OutOfRange(text.to_string());
     if !(0.0..=1e9).contains(&seconds) {
         return Err(negative());
     }
@@ -187,30 +313,30 @@ pub(crate) fn seconds_to_ms(text: &str) -> Result<u64, String> {
 }
 
 /// A clock's base: seconds, or `M:SS` minutes and seconds (`1:30`, `0:10.5`).
-fn base_to_ms(text: &str) -> Result<u64, String> {
+fn base_to_ms(text: &str) -> Result<u64, ClockProblem> {
     let Some((minutes, seconds)) = text.split_once(':') else {
         return seconds_to_ms(text);
     };
     let minutes: u64 = minutes
         .trim()
         .parse()
-        .map_err(|_| format!("'{minutes}' is not a whole number of minutes (in M:SS)"))?;
+        .map_err(|_| ClockProblem::NotMinutes(minutes.to_string()))?;
     let seconds_ms = seconds_to_ms(seconds)?;
     if seconds_ms >= 60_000 {
-        return Err(format!("'{seconds}' is not below 60 seconds (in M:SS)"));
+        return Err(ClockProblem::SecondsOver60(seconds.to_string()));
     }
     minutes
         .checked_mul(60_000)
         .and_then(|ms| ms.checked_add(seconds_ms))
         .filter(|&ms| ms <= 1_000_000_000_000)
-        .ok_or_else(|| format!("'{text}' is too long a time"))
+        .ok_or_else(|| ClockProblem::TooLong(text.to_string()))
 }
 
 /// The moves of a period: a positive whole number.
-fn parse_moves(text: &str) -> Result<NonZeroU32, String> {
+fn parse_moves(text: &str) -> Result<NonZeroU32, ClockProblem> {
     text.trim()
         .parse()
-        .map_err(|_| format!("'{text}' is not a positive whole number of moves"))
+        .map_err(|_| ClockProblem::NotMoves(text.to_string()))
 }
 
 /// One side's time control in a game and what is left of it.
@@ -236,10 +362,37 @@ enum Budget {
     },
     /// A fixed time per move: every move gets all of it, and unused time is not kept.
     MoveTime(Duration),
+    /// CodinGame's clock: `first` for the side's first turn, `turn` for each later one.
+    CodinGame {
+        /// The first turn's limit.
+        first: Duration,
+        /// Each later turn's limit.
+        turn: Duration,
+        /// The side's turns played so far in the game.
+        played: u32,
+    },
     /// A fixed depth in plies: the engine decides when to stop.
     Depth(u32),
     /// A fixed number of nodes: the engine decides when to stop.
     Nodes(u64),
+}
+
+impl Budget {
+    /// The limit of the next turn under CodinGame's clock (the first turn's until one is
+    /// played); zero for other budgets.
+    fn turn_limit(&self) -> Duration {
+        match *self {
+            Budget::CodinGame {
+                first,
+                turn,
+                played,
+            } => match played {
+                0 => first,
+                _ => turn,
+            },
+            _ => Duration::ZERO,
+        }
+    }
 }
 
 /// The periods of a `MOVES/BASE` clock: `base` more after every `moves` moves.
@@ -282,6 +435,15 @@ pub enum Overstep {
         /// The fixed time per move.
         limit: Duration,
     },
+    /// Turn `turn` (the side's, from 1) took `used` of its `limit` (CodinGame's clock).
+    Turn {
+        /// The side's turn, from 1.
+        turn: u32,
+        /// The time the turn took.
+        used: Duration,
+        /// The turn's limit.
+        limit: Duration,
+    },
 }
 
 impl fmt::Display for Overstep {
@@ -292,6 +454,12 @@ impl fmt::Display for Overstep {
             Overstep::MoveTime { used, limit } => write!(
                 f,
                 "{} ms for a {} ms move",
+                used.as_millis(),
+                limit.as_millis()
+            ),
+            Overstep::Turn { turn, used, limit } => write!(
+                f,
+                "{} ms on its turn {turn}, of {} ms",
                 used.as_millis(),
                 limit.as_millis()
             ),
@@ -318,6 +486,11 @@ impl SideClock {
                 }),
             },
             TimeControl::MoveTime(ms) => Budget::MoveTime(Duration::from_millis(ms)),
+            TimeControl::CodinGame { first_ms, turn_ms } => Budget::CodinGame {
+                first: Duration::from_millis(first_ms),
+                turn: Duration::from_millis(turn_ms),
+                played: 0,
+            },
             TimeControl::Depth(depth) => Budget::Depth(depth),
             TimeControl::Nodes(nodes) => Budget::Nodes(nodes),
         };
@@ -333,12 +506,14 @@ impl SideClock {
     }
 
     /// How long the next move may take before it loses on time: the time left on the clock
-    /// (the increment comes after the move) or the fixed time per move, plus the margin; a
-    /// fixed depth or node count has [`UNCLOCKED_MOVE_TIMEOUT`].
+    /// (the increment comes after the move), the fixed time per move or the turn's limit under
+    /// CodinGame's clock (the first turn's, then each later turn's), plus the margin; a fixed
+    /// depth or node count has [`UNCLOCKED_MOVE_TIMEOUT`].
     pub fn allowance(&self) -> Duration {
         match self.budget {
             Budget::Clock { left, .. } => left.saturating_add(self.margin),
             Budget::MoveTime(limit) => limit.saturating_add(self.margin),
+            Budget::CodinGame { .. } => self.budget.turn_limit().saturating_add(self.margin),
             Budget::Depth(_) | Budget::Nodes(_) => UNCLOCKED_MOVE_TIMEOUT,
         }
     }
@@ -348,11 +523,12 @@ impl SideClock {
     /// then gains the increment, and the base again when the move ends a period.
     ///
     /// # Errors
-    /// [`Overstep`] when `used` is beyond the time left (or the fixed time per move) plus the
-    /// margin; the clock is then left as it was. A fixed depth or node count is never late
+    /// [`Overstep`] when `used` is beyond the time left (or the fixed time per move, or the
+    /// turn's limit) plus the margin; the clock is then left as it was. A fixed depth or node count is never late
     /// here (the engine is given [`UNCLOCKED_MOVE_TIMEOUT`] to answer).
     pub fn charge(&mut self, used: Duration) -> Result<(), Overstep> {
         let margin = self.margin;
+        let turn_limit = self.budget.turn_limit();
         match &mut self.budget {
             Budget::Clock {
                 left,
@@ -373,6 +549,15 @@ impl SideClock {
                     used,
                     limit: *limit,
                 })
+            }
+            Budget::CodinGame { played, .. } => {
+                let limit = turn_limit;
+                let turn = played.saturating_add(1);
+                if used > limit.saturating_add(margin) {
+                    return Err(Overstep::Turn { turn, used, limit });
+                }
+                *played = turn;
+                Ok(())
             }
             Budget::MoveTime(_) | Budget::Depth(_) | Budget::Nodes(_) => Ok(()),
         }
@@ -419,6 +604,7 @@ impl Clocks {
                 }
             }
             Budget::MoveTime(limit) => GoLimits::movetime(whole_ms(limit)),
+            budget @ Budget::CodinGame { .. } => GoLimits::movetime(whole_ms(budget.turn_limit())),
             Budget::Depth(depth) => GoLimits::depth(depth),
             Budget::Nodes(nodes) => GoLimits::nodes(nodes),
         }
@@ -626,6 +812,87 @@ mod tests {
     }
 
     #[test]
+    fn codingames_clock_gives_the_first_turn_its_own_limit() {
+        let mut clocks = Clocks::new(ByColor::from_fn(|_| {
+            SideClock::new(TimeControl::codingame(), Duration::ZERO)
+        }));
+        assert_eq!(clocks.allowance(Color::White), ms(1000));
+        assert_eq!(clocks.go_limits(Color::White), GoLimits::movetime(1000));
+        assert_eq!(clocks.charge(Color::White, ms(900)), Ok(()));
+        assert_eq!(clocks.allowance(Color::White), ms(100));
+        assert_eq!(clocks.go_limits(Color::White), GoLimits::movetime(100));
+        assert_eq!(clocks.allowance(Color::Black), ms(1000));
+        assert_eq!(clocks.charge(Color::White, ms(100)), Ok(()));
+        let late = clocks.charge(Color::White, Duration::from_micros(100_001));
+        assert_eq!(
+            late,
+            Err(Overstep::Turn {
+                turn: 3,
+                used: Duration::from_micros(100_001),
+                limit: ms(100)
+            })
+        );
+        assert_eq!(
+            late.unwrap_err().to_string(),
+            "100 ms on its turn 3, of 100 ms"
+        );
+        assert_eq!(clocks.side(Color::White).left(), None);
+        let mut margin = SideClock::new(TimeControl::codingame(), ms(60));
+        assert_eq!(margin.charge(ms(1060)), Ok(()));
+        assert_eq!(margin.charge(ms(150)), Ok(()));
+        assert_eq!(margin.allowance(), ms(160));
+        assert!(margin.charge(ms(161)).is_err());
+    }
+
+    #[test]
+    fn codingames_clock_is_written_as_it_is_read() {
+        let parse = |text: &str| TimeControl::parse_codingame(text);
+        assert_eq!(parse("codingame"), Some(Ok(TimeControl::codingame())));
+        let wider = TimeControl::CodinGame {
+            first_ms: 1000,
+            turn_ms: 200,
+        };
+        assert_eq!(parse("codingame:1000,200"), Some(Ok(wider)));
+        assert_eq!(TimeControl::codingame().to_string(), "tc=codingame");
+        assert_eq!(wider.to_string(), "tc=codingame:1000,200");
+        assert_eq!(wider.pgn_tag(), "-");
+        assert_eq!(parse("10+0.1"), None);
+        for bad in [
+            "codingame:",
+            "codingame:100",
+            "codingame:0,100",
+            "codingame:1s,100ms",
+            "codingamex",
+        ] {
+            assert_eq!(
+                parse(bad),
+                Some(Err(ClockError {
+                    text: bad.to_string(),
+                    problem: ClockProblem::CodinGame
+                })),
+                "{bad}"
+            );
+        }
+        assert_eq!(
+            TimeControl::codingame().scaled(2.0),
+            TimeControl::CodinGame {
+                first_ms: 2000,
+                turn_ms: 200
+            }
+        );
+        #[derive(Debug, PartialEq, Serialize, Deserialize)]
+        struct Engine {
+            limit: TimeControl,
+        }
+        let json = serde_json::to_string(&Engine { limit: wider }).unwrap();
+        assert_eq!(
+            json,
+            r#"{"limit":{"codingame":{"first_ms":1000,"turn_ms":200}}}"#
+        );
+        assert_eq!(serde_json::from_str::<Engine>(&json).unwrap().limit, wider);
+    }
+
+    #[test]
     fn clock_syntax_parses_and_prints_back() {
         let parse = |text: &str| TimeControl::parse_clock(text).unwrap();
         let moves = NonZeroU32::new(40);
@@ -671,7 +938,7 @@ mod tests {
         assert_eq!(parse("1:00+1"), parse("60+1"));
         assert_eq!(parse("40/1:30"), parse("40/90"));
         assert_eq!(parse("2:05.5"), parse("125.5"));
-        let err = |text: &str| TimeControl::parse_clock(text).unwrap_err();
+        let err = |text: &str| TimeControl::parse_clock(text).unwrap_err().to_string();
         assert_eq!(
             err("1:60"),
             "bad tc '1:60': '60' is not below 60 seconds (in M:SS)"
@@ -692,7 +959,7 @@ mod tests {
 
     #[test]
     fn bad_clocks_are_named() {
-        let err = |text: &str| TimeControl::parse_clock(text).unwrap_err();
+        let err = |text: &str| TimeControl::parse_clock(text).unwrap_err().to_string();
         // No time for the first move (the increment comes after it).
         for zero in ["0", "0+0.1", "40/0", "0:00+1"] {
             assert_eq!(

@@ -42,7 +42,7 @@ mod worker;
 pub use crate::run_dir::{LockError, file_safe, lock_directory};
 pub use affinity::{AffinityError, CpuList};
 pub use console::Console;
-pub use recorded::Recorded;
+pub use recorded::RecordedUnits;
 pub use schedule::{
     Flow, Gate, Job, RecordedGame, ReportError, Schedule, ScheduledGame, Seat, Unit, UnitKind,
 };
@@ -103,7 +103,14 @@ pub struct Arena<'a> {
     pub progress: (u64, u64),
     /// Set by the signal handler: no game starts, games in flight are dropped.
     pub stop: &'a AtomicBool,
+    /// A worker's: makes its directory ([`Arena::dir`]) again when it was removed (a clean-up
+    /// script), its config and logs in it, and returns the writer of its new games files.
+    /// `None` on one machine and for a shard (their directories are not made again).
+    pub remake: Option<&'a Remake<'a>>,
 }
+
+/// Makes a worker's removed directory again ([`Arena::remake`]).
+pub type Remake<'a> = dyn Fn() -> Result<ResultsWriter, RecordsError> + Sync + 'a;
 
 /// How the arena stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -182,11 +189,12 @@ impl<E> From<RecordsError> for ArenaError<E> {
     }
 }
 
-impl<E> From<recorded::ReadError<E>> for ArenaError<E> {
-    fn from(err: recorded::ReadError<E>) -> Self {
+impl<E> From<recorded::RecordedError<E>> for ArenaError<E> {
+    fn from(err: recorded::RecordedError<E>) -> Self {
         match err {
-            recorded::ReadError::Records(err) => ArenaError::Records(err),
-            recorded::ReadError::Game(bad) => ArenaError::Game(bad),
+            recorded::RecordedError::Records(err) => ArenaError::Records(err),
+            recorded::RecordedError::Game(bad) => ArenaError::Game(bad),
+            recorded::RecordedError::Schedule(err) => ArenaError::Schedule(err),
         }
     }
 }
@@ -239,7 +247,7 @@ struct ReportClock {
 /// Plays `schedule`'s units in `arena`, lowest first, recording each game with `writer` as it
 /// ends, until every unit is played, the schedule stops, the deadline passes or the stop flag
 /// is set. `recorded` reads what the run recorded (read once already:
-/// [`Recorded::start`]); with `leases`, this process is one worker of many and plays only
+/// [`RecordedUnits::start`]); with `leases`, this process is one worker of many and plays only
 /// the units it leases (and lets go of them at the end).
 ///
 /// # Errors
@@ -251,7 +259,7 @@ pub fn play<S: Schedule>(
     schedule: &S,
     writer: ResultsWriter,
     leases: Option<&Leases>,
-    recorded: Recorded,
+    recorded: RecordedUnits,
 ) -> Result<Played, ArenaError<S::Error>> {
     let floor = Floor {
         arena,
@@ -309,6 +317,10 @@ impl<S: Schedule> Floor<'_, S> {
             if self.arena.stop.load(Ordering::SeqCst) || self.halt.load(Ordering::SeqCst) {
                 return None;
             }
+            if let Err(err) = self.in_place(&mut lock(&self.writer)) {
+                self.fail(err);
+                return None;
+            }
             let closing = self
                 .arena
                 .deadline
@@ -327,6 +339,29 @@ impl<S: Schedule> Floor<'_, S> {
                 }
             }
         }
+    }
+
+    /// Makes a worker's directory again when it was removed, with a new `writer`: the
+    /// schedule opens its own files again ([`Schedule::remade`]) and every games file is read
+    /// again (the games recorded in the directory removed are played again).
+    ///
+    /// # Errors
+    /// The directory or its files cannot be made again.
+    fn in_place(&self, writer: &mut ResultsWriter) -> Result<(), ArenaError<S::Error>> {
+        let Some(remake) = self.arena.remake else {
+            return Ok(());
+        };
+        if writer.is_in_place() {
+            return Ok(());
+        }
+        *writer = remake()?;
+        self.schedule.remade().map_err(ArenaError::Schedule)?;
+        self.walk.forget_read();
+        self.console.say(&format!(
+            "warning: {} was removed: made again; the games it held are played again",
+            self.arena.dir.display()
+        ));
+        Ok(())
     }
 
     /// Engine `seat` started a process that says `id name id_name`.
@@ -349,13 +384,16 @@ impl<S: Schedule> Floor<'_, S> {
     /// schedule.
     fn record(&self, job: &Job, record: &GameRecord, played: &game::PlayedGame) {
         let mut writer = lock(&self.writer);
+        if let Err(err) = self.in_place(&mut writer) {
+            return self.fail(err);
+        }
         if !self.walk.may_record(job) {
+            let kind = self.schedule.unit_kind();
             self.console.say(&format!(
-                "warning: game {} not recorded: the claim on its {} {} was taken over by \
-                 another worker, who plays it again",
-                record.game_id,
-                self.schedule.unit_kind(),
-                job.unit
+                "warning: game {} not recorded: this worker no longer holds the claim on its \
+                 {kind} {} (taken over, removed or overwritten): the {kind} is played again by \
+                 whoever claims it next",
+                record.game_id, job.unit
             ));
             drop(writer);
             self.walk.dropped(job);

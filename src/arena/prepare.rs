@@ -77,8 +77,17 @@ pub enum PrepareError {
         /// The node count expected.
         expected: u64,
     },
-    /// `--scale-tc` with a base engine whose speed cannot be measured.
-    Scale(String),
+    /// `--scale-tc` with a base engine (the last) that has no bench to measure this
+    /// machine's speed with.
+    NoBenchToScale {
+        /// The base engine.
+        engine: String,
+    },
+    /// `--scale-tc` with a base engine whose bench reported a speed of 0 nps.
+    ZeroSpeed {
+        /// The base engine.
+        engine: String,
+    },
     /// `--scale-tc` would give an engine a clock below [`SCALED_CLOCK_FLOOR_MS`]: the
     /// reference speed given does not fit this machine (a bad command line).
     ScaledBelowFloor {
@@ -127,7 +136,15 @@ impl fmt::Display for PrepareError {
                  build does not search as expected (another commit or compiler, a miscompiled or \
                  nondeterministic build), so it does not play"
             ),
-            PrepareError::Scale(why) => write!(f, "--scale-tc: {why}"),
+            PrepareError::NoBenchToScale { engine } => write!(
+                f,
+                "--scale-tc: the base engine '{engine}' (the last) has no bench to measure this \
+                 machine's speed with"
+            ),
+            PrepareError::ZeroSpeed { engine } => write!(
+                f,
+                "--scale-tc: the base engine '{engine}' reported a speed of 0 nps"
+            ),
             PrepareError::ScaledBelowFloor {
                 scale,
                 engine,
@@ -349,11 +366,9 @@ pub fn prepare(
                     }
                 }
                 None if scaling => {
-                    return Err(PrepareError::Scale(format!(
-                        "the base engine '{}' (the last) has no bench to measure this \
-                         machine's speed with",
-                        engine.name
-                    )));
+                    return Err(PrepareError::NoBenchToScale {
+                        engine: engine.name.clone(),
+                    });
                 }
                 None => {}
             }
@@ -368,10 +383,9 @@ pub fn prepare(
     };
     if let (Some((base, reference)), Some(run)) = (scale_base, measured_base) {
         if run.nps == 0 {
-            return Err(PrepareError::Scale(format!(
-                "the base engine '{}' reported a speed of 0 nps",
-                engines[base].name
-            )));
+            return Err(PrepareError::ZeroSpeed {
+                engine: engines[base].name.clone(),
+            });
         }
         let factor = reference as f64 / run.nps as f64;
         let scale = ClockScale {
@@ -431,6 +445,13 @@ fn below_floor(limit: TimeControl, factor: f64) -> Option<String> {
             (
                 format!("a move time of {}", text(scaled)),
                 scaled < SCALED_CLOCK_FLOOR_MS,
+            )
+        }
+        TimeControl::CodinGame { first_ms, turn_ms } => {
+            let (first, turn) = (ms(first_ms), ms(turn_ms));
+            (
+                format!("turns of {} and {}", text(first), text(turn)),
+                first.min(turn) < SCALED_CLOCK_FLOOR_MS,
             )
         }
         TimeControl::Depth(_) | TimeControl::Nodes(_) => return None,

@@ -27,7 +27,7 @@ enum Scope {
 
 /// The games recorded so far, by unit.
 #[derive(Debug)]
-pub struct Recorded {
+pub struct RecordedUnits {
     scope: Scope,
     /// The files followed, by directory.
     tails: Vec<(PathBuf, GamesTail)>,
@@ -38,17 +38,21 @@ pub struct Recorded {
     floor: Option<Unit>,
     /// Whether the floor is known (after the first read).
     started: bool,
-    /// Games read by the first read ([`Recorded::start`]).
+    /// Games read by the first read ([`RecordedUnits::start`]).
     count: u64,
+    /// Everything is read again at the next look ([`RecordedUnits::forget`]).
+    stale: bool,
 }
 
 /// Why the recorded games cannot be read.
 #[derive(Debug)]
-pub enum ReadError<E> {
+pub enum RecordedError<E> {
     /// A games.csv (or the run directory) cannot be read.
     Records(RecordsError),
     /// A game that must not be counted.
     Game(BadGame<E>),
+    /// The schedule cannot read its own records again ([`Schedule::reread`]).
+    Schedule(E),
 }
 
 /// A recorded game that must not be counted: a resume or a worker would count foreign or
@@ -88,25 +92,26 @@ impl<E: std::fmt::Display> std::fmt::Display for BadGame<E> {
     }
 }
 
-impl Recorded {
+impl RecordedUnits {
     /// The games of the directory `dir` alone (nothing read yet).
-    pub fn own(dir: &Path) -> Recorded {
-        Recorded::new(Scope::Own(dir.to_path_buf()))
+    pub fn own(dir: &Path) -> RecordedUnits {
+        RecordedUnits::new(Scope::Own(dir.to_path_buf()))
     }
 
     /// The games of every worker of the run in `run` (nothing read yet).
-    pub fn workers(run: &Path) -> Recorded {
-        Recorded::new(Scope::Workers(run.to_path_buf()))
+    pub fn workers(run: &Path) -> RecordedUnits {
+        RecordedUnits::new(Scope::Workers(run.to_path_buf()))
     }
 
-    fn new(scope: Scope) -> Recorded {
-        Recorded {
+    fn new(scope: Scope) -> RecordedUnits {
+        RecordedUnits {
             scope,
             tails: Vec::new(),
             by_unit: BTreeMap::new(),
             floor: None,
             started: false,
             count: 0,
+            stale: false,
         }
     }
 
@@ -114,21 +119,21 @@ impl Recorded {
     /// process's own directory also handed to [`Schedule::resumed`] in file order (streamed).
     ///
     /// # Errors
-    /// As [`absorb`](Recorded::absorb).
-    pub fn start<S: Schedule>(&mut self, schedule: &S) -> Result<(), ReadError<S::Error>> {
+    /// As [`absorb`](RecordedUnits::absorb).
+    pub fn start<S: Schedule>(&mut self, schedule: &S) -> Result<(), RecordedError<S::Error>> {
         self.reset(schedule);
         if let Scope::Own(dir) = self.scope.clone() {
             let games_csv = RunDir::new(&dir).games_csv();
             let mut tail = GamesTail::new(&games_csv);
             if games_csv.exists() {
-                for game in GamesReader::open(&games_csv).map_err(ReadError::Records)? {
-                    let game = game.map_err(ReadError::Records)?;
+                for game in GamesReader::open(&games_csv).map_err(RecordedError::Records)? {
+                    let game = game.map_err(RecordedError::Records)?;
                     schedule.resumed(&game);
                 }
             }
             // The rows handed over are read again below, by unit.
             loop {
-                let games = tail.read_some(CHUNK).map_err(ReadError::Records)?;
+                let games = tail.read_some(CHUNK).map_err(RecordedError::Records)?;
                 if games.is_empty() {
                     break;
                 }
@@ -144,26 +149,30 @@ impl Recorded {
 
     /// Reads what was recorded since the last look (of workers, by workers that joined
     /// since too). A worker directory removed takes its games with it: everything is read
-    /// again, and its units are played again. Returns the directories found gone.
+    /// again (the schedule's own records first, [`Schedule::reread`]), and its units are
+    /// played again. Returns the directories found gone.
     ///
     /// # Errors
-    /// [`ReadError::Records`] for a file or directory that cannot be read;
-    /// [`ReadError::Schedule`] for a game not of the schedule.
+    /// [`RecordedError::Records`] for a file or directory that cannot be read;
+    /// [`RecordedError::Game`] for a game not of the schedule, or repeated;
+    /// [`RecordedError::Schedule`] when the schedule cannot read its records again.
     pub fn absorb<S: Schedule>(
         &mut self,
         schedule: &S,
-    ) -> Result<Vec<PathBuf>, ReadError<S::Error>> {
-        let dirs = self.dirs().map_err(ReadError::Records)?;
-        // A directory read from that is no longer there, or whose games.csv is gone.
+    ) -> Result<Vec<PathBuf>, RecordedError<S::Error>> {
+        let dirs = self.dirs().map_err(RecordedError::Records)?;
+        // A directory read from that is no longer there, or whose games.csv is gone (or is
+        // another file: the directory was made again).
         let gone: Vec<PathBuf> = self
             .tails
             .iter()
-            .filter(|(dir, tail)| {
-                tail.taken() > 0 && (!dirs.contains(dir) || !tail.path().exists())
-            })
+            .filter(|(dir, tail)| tail.taken() > 0 && (!dirs.contains(dir) || tail.is_gone()))
             .map(|(dir, _)| dir.clone())
             .collect();
-        if !gone.is_empty() || !self.started {
+        if !gone.is_empty() || self.stale {
+            schedule.reread().map_err(RecordedError::Schedule)?;
+        }
+        if !gone.is_empty() || self.stale || !self.started {
             self.reset(schedule);
         }
         for dir in dirs {
@@ -182,7 +191,7 @@ impl Recorded {
                     {
                         break;
                     }
-                    Err(err) => return Err(ReadError::Records(err)),
+                    Err(err) => return Err(RecordedError::Records(err)),
                 };
                 if games.is_empty() {
                     break;
@@ -202,8 +211,15 @@ impl Recorded {
         self.count
     }
 
+    /// Everything is read again at the next look (the schedule's own records first): this
+    /// process's directory was made again, and what the schedule decides by changed.
+    pub fn forget(&mut self) {
+        self.stale = true;
+    }
+
     /// Forgets everything read: every file is read again from its start.
     fn reset<S: Schedule>(&mut self, schedule: &S) {
+        self.stale = false;
         self.tails.clear();
         self.by_unit.clear();
         self.floor = schedule.next_unit(None);
@@ -233,9 +249,9 @@ impl Recorded {
         path: &Path,
         games: &[crate::records::GameRecord],
         strict: bool,
-    ) -> Result<(), ReadError<S::Error>> {
+    ) -> Result<(), RecordedError<S::Error>> {
         let bad = |game_id, fault| {
-            ReadError::Game(BadGame {
+            RecordedError::Game(BadGame {
                 path: path.to_path_buf(),
                 game_id,
                 fault,

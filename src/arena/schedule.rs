@@ -241,6 +241,27 @@ pub trait Schedule: Sync {
         Ok(())
     }
 
+    /// This process's own directory was removed (a clean-up script) and is made again, with
+    /// its config and new, empty games files: the schedule opens its own files again there and
+    /// forgets what they held (its games are played again). Nothing by default.
+    ///
+    /// # Errors
+    /// Its files cannot be made again: the run stops.
+    fn remade(&self) -> Result<(), Self::Error> {
+        Ok(())
+    }
+
+    /// A directory of the run that was read from is gone (a worker's removed, this process's
+    /// own made again): what the schedule keeps of the run's records beside the games (a
+    /// tune's rows) is read again from the files that remain, before the games are read
+    /// again. Nothing by default.
+    ///
+    /// # Errors
+    /// The files cannot be read: the run stops.
+    fn reread(&self) -> Result<(), Self::Error> {
+        Ok(())
+    }
+
     /// `job` finished as `played` and is recorded as `record` (games.csv, games.pgn): count
     /// it, say what it means on `console`, and tell whether the run goes on.
     fn finished(

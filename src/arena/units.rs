@@ -12,7 +12,7 @@
 //! ([`super::recorded`]).
 
 use super::leases::{Leased, Leases};
-use super::recorded::Recorded;
+use super::recorded::RecordedUnits;
 use super::schedule::{Gate, Job, Schedule, Seat, Unit};
 use super::{ArenaError, Console, Stopped, lock};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -45,7 +45,7 @@ pub(super) enum Next<E> {
 
 /// The walk's state, under one lock.
 struct State {
-    recorded: Recorded,
+    recorded: RecordedUnits,
     open: BTreeMap<Unit, OpenUnit>,
     /// Units this process will not open again (a game of it could not be played here).
     skipped: BTreeSet<Unit>,
@@ -63,7 +63,11 @@ pub(super) struct Walk<'a, S: Schedule> {
 
 impl<'a, S: Schedule> Walk<'a, S> {
     /// The walk of `schedule`, knowing what `recorded` reads (read once already).
-    pub(super) fn new(schedule: &'a S, leases: Option<&'a Leases>, recorded: Recorded) -> Self {
+    pub(super) fn new(
+        schedule: &'a S,
+        leases: Option<&'a Leases>,
+        recorded: RecordedUnits,
+    ) -> Self {
         Walk {
             schedule,
             leases,
@@ -319,6 +323,12 @@ impl<'a, S: Schedule> Walk<'a, S> {
         drop(state);
         dropped.extend(self.schedule.drop_engine(seat));
         dropped
+    }
+
+    /// This process's directory was made again: every games file is read again at the next
+    /// look ([`RecordedUnits::forget`]).
+    pub(super) fn forget_read(&self) {
+        lock(&self.state).recorded.forget();
     }
 
     /// The schedule reached its verdict ([`super::Flow::Verdict`]).

@@ -4,7 +4,7 @@
 //! the system's entropy) makes its choices reproducible; the seed is applied when set and again
 //! at every new game, so the same game gets the same moves.
 
-use bt_arena::bundled::server::{Brain, SearchRequest, asks_for_help, help, serve};
+use bt_arena::bundled::server::{Brain, OptionRefused, SearchRequest, asks_for_help, help, serve};
 use bt_arena::protocol::{Info, OptionDecl};
 use bt_arena::rules::Move;
 use std::process::ExitCode;
@@ -43,7 +43,7 @@ impl Brain for RandomBrain {
         vec![OptionDecl::spin("Seed", 0, 0, MAX_SEED)]
     }
 
-    fn set_option(&mut self, _name: &str, value: &str) -> Result<(), String> {
+    fn set_option(&mut self, _name: &str, value: &str) -> Result<(), OptionRefused> {
         let seed: u64 = value
             .parse()
             .map_err(|_| format!("'{value}' is not a seed"))?;

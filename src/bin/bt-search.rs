@@ -14,6 +14,12 @@
 //!   ... `Advance6`, `HomeGuard`, `Hanging`, ..., `Race`, `RaceMove`: see
 //!   [`EvalWeights::OPTIONS`]), defaulting to the values the engine plays with, for tuning.
 //!
+//! `bt-search codingame [--first-ms MS] [--turn-ms MS] [--share PERCENT] [--depth N] [--hash MB]
+//! [--quiet] [option.NAME=V ...]` is the same searcher as a CodinGame bot
+//! ([`bt_arena::bundled::codingame`]): it plays one game over CodinGame's bot protocol, searching
+//! for a share of each turn's limit (or to a fixed depth), with the evaluation's weights given as
+//! `option.NAME=V` words.
+//!
 //! `bt-search bench [DEPTH]` searches the bench positions of [`bt_arena::bundled::bench`] to
 //! DEPTH plies (default [`BENCH_DEPTH`]), prints one line per position and then
 //! `N nodes M nps` (OpenBench's convention: the node count is the build's signature), and exits.
@@ -26,7 +32,7 @@ use bt_arena::bundled::bench::{BENCH_DEPTH, BENCH_HASH_MB, BENCH_POSITIONS, benc
 use bt_arena::bundled::search::{
     EvalKind, EvalWeights, Limits, MAX_DEPTH, SearchClock, SearchReport, SearchScore, Searcher,
 };
-use bt_arena::bundled::server::{Brain, SearchRequest, asks_for_help, help, serve};
+use bt_arena::bundled::server::{Brain, OptionRefused, SearchRequest, asks_for_help, help, serve};
 use bt_arena::protocol::{self, Info, OptionDecl, OptionKind};
 use bt_arena::rules::Move;
 use std::process::ExitCode;
@@ -72,7 +78,7 @@ impl Brain for SearchBrain {
         .collect()
     }
 
-    fn set_option(&mut self, name: &str, value: &str) -> Result<(), String> {
+    fn set_option(&mut self, name: &str, value: &str) -> Result<(), OptionRefused> {
         let number = || {
             value
                 .parse::<u32>()
@@ -93,7 +99,7 @@ impl Brain for SearchBrain {
                 weights.set(name, weight)?;
                 self.searcher.set_eval_weights(weights);
             }
-            _ => return Err(format!("no option named '{name}'")),
+            _ => return Err(format!("no option named '{name}'").into()),
         }
         Ok(())
     }
@@ -202,6 +208,13 @@ fn main() -> ExitCode {
                     ("bt-search", "the engine: reads ugi or uci on stdin"),
                     ("bt-search bench [DEPTH]", &bench),
                     (
+                        "bt-search codingame [FLAGS]",
+                        "the CodinGame bot: one game over CodinGame's protocol; --first-ms MS and \
+                         --turn-ms MS the turns' limits (1000, 100), --share PERCENT of them \
+                         searched (60), --depth N instead, --hash MB (16), --quiet (no message), \
+                         option.NAME=V the weights",
+                    ),
+                    (
                         "bt-search fit DATA...",
                         "fits the weights to datagen's positions.bin (Texel's method; --lambda \
                          L, --epochs N, --rate R, start option.NAME=V) and prints them",
@@ -221,6 +234,7 @@ fn main() -> ExitCode {
             }
         },
         ["fit", ..] => run_fit(&args[1..]),
+        ["codingame", ..] => run_codingame(&args[1..]),
         ["bench"] => run_bench(BENCH_DEPTH),
         ["bench", depth] => match depth.parse::<u32>() {
             Ok(depth @ 1..=MAX_DEPTH) => run_bench(depth),
@@ -229,6 +243,21 @@ fn main() -> ExitCode {
         _ => usage(&format!("unknown arguments '{}'", args.join(" "))),
     }
 }
+
+/// `bt-search fit --help`.
+const FIT_HELP: &str = "\
+Fits bt-search's evaluation weights to positions of `bt-arena datagen` (positions.bin,
+24-byte records) by Texel's method, from the default weights or the option.NAME=V words
+given, and prints K, the error before and after, and the weights as option.NAME=V words.
+
+Usage: bt-search fit [OPTIONS] [option.NAME=V...] DATA...
+
+Options:
+  --lambda L   the weight of the game's result against the search score (0 to 1; default 0.5)
+  --epochs N   passes of gradient descent (default 300)
+  --rate R     the learning rate (above 0; default 1)
+  -h, --help   this help
+";
 
 /// `bt-search fit`: reads the files of 24-byte records given, fits the weights from the
 /// defaults (or the `option.NAME=V` words given), and prints K, the error before and after,
@@ -252,6 +281,13 @@ fn run_fit(args: &[String]) -> ExitCode {
                 .parse()
                 .map(|v| rate = v)
                 .is_ok_and(|()| rate > 0.0),
+            "--help" | "-h" => {
+                print!("{FIT_HELP}");
+                return ExitCode::SUCCESS;
+            }
+            flag if flag.starts_with('-') => {
+                return usage(&format!("fit: unknown flag '{flag}'"));
+            }
             option if option.starts_with("option.") => {
                 let (name, value) = option["option.".len()..]
                     .split_once('=')
@@ -259,7 +295,7 @@ fn run_fit(args: &[String]) -> ExitCode {
                 match value
                     .parse()
                     .map_err(|_| format!("bad value '{value}'"))
-                    .and_then(|v| start.set(name, v))
+                    .and_then(|v| start.set(name, v).map_err(|err| err.to_string()))
                 {
                     Ok(()) => true,
                     Err(err) => return usage(&format!("{option}: {err}")),
@@ -280,6 +316,7 @@ fn run_fit(args: &[String]) -> ExitCode {
         return usage("fit needs DATA files (positions.bin of bt-arena datagen)");
     }
     let mut samples = Vec::new();
+    let mut records = 0;
     for file in &files {
         let bytes = match std::fs::read(file) {
             Ok(bytes) if bytes.len() % 24 == 0 => bytes,
@@ -291,11 +328,22 @@ fn run_fit(args: &[String]) -> ExitCode {
             }
             Err(err) => return usage(&format!("cannot read {file}: {err}")),
         };
+        records += bytes.len() / 24;
         samples.extend(
             bytes
                 .chunks_exact(24)
                 .filter_map(|chunk| fit::sample(chunk.try_into().ok()?)),
         );
+    }
+    if samples.is_empty() {
+        // A fit of nothing would print the start weights as if fitted.
+        eprintln!(
+            "bt-search: fit: {} {} no valid position ({records} records of 24 bytes, none a \
+             position of bt-arena datagen's positions.bin): nothing to fit",
+            files.join(", "),
+            if files.len() == 1 { "holds" } else { "hold" }
+        );
+        return ExitCode::FAILURE;
     }
     let fitted = fit::fit(&samples, &start, lambda, epochs, rate);
     let words: Vec<String> = EvalWeights::OPTIONS
@@ -320,6 +368,61 @@ fn run_fit(args: &[String]) -> ExitCode {
         words.join(" ")
     );
     ExitCode::SUCCESS
+}
+
+/// `bt-search codingame`: the CodinGame bot, on stdin and stdout (its notes on stderr).
+fn run_codingame(args: &[String]) -> ExitCode {
+    use bt_arena::bundled::codingame::{BotSettings, play};
+    let mut settings = BotSettings::default();
+    let mut words = args.iter();
+    while let Some(word) = words.next() {
+        let mut number = |low: u64, high: u64| {
+            words
+                .next()
+                .and_then(|value| value.parse::<u64>().ok())
+                .filter(|value| (low..=high).contains(value))
+                .ok_or_else(|| format!("{word} needs a whole number from {low} to {high}"))
+        };
+        let parsed = match word.as_str() {
+            "--first-ms" => number(1, 3_600_000).map(|ms| settings.first_ms = ms),
+            "--turn-ms" => number(1, 3_600_000).map(|ms| settings.turn_ms = ms),
+            "--share" => number(1, 100).map(|share| settings.share = share),
+            "--depth" => number(1, u64::from(MAX_DEPTH)).map(|d| settings.depth = Some(d as u32)),
+            "--hash" => number(0, MAX_HASH_MB as u64).map(|mb| settings.hash_mb = mb as usize),
+            "--quiet" => {
+                settings.message = false;
+                Ok(())
+            }
+            option if option.starts_with("option.") => {
+                let (name, value) = option["option.".len()..]
+                    .split_once('=')
+                    .unwrap_or(("", ""));
+                value
+                    .parse()
+                    .map_err(|_| format!("bad value '{value}'"))
+                    .and_then(|v| settings.weights.set(name, v).map_err(|err| err.to_string()))
+                    .map_err(|err| format!("{option}: {err}"))
+            }
+            other => Err(format!("unknown codingame flag '{other}'")),
+        };
+        if let Err(problem) = parsed {
+            return usage(&problem);
+        }
+    }
+    let stdin = std::io::stdin().lock();
+    match play(
+        &settings,
+        stdin,
+        std::io::stdout().lock(),
+        std::io::stderr(),
+    ) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("bt-search codingame: {err}");
+            ExitCode::FAILURE
+        }
+    }
 }
 
 /// `bt-search bench`: one line per position, then `N nodes M nps`. A closed stdout (`| head`)
@@ -348,6 +451,7 @@ fn usage(problem: &str) -> ExitCode {
     eprintln!(
         "bt-search: {problem}\nusage: bt-search               (the UGI/UCI engine, on stdin and stdout)\n       \
          bt-search bench [DEPTH]  (the bench: N nodes M nps)\n       \
+         bt-search codingame ...  (a CodinGame bot: see --help)\n       \
          bt-search fit DATA...    (fit the weights to datagen positions)\n       \
          bt-search --help         (its options)"
     );

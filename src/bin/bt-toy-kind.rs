@@ -195,8 +195,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         config.run.lease_ms = Some(60_000);
     }
     let start = match resume {
-        true => bt_arena::session::Start::Resume,
-        false => bt_arena::session::Start::Fresh(SeedOrigin::Given),
+        true => bt_arena::session::RunStart::Resume,
+        false => bt_arena::session::RunStart::Fresh(SeedOrigin::Given),
     };
     let stop = AtomicBool::new(false);
     let options = SessionOptions::default();

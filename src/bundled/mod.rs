@@ -9,7 +9,9 @@
 //! - [`search`]: the alpha-beta searcher of `bt-search`, also the scorer of the openings
 //!   generator.
 //! - [`bench`](mod@bench): `bt-search bench`, the searcher's signature (a node count) and speed.
+//! - [`codingame`]: `bt-search codingame`, the searcher as a CodinGame bot.
 
 pub mod bench;
+pub mod codingame;
 pub mod search;
 pub mod server;

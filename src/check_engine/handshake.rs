@@ -6,7 +6,7 @@
 use super::talk::{is, read_until, send};
 use super::{CheckResult, Ctx, Evidence, Failure, Finding, RunError, Verdict};
 use crate::engine::rule_option::{Refusal, rule_settings};
-use crate::engine::{Engine, EngineError, EngineLaunch};
+use crate::engine::{Engine, EngineError, EngineLaunch, says_unknown};
 use crate::protocol::{Command, OptionDecl, OptionKind, RULES_OPTION, Reply, VARIANT_OPTION};
 use crate::rules::Rules;
 
@@ -30,6 +30,10 @@ struct Handshake {
     lines: Vec<String>,
     /// The closing line and its delay after `ugi`/`uci`; `None` when it did not come.
     ok: Option<(String, std::time::Duration)>,
+    /// The line by which the engine said it does not know the command, if it did.
+    unknown: Option<String>,
+    /// When it did not end: whether the engine answers the other protocol's handshake.
+    speaks_other: bool,
     evidence: Evidence,
 }
 
@@ -102,22 +106,40 @@ impl Probe {
     }
 }
 
-/// Sends `ugi`/`uci` and reads up to `ugiok`/`uciok` within the handshake timeout.
+/// Sends `ugi`/`uci` and reads up to `ugiok`/`uciok` within the handshake timeout (a line
+/// saying the command is unknown ends the wait); when it does not come, sends the other
+/// protocol's command and reads up to its `ok` within the same time, to say which protocol
+/// the engine speaks.
 fn handshake(engine: &mut Engine, ctx: &Ctx) -> Result<Handshake, Failure> {
     let command = Command::Handshake(ctx.protocol).to_line(ctx.protocol);
     let sent = send(engine, ctx, &[&command])?;
     let ok_word = ctx.protocol.ok();
-    let (lines, ok) = read_until(engine, sent, sent + ctx.ready_timeout, |line| {
-        line.trim() == ok_word
+    let (lines, end) = read_until(engine, sent, sent + ctx.handshake_timeout, |line| {
+        line.trim() == ok_word || says_unknown(line, &command)
     })?;
+    let (ok, unknown) = match end {
+        Some((line, _)) if line.trim() != ok_word => (None, Some(line)),
+        end => (end, None),
+    };
     let evidence = Evidence::sent([command]);
-    let evidence = match &ok {
-        Some((line, after)) => evidence.received(line.clone(), *after),
-        None => evidence.nothing_after(sent.elapsed()),
+    let evidence = match (&ok, &unknown) {
+        (Some((line, after)), _) => evidence.received(line.clone(), *after),
+        (None, Some(line)) => evidence.received(line.clone(), sent.elapsed()),
+        (None, None) => evidence.nothing_after(sent.elapsed()),
+    };
+    let speaks_other = ok.is_none() && {
+        let other = ctx.protocol.other();
+        let sent = send(engine, ctx, &[other.name()])?;
+        let (_, answer) = read_until(engine, sent, sent + ctx.handshake_timeout, |line| {
+            line.trim() == other.ok()
+        })?;
+        answer.is_some()
     };
     Ok(Handshake {
         lines,
         ok,
+        unknown,
+        speaks_other,
         evidence,
     })
 }
@@ -142,10 +164,25 @@ fn handshake_check(handshake: &Handshake, id_name: Option<&str>, ctx: &Ctx) -> F
     match (&handshake.ok, id_name) {
         (None, _) => {
             let last = handshake.lines.iter().rev().find(|l| !l.trim().is_empty());
-            let last = last.map_or("nothing".to_string(), |l| format!("'{l}'"));
+            let last = match (&handshake.unknown, last) {
+                (Some(unknown), _) => format!("it answered '{unknown}'"),
+                (None, Some(line)) => format!("last line: '{line}'"),
+                (None, None) => "last line: nothing".to_string(),
+            };
+            let other = ctx.protocol.other();
+            let advice = match handshake.speaks_other {
+                true => format!(
+                    "; it answers {} with {}: this engine speaks {}: add proto={}",
+                    other.name(),
+                    other.ok(),
+                    other.upper(),
+                    other.name()
+                ),
+                false => String::new(),
+            };
             Finding::fail(format!(
-                "no {ok_word} within {} ms of {} (last line: {last})",
-                ctx.ready_timeout.as_millis(),
+                "no {ok_word} within {} ms of {} ({last}){advice}",
+                ctx.handshake_timeout.as_millis(),
                 ctx.protocol.name()
             ))
         }

@@ -1,6 +1,8 @@
 //! `match.*`: a few game pairs at a fast clock against a reference opponent (bt-random), played
 //! by the tournament's own game loop ([`crate::game::play`]): the engine must not
-//! lose a game by time forfeit, illegal move, crash or stall.
+//! lose a game by time forfeit, illegal move, crash or stall. A CodinGame bot plays at its own
+//! clock (`tc=codingame` unless given another); the second pair's opening reaches it by
+//! forced turns.
 
 use super::{CheckResult, Ctx, Evidence, Finding, Outcome, Session};
 use crate::engine::{Engine, EngineDescription};
@@ -55,7 +57,10 @@ fn mini_match(
         }
     };
     let ours = EngineDescription {
-        limit: MATCH_TC,
+        limit: match spec.proto.is_bot() {
+            true => spec.limit,
+            false => MATCH_TC,
+        },
         ..spec.clone()
     };
     let theirs = EngineDescription {
@@ -139,8 +144,9 @@ fn mini_match(
     }
     rival.quit();
     Ok(Finding::pass(format!(
-        "{games} games at {MATCH_TC} against {}: {won} won, {} lost, {plies} plies; no time \
+        "{games} games at {} against {}: {won} won, {} lost, {plies} plies; no time \
          forfeit, illegal move, crash or stall",
+        ours.limit,
         opponent.name,
         games - won
     )))

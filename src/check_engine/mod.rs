@@ -11,12 +11,15 @@
 //! checks in order and collects a [`Checklist`]; rendering it as text ([`Checklist`]'s `Display`) or
 //! JSON (serde) is separate from computing it.
 //!
+//! A CodinGame bot (`proto=codingame`) has a checklist of its own, about its turns ([`bot`]).
+//!
 //! Processes: the handshake checks run on a process of their own, spoken to line by line
 //! ([`Engine::spawn_silent`]), since they set every option to trial values. The other checks
 //! share one process started as the runner starts engines ([`Engine::start`], with the rule set
 //! and the configured options). A check that fails leaves that process in an unknown state, so
 //! it is ended and the next check starts a fresh one.
 
+mod bot;
 mod handshake;
 mod limits;
 mod mini_match;
@@ -313,13 +316,32 @@ pub(crate) struct Ctx {
     protocol: Protocol,
     /// How far past a move's time a move may come before a tournament forfeits it, ms.
     margin_ms: u64,
-    /// The handshake and `isready` timeout.
+    /// The handshake timeout (`handshake=`).
+    handshake_timeout: Duration,
+    /// The `isready` timeout (`isready=`).
     ready_timeout: Duration,
     search_timeout: Duration,
     seed: u64,
 }
 
 impl Ctx {
+    /// What the checks of `spec` share, with `timeouts` and `settings`.
+    fn new(
+        spec: &EngineDescription,
+        timeouts: crate::engine::Timeouts,
+        settings: &Settings,
+    ) -> Ctx {
+        Ctx {
+            rules: settings.rules,
+            protocol: spec.proto,
+            margin_ms: spec.time_margin_ms,
+            handshake_timeout: timeouts.handshake,
+            ready_timeout: timeouts.ready,
+            search_timeout: settings.search_timeout,
+            seed: settings.seed,
+        }
+    }
+
     /// The deadline of a search to a fixed depth or node count, or of a perft.
     fn search_deadline(&self) -> Instant {
         Instant::now() + self.search_timeout
@@ -341,17 +363,13 @@ pub fn run(
     settings: &Settings,
     mut on_check: impl FnMut(&CheckResult),
 ) -> Result<Checklist, RunError> {
+    if spec.proto.is_bot() {
+        return bot::run(spec, timeouts, opponent, settings, on_check);
+    }
     let started = Instant::now();
     let mut config = spec.launch();
     config.timeouts = timeouts;
-    let ctx = Ctx {
-        rules: settings.rules,
-        protocol: spec.proto,
-        margin_ms: spec.time_margin_ms,
-        ready_timeout: timeouts.ready,
-        search_timeout: settings.search_timeout,
-        seed: settings.seed,
-    };
+    let ctx = Ctx::new(spec, timeouts, settings);
     let wanted = |group: Group| settings.only.is_empty() || settings.only.contains(&group);
     let probe = handshake::probe(&config, &ctx)?;
     handshake::check_configured(&config.name, &probe, &config.options)?;
@@ -385,21 +403,41 @@ pub fn run(
         let result = mini_match::run(&mut session, &ctx, spec, opponent, settings.quick);
         record(vec![result]);
     }
-    let count = |verdict| checks.iter().filter(|c| c.verdict == verdict).count();
-    Ok(Checklist {
-        engine: spec.name.clone(),
-        engine_id: probe.id_name,
-        protocol: spec.proto,
-        rules: settings.rules,
-        quick: settings.quick,
-        seed: settings.seed,
-        passed: count(Verdict::Pass),
-        failed: count(Verdict::Fail),
-        warned: count(Verdict::Warn),
-        skipped: count(Verdict::Skip),
-        total_ms: whole_ms(started.elapsed()),
+    Ok(Checklist::new(
+        spec,
+        probe.id_name,
+        settings,
         checks,
-    })
+        started,
+    ))
+}
+
+impl Checklist {
+    /// The checklist of `spec` (its `id name`, if known) under `settings`: `checks` counted by
+    /// verdict, the time since `started`.
+    fn new(
+        spec: &EngineDescription,
+        engine_id: Option<String>,
+        settings: &Settings,
+        checks: Vec<CheckResult>,
+        started: Instant,
+    ) -> Checklist {
+        let count = |verdict| checks.iter().filter(|c| c.verdict == verdict).count();
+        Checklist {
+            engine: spec.name.clone(),
+            engine_id,
+            protocol: spec.proto,
+            rules: settings.rules,
+            quick: settings.quick,
+            seed: settings.seed,
+            passed: count(Verdict::Pass),
+            failed: count(Verdict::Fail),
+            warned: count(Verdict::Warn),
+            skipped: count(Verdict::Skip),
+            total_ms: whole_ms(started.elapsed()),
+            checks,
+        }
+    }
 }
 
 /// A group's checks run on the session.

@@ -111,8 +111,11 @@ fn failure(report: &PositionFindings) -> Finding {
         .first()
         .map_or("disagrees".to_string(), ToString::to_string);
     let summary = format!(
-        "{} depth {}: expected {}, engine {}; the fault{path}, at depth {}: the engine {problem}",
-        report.source, report.depth, report.expected, report.reported, fault.depth
+        "{} depth {}: {}; the fault{path}, at depth {}: the engine {problem}",
+        report.source,
+        report.depth,
+        crate::perft_check::render::counts(report.expected, report.reported, true),
+        fault.depth
     );
     let sent = match fault.position.parse::<Position>() {
         Ok(start) => vec![

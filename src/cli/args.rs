@@ -10,6 +10,7 @@
 //! that the same engine gets the same verdict ([`JudgeSeed`]).
 
 use super::UsageError;
+use super::engine_help::{EACH_HELP, ENGINE_HELP, ENGINE_LONG_HELP};
 use bt_arena::engine::build::{BuildCache, BuildError};
 use bt_arena::engine::{EngineDescription, EngineKeys};
 use bt_arena::game::{ClaimChecks, TimeControl};
@@ -112,62 +113,6 @@ pub fn negative_numbers_as_values(command: clap::Command) -> clap::Command {
         })
         .mut_subcommands(negative_numbers_as_values)
 }
-
-/// The engine keys: the `-h` line of `--engine`.
-const ENGINE_HELP: &str = "An engine, as KEY=VALUE words: cmd=PATH [name=N] [tc=10+0.1 | depth=N ...] (--help lists every key)";
-
-/// The engine keys, every one with its default: the `--help` of `--engine` in every command.
-///
-/// Each key on a line of its own and its description below it, every line at most 62
-/// columns: what fits beside the indent of an option's text in `--help` (10 columns) and in
-/// a man page (14) at 80 columns, so the table keeps its shape in both (each line starts with
-/// spaces, which is a line break in roff too; a longer one would wrap out of alignment).
-const ENGINE_LONG_HELP: &str = "\
-An engine, as KEY=VALUE words (cutechess-cli's):
-  cmd=PATH
-      the executable (a bare name is looked up in PATH)
-  name=NAME
-      its name in reports (default: the file name of cmd)
-  args=\"A B\", arg=A
-      arguments: split at spaces, or one at a time (repeat
-      arg=)
-  dir=DIR
-      its working directory (default: bt-arena's)
-  proto=ugi|uci
-      the protocol (default ugi)
-  option.NAME=VALUE
-      an engine option, sent in the order given
-  tc=[MOVES/]BASE[+INC]
-      a clock in seconds: 10+0.1, 40/60 (60 s per 40
-      moves); BASE also as M:SS (1:00+1); tc=inf: no clock,
-      with one of:
-  st=SECONDS | depth=N | nodes=N
-      a fixed limit per move instead of a clock (default:
-      tc=2+0.02 in tournament and tune; depth=1 in
-      perft-check; check-engine and bench use none)
-  timemargin=MS
-      grace for a late move before it loses on time
-      (default 100)
-  handshake=SECONDS
-      how long the handshake (ugi/uci) may take (default 10)
-  isready=SECONDS
-      how long each isready may take (default 10)
-  restart=on|off
-      a new process for every game (default off)
-  bench=N
-      the node count its bench must print, checked before
-      any game
-
-Or built from a git revision, instead of cmd=:
-  src=REPO [rev=REF] [build=\"CMD\"] bin=RELPATH
-      the repository (a path or URL), the revision (default
-      HEAD), the build command (default: none) and the
-      executable in the checkout; built once per commit in the
-      build cache";
-
-/// `--each`, in every command that has it.
-const EACH_HELP: &str =
-    "Engine keys for every --engine (an engine's own keys win), e.g. --each tc=10+0.1 proto=uci";
 
 /// `--engine` (repeatable) and `--each`: the engines of a tournament, a tune or a bench.
 #[derive(Debug, Clone, Default)]
@@ -653,80 +598,6 @@ pub struct GamesInputs {
     /// start); engines are listed in the run's order, else by first appearance.
     #[arg(value_name = "INPUT", required = true)]
     pub inputs: Vec<PathBuf>,
-}
-
-/// Fails early, naming the engine, when its executable is missing, a directory or not
-/// executable, or its working directory does not exist: every command checks its engines so
-/// (a bad command line, exit 3), before starting any.
-///
-/// # Errors
-/// The first engine at fault, named.
-pub fn check_commands(engines: &[EngineDescription]) -> anyhow::Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    // An engine built from source is checked once built.
-    for engine in engines.iter().filter(|e| e.source.is_none()) {
-        let name = &engine.name;
-        let cmd = &engine.cmd;
-        if cmd.components().count() <= 1 {
-            if !which(cmd) {
-                anyhow::bail!(
-                    "engine '{name}': executable '{}' not found in PATH{}",
-                    cmd.display(),
-                    bundled_hint(cmd, "`cargo install --path . --locked` puts them on PATH")
-                );
-            }
-        } else if !cmd.exists() {
-            anyhow::bail!(
-                "engine '{name}': executable {} not found{}",
-                cmd.display(),
-                bundled_hint(cmd, "`cargo build --release` builds them in target/release")
-            );
-        } else if cmd.is_dir() {
-            anyhow::bail!(
-                "engine '{name}': {} is a directory, not an executable",
-                cmd.display()
-            );
-        } else if std::fs::metadata(cmd).is_ok_and(|m| m.permissions().mode() & 0o111 == 0) {
-            anyhow::bail!(
-                "engine '{name}': {} is not executable (chmod +x?)",
-                cmd.display()
-            );
-        }
-        if let Some(dir) = engine.dir.as_ref().filter(|dir| !dir.is_dir()) {
-            anyhow::bail!(
-                "engine '{name}': working directory {} does not exist",
-                dir.display()
-            );
-        }
-    }
-    Ok(())
-}
-
-/// The bundled engines' names: a missing executable of one of these names gets a word on how
-/// they are built.
-const BUNDLED_ENGINES: [&str; 3] = ["bt-search", "bt-random", "bt-faulty"];
-
-/// ` (bt-search is a bundled engine: HOW)` when `cmd` names a bundled engine, else nothing:
-/// the hint is noise for the user's own engine (issue 28).
-fn bundled_hint(cmd: &std::path::Path, how: &str) -> String {
-    match cmd.file_name().and_then(|name| name.to_str()) {
-        Some(name) if BUNDLED_ENGINES.contains(&name) => {
-            let how = match name {
-                // bt-faulty is a test engine, left out of a plain build and install.
-                "bt-faulty" => "`cargo build --release --features test-engines` builds it",
-                _ => how,
-            };
-            format!(" ({name} is a bundled engine: {how})")
-        }
-        _ => String::new(),
-    }
-}
-
-/// True when a bare command name is found on PATH.
-fn which(cmd: &std::path::Path) -> bool {
-    cmd.components().count() == 1
-        && std::env::var_os("PATH")
-            .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(cmd).is_file()))
 }
 
 /// `--resign` and `--adjudicate`: the adjudication of every kind of run (a run's setting,

@@ -8,9 +8,9 @@
 //!   `-recover`) is refused with a hint naming what bt-arena does instead; any other
 //!   single-dash word is refused as typed (`unknown flag '-bogus'`);
 //! - the key lists of `--sprt`, `--resign` and `--adjudicate` are one word (`elo0=0,elo1=5`);
-//!   given as separate words (`--sprt elo0=0 elo1=5`, fastchess's and bt-arena's old form),
-//!   the following words that are `KEY=VALUE` with one of the flag's own keys are joined to it,
-//!   with a deprecation note. No command has to guess where such a list ends.
+//!   given as separate words (`--sprt elo0=0 elo1=5`, fastchess's form, which users of the
+//!   field type), the following words that are `KEY=VALUE` with one of the flag's own keys are
+//!   joined to it, silently. No command has to guess where such a list ends.
 //!
 //! Nothing after `--` is rewritten.
 
@@ -204,7 +204,8 @@ const FOREIGN_VALUES: &[(&str, &str, &str)] = &[
 /// not have, for fastchess's `-config file=X` and `-log file=X`, and for a tournament's flags
 /// given before any subcommand (cutechess-cli has none).
 pub fn rewrite(command: &clap::Command, args: Vec<OsString>) -> Result<Rewritten, UsageError> {
-    let mut notes = Vec::new();
+    // No form is deprecated today; a note of one goes here.
+    let notes = Vec::new();
     let mut out = Vec::with_capacity(args.len());
     let mut words = args.into_iter();
     out.extend(words.next());
@@ -286,7 +287,7 @@ pub fn rewrite(command: &clap::Command, args: Vec<OsString>) -> Result<Rewritten
                         }
                     },
                 };
-                let mut joined = false;
+                // Joined silently: fastchess's form, what users of the field type.
                 while let Some(next) = words.as_slice().first().and_then(|w| w.to_str()) {
                     if !is_key_word(next, keys) {
                         break;
@@ -294,13 +295,6 @@ pub fn rewrite(command: &clap::Command, args: Vec<OsString>) -> Result<Rewritten
                     list.push(',');
                     list.push_str(next);
                     words.next();
-                    joined = true;
-                }
-                if joined {
-                    notes.push(format!(
-                        "'{text}' with its keys as separate words is deprecated: write them as \
-                         one word, --{flag} {list}"
-                    ));
                 }
                 out.push(format!("--{flag}").into());
                 out.push(list.into());
@@ -517,7 +511,7 @@ mod tests {
     }
 
     #[test]
-    fn key_lists_as_separate_words_are_joined_with_a_note() {
+    fn key_lists_as_separate_words_are_joined_silently() {
         assert_eq!(
             run("bt-arena tournament --sprt elo0=0,elo1=5 --rounds 2"),
             Ok((
@@ -531,13 +525,8 @@ mod tests {
             line,
             "bt-arena elo --sprt elo0=0,elo1=5,alpha=0.1 games.csv elo0=x.csv"
         );
-        assert_eq!(
-            notes,
-            [
-                "'--sprt' with its keys as separate words is deprecated: write them as one word, \
-              --sprt elo0=0,elo1=5,alpha=0.1"
-            ]
-        );
+        // fastchess's form, taken without a note (issue 39).
+        assert_eq!(notes, Vec::<String>::new());
         assert_eq!(
             same("bt-arena tournament -resign movecount=3 score=400 -sprt=elo0=0 elo1=5"),
             "bt-arena tournament --resign movecount=3,score=400 --sprt elo0=0,elo1=5"

@@ -74,10 +74,19 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
     // Before anything is built: a signal stops the build or bench in progress.
     let stop = super::signals::stop_flag()?;
     let mut mismatches = 0;
-    for engine in args.engines.descriptions(TimeControl::Depth(1))? {
+    let engines = args.engines.descriptions(TimeControl::Depth(1))?;
+    super::bots::refuse(
+        &engines,
+        "bench",
+        "a bot has no bench (OpenBench's `ENGINE bench`, a node count and a speed)",
+    )
+    .map_err(|e| super::UsageError(format!("{e:#}")))?;
+    for engine in engines {
         let engine = built_from_source(engine, &args.build, &stop)?;
-        super::args::check_commands(std::slice::from_ref(&engine))
+        super::executables::check_commands(std::slice::from_ref(&engine))
             .map_err(|e| super::UsageError(format!("{e:#}")))?;
+        let progress = super::progress::Progress::start("bench");
+        progress.step(format!("running the bench of {}", engine.name));
         let bench =
             run_bench(&engine.launch(), args.concurrency as usize, &stop).map_err(|error| {
                 super::signals::prepare_error(PrepareError::Bench {
@@ -85,6 +94,7 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
                     error,
                 })
             })?;
+        drop(progress);
         say!("{}: {bench}", engine.name);
         if let Some(expected) = engine.bench.filter(|&expected| expected != bench.nodes) {
             mismatches += 1;

@@ -86,7 +86,7 @@ pub fn run(args: &CheckEngineArgs) -> Result<ExitCode> {
     super::signals::exit_at_once_from_now(&stop)?;
     let engines: Vec<EngineDescription> =
         [spec.clone()].into_iter().chain(opponent.clone()).collect();
-    super::args::check_commands(&engines).map_err(|e| UsageError(format!("{e:#}")))?;
+    super::executables::check_commands(&engines).map_err(|e| UsageError(format!("{e:#}")))?;
     let settings = Settings {
         rules,
         quick: args.quick,

@@ -16,7 +16,7 @@ use bt_arena::game::ProofRule;
 use bt_arena::openings::spec::{OpeningOrder, OpeningsSpec};
 use bt_arena::run::header::RunHeader;
 use bt_arena::run::identity::SeedOrigin;
-use bt_arena::session::{Announcement, SessionError, Start};
+use bt_arena::session::{Announcement, RunStart, SessionError};
 use clap::{ArgMatches, Args, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -160,10 +160,12 @@ pub(super) fn usage(text: String) -> anyhow::Error {
 
 fn parse_random_plies(text: &str) -> Result<RandomPlies, String> {
     text.parse()
+        .map_err(|e: bt_arena::run::header::SettingError| e.to_string())
 }
 
 fn parse_random_multipv(text: &str) -> Result<RandomMultiPv, String> {
     text.parse()
+        .map_err(|e: bt_arena::run::header::SettingError| e.to_string())
 }
 
 /// Runs `bt-arena datagen` (or `datagen convert`).
@@ -183,18 +185,25 @@ pub fn run(args: &DatagenArgs, matches: &ArgMatches) -> Result<ExitCode> {
             let command = DatagenArgs::augment_args(clap::Command::new("datagen"));
             let config: DatagenConfig =
                 super::session::resumed(dir, &args.session, &command, given)?;
-            (config, Start::Resume)
+            (config, RunStart::Resume)
         }
         None => {
             let mut config = build_config(args)?;
             super::session::resolve_sources(&mut config)?;
-            config.validate().map_err(usage)?;
-            super::args::check_commands(&config.engines).map_err(|e| usage(format!("{e:#}")))?;
+            config.validate().map_err(|e| usage(e.to_string()))?;
+            super::bots::refuse(
+                &config.engines,
+                "datagen",
+                "datagen keeps each move's score, and a bot reports none",
+            )
+            .map_err(|e| usage(format!("{e:#}")))?;
+            super::executables::check_commands(&config.engines)
+                .map_err(|e| usage(format!("{e:#}")))?;
             let seed = match args.seed.seed {
                 Some(_) => SeedOrigin::Given,
                 None => SeedOrigin::Drawn,
             };
-            (config, Start::Fresh(seed))
+            (config, RunStart::Fresh(seed))
         }
     };
     let options = super::session::options(&mut config, &args.session, given, started)?;
@@ -250,12 +259,13 @@ fn announce(announcement: Announcement<'_, DatagenConfig, DatagenPlan>) {
     };
     let engines: Vec<&str> = config.engines.iter().map(|e| e.name.as_str()).collect();
     say!(
-        "{what}: {}, {} rules, {} at a time, seed {}; results in {}",
+        "{what}: {}, {} rules, {} at a time, seed {}; results in {}{}",
         engines.join(", "),
         config.run.rules,
         config.run.concurrency,
         config.run.seed,
-        config.run.out.display()
+        config.run.out.display(),
+        super::executables::located_commands(&config.engines)
     );
 }
 

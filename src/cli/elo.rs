@@ -72,6 +72,7 @@ pub fn run(args: &EloArgs) -> Result<ExitCode> {
 pub(super) fn open_sources(inputs: &[PathBuf]) -> Result<GameSources> {
     GameSources::open(inputs).map_err(|err| match err {
         ReadError::GivenTwice(_) => UsageError(err.to_string()).into(),
+        ReadError::NotStarted(_) => super::IncompleteRun(err.to_string()).into(),
         err => anyhow!(err),
     })
 }

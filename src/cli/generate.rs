@@ -119,8 +119,8 @@ pub fn completions(shell: Shell, mut command: clap::Command) -> String {
 
 /// The bash function that completes the words of `--engine` and `--each` (or cutechess-cli's
 /// `-engine`, `-each`): a word with no `=` yet completes as an engine key (KEYS, with no space
-/// after it), the value of `cmd=`, `dir=`, `src=` as a file name, of `proto=` and `restart=` as
-/// their words. Status 1 when the word is not one of theirs. bash splits words at `=` too
+/// after it), the value of `cmd=`, `dir=`, `src=` as a file name, of `proto=`, `moveorder=` and
+/// `restart=` as their words. Status 1 when the word is not one of theirs. bash splits words at `=` too
 /// (COMP_WORDBREAKS) when completing interactively: a value then comes after a word `=`.
 const ENGINE_KEYS_BASH: &str = r#"# The words of --engine and --each: engine keys (bt-arena's addition to clap_complete's script).
 _bt_arena_engine_keys() {
@@ -148,7 +148,8 @@ _bt_arena_engine_keys() {
     fi
     case "${key}" in
         cmd|dir|src) COMPREPLY=( $(compgen -f -- "${value}") ) ;;
-        proto) COMPREPLY=( $(compgen -W "ugi uci" -- "${value}") ) ;;
+        proto) COMPREPLY=( $(compgen -W "ugi uci codingame" -- "${value}") ) ;;
+        moveorder) COMPREPLY=( $(compgen -W "codingame sorted shuffled" -- "${value}") ) ;;
         restart) COMPREPLY=( $(compgen -W "on off" -- "${value}") ) ;;
         *) COMPREPLY=() ;;
     esac
@@ -199,9 +200,17 @@ pub fn write_man_pages(command: clap::Command, dir: &Path) -> Result<Vec<PathBuf
         write(&name, "1", render(&sub)?)?;
     }
     for (name, markdown) in FORMATS {
-        write(name, "5", mandown::convert(markdown, name, 5).into_bytes())?;
+        let page = without_code_ticks(&mandown::convert(markdown, name, 5));
+        write(name, "5", page.into_bytes())?;
     }
     Ok(written)
+}
+
+/// `roff` without the backticks mandown leaves around inline code, which it also sets in
+/// the code font (`` `\f[CR]config.json\fP` ``): a man page showed them as they are written
+/// in the markdown.
+fn without_code_ticks(roff: &str) -> String {
+    roff.replace("`\\f[CR]", "\\f[CR]").replace("\\fP`", "\\fP")
 }
 
 /// The man page of `command`.

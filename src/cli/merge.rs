@@ -73,6 +73,7 @@ pub fn run(args: &MergeArgs) -> Result<ExitCode> {
         MergeError::Read(ReadError::GivenTwice(_)) | MergeError::NotShards(_) => {
             UsageError(err.to_string()).into()
         }
+        MergeError::Read(ReadError::NotStarted(_)) => super::IncompleteRun(err.to_string()).into(),
         err => anyhow!(err),
     })?;
     if args.out.is_some() {

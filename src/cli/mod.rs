@@ -32,17 +32,21 @@ macro_rules! note {
 pub mod args;
 pub mod argv;
 pub mod bench;
+mod bots;
 pub mod check_engine;
 pub mod datagen;
 pub mod datagen_convert;
 pub mod elo;
+mod engine_help;
 pub mod examples;
+pub mod executables;
 pub mod generate;
 pub mod merge;
 pub mod openings;
 pub mod openings_build;
 pub mod perft;
 pub mod perft_check;
+pub mod progress;
 pub mod prove;
 pub mod report;
 pub mod session;
@@ -177,6 +181,19 @@ impl std::fmt::Display for UsageError {
 }
 
 impl std::error::Error for UsageError {}
+
+/// A run read before any of its shards or workers recorded a game: reported as
+/// `Incomplete: ...`, with [`EXIT_INCOMPLETE`], as any incomplete run whoever reads it.
+#[derive(Debug)]
+pub struct IncompleteRun(pub String);
+
+impl std::fmt::Display for IncompleteRun {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for IncompleteRun {}
 
 /// The arguments as one shell command line, quoting those that need it.
 pub(super) fn shell_words(args: impl Iterator<Item = std::ffi::OsString>) -> String {

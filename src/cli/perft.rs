@@ -15,6 +15,13 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
+impl PerftArgs {
+    /// The depth, given as DEPTH or `--depth`.
+    fn depth(&self) -> Option<u32> {
+        self.depth.or(self.depth_flag)
+    }
+}
+
 /// Arguments of `bt-arena perft`.
 #[derive(Args, Debug)]
 pub struct PerftArgs {
@@ -22,8 +29,16 @@ pub struct PerftArgs {
     ///
     /// Required unless --suite is given; with --suite, the deepest depth checked (default:
     /// every depth the suite lists).
-    #[arg(required_unless_present = "suite")]
+    #[arg(required_unless_present_any = ["suite", "depth_flag"])]
     depth: Option<u32>,
+    /// The depth as a flag, as `prove --plies` and `perft-check --depth` take theirs.
+    #[arg(
+        long = "depth",
+        id = "depth_flag",
+        value_name = "DEPTH",
+        conflicts_with = "depth"
+    )]
+    depth_flag: Option<u32>,
     #[command(flatten)]
     rules: RulesFlag,
     /// The position as a FEN (ranks 8 to 1, then w or b), or "startpos".
@@ -68,7 +83,7 @@ impl PerftArgs {
 /// An unreadable or malformed suite file, or a suite none of whose depths is within `DEPTH`.
 pub fn run(args: &PerftArgs) -> Result<ExitCode> {
     let render: &dyn Render = if args.json.json { &Json } else { &Text };
-    let report = match (&args.suite, args.depth) {
+    let report = match (&args.suite, args.depth()) {
         (Some(path), _) => PerftReport::Suite(check_suite(args, path, |entry, checks| {
             out!("{}", render.suite_line(entry, checks));
         })?),
@@ -217,7 +232,7 @@ fn divide(args: &PerftArgs, depth: u32) -> DivideReport {
     }
 }
 
-/// Checks the suite at `path` up to `args.depth`, calling `on_line` with each line as soon as
+/// Checks the suite at `path` up to `args.depth()`, calling `on_line` with each line as soon as
 /// it is checked.
 fn check_suite(
     args: &PerftArgs,
@@ -228,7 +243,7 @@ fn check_suite(
     let check = suite::check_suite(
         &entries,
         args.rules.get(),
-        args.depth,
+        args.depth(),
         args.options(),
         on_line,
     );
@@ -236,7 +251,7 @@ fn check_suite(
         bail!(
             "nothing checked: every depth in {} is deeper than {}",
             path.display(),
-            args.depth.unwrap_or_default()
+            args.depth().unwrap_or_default()
         );
     }
     Ok(SuiteReport {
@@ -274,9 +289,9 @@ impl Render for Text {
     }
 
     fn depth(&self, count: &DepthCount) -> String {
-        let nps = count
-            .nodes_per_second
-            .map_or("-".to_string(), |nps| format!("{nps:.3e}"));
+        let nps = count.nodes_per_second.map_or("-".to_string(), |nps| {
+            bt_arena::report::numbers::grouped(nps.round() as u64)
+        });
         format!(
             "{:>5} {:>16} {:>12.3} {:>14}\n",
             count.depth,

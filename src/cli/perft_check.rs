@@ -62,9 +62,15 @@ pub fn run(args: &PerftCheckArgs) -> Result<ExitCode> {
     // Before anything is built: a signal stops the build; once built, it exits at once.
     let stop = super::signals::stop_flag()?;
     let engine = args.engine.description(TimeControl::Depth(1))?;
+    super::bots::refuse(
+        std::slice::from_ref(&engine),
+        "perft-check",
+        "a bot has no perft: it is given the legal moves, it does not generate them",
+    )
+    .map_err(|e| super::UsageError(format!("{e:#}")))?;
     let spec = super::bench::built_from_source(engine, &args.build, &stop)?;
     super::signals::exit_at_once_from_now(&stop)?;
-    super::args::check_commands(std::slice::from_ref(&spec))
+    super::executables::check_commands(std::slice::from_ref(&spec))
         .map_err(|e| super::UsageError(format!("{e:#}")))?;
     let seed = args.random.map(|_| args.seed.seed);
     let targets = targets(args, rules, seed)?;
@@ -86,9 +92,31 @@ pub fn run(args: &PerftCheckArgs) -> Result<ExitCode> {
             seed,
         })
     );
+    // The step after each one done: what the engine is counting now.
+    let progress = super::progress::Progress::start("perft-check");
+    let describe = |index: usize| {
+        targets.get(index).map(|target| {
+            format!(
+                "checking {} ({} of {}) at depth {}",
+                target.source,
+                index + 1,
+                targets.len(),
+                target.depth
+            )
+        })
+    };
+    if let Some(first) = describe(0) {
+        progress.step(first);
+    }
+    let mut done = 0;
     let mut report = perft_check::check_all(&mut engine, &settings, &targets, |position| {
-        out!("{}", render.position(position));
+        progress.suspend(|| out!("{}", render.position(position)));
+        done += 1;
+        if let Some(next) = describe(done) {
+            progress.step(next);
+        }
     })?;
+    drop(progress);
     engine.quit();
     report.seed = seed;
     out!("{}", render.report(&report));

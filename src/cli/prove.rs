@@ -15,9 +15,15 @@ pub struct ProveArgs {
     /// The position as a FEN (ranks 8 to 1, then w or b), or "startpos".
     #[arg(long, value_name = "POSITION")]
     fen: Position,
-    /// The longest forced result looked for, in plies (1 to 63).
-    #[arg(long, value_name = "PLIES", value_parser = clap::value_parser!(u32).range(1..=63))]
-    plies: u32,
+    /// PLIES as a flag.
+    #[arg(long = "plies", id = "plies_flag", value_name = "PLIES",
+          value_parser = clap::value_parser!(u32).range(1..=63),
+          required_unless_present = "plies")]
+    plies_flag: Option<u32>,
+    /// The longest forced result looked for, in plies (1 to 63); or --plies PLIES.
+    #[arg(value_name = "PLIES", value_parser = clap::value_parser!(u32).range(1..=63),
+          conflicts_with = "plies_flag")]
+    plies: Option<u32>,
     /// The most positions the prover examines (as --check-claims does, by default).
     #[arg(long, value_name = "N", default_value_t = DEFAULT_CLAIM_NODES,
           value_parser = clap::value_parser!(u64).range(1..))]
@@ -27,7 +33,8 @@ pub struct ProveArgs {
 }
 
 /// Runs `bt-arena prove`: prints the verdict for the side to move (a win, a loss, no forced
-/// result within the plies, or unknown when the node budget ran out) and the proven line;
+/// result within the plies, or unknown when the node budget ran out) and the proven line, or,
+/// for a finished position, who has won and how;
 /// exit 0 whatever the verdict.
 ///
 /// # Errors
@@ -35,7 +42,15 @@ pub struct ProveArgs {
 pub fn run(args: &ProveArgs) -> Result<ExitCode> {
     let side = args.fen.side_to_move();
     let mut prover = Prover::new(args.rules.get(), args.nodes);
-    let plies = args.plies;
+    let plies = args.plies.or(args.plies_flag).unwrap_or(1);
+    // A finished position: who has won, not a search for a forced result.
+    if let Some(outcome) = args.fen.outcome(args.rules.get()) {
+        say!(
+            "{side} to move: the game is over ({outcome}): {} has won",
+            outcome.winner
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
     match prover.prove(&args.fen, plies) {
         Verdict::Win(line) => say!("{side} to move wins: {line}"),
         Verdict::Loss(line) => say!("{side} to move is lost: {line}"),

@@ -14,7 +14,7 @@ use anyhow::{Context, Result, anyhow};
 use bt_arena::arena::{CpuList, Stopped};
 use bt_arena::run::header::RunHeader;
 use bt_arena::run::identity::Identified;
-use bt_arena::session::{self, Ended, Kind, RunConfig, SessionError, SessionOptions, Start};
+use bt_arena::session::{self, Ended, Kind, RunConfig, RunStart, SessionError, SessionOptions};
 use clap::{ArgMatches, Args};
 use std::path::Path;
 use std::process::ExitCode;
@@ -246,11 +246,11 @@ pub fn options<C: RunConfig>(
 /// The session's error, as above.
 pub fn play<K: Kind>(
     config: &mut K::Config,
-    start: Start,
+    start: RunStart,
     options: &SessionOptions,
     stop: &AtomicBool,
     announce: impl FnOnce(session::Announcement<'_, K::Config, K::Prospect>),
-) -> Result<session::Ending<K::Outcome>> {
+) -> Result<session::SessionEnd<K::Outcome>> {
     let mut say = |line: String| match line.strip_prefix("warning: ") {
         Some(_) => note!("{line}"),
         None => say!("{line}"),

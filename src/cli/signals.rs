@@ -3,8 +3,11 @@
 //! that builds, benches or plays (before any build: a build is a child bt-arena stops).
 //!
 //! - The first signal sets the stop flag: a build or bench in progress is stopped with its
-//!   process group, no new game starts and the games in flight are dropped (replayed by
-//!   `--resume`); the command exits with [`EXIT_INTERRUPTED`] and says what to do next.
+//!   process group, no new game starts, an engine thinking is sent `stop` and ended with its
+//!   process group after [`bt_arena::engine::STOP_GRACE`] (a hung engine under a fixed depth
+//!   or node count would otherwise keep the stop waiting for its move timeout), and the games
+//!   in flight are dropped (replayed by `--resume`); the command exits with
+//!   [`EXIT_INTERRUPTED`] within 2 s and says what to do next.
 //! - A second signal exits at once with [`EXIT_INTERRUPTED`]; engines, benches and builds die
 //!   with bt-arena (their parent-death signal).
 //! - Commands with nothing to stop gently once their engines are built (`check-engine`,
@@ -44,8 +47,8 @@ pub fn stop_flag() -> Result<Arc<AtomicBool>> {
         if first && !AT_ONCE.load(Ordering::SeqCst) {
             handler_flag.store(true, Ordering::SeqCst);
             note!(
-                "\nStopping: no new build, bench or game starts; press Ctrl-C again to exit at \
-                 once."
+                "\nStopping: no new build, bench or game starts, engines thinking are told to \
+                 stop (and ended after 0.5 s); press Ctrl-C again to exit at once."
             );
         } else {
             note!("\nInterrupted");

@@ -6,11 +6,11 @@ use super::args::{
 };
 use super::session::{SESSION_HEADING, SessionFlags};
 use super::signals::stop_flag;
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Context, Result, bail};
 use bt_arena::arena::Stopped;
 use bt_arena::rules::Rules;
 use bt_arena::run::games::Verdict;
-use bt_arena::session::{Announcement, Ending, Start};
+use bt_arena::session::{Announcement, RunStart, SessionEnd};
 use bt_arena::tournament::{
     Format, OpeningOrder, OpeningsSpec, SeedOrigin, Tournament, TournamentConfig, TournamentReport,
 };
@@ -110,7 +110,7 @@ pub fn run(args: &TournamentArgs, matches: &ArgMatches) -> Result<ExitCode> {
             let command = TournamentArgs::augment_args(clap::Command::new("tournament"));
             let config: TournamentConfig =
                 super::session::resumed(dir, &args.session, &command, given)?;
-            (config, Start::Resume)
+            (config, RunStart::Resume)
         }
         None => {
             let (mut base, file_seed) = match &args.config {
@@ -125,7 +125,7 @@ pub fn run(args: &TournamentArgs, matches: &ArgMatches) -> Result<ExitCode> {
             };
             let config =
                 build_config(base, args).map_err(|e| super::UsageError(format!("{e:#}")))?;
-            (config, Start::Fresh(seed))
+            (config, RunStart::Fresh(seed))
         }
     };
     config.anchor = args.anchor.resolve(&config.names())?;
@@ -137,7 +137,17 @@ pub fn run(args: &TournamentArgs, matches: &ArgMatches) -> Result<ExitCode> {
     }
     say!("\n{}", report.summary);
     super::print_recorded(&report.sources.recorded_verdict(&report.summary));
-    say!("Results: {}", config.results_dir().display());
+    match config.run.worker {
+        // The run's files, merged from every worker's games as this one ended, name the
+        // whole run; its own directory holds only the games it played.
+        Some(_) => say!(
+            "Results: {} (the whole run's games.csv, games.pgn, summary.json and report.html, \
+             every worker's games recorded so far; this worker's own games in {})",
+            config.run.out.display(),
+            config.results_dir().display()
+        ),
+        None => say!("Results: {}", config.results_dir().display()),
+    }
     let code = exit_code(&config, &ending);
     let failures = match ending.ended.stopped {
         // An interrupted run's exit code stands.
@@ -172,13 +182,14 @@ fn announce(plan: Announcement<'_, TournamentConfig, ()>) {
     };
     let left = usize::try_from(scheduled.saturating_sub(plan.recorded)).unwrap_or(usize::MAX);
     say!(
-        "{games}: {} engines, {}, {} rules, {} at a time; results in {}",
+        "{games}: {} engines, {}, {} rules, {} at a time; results in {}{}",
         config.engines.len(),
         bt_arena::records::plural(u64::from(config.rounds), "round"),
         config.run.rules,
         // No more games at once than there are games to play.
         config.run.concurrency.min(left.max(1)),
-        config.results_dir().display()
+        config.results_dir().display(),
+        super::executables::located_commands(&config.engines)
     );
     say!(
         "Seed: {} (run {})",
@@ -221,7 +232,7 @@ pub(super) fn print_openings(openings: &OpeningsSpec) {
 /// games of the run are missing, e.g. other shards not done), unless the session stopped
 /// first ([`super::session::stop_code`]: 130 after a signal, 2 at the time limit, 4 when games
 /// could not be played). A verdict the SPRT reached stands whatever stopped the session.
-fn exit_code(config: &TournamentConfig, ending: &Ending<TournamentReport>) -> ExitCode {
+fn exit_code(config: &TournamentConfig, ending: &SessionEnd<TournamentReport>) -> ExitCode {
     let report = &ending.outcome;
     if !matches!(report.verdict, Verdict::Accepted(_)) {
         let pending = match config.sprt {
@@ -254,7 +265,8 @@ fn build_config(mut config: TournamentConfig, args: &TournamentArgs) -> Result<T
     super::session::resolve_sources(&mut config)?;
     config.validate()?;
     make_paths_absolute(&mut config)?;
-    super::args::check_commands(&config.engines)?;
+    super::executables::check_commands(&config.engines)?;
+    super::bots::check_openings(&config.engines, &config.run.openings, config.run.rules)?;
     Ok(config)
 }
 
@@ -378,6 +390,8 @@ pub(super) fn default_out(event: &str) -> PathBuf {
 /// beside this executable ([`TournamentConfig::demonstration`]).
 fn default_config() -> Result<TournamentConfig> {
     let exe = std::env::current_exe().context("cannot locate the bt-arena executable")?;
-    TournamentConfig::demonstration(exe.parent().unwrap_or(Path::new(".")), fastrand::u64(..))
-        .map_err(|e| anyhow!(e))
+    Ok(TournamentConfig::demonstration(
+        exe.parent().unwrap_or(Path::new(".")),
+        fastrand::u64(..),
+    )?)
 }

@@ -14,7 +14,7 @@ use bt_arena::run::header::RunHeader;
 use bt_arena::run::identity::{Identified, SeedOrigin};
 use bt_arena::run_dir::RunDir;
 use bt_arena::run_dir::identity::RunIdentity;
-use bt_arena::session::{Announcement, SessionError, Start};
+use bt_arena::session::{Announcement, RunStart, SessionError};
 use bt_arena::tune::report::{TUNED_OPTIONS, TUNED_PARAMS};
 use bt_arena::tune::{self, SpsaSettings, Tune, TuneConfig, TuneError, TunePlan, params};
 use clap::{ArgAction, ArgMatches, Args};
@@ -118,7 +118,7 @@ pub fn run(args: &TuneArgs, matches: &ArgMatches) -> Result<ExitCode> {
         Some(dir) => {
             let command = TuneArgs::augment_args(clap::Command::new("tune"));
             let config: TuneConfig = super::session::resumed(dir, &args.session, &command, given)?;
-            (config, Start::Resume)
+            (config, RunStart::Resume)
         }
         None => {
             let config = build_config(args).map_err(|e| super::UsageError(format!("{e:#}")))?;
@@ -126,7 +126,7 @@ pub fn run(args: &TuneArgs, matches: &ArgMatches) -> Result<ExitCode> {
                 Some(_) => SeedOrigin::Given,
                 None => SeedOrigin::Drawn,
             };
-            (config, Start::Fresh(seed))
+            (config, RunStart::Fresh(seed))
         }
     };
     // A shard or worker given no --lag takes the tune's, decided by the first to start.
@@ -243,14 +243,15 @@ fn announce(announcement: Announcement<'_, TuneConfig, TunePlan>) {
     };
     say!(
         "{what} of {} over {} iterations of {}, {} rules, {} at a time, seed {}; \
-         results in {}",
+         results in {}{}",
         config.engine.cmd.display(),
         config.spsa.iterations,
         bt_arena::records::plural(u64::from(config.spsa.pairs), "game pair"),
         config.run.rules,
         config.run.concurrency,
         config.run.seed,
-        config.run.out.display()
+        config.run.out.display(),
+        super::executables::located_commands(std::slice::from_ref(&config.engine))
     );
 }
 
@@ -393,8 +394,13 @@ fn build_config(args: &TuneArgs) -> Result<TuneConfig> {
     config.validate().map_err(|e| anyhow!(e))?;
     // The tournament's checks and paths.
     make_engine_paths_absolute(std::slice::from_mut(&mut config.engine))?;
-    super::args::check_commands(std::slice::from_ref(&config.engine))?;
+    super::executables::check_commands(std::slice::from_ref(&config.engine))?;
     make_book_path_absolute(&mut config.run.openings)?;
+    super::bots::check_openings(
+        std::slice::from_ref(&config.engine),
+        &config.run.openings,
+        config.run.rules,
+    )?;
     config.run.out = std::path::absolute(&config.run.out).context("cannot resolve a path")?;
     Ok(config)
 }

@@ -6,7 +6,7 @@
 
 use super::filters::{Filters, Judge, Seen};
 use super::formats::binary::PositionRecord;
-use super::formats::games::{GameEntry, GamesError, GamesReader};
+use super::formats::games::{EntryReader, GameEntry, GamesError};
 use super::formats::text;
 use super::summary::DatagenSummary;
 use crate::game::ProofRule;
@@ -36,8 +36,24 @@ pub enum ConvertError {
     Games(GamesError),
     /// An output cannot be written.
     Write(PathBuf, io::Error),
-    /// Games files of different rule sets, or a game id twice.
-    Mismatch(String),
+    /// Two games files of different rule sets.
+    MixedRules {
+        /// The file whose rules differ.
+        file: PathBuf,
+        /// Its rules.
+        rules: Rules,
+        /// The first file.
+        first: PathBuf,
+        /// The first file's rules.
+        first_rules: Rules,
+    },
+    /// A game out of game-id order, or given twice.
+    OutOfOrder {
+        /// The game's id.
+        game: u64,
+        /// The id of the game before it.
+        after: u64,
+    },
     /// A worker's games.csv cannot be read.
     Records(crate::records::RecordsError),
 }
@@ -47,7 +63,21 @@ impl std::fmt::Display for ConvertError {
         match self {
             ConvertError::Games(err) => err.fmt(f),
             ConvertError::Write(path, err) => write!(f, "cannot write {}: {err}", path.display()),
-            ConvertError::Mismatch(what) => f.write_str(what),
+            ConvertError::MixedRules {
+                file,
+                rules,
+                first,
+                first_rules,
+            } => write!(
+                f,
+                "{} holds games of {rules} rules, {} of {first_rules} rules",
+                file.display(),
+                first.display()
+            ),
+            ConvertError::OutOfOrder { game, after } => write!(
+                f,
+                "game {game} comes after game {after}: the games must be in game-id order, each once"
+            ),
             ConvertError::Records(err) => err.fmt(f),
         }
     }
@@ -140,20 +170,20 @@ impl Sinks {
 ///
 /// # Errors
 /// The files' rule sets differ; a file or a worker's games.csv cannot be read.
-pub fn merged(files: &[PathBuf]) -> Result<(Rules, Merged), ConvertError> {
+pub fn merged(files: &[PathBuf]) -> Result<(Rules, MergedEntries), ConvertError> {
     let mut readers = Vec::new();
     let mut rules = None;
     let mut recorded: Vec<(PathBuf, Option<super::workers::IdRanges>)> = Vec::new();
     for file in files {
-        let reader = GamesReader::open(file)?;
+        let reader = EntryReader::open(file)?;
         match rules {
-            Some(rules) if rules != reader.rules() => {
-                return Err(ConvertError::Mismatch(format!(
-                    "{} holds games of {} rules, {} of {rules} rules",
-                    file.display(),
-                    reader.rules(),
-                    files[0].display()
-                )));
+            Some(first_rules) if first_rules != reader.rules() => {
+                return Err(ConvertError::MixedRules {
+                    file: file.clone(),
+                    rules: reader.rules(),
+                    first: files[0].clone(),
+                    first_rules,
+                });
             }
             _ => rules = Some(reader.rules()),
         }
@@ -168,15 +198,15 @@ pub fn merged(files: &[PathBuf]) -> Result<(Rules, Merged), ConvertError> {
         };
         readers.push((reader.peekable(), ids));
     }
-    Ok((rules.unwrap_or_default(), Merged { readers }))
+    Ok((rules.unwrap_or_default(), MergedEntries { readers }))
 }
 
 /// Games from several files in game-id order ([`merged`]).
-pub struct Merged {
-    readers: Vec<(Peekable<GamesReader>, Option<super::workers::IdRanges>)>,
+pub struct MergedEntries {
+    readers: Vec<(Peekable<EntryReader>, Option<super::workers::IdRanges>)>,
 }
 
-impl Iterator for Merged {
+impl Iterator for MergedEntries {
     type Item = Result<GameEntry, GamesError>;
 
     fn next(&mut self) -> Option<Self::Item> {
@@ -256,10 +286,10 @@ fn convert_judged(
         }
         let game = game?;
         if game.game_id <= last_id {
-            return Err(ConvertError::Mismatch(format!(
-                "game {} comes after game {last_id}: the games must be in game-id order, each once",
-                game.game_id
-            )));
+            return Err(ConvertError::OutOfOrder {
+                game: game.game_id,
+                after: last_id,
+            });
         }
         last_id = game.game_id;
         summary.game(&game);

@@ -24,7 +24,7 @@ pub mod workers;
 
 use crate::engine::EngineDescription;
 use crate::game::ProofRule;
-use crate::run::header::RunHeader;
+use crate::run::header::{RunHeader, SettingError};
 use filters::Filters;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -63,27 +63,31 @@ pub struct RandomPlies {
 pub const MAX_RANDOM_PLIES: u16 = 176;
 
 impl std::str::FromStr for RandomPlies {
-    type Err = String;
+    type Err = SettingError;
 
     /// `N` or `N-M`.
     fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let refuse = |expected: String| SettingError::BadValue {
+            text: text.to_string(),
+            expected,
+        };
         let number = |t: &str| {
             t.trim()
                 .parse::<u16>()
-                .map_err(|_| format!("'{text}': expected N or N-M, plies (e.g. 8 or 6-10)"))
+                .map_err(|_| refuse("expected N or N-M, plies (e.g. 8 or 6-10)".into()))
         };
         let (min, max) = match text.split_once('-') {
             Some((a, b)) => (number(a)?, number(b)?),
             None => (number(text)?, number(text)?),
         };
         if min > max {
-            return Err(format!("'{text}': {min} is more than {max}"));
+            return Err(refuse(format!("{min} is more than {max}")));
         }
         if max > MAX_RANDOM_PLIES {
-            return Err(format!(
-                "'{text}': at most {MAX_RANDOM_PLIES} plies (a game has at most {} plies)",
+            return Err(refuse(format!(
+                "at most {MAX_RANDOM_PLIES} plies (a game has at most {} plies)",
                 MAX_RANDOM_PLIES + 1
-            ));
+            )));
         }
         Ok(RandomPlies { min, max })
     }
@@ -111,14 +115,15 @@ pub struct RandomMultiPv {
 }
 
 impl std::str::FromStr for RandomMultiPv {
-    type Err = String;
+    type Err = SettingError;
 
     /// `K,DIFF,P`.
     fn from_str(text: &str) -> Result<Self, Self::Err> {
-        let bad = || {
-            format!(
-                "'{text}': expected K,DIFF,P (e.g. 4,50,0.2): K lines from 2, DIFF centipawns from 0, P in (0, 1]"
-            )
+        let bad = || SettingError::BadValue {
+            text: text.to_string(),
+            expected: "expected K,DIFF,P (e.g. 4,50,0.2): K lines from 2, DIFF centipawns \
+                       from 0, P in (0, 1]"
+                .to_string(),
         };
         let parts: Vec<&str> = text.split(',').map(str::trim).collect();
         let [lines, diff, probability] = parts[..] else {
@@ -173,52 +178,53 @@ impl DatagenConfig {
     /// Checks what serde cannot.
     ///
     /// # Errors
-    /// A message naming the flag at fault.
-    pub fn validate(&self) -> Result<(), String> {
+    /// [`SettingError`] naming the flag at fault.
+    pub fn validate(&self) -> Result<(), SettingError> {
         if let Some(field) = self.unknown.keys().next() {
-            return Err(format!("unknown field `{field}`"));
+            return Err(SettingError::UnknownField(field.clone()));
         }
         if self.engines.is_empty() {
-            return Err("--engine: give at least one engine".to_string());
+            return Err(SettingError::Missing {
+                what: "--engine",
+                how: "give at least one engine",
+            });
         }
         if self.run.concurrency == 0 {
-            return Err("--concurrency must be at least 1".to_string());
+            return Err(SettingError::Zero("--concurrency"));
         }
         match self.target {
-            Target::Games(0) => return Err("--games must be at least 1".to_string()),
-            Target::Positions(0) => return Err("--positions must be at least 1".to_string()),
+            Target::Games(0) => return Err(SettingError::Zero("--games")),
+            Target::Positions(0) => return Err(SettingError::Zero("--positions")),
             Target::Positions(_) if self.run.shard.is_some() => {
-                return Err(
-                    "--positions cannot be given with --shard (a shard cannot know \
-                            the other shards' positions): give --games"
-                        .to_string(),
-                );
+                return Err(SettingError::Conflict {
+                    setting: "--positions",
+                    with: "--shard",
+                    why: "(a shard cannot know the other shards' positions): give --games",
+                });
             }
             Target::Positions(_) if self.run.worker.is_some() => {
-                return Err(
-                    "--positions cannot be given with --worker (a worker cannot know \
-                            the other workers' positions): give --games"
-                        .to_string(),
-                );
+                return Err(SettingError::Conflict {
+                    setting: "--positions",
+                    with: "--worker",
+                    why: "(a worker cannot know the other workers' positions): give --games",
+                });
             }
             _ => {}
         }
         let sample = self.filters.sample;
         if !(sample > 0.0 && sample <= 1.0) {
-            return Err(format!(
-                "--sample {sample}: expected a probability in (0, 1]"
-            ));
+            return Err(SettingError::Probability {
+                setting: "--sample",
+                given: sample,
+            });
         }
         if self.filters.max_score.is_some_and(|max| max < 0) {
-            return Err("--max-score must not be negative".to_string());
+            return Err(SettingError::NotNegative("--max-score"));
         }
         let mut names: Vec<&str> = self.engines.iter().map(|e| e.name.as_str()).collect();
         names.sort_unstable();
         if let Some(pair) = names.windows(2).find(|pair| pair[0] == pair[1]) {
-            return Err(format!(
-                "--engine: two engines are named '{}' (give each a name=)",
-                pair[0]
-            ));
+            return Err(SettingError::DuplicateName(pair[0].to_string()));
         }
         Ok(())
     }
@@ -282,6 +288,7 @@ mod tests {
             "177"
                 .parse::<RandomPlies>()
                 .unwrap_err()
+                .to_string()
                 .contains("at most 176")
         );
         assert!("x".parse::<RandomPlies>().is_err());

@@ -7,7 +7,7 @@
 use super::DatagenConfig;
 use super::convert;
 use super::filters::Seen;
-use super::formats::games::GamesReader;
+use super::formats::games::EntryReader;
 use super::summary::{Bucket, DatagenSummary};
 use crate::records::{Existing, RecordsError};
 use crate::report::html::svg::{self, escape};
@@ -44,7 +44,7 @@ pub fn write(
 /// The games file cannot be read, or the page cannot be written.
 pub fn refresh(
     config: &DatagenConfig,
-    games: GamesReader,
+    games: EntryReader,
     dir: &Path,
     spare: &mut Option<Box<Seen>>,
 ) -> Result<(), crate::arena::ReportError> {
@@ -73,25 +73,28 @@ fn label(range: &str) -> String {
 pub fn html(config: &DatagenConfig, summary: &DatagenSummary, live: bool) -> String {
     let engines: Vec<String> = config.engines.iter().map(|e| escape(&e.name)).collect();
     let mut page = String::new();
+    // The other pages' style, header and navigation (crate::report::html::BASE_CSS).
     let _ = write!(
         page,
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
-         <title>{event}: training data</title><style>\
-         body{{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}}\
-         table{{border-collapse:collapse;margin:1rem 0}}td,th{{padding:.2rem .8rem;text-align:right}}\
-         th{{text-align:left}}</style></head><body>\
-         <h1>{event}: training data</h1><p>{engines}, {rules} rules, seed {seed}</p>",
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <title>{event} – bt-arena datagen</title>\n<style>\n{css}</style>\n</head>\n<body>\n\
+         <header>\n  <h1>{event}: training data</h1>\n  \
+         <div class=\"status\">{engines}, {rules} rules, seed {seed}{live}</div>\n</header>\n\
+         <nav>\n  <a href=\"#summary\">Summary</a><a href=\"#scores\">Scores</a>\
+         <a href=\"#plies\">Plies</a>\n</nav>\n<main>\n",
+        css = crate::report::html::BASE_CSS,
         event = escape(&config.run.event),
         engines = engines.join(", "),
         rules = config.run.rules,
         seed = config.run.seed,
+        live = match live {
+            true =>
+                ". In progress: the games written so far (refreshed as the run plays; \
+                     repeats and proof labels are counted when it ends)",
+            false => "",
+        },
     );
-    if live {
-        page.push_str(
-            "<p><em>In progress: the games written so far (refreshed as the run plays; \
-             repeats and proof labels are counted when it ends).</em></p>",
-        );
-    }
     let d = &summary.dropped;
     let rows: [(&str, u64); 17] = [
         ("games", summary.games),
@@ -112,26 +115,30 @@ pub fn html(config: &DatagenConfig, summary: &DatagenSummary, live: bool) -> Str
         ("repeated positions (approximate)", summary.repeated),
         ("proven by --label", summary.proven_total()),
     ];
-    page.push_str("<table>");
+    page.push_str("<section id=\"summary\">\n  <h2>Summary</h2>\n  <table>");
     // Repeats and proofs are counted at the end only.
     let counted = rows.len() - if live { 2 } else { 0 };
     for (name, value) in rows.into_iter().take(counted) {
-        let _ = write!(page, "<tr><th>{name}</th><td>{value}</td></tr>");
+        let _ = write!(
+            page,
+            "<tr><th class=\"name\">{name}</th><td>{value}</td></tr>"
+        );
     }
     if let Some(rate) = summary.positions_per_second {
         let _ = write!(
             page,
-            "<tr><th>positions/s searched</th><td>{rate:.1}</td></tr>"
+            "<tr><th class=\"name\">positions/s searched</th><td>{rate:.1}</td></tr>"
         );
     }
-    page.push_str("</table>");
-    for (title, buckets, colour) in [
+    page.push_str("</table>\n</section>\n");
+    for (id, title, buckets, colour) in [
         (
+            "scores",
             "Positions by score (White's view, cp)",
             &summary.scores,
             svg::PALETTE[0],
         ),
-        ("Positions by ply", &summary.plies, svg::PALETTE[2]),
+        ("plies", "Positions by ply", &summary.plies, svg::PALETTE[2]),
     ] {
         let (labels, counts): (Vec<String>, Vec<u64>) = buckets
             .iter()
@@ -139,10 +146,11 @@ pub fn html(config: &DatagenConfig, summary: &DatagenSummary, live: bool) -> Str
             .unzip();
         let _ = write!(
             page,
-            "<h2>{title}</h2>{}",
+            "<section id=\"{id}\">\n  <h2>{title}</h2>\n  <figure>{}</figure>\n</section>\n",
             svg::bars(title, &labels, &counts, colour, 900)
         );
     }
-    page.push_str("</body></html>\n");
+    page.push_str("</main>\n");
+    page.push_str("</body>\n</html>\n");
     page
 }

@@ -14,7 +14,7 @@
 //! there, else to a file of its own (`games-N.dat`), so that every file is in game-id order.
 
 use super::filters::{Judge, Seen, mix};
-use super::formats::games::{Ending, GameEntry, GamesError, GamesReader, GamesWriter, Ply};
+use super::formats::games::{Ending, EntryReader, GameEntry, GamesError, GamesWriter, Ply};
 use super::formats::{encode_move, mover_score, score_value};
 use super::start::{self, DrawError, Start};
 use super::{DatagenConfig, Target};
@@ -339,6 +339,23 @@ impl Schedule for Selfplay<'_> {
         Ok(vec![self.job(unit.0, &start)])
     }
 
+    /// A worker's directory made again (removed by a clean-up): its games.dat is created
+    /// again, empty, and the games it held are played again (games.csv's new file holds
+    /// none of them).
+    fn remade(&self) -> Result<(), SelfplayError> {
+        let Some(dir) = &self.worker_dir else {
+            return Ok(());
+        };
+        let writer =
+            super::formats::games::create(&dir.join(super::GAMES_FILE), self.config.run.rules)
+                .map_err(SelfplayError::Games)?;
+        let mut state = lock(&self.state);
+        state.writer = writer;
+        state.last_written = 0;
+        state.written_games = 0;
+        Ok(())
+    }
+
     /// A worker writes the game now, before games.csv records it: to its games.dat, or below
     /// its last game to a file of its own ([`super::workers::file_for`]).
     fn keep(&self, job: &Job, played: &PlayedGame) -> Result<(), SelfplayError> {
@@ -428,7 +445,7 @@ impl Schedule for Selfplay<'_> {
         // Opened between two appends: the reader sees whole games only.
         let games = {
             let _state = lock(&self.state);
-            GamesReader::open(&dir.join(super::GAMES_FILE))?
+            EntryReader::open(&dir.join(super::GAMES_FILE))?
         };
         super::report::refresh(self.config, games, &dir, &mut lock(&self.report_seen))
     }

@@ -169,7 +169,7 @@ impl fmt::Display for DatagenSummary {
         }
         writeln!(
             f,
-            "Results: White won {}, Black won {}; by the rules {}, resign {}, proof {}, fault {} (not written)",
+            "Outcomes: White won {}, Black won {}; by the rules {}, resign {}, proof {}, fault {} (not written)",
             self.results.white,
             self.results.black,
             self.endings.board,

@@ -10,6 +10,7 @@
 use super::source::{EngineSource, absolute_repo};
 use super::{EngineLaunch, Timeouts};
 use crate::protocol::Protocol;
+use crate::protocol::codingame::MoveOrder;
 use crate::time_control::TimeControl;
 use crate::time_control::{seconds_to_ms, whole_ms};
 use serde::de::{MapAccess, Visitor};
@@ -20,6 +21,17 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::time::Duration;
 
+/// The name of an engine given none: the file name of `cmd`, or the repository's name of an
+/// engine built from `source`.
+fn default_name(cmd: &std::path::Path, source: Option<&EngineSource>) -> String {
+    match source {
+        Some(source) => source.repo_name(),
+        None => cmd
+            .file_name()
+            .map_or_else(|| cmd.display().to_string(), |n| n.to_string_lossy().into()),
+    }
+}
+
 /// The engine the user described, as given by `--engine key=value ...` (after `--each`) or a
 /// config file's `[[engines]]` table: how to launch it, its search limit and its tolerances.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -27,7 +39,9 @@ use std::time::Duration;
 pub struct EngineDescription {
     /// Display name, unique within the tournament; defaults to the command's file name, or
     /// for an engine built from source to `NAME@SHORTHASH` (NAME: `name=`, else the
-    /// repository's directory name).
+    /// repository's directory name). Left out of a config file, it is read empty and given
+    /// the same default ([`name_by_default`](Self::name_by_default)).
+    #[serde(default)]
     pub name: String,
     /// The executable (run directly, no shell); for an engine built from source, its path in
     /// the checkout (`bin=`).
@@ -38,9 +52,12 @@ pub struct EngineDescription {
     /// Working directory of the engine process.
     #[serde(default)]
     pub dir: Option<PathBuf>,
-    /// Protocol: `ugi` (default) or `uci`.
+    /// Protocol: `ugi` (default), `uci`, or `codingame` (a CodinGame bot).
     #[serde(default)]
     pub proto: Protocol,
+    /// A CodinGame bot's order of the legal moves of a turn (`moveorder=`).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub move_order: MoveOrder,
     /// Engine options sent with `setoption` (`option.Hash=64`), in the order given.
     #[serde(default)]
     pub options: EngineOptions,
@@ -83,6 +100,15 @@ pub struct EngineDescription {
 }
 
 impl EngineDescription {
+    /// Gives an engine with an empty name (one left out of a config file) the name the
+    /// command line gives it: its command's file name, or its repository's name when built
+    /// from source.
+    pub fn name_by_default(&mut self) {
+        if self.name.is_empty() {
+            self.name = default_name(&self.cmd, self.source.as_ref());
+        }
+    }
+
     /// How to run this engine: its command, arguments, directory, protocol, options (in the
     /// order given) and handshake and `isready` timeouts (the default quit grace), and no log
     /// files (set `stderr_log` and `comm_log` on the result to keep them).
@@ -104,6 +130,7 @@ impl EngineDescription {
             dir,
             env: Vec::new(),
             proto: self.proto,
+            move_order: self.move_order,
             options: self.options.pairs().to_vec(),
             stderr_log: None,
             comm_log: None,
@@ -226,7 +253,11 @@ impl<'de> Deserialize<'de> for EngineOptions {
     }
 }
 
-/// Default tolerance for a late move, ms.
+fn is_default<T: Default + PartialEq>(value: &T) -> bool {
+    *value == T::default()
+}
+
+/// Default tolerance for a late move, ms (0 for a CodinGame bot, as on CodinGame).
 pub const DEFAULT_TIME_MARGIN_MS: u64 = 100;
 
 fn default_time_margin_ms() -> u64 {
@@ -250,6 +281,7 @@ pub struct EngineKeys {
     args: Vec<String>,
     dir: Option<PathBuf>,
     proto: Option<Protocol>,
+    move_order: Option<MoveOrder>,
     options: EngineOptions,
     limit: Option<TimeControl>,
     /// `tc=inf`: no clock (cutechess's infinite time control), so another limit must end
@@ -268,13 +300,14 @@ pub struct EngineKeys {
 
 /// Every engine key, as typed before its value (`option.` takes the option's name after it):
 /// what the shell completion offers after `--engine` and `--each`.
-pub const KEYS: [&str; 20] = [
+pub const KEYS: [&str; 21] = [
     "cmd=",
     "name=",
     "args=",
     "arg=",
     "dir=",
     "proto=",
+    "moveorder=",
     "option.",
     "tc=",
     "st=",
@@ -335,6 +368,24 @@ impl EngineKeys {
                         .map_err(|e: crate::named::UnknownName| bad(&e.to_string()))?,
                 )
             }
+            "moveorder" => {
+                self.move_order = Some(
+                    value
+                        .parse()
+                        .map_err(|e: crate::named::UnknownName| bad(&e.to_string()))?,
+                )
+            }
+            "tc" if value.starts_with("codingame") => self.set_limit(
+                TimeControl::parse_codingame(value)
+                    .unwrap_or_else(|| {
+                        Err(crate::time_control::ClockError {
+                            text: value.to_string(),
+                            problem: crate::time_control::ClockProblem::CodinGame,
+                        })
+                    })
+                    .map_err(DescriptionError::BadTimeControl)?,
+                token,
+            )?,
             "tc" if value == "inf" || value == "infinite" => match self.limit {
                 Some(previous @ TimeControl::Clock { .. }) => {
                     return Err(DescriptionError::SecondLimit {
@@ -431,6 +482,7 @@ impl EngineKeys {
         }
         self.dir = self.dir.or_else(|| each.dir.clone());
         self.proto = self.proto.or(each.proto);
+        self.move_order = self.move_order.or(each.move_order);
         let mut options = each.options.clone();
         for (name, value) in self.options.pairs() {
             options.set(name, value);
@@ -477,21 +529,34 @@ impl EngineKeys {
             return Err(DescriptionError::NoLimit);
         }
         let (cmd, source) = self.command_and_source()?;
-        let name = self.name.unwrap_or_else(|| match &source {
-            Some(source) => source.repo_name(),
-            None => cmd
-                .file_name()
-                .map_or_else(|| cmd.display().to_string(), |n| n.to_string_lossy().into()),
-        });
+        let proto = self.proto.unwrap_or_default();
+        if proto.is_bot() {
+            super::codingame::check_keys(self.limit, self.bench, &self.args, &self.options)
+                .map_err(DescriptionError::Bot)?;
+        } else if let Some(order) = self.move_order {
+            return Err(DescriptionError::Bot(format!(
+                "moveorder={order} is for a CodinGame bot (proto=codingame)"
+            )));
+        }
+        let name = self
+            .name
+            .unwrap_or_else(|| default_name(&cmd, source.as_ref()));
         Ok(EngineDescription {
             name,
             cmd,
             args: self.args,
             dir: self.dir,
-            proto: self.proto.unwrap_or_default(),
+            proto,
+            move_order: self.move_order.unwrap_or_default(),
             options: self.options,
-            limit: self.limit.unwrap_or(default_limit),
-            time_margin_ms: self.time_margin_ms.unwrap_or(DEFAULT_TIME_MARGIN_MS),
+            limit: self.limit.unwrap_or(match proto.is_bot() {
+                true => TimeControl::codingame(),
+                false => default_limit,
+            }),
+            time_margin_ms: self.time_margin_ms.unwrap_or(match proto.is_bot() {
+                true => 0,
+                false => DEFAULT_TIME_MARGIN_MS,
+            }),
             handshake_timeout_ms: self
                 .handshake_timeout_ms
                 .unwrap_or_else(default_handshake_ms),
@@ -574,7 +639,7 @@ pub enum DescriptionError {
         problem: String,
     },
     /// A `tc=` value that is not a time control; the text names it and says why.
-    BadTimeControl(String),
+    BadTimeControl(crate::time_control::ClockError),
     /// A second search limit (only one of `tc`, `st`, `depth`, `nodes` may be given).
     SecondLimit {
         /// The token giving the second limit.
@@ -588,6 +653,9 @@ pub enum DescriptionError {
     MissingCmd,
     /// Keys of an engine built from source that do not fit together (the message says which).
     Source(String),
+    /// Keys that do not fit a CodinGame bot, or bot keys for another engine (the message says
+    /// which).
+    Bot(String),
 }
 
 impl fmt::Display for DescriptionError {
@@ -610,7 +678,7 @@ impl fmt::Display for DescriptionError {
                 value,
                 problem,
             } => write!(f, "bad value in '{key}={value}': {problem}"),
-            DescriptionError::BadTimeControl(problem) => f.write_str(problem),
+            DescriptionError::BadTimeControl(error) => error.fmt(f),
             DescriptionError::SecondLimit { token, previous } => write!(
                 f,
                 "'{token}' gives a second search limit after {previous}: \
@@ -624,7 +692,9 @@ impl fmt::Display for DescriptionError {
                 "an engine needs cmd=PATH (e.g. --engine cmd=./my-engine name=mine), or src=REPO \
                  bin=RELPATH to build it from a git revision",
             ),
-            DescriptionError::Source(problem) => f.write_str(problem),
+            DescriptionError::Source(problem) | DescriptionError::Bot(problem) => {
+                f.write_str(problem)
+            }
         }
     }
 }
@@ -633,7 +703,7 @@ impl std::error::Error for DescriptionError {}
 
 /// Seconds (a positive decimal) to whole milliseconds, at least 1.
 fn positive_seconds_to_ms(text: &str) -> Result<u64, String> {
-    match seconds_to_ms(text)? {
+    match seconds_to_ms(text).map_err(|problem| problem.to_string())? {
         0 => Err(format!("'{text}' is not a positive number of seconds")),
         ms => Ok(ms),
     }
@@ -932,7 +1002,7 @@ mod tests {
         );
         assert!(matches!(
             err(&["tc=ten"]),
-            DescriptionError::BadTimeControl(text) if text.starts_with("bad tc 'ten'")
+            DescriptionError::BadTimeControl(error) if error.to_string().starts_with("bad tc 'ten'")
         ));
         assert_eq!(
             err(&["st=1", "nodes=5"]),
@@ -1014,6 +1084,74 @@ mod tests {
             err(&["cmd=x", "bench=0"]),
             "bad value in 'bench=0': '0' is not a positive whole number"
         );
+    }
+
+    #[test]
+    fn a_bot_plays_codingames_clock_without_margin_and_takes_bot_keys_only() {
+        let bot = EngineKeys::parse(&["cmd=x", "proto=codingame", "args=--c {C}", "option.c=2"])
+            .unwrap()
+            .into_description(DEFAULT)
+            .unwrap();
+        assert_eq!(bot.limit, TimeControl::codingame());
+        assert_eq!(bot.time_margin_ms, 0);
+        assert_eq!(bot.move_order, MoveOrder::CodinGame);
+        assert_eq!(bot.launch().move_order, MoveOrder::CodinGame);
+        let given = EngineKeys::parse(&[
+            "cmd=x",
+            "proto=codingame",
+            "tc=codingame:1000,200",
+            "timemargin=60",
+            "moveorder=sorted",
+        ])
+        .unwrap()
+        .into_description(DEFAULT)
+        .unwrap();
+        assert_eq!(
+            given.limit,
+            TimeControl::CodinGame {
+                first_ms: 1000,
+                turn_ms: 200
+            }
+        );
+        assert_eq!(
+            (given.time_margin_ms, given.move_order),
+            (60, MoveOrder::Sorted)
+        );
+        let json = serde_json::to_value(&given).unwrap();
+        assert_eq!(json["move_order"], "sorted");
+        assert_eq!(json["proto"], "codingame");
+        assert!(
+            serde_json::to_value(&bot)
+                .unwrap()
+                .get("move_order")
+                .is_none()
+        );
+        let err = |tokens: &[&str]| {
+            EngineKeys::parse(tokens)
+                .and_then(|keys| keys.into_description(DEFAULT))
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(
+            err(&["cmd=x", "proto=codingame", "nodes=5"]),
+            "nodes=5: a CodinGame bot is told no limit, so it cannot stop at a depth or a node \
+             count: give it tc=codingame (its default), a clock or st=SECONDS"
+        );
+        assert_eq!(
+            err(&["cmd=x", "proto=codingame", "bench=5"]),
+            "bench=: a CodinGame bot has no bench (OpenBench's `ENGINE bench`)"
+        );
+        assert_eq!(
+            err(&["cmd=x", "proto=codingame", "args=--c {C}", "option.Depth=3"]),
+            "option.Depth=3: a CodinGame bot has no options; its arguments may hold {Depth}, \
+             which option.Depth then fills (args=\"--depth {Depth}\")"
+        );
+        assert_eq!(
+            err(&["cmd=x", "moveorder=sorted"]),
+            "moveorder=sorted is for a CodinGame bot (proto=codingame)"
+        );
+        assert!(err(&["moveorder=best"]).contains("unknown move order 'best'"));
+        assert!(err(&["tc=codingame:1,"]).starts_with("bad tc 'codingame:1,': expected"));
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! What can go wrong with an engine process, as one typed error.
 
+use crate::protocol::Protocol;
 use crate::rules::Rules;
 use std::fmt;
 use std::io;
@@ -44,6 +45,16 @@ pub enum EngineError {
         /// How long it was given.
         after: Duration,
     },
+    /// The engine answered the handshake command with a line saying it does not know it
+    /// (`Unknown command: ugi`), and the other protocol's handshake failed too.
+    HandshakeRefused {
+        /// The engine's configured name.
+        engine: String,
+        /// The protocol configured (`proto=`).
+        protocol: Protocol,
+        /// The engine's answer.
+        line: String,
+    },
     /// No `readyok` within the ready timeout: the engine stalls.
     ReadyTimeout {
         /// The engine's configured name.
@@ -66,6 +77,22 @@ pub enum EngineError {
         engine: String,
         /// How long it was given from `go`.
         after: Duration,
+    },
+    /// A CodinGame bot's answer to turn `turn` did not end before the deadline.
+    TurnTimeout {
+        /// The engine's configured name.
+        engine: String,
+        /// The bot's turn, from 1 (its forced turns included).
+        turn: u32,
+        /// How long it was given from the last byte of the turn's input.
+        after: Duration,
+    },
+    /// What was asked cannot be done with this engine (a CodinGame bot has no perft).
+    Unsupported {
+        /// The engine's configured name.
+        engine: String,
+        /// What cannot be done, and why.
+        what: String,
     },
     /// No perft total before the deadline.
     PerftTimeout {
@@ -151,9 +178,12 @@ impl EngineError {
             | EngineError::NotExecutable { engine, .. }
             | EngineError::ExitedAtStart { engine, .. }
             | EngineError::HandshakeTimeout { engine, .. }
+            | EngineError::HandshakeRefused { engine, .. }
             | EngineError::ReadyTimeout { engine, .. }
             | EngineError::Crashed { engine, .. }
             | EngineError::MoveTimeout { engine, .. }
+            | EngineError::TurnTimeout { engine, .. }
+            | EngineError::Unsupported { engine, .. }
             | EngineError::PerftTimeout { engine, .. }
             | EngineError::Garbage { engine, .. }
             | EngineError::LineTooLong { engine, .. }
@@ -172,7 +202,10 @@ impl EngineError {
     /// [`EngineError::Spawn`] for any reason but a passing lack of resources: out of memory,
     /// too many processes, the executable being written), or the engine refuses the
     /// configuration ([`EngineError::UnknownOption`], [`EngineError::BadOptionValue`],
-    /// [`EngineError::RulesMismatch`], [`EngineError::UnsupportedVariant`]).
+    /// [`EngineError::RulesMismatch`], [`EngineError::UnsupportedVariant`]) or both protocols
+    /// ([`EngineError::HandshakeRefused`]).
+    ///
+    /// Also true for [`EngineError::Unsupported`]: it is not a passing failure.
     ///
     /// False for failures that may pass (a handshake or `isready` timeout on a loaded machine,
     /// an exit during start-up, an I/O error on a log file) and for errors of a started engine.
@@ -190,7 +223,9 @@ impl EngineError {
             | EngineError::UnknownOption { .. }
             | EngineError::BadOptionValue { .. }
             | EngineError::RulesMismatch { .. }
-            | EngineError::UnsupportedVariant { .. } => true,
+            | EngineError::UnsupportedVariant { .. }
+            | EngineError::Unsupported { .. }
+            | EngineError::HandshakeRefused { .. } => true,
             _ => false,
         }
     }
@@ -249,6 +284,14 @@ impl fmt::Display for EngineError {
                 "no ugiok/uciok within {} ms of the handshake",
                 after.as_millis()
             ),
+            EngineError::HandshakeRefused { protocol, line, .. } => write!(
+                f,
+                "it answered {} with '{line}', and {} with no {} either: it speaks neither \
+                 UGI nor UCI as bt-arena does",
+                protocol.name(),
+                protocol.other().name(),
+                protocol.other().ok()
+            ),
             EngineError::ReadyTimeout { after, .. } => write!(
                 f,
                 "no readyok within {} ms of isready (it stalls)",
@@ -265,6 +308,12 @@ impl fmt::Display for EngineError {
             EngineError::MoveTimeout { after, .. } => {
                 write!(f, "no bestmove within {} ms of go", after.as_millis())
             }
+            EngineError::TurnTimeout { turn, after, .. } => write!(
+                f,
+                "no move within {} ms of the input of its turn {turn}",
+                after.as_millis()
+            ),
+            EngineError::Unsupported { what, .. } => f.write_str(what),
             EngineError::PerftTimeout { after, .. } => {
                 write!(f, "no perft total within {} ms", after.as_millis())
             }

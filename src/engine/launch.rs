@@ -2,6 +2,7 @@
 //! protocol, options, log files and timeouts outside of searches.
 
 use crate::protocol::Protocol;
+use crate::protocol::codingame::MoveOrder;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -33,7 +34,8 @@ impl Default for Timeouts {
 pub struct EngineLaunch {
     /// The name used in messages, logs and results.
     pub name: String,
-    /// The program, run directly (no shell); a bare name is looked up in `PATH`.
+    /// The program, run directly (no shell); a bare name is looked up as
+    /// [`crate::engine::locate`] says (a bundled engine beside bt-arena first, then `PATH`).
     pub cmd: PathBuf,
     /// Its arguments.
     pub args: Vec<String>,
@@ -43,6 +45,8 @@ pub struct EngineLaunch {
     pub env: Vec<(String, String)>,
     /// The protocol it speaks.
     pub proto: Protocol,
+    /// A CodinGame bot's order of the legal moves of a turn (`moveorder=`).
+    pub move_order: MoveOrder,
     /// Options set after the handshake, in this order (name, value). Each must be declared by
     /// the engine and its value allowed, except that a combo value the engine did not list is
     /// sent with a warning (engines extend combos at run time: Fairy-Stockfish's `UCI_Variant`

@@ -32,6 +32,7 @@ impl Engine {
             stray: StrayOutput::default(),
             unanswered_isready: 0,
             position: Default::default(),
+            bot: None,
             go_line: String::new(),
             line: String::new(),
         })

@@ -30,10 +30,13 @@
 
 pub mod bench;
 pub mod build;
+pub mod codingame;
 mod description;
 mod error;
+mod handshake;
 mod launch;
 mod lines;
+pub mod locate;
 mod position_line;
 mod process;
 pub mod rule_option;
@@ -44,6 +47,7 @@ pub use description::{
     DEFAULT_TIME_MARGIN_MS, DescriptionError, EngineDescription, EngineKeys, EngineOptions, KEYS,
 };
 pub use error::EngineError;
+pub use handshake::says_unknown;
 pub use launch::{EngineLaunch, Timeouts};
 pub use process::MAX_LINE_BYTES;
 pub use source::EngineSource;
@@ -58,6 +62,7 @@ use rule_option::rule_settings;
 use std::collections::BTreeSet;
 use std::process::ExitStatus;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// The answer to [`Engine::go`].
@@ -76,6 +81,12 @@ pub struct SearchReply {
     pub lines: Vec<PvLine>,
     /// From sending `go` to receiving `bestmove`, by the monotonic clock.
     pub elapsed: Duration,
+    /// A CodinGame bot's message after its move, if any (a PGN comment of the move).
+    pub message: Option<String>,
+    /// A CodinGame bot's turn: from the last byte of the turn's input to the end of its line,
+    /// as CodinGame measures it, and what its clock is charged; `None` for a UGI/UCI engine,
+    /// whose move is charged from before `go` is written to `bestmove`.
+    pub turn_time: Option<Duration>,
 }
 
 /// One line of a MultiPV search: its score and the move it starts with.
@@ -147,6 +158,13 @@ impl std::fmt::Display for StrayOutput {
     }
 }
 
+/// How long an engine told to `stop` because the run stops (Ctrl-C) has to answer before it
+/// is killed ([`Engine::go_or_stop`]).
+pub const STOP_GRACE: Duration = Duration::from_millis(500);
+
+/// How often a search looks at the run's stop flag ([`Engine::go_or_stop`]).
+const STOP_POLL: Duration = Duration::from_millis(50);
+
 /// An engine line as parsed.
 type ParsedReply = Result<Reply, ProtocolError>;
 
@@ -181,6 +199,8 @@ pub struct Engine {
     unanswered_isready: u64,
     /// The last `position` line sent, extended by the next moves of the same game.
     position: PositionLine,
+    /// A CodinGame bot's state (see [`codingame`]); `None` for a UGI/UCI engine.
+    bot: Option<Box<codingame::Bot>>,
     /// Room for the `go` line, reused from move to move.
     go_line: String,
     /// Room for the line being read, reused from line to line.
@@ -201,8 +221,11 @@ impl Engine {
     /// [`EngineError::BadOptionValue`], [`EngineError::Io`] (log files). The process is ended
     /// before the error is returned.
     pub fn start(launch: &EngineLaunch, rules: Rules) -> Result<Engine, EngineError> {
+        if launch.proto.is_bot() {
+            return Engine::start_bot(launch, rules);
+        }
         let mut engine = Engine::spawn_silent(launch)?;
-        engine.handshake()?;
+        engine.handshake(launch)?;
         for (name, value) in &launch.options {
             engine.set_option(name, value)?;
         }
@@ -267,6 +290,9 @@ impl Engine {
     /// by the next request to this engine (one after the last request of a process is never
     /// read).
     pub fn take_stray(&mut self) -> StrayOutput {
+        if self.bot.is_some() {
+            self.bot_drain();
+        }
         std::mem::take(&mut self.stray)
     }
 
@@ -291,6 +317,9 @@ impl Engine {
     /// Sends `first` (if any) and `isready` in one write, then waits for `readyok` as
     /// [`Engine::is_ready`] does; writing counts against the ready timeout.
     fn ready_after(&mut self, first: Option<Command>) -> Result<(), EngineError> {
+        if self.bot.is_some() {
+            return self.bot_ready(first.is_some());
+        }
         let after = self.timeouts.ready;
         let deadline = Instant::now() + after;
         let timeout = |engine| EngineError::ReadyTimeout { engine, after };
@@ -344,6 +373,28 @@ impl Engine {
         limits: &GoLimits,
         allowed: Duration,
     ) -> Result<SearchReply, EngineError> {
+        self.go_or_stop(start, moves, limits, allowed, &AtomicBool::new(false))
+    }
+
+    /// [`Engine::go`], watching `stop` (the run's stop flag, Ctrl-C) while the engine thinks:
+    /// once it is set, the engine is sent `stop` and given [`STOP_GRACE`] to answer with its
+    /// `bestmove`; one that does not (it hangs) is killed with its process group, so that a
+    /// stop never waits out the move's timeout (60 s at a fixed depth or node count). A
+    /// CodinGame bot is given its turn ([`Engine::bot_go`]).
+    ///
+    /// # Errors
+    /// As [`Engine::go`]; [`EngineError::Crashed`] for an engine killed after the grace.
+    pub fn go_or_stop(
+        &mut self,
+        start: &Position,
+        moves: &[Move],
+        limits: &GoLimits,
+        allowed: Duration,
+        stop: &AtomicBool,
+    ) -> Result<SearchReply, EngineError> {
+        if self.bot.is_some() {
+            return self.bot_go(start, moves, allowed);
+        }
         let (after, deadline) = (allowed, Instant::now() + allowed);
         let timeout = |engine| EngineError::MoveTimeout { engine, after };
         // The commands are written from buffers kept between moves: `isready`, the game's
@@ -364,24 +415,31 @@ impl Engine {
         self.await_fence(deadline, after)?;
         let mut info = Info::default();
         let mut lines = Vec::new();
-        self.wait(deadline, timeout, |engine, line, reply, at| match reply {
-            Ok(Reply::Info(fields)) => {
-                keep_line(&mut lines, &fields);
-                if fields.is_best_line() {
-                    info.merge_from(fields);
+        self.wait_or_stop(
+            deadline,
+            Some(stop),
+            timeout,
+            |engine, line, reply, at| match reply {
+                Ok(Reply::Info(fields)) => {
+                    keep_line(&mut lines, &fields);
+                    if fields.is_best_line() {
+                        info.merge_from(fields);
+                    }
+                    Ok(Wait::Continue)
                 }
-                Ok(Wait::Continue)
-            }
-            Ok(Reply::BestMove { mv, ponder }) => Ok(Wait::Done(SearchReply {
-                bestmove: mv,
-                ponder,
-                info: std::mem::take(&mut info),
-                lines: std::mem::take(&mut lines),
-                elapsed: at.saturating_duration_since(sent),
-            })),
-            Ok(Reply::ReadyOk) => engine.stray_line(line),
-            other => engine.unexpected(line, other, "expected info or bestmove"),
-        })
+                Ok(Reply::BestMove { mv, ponder }) => Ok(Wait::Done(SearchReply {
+                    bestmove: mv,
+                    ponder,
+                    info: std::mem::take(&mut info),
+                    lines: std::mem::take(&mut lines),
+                    elapsed: at.saturating_duration_since(sent),
+                    message: None,
+                    turn_time: None,
+                })),
+                Ok(Reply::ReadyOk) => engine.stray_line(line),
+                other => engine.unexpected(line, other, "expected info or bestmove"),
+            },
+        )
     }
 
     /// Sends `isready`, `position` and `go perft <depth>` in one write, then waits up to
@@ -400,6 +458,12 @@ impl Engine {
         depth: u32,
         allowed: Duration,
     ) -> Result<PerftReply, EngineError> {
+        if self.bot.is_some() {
+            return Err(EngineError::Unsupported {
+                engine: self.name.clone(),
+                what: "a CodinGame bot has no perft".to_string(),
+            });
+        }
         let (after, deadline) = (allowed, Instant::now() + allowed);
         let timeout = |engine| EngineError::PerftTimeout { engine, after };
         let commands = [
@@ -434,31 +498,10 @@ impl Engine {
     /// reaps it. Returns how it ended (`None` if it could not be reaped). Dropping an
     /// [`Engine`] does the same.
     pub fn quit(mut self) -> Option<ExitStatus> {
-        self.process.quit()
-    }
-
-    /// Sends the first command of the protocol and reads `id`, `option` and the closing
-    /// `ugiok`/`uciok`, skipping other lines (banners, malformed options) and counting a
-    /// `bestmove` as stray.
-    fn handshake(&mut self) -> Result<(), EngineError> {
-        let after = self.timeouts.handshake;
-        let deadline = Instant::now() + after;
-        let timeout = |engine| EngineError::HandshakeTimeout { engine, after };
-        self.send(&[Command::Handshake(self.protocol)], deadline, timeout)?;
-        let expected = self.protocol;
-        self.wait(deadline, timeout, |engine, line, reply, _| {
-            match reply {
-                Ok(Reply::IdName(name)) => engine.id_name = Some(name),
-                Ok(Reply::IdAuthor(author)) => engine.id_author = Some(author),
-                Ok(Reply::Option(decl)) => engine.options.push(decl),
-                Ok(Reply::HandshakeOk(protocol)) if protocol == expected => {
-                    return Ok(Wait::Done(()));
-                }
-                Ok(Reply::BestMove { .. }) => engine.stray.note(line),
-                _ => {}
-            }
-            Ok(Wait::Continue)
-        })
+        match self.bot {
+            Some(_) => self.process.end_by(Instant::now()),
+            None => self.process.quit(),
+        }
     }
 
     /// Sends `setoption` for a configured option after checking it against the declaration
@@ -484,6 +527,9 @@ impl Engine {
     /// [`EngineError::UnknownOption`], [`EngineError::BadOptionValue`], or as
     /// [`Engine::is_ready`].
     pub fn set_options(&mut self, options: &[(String, String)]) -> Result<(), EngineError> {
+        if self.bot.is_some() {
+            return self.bot_set_options(options);
+        }
         for (name, value) in options {
             self.set_option(name, value)?;
         }
@@ -541,14 +587,45 @@ impl Engine {
         &mut self,
         deadline: Instant,
         timeout: impl FnOnce(String) -> EngineError,
+        handle: impl FnMut(&mut Engine, &str, ParsedReply, Instant) -> Result<Wait<T>, EngineError>,
+    ) -> Result<T, EngineError> {
+        self.wait_or_stop(deadline, None, timeout, handle)
+    }
+
+    /// [`Engine::wait`], looking at `stop` every [`STOP_POLL`]: once it is set, `stop` is
+    /// sent and the wait ends at [`STOP_GRACE`] from then at the latest, with the engine's
+    /// process group killed and [`EngineError::Crashed`].
+    fn wait_or_stop<T>(
+        &mut self,
+        deadline: Instant,
+        stop: Option<&AtomicBool>,
+        timeout: impl FnOnce(String) -> EngineError,
         mut handle: impl FnMut(&mut Engine, &str, ParsedReply, Instant) -> Result<Wait<T>, EngineError>,
     ) -> Result<T, EngineError> {
         // The line is read into a buffer kept between lines, lent to `handle`.
         let mut line = std::mem::take(&mut self.line);
+        // When the engine was told to stop, the end of its grace.
+        let mut grace: Option<Instant> = None;
         let result = loop {
-            match self.next_line_into(deadline, &mut line) {
+            let until = match (stop, grace) {
+                (_, Some(grace)) => grace.min(deadline),
+                (Some(_), None) => (Instant::now() + STOP_POLL).min(deadline),
+                (None, None) => deadline,
+            };
+            match self.next_line_into(until, &mut line) {
                 Err(error) => break Err(error),
-                Ok(None) => break Err(timeout(self.name.clone())),
+                Ok(None) if Instant::now() >= deadline => break Err(timeout(self.name.clone())),
+                Ok(None) if grace.is_some_and(|grace| Instant::now() >= grace) => {
+                    // Its grace is over: killed now, not after the quit grace.
+                    self.process.end_by(Instant::now());
+                    break Err(self.died());
+                }
+                Ok(None) => {
+                    if grace.is_none() && stop.is_some_and(|stop| stop.load(Ordering::SeqCst)) {
+                        let _ = self.process.send(&["stop"], Instant::now() + STOP_GRACE);
+                        grace = Some(Instant::now() + STOP_GRACE);
+                    }
+                }
                 Ok(Some(at)) => match handle(self, &line, line.parse(), at) {
                     Ok(Wait::Done(value)) => break Ok(value),
                     Ok(Wait::Continue) => {}
@@ -647,7 +724,7 @@ pub fn check_option<'a>(
             return Err(EngineError::BadOptionValue {
                 engine: engine.to_string(),
                 option: decl.name.clone(),
-                problem,
+                problem: problem.to_string(),
             });
         }
     };

@@ -435,10 +435,10 @@ impl std::fmt::Debug for Process {
     }
 }
 
-/// The command for `launch`: program, arguments, directory, environment, pipes, own process
+/// The command for `launch`: program (see [`super::locate`]), arguments, directory, environment, pipes, own process
 /// group and (Linux) the parent-death signal.
 fn command(launch: &EngineLaunch) -> Command {
-    let mut command = Command::new(&launch.cmd);
+    let mut command = Command::new(super::locate::to_run(&launch.cmd));
     command
         .args(&launch.args)
         .envs(launch.env.iter().map(|(k, v)| (k, v)))

@@ -17,7 +17,7 @@
 //! move. They decide nothing either: what is found goes to [`PlayedGame::claims`], and only
 //! the legal part of a PV to the records.
 
-use crate::engine::{Engine, EngineDescription, EngineError, StrayOutput};
+use crate::engine::{Engine, EngineDescription, EngineError, SearchReply, StrayOutput};
 use crate::protocol::Info;
 use crate::records::Termination;
 use crate::records::moves::MoveInfo;
@@ -227,8 +227,15 @@ fn play_moves(
         let limits = clocks.go_limits(side);
         let started = Instant::now();
         let allowed = clocks.allowance(side);
-        let reply = players.engines[side].go(opening, &moves, &limits, allowed);
-        let elapsed = started.elapsed();
+        let reply = players.engines[side].go_or_stop(opening, &moves, &limits, allowed, stop);
+        // A bot's turn is charged as CodinGame measures it, from its input's last byte.
+        let elapsed = match &reply {
+            Ok(SearchReply {
+                turn_time: Some(took),
+                ..
+            }) => *took,
+            _ => started.elapsed(),
+        };
         used[side] += elapsed;
         let (chosen, bestmove, ponder, info) = match reply {
             Ok(reply) => {
@@ -237,12 +244,9 @@ fn play_moves(
                     .and_then(|pick| pick.choose(moves.len(), &reply))
                     .filter(|line| line.mv != reply.bestmove)
                     .cloned();
-                (
-                    chosen,
-                    reply.bestmove,
-                    reply.ponder,
-                    move_info(reply.info, elapsed),
-                )
+                let mut info = move_info(reply.info, elapsed);
+                info.message = reply.message;
+                (chosen, reply.bestmove, reply.ponder, info)
             }
             Err(error) => {
                 stopped_from_outside(&error, stop)?;
@@ -342,6 +346,7 @@ fn move_info(info: Info, elapsed: Duration) -> MoveInfo {
         time_us: u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX),
         engine_time_us: info.time_ms.map(|ms| ms.saturating_mul(1000)),
         pv: info.pv,
+        message: None,
     }
 }
 
@@ -359,7 +364,9 @@ fn fault(
 /// The termination an engine failure counts as.
 pub fn termination_of(error: &EngineError) -> Termination {
     match error {
-        EngineError::MoveTimeout { .. } => Termination::TimeForfeit,
+        EngineError::MoveTimeout { .. } | EngineError::TurnTimeout { .. } => {
+            Termination::TimeForfeit
+        }
         EngineError::ReadyTimeout { .. } => Termination::Stall,
         EngineError::Garbage { .. } | EngineError::LineTooLong { .. } => Termination::IllegalMove,
         _ => Termination::Crash,

@@ -137,12 +137,11 @@ impl fmt::Display for PositionText<'_> {
         let verdict = if report.passed() { "ok  " } else { "FAIL" };
         write!(
             f,
-            "{verdict} {}: {} depth {}: expected {}, engine {} (first perft {:.3} s",
+            "{verdict} {}: {} depth {}: {} (first perft {:.3} s",
             report.source,
             report.position,
             report.depth,
-            report.expected,
-            report.reported,
+            counts(report.expected, report.reported, report.fault.is_some()),
             report.first_perft_ms / 1e3
         )?;
         if report.fault.is_some() {
@@ -157,6 +156,16 @@ impl fmt::Display for PositionText<'_> {
             None if report.fault.is_some() => writeln!(f, "  bestmove {}: ok", report.bestmove.mv),
             None => Ok(()),
         }
+    }
+}
+
+/// What the counts say: `expected 5, engine 6`; when the totals agree though a fault was
+/// found below them, `total 5 as expected, but the moves differ` (a headline of `expected 1,
+/// engine 1` read as a pass).
+pub(crate) fn counts(expected: u64, reported: u64, fault: bool) -> String {
+    match expected == reported && fault {
+        true => format!("total {expected} as expected, but the moves differ"),
+        false => format!("expected {expected}, engine {reported}"),
     }
 }
 

@@ -22,6 +22,7 @@ use crate::rules::{ParseMoveError, PositionError, Rules};
 use std::fmt;
 use std::str::FromStr;
 
+pub mod codingame;
 mod command;
 mod go;
 mod info;
@@ -62,21 +63,45 @@ pub enum Protocol {
     Ugi,
     /// UCI: `uci`/`uciok`, `ucinewgame`, clocks as `wtime btime winc binc`.
     Uci,
+    /// CodinGame's bot protocol: one process per game, each turn the opponent's last move,
+    /// the number of legal moves and the moves, answered by one line (the move and an
+    /// optional message). No handshake, no option, no command: [`codingame`] has its lines,
+    /// `crate::engine` its runner's side. None of the methods below applies to it.
+    #[serde(rename = "codingame")]
+    CodinGame,
 }
 
 impl Protocol {
     /// The engine's answer that ends the handshake: `ugiok` or `uciok`.
     pub const fn ok(self) -> &'static str {
         match self {
-            Protocol::Ugi => "ugiok",
+            Protocol::Ugi | Protocol::CodinGame => "ugiok",
             Protocol::Uci => "uciok",
+        }
+    }
+
+    /// The other handshake's protocol: UCI for UGI and UGI for UCI (a bot has none: itself).
+    pub const fn other(self) -> Protocol {
+        match self {
+            Protocol::Ugi => Protocol::Uci,
+            Protocol::Uci => Protocol::Ugi,
+            Protocol::CodinGame => Protocol::CodinGame,
+        }
+    }
+
+    /// `UGI`, `UCI` or `CodinGame`, for messages.
+    pub const fn upper(self) -> &'static str {
+        match self {
+            Protocol::Ugi => "UGI",
+            Protocol::Uci => "UCI",
+            Protocol::CodinGame => "CodinGame",
         }
     }
 
     /// The new-game command: `uginewgame` or `ucinewgame`.
     pub const fn new_game(self) -> &'static str {
         match self {
-            Protocol::Ugi => "uginewgame",
+            Protocol::Ugi | Protocol::CodinGame => "uginewgame",
             Protocol::Uci => "ucinewgame",
         }
     }
@@ -84,13 +109,20 @@ impl Protocol {
     /// The `go` keywords for White's time, Black's time, White's and Black's increment.
     const fn clock_keys(self) -> [&'static str; 4] {
         match self {
-            Protocol::Ugi => ["p1time", "p2time", "p1inc", "p2inc"],
+            Protocol::Ugi | Protocol::CodinGame => ["p1time", "p2time", "p1inc", "p2inc"],
             Protocol::Uci => ["wtime", "btime", "winc", "binc"],
         }
     }
 }
 
-crate::named_enum!(Protocol, "protocol", [Ugi => "ugi", Uci => "uci"]);
+crate::named_enum!(Protocol, "protocol", [Ugi => "ugi", Uci => "uci", CodinGame => "codingame"]);
+
+impl Protocol {
+    /// True for [`Protocol::CodinGame`]: a bot, not a UGI/UCI engine.
+    pub const fn is_bot(self) -> bool {
+        matches!(self, Protocol::CodinGame)
+    }
+}
 
 /// What is wrong with a protocol line.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -187,7 +219,7 @@ mod tests {
         assert_eq!("uci".parse::<Protocol>(), Ok(Protocol::Uci));
         assert_eq!(
             "xboard".parse::<Protocol>().unwrap_err().to_string(),
-            "unknown protocol 'xboard' (expected ugi or uci)"
+            "unknown protocol 'xboard' (expected ugi, uci or codingame)"
         );
         assert_eq!("UCI".parse::<Protocol>(), Ok(Protocol::Uci));
     }

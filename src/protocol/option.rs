@@ -60,6 +60,35 @@ pub struct OptionDecl {
     pub kind: OptionKind,
 }
 
+/// A value an option does not take ([`OptionDecl::check_value`]): the value, and the option's
+/// kind it is refused by.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ValueRefused {
+    /// The value given.
+    pub value: String,
+    /// The option's type and range.
+    pub kind: OptionKind,
+}
+
+impl fmt::Display for ValueRefused {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let value = &self.value;
+        match &self.kind {
+            OptionKind::Check { .. } => write!(f, "'{value}' is not 'true' or 'false'"),
+            OptionKind::Spin { min, max, .. } => {
+                write!(f, "'{value}' is not an integer from {min} to {max}")
+            }
+            OptionKind::Combo { choices, .. } => {
+                write!(f, "'{value}' is not one of: {}", choices.join(", "))
+            }
+            OptionKind::Button => f.write_str("a button takes no value"),
+            OptionKind::String { .. } => write!(f, "'{value}' is refused"),
+        }
+    }
+}
+
+impl std::error::Error for ValueRefused {}
+
 impl OptionDecl {
     /// The `Rules` option that engines built on [`crate::bundled::server`] declare: a combo of
     /// every rule set, defaulting to capture-only.
@@ -89,26 +118,27 @@ impl OptionDecl {
     /// Checks that `value` is acceptable for this option.
     ///
     /// # Errors
-    /// A message saying what is wrong: not `true`/`false`, not an integer in range, not one of
-    /// the choices, or a value for a button.
-    pub fn check_value(&self, value: &str) -> Result<(), String> {
+    /// [`ValueRefused`]: not `true`/`false`, not an integer in range, not one of the
+    /// choices, or a value for a button.
+    pub fn check_value(&self, value: &str) -> Result<(), ValueRefused> {
+        let refused = || ValueRefused {
+            value: value.to_string(),
+            kind: self.kind.clone(),
+        };
         match &self.kind {
             OptionKind::Check { .. } if value == "true" || value == "false" => Ok(()),
-            OptionKind::Check { .. } => Err(format!("'{value}' is not 'true' or 'false'")),
             OptionKind::Spin { min, max, .. } => match value.parse::<i64>() {
                 Ok(n) if (*min..=*max).contains(&n) => Ok(()),
-                _ => Err(format!("'{value}' is not an integer from {min} to {max}")),
+                _ => Err(refused()),
             },
-            OptionKind::Combo { choices, .. } => {
-                if choices.iter().any(|c| c.eq_ignore_ascii_case(value)) {
-                    Ok(())
-                } else {
-                    Err(format!("'{value}' is not one of: {}", choices.join(", ")))
-                }
+            OptionKind::Combo { choices, .. }
+                if choices.iter().any(|c| c.eq_ignore_ascii_case(value)) =>
+            {
+                Ok(())
             }
             OptionKind::Button if value.is_empty() => Ok(()),
-            OptionKind::Button => Err("a button takes no value".to_string()),
             OptionKind::String { .. } => Ok(()),
+            _ => Err(refused()),
         }
     }
 
@@ -246,7 +276,7 @@ mod tests {
         assert!(seed.check_value("100").is_ok());
         assert!(
             seed.check_value("101")
-                .is_err_and(|e| e.contains("0 to 100"))
+                .is_err_and(|e| e.to_string().contains("0 to 100"))
         );
         assert!(seed.check_value("x").is_err());
         let rules = OptionDecl::rules();
@@ -254,7 +284,7 @@ mod tests {
         assert!(
             rules
                 .check_value("chess")
-                .is_err_and(|e| e.contains("capture-only, classic"))
+                .is_err_and(|e| e.to_string().contains("capture-only, classic"))
         );
     }
 }

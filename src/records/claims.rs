@@ -309,10 +309,10 @@ impl GameClaims {
     ///
     /// # Errors
     /// The first token that does not read, naming it.
-    pub fn decode(column: &str) -> Result<GameClaims, String> {
+    pub fn decode(column: &str) -> Result<GameClaims, super::moves::ColumnError> {
         let mut claims = GameClaims::default();
         for token in column.split_whitespace() {
-            let bad = |what: &str| format!("claims token `{token}`: {what}");
+            let bad = |what: &'static str| super::moves::ColumnError::token("claims", token, what);
             if let Some((name, counts)) = token.split_once('=') {
                 if name == "rules" {
                     claims.rules = counts.parse().map_err(|_| bad("unknown rules"))?;
@@ -483,11 +483,11 @@ mod tests {
         assert_eq!(GameClaims::decode(&column).unwrap(), claims);
         assert_eq!(GameClaims::decode("").unwrap(), GameClaims::default());
         assert_eq!(
-            GameClaims::decode("pv=1").unwrap_err(),
+            GameClaims::decode("pv=1").unwrap_err().to_string(),
             "claims token `pv=1`: expected KIND=WHITE/BLACK"
         );
         assert_eq!(
-            GameClaims::decode("w3:pv:x").unwrap_err(),
+            GameClaims::decode("w3:pv:x").unwrap_err().to_string(),
             "claims token `w3:pv:x`: unreadable"
         );
         assert_eq!(sanitize("a2,\"a3"), "a2a3");

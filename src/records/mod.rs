@@ -305,7 +305,7 @@ impl GameRecord {
     ///
     /// # Errors
     /// The first token of either column that does not read, or columns of different lengths.
-    pub fn move_infos(&self) -> Result<Vec<moves::MoveInfo>, String> {
+    pub fn move_infos(&self) -> Result<Vec<moves::MoveInfo>, moves::ColumnError> {
         moves::decode_columns(&self.move_info, &self.move_times)
     }
 

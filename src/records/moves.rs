@@ -102,6 +102,9 @@ pub struct MoveInfo {
     /// The last principal variation reported, moves as the engine wrote them (not kept in
     /// games.csv).
     pub pv: Vec<String>,
+    /// A CodinGame bot's message after its move (free text: kept in the PGN comment with
+    /// [`CommentDetail::Full`], never in games.csv).
+    pub message: Option<String>,
 }
 
 impl MoveInfo {
@@ -113,7 +116,8 @@ impl MoveInfo {
 
     /// The PGN comment's text (without braces): `+0.35/12 0.120s` (depth 0 when not reported;
     /// just `0.120s` without a score), then with [`CommentDetail::Full`] `, n=.., sd=..,
-    /// pv=".."` for what was reported. `None` with [`CommentDetail::None`]. The PV loses any
+    /// pv=".."` for what was reported, and a bot's message as `, msg=".."` (without braces,
+    /// quotes and control characters). `None` with [`CommentDetail::None`]. The PV loses any
     /// `{`, `}` or `"` (they would end the comment or its quotes), `,` (`, ` separates the
     /// comment's fields: a move `a2a3,` would cut the PV short when read back) and control
     /// characters (NUL, escape sequences: PGN is printable text).
@@ -153,6 +157,11 @@ impl MoveInfo {
                     out.push(' ');
                     out.extend(mv.chars().filter(|&c| printable(c)));
                 }
+                out.push('"');
+            }
+            if let Some(message) = &self.message {
+                out.push_str(", msg=\"");
+                out.extend(message.chars().filter(|&c| printable(c) || c == ','));
                 out.push('"');
             }
         }
@@ -274,6 +283,65 @@ pub fn encode_times(infos: &[MoveInfo]) -> String {
     column
 }
 
+/// A column of games.csv that does not read (`move_info`, `move_times`, `claims`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ColumnError {
+    /// A token that is not what its column holds.
+    Token {
+        /// The column.
+        column: &'static str,
+        /// The token.
+        token: String,
+        /// What is wrong with it.
+        problem: &'static str,
+    },
+    /// Two columns that must have one token per ply have not as many.
+    Lengths {
+        /// The column with `found` tokens.
+        column: &'static str,
+        /// Its tokens.
+        found: usize,
+        /// The other column.
+        other: &'static str,
+        /// The other's tokens.
+        expected: usize,
+    },
+}
+
+impl ColumnError {
+    /// `token` of `column` is not what it holds: `problem`.
+    pub fn token(column: &'static str, token: &str, problem: &'static str) -> ColumnError {
+        ColumnError::Token {
+            column,
+            token: token.to_string(),
+            problem,
+        }
+    }
+}
+
+impl std::fmt::Display for ColumnError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ColumnError::Token {
+                column,
+                token,
+                problem,
+            } => write!(f, "{column} token `{token}`: {problem}"),
+            ColumnError::Lengths {
+                column,
+                found,
+                other,
+                expected,
+            } => write!(
+                f,
+                "{column} has {found} tokens where {other} has {expected}"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ColumnError {}
+
 /// The moves of a game's `move_info` column, their times replaced by those of its
 /// `move_times` column when it has one (a games.csv of 19 columns): the wall time in µs and
 /// the engine's own time. An empty `move_times` (an older file, a game read from PGN) leaves
@@ -282,18 +350,19 @@ pub fn encode_times(infos: &[MoveInfo]) -> String {
 /// # Errors
 /// As [`decode_column`]; a `move_times` token that is not `WALL/ENGINE`, or a `move_times`
 /// column with another number of tokens than `move_info`.
-pub fn decode_columns(move_info: &str, move_times: &str) -> Result<Vec<MoveInfo>, String> {
+pub fn decode_columns(move_info: &str, move_times: &str) -> Result<Vec<MoveInfo>, ColumnError> {
     let mut infos = decode_column(move_info)?;
     if move_times.is_empty() {
         return Ok(infos);
     }
     let times = decode_times(move_times)?;
     if times.len() != infos.len() {
-        return Err(format!(
-            "move_times has {} tokens for move_info's {}",
-            times.len(),
-            infos.len()
-        ));
+        return Err(ColumnError::Lengths {
+            column: "move_times",
+            found: times.len(),
+            other: "move_info",
+            expected: infos.len(),
+        });
     }
     for (info, (wall, engine)) in infos.iter_mut().zip(times) {
         (info.time_us, info.engine_time_us) = (wall, engine);
@@ -307,7 +376,7 @@ pub fn decode_columns(move_info: &str, move_times: &str) -> Result<Vec<MoveInfo>
 ///
 /// # Errors
 /// As [`decode_times`] or [`decode_column`].
-pub fn wall_times_us(move_info: &str, move_times: &str) -> Result<Vec<u64>, String> {
+pub fn wall_times_us(move_info: &str, move_times: &str) -> Result<Vec<u64>, ColumnError> {
     if move_times.is_empty() {
         return Ok(decode_column(move_info)?
             .iter()
@@ -325,13 +394,13 @@ pub fn wall_times_us(move_info: &str, move_times: &str) -> Result<Vec<u64>, Stri
 ///
 /// # Errors
 /// The first token that is not `WALL/ENGINE`.
-pub fn decode_times(column: &str) -> Result<Vec<(u64, Option<u64>)>, String> {
+pub fn decode_times(column: &str) -> Result<Vec<(u64, Option<u64>)>, ColumnError> {
     column.split_whitespace().map(decode_times_token).collect()
 }
 
 /// One `WALL/ENGINE` token of the `move_times` column, µs.
-fn decode_times_token(token: &str) -> Result<(u64, Option<u64>), String> {
-    let bad = || format!("move_times token `{token}`: expected WALL/ENGINE in µs");
+fn decode_times_token(token: &str) -> Result<(u64, Option<u64>), ColumnError> {
+    let bad = || ColumnError::token("move_times", token, "expected WALL/ENGINE in µs");
     let (wall, engine) = token.split_once('/').ok_or_else(bad)?;
     let wall = wall.parse().map_err(|_| bad())?;
     let engine = match engine {
@@ -345,14 +414,14 @@ fn decode_times_token(token: &str) -> Result<(u64, Option<u64>), String> {
 ///
 /// # Errors
 /// The first token that is not `SCORE/DEPTH/SELDEPTH/NODES/MS`, with what is wrong.
-pub fn decode_column(column: &str) -> Result<Vec<MoveInfo>, String> {
+pub fn decode_column(column: &str) -> Result<Vec<MoveInfo>, ColumnError> {
     column.split_whitespace().map(decode_token).collect()
 }
 
 /// One token of the `move_info` column.
-fn decode_token(token: &str) -> Result<MoveInfo, String> {
+fn decode_token(token: &str) -> Result<MoveInfo, ColumnError> {
     // Built only on an error: this runs for every ply of every game a report reads.
-    let bad = |what: &str| format!("move_info token `{token}`: {what}");
+    let bad = |what: &'static str| ColumnError::token("move_info", token, what);
     let mut fields = token.split('/');
     let (Some(score), Some(depth), Some(seldepth), Some(nodes), Some(ms), None) = (
         fields.next(),
@@ -389,6 +458,7 @@ fn decode_token(token: &str) -> Result<MoveInfo, String> {
             .and_then(|ms| ms.checked_mul(1000))
             .ok_or_else(|| bad("bad time"))?,
         engine_time_us: None,
+        message: None,
         pv: Vec::new(),
     })
 }
@@ -406,6 +476,7 @@ mod tests {
             time_us: 120_000,
             engine_time_us: None,
             pv: vec!["a7a6".into(), "b2b3".into()],
+            message: None,
         }
     }
 
@@ -487,6 +558,23 @@ mod tests {
     }
 
     #[test]
+    fn a_bots_message_is_kept_in_the_full_comment_and_out_of_the_column() {
+        let info = MoveInfo {
+            time_us: 42_000,
+            message: Some("d7 +0.35, {sure} \"yes\"\u{7}".into()),
+            ..MoveInfo::default()
+        };
+        assert_eq!(
+            info.comment(CommentDetail::Full).unwrap(),
+            "0.042s, msg=\"d7 +0.35, sure yes\""
+        );
+        assert_eq!(info.comment(CommentDetail::Short).unwrap(), "0.042s");
+        assert_eq!(encode_column(std::slice::from_ref(&info)), "-/-/-/-/42");
+        let back = MoveInfo::parse_comment(&info.comment(CommentDetail::Full).unwrap()).unwrap();
+        assert_eq!(back.time_us, 42_000);
+    }
+
+    #[test]
     fn the_csv_column_round_trips_without_the_pv() {
         let mate = MoveInfo {
             score: Some(Score::Mate(-2)),
@@ -501,16 +589,20 @@ mod tests {
         assert_eq!(decode_column(&column).unwrap(), [expected, mate]);
         assert_eq!(decode_column("").unwrap(), []);
         assert_eq!(
-            decode_column("35/12/18/10234/120 x/1").unwrap_err(),
+            decode_column("35/12/18/10234/120 x/1")
+                .unwrap_err()
+                .to_string(),
             "move_info token `x/1`: expected SCORE/DEPTH/SELDEPTH/NODES/MS"
         );
         assert_eq!(
-            decode_column("35/1x/-/-/1").unwrap_err(),
+            decode_column("35/1x/-/-/1").unwrap_err().to_string(),
             "move_info token `35/1x/-/-/1`: bad depth"
         );
         // More ms than u64's µs hold: no time.
         assert_eq!(
-            decode_column("-/-/-/-/18446744073709552").unwrap_err(),
+            decode_column("-/-/-/-/18446744073709552")
+                .unwrap_err()
+                .to_string(),
             "move_info token `-/-/-/-/18446744073709552`: bad time"
         );
         assert_eq!(MoveInfo::parse_comment("18446744073709552s"), None);
@@ -549,15 +641,15 @@ mod tests {
             [(120_000, None), (0, None)]
         );
         assert_eq!(
-            decode_columns(&info, "1/2").unwrap_err(),
-            "move_times has 1 tokens for move_info's 2"
+            decode_columns(&info, "1/2").unwrap_err().to_string(),
+            "move_times has 1 tokens where move_info has 2"
         );
         assert_eq!(
-            decode_columns(&info, "1/2 3").unwrap_err(),
+            decode_columns(&info, "1/2 3").unwrap_err().to_string(),
             "move_times token `3`: expected WALL/ENGINE in µs"
         );
         assert_eq!(
-            decode_columns(&info, "1/2 3/x").unwrap_err(),
+            decode_columns(&info, "1/2 3/x").unwrap_err().to_string(),
             "move_times token `3/x`: expected WALL/ENGINE in µs"
         );
     }

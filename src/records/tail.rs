@@ -20,6 +20,9 @@ pub struct GamesTail {
     lines: u64,
     /// The header, once read.
     headers: Option<StringRecord>,
+    /// The file rows were taken from (device and inode): a file put in its place (its
+    /// directory removed and made again) is another, whose rows were never taken.
+    file: Option<(u64, u64)>,
 }
 
 impl GamesTail {
@@ -30,6 +33,7 @@ impl GamesTail {
             offset: 0,
             lines: 0,
             headers: None,
+            file: None,
         }
     }
 
@@ -43,13 +47,24 @@ impl GamesTail {
         self.offset
     }
 
+    /// Whether the file read from is gone: removed, or another file in its place (its
+    /// directory removed and made again). Its rows taken are then no longer recorded.
+    pub fn is_gone(&self) -> bool {
+        let Some(read) = self.file.filter(|_| self.offset > 0) else {
+            return false;
+        };
+        std::fs::metadata(&self.path).map_or(true, |meta| identity(&meta) != read)
+    }
+
     /// The games appended since the last call (every game at the first), in file order. A
     /// file that does not exist yet holds no games.
     ///
     /// # Errors
-    /// [`RecordsError::Io`] when the file cannot be read; [`RecordsError::Malformed`] (with
-    /// the file's line number) for a bad header or row, or a file that became shorter than
-    /// what was already taken (rewritten: its games cannot be counted again).
+    /// [`RecordsError::Io`] when the file cannot be read (of kind `NotFound` when the file
+    /// read from is gone, or another is in its place: [`is_gone`](GamesTail::is_gone));
+    /// [`RecordsError::Malformed`] (with the file's line number) for a bad header or row, or
+    /// a file that became shorter than what was already taken (rewritten: its games cannot
+    /// be counted again).
     pub fn read_new(&mut self) -> Result<Vec<GameRecord>, RecordsError> {
         self.read_some(u64::MAX)
     }
@@ -62,7 +77,12 @@ impl GamesTail {
     /// As [`read_new`](GamesTail::read_new).
     pub fn read_some(&mut self, max_bytes: u64) -> Result<Vec<GameRecord>, RecordsError> {
         let bytes = match self.read_appended(max_bytes) {
-            Ok(bytes) => bytes,
+            Ok((bytes, file)) => {
+                if self.offset == 0 {
+                    self.file = Some(file);
+                }
+                bytes
+            }
             Err(e) if e.kind() == ErrorKind::NotFound && self.offset == 0 => return Ok(Vec::new()),
             Err(e) => return Err(self.io_error(e)),
         };
@@ -101,10 +121,17 @@ impl GamesTail {
     }
 
     /// The bytes from the offset to the end of the file, or to the end of the first line
-    /// ending past `max_bytes` of them.
-    fn read_appended(&self, max_bytes: u64) -> std::io::Result<Vec<u8>> {
+    /// ending past `max_bytes` of them, and the file's identity.
+    fn read_appended(&self, max_bytes: u64) -> std::io::Result<(Vec<u8>, (u64, u64))> {
         let mut file = File::open(&self.path)?;
-        let len = file.metadata()?.len();
+        let meta = file.metadata()?;
+        if self.offset > 0 && self.file.is_some_and(|read| read != identity(&meta)) {
+            return Err(std::io::Error::new(
+                ErrorKind::NotFound,
+                "another file is in its place (its directory was removed and made again)",
+            ));
+        }
+        let len = meta.len();
         if len < self.offset {
             return Err(std::io::Error::other(format!(
                 "it shrank to {len} bytes after {} were read: rewritten while being read",
@@ -119,7 +146,7 @@ impl GamesTail {
             let mut rest = std::io::BufReader::new(file);
             std::io::BufRead::read_until(&mut rest, b'\n', &mut bytes)?;
         }
-        Ok(bytes)
+        Ok((bytes, identity(&meta)))
     }
 
     fn io_error(&self, source: std::io::Error) -> RecordsError {
@@ -137,6 +164,12 @@ impl GamesTail {
         }
         error
     }
+}
+
+/// A file's device and inode: which file it is, whatever its name.
+fn identity(meta: &std::fs::Metadata) -> (u64, u64) {
+    use std::os::unix::fs::MetadataExt;
+    (meta.dev(), meta.ino())
 }
 
 #[cfg(test)]

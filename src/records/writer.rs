@@ -84,6 +84,17 @@ impl ResultsWriter {
         })
     }
 
+    /// Whether games.csv is still the file this writer appends to: `false` when it was
+    /// removed (its directory too, by a clean-up) or another file is in its place. Rows
+    /// appended then are lost; the directory is made again with a new writer.
+    pub fn is_in_place(&self) -> bool {
+        use std::os::unix::fs::MetadataExt;
+        match (fs::metadata(&self.csv_path), self.csv.metadata()) {
+            (Ok(named), Ok(open)) => (named.dev(), named.ino()) == (open.dev(), open.ino()),
+            _ => false,
+        }
+    }
+
     /// What [`open`](ResultsWriter::open) repaired in files an interrupted session left, one
     /// line each naming the file: a games.csv row without its line end (removed: its game is
     /// played again), a games.pgn game cut off, games.pgn games that games.csv does not hold

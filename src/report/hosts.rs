@@ -91,7 +91,8 @@ pub fn health(tallies: Vec<HostTally>) -> Vec<HostHealth> {
             let mut why = Vec::new();
             if p_value * hosts < 0.01 {
                 why.push(format!(
-                    "score {score:.2} against {pooled:.2} pooled (p = {p_value:.1e})"
+                    "score {score:.2} against {pooled:.2} pooled (p = {})",
+                    super::numbers::p_value(p_value)
                 ));
             }
             let (other_games, other_faults) = (games - tally.games, faults - tally.faults());

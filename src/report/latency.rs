@@ -14,8 +14,9 @@ use serde::Serialize;
 use std::fmt;
 
 /// One engine's latency per move: wall time − the engine's own time, µs (to three
-/// significant digits: exact under 1,000 µs, `1234` counted as `1230`). Negative when the engine's `time` (whole
-/// ms, perhaps rounded up) exceeds the wall time measured by the runner.
+/// significant digits: exact under 1,000 µs, `1234` counted as `1230`). A move whose engine
+/// `time` (whole ms, perhaps rounded up) exceeds the wall time measured by the runner counts
+/// 0: its latency is below the engine's resolution (a negative median read as a bug).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct EngineLatency {
     /// Engine name.
@@ -57,7 +58,9 @@ impl LatencyTally {
         let first = first.side_to_move().index();
         for (ply, (wall, engine)) in times.into_iter().enumerate() {
             if let Some(engine) = engine {
-                let latency = i128::from(wall) - i128::from(engine);
+                // An engine's own time in whole ms, rounded up, can exceed the wall time:
+                // the latency is then below the engine's resolution, counted as 0.
+                let latency = (i128::from(wall) - i128::from(engine)).max(0);
                 let latency = i64::try_from(latency).unwrap_or(i64::MAX);
                 self.engines[seats[(first + ply) % 2]].add(latency);
             }
@@ -110,7 +113,8 @@ impl fmt::Display for LatencyText<'_> {
         }
         writeln!(
             f,
-            "(wall time from go to bestmove − the engine's own info time: pipe and scheduling)"
+            "(wall time from go to bestmove − the engine's own info time: pipe and scheduling; \
+             0 where the engine's time, in whole ms, exceeds the wall time)"
         )
     }
 }
@@ -160,5 +164,19 @@ mod tests {
         game.move_times = "x/1".into();
         tally.add(&game, [0, 1]);
         assert_eq!(tally.finish(&["a".into(), "b".into()]), rows);
+    }
+
+    /// Fairy-Stockfish's `info time` is whole ms: a move of 500 µs wall time it reports as
+    /// 1 ms has a latency below its resolution, counted 0, not -500 µs (issue 39).
+    #[test]
+    fn an_engine_time_above_the_wall_time_counts_zero() {
+        let mut game = record(1, 1, "a", "b", GameResult::WhiteWins, Termination::GoalRank);
+        game.move_times = "500/1000 700/- 400/1000".into();
+        let mut tally = LatencyTally::default();
+        tally.add_engine();
+        tally.add_engine();
+        tally.add(&game, [0, 1]);
+        let rows = tally.finish(&["a".into(), "b".into()]);
+        assert_eq!((rows[0].median_us, rows[0].max_us), (0, 0));
     }
 }

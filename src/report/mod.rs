@@ -17,6 +17,7 @@ pub mod hosts;
 pub mod html;
 mod json;
 pub mod latency;
+pub mod numbers;
 pub mod openings;
 pub mod series;
 mod standings;

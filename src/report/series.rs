@@ -32,7 +32,7 @@ pub struct Series {
 pub struct UnreadableMoveInfo {
     /// How many.
     pub games: u64,
-    /// The first one's game number and error: `game 7: move_info has 4 tokens for 3 moves`.
+    /// The first one's game number and error: `game 7: move_info has 4 tokens where moves has 3`.
     pub first: Option<String>,
 }
 
@@ -423,14 +423,16 @@ fn add_move_times(
     game: &GameRecord,
     sides: [usize; 2],
     engines: &mut [EngineTrack],
-) -> Result<(), String> {
+) -> Result<(), crate::records::moves::ColumnError> {
     let times = crate::records::moves::wall_times_us(&game.move_info, &game.move_times)?;
     let plies = game.moves.split_whitespace().count();
     if !times.is_empty() && times.len() != plies {
-        return Err(format!(
-            "move_info has {} tokens for {plies} moves",
-            times.len()
-        ));
+        return Err(crate::records::moves::ColumnError::Lengths {
+            column: "move_info",
+            found: times.len(),
+            other: "moves",
+            expected: plies,
+        });
     }
     let first = game
         .opening
@@ -588,7 +590,7 @@ mod tests {
             series.unreadable_move_info,
             UnreadableMoveInfo {
                 games: 3,
-                first: Some("game 1: move_info has 4 tokens for 3 moves".to_string())
+                first: Some("game 1: move_info has 4 tokens where moves has 3".to_string())
             }
         );
         let [a, b] = &series.engines[..] else {

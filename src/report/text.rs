@@ -208,7 +208,7 @@ impl Summary {
             };
             writeln!(
                 f,
-                "{:<w$} {:>7} {:>5} {:>4} {:>5} {:>5} {:>7} {:>6.3} {:>8.2e}{nps}",
+                "{:<w$} {:>7} {:>5} {:>4} {:>5} {:>5} {:>7} {:>6.3} {:>8}{nps}",
                 t.host,
                 t.workers,
                 t.games,
@@ -217,7 +217,7 @@ impl Summary {
                 t.stalls,
                 t.illegal_moves,
                 host.score,
-                host.p_value
+                super::numbers::p_value(host.p_value)
             )?;
         }
         for host in self.hosts.iter().filter(|h| h.flagged.is_some()) {
@@ -300,7 +300,8 @@ impl Summary {
 ///
 /// and after a verdict the Elo after the stop ([`after_stop_text`]).
 /// `scheduled` 0: the schedule's length is not known (`Interim (10 games)`). No line for a
-/// report without pairs.
+/// report without pairs, nor for a pair whose SPRT has decided: its verdict was said, and the
+/// full report follows.
 pub fn interim_lines(summary: &Summary, recorded: u64, scheduled: u64) -> Vec<String> {
     let head = match scheduled {
         0 => format!("Interim ({})", plural(recorded, "game")),
@@ -309,6 +310,11 @@ pub fn interim_lines(summary: &Summary, recorded: u64, scheduled: u64) -> Vec<St
     summary
         .pairs
         .iter()
+        .filter(|pair| {
+            pair.sprt
+                .as_ref()
+                .is_none_or(|status| status.report.decision == SprtDecision::Continue)
+        })
         .map(|pair| {
             let elo = match pair.games {
                 0 => "Elo: -".to_string(),
@@ -349,10 +355,22 @@ impl PairSummary {
                     "ceiling"
                 }
             ),
+            None if self.games < FEW_GAMES => format!(
+                "{} +/- {:.2} (from {}: too few for the error bar to mean much)",
+                format_elo(elo.elo, None),
+                elo.error95,
+                plural(self.games, "game")
+            ),
             None => format!("{} +/- {:.2}", format_elo(elo.elo, None), elo.error95),
         }
     }
 }
+
+/// Below this many games a pair's error bar is said to mean little: its variance is
+/// estimated from the games themselves (the pentanomial's from under 10 game pairs), and a
+/// handful of alike results gives a narrow bar that says nothing (`+0.00 +/- 17.00` from 4
+/// games).
+pub const FEW_GAMES: u64 = 20;
 
 impl fmt::Display for PairSummary {
     /// A fastchess-style block:
@@ -443,7 +461,7 @@ mod tests {
     use crate::records::Termination::GoalRank;
     use crate::report::Summary;
     use crate::report::summary::tests::{Game, alpha_beta, games, names, sprt};
-    use crate::stats::{elo_pentanomial, z95};
+    use crate::stats::{SprtDecision, elo_pentanomial, z95};
 
     /// alpha and beta's games, and gamma's against both (every engine won and lost a game
     /// against each other: no rating is a bound).
@@ -474,7 +492,8 @@ mod tests {
         let text = summary.to_string();
         let elo = elo_pentanomial(&[1, 0, 1, 0, 2].into());
         let expected_elo = format!(
-            "Elo: {:+.2} +/- {:.2}, LOS: {:.2}%\n",
+            "Elo: {:+.2} +/- {:.2} (from 9 games: too few for the error bar to mean much), \
+             LOS: {:.2}%\n",
             elo.elo,
             elo.error95,
             100.0 * elo.los
@@ -488,7 +507,10 @@ mod tests {
         assert_eq!(text.matches("Elo:").count(), 1, "{text}");
         assert!(text.contains(&expected_elo), "{text}");
         assert!(
-            text.contains("Elo: +88.69 +/- 710.45, LOS: 72.67%\n"),
+            text.contains(
+                "Elo: +88.69 +/- 710.45 (from 9 games: too few for the error bar to mean much), \
+                 LOS: 72.67%\n"
+            ),
             "{text}"
         );
         assert!(
@@ -565,10 +587,18 @@ mod tests {
         assert_eq!(
             super::interim_lines(&two, 9, 40),
             [
-                "Interim (9 of 40 games): alpha vs beta: 9 games, Elo: +88.69 +/- 710.45, \
+                "Interim (9 of 40 games): alpha vs beta: 9 games, Elo: +88.69 +/- 710.45 \
+                 (from 9 games: too few for the error bar to mean much), \
                  LLR: 0.02 (-2.94, 2.94) [0.00, 5.00]"
             ]
         );
+        // After the SPRT's verdict, no interim line: the verdict was said (issue 39). Wide
+        // hypotheses and error rates (bounds at ±0.2): the first games decide.
+        let quick: crate::stats::Sprt = "elo0=-300 elo1=300 alpha=0.45 beta=0.45".parse().unwrap();
+        let decided = Summary::compute(&alpha_beta(), &names(&["alpha", "beta"]), Some(&quick));
+        let status = decided.pairs[0].sprt.as_ref().unwrap();
+        assert_ne!(status.report.decision, SprtDecision::Continue, "{status:?}");
+        assert_eq!(super::interim_lines(&decided, 9, 40), Vec::<String>::new());
         let lines = super::interim_lines(&three_engines(), 17, 0);
         assert_eq!(lines.len(), 3, "{lines:?}");
         assert!(lines[0].starts_with("Interim (17 games): alpha vs beta: 9 games, Elo: "));

@@ -1,5 +1,6 @@
 //! The reference rules of Breakthrough: squares, moves, positions and their FEN, move
-//! generation, move checking, perft and perft suites.
+//! generation, move checking, perft and perft suites, and moves that reach a position from the
+//! start ([`path`]).
 //!
 //! For users (`docs/guide/rules.md`): capture-only rules by default, classic with `--rules
 //! classic`; reaching the far rank, capturing every pawn or leaving the opponent no move wins.
@@ -18,6 +19,7 @@ mod by_color;
 mod fen;
 mod legality;
 mod movegen;
+pub mod path;
 pub mod perft;
 mod position;
 pub mod proof;

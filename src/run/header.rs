@@ -165,3 +165,98 @@ impl RunHeader {
         self.log |= log;
     }
 }
+
+/// A setting of a run refused, naming the flag (or config field) and why: what every kind's
+/// `validate` answers.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SettingError {
+    /// A field no config of the kind has.
+    UnknownField(String),
+    /// A number outside its range (`--lag must be from 1 to the iterations (6), not 9`).
+    OutOfRange {
+        /// The flag.
+        setting: &'static str,
+        /// The least allowed, as said.
+        min: String,
+        /// The most allowed, as said.
+        max: String,
+        /// What was given.
+        given: String,
+    },
+    /// A count of 0 where at least 1 is needed.
+    Zero(&'static str),
+    /// A number that must be finite and at least 0.
+    Negative {
+        /// The flag.
+        setting: &'static str,
+        /// What was given.
+        given: f64,
+    },
+    /// A number that must not be negative.
+    NotNegative(&'static str),
+    /// A probability outside (0, 1].
+    Probability {
+        /// The flag.
+        setting: &'static str,
+        /// What was given.
+        given: f64,
+    },
+    /// Two flags that cannot be given together.
+    Conflict {
+        /// The flag refused.
+        setting: &'static str,
+        /// The flag it cannot go with.
+        with: &'static str,
+        /// Why, and what to give instead.
+        why: &'static str,
+    },
+    /// Something the run needs that was not given.
+    Missing {
+        /// What is missing.
+        what: &'static str,
+        /// How to give it.
+        how: &'static str,
+    },
+    /// Two engines given one name.
+    DuplicateName(String),
+    /// A value that does not read as its flag's.
+    BadValue {
+        /// The value.
+        text: String,
+        /// What was expected.
+        expected: String,
+    },
+}
+
+impl std::fmt::Display for SettingError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SettingError::UnknownField(field) => write!(f, "unknown field `{field}`"),
+            SettingError::OutOfRange {
+                setting,
+                min,
+                max,
+                given,
+            } => write!(f, "{setting} must be from {min} to {max}, not {given}"),
+            SettingError::Zero(setting) => write!(f, "{setting} must be at least 1"),
+            SettingError::Negative { setting, given } => {
+                write!(f, "{setting} must be a number >= 0, not {given}")
+            }
+            SettingError::NotNegative(setting) => write!(f, "{setting} must not be negative"),
+            SettingError::Probability { setting, given } => {
+                write!(f, "{setting} {given}: expected a probability in (0, 1]")
+            }
+            SettingError::Conflict { setting, with, why } => {
+                write!(f, "{setting} cannot be given with {with} {why}")
+            }
+            SettingError::Missing { what, how } => write!(f, "{what}: {how}"),
+            SettingError::DuplicateName(name) => write!(
+                f,
+                "--engine: two engines are named '{name}' (give each a name=)"
+            ),
+            SettingError::BadValue { text, expected } => write!(f, "'{text}': {expected}"),
+        }
+    }
+}
+
+impl std::error::Error for SettingError {}

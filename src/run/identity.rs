@@ -134,8 +134,9 @@ pub trait Identified: serde::Serialize + Sized {
 pub enum IdentityError {
     /// The run directory or a file in it cannot be read or written.
     RunDir(RunDirError),
-    /// A saved config of another shard cannot be read.
-    ShardConfig(String),
+    /// A saved config of another shard cannot be read: the kind's own error reading it
+    /// (which names the file).
+    ShardConfig(Box<dyn std::error::Error + Send + Sync>),
     /// A run on one machine given a directory that holds a sharded run.
     HoldsShards {
         /// The directory.
@@ -191,7 +192,7 @@ impl fmt::Display for IdentityError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             IdentityError::RunDir(err) => err.fmt(f),
-            IdentityError::ShardConfig(err) => f.write_str(err),
+            IdentityError::ShardConfig(err) => err.fmt(f),
             IdentityError::NotWorkers { run, holds } => write!(
                 f,
                 "{} holds {holds}: a worker cannot join it; choose another --out",
@@ -336,7 +337,8 @@ fn join_as_member<C: Identified>(
     run: &RunDir,
 ) -> Result<(), IdentityError> {
     let holds = match run.kind()? {
-        RunKind::NoRun | RunKind::Workers(_) => None,
+        RunKind::NoRun => None,
+        RunKind::Workers(dirs) => other_kinds_workers::<C>(&dirs),
         RunKind::Plain => Some(format!(
             "a run on one machine ({})",
             run.config_json().display()
@@ -366,6 +368,30 @@ fn join_as_member<C: Identified>(
         }
     };
     join(config, seed, member, &identity, run)
+}
+
+/// What a run of workers in `dirs` holds when its workers are of another kind than `C`
+/// (`a tournament's run of workers (RUN/worker-ID/config.json)`): none of them saved `C`'s
+/// settings file and one saved another kind's. `None` when they are `C`'s (or saved
+/// nothing yet).
+fn other_kinds_workers<C: Identified>(dirs: &[RunDir]) -> Option<String> {
+    if dirs.iter().any(|dir| C::TYPE.own_file(dir).exists()) {
+        return None;
+    }
+    [RunType::TOURNAMENT, RunType::TUNE, RunType::DATAGEN]
+        .into_iter()
+        .filter(|kind| kind.file != C::TYPE.file)
+        .find_map(|kind| {
+            let file = dirs
+                .iter()
+                .map(|dir| kind.own_file(dir))
+                .find(|f| f.exists())?;
+            let noun = match kind.command {
+                "tournament" => "tournament",
+                _ => kind.noun,
+            };
+            Some(format!("a {noun}'s run of workers ({})", file.display()))
+        })
 }
 
 /// The top-level fields left out of a comparison of settings: the seed when it was drawn.

@@ -127,7 +127,12 @@ impl MergedRun {
                     "no shard directories to merge".into(),
                 ));
             }
-            [first, second, ..] => return Err(not_one_run(first, second, described())),
+            [first, second, ..] => {
+                // The same games given twice (a worker directory and a renamed copy of it):
+                // the game repeated is named, as `elo` names it.
+                sources.read(&mut Ignore)?;
+                return Err(not_one_run(first, second, described()));
+            }
         };
         let GroupKind::Sharded {
             dir,
@@ -266,6 +271,17 @@ fn not_one_run(first: &Group, second: &Group, described: String) -> MergeError {
         }
         _ => MergeError::NotShards(format!("{described} are not the shards of one run")),
     }
+}
+
+/// A [`GameSink`] that keeps nothing: the games are read for the reader's checks alone.
+struct Ignore;
+
+impl GameSink for Ignore {
+    fn game(&mut self, _game: &GameRecord) {}
+
+    fn gap(&mut self) {}
+
+    fn end(&mut self) {}
 }
 
 /// A [`GameSink`] appending every game to a games.csv and games.pgn.

@@ -28,7 +28,7 @@ pub mod identity;
 pub mod merge;
 pub mod recorded;
 pub mod resume;
-mod rows;
+pub mod rows;
 pub mod settings;
 
 pub use games::{GameSources, ReadError, RunReading, Verdict};

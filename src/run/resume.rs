@@ -32,6 +32,9 @@ pub enum ResumeError {
     },
     /// The saved config cannot be read.
     Unreadable(SavedReadError),
+    /// A run of workers' directory (its settings are in each worker's directory): it is
+    /// not resumed but joined by a worker (a bad command line).
+    HoldsWorkers(PathBuf),
 }
 
 /// Why a run's saved settings cannot be read (the kind's reader's error).
@@ -42,7 +45,9 @@ impl ResumeError {
     pub fn is_usage(&self) -> bool {
         matches!(
             self,
-            ResumeError::NeedsShard(_) | ResumeError::OtherShard { .. }
+            ResumeError::NeedsShard(_)
+                | ResumeError::OtherShard { .. }
+                | ResumeError::HoldsWorkers(_)
         )
     }
 }
@@ -71,6 +76,12 @@ impl fmt::Display for ResumeError {
                 was.map_or("an unsharded run".to_string(), |s| format!("shard {s}"))
             ),
             ResumeError::Unreadable(err) => err.fmt(f),
+            ResumeError::HoldsWorkers(dir) => write!(
+                f,
+                "{} holds a run of workers, which is not resumed: start a worker with the run's \
+                 flags and --out {0} --worker to play what is missing",
+                dir.display()
+            ),
         }
     }
 }
@@ -103,8 +114,14 @@ pub fn saved<C>(
         let shards = RunDir::new(dir)
             .shard_dirs()
             .map_err(|e| ResumeError::Unreadable(Box::new(e)))?;
+        let workers = RunDir::new(dir)
+            .worker_dirs()
+            .map_err(|e| ResumeError::Unreadable(Box::new(e)))?;
         match shard {
             None if !shards.is_empty() => return Err(ResumeError::NeedsShard(dir.to_path_buf())),
+            None if !workers.is_empty() => {
+                return Err(ResumeError::HoldsWorkers(dir.to_path_buf()));
+            }
             Some(shard) if !shards.is_empty() => {
                 return Err(ResumeError::ShardNotStarted {
                     run: dir.to_path_buf(),

@@ -31,17 +31,15 @@ impl Rows {
     /// # Errors
     /// Why it cannot be noted: more than [`MAX_FILES`] files or a file larger than
     /// [`MAX_OFFSET`], or an id beyond the narrow rows' (0, or above 2³²).
-    pub(crate) fn push(&mut self, id: u64, file: usize, byte: u64) -> Result<(), String> {
+    pub(crate) fn push(&mut self, id: u64, file: usize, byte: u64) -> Result<(), RowsError> {
         if file >= MAX_FILES || byte >= MAX_OFFSET {
-            return Err(format!(
-                "more than {MAX_FILES} shard files or a file over {MAX_OFFSET} bytes"
-            ));
+            return Err(RowsError::TooLarge);
         }
         let location = (file as u64) << 48 | byte;
         match self {
             Rows::Narrow(rows) => {
-                let id = u32::try_from(id.wrapping_sub(1))
-                    .map_err(|_| format!("game id {id} is beyond the run's schedule"))?;
+                let id =
+                    u32::try_from(id.wrapping_sub(1)).map_err(|_| RowsError::BeyondSchedule(id))?;
                 let high = u32::try_from(location >> 32).unwrap_or(u32::MAX);
                 let low = u32::try_from(location & u64::from(u32::MAX)).unwrap_or(u32::MAX);
                 rows.push([id, high, low]);
@@ -88,6 +86,29 @@ impl Rows {
                 let at = rows.partition_point(|row| row.0 < id);
                 let &(found, location) = rows.get(at)?;
                 (found == id).then(|| split(location))
+            }
+        }
+    }
+}
+
+/// Why a game's place cannot be noted ([`Rows::push`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RowsError {
+    /// More than [`MAX_FILES`] files, or a file larger than [`MAX_OFFSET`].
+    TooLarge,
+    /// A game id beyond the narrow rows' (0, or above 2³²).
+    BeyondSchedule(u64),
+}
+
+impl std::fmt::Display for RowsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RowsError::TooLarge => write!(
+                f,
+                "more than {MAX_FILES} shard files or a file over {MAX_OFFSET} bytes"
+            ),
+            RowsError::BeyondSchedule(id) => {
+                write!(f, "game id {id} is beyond the run's schedule")
             }
         }
     }

@@ -32,6 +32,58 @@ crate::named_enum!(Format, "format", [RoundRobin => "roundrobin" | "round-robin"
 
 pub use super::header::{PER_SHARD_FIELDS, identity_of};
 
+/// Why a run's saved config cannot be read for its games.
+#[derive(Debug)]
+pub enum SettingsError {
+    /// The file cannot be read.
+    Read {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The operating system's reason.
+        source: std::io::Error,
+    },
+    /// It is not a run's config.
+    Bad {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What is wrong.
+        problem: SettingsProblem,
+    },
+}
+
+/// What is wrong with a run's saved config ([`SettingsError::Bad`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SettingsProblem {
+    /// Not JSON, or not a run's fields (the parser's message, naming the field and where).
+    Parse(String),
+    /// Fewer than two engines (how many).
+    TooFewEngines(usize),
+    /// `rounds` or `games` of 0 (the field).
+    Zero(&'static str),
+}
+
+impl std::fmt::Display for SettingsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SettingsError::Read { path, source } => {
+                write!(f, "cannot read config {}: {source}", path.display())
+            }
+            SettingsError::Bad { path, problem } => {
+                write!(f, "bad config {}: ", path.display())?;
+                match problem {
+                    SettingsProblem::Parse(reason) => f.write_str(reason),
+                    SettingsProblem::TooFewEngines(count) => {
+                        write!(f, "a run needs at least two engines, got {count}")
+                    }
+                    SettingsProblem::Zero(field) => write!(f, "{field} must be at least 1"),
+                }
+            }
+        }
+    }
+}
+
+impl std::error::Error for SettingsError {}
+
 /// A run's settings as the readers of its games need them: the fields of its config.json
 /// that name the engines, the schedule's shape, the test and the run. Other fields are
 /// ignored (they are the runner's).
@@ -91,25 +143,27 @@ impl RunSettings {
     /// The settings saved as `path` (a run's or a shard's config.json).
     ///
     /// # Errors
-    /// A message naming the file: it cannot be read, is not JSON or not a run's config, or
-    /// has fewer than two engines, no rounds or no games.
-    pub fn read(path: &Path) -> Result<RunSettings, String> {
-        let text = crate::textfile::read_to_string(path)
-            .map_err(|e| format!("cannot read config {}: {e}", path.display()))?;
-        let bad = |reason: String| format!("bad config {}: {reason}", path.display());
-        let saved: Value = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
-        let mut settings: RunSettings =
-            serde_json::from_value(saved.clone()).map_err(|e| bad(e.to_string()))?;
+    /// [`SettingsError`] naming the file: it cannot be read, is not JSON or not a run's
+    /// config, or has fewer than two engines, no rounds or no games.
+    pub fn read(path: &Path) -> Result<RunSettings, SettingsError> {
+        let text = crate::textfile::read_to_string(path).map_err(|source| SettingsError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let bad = |problem: SettingsProblem| SettingsError::Bad {
+            path: path.to_path_buf(),
+            problem,
+        };
+        let parse = |e: serde_json::Error| bad(SettingsProblem::Parse(e.to_string()));
+        let saved: Value = serde_json::from_str(&text).map_err(parse)?;
+        let mut settings: RunSettings = serde_json::from_value(saved.clone()).map_err(parse)?;
         settings.saved = saved;
         if settings.engines.len() < 2 {
-            return Err(bad(format!(
-                "a run needs at least two engines, got {}",
-                settings.engines.len()
-            )));
+            return Err(bad(SettingsProblem::TooFewEngines(settings.engines.len())));
         }
         for (field, value) in [("rounds", settings.rounds), ("games", settings.games)] {
             if value == 0 {
-                return Err(bad(format!("{field} must be at least 1")));
+                return Err(bad(SettingsProblem::Zero(field)));
             }
         }
         Ok(settings)
@@ -372,7 +426,7 @@ mod tests {
         assert!(identity.get("out").is_none() && identity.get("concurrency").is_none());
         std::fs::write(&path, r#"{"engines": [], "games": 0}"#).unwrap();
         assert_eq!(
-            RunSettings::read(&path).unwrap_err(),
+            RunSettings::read(&path).unwrap_err().to_string(),
             format!(
                 "bad config {}: a run needs at least two engines, got 0",
                 path.display()

@@ -3,6 +3,7 @@
 //! machine's load at the start and the end of the session.
 
 use crate::arena::prepare::Prepared;
+use crate::engine::EngineDescription;
 use crate::records::RecordsError;
 use crate::report::html::{MachineLoad, RunInfo};
 use std::collections::BTreeMap;
@@ -15,9 +16,13 @@ pub(super) struct LiveInfo {
 }
 
 impl LiveInfo {
-    /// Writes run.json in `dir` for this session (the engines' names as earlier sessions saw
-    /// them).
-    pub(super) fn start(dir: &Path, prepared: &Prepared) -> Result<LiveInfo, RecordsError> {
+    /// Writes run.json in `dir` for this session, of the engines of `seats` (the engines'
+    /// names as earlier sessions saw them, where each given by a bare name was found).
+    pub(super) fn start(
+        dir: &Path,
+        prepared: &Prepared,
+        seats: &[EngineDescription],
+    ) -> Result<LiveInfo, RecordsError> {
         let info = RunInfo {
             command_line: std::env::args().collect(),
             bt_arena: env!("CARGO_PKG_VERSION").to_string(),
@@ -25,11 +30,23 @@ impl LiveInfo {
                 .map(|earlier| earlier.engines)
                 .unwrap_or_default(),
             builds: prepared.builds.clone(),
+            located: seats
+                .iter()
+                .filter(|engine| engine.source.is_none())
+                .map(|engine| (engine, crate::engine::locate::locate(&engine.cmd)))
+                .filter(|(_, located)| located.was_looked_up())
+                .map(|(engine, located)| (engine.name.clone(), located.to_string()))
+                .collect(),
             clock_scale: prepared.clock_scale.clone(),
             load: MachineLoad::at_start(),
         };
         info.write(dir)?;
         Ok(LiveInfo { info })
+    }
+
+    /// Writes run.json again as it stands (in a directory made again).
+    pub(super) fn write(&self, dir: &Path) -> Result<(), RecordsError> {
+        self.info.write(dir)
     }
 
     /// Writes run.json once more at the end: the engines' `id name`s this session heard

@@ -13,7 +13,7 @@
 //! 5. the kind's check of its engines (a tune's parameters, datagen's scores), with a
 //!    directory this session made removed when it fails;
 //! 6. the config saved; the kind's own files opened; games.csv and games.pgn opened (a torn
-//!    tail cut); the recorded games read ([`crate::arena::Recorded`]);
+//!    tail cut); the recorded games read ([`crate::arena::RecordedUnits`]);
 //! 7. run.json written (command line, version, builds, clock scaling, machine load);
 //! 8. the start-up announced, then the arena played ([`crate::arena::play`]), on one machine
 //!    or as one worker of many (leases: [`crate::arena::leases`]);
@@ -34,7 +34,7 @@ pub use options::SessionOptions;
 
 use crate::arena::leases::Leases;
 use crate::arena::prepare::{self, Preparation, Prepared};
-use crate::arena::{self, Arena, GivenUp, NotPlayed, Recorded, Schedule, Stopped};
+use crate::arena::{self, Arena, GivenUp, NotPlayed, RecordedUnits, Schedule, Stopped};
 use crate::engine::EngineDescription;
 use crate::openings::Opening;
 use crate::records::ResultsWriter;
@@ -47,7 +47,7 @@ use std::time::Duration;
 
 /// How a session starts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Start {
+pub enum RunStart {
     /// A new run, whose seed was given or drawn (a shard or worker joining a run takes the
     /// run's drawn seed).
     Fresh(SeedOrigin),
@@ -55,10 +55,10 @@ pub enum Start {
     Resume,
 }
 
-impl Start {
+impl RunStart {
     /// Whether the run is resumed.
     pub fn is_resume(self) -> bool {
-        self == Start::Resume
+        self == RunStart::Resume
     }
 }
 
@@ -101,7 +101,7 @@ pub struct Setup<'a> {
     /// The directory this process writes (a shard's, a worker's).
     pub dir: &'a Path,
     /// How the session started.
-    pub start: Start,
+    pub start: RunStart,
     /// What preparing the engines learnt (builds, clock scaling).
     pub prepared: &'a Prepared,
     /// The session's own settings.
@@ -156,7 +156,7 @@ pub struct Ended {
 
 /// What a session did: why it stopped, and the kind's outcome.
 #[derive(Debug)]
-pub struct Ending<O> {
+pub struct SessionEnd<O> {
     /// What the arena did.
     pub ended: Ended,
     /// The kind's outcome (its report).
@@ -217,7 +217,7 @@ pub trait Kind {
     ) -> Result<Self::Outcome, SessionError<Self::Error>>;
 }
 
-/// Runs (or, with [`Start::Resume`], continues) the run of `config`, of kind `K`, as the
+/// Runs (or, with [`RunStart::Resume`], continues) the run of `config`, of kind `K`, as the
 /// module documentation says. `stop` is the signal flag: once set, no game starts and games
 /// in flight are dropped (engines being built or benched are stopped). `say` takes the lines
 /// of the preparation; `announce` is called once every check has passed, before any game.
@@ -228,18 +228,18 @@ pub trait Kind {
 /// that cannot be read or written, the kind's own failure.
 pub fn run<K: Kind>(
     config: &mut K::Config,
-    start: Start,
+    start: RunStart,
     options: &SessionOptions,
     stop: &AtomicBool,
     say: &mut dyn FnMut(String),
     announce: impl FnOnce(Announcement<'_, K::Config, K::Prospect>),
-) -> Result<Ending<K::Outcome>, SessionError<K::Error>> {
+) -> Result<SessionEnd<K::Outcome>, SessionError<K::Error>> {
     let made = !config.header().dir().exists();
     let prepared = prepare_engines(config, options, stop, say)?;
     let openings = load_openings(config.header_mut(), start, say)?;
     let seed = match start {
-        Start::Fresh(seed) => seed,
-        Start::Resume => SeedOrigin::Given,
+        RunStart::Fresh(seed) => seed,
+        RunStart::Resume => SeedOrigin::Given,
     };
     identity::establish(config, seed).map_err(|e| SessionError::Identity(Box::new(e)))?;
     let config = &*config;
@@ -285,14 +285,14 @@ pub fn run<K: Kind>(
     let mut repairs = opened.repairs;
     repairs.extend(writer.repairs().iter().cloned());
     let mut recorded = match &header.worker {
-        Some(_) => Recorded::workers(&header.out),
-        None => Recorded::own(&dir),
+        Some(_) => RecordedUnits::workers(&header.out),
+        None => RecordedUnits::own(&dir),
     };
     recorded
         .start(&opened.schedule)
         .map_err(|e| SessionError::Arena(arena::ArenaError::from(e).map(K::Error::from)))?;
     let earlier = recorded.count();
-    let mut info = info::LiveInfo::start(&dir, &prepared)?;
+    let mut info = info::LiveInfo::start(&dir, &prepared, &seats)?;
     announce(Announcement {
         config,
         prospect: &opened.prospect,
@@ -318,6 +318,18 @@ pub fn run<K: Kind>(
         ),
         _ => None,
     };
+    // A worker whose directory was removed (a clean-up) makes it again and plays on.
+    let remake = || -> Result<ResultsWriter, crate::records::RecordsError> {
+        std::fs::create_dir_all(run.logs())
+            .map_err(|e| crate::records::RecordsError::io(run.logs(), "cannot create", e))?;
+        crate::records::write_json(
+            &run.root().join(K::Config::TYPE.file),
+            config,
+            crate::records::Existing::Replace,
+        )?;
+        info.write(&dir)?;
+        results_writer(config, &seats, &dir)
+    };
     let arena = Arena {
         engines: &seats,
         rules: header.rules,
@@ -332,11 +344,16 @@ pub fn run<K: Kind>(
         rating_interval: options.rating_interval,
         progress: (opened.total_games, recorded.count()),
         stop,
+        remake: header
+            .worker
+            .is_some()
+            .then_some(&remake as &arena::Remake<'_>),
     };
     let started = std::time::Instant::now();
     let played = arena::play(&arena, &opened.schedule, writer, leases.as_ref(), recorded)
         .map_err(|e| SessionError::Arena(e.map(K::Error::from)))?;
     let seconds = started.elapsed().as_secs_f64();
+    drop(arena);
     drop(leases);
     info.finish(&dir, &played.engine_ids)?;
     let ended = Ended {
@@ -349,7 +366,7 @@ pub fn run<K: Kind>(
         seconds,
     };
     let outcome = K::finish(config, opened.schedule, &ended)?;
-    Ok(Ending { ended, outcome })
+    Ok(SessionEnd { ended, outcome })
 }
 
 /// Resolves, builds, benches and checks the engines of `config` and scales their clocks.
@@ -416,7 +433,7 @@ pub fn resolve_sources<C: RunConfig>(
 /// `header` (a resumed run whose book changed since it started is refused).
 fn load_openings<E>(
     header: &mut RunHeader,
-    start: Start,
+    start: RunStart,
     say: &mut dyn FnMut(String),
 ) -> Result<Vec<Opening>, SessionError<E>> {
     let (openings, warning) =

@@ -158,7 +158,7 @@ pub struct SprtReport {
 
 /// Why an SPRT specification was rejected. Every variant names the offending
 /// token or key as the user wrote it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum SprtSpecError {
     /// A token that is not of the form `key=value`.
     NotKeyValue(String),
@@ -172,9 +172,39 @@ pub enum SprtSpecError {
     BadModel(String),
     /// A required key (`elo0` or `elo1`) is absent.
     MissingKey(&'static str),
-    /// The numbers parse but are invalid together; the message says which
-    /// parameter and why (e.g. `elo1=0 must be greater than elo0=5`).
-    Invalid(String),
+    /// A bound beyond what the model can read: `key` (`elo0` or `elo1`) is `elo`, beyond
+    /// `+/-max` (Elo, or nElo with `model=normalized`).
+    BoundTooFar {
+        /// `elo0` or `elo1`.
+        key: &'static str,
+        /// The bound given.
+        elo: f64,
+        /// The largest magnitude accepted.
+        max: f64,
+        /// Whether the bounds are read as normalized Elo.
+        normalized: bool,
+    },
+    /// `elo1` is not greater than `elo0`.
+    BoundsOutOfOrder {
+        /// The lower bound given.
+        elo0: f64,
+        /// The upper bound given.
+        elo1: f64,
+    },
+    /// `alpha` or `beta` (`key`) is not strictly between 0 and 1.
+    NotAProbability {
+        /// `alpha` or `beta`.
+        key: &'static str,
+        /// The rate given.
+        rate: f64,
+    },
+    /// `alpha + beta` is 1 or more, so the bounds would not straddle 0.
+    RatesTooLarge {
+        /// The false-positive rate.
+        alpha: f64,
+        /// The false-negative rate.
+        beta: f64,
+    },
 }
 
 impl fmt::Display for SprtSpecError {
@@ -192,7 +222,34 @@ impl fmt::Display for SprtSpecError {
             Self::DuplicateKey(t) => write!(f, "SPRT token `{t}` repeats a key"),
             Self::BadNumber(t) => write!(f, "SPRT token `{t}` has a value that is not a number"),
             Self::MissingKey(k) => write!(f, "SPRT specification lacks `{k}=`"),
-            Self::Invalid(msg) => write!(f, "invalid SPRT parameters: {msg}"),
+            Self::BoundTooFar {
+                key,
+                elo,
+                max,
+                normalized,
+            } => {
+                let scale = if *normalized {
+                    " nElo with model=normalized"
+                } else {
+                    ""
+                };
+                write!(
+                    f,
+                    "invalid SPRT parameters: {key}={elo} must be within +/-{max}{scale}"
+                )
+            }
+            Self::BoundsOutOfOrder { elo0, elo1 } => write!(
+                f,
+                "invalid SPRT parameters: elo1={elo1} must be greater than elo0={elo0}"
+            ),
+            Self::NotAProbability { key, rate } => write!(
+                f,
+                "invalid SPRT parameters: {key}={rate} must be strictly between 0 and 1"
+            ),
+            Self::RatesTooLarge { alpha, beta } => write!(
+                f,
+                "invalid SPRT parameters: alpha={alpha} plus beta={beta} must be below 1"
+            ),
         }
     }
 }
@@ -203,26 +260,32 @@ impl Sprt {
     /// Validated SPRT parameters.
     ///
     /// # Errors
-    /// [`SprtSpecError::Invalid`] unless `|elo0|, |elo1| <=` [`MAX_ELO`],
-    /// `elo0 < elo1`, `alpha` and `beta` are in `(0, 1)` and
-    /// `alpha + beta < 1` (so that the lower bound is negative and the upper positive).
+    /// [`SprtSpecError::BoundTooFar`] unless `|elo0|, |elo1| <=` [`MAX_ELO`],
+    /// [`SprtSpecError::BoundsOutOfOrder`] unless `elo0 < elo1`,
+    /// [`SprtSpecError::NotAProbability`] unless `alpha` and `beta` are in `(0, 1)`, and
+    /// [`SprtSpecError::RatesTooLarge`] unless `alpha + beta < 1` (so that the lower bound is
+    /// negative and the upper positive).
     pub fn new(elo0: f64, elo1: f64, alpha: f64, beta: f64) -> Result<Self, SprtSpecError> {
-        let invalid = |msg: String| Err(SprtSpecError::Invalid(msg));
         for (key, elo) in [("elo0", elo0), ("elo1", elo1)] {
             if !(-MAX_ELO..=MAX_ELO).contains(&elo) {
-                return invalid(format!("{key}={elo} must be within +/-{MAX_ELO}"));
+                return Err(SprtSpecError::BoundTooFar {
+                    key,
+                    elo,
+                    max: MAX_ELO,
+                    normalized: false,
+                });
             }
         }
         if elo0 >= elo1 {
-            return invalid(format!("elo1={elo1} must be greater than elo0={elo0}"));
+            return Err(SprtSpecError::BoundsOutOfOrder { elo0, elo1 });
         }
         for (key, rate) in [("alpha", alpha), ("beta", beta)] {
             if !is_probability_strictly_inside(rate) {
-                return invalid(format!("{key}={rate} must be strictly between 0 and 1"));
+                return Err(SprtSpecError::NotAProbability { key, rate });
             }
         }
         if alpha + beta >= 1.0 {
-            return invalid(format!("alpha={alpha} plus beta={beta} must be below 1"));
+            return Err(SprtSpecError::RatesTooLarge { alpha, beta });
         }
         Ok(Self {
             elo0,
@@ -236,15 +299,18 @@ impl Sprt {
     /// The same test with its bounds read on `model`'s scale.
     ///
     /// # Errors
-    /// [`SprtSpecError::Invalid`] for [`SprtModel::Normalized`] unless `|elo0|, |elo1| <=`
+    /// [`SprtSpecError::BoundTooFar`] for [`SprtModel::Normalized`] unless `|elo0|, |elo1| <=`
     /// [`MAX_NELO`].
     pub fn with_model(self, model: SprtModel) -> Result<Self, SprtSpecError> {
         if model == SprtModel::Normalized {
             for (key, nelo) in [("elo0", self.elo0), ("elo1", self.elo1)] {
                 if nelo.abs() > MAX_NELO {
-                    return Err(SprtSpecError::Invalid(format!(
-                        "{key}={nelo} must be within +/-{MAX_NELO} nElo with model=normalized"
-                    )));
+                    return Err(SprtSpecError::BoundTooFar {
+                        key,
+                        elo: nelo,
+                        max: MAX_NELO,
+                        normalized: true,
+                    });
                 }
             }
         }
@@ -904,10 +970,20 @@ mod tests {
             err("elo0=0 elo1=5 model=normalized model=logistic"),
             SprtSpecError::DuplicateKey("model=logistic".into())
         );
-        assert!(matches!(
+        assert_eq!(
             err("elo0=0 elo1=300 model=normalized"),
-            SprtSpecError::Invalid(m) if m.contains("elo1=300")
-        ));
+            SprtSpecError::BoundTooFar {
+                key: "elo1",
+                elo: 300.0,
+                max: MAX_NELO,
+                normalized: true
+            }
+        );
+        assert!(
+            err("elo0=0 elo1=300 model=normalized")
+                .to_string()
+                .contains("elo1=300 must be within")
+        );
     }
 
     #[test]
@@ -935,16 +1011,39 @@ mod tests {
         );
         assert_eq!(err("elo1=5"), SprtSpecError::MissingKey("elo0"));
         assert_eq!(err(""), SprtSpecError::MissingKey("elo0"));
-        assert!(matches!(err("elo0=5 elo1=0"), SprtSpecError::Invalid(m) if m.contains("elo1=0")));
-        assert!(
-            matches!(err("elo0=0 elo1=5 alpha=1.5"), SprtSpecError::Invalid(m) if m.contains("alpha=1.5"))
+        assert_eq!(
+            err("elo0=5 elo1=0"),
+            SprtSpecError::BoundsOutOfOrder {
+                elo0: 5.0,
+                elo1: 0.0
+            }
         );
-        assert!(matches!(
+        assert_eq!(
+            err("elo0=0 elo1=5 alpha=1.5"),
+            SprtSpecError::NotAProbability {
+                key: "alpha",
+                rate: 1.5
+            }
+        );
+        assert_eq!(
             err("elo0=0 elo1=5 alpha=0.6 beta=0.5"),
-            SprtSpecError::Invalid(_)
-        ));
-        assert!(
-            matches!(err("elo0=-2000 elo1=5"), SprtSpecError::Invalid(m) if m.contains("elo0=-2000"))
+            SprtSpecError::RatesTooLarge {
+                alpha: 0.6,
+                beta: 0.5
+            }
+        );
+        assert_eq!(
+            err("elo0=-2000 elo1=5"),
+            SprtSpecError::BoundTooFar {
+                key: "elo0",
+                elo: -2000.0,
+                max: MAX_ELO,
+                normalized: false
+            }
+        );
+        assert_eq!(
+            err("elo0=5 elo1=0").to_string(),
+            "invalid SPRT parameters: elo1=0 must be greater than elo0=5"
         );
         assert!(err("elo0=0 elo1").to_string().contains("`elo1`"));
     }

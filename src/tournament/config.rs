@@ -161,7 +161,7 @@ impl TournamentConfig {
         let is_json = path.extension().is_some_and(|ext| ext == "json");
         // Parsed twice: into the config (whose errors name the line), then as a table, to
         // tell a seed given from one drawn by the default.
-        let (config, names_seed) = if is_json {
+        let (mut config, names_seed) = if is_json {
             serde_json::from_str::<TournamentConfig>(&text)
                 .map(|config| {
                     let table = serde_json::from_str::<serde_json::Value>(&text);
@@ -199,6 +199,11 @@ impl TournamentConfig {
                 reason: format!("unknown field `{field}`{at}"),
             });
         }
+        // A name left out is the command line's default, the command's file name.
+        config
+            .engines
+            .iter_mut()
+            .for_each(EngineDescription::name_by_default);
         config.validate().map_err(|error| ConfigError::Invalid {
             path: path.to_path_buf(),
             error: Box::new(error),
@@ -312,8 +317,11 @@ impl TournamentConfig {
     /// games at a time, capture-only rules, the shipped book, with `seed`.
     ///
     /// # Errors
-    /// A message when an engine's keys do not describe an engine (a bug).
-    pub fn demonstration(engines_dir: &Path, seed: u64) -> Result<TournamentConfig, String> {
+    /// [`DescriptionError`] when an engine's keys do not describe an engine (a bug).
+    pub fn demonstration(
+        engines_dir: &Path,
+        seed: u64,
+    ) -> Result<TournamentConfig, crate::engine::DescriptionError> {
         let engine = |name: &str, extra: &[&str]| {
             let mut tokens = vec![
                 format!("name={name}"),
@@ -322,7 +330,6 @@ impl TournamentConfig {
             tokens.extend(extra.iter().map(|s| s.to_string()));
             crate::engine::EngineKeys::parse(&tokens)
                 .and_then(|keys| keys.into_description(DEFAULT_LIMIT))
-                .map_err(|e| e.to_string())
         };
         Ok(TournamentConfig {
             run: RunHeader {
@@ -488,6 +495,32 @@ mod tests {
                 "bad config {}: a tournament needs at least two engines, got 1",
                 lonely.display()
             )
+        );
+    }
+
+    /// An engine of a config file without `name` is named as on the command line, by its
+    /// command's file name; two such engines of one command are then refused as one name
+    /// given twice (issue 39: the file required `name`).
+    #[test]
+    fn a_config_file_engine_without_a_name_is_named_by_its_command() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("run.toml");
+        let engine = |cmd: &str| format!("[[engines]]\ncmd = \"{cmd}\"\nlimit = {{ depth = 2 }}\n");
+        std::fs::write(&file, engine("./bin/bt-search") + &engine("bt-random")).unwrap();
+        let config = TournamentConfig::read(&file).unwrap();
+        let names: Vec<&str> = config.engines.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, ["bt-search", "bt-random"]);
+        std::fs::write(&file, engine("bt-random") + &engine("/opt/bt-random")).unwrap();
+        let err = TournamentConfig::read(&file).unwrap_err();
+        assert!(
+            err.to_string()
+                .ends_with("two engines are named 'bt-random': give each a unique name="),
+            "{err}"
+        );
+        assert!(
+            matches!(&err, ConfigError::Invalid { error, .. }
+                if matches!(&**error, ConfigError::DuplicateEngineName(name) if name == "bt-random")),
+            "{err:?}"
         );
     }
 

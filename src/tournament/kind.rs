@@ -54,7 +54,7 @@ impl Identified for TournamentConfig {
             return Ok(None);
         }
         let mut theirs =
-            TournamentConfig::read(&path).map_err(|e| IdentityError::ShardConfig(e.to_string()))?;
+            TournamentConfig::read(&path).map_err(|e| IdentityError::ShardConfig(Box::new(e)))?;
         let (ours, openings) = (&self.run.openings, &mut theirs.run.openings);
         if openings.digest.is_none() && openings.file == ours.file {
             openings.digest.clone_from(&ours.digest);

@@ -5,7 +5,7 @@ use super::params::{self, ParamsError, TuneParam};
 use super::spsa::SpsaSettings;
 use crate::engine::EngineDescription;
 use crate::records::moves::CommentDetail;
-use crate::run::header::RunHeader;
+use crate::run::header::{RunHeader, SettingError};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
@@ -59,11 +59,24 @@ pub fn default_lag(concurrency: usize, shards: u32, pairs: u32, iterations: u64)
 
 impl TuneConfig {
     /// The two sides as engines of a tournament: `tune+` and `tune-`, both `engine` with its
-    /// own options (the tuned ones are set before each game).
+    /// own options (the tuned ones are set before each game). A CodinGame bot, whose tuned
+    /// values are placeholders of its arguments, also gets each parameter's start value as an
+    /// option, so that its arguments are whole when it starts (its games' own values replace
+    /// them).
     pub fn sides(&self) -> [EngineDescription; 2] {
+        let mut engine = self.engine.clone();
+        if engine.proto.is_bot() {
+            for param in &self.params {
+                if engine.options.get(&param.name).is_none() {
+                    engine
+                        .options
+                        .set(&param.name, &param.format_value(param.start));
+                }
+            }
+        }
         [PLUS, MINUS].map(|name| EngineDescription {
             name: name.to_string(),
-            ..self.engine.clone()
+            ..engine.clone()
         })
     }
 
@@ -88,26 +101,31 @@ impl TuneConfig {
     }
 
     /// Checks the settings: the schedule ([`SpsaSettings::validate`]), at least one
-    /// parameter, a concurrency of at least 1.
+    /// parameter, a concurrency of at least 1, a lag within the iterations.
     ///
     /// # Errors
-    /// A message naming the setting.
-    pub fn validate(&self) -> Result<(), String> {
+    /// [`SettingError`] naming the setting.
+    pub fn validate(&self) -> Result<(), SettingError> {
         if let Some(field) = self.unknown.keys().next() {
-            return Err(format!("unknown field `{field}`"));
+            return Err(SettingError::UnknownField(field.clone()));
         }
         self.spsa.validate()?;
         if self.params.is_empty() {
-            return Err("no parameter to tune: give --params FILE or --param".to_string());
+            return Err(SettingError::Missing {
+                what: "no parameter to tune",
+                how: "give --params FILE or --param",
+            });
         }
         if self.run.concurrency == 0 {
-            return Err("--concurrency must be at least 1".to_string());
+            return Err(SettingError::Zero("--concurrency"));
         }
         if self.lag == 0 || self.lag > self.spsa.iterations.max(1) {
-            return Err(format!(
-                "--lag must be from 1 to the iterations ({}), not {}",
-                self.spsa.iterations, self.lag
-            ));
+            return Err(SettingError::OutOfRange {
+                setting: "--lag",
+                min: "1".into(),
+                max: format!("the iterations ({})", self.spsa.iterations),
+                given: self.lag.to_string(),
+            });
         }
         Ok(())
     }

@@ -6,7 +6,7 @@ use super::iterations::IterationsFile;
 use super::params::ParamsError;
 use super::report;
 use super::schedule::{Iterations, IterationsFault};
-use super::shard::{self, ShardError};
+use super::shard::{self, TuneShardError};
 use crate::engine::{Engine, EngineDescription, EngineError};
 use crate::report::EngineFaults;
 use crate::run::header::RunHeader;
@@ -134,6 +134,7 @@ impl Kind for Tune {
         let (log, mut finished) =
             IterationsFile::open(setup.dir, &config.params, config.spsa.iterations)
                 .map_err(|e| TuneError::Iterations(IterationsFault::Iterations(e)))?;
+        let recorded_here = finished.keys().copied().collect();
         if config.is_spread() {
             let others = shard::others(config)
                 .map_err(|e| TuneError::Iterations(IterationsFault::Shard(e)))?;
@@ -149,7 +150,7 @@ impl Kind for Tune {
             finished: finished.len() as u64,
         };
         Ok(Opened {
-            schedule: Iterations::new(config, setup.openings.len(), log, finished),
+            schedule: Iterations::new(config, setup.openings.len(), log, finished, recorded_here),
             prospect,
             repairs: Vec::new(),
             total_games: own * 2 * u64::from(config.spsa.pairs),
@@ -170,14 +171,14 @@ impl Kind for Tune {
         let mut snapshot = state.snapshot(config, false);
         let mut files = vec![RunDir::new(&ended.dir).games_csv()];
         if config.is_spread() {
-            let shard_error = |e: ShardError| {
+            let shard_error = |e: TuneShardError| {
                 SessionError::Kind(TuneError::Iterations(IterationsFault::Shard(e)))
             };
             state.absorb_all(config).map_err(shard_error)?;
             snapshot = state.snapshot(config, false);
             // The whole tune's page counts every shard's or worker's faults.
             files = shard::member_dirs(&config.run.out)
-                .map_err(|e| shard_error(ShardError::RunDir(e)))?
+                .map_err(|e| shard_error(TuneShardError::RunDir(e)))?
                 .iter()
                 .map(RunDir::games_csv)
                 .collect();

@@ -129,6 +129,10 @@ pub struct ParamsError {
 impl fmt::Display for ParamsError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.origin {
+            // The text once: a problem that quotes it (`no option 'Knight'`) stands alone.
+            Some(origin) if self.problem.contains(&format!("'{}'", self.text)) => {
+                write!(f, "{origin}: {}", self.problem)
+            }
             Some(origin) => write!(f, "{origin}: {} ('{}')", self.problem, self.text),
             None => write!(f, "parameter '{}': {}", self.text, self.problem),
         }
@@ -141,10 +145,20 @@ impl std::error::Error for ParamsError {}
 /// comment line.
 ///
 /// # Errors
-/// A message: the wrong number of fields (an OpenBench line one short named as such), a kind
-/// other than `int` or `float`, a number that does not read (or is not whole where it must
-/// be), MIN ≥ MAX, VALUE outside [MIN, MAX], C_END or R_END not positive.
-pub fn parse_line(text: &str) -> Result<Option<TuneParam>, String> {
+/// [`ParamsError`] (without its origin, which the caller knows): the wrong number of fields
+/// (an OpenBench line one short named as such), a kind other than `int` or `float`, a number
+/// that does not read (or is not whole where it must be), MIN ≥ MAX, VALUE outside [MIN,
+/// MAX], C_END or R_END not positive.
+pub fn parse_line(text: &str) -> Result<Option<TuneParam>, ParamsError> {
+    parse_declaration(text).map_err(|problem| ParamsError {
+        origin: None,
+        text: text.trim().to_string(),
+        problem,
+    })
+}
+
+/// [`parse_line`]'s work, its refusal in words.
+fn parse_declaration(text: &str) -> Result<Option<TuneParam>, String> {
     let text = text
         .split_once('#')
         .map_or(text, |(before, _)| before)
@@ -287,7 +301,7 @@ fn parse_all<'a>(
             text: text.trim().to_string(),
             problem,
         };
-        let Some(mut param) = parse_line(text).map_err(refuse)? else {
+        let Some(mut param) = parse_declaration(text).map_err(refuse)? else {
             continue;
         };
         if let Some(first) = params
@@ -363,7 +377,7 @@ mod tests {
     use super::*;
 
     fn refusal(text: &str) -> String {
-        parse_line(text).expect_err(text)
+        parse_line(text).expect_err(text).problem
     }
 
     #[test]
@@ -524,12 +538,12 @@ mod tests {
             check(
                 "pawn,100,50,200,10,0.002\nScale, float, 1, 0.5, 2, 0.1, 0.002\nScale2,1,0,2,1,0.002"
             ),
-            Err("p.txt:3: the engine declares no option 'Scale2' ('Scale2')".to_string())
+            Err("p.txt:3: the engine declares no option 'Scale2'".to_string())
         );
         assert_eq!(
             check("Pawn, float, 100, 50, 200, 10, 0.002"),
             Err(
-                "p.txt:1: 'Pawn' is a spin option (an integer): declare it int, not float ('Pawn')"
+                "p.txt:1: 'Pawn' is a spin option (an integer): declare it int, not float"
                     .to_string()
             )
         );
@@ -537,7 +551,7 @@ mod tests {
             check("Pawn, int, 100, -50, 200, 10, 0.002"),
             Err(
                 "p.txt:1: [MIN, MAX] = [-50, 200] is not within the engine's range of 'Pawn', \
-                 [0, 1000] ('Pawn')"
+                 [0, 1000]"
                     .to_string()
             )
         );
@@ -545,7 +559,7 @@ mod tests {
             check("Ponder,0,0,1,1,0.002"),
             Err(
                 "p.txt:1: 'Ponder' is declared as `option name Ponder type check default false`: \
-                 only spin (int) and string (int or float) options can be tuned ('Ponder')"
+                 only spin (int) and string (int or float) options can be tuned"
                     .to_string()
             )
         );

@@ -293,8 +293,8 @@ fn declared(param: &TuneParam, value: f64) -> String {
 /// report.html of `snapshot`.
 ///
 /// # Errors
-/// A message when the built-in template fails to render (a bug).
-pub fn html(snapshot: &Snapshot) -> Result<String, String> {
+/// [`minijinja::Error`] when the built-in template fails to render (a bug).
+pub fn html(snapshot: &Snapshot) -> Result<String, minijinja::Error> {
     let config = &snapshot.config;
     let path = theta_path(&config.params, &snapshot.records);
     let table: Vec<_> = snapshot
@@ -378,32 +378,29 @@ pub fn html(snapshot: &Snapshot) -> Result<String, String> {
         ("lag", config.lag.to_string()),
     ];
     let mut env = minijinja::Environment::new();
-    env.add_template("tune.html", TEMPLATE)
-        .map_err(|e| e.to_string())?;
-    let template = env.get_template("tune.html").map_err(|e| e.to_string())?;
-    template
-        .render(minijinja::context! {
-            refresh => snapshot.in_progress.then_some(REFRESH_SECONDS),
-            event => config.run.event.clone(),
-            status => snapshot.status(),
-            table => table,
-            next_k => snapshot.next_k(),
-            percent_svg => percent_chart(&config.params, &path),
-            charts => charts,
-            options => snapshot.option_lines().join("\n"),
-            openbench => snapshot.openbench_lines().join("\n"),
-            iterations => iterations,
-            settings => settings,
-            faults => snapshot.faults.iter().map(|f| minijinja::context! {
-                name => f.name.clone(),
-                time => f.time_forfeits,
-                illegal => f.illegal_moves,
-                crash => f.crashes,
-                stall => f.stalls,
-                stray => f.stray_answers,
-            }).collect::<Vec<_>>(),
-        })
-        .map_err(|e| e.to_string())
+    env.add_global("base_css", crate::report::html::BASE_CSS);
+    env.add_template("tune.html", TEMPLATE)?;
+    env.get_template("tune.html")?.render(minijinja::context! {
+        refresh => snapshot.in_progress.then_some(REFRESH_SECONDS),
+        event => config.run.event.clone(),
+        status => snapshot.status(),
+        table => table,
+        next_k => snapshot.next_k(),
+        percent_svg => percent_chart(&config.params, &path),
+        charts => charts,
+        options => snapshot.option_lines().join("\n"),
+        openbench => snapshot.openbench_lines().join("\n"),
+        iterations => iterations,
+        settings => settings,
+        faults => snapshot.faults.iter().map(|f| minijinja::context! {
+            name => f.name.clone(),
+            time => f.time_forfeits,
+            illegal => f.illegal_moves,
+            crash => f.crashes,
+            stall => f.stalls,
+            stray => f.stray_answers,
+        }).collect::<Vec<_>>(),
+    })
 }
 
 /// Parameter `index`'s θ over the iterations of `path`, absolute, with its start marked.

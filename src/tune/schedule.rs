@@ -27,7 +27,7 @@ use super::config::{MINUS, PLUS, TuneConfig};
 use super::iterations::{IterationRecord, IterationsError, IterationsFile, theta_after};
 use super::params::TuneParam;
 use super::report::{self, Snapshot};
-use super::shard::{self, ShardError};
+use super::shard::{self, TuneShardError};
 use super::spsa::{self, Perturbation};
 use crate::arena::{
     Console, Flow, Gate, Job, RecordedGame, Schedule, ScheduledGame, Seat, Unit, UnitKind, lock,
@@ -37,7 +37,7 @@ use crate::openings::spec::opening_sequence;
 use crate::records::GameRecord;
 use crate::report::EngineFaults;
 use crate::rules::{ByColor, Color};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -51,7 +51,7 @@ pub enum IterationsFault {
     /// tune.csv cannot be read or written.
     Iterations(IterationsError),
     /// The other shards' or workers' tune.csv cannot be read.
-    Shard(ShardError),
+    Shard(TuneShardError),
     /// A recorded game is not where this tune's schedule puts it.
     Misplaced {
         /// Its iteration (its round).
@@ -92,6 +92,8 @@ struct OpenIteration {
 pub(super) struct State {
     /// Every finished iteration (this process's and, as last read, the others').
     pub(super) finished: BTreeMap<u64, IterationRecord>,
+    /// The iterations of `finished` whose rows are in this process's own tune.csv.
+    own: BTreeSet<u64>,
     /// θ after exactly iterations 1..=`folded` (the lag's fold), and `folded`.
     folded: u64,
     folded_theta: Vec<f64>,
@@ -112,21 +114,38 @@ impl State {
     ///
     /// # Errors
     /// Their files cannot be read.
-    pub(super) fn absorb_all(&mut self, config: &TuneConfig) -> Result<(), ShardError> {
+    pub(super) fn absorb_all(&mut self, config: &TuneConfig) -> Result<(), TuneShardError> {
         self.absorb(config)
     }
 
-    /// Takes in the iterations other shards or workers have finished since last read.
-    fn absorb(&mut self, config: &TuneConfig) -> Result<(), ShardError> {
+    /// Takes in the iterations other shards or workers have finished since last read. A row
+    /// read before that no file holds any more (its worker's directory was removed) is
+    /// forgotten: its iteration is played again.
+    fn absorb(&mut self, config: &TuneConfig) -> Result<(), TuneShardError> {
         self.absorbed = Some(Instant::now());
+        let others = shard::others(config)?;
         let before = self.finished.len();
-        for (iteration, record) in shard::others(config)? {
+        let own = &self.own;
+        self.finished
+            .retain(|iteration, _| own.contains(iteration) || others.contains_key(iteration));
+        let lost = self.finished.len() != before;
+        let before = self.finished.len();
+        for (iteration, record) in others {
             self.finished.entry(iteration).or_insert(record);
         }
-        if self.finished.len() != before {
+        if lost {
+            self.refold(config);
+        } else if self.finished.len() != before {
             self.theta = theta_after(&config.params, self.finished.values());
         }
         Ok(())
+    }
+
+    /// Forgets the fold kept (iterations it folded were forgotten) and θ after them.
+    fn refold(&mut self, config: &TuneConfig) {
+        self.folded = 0;
+        self.folded_theta = config.params.iter().map(|p| p.start).collect();
+        self.theta = theta_after(&config.params, self.finished.values());
     }
 
     /// θ after exactly iterations 1..=`upto`, folding finished iterations in as far as
@@ -176,12 +195,14 @@ pub struct Iterations<'a> {
 
 impl<'a> Iterations<'a> {
     /// The iterations of `config` over a book of `book_len` openings, continuing after the
-    /// `finished` ones (tune.csv, `log`).
+    /// `finished` ones, of which `own` are in this process's tune.csv (`log`) and the others
+    /// in other shards' or workers'.
     pub fn new(
         config: &'a TuneConfig,
         book_len: usize,
         log: IterationsFile,
         finished: BTreeMap<u64, IterationRecord>,
+        own: BTreeSet<u64>,
     ) -> Iterations<'a> {
         let start: Vec<f64> = config.params.iter().map(|p| p.start).collect();
         let theta = theta_after(&config.params, finished.values());
@@ -190,6 +211,7 @@ impl<'a> Iterations<'a> {
             sequence: opening_sequence(config.run.openings.order, book_len.max(1), config.run.seed),
             state: Mutex::new(State {
                 finished,
+                own,
                 folded: 0,
                 folded_theta: start,
                 theta,
@@ -313,6 +335,7 @@ impl<'a> Iterations<'a> {
             record.losses,
             step_text(&self.config.params, &record)
         );
+        state.own.insert(iteration);
         if latest {
             spsa::update(
                 &self.config.params,
@@ -465,6 +488,36 @@ impl Schedule for Iterations<'_> {
         Ok(jobs)
     }
 
+    /// tune.csv made again in the directory made again: the iterations whose rows were in
+    /// it, and those open, are played again; the others' rows are read again.
+    fn remade(&self) -> Result<(), IterationsFault> {
+        let (log, _) = IterationsFile::open(
+            &self.config.dir(),
+            &self.config.params,
+            self.config.spsa.iterations,
+        )
+        .map_err(IterationsFault::Iterations)?;
+        *lock(&self.log) = log;
+        let mut state = lock(&self.state);
+        let own = std::mem::take(&mut state.own);
+        state
+            .finished
+            .retain(|iteration, _| !own.contains(iteration));
+        state.open.clear();
+        state.refold(self.config);
+        state.absorb(self.config).map_err(IterationsFault::Shard)
+    }
+
+    /// The other processes' rows read again (a directory removed takes its rows with it).
+    fn reread(&self) -> Result<(), IterationsFault> {
+        if !self.config.is_spread() {
+            return Ok(());
+        }
+        lock(&self.state)
+            .absorb(self.config)
+            .map_err(IterationsFault::Shard)
+    }
+
     fn finished(
         &self,
         job: &Job,
@@ -556,7 +609,12 @@ fn step_text(params: &[TuneParam], record: &IterationRecord) -> String {
                 record.wins,
                 record.losses,
             );
-            format!("{} {change:+.2} (Δ {:+})", param.name, step.flips[index])
+            format!(
+                "{} {} (Δ {:+})",
+                param.name,
+                crate::report::numbers::signed_change(change),
+                step.flips[index]
+            )
         })
         .collect();
     format!("step {}", moves.join(", "))
@@ -611,5 +669,9 @@ mod tests {
         };
         // a_k · (W − L) / (c_k · Δ) = 0.5 · 2 / (2 · −1) = −0.5: tune+ (θ − 2) won, θ goes down.
         assert_eq!(step_text(&tempo, &record), "step Tempo -0.50 (Δ -1)");
+        // A step too small for two decimals shows its digits, never `-0.00` (issue 39).
+        let mut small = record.clone();
+        small.step.a_k = vec![small.step.a_k[0] / 1000.0];
+        assert_eq!(step_text(&tempo, &small), "step Tempo -0.00050 (Δ -1)");
     }
 }

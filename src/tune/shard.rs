@@ -38,7 +38,7 @@ use std::path::PathBuf;
 /// Why a sharded tune cannot be read (why a shard cannot join one is an
 /// [`IdentityError`](crate::run::identity::IdentityError), as for every kind of run).
 #[derive(Debug)]
-pub enum ShardError {
+pub enum TuneShardError {
     /// A file of the run directory that cannot be read or written.
     RunDir(RunDirError),
     /// A shard's tune.csv that cannot be read.
@@ -58,19 +58,19 @@ pub enum ShardError {
     },
 }
 
-impl fmt::Display for ShardError {
+impl fmt::Display for TuneShardError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ShardError::RunDir(err) => err.fmt(f),
-            ShardError::Iterations(err) => err.fmt(f),
-            ShardError::Results(err) => err.fmt(f),
-            ShardError::NoTune(run) => write!(
+            TuneShardError::RunDir(err) => err.fmt(f),
+            TuneShardError::Iterations(err) => err.fmt(f),
+            TuneShardError::Results(err) => err.fmt(f),
+            TuneShardError::NoTune(run) => write!(
                 f,
                 "{} holds no shard or worker of a tune (no shard-K/tune.json, worker-ID/tune.json)",
                 run.display()
             ),
-            ShardError::Config(err) => err.fmt(f),
-            ShardError::Twice { iteration, files } => write!(
+            TuneShardError::Config(err) => err.fmt(f),
+            TuneShardError::Twice { iteration, files } => write!(
                 f,
                 "iteration {iteration} is recorded by two shards: {} and {}",
                 files[0].display(),
@@ -80,17 +80,17 @@ impl fmt::Display for ShardError {
     }
 }
 
-impl std::error::Error for ShardError {}
+impl std::error::Error for TuneShardError {}
 
-impl From<RunDirError> for ShardError {
+impl From<RunDirError> for TuneShardError {
     fn from(err: RunDirError) -> Self {
-        ShardError::RunDir(err)
+        TuneShardError::RunDir(err)
     }
 }
 
-impl From<IterationsError> for ShardError {
+impl From<IterationsError> for TuneShardError {
     fn from(err: IterationsError) -> Self {
-        ShardError::Iterations(err)
+        TuneShardError::Iterations(err)
     }
 }
 
@@ -111,9 +111,9 @@ pub fn member_dirs(run: &std::path::Path) -> Result<Vec<RunDir>, RunDirError> {
 /// iteration number, read from their tune.csv files as they stand.
 ///
 /// # Errors
-/// [`ShardError`]: a directory or tune.csv that cannot be read, an iteration recorded by two
+/// [`TuneShardError`]: a directory or tune.csv that cannot be read, an iteration recorded by two
 /// shards or workers.
-pub fn others(config: &TuneConfig) -> Result<BTreeMap<u64, IterationRecord>, ShardError> {
+pub fn others(config: &TuneConfig) -> Result<BTreeMap<u64, IterationRecord>, TuneShardError> {
     let own = config.is_spread().then(|| config.dir());
     let mut all: BTreeMap<u64, (IterationRecord, PathBuf)> = BTreeMap::new();
     for dir in member_dirs(&config.run.out)? {
@@ -124,7 +124,7 @@ pub fn others(config: &TuneConfig) -> Result<BTreeMap<u64, IterationRecord>, Sha
         let records = IterationsFile::read(&path, &config.params, config.spsa.iterations)?;
         for (iteration, record) in records {
             if let Some((_, first)) = all.get(&iteration) {
-                return Err(ShardError::Twice {
+                return Err(TuneShardError::Twice {
                     iteration,
                     files: [first.clone(), path],
                 });
@@ -150,15 +150,15 @@ pub fn is_sharded(run: &std::path::Path) -> bool {
 /// the snapshot written (its θ the fold of every process's iterations).
 ///
 /// # Errors
-/// [`ShardError`]: no shard's or worker's tune.json to read, files that cannot be read or
+/// [`TuneShardError`]: no shard's or worker's tune.json to read, files that cannot be read or
 /// written.
-pub fn regenerate(run: &std::path::Path) -> Result<Snapshot, ShardError> {
+pub fn regenerate(run: &std::path::Path) -> Result<Snapshot, TuneShardError> {
     let dirs = member_dirs(run)?;
     let Some(saved) = dirs.iter().find(|dir| dir.tune_json().exists()) else {
-        return Err(ShardError::NoTune(run.to_path_buf()));
+        return Err(TuneShardError::NoTune(run.to_path_buf()));
     };
     let mut config: TuneConfig =
-        crate::session::resume::read_saved(saved.root()).map_err(ShardError::Config)?;
+        crate::session::resume::read_saved(saved.root()).map_err(TuneShardError::Config)?;
     config.run.out = run.to_path_buf();
     // Every process's records: `others` of no process of the run.
     config.run.shard = None;
@@ -170,9 +170,9 @@ pub fn regenerate(run: &std::path::Path) -> Result<Snapshot, ShardError> {
         records: records.into_values().collect(),
         config,
         in_progress: false,
-        faults: report::read_faults(&files).map_err(ShardError::Results)?,
+        faults: report::read_faults(&files).map_err(TuneShardError::Results)?,
     };
-    report::write_all(run, &snapshot).map_err(ShardError::Results)?;
+    report::write_all(run, &snapshot).map_err(TuneShardError::Results)?;
     Ok(snapshot)
 }
 

@@ -40,6 +40,7 @@
 
 use super::draw;
 use super::params::{ParamKind, TuneParam};
+use crate::run::header::SettingError;
 use serde::{Deserialize, Serialize};
 
 /// The smallest c_k of an integer parameter (OpenBench's floor; see the module docs).
@@ -91,29 +92,31 @@ impl SpsaSettings {
     /// finite and ≥ 0.
     ///
     /// # Errors
-    /// A message naming the setting.
-    pub fn validate(&self) -> Result<(), String> {
+    /// [`SettingError`] naming the setting.
+    pub fn validate(&self) -> Result<(), SettingError> {
+        let range = |setting, max: u64, given: u64| SettingError::OutOfRange {
+            setting,
+            min: "1".into(),
+            max: max.to_string(),
+            given: given.to_string(),
+        };
         if self.iterations == 0 || self.iterations > Self::MAX_ITERATIONS {
-            return Err(format!(
-                "--iterations must be from 1 to {}, not {}",
-                Self::MAX_ITERATIONS,
-                self.iterations
-            ));
+            return Err(range("--iterations", Self::MAX_ITERATIONS, self.iterations));
         }
         if self.pairs == 0 || self.pairs > Self::MAX_PAIRS {
-            return Err(format!(
-                "--pairs must be from 1 to {}, not {}",
-                Self::MAX_PAIRS,
-                self.pairs
+            return Err(range(
+                "--pairs",
+                u64::from(Self::MAX_PAIRS),
+                u64::from(self.pairs),
             ));
         }
-        for (name, value) in [
+        for (setting, given) in [
             ("--a-ratio", self.a_ratio),
             ("--alpha", self.alpha),
             ("--gamma", self.gamma),
         ] {
-            if !value.is_finite() || value < 0.0 {
-                return Err(format!("{name} must be a number >= 0, not {value}"));
+            if !given.is_finite() || given < 0.0 {
+                return Err(SettingError::Negative { setting, given });
             }
         }
         Ok(())
@@ -422,25 +425,27 @@ mod tests {
     fn settings_are_validated() {
         assert_eq!(SpsaSettings::new(10).validate(), Ok(()));
         assert_eq!(
-            SpsaSettings::new(0).validate(),
+            SpsaSettings::new(0).validate().map_err(|e| e.to_string()),
             Err("--iterations must be from 1 to 1000000, not 0".to_string())
         );
         // A count beyond the stated maximum is refused before anything is allocated for it.
         assert_eq!(
-            SpsaSettings::new(99_999_999_999).validate(),
+            SpsaSettings::new(99_999_999_999)
+                .validate()
+                .map_err(|e| e.to_string()),
             Err("--iterations must be from 1 to 1000000, not 99999999999".to_string())
         );
         assert_eq!(SpsaSettings::new(1_000_000).validate(), Ok(()));
         let mut settings = SpsaSettings::new(10);
         settings.pairs = 100_001;
         assert_eq!(
-            settings.validate(),
+            settings.validate().map_err(|e| e.to_string()),
             Err("--pairs must be from 1 to 100000, not 100001".to_string())
         );
         let mut settings = SpsaSettings::new(10);
         settings.alpha = -0.1;
         assert_eq!(
-            settings.validate(),
+            settings.validate().map_err(|e| e.to_string()),
             Err("--alpha must be a number >= 0, not -0.1".to_string())
         );
     }

@@ -4,7 +4,7 @@
 //! convert`, and bad input. Each run is a few games of bt-search at 200 nodes.
 
 use crate::util::{self, SEARCH, bt_arena, path, stderr, success_stdout};
-use bt_arena::datagen::formats::games::{Ending, GameEntry, GamesReader};
+use bt_arena::datagen::formats::games::{Ending, EntryReader, GameEntry};
 use bt_arena::rules::{Color, Position, Rules};
 use std::path::Path;
 
@@ -86,7 +86,7 @@ fn move_text(record: &Record) -> String {
 }
 
 fn games(file: &Path) -> Vec<GameEntry> {
-    GamesReader::open(file)
+    EntryReader::open(file)
         .expect("games file")
         .map(|game| game.expect("a good game"))
         .collect()
@@ -202,7 +202,7 @@ fn every_position_is_replayed_from_the_games_file_and_text_and_binary_agree() {
     let page = std::fs::read_to_string(out.join("report.html")).unwrap();
     assert!(
         page.contains(&format!(
-            "<th>positions written</th><td>{}</td>",
+            "<th class=\"name\">positions written</th><td>{}</td>",
             binary.len()
         )),
         "{page}"
@@ -395,7 +395,21 @@ fn a_run_killed_mid_write_resumes_to_the_same_bytes() {
         .collect();
     ids.sort_unstable();
     assert_eq!(ids, (1..=10).collect::<Vec<u64>>());
-    // A finished run resumed plays nothing and changes nothing.
+    // A finished run resumed plays nothing and changes nothing: its files byte for byte.
+    let files = ["games.dat", "positions.bin", "games.csv", "games.pgn"];
+    let before: Vec<Vec<u8>> = files
+        .iter()
+        .map(|file| std::fs::read(killed.join(file)).unwrap())
+        .collect();
+    let resumed = bt_arena(&["datagen", "--resume", path(&killed)]);
+    assert!(resumed.status.success(), "{}", stderr(&resumed));
+    for (file, before) in files.iter().zip(&before) {
+        assert_eq!(
+            &std::fs::read(killed.join(file)).unwrap(),
+            before,
+            "{file} changed by a resume of the finished run"
+        );
+    }
     let again = bt_arena(&["datagen", "--resume", path(&killed), "--games", "11"]);
     assert_eq!(
         again.status.code(),
@@ -1132,9 +1146,12 @@ fn a_game_an_engine_crashes_in_is_counted_and_left_out_and_the_run_goes_on() {
     assert_eq!(crashed, [f(2), f(4), f(5), f(6)]);
     // The page at the end is the whole run's, no longer in progress.
     let page = std::fs::read_to_string(out.join("report.html")).unwrap();
-    assert!(page.contains("<tr><th>games</th><td>6</td></tr>"), "{page}");
     assert!(
-        page.contains("<tr><th>ended by a fault (not written)</th><td>4</td></tr>"),
+        page.contains("<tr><th class=\"name\">games</th><td>6</td></tr>"),
+        "{page}"
+    );
+    assert!(
+        page.contains("<tr><th class=\"name\">ended by a fault (not written)</th><td>4</td></tr>"),
         "{page}"
     );
     assert!(!page.contains("In progress"), "{page}");
@@ -1337,9 +1354,12 @@ fn report_html_is_written_while_the_run_plays() {
     child.kill().unwrap();
     child.wait().unwrap();
     assert!(appeared, "no report.html while game 2 hangs");
-    assert!(live.contains("<tr><th>games</th><td>1</td></tr>"), "{live}");
     assert!(
-        live.contains("<tr><th>positions written</th><td>61</td></tr>"),
+        live.contains("<tr><th class=\"name\">games</th><td>1</td></tr>"),
+        "{live}"
+    );
+    assert!(
+        live.contains("<tr><th class=\"name\">positions written</th><td>61</td></tr>"),
         "{live}"
     );
     assert!(live.contains("In progress"), "{live}");

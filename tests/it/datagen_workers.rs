@@ -51,7 +51,7 @@ fn written(run: &Path) -> usize {
         .unwrap_or_default()
         .iter()
         .map(|file| {
-            bt_arena::datagen::formats::games::GamesReader::open(file)
+            bt_arena::datagen::formats::games::EntryReader::open(file)
                 .map_or(0, |reader| reader.take_while(Result::is_ok).count())
         })
         .sum()
@@ -59,7 +59,7 @@ fn written(run: &Path) -> usize {
 
 /// Asserts that the run of workers in `run` holds the bytes of the run on one machine in
 /// `single`: its positions (written by the last worker) and its games merged by `convert`.
-fn assert_same_bytes(run: &Path, single: &Path) {
+pub(crate) fn assert_same_bytes(run: &Path, single: &Path) {
     for file in ["positions.bin", "positions.txt"] {
         assert_eq!(
             std::fs::read(run.join(file)).unwrap(),

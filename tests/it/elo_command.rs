@@ -49,7 +49,8 @@ fn text_report_of_one_file() {
     assert!(text.contains("Results of new vs base:\n"), "{text}");
     assert!(
         text.contains(&format!(
-            "Elo: {:+.2} +/- {:.2}, LOS: {:.2}%\n",
+            "Elo: {:+.2} +/- {:.2} (from 12 games: too few for the error bar to mean much), \
+             LOS: {:.2}%\n",
             elo.elo,
             elo.error95,
             100.0 * elo.los
@@ -376,7 +377,7 @@ fn sprt_without_two_engines_exits_3_saying_why() {
 }
 
 /// `--sprt` takes one word, comma-separated, or one quoted string, before or after the files;
-/// separate words (the old form) still work, with a deprecation note.
+/// separate words (fastchess's form) work too, silently.
 #[test]
 fn sprt_takes_tokens_or_one_string() {
     let dir = tempfile::tempdir().unwrap();

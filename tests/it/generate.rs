@@ -258,3 +258,22 @@ fn other_shells_get_their_scripts() {
     let output = bt_arena(&args(&["generate", "completions", "tcsh"]));
     assert_eq!(output.status.code(), Some(3));
 }
+
+/// The format pages (section 5) set inline code in the code font without the markdown's
+/// backticks around it (they showed as `` `config.json` ``).
+// See: issue 39, item 12.
+#[test]
+fn format_pages_show_no_markdown_backticks() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = bt_arena(&["generate", "man", dir.path().to_str().unwrap()]);
+    assert!(output.status.success(), "{output:?}");
+    for page in PAGES.iter().filter(|page| page.ends_with(".5")) {
+        let roff = std::fs::read_to_string(dir.path().join("man5").join(page)).unwrap();
+        assert!(roff.contains("\\f[CR]"), "{page}: no code font");
+        let ticks: Vec<&str> = roff
+            .lines()
+            .filter(|line| line.contains("`\\f[CR]") || line.contains("\\fP`"))
+            .collect();
+        assert!(ticks.is_empty(), "{page}: {ticks:#?}");
+    }
+}

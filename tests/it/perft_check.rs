@@ -531,3 +531,36 @@ fn a_closed_stdout_is_not_a_crash() {
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
     }
 }
+
+/// Totals that agree over moves that differ: the headline says so, not `expected 1, engine 1`
+/// under a FAIL. Black to move with one pawn: bt-faulty's `perft-wrong-side` lists White's
+/// one move for Black's one.
+// See: issue 39, item 8.
+#[test]
+fn a_headline_of_equal_totals_over_different_moves_says_the_moves_differ() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let suite = suite(dir.path(), "p7/8/8/8/8/8/8/P7 b ;D1 1");
+    let output = perft_check(&[
+        "--engine",
+        &format!("cmd={FAULTY}"),
+        "args=--fault perft-wrong-side --pawns 1",
+        "--suite",
+        &suite,
+    ]);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let text = String::from_utf8_lossy(&output.stdout);
+    let headline = text
+        .lines()
+        .find(|line| line.starts_with("FAIL "))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        headline.contains(
+            ": p7/8/8/8/8/8/8/P7 b depth 1: total 1 as expected, but the moves differ (first perft "
+        ),
+        "{headline}"
+    );
+    assert!(
+        text.contains("    the engine misses a8a7 (expected 1), legal: a straight step"),
+        "{text}"
+    );
+}

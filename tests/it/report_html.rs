@@ -379,6 +379,8 @@ fn timed_games(pairs: u64) -> Vec<GameRecord> {
 /// - `overlap A B`: two texts of a move-time chart written over each other;
 /// - `elo-start Y TOP`: the pair's Elo line starting above the top of its plot;
 /// - `elo-label`: the Elo line running through the y axis's name;
+/// - `elo-gap X START`: the pair's Elo line starting right of where its x axis does (the axis
+///   from game 0, the line from game 20: the plot's left part empty);
 /// - `caption K`: the K-th "moves by time" caption nearer another engine's chart than its own.
 fn layout_findings(cmd: &Path, dir: &Path, page: &Path) -> Vec<String> {
     const SCRIPT: &str = r##"
@@ -403,6 +405,9 @@ var top = parseFloat(plot.getAttribute("y")), bottom = top + parseFloat(plot.get
 var pts = line.getAttribute("points").trim().split(/\s+/).map(function (p) {
   return p.split(",").map(parseFloat); });
 if (pts[0][1] < top) out.push("elo-start " + pts[0][1] + " " + top);
+var axisStart = Math.min.apply(null, Array.prototype.map.call(
+  elo.querySelectorAll("line.grid"), function (l) { return parseFloat(l.getAttribute("x1")); }));
+if (pts[0][0] > axisStart + 0.5) out.push("elo-gap " + pts[0][0] + " " + axisStart);
 var label = Array.prototype.filter.call(elo.querySelectorAll("text.axis"), function (t) {
   return t.textContent == "Elo"; })[0].getBBox();
 for (var i = 1; i < pts.length; i++) {
@@ -422,6 +427,12 @@ d.querySelectorAll("#times figcaption").forEach(function (c, k) {
 });
 document.body.setAttribute("data-findings", out.join("|") || "none");
 "##;
+    measured(cmd, dir, page, SCRIPT)
+}
+
+/// The findings `script` (run with `this` the frame holding `page`, laid out 1200 px wide)
+/// leaves in the body's `data-findings`, `|`-separated; none when it says `none`.
+fn measured(cmd: &Path, dir: &Path, page: &Path, script: &str) -> Vec<String> {
     let frame = dir.join("frame.html");
     std::fs::write(
         &frame,
@@ -429,7 +440,7 @@ document.body.setAttribute("data-findings", out.join("|") || "none");
             "<!DOCTYPE html><html><body><iframe id=\"f\" style=\"width:1200px;height:900px\" \
              src=\"file://{}\"></iframe><script>\
              document.getElementById(\"f\").addEventListener(\"load\", function () {{\
-             try {{ {SCRIPT} }} catch (e) {{ document.body.setAttribute(\"data-findings\", \
+             try {{ {script} }} catch (e) {{ document.body.setAttribute(\"data-findings\", \
              \"error \" + e); }} }});</script></body></html>",
             page.display()
         ),
@@ -826,5 +837,101 @@ fn a_runs_page_is_replaced_only_by_a_page_of_that_run() {
         output.status.code().is_some_and(|c| c != 3),
         "{}",
         stderr(&output)
+    );
+}
+
+/// The game viewer keeps each move number with its move (issue 39: numbers wrapped away from
+/// their moves at the end of a line): every game of a run is shown in turn in the list, at two
+/// widths, and each number is measured on its move's line.
+#[test]
+#[ignore = "needs chromium (apt-get install chromium)"]
+fn chromium_keeps_each_move_number_on_its_moves_line() {
+    const SCRIPT: &str = r##"
+var d = this.contentDocument, w = this.contentWindow, out = [], seen = 0;
+var select = d.getElementById("game-select"), list = d.getElementById("moves");
+[320, 410].forEach(function (width) {
+  list.style.width = width + "px"; list.style.minWidth = width + "px";
+  for (var g = 0; g < select.options.length; g++) {
+    select.value = select.options[g].value;
+    select.dispatchEvent(new w.Event("change"));
+    list.querySelectorAll(".num").forEach(function (num) {
+      var mv = num.nextElementSibling;
+      while (mv && !mv.classList.contains("mv")) { mv = mv.nextElementSibling; }
+      if (!mv) { return; }
+      seen++;
+      if (Math.abs(mv.getBoundingClientRect().top - num.getBoundingClientRect().top) > 3) {
+        out.push("wrap " + width + " game " + g + " " + num.textContent);
+      }
+    });
+  }
+});
+out.push("seen " + (seen > 100));
+document.body.setAttribute("data-findings", out.join("|"));
+"##;
+    let cmd = chromium_path();
+    let dir = tempfile::tempdir().unwrap();
+    let out = sprt_run(dir.path());
+    let findings = measured(&cmd, dir.path(), &out.join("report.html"), SCRIPT);
+    assert_eq!(findings, ["seen true"]);
+}
+
+/// A datagen run's report.html has the other pages' style, header and navigation: the dark
+/// header with the event, a navigation bar to its sections, each section a card (issue 39:
+/// it was an unstyled page of its own).
+#[test]
+#[ignore = "needs chromium (apt-get install chromium)"]
+fn chromium_shows_the_datagen_page_in_the_style_of_the_others() {
+    const SCRIPT: &str = r##"
+var d = this.contentDocument, w = this.contentWindow, out = [];
+var header = d.querySelector("header");
+out.push("header " + (header ? w.getComputedStyle(header).backgroundColor : "none"));
+out.push("h1 " + (header && header.querySelector("h1") ? header.querySelector("h1").textContent : "none"));
+var links = Array.prototype.map.call(d.querySelectorAll("nav a"), function (a) {
+  var target = d.querySelector(a.getAttribute("href"));
+  return a.textContent + (target ? "" : " (nowhere)"); });
+out.push("nav " + links.join(","));
+Array.prototype.forEach.call(d.querySelectorAll("main > section"), function (s) {
+  var style = w.getComputedStyle(s);
+  out.push("section " + s.id + " " + style.borderTopLeftRadius + " " + style.backgroundColor);
+});
+document.body.setAttribute("data-findings", out.join("|"));
+"##;
+    let cmd = chromium_path();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("data");
+    let output = run_args(&[
+        "datagen",
+        "--engine",
+        "cmd=bt-search",
+        "nodes=200",
+        "--games",
+        "2",
+        "--seed",
+        "1",
+        "--event",
+        "my-data",
+        "--out",
+        crate::util::path(&out),
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let findings = measured(&cmd, dir.path(), &out.join("report.html"), SCRIPT);
+    // The tournament's page, for the same figures.
+    let run = sprt_run(dir.path());
+    let tournament = measured(&cmd, dir.path(), &run.join("report.html"), SCRIPT);
+    assert_eq!(findings[0], tournament[0], "{findings:?} {tournament:?}");
+    assert_eq!(findings[0], "header rgb(29, 35, 48)");
+    assert_eq!(findings[1], "h1 my-data: training data");
+    assert_eq!(findings[2], "nav Summary,Scores,Plies");
+    assert_eq!(
+        &findings[3..],
+        [
+            "section summary 8px rgb(255, 255, 255)",
+            "section scores 8px rgb(255, 255, 255)",
+            "section plies 8px rgb(255, 255, 255)",
+        ]
+    );
+    assert!(
+        tournament[3].ends_with(" 8px rgb(255, 255, 255)"),
+        "{tournament:?}"
     );
 }

@@ -79,7 +79,7 @@ fn the_options_are_declared() {
 
 #[test]
 fn whole_games_are_legal_in_both_protocols_rule_sets_and_evaluations() {
-    for proto in Protocol::ALL {
+    for proto in [Protocol::Ugi, Protocol::Uci] {
         for rules in Rules::ALL {
             for eval in ["full", "material"] {
                 let options = [("Hash", "1"), ("Eval", eval)];

@@ -1534,7 +1534,7 @@ fn datagen_builds_its_engine_from_source_and_its_shards_adopt_the_commit() {
         dir.path(),
     );
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
-    let ids: Vec<u64> = bt_arena::datagen::formats::games::GamesReader::open(&merged)
+    let ids: Vec<u64> = bt_arena::datagen::formats::games::EntryReader::open(&merged)
         .unwrap()
         .map(|game| game.unwrap().game_id)
         .collect();

@@ -46,10 +46,13 @@ fn played(game: &GameRecord) -> (u64, String, String, String, String) {
     )
 }
 
-/// Every worker's games of the run in `run`, in game-id order.
+/// Every worker's games of the run in `run`, in game-id order (none before the first worker
+/// has made the directory).
 fn merged(run: &Path) -> Vec<GameRecord> {
-    let mut games: Vec<GameRecord> = std::fs::read_dir(run)
-        .unwrap()
+    let Ok(entries) = std::fs::read_dir(run) else {
+        return Vec::new();
+    };
+    let mut games: Vec<GameRecord> = entries
         .flatten()
         .map(|entry| entry.path())
         .filter(|dir| dir.join("games.csv").exists())

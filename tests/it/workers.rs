@@ -23,7 +23,7 @@ fn spawn_worker(command: &str, run: &Path, extra: &[&str]) -> Child {
 }
 
 /// The workers' games merged (`bt-arena merge`), read back.
-fn merged(run: &Path) -> Vec<bt_arena::records::GameRecord> {
+pub(crate) fn merged(run: &Path) -> Vec<bt_arena::records::GameRecord> {
     let output = bt_arena(&words("merge", &[path(run)]));
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     games_of(&run.join("games.csv"))
@@ -270,7 +270,10 @@ fn a_stopped_worker_loses_its_pair_after_the_lease_and_records_nothing_of_it() {
     );
     // The stalled worker, woken, finds its claim taken over: its game is not recorded.
     let late_out = stdout(&late);
-    assert!(late_out.contains("not recorded: the claim"), "{late_out}");
+    assert!(
+        late_out.contains("not recorded: this worker no longer holds the claim"),
+        "{late_out}"
+    );
     let mut games = merged(&run);
     games.sort_by_key(|game| game.game_id);
     assert_eq!(games, expected);

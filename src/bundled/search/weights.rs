@@ -44,6 +44,40 @@ pub struct EvalWeights {
     pub race_move: i32,
 }
 
+/// Why a weight cannot be set.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WeightError {
+    /// No weight has the name given.
+    Unknown(String),
+    /// A value outside the weight's range.
+    OutOfRange {
+        /// The weight.
+        name: &'static str,
+        /// Its least value.
+        min: i32,
+        /// Its greatest value.
+        max: i32,
+        /// The value given.
+        value: i32,
+    },
+}
+
+impl std::fmt::Display for WeightError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WeightError::Unknown(name) => write!(f, "no weight named '{name}'"),
+            WeightError::OutOfRange {
+                name,
+                min,
+                max,
+                value,
+            } => write!(f, "{name} must be from {min} to {max}, not {value}"),
+        }
+    }
+}
+
+impl std::error::Error for WeightError {}
+
 impl EvalWeights {
     /// The weights the evaluation was written with (the engine's defaults).
     pub const DEFAULT: EvalWeights = EvalWeights {
@@ -110,15 +144,17 @@ impl EvalWeights {
     /// Sets the weight of option `name` (case-insensitive) to `value`.
     ///
     /// # Errors
-    /// A message when no weight has that name or `value` is outside the option's range.
-    pub fn set(&mut self, name: &str, value: i32) -> Result<(), String> {
+    /// [`WeightError`] when no weight has that name or `value` is outside the option's range.
+    pub fn set(&mut self, name: &str, value: i32) -> Result<(), WeightError> {
         let option =
-            EvalWeights::option(name).ok_or_else(|| format!("no weight named '{name}'"))?;
+            EvalWeights::option(name).ok_or_else(|| WeightError::Unknown(name.to_string()))?;
         if !(option.min..=option.max).contains(&value) {
-            return Err(format!(
-                "{} must be from {} to {}, not {value}",
-                option.name, option.min, option.max
-            ));
+            return Err(WeightError::OutOfRange {
+                name: option.name,
+                min: option.min,
+                max: option.max,
+                value,
+            });
         }
         *self.slot_mut(option.slot) = value;
         Ok(())
@@ -372,11 +408,11 @@ mod tests {
         weights.set("Passed2", -40).expect("in range");
         assert_eq!(weights.passed, [0, 0, -40, 10, 20, 35, 55, 0]);
         assert_eq!(
-            weights.set("Pawn", -1),
+            weights.set("Pawn", -1).map_err(|err| err.to_string()),
             Err("Pawn must be from 0 to 1000, not -1".to_string())
         );
         assert_eq!(
-            weights.set("Knight", 300),
+            weights.set("Knight", 300).map_err(|err| err.to_string()),
             Err("no weight named 'Knight'".to_string())
         );
         let names: Vec<&str> = EvalWeights::OPTIONS.iter().map(|o| o.name).collect();

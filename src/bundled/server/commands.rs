@@ -1,7 +1,7 @@
 //! The loop's state and what each command does to it.
 
 use super::jobs::{Done, Finished, Work, best_move_reply, checked_move};
-use super::{Brain, End, Output, SearchRequest};
+use super::{Brain, End, OptionRefused, Output, SearchRequest};
 use crate::protocol::{Command, GoLimits, OptionDecl, Protocol, RULES_OPTION, Reply};
 use crate::rules::{Move, Position, Rules};
 use std::collections::VecDeque;
@@ -277,6 +277,7 @@ impl<B: Brain> Server<B> {
         };
         let result = decl
             .check_value(value)
+            .map_err(OptionRefused::from)
             .and_then(|()| brain.set_option(&decl.name, value));
         match result {
             Ok(()) => Ok(()),

@@ -53,6 +53,10 @@ pub struct SearchRequest {
     pub started: Instant,
 }
 
+/// Why a [`Brain`] refused an option's value: any error, whose `Display` is the message
+/// the server reports as `info string error option NAME: MESSAGE`.
+pub type OptionRefused = Box<dyn std::error::Error + Send + Sync>;
+
 /// An engine's personality: what [`serve`] needs besides the protocol.
 pub trait Brain: Send + 'static {
     /// The engine's name, sent as `id name`.
@@ -65,8 +69,8 @@ pub trait Brain: Send + 'static {
     /// declaration. An error message is reported to the runner as `info string error ...`.
     ///
     /// # Errors
-    /// A message saying why the value cannot be used.
-    fn set_option(&mut self, name: &str, value: &str) -> Result<(), String>;
+    /// Why the value cannot be used (its `Display` is the message the runner reads).
+    fn set_option(&mut self, name: &str, value: &str) -> Result<(), OptionRefused>;
     /// Forgets what belongs to the previous game (hash tables, history heuristics).
     fn new_game(&mut self);
     /// Searches `request.position`, which has at least one legal move, within
@@ -213,7 +217,7 @@ mod tests {
         fn options(&self) -> Vec<OptionDecl> {
             Vec::new()
         }
-        fn set_option(&mut self, _: &str, _: &str) -> Result<(), String> {
+        fn set_option(&mut self, _: &str, _: &str) -> Result<(), OptionRefused> {
             Ok(())
         }
         fn new_game(&mut self) {}

@@ -164,7 +164,7 @@ impl GameEntry {
     ///
     /// # Errors
     /// A message saying what is wrong: a checksum, a field or a move.
-    pub fn from_body(body: &[u8], rules: Rules) -> Result<GameEntry, String> {
+    pub(crate) fn from_body(body: &[u8], rules: Rules) -> Result<GameEntry, String> {
         if body.len() < FIXED_LEN - 4 {
             return Err(format!("a record of {} bytes is too short", body.len()));
         }
@@ -321,7 +321,7 @@ enum Next {
 }
 
 /// A games file read one game at a time (memory: one game).
-pub struct GamesReader {
+pub struct EntryReader {
     path: PathBuf,
     input: BufReader<File>,
     rules: Rules,
@@ -330,12 +330,12 @@ pub struct GamesReader {
     len: u64,
 }
 
-impl GamesReader {
+impl EntryReader {
     /// Opens `path` and reads its header.
     ///
     /// # Errors
     /// [`GamesError`] naming the file.
-    pub fn open(path: &Path) -> Result<GamesReader, GamesError> {
+    pub fn open(path: &Path) -> Result<EntryReader, GamesError> {
         let io = |e| GamesError::Io(path.to_path_buf(), e);
         let file = File::open(path).map_err(io)?;
         let len = file.metadata().map_err(io)?.len();
@@ -353,7 +353,7 @@ impl GamesReader {
             offset: 0,
             what,
         })?;
-        Ok(GamesReader {
+        Ok(EntryReader {
             path: path.to_path_buf(),
             input,
             rules,
@@ -416,7 +416,7 @@ impl GamesReader {
     }
 }
 
-impl Iterator for GamesReader {
+impl Iterator for EntryReader {
     type Item = Result<GameEntry, GamesError>;
 
     /// The next game; a torn tail is an error here (only [`GamesWriter::open`] cuts one).
@@ -466,7 +466,7 @@ impl GamesWriter {
         let mut reopened = Reopened::default();
         let exists = path.exists() && std::fs::metadata(path).map_err(io)?.len() > 0;
         if exists {
-            let mut reader = GamesReader::open(path)?;
+            let mut reader = EntryReader::open(path)?;
             if reader.rules != rules {
                 return Err(
                     reader.malformed(format!("games of {} rules, not {rules}", reader.rules))
@@ -568,6 +568,9 @@ mod tests {
         let entry = game(7);
         let bytes = entry.to_bytes();
         assert_eq!(bytes.len(), FIXED_LEN + 9);
+        // docs/formats/datagen.md: the length field holds 36 + 3n, the bytes after it.
+        let rest = u32::from_le_bytes(bytes[..4].try_into().unwrap());
+        assert_eq!((rest, bytes.len()), (36 + 3 * 3, 4 + 36 + 3 * 3));
         assert_eq!(
             GameEntry::from_body(&bytes[4..], Rules::CaptureOnly),
             Ok(entry.clone())
@@ -602,7 +605,7 @@ mod tests {
             cut.contains(&format!("byte {}", HEADER_LEN + FIXED_LEN + 9)),
             "{cut}"
         );
-        let ids: Vec<u64> = GamesReader::open(&path)
+        let ids: Vec<u64> = EntryReader::open(&path)
             .expect("read")
             .map(|e| e.expect("game").game_id)
             .collect();

@@ -24,6 +24,11 @@ pub struct RunInfo {
     /// bench signature, and this session's bench speed and build (cached or made, how long).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub builds: BTreeMap<String, EngineProvenance>,
+    /// Where each engine given by a bare `cmd=` name was found in this session, by name:
+    /// `/opt/bt/bt-search (beside bt-arena)` or `/usr/bin/my-engine (from PATH)`
+    /// ([`crate::engine::locate`]).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub located: BTreeMap<String, String>,
     /// This session's time control scaling (`--scale-tc`), each shard its own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock_scale: Option<ClockScale>,

@@ -27,6 +27,11 @@ pub const MAX_VIEWER_GAMES: usize = 500;
 /// The page's template (minijinja, HTML-escaped).
 const TEMPLATE: &str = include_str!("report.html.tmpl");
 
+/// The style every page of bt-arena shares (the tournament's, the tune's, datagen's): colours,
+/// the dark header, the navigation bar, cards for sections, tables and charts. Each page adds
+/// its own rules after it.
+pub const BASE_CSS: &str = include_str!("base.css");
+
 mod games;
 mod meta;
 mod openings;
@@ -52,15 +57,14 @@ pub struct Report<'a> {
 /// The page's HTML.
 ///
 /// # Errors
-/// A message when the template fails to render (a bug: the template is built in).
-pub fn render(report: &Report<'_>) -> Result<String, String> {
+/// [`minijinja::Error`] when the template fails to render (a bug: the template is built in).
+pub fn render(report: &Report<'_>) -> Result<String, minijinja::Error> {
     let mut env = minijinja::Environment::new();
-    env.add_template("report.html", TEMPLATE)
-        .map_err(|e| format!("report template: {e:#}"))?;
+    env.add_global("base_css", BASE_CSS);
+    env.add_template("report.html", TEMPLATE)?;
     let page = page::page(report);
-    env.get_template("report.html")
-        .and_then(|template| template.render(minijinja::value::Serde(&page)))
-        .map_err(|e| format!("report template: {e:#}"))
+    env.get_template("report.html")?
+        .render(minijinja::value::Serde(&page))
 }
 
 /// Renders `report` and writes it to `path` atomically.

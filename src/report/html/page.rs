@@ -84,7 +84,7 @@ fn host_rows(summary: &crate::report::Summary) -> Vec<HostRow> {
             stall: host.tally.stalls,
             illegal: host.tally.illegal_moves,
             score: format!("{:.3}", host.score),
-            p_value: format!("{:.2e}", host.p_value),
+            p_value: crate::report::numbers::p_value(host.p_value),
             bench_nps: host
                 .tally
                 .bench_nps

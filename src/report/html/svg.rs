@@ -255,7 +255,7 @@ const LABEL_GAP: f64 = 12.0;
 
 /// An `<svg>` element: a line over `x` (games, from 0) with an optional shaded band,
 /// reference lines and a marked x; the line starts at [`LineChart::settle_x`] (once a point
-/// reached it), the y range covers it and the lines, and what lies outside is cut at the
+/// reached it), and so does the x axis, the y range covers it and the lines, and what lies outside is cut at the
 /// plot's edge. The y axis's name stands above the plot, where no line runs through it; the
 /// reference lines' labels are moved apart so that they never overlap. Without points it says
 /// `no games yet`.
@@ -272,7 +272,6 @@ pub fn line_chart(chart: &LineChart<'_>) -> String {
         );
         return svg;
     }
-    let x_max = chart.points.last().map_or(1.0, |p| p.0).max(1.0);
     // The first point drawn; every point when none has settled.
     let settled = chart
         .points
@@ -280,6 +279,13 @@ pub fn line_chart(chart: &LineChart<'_>) -> String {
         .position(|p| p.0 >= chart.settle_x)
         .unwrap_or(0);
     let points = &chart.points[settled..];
+    // The x axis starts where the line does: from 0, or from the first point drawn once the
+    // early ones are left out (an Elo line from game 20 left the plot's first half empty).
+    let x_min = match settled {
+        0 => 0.0,
+        _ => points.first().map_or(0.0, |p| p.0),
+    };
+    let x_max = chart.points.last().map_or(1.0, |p| p.0).max(x_min + 1.0);
     let band = chart.band.map(|band| &band[settled.min(band.len())..]);
     let mut ys: Vec<f64> = points.iter().map(|p| p.1).collect();
     ys.extend(chart.lines.iter().map(|l| l.value));
@@ -291,7 +297,7 @@ pub fn line_chart(chart: &LineChart<'_>) -> String {
     let hi = ys.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let pad = ((hi - lo) * 0.05).max(0.5);
     let (lo, hi) = (lo - pad, hi + pad);
-    let x = Scale::new((0.0, x_max), (left, width - right));
+    let x = Scale::new((x_min, x_max), (left, width - right));
     let y = Scale::new((lo, hi), (height - bottom, top));
     let plot = Plot {
         x,
@@ -305,7 +311,7 @@ pub fn line_chart(chart: &LineChart<'_>) -> String {
     axis_x(
         &mut svg,
         x,
-        (0.0, x_max),
+        (x_min, x_max),
         top,
         height - bottom,
         chart.x_name,
@@ -680,6 +686,11 @@ mod tests {
         let points = series.rsplit("points=\"").next().unwrap();
         let points = points.split('"').next().unwrap();
         assert_eq!(points.split_whitespace().count(), 2, "{points}");
+        // The x axis starts at the first point drawn: at the plot's left edge (issue 39: the
+        // axis from game 0 left the first half of the plot empty).
+        let first_x: f64 = points.split(',').next().unwrap().parse().unwrap();
+        assert_eq!(first_x, 48.0, "{points}");
+        assert!(svg.contains(">20</text>"), "no tick at game 20: {svg}");
         assert_eq!(svg.matches("class=\"plot\"").count(), 1);
         assert_eq!(svg.matches("<svg").count(), 2);
     }

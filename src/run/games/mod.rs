@@ -45,11 +45,24 @@ pub enum ReadError {
     /// A run directory that cannot be read.
     RunDir(RunDirError),
     /// A config.json that cannot be read.
-    Config(String),
+    Config(crate::run::settings::SettingsError),
+    /// A sharded run read without any shard directory.
+    NoShards,
+    /// A file too large, or a game id beyond the run's schedule, to be indexed.
+    Index {
+        /// The games file.
+        file: PathBuf,
+        /// Why.
+        problem: crate::run::rows::RowsError,
+    },
     /// The same file (or a directory holding it) given twice.
     GivenTwice(PathBuf),
     /// A directory holding neither games nor shards.
     NoGames(PathBuf),
+    /// A run of shards or workers (its identity.json) none of which has recorded a game
+    /// yet: incomplete, every game of its schedule missing (exit code 5, as any incomplete
+    /// run).
+    NotStarted(PathBuf),
     /// Two shard directories whose configs differ: not shards of one run.
     NotOneRun {
         /// The first shard directory.
@@ -93,7 +106,9 @@ impl fmt::Display for ReadError {
         match self {
             ReadError::Results(err) => err.fmt(f),
             ReadError::RunDir(err) => err.fmt(f),
-            ReadError::Config(err) => f.write_str(err),
+            ReadError::Config(err) => err.fmt(f),
+            ReadError::NoShards => f.write_str("no shard directories to read"),
+            ReadError::Index { file, problem } => write!(f, "{}: {problem}", file.display()),
             ReadError::GivenTwice(path) => write!(
                 f,
                 "{} is given twice: its games would be counted twice",
@@ -103,6 +118,15 @@ impl fmt::Display for ReadError {
                 f,
                 "{} holds no games.csv and no shard directories",
                 dir.display()
+            ),
+            ReadError::NotStarted(dir) => write!(
+                f,
+                "{} is a run of shards or workers none of which has recorded a game yet ({}, \
+                 no worker or shard directory with games): every game of its schedule is \
+                 missing; start a worker (the run's flags and --out {0} --worker) or its \
+                 shards, then read the run again",
+                dir.display(),
+                RunDir::new(dir).identity_json().display()
             ),
             ReadError::NotOneRun {
                 first,
@@ -332,6 +356,9 @@ impl GameSources {
                 RunKind::Tune(_) | RunKind::NoRun if run.games_csv().is_file() => {
                     sources.add_file(&run.games_csv())?
                 }
+                RunKind::Tune(_) | RunKind::NoRun if run.identity_json().is_file() => {
+                    return Err(ReadError::NotStarted(input.to_path_buf()));
+                }
                 RunKind::Tune(_) | RunKind::NoRun => {
                     return Err(ReadError::NoGames(input.to_path_buf()));
                 }
@@ -465,10 +492,7 @@ impl GameSources {
     fn add_sharded(&mut self, shards: Vec<(RunSettings, PathBuf)>) -> Result<(), ReadError> {
         let mut shards = shards;
         shards.sort_by_key(|(config, _)| config.shard.map(Shard::index));
-        let (first, first_dir) = shards
-            .first()
-            .cloned()
-            .ok_or_else(|| ReadError::Config("no shard directories to read".to_string()))?;
+        let (first, first_dir) = shards.first().cloned().ok_or(ReadError::NoShards)?;
         let mut indexed: Vec<(u32, PathBuf)> = Vec::new();
         let mut files = Vec::new();
         let mut keys = Vec::new();
@@ -540,7 +564,7 @@ impl GameSources {
         workers: Vec<(RunSettings, PathBuf)>,
     ) -> Result<(), ReadError> {
         let Some((first, first_dir)) = workers.first().cloned() else {
-            return Err(ReadError::NoGames(run.to_path_buf()));
+            return Err(ReadError::NotStarted(run.to_path_buf()));
         };
         let mut files = Vec::new();
         let mut keys = Vec::new();

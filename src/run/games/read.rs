@@ -124,7 +124,10 @@ impl GameSources {
                 }
                 seen.insert(seen_index, &game, &place)?;
                 rows.push(game.game_id, index, position.byte())
-                    .map_err(|why| ReadError::Config(format!("{}: {why}", file.display())))?;
+                    .map_err(|problem| ReadError::Index {
+                        file: file.to_path_buf(),
+                        problem,
+                    })?;
             }
             readers.push(Some(GamesReader::open(file)?));
         }

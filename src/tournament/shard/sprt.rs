@@ -122,16 +122,13 @@ impl SprtWatcher {
     /// Reads every shard's new games and counts them in game-id order up to the first one
     /// missing; the verdict when a game reaches it.
     fn count_new_games(&mut self) -> Result<Option<RecordedVerdict>, RecordsError> {
-        if self.workers {
-            self.follow_new_workers()?;
-        }
-        for tail in &mut self.tails {
-            for game in tail.read_new()? {
-                if game.game_id >= self.next_game {
-                    let outcome = outcome_for(&self.tested, &game);
-                    self.pending.insert(game.game_id, (game.pair, outcome));
-                }
-            }
+        while !self.read_new_games()? {
+            // A worker's games.csv read from is gone (its directory removed): its games are
+            // not recorded any more, and the test is counted again from what the files hold.
+            self.tails.clear();
+            self.pending.clear();
+            self.next_game = 1;
+            self.test = SequentialTest::new(*self.test.sprt());
         }
         while let Some((pair, outcome)) = self.pending.remove(&self.next_game) {
             self.next_game += 1;
@@ -156,6 +153,32 @@ impl SprtWatcher {
 }
 
 impl SprtWatcher {
+    /// Reads every shard's new games into `pending`; `false` when a worker's games.csv read
+    /// from before is gone.
+    fn read_new_games(&mut self) -> Result<bool, RecordsError> {
+        if self.workers {
+            self.follow_new_workers()?;
+        }
+        for tail in &mut self.tails {
+            let games = match tail.read_new() {
+                Ok(games) => games,
+                Err(RecordsError::Io { source, .. })
+                    if self.workers && source.kind() == std::io::ErrorKind::NotFound =>
+                {
+                    return Ok(false);
+                }
+                Err(err) => return Err(err),
+            };
+            for game in games {
+                if game.game_id >= self.next_game {
+                    let outcome = outcome_for(&self.tested, &game);
+                    self.pending.insert(game.game_id, (game.pair, outcome));
+                }
+            }
+        }
+        Ok(true)
+    }
+
     /// Follows the games.csv of every worker directory not followed yet.
     fn follow_new_workers(&mut self) -> Result<(), RecordsError> {
         let workers = RunDir::new(&self.run)
