@@ -13,7 +13,7 @@ use bt_arena::bundled::search::MAX_DEPTH;
 use bt_arena::openings::spec::{OpeningOrder, OpeningsSpec};
 use bt_arena::run::header::RunHeader;
 use bt_arena::run::identity::SeedOrigin;
-use bt_arena::session::{Announcement, SessionError, Start};
+use bt_arena::session::{Announcement, RunStart, SessionError};
 use clap::{ArgMatches, Args};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -97,18 +97,18 @@ pub fn run(args: &BuildArgs, given: &ArgMatches) -> Result<ExitCode> {
         Some(dir) => {
             let command = BuildArgs::augment_args(clap::Command::new("build"));
             let config: BuildConfig = super::session::resumed(dir, &args.session, &command, given)?;
-            (config, Start::Resume)
+            (config, RunStart::Resume)
         }
         None => {
             let mut config = build_config(args)?;
             super::session::resolve_sources(&mut config)?;
             config.check().map_err(|e| usage(e.to_string()))?;
-            super::args::check_commands(&config.engines).map_err(|e| usage(format!("{e:#}")))?;
+            super::executables::check_commands(&config.engines).map_err(|e| usage(format!("{e:#}")))?;
             let seed = match args.seed.seed {
                 Some(_) => SeedOrigin::Given,
                 None => SeedOrigin::Drawn,
             };
-            (config, Start::Fresh(seed))
+            (config, RunStart::Fresh(seed))
         }
     };
     let options = super::session::options(&mut config, &args.session, given, started)?;
