@@ -99,7 +99,14 @@ fn build_book(dir: &Path) -> PathBuf {
     let out = dir.join("build");
     let engine = format!("cmd={SEARCH}");
     let status = Command::new(BT_ARENA)
-        .args(["openings", "build", "--engine", &engine, "nodes=400", "name=n400"])
+        .args([
+            "openings",
+            "build",
+            "--engine",
+            &engine,
+            "nodes=400",
+            "name=n400",
+        ])
         .args(["--engine", &engine, "nodes=600", "name=n600"])
         .args(["--count", "500", "--plies", "6", "--max-eval", "30"])
         .args(["--search-depth", "6", "--seed", "1", "--concurrency", "2"])
@@ -118,10 +125,23 @@ fn sprt(book: &Path, seed: u64, out: &Path) -> (String, u64) {
     let engine = format!("cmd={SEARCH}");
     let openings = format!("file={}", book.display());
     let output = Command::new(BT_ARENA)
-        .args(["tournament", "--engine", &engine, "nodes=1000", "name=n1000"])
+        .args([
+            "tournament",
+            "--engine",
+            &engine,
+            "nodes=1000",
+            "name=n1000",
+        ])
         .args(["--engine", &engine, "nodes=800", "name=n800"])
         .args(["--openings", &openings, "order=random", "--rounds", "20000"])
-        .args(["--sprt", SPRT, "--concurrency", "2", "--rating-interval", "0"])
+        .args([
+            "--sprt",
+            SPRT,
+            "--concurrency",
+            "2",
+            "--rating-interval",
+            "0",
+        ])
         .args(["--seed", &seed.to_string(), "--out"])
         .arg(out)
         .output()
@@ -185,13 +205,17 @@ fn bootstrap_median_error(values: &[f64]) -> f64 {
         })
         .collect();
     let mean = medians.iter().sum::<f64>() / medians.len() as f64;
-    (medians.iter().map(|m| (m - mean).powi(2)).sum::<f64>() / (medians.len() as f64 - 1.0))
-        .sqrt()
+    (medians.iter().map(|m| (m - mean).powi(2)).sum::<f64>() / (medians.len() as f64 - 1.0)).sqrt()
 }
 
 /// The machine's load averages (1, 5, 15 minutes).
 fn load() -> String {
     std::fs::read_to_string("/proc/loadavg")
-        .map(|text| text.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .map(|text| {
+            text.split_whitespace()
+                .take(3)
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
         .unwrap_or_else(|_| "unknown".to_string())
 }

@@ -154,7 +154,11 @@ impl fmt::Display for BuildReport {
             self.candidates
         )?;
         if !self.plies.is_empty() {
-            let plies: Vec<String> = self.plies.iter().map(|(p, n)| format!("{p}: {n}")).collect();
+            let plies: Vec<String> = self
+                .plies
+                .iter()
+                .map(|(p, n)| format!("{p}: {n}"))
+                .collect();
             write!(f, "; plies {}", plies.join(", "))?;
         }
         Ok(())
@@ -204,7 +208,8 @@ impl Kind for Build {
         config: &'a BuildConfig,
         setup: &Setup<'a>,
     ) -> Result<Opened<Measure<'a>, usize>, BuildError> {
-        let candidates = super::candidates(config, setup.openings).map_err(BuildError::Candidates)?;
+        let candidates =
+            super::candidates(config, setup.openings).map_err(BuildError::Candidates)?;
         let count = candidates.len();
         Ok(Opened {
             schedule: Measure::new(config, candidates),

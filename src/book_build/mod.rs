@@ -223,7 +223,9 @@ impl SettingError {
     /// The reason alone, without the value it begins with (as a flag's parser reports it,
     /// after the value).
     pub fn reason(&self) -> &str {
-        self.why.split_once(": ").map_or(self.why.as_str(), |(_, why)| why)
+        self.why
+            .split_once(": ")
+            .map_or(self.why.as_str(), |(_, why)| why)
     }
 }
 
@@ -271,7 +273,10 @@ impl BuildConfig {
         if let Some(engine) = self.engines.iter().find(|e| !names.insert(&e.name)) {
             return Err(SettingError::new(
                 "--engine",
-                format!("name={} is given twice: give each engine a name of its own", engine.name),
+                format!(
+                    "name={} is given twice: give each engine a name of its own",
+                    engine.name
+                ),
             ));
         }
         if self.count == 0 {
@@ -281,7 +286,10 @@ impl BuildConfig {
             return Err(SettingError::new("--rounds", "0: play at least 1".into()));
         }
         if let CandidateSource::RandomPlies { count: 0, .. } = self.candidates {
-            return Err(SettingError::new("--candidates", "0: draw at least 1".into()));
+            return Err(SettingError::new(
+                "--candidates",
+                "0: draw at least 1".into(),
+            ));
         }
         if self.run.shard.is_some() {
             return Err(SettingError::new(
@@ -480,10 +488,21 @@ mod tests {
         let err = "0.9..0.1".parse::<Band>().unwrap_err();
         assert_eq!(err.to_string(), "--band 0.9..0.1: LOW is above HIGH");
         assert_eq!(err.reason(), "LOW is above HIGH");
-        assert!("1.5..2".parse::<Band>().unwrap_err().why.contains("`1.5` is not a score"));
-        assert_eq!("4-7".parse::<PlyRange>().unwrap(), PlyRange { min: 4, max: 7 });
+        assert!(
+            "1.5..2"
+                .parse::<Band>()
+                .unwrap_err()
+                .why
+                .contains("`1.5` is not a score")
+        );
+        assert_eq!(
+            "4-7".parse::<PlyRange>().unwrap(),
+            PlyRange { min: 4, max: 7 }
+        );
         assert_eq!("6".parse::<PlyRange>().unwrap().to_string(), "6");
-        let spread: Vec<u32> = (0..6).map(|slot| PlyRange { min: 4, max: 6 }.of_slot(slot)).collect();
+        let spread: Vec<u32> = (0..6)
+            .map(|slot| PlyRange { min: 4, max: 6 }.of_slot(slot))
+            .collect();
         assert_eq!(spread, [4, 5, 6, 4, 5, 6]);
         for bad in ["0", "7-5", "3-101", "x"] {
             assert!(bad.parse::<PlyRange>().is_err(), "{bad}");
@@ -495,8 +514,14 @@ mod tests {
         assert_eq!(config(Band::DEFAULT, 2, 1).games_per_candidate(), 2);
         assert_eq!(config(Band::DEFAULT, 3, 1).games_per_candidate(), 6);
         assert_eq!(config(Band::DEFAULT, 3, 2).games_per_candidate(), 12);
-        assert_eq!(config(Band::DEFAULT, 3, 1).engine_pairs(), [(0, 1), (0, 2), (1, 2)]);
-        let narrow = Band { low: 0.6, high: 0.7 };
+        assert_eq!(
+            config(Band::DEFAULT, 3, 1).engine_pairs(),
+            [(0, 1), (0, 2), (1, 2)]
+        );
+        let narrow = Band {
+            low: 0.6,
+            high: 0.7,
+        };
         let err = config(narrow, 2, 1).check().unwrap_err();
         assert_eq!(
             err.to_string(),
@@ -526,8 +551,14 @@ mod tests {
         let keeps = |wins| config.band.keeps(wins, 2);
         let mut tally = schedule::Tally::default();
         // Candidates 1..=6: White won 2, 1, 0, 1, (one game only), 1.
-        for (unit, results) in [(1, vec![true, true]), (2, vec![true, false]), (3, vec![false, false]),
-            (4, vec![false, true]), (5, vec![true]), (6, vec![true, false])] {
+        for (unit, results) in [
+            (1, vec![true, true]),
+            (2, vec![true, false]),
+            (3, vec![false, false]),
+            (4, vec![false, true]),
+            (5, vec![true]),
+            (6, vec![true, false]),
+        ] {
             for (k, won) in results.into_iter().enumerate() {
                 tally.add(unit, (unit - 1) * 2 + k as u64 + 1, won, 2, keeps);
             }

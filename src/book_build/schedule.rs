@@ -72,8 +72,7 @@ impl Tally {
     /// White's wins of candidate `unit` when all its `games` are recorded.
     pub fn white_wins(&self, unit: u64, games: u64) -> Option<u64> {
         let of_unit = self.games.get(&unit)?;
-        (of_unit.len() as u64 == games)
-            .then(|| of_unit.values().filter(|&&won| won).count() as u64)
+        (of_unit.len() as u64 == games).then(|| of_unit.values().filter(|&&won| won).count() as u64)
     }
 
     /// How many candidates below `unit` are measured and kept.
@@ -149,8 +148,9 @@ impl<'a> Measure<'a> {
     fn count(&self, unit: u64, game_id: u64, white_won: bool) {
         let band = self.config.band;
         let games = self.games;
-        self.lock()
-            .add(unit, game_id, white_won, games, |wins| band.keeps(wins, games));
+        self.lock().add(unit, game_id, white_won, games, |wins| {
+            band.keeps(wins, games)
+        });
     }
 }
 
@@ -179,7 +179,9 @@ impl Schedule for Measure<'_> {
             return Err(foreign("game ids start at 1".to_string()));
         };
         let unit = index / self.games + 1;
-        let Some(candidate) = self.candidates.get(usize::try_from(unit - 1).unwrap_or(usize::MAX))
+        let Some(candidate) = self
+            .candidates
+            .get(usize::try_from(unit - 1).unwrap_or(usize::MAX))
         else {
             return Err(foreign(format!(
                 "candidate {unit} is past the build's {}",
@@ -249,7 +251,13 @@ impl Schedule for Measure<'_> {
         Ok(jobs)
     }
 
-    fn finished(&self, job: &Job, record: &GameRecord, _: &PlayedGame, _: &Console) -> Flow<ForeignGame> {
+    fn finished(
+        &self,
+        job: &Job,
+        record: &GameRecord,
+        _: &PlayedGame,
+        _: &Console,
+    ) -> Flow<ForeignGame> {
         self.count(
             job.unit.0,
             record.game_id,

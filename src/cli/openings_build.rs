@@ -4,7 +4,9 @@
 use super::args::{EngineFlags, RulesFlag, RunSeed};
 use super::session::SessionFlags;
 use super::signals::stop_flag;
-use super::tournament::{DEFAULT_LIMIT, default_out, make_book_path_absolute, make_engine_paths_absolute};
+use super::tournament::{
+    DEFAULT_LIMIT, default_out, make_book_path_absolute, make_engine_paths_absolute,
+};
 use anyhow::{Context, Result};
 use bt_arena::book_build::{
     Band, Build, BuildConfig, BuildError, BuildReport, CandidateSource, PlyRange,
@@ -103,7 +105,8 @@ pub fn run(args: &BuildArgs, given: &ArgMatches) -> Result<ExitCode> {
             let mut config = build_config(args)?;
             super::session::resolve_sources(&mut config)?;
             config.check().map_err(|e| usage(e.to_string()))?;
-            super::executables::check_commands(&config.engines).map_err(|e| usage(format!("{e:#}")))?;
+            super::executables::check_commands(&config.engines)
+                .map_err(|e| usage(format!("{e:#}")))?;
             let seed = match args.seed.seed {
                 Some(_) => SeedOrigin::Given,
                 None => SeedOrigin::Drawn,
@@ -134,9 +137,9 @@ pub fn run(args: &BuildArgs, given: &ArgMatches) -> Result<ExitCode> {
             }
             say!("Book: {}", book.display());
         }
-        None if config.run.worker.is_some() => say!(
-            "The book is written by the worker that finds every candidate it needs measured"
-        ),
+        None if config.run.worker.is_some() => {
+            say!("The book is written by the worker that finds every candidate it needs measured")
+        }
         None => {}
     }
     let code = super::session::stop_code(&config, &ending.ended, "candidates", "no book yet; ");

@@ -14,8 +14,23 @@ use std::time::Duration;
 fn args(out: &Path, count: &str, extra: &[&str]) -> Vec<String> {
     let weak = format!("cmd={SEARCH}");
     let mut args = vec![
-        "openings", "build", "--engine", &weak, "nodes=100", "name=n100", "--engine", &weak,
-        "nodes=300", "name=n300", "--count", count, "--plies", "3-6", "--seed", "11", "--out",
+        "openings",
+        "build",
+        "--engine",
+        &weak,
+        "nodes=100",
+        "name=n100",
+        "--engine",
+        &weak,
+        "nodes=300",
+        "name=n300",
+        "--count",
+        count,
+        "--plies",
+        "3-6",
+        "--seed",
+        "11",
+        "--out",
         path(out),
     ];
     args.extend_from_slice(extra);
@@ -95,7 +110,10 @@ fn assert_book_of_games(run: &Path, count: usize) -> String {
     assert_eq!(kept, expected, "{text}");
     // Every candidate before the last kept was measured, and its games started from it.
     let last = *kept.last().unwrap();
-    assert!((1..=last).all(|u| wins.get(&u).is_some_and(|w| w.1 == 2)), "{wins:?}");
+    assert!(
+        (1..=last).all(|u| wins.get(&u).is_some_and(|w| w.1 == 2)),
+        "{wins:?}"
+    );
     for opening in &book.openings {
         assert!(opening.comment.contains("white 1/2"), "{text}");
     }
@@ -108,8 +126,10 @@ fn a_build_is_repeatable_from_its_seed_and_keeps_the_first_candidates_the_engine
     let first = dir.path().join("first");
     let out = succeeded(&bt_arena(&args(&first, "6", &[])));
     assert!(
-        out.contains("Building a book: 6 openings from 24 candidates, kept when White's score \
-             over 2 games between n100, n300 is in 0.25..0.75; seed 11"),
+        out.contains(
+            "Building a book: 6 openings from 24 candidates, kept when White's score \
+             over 2 games between n100, n300 is in 0.25..0.75; seed 11"
+        ),
         "{out}"
     );
     let book = assert_book_of_games(&first, 6);
@@ -118,12 +138,18 @@ fn a_build_is_repeatable_from_its_seed_and_keeps_the_first_candidates_the_engine
     let played = white_wins(&first).keys().max().copied().unwrap();
     assert_eq!(played.to_string(), last_kept, "{book}");
     assert!(out.contains("Kept 6 of "), "{out}");
-    assert!(out.contains(&format!("Book: {}", first.join("book.epd").display())), "{out}");
+    assert!(
+        out.contains(&format!("Book: {}", first.join("book.epd").display())),
+        "{out}"
+    );
     // candidates.csv: one row per candidate measured, kept exactly when its pair split.
     let csv = std::fs::read_to_string(first.join("candidates.csv")).unwrap();
     let wins = white_wins(&first);
     let rows: Vec<&str> = csv.lines().skip(1).collect();
-    assert!(rows.last().unwrap().contains(",true,"), "the last measured is the 6th kept");
+    assert!(
+        rows.last().unwrap().contains(",true,"),
+        "the last measured is the 6th kept"
+    );
     for (n, row) in rows.iter().enumerate() {
         assert!(row.starts_with(&format!("{},", n + 1)), "{row}");
         let fields: Vec<&str> = row.split(',').collect();
@@ -134,10 +160,16 @@ fn a_build_is_repeatable_from_its_seed_and_keeps_the_first_candidates_the_engine
     // The same seed, at another concurrency: the same bytes. Another seed: another book.
     let again = dir.path().join("again");
     succeeded(&bt_arena(&args(&again, "6", &["--concurrency", "2"])));
-    assert_eq!(std::fs::read_to_string(again.join("book.epd")).unwrap(), book);
+    assert_eq!(
+        std::fs::read_to_string(again.join("book.epd")).unwrap(),
+        book
+    );
     let other = dir.path().join("other");
     succeeded(&bt_arena(&with(args(&other, "6", &[]), "--seed", "12")));
-    assert_ne!(std::fs::read_to_string(other.join("book.epd")).unwrap(), book);
+    assert_ne!(
+        std::fs::read_to_string(other.join("book.epd")).unwrap(),
+        book
+    );
 }
 
 #[test]
@@ -159,7 +191,12 @@ fn a_build_killed_and_resumed_writes_the_book_of_an_uninterrupted_one() {
     killed.wait_with_output().unwrap();
     assert!(!run.join("book.epd").exists(), "no book before the end");
     let output = bt_arena(&[
-        "openings", "build", "--resume", path(&run), "--concurrency", "2",
+        "openings",
+        "build",
+        "--resume",
+        path(&run),
+        "--concurrency",
+        "2",
     ]);
     let out = succeeded(&output);
     assert!(out.contains("Resuming a build ("), "{out}");
@@ -181,7 +218,10 @@ fn build_workers_write_the_book_of_one_machine() {
     for worker in workers {
         let output = worker.wait_with_output().unwrap();
         let out = succeeded(&output);
-        assert!(out.contains(": claiming candidates of a build: 8 openings"), "{out}");
+        assert!(
+            out.contains(": claiming candidates of a build: 8 openings"),
+            "{out}"
+        );
     }
     assert_eq!(std::fs::read_to_string(run.join("book.epd")).unwrap(), book);
     assert_book_of_games(&run, 8);
@@ -193,7 +233,11 @@ fn a_build_from_a_book_keeps_its_openings_in_order() {
     let source = dir.path().join("source.epd");
     let shipped = bt_arena::openings::shipped_book(Rules::CaptureOnly);
     // The first 20 openings of the shipped book, the 3rd twice.
-    let lines: Vec<&str> = shipped.lines().filter(|l| !l.starts_with('#')).take(20).collect();
+    let lines: Vec<&str> = shipped
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .take(20)
+        .collect();
     let mut text = lines.join("\n");
     text.push('\n');
     text.push_str(lines[2]);
@@ -238,21 +282,44 @@ fn bad_build_settings_are_refused_naming_what_and_where() {
         3,
         "invalid value '0.8..0.2' for '--band <LOW..HIGH>': LOW is above HIGH",
     );
-    refused(&args(&run, "3", &["--band", "half"]), 3, "expected LOW..HIGH");
-    refused(&with(args(&run, "3", &[]), "--plies", "0"), 3, "expected N or N-M, 1 to 100");
+    refused(
+        &args(&run, "3", &["--band", "half"]),
+        3,
+        "expected LOW..HIGH",
+    );
+    refused(
+        &with(args(&run, "3", &[]), "--plies", "0"),
+        3,
+        "expected N or N-M, 1 to 100",
+    );
     refused(&args(&run, "0", &[]), 3, "--count 0: keep at least 1");
-    refused(&args(&run, "3", &["--shard", "0/2"]), 3, "--shard is not taken by a build");
+    refused(
+        &args(&run, "3", &["--shard", "0/2"]),
+        3,
+        "--shard is not taken by a build",
+    );
     let one = vec![
-        "openings", "build", "--engine", &format!("cmd={SEARCH}"), "--count", "2", "--plies",
-        "4", "--out", path(&run),
+        "openings",
+        "build",
+        "--engine",
+        &format!("cmd={SEARCH}"),
+        "--count",
+        "2",
+        "--plies",
+        "4",
+        "--out",
+        path(&run),
     ]
     .iter()
     .map(|s| s.to_string())
     .collect::<Vec<_>>();
     refused(&one, 3, "--engine give at least two reference engines");
     let garbage = dir.path().join("garbage.epd");
-    std::fs::write(&garbage, "pppppppp/pppppppp/8/8/8/8/PPPPPPPP/PPPPPPPP w\nnot a position\n")
-        .unwrap();
+    std::fs::write(
+        &garbage,
+        "pppppppp/pppppppp/8/8/8/8/PPPPPPPP/PPPPPPPP w\nnot a position\n",
+    )
+    .unwrap();
     let mut from = args(&run, "3", &["--from", path(&garbage)]);
     let at = from.iter().position(|a| a == "--plies").unwrap();
     from.drain(at..at + 2);
@@ -265,7 +332,12 @@ fn bad_build_settings_are_refused_naming_what_and_where() {
     let not_a_run = dir.path().join("not-a-run");
     std::fs::create_dir(&not_a_run).unwrap();
     refused(
-        &["openings".into(), "build".into(), "--resume".into(), path(&not_a_run).into()],
+        &[
+            "openings".into(),
+            "build".into(),
+            "--resume".into(),
+            path(&not_a_run).into(),
+        ],
         4,
         "cannot resume",
     );
@@ -280,9 +352,26 @@ fn a_band_that_keeps_no_candidate_ends_the_build_with_what_was_seen() {
     let run = dir.path().join("run");
     let engine = format!("cmd={SEARCH}");
     let build: Vec<String> = [
-        "openings", "build", "--engine", &engine, "nodes=100", "name=a", "--engine", &engine,
-        "nodes=100", "name=b", "--count", "3", "--plies", "4", "--candidates", "5", "--seed", "3",
-        "--out", path(&run),
+        "openings",
+        "build",
+        "--engine",
+        &engine,
+        "nodes=100",
+        "name=a",
+        "--engine",
+        &engine,
+        "nodes=100",
+        "name=b",
+        "--count",
+        "3",
+        "--plies",
+        "4",
+        "--candidates",
+        "5",
+        "--seed",
+        "3",
+        "--out",
+        path(&run),
     ]
     .iter()
     .map(|s| s.to_string())
@@ -292,7 +381,10 @@ fn a_band_that_keeps_no_candidate_ends_the_build_with_what_was_seen() {
     let wins = white_wins(&run);
     assert_eq!(wins.len(), 5);
     let white_won_both = wins.values().filter(|w| *w == &(2, 2)).count();
-    assert_eq!(wins.values().filter(|w| *w == &(0, 2)).count(), 5 - white_won_both);
+    assert_eq!(
+        wins.values().filter(|w| *w == &(0, 2)).count(),
+        5 - white_won_both
+    );
     let mut seen = Vec::new();
     for (wins, n) in [(0, 5 - white_won_both), (2, white_won_both)] {
         if n > 0 {
