@@ -253,7 +253,7 @@ impl Kind for Build {
             }));
         }
         for (unit, _) in &report.selection.kept {
-            if let Some(plies) = candidates[*unit as usize - 1].plies {
+            if let Some(plies) = candidates[index_of(*unit)].plies {
                 *report.plies.entry(plies).or_default() += 1;
             }
         }
@@ -352,7 +352,7 @@ fn book_text(config: &BuildConfig, candidates: &[Candidate], report: &BuildRepor
         "# <position> ; id \"o<n>\"; [plies <n>;] white <wins>/<games>; candidate <n>"
     );
     for (n, (unit, wins)) in report.selection.kept.iter().enumerate() {
-        let candidate = &candidates[*unit as usize - 1];
+        let candidate = &candidates[index_of(*unit)];
         let plies = candidate
             .plies
             .map(|p| format!(" plies {p};"))
@@ -373,7 +373,7 @@ fn candidates_csv(config: &BuildConfig, candidates: &[Candidate], selection: &Se
     let games = config.games_per_candidate();
     let mut text = "candidate,plies,eval,white_wins,games,kept,position\n".to_string();
     for (unit, wins) in &selection.measured {
-        let candidate = &candidates[*unit as usize - 1];
+        let candidate = &candidates[index_of(*unit)];
         let field = |value: Option<String>| value.unwrap_or_default();
         let _ = writeln!(
             text,
@@ -385,4 +385,9 @@ fn candidates_csv(config: &BuildConfig, candidates: &[Candidate], selection: &Se
         );
     }
     text
+}
+
+/// The index in the candidates of unit `unit` (1-based).
+fn index_of(unit: u64) -> usize {
+    usize::try_from(unit - 1).unwrap_or(usize::MAX)
 }

@@ -540,7 +540,7 @@ mod tests {
         let positions: HashSet<Position> = first.iter().map(|c| c.position).collect();
         assert_eq!(positions.len(), 30);
         for (slot, candidate) in first.iter().enumerate() {
-            assert_eq!(candidate.plies, Some(2 + slot as u32 % 3));
+            assert_eq!(candidate.plies, Some(2 + u32::try_from(slot % 3).unwrap()));
             assert_eq!(candidate.position.outcome(config.run.rules), None);
         }
     }

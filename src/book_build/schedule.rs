@@ -136,7 +136,7 @@ impl<'a> Measure<'a> {
         let pair = k / 2;
         let rounds = u64::from(self.config.rounds);
         let (i, j) = self.config.engine_pairs()[usize::try_from(pair / rounds).unwrap_or(0)];
-        let (white, black) = if k % 2 == 0 { (i, j) } else { (j, i) };
+        let (white, black) = if k.is_multiple_of(2) { (i, j) } else { (j, i) };
         Slot {
             white,
             black,

@@ -298,7 +298,7 @@ fn bad_build_settings_are_refused_naming_what_and_where() {
         3,
         "--shard is not taken by a build",
     );
-    let one = vec![
+    let one = [
         "openings",
         "build",
         "--engine",
