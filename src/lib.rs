@@ -24,6 +24,7 @@
 //! | [`tune`] | SPSA tuning of engine options (fishtest's and OpenBench's algorithm), resumable and reproducible | `docs/guide/tuning.md` |
 //! | [`datagen`] | self-play positions for training evaluations: the games file, 24-byte binary records, text lines, filters, proof labels, repeatable and sharded | `docs/guide/datagen.md`, `docs/formats/datagen.md` |
 //! | [`openings`] | opening books: reading, generating and checking them | `docs/guide/openings.md` |
+//! | [`book_build`] | `openings build`: books kept by reference engines' measured game pairs, a kind of run on the session | `docs/guide/openings.md` |
 //! | [`records`] | the record of a finished game and its files: games.csv (appended, repaired, read back, tailed), games.pgn (written and read, with other tools' PGN) | `docs/guide/results.md` |
 //! | [`report`] | the report of a run, computed once from its records ([`report::Summary`]) and rendered as text, summary.json and report.html | `docs/guide/results.md` |
 //! | [`run`] | reading runs, below the kinds of run that play them: a run's settings and schedule shape, its identity (tournaments and tunes), the one reader of its games and its verdict, the merge of shards | `docs/guide/results.md`, `docs/guide/cluster.md` |
@@ -104,6 +105,7 @@
 #![warn(clippy::cast_possible_truncation)]
 
 pub mod arena;
+pub mod book_build;
 pub mod bundled;
 pub mod check_engine;
 pub mod datagen;

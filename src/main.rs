@@ -177,7 +177,7 @@ fn main() -> ExitCode {
         Command::Elo(args) => cli::elo::run(&args),
         Command::Merge(args) => cli::merge::run(&args),
         Command::Report(args) => cli::report::run(&args),
-        Command::Openings(args) => cli::openings::run(&args),
+        Command::Openings(args) => cli::openings::run(&args, &matches),
         Command::Sprt(args) => cli::sprt::run(&args),
         Command::Prove(args) => cli::prove::run(&args),
         Command::Bench(args) => cli::bench::run(&args),
@@ -215,9 +215,8 @@ impl Command {
     fn may_die_of_a_closed_stdout(&self) -> bool {
         match self {
             Command::Perft(args) => !args.checks_a_suite(),
-            Command::Openings(_) | Command::Generate(_) | Command::Prove(_) | Command::Sprt(_) => {
-                true
-            }
+            Command::Openings(args) => !args.plays_games(),
+            Command::Generate(_) | Command::Prove(_) | Command::Sprt(_) => true,
             Command::PerftCheck(_)
             | Command::CheckEngine(_)
             | Command::Tournament(_)

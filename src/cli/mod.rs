@@ -43,6 +43,7 @@ pub mod executables;
 pub mod generate;
 pub mod merge;
 pub mod openings;
+pub mod openings_build;
 pub mod perft;
 pub mod perft_check;
 pub mod progress;

@@ -37,6 +37,15 @@ enum OpeningsCommand {
     /// them; for the book the share of 1-1 pairs, fishtest's RMS bias and the openings to
     /// prune.
     Check(CheckArgs),
+    /// Build a book of openings that carry information, from reference engines' game pairs.
+    ///
+    /// Candidate positions (random plies, or a book's openings) are each played by every
+    /// pair of the reference engines (--engine, at least two), a game pair per pair; a
+    /// candidate is kept when White's score over its games is in --band, so that the engines,
+    /// not the colour, decide its pairs. The first --count kept, in candidate order, make
+    /// <out>/book.epd: the same seed gives the same book, resumed (--resume) or played by
+    /// workers (--worker). Test engines other than the reference engines with it.
+    Build(Box<super::openings_build::BuildArgs>),
 }
 
 /// Arguments of `bt-arena openings generate`.
@@ -91,13 +100,27 @@ struct CheckArgs {
     json: JsonFlag,
 }
 
-/// Runs `bt-arena openings generate` or `bt-arena openings check`.
+impl OpeningsArgs {
+    /// Whether the command plays games (`build`): then a closed stdout must not kill it.
+    pub fn plays_games(&self) -> bool {
+        matches!(self.command, OpeningsCommand::Build(_))
+    }
+}
+
+/// Runs `bt-arena openings generate`, `check` or `build`.
 ///
 /// # Errors
 /// generate: FILE exists (without --force) or cannot be written, or too few openings were
 /// found; check: the book cannot be read or has a bad line.
-pub fn run(args: &OpeningsArgs) -> Result<ExitCode> {
+pub fn run(args: &OpeningsArgs, matches: &clap::ArgMatches) -> Result<ExitCode> {
     match &args.command {
+        OpeningsCommand::Build(build) => {
+            let given = matches
+                .subcommand_matches("openings")
+                .and_then(|m| m.subcommand_matches("build"))
+                .unwrap_or(matches);
+            super::openings_build::run(build, given)
+        }
         OpeningsCommand::Generate(args) => {
             run_generate(args, std::env::args_os().skip(1)).map(|()| ExitCode::SUCCESS)
         }
@@ -259,7 +282,7 @@ pub(super) fn openings_of_runs(runs: &[PathBuf], book: Option<&Book>) -> Result<
 }
 
 /// The paths, comma-separated.
-fn list(paths: &[PathBuf]) -> String {
+pub(super) fn list(paths: &[PathBuf]) -> String {
     paths
         .iter()
         .map(|p| p.display().to_string())

@@ -138,6 +138,10 @@ struct Answer {
 /// A run of `--runs` that cannot be read or holds no complete game pair; normalized bounds
 /// that are no scores with the book; a true Elo at which the book's bias cannot be simulated.
 pub fn run(args: &SprtArgs) -> Result<ExitCode> {
+    let stop = super::signals::stop_flag()?;
+    // Nothing to stop gently: Ctrl-C (or SIGTERM, SIGHUP) exits at once, also when started
+    // with SIGINT ignored (a background job of a script).
+    super::signals::exit_at_once_from_now(&stop)?;
     let book = book(args)?;
     let calculator = Calculator::new(args.spec, book.profile)?;
     let elos = match args.elo.is_empty() {
@@ -202,7 +206,7 @@ fn book(args: &SprtArgs) -> Result<Book> {
         let Some(rms) = report.rms_bias else {
             bail!(
                 "the games of {} hold no complete game pair: no pair profile to measure",
-                list(&args.runs)
+                super::openings::list(&args.runs)
             );
         };
         let measured = Measured {
@@ -213,7 +217,7 @@ fn book(args: &SprtArgs) -> Result<Book> {
         let profile = BookProfile::of_rms_bias(rms).with_context(|| {
             format!(
                 "the book of {} decides every game by colour",
-                list(&args.runs)
+                super::openings::list(&args.runs)
             )
         })?;
         (profile, Some(measured))
@@ -225,15 +229,6 @@ fn book(args: &SprtArgs) -> Result<Book> {
         profile,
         measured,
     })
-}
-
-/// `a, b and c`.
-fn list(paths: &[PathBuf]) -> String {
-    paths
-        .iter()
-        .map(|p| p.display().to_string())
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 fn print_head(answer: &Answer, calculator: &Calculator) {
@@ -262,7 +257,7 @@ fn print_head(answer: &Answer, calculator: &Calculator) {
         ),
         Some(measured) => format!(
             "measured from {}: {} of {} pairs 1-1",
-            list(&measured.runs),
+            super::openings::list(&measured.runs),
             measured.one_one_pairs,
             measured.pairs
         ),

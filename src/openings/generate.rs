@@ -158,9 +158,10 @@ pub fn generate(options: &GenerateOptions) -> Result<Generated, TooFewOpenings> 
     Ok(Generated { openings, tally })
 }
 
-/// The position after `plies` uniformly random legal moves from the start; `None` when the
-/// game is over on or before the last ply.
-fn random_sequence(rng: &mut fastrand::Rng, rules: Rules, plies: u32) -> Option<Position> {
+/// The position after `plies` uniformly random legal moves from the start (drawn from `rng`);
+/// `None` when the game is over on or before the last ply. `openings build` draws its
+/// candidates with it too.
+pub fn random_sequence(rng: &mut fastrand::Rng, rules: Rules, plies: u32) -> Option<Position> {
     let mut position = Position::startpos();
     for _ in 0..plies {
         let moves = position.legal_moves(rules);

@@ -59,7 +59,7 @@ pub fn book_bytes(path: &Path) -> std::io::Result<Vec<u8>> {
 pub use check::{BookReport, EvalSpread, PlySpread, ProvenOpening, Spread, check, pawn_advances};
 pub use generate::{
     DEFAULT_MAX_EVAL, GenerateOptions, Generated, GeneratedOpening, GenerationTally,
-    TooFewOpenings, book_text, generate,
+    TooFewOpenings, book_text, generate, random_sequence,
 };
 pub use scorer::{DEFAULT_DEPTH, Eval, Scorer};
 

@@ -39,7 +39,7 @@ fn or_dash(value: Option<String>) -> String {
 impl fmt::Display for Summary {
     /// The report: the game count, the standings table (unless [`Summary::one_match`]), the
     /// crosstable (3+ engines), a block per pair (Elo, games, pentanomial counts, the LLR
-    /// line), and the faults table.
+    /// line), the openings (the book's line and those to prune), and the faults table.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Games: {}", self.games)?;
         let adjudicated = self.adjudicated;
@@ -298,7 +298,6 @@ impl Summary {
 /// Interim (10 of 120 games): new vs base: 10 games, Elo: +34.86 +/- 70.12, LLR: 0.41 (-2.94, 2.94) [0.00, 5.00]
 /// ```
 ///
-/// and after a verdict the Elo after the stop ([`after_stop_text`]).
 /// `scheduled` 0: the schedule's length is not known (`Interim (10 games)`). No line for a
 /// report without pairs, nor for a pair whose SPRT has decided: its verdict was said, and the
 /// full report follows.
@@ -320,14 +319,11 @@ pub fn interim_lines(summary: &Summary, recorded: u64, scheduled: u64) -> Vec<St
                 0 => "Elo: -".to_string(),
                 _ => format!("Elo: {}", pair.elo_text()),
             };
+            // A pair with a verdict has no interim line: no after-stop estimate here (the
+            // progress line and the report give it).
             let llr = pair
                 .sprt
-                .map(|status| match status.after_stop {
-                    Some(estimate) => {
-                        format!(", {}, {}", status.report, after_stop_text(&estimate))
-                    }
-                    None => format!(", {}", status.report),
-                })
+                .map(|status| format!(", {}", status.report))
                 .unwrap_or_default();
             format!(
                 "{head}: {} vs {}: {}, {elo}{llr}",
@@ -633,8 +629,8 @@ mod tests {
             summary.pairs[0].elo_text()
         );
         assert!(text.contains(&elo_line), "{text}");
-        // No interim line after a verdict (issue 39): the after-stop estimate is in the report.
-        assert!(super::interim_lines(&summary, 24, 24).is_empty());
+        // No interim line after a verdict, so none carries the estimate.
+        assert_eq!(super::interim_lines(&summary, 24, 24), Vec::<String>::new());
         let json: serde_json::Value =
             serde_json::from_str(&crate::report::summary_json(&summary)).unwrap();
         let after = &json["pairs"][0]["sprt"]["after_stop"];

@@ -129,6 +129,7 @@ fn every_help_matches_its_snapshot_and_h_is_the_short_one() {
             "datagen convert",
             "openings generate",
             "openings check",
+            "openings build",
             "generate man",
             "generate completions",
         ]

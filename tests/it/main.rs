@@ -37,6 +37,7 @@ mod machine;
 mod memory;
 mod one_run;
 mod openings;
+mod openings_build;
 mod perft;
 mod perft_check;
 mod pgn;

@@ -108,29 +108,20 @@ fn the_book_measured_from_a_run() {
         writer.append(&second).unwrap();
     }
     drop(writer);
-    let output = bt_arena(&[
-        "sprt",
-        "elo0=0,elo1=5",
-        "--runs",
-        run.to_str().unwrap(),
-        "--simulations",
-        "0",
-        "--json",
-    ]);
+    let calculate = |extra: &[&str]| {
+        let mut args = vec!["sprt", "elo0=0,elo1=5", "--runs", run.to_str().unwrap()];
+        args.extend(["--simulations", "0"]);
+        args.extend(extra);
+        bt_arena(&args)
+    };
+    let output = calculate(&["--json"]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let rms2 = bt_arena::stats::calculator::rms_bias_squared(&[2, 0, 6, 0, 2].into()).unwrap();
     assert!((json["book"]["rms_bias"].as_f64().unwrap() - rms2.sqrt()).abs() < 1e-12);
     assert_eq!(json["book"]["measured"]["pairs"], 10);
     assert_eq!(json["book"]["measured"]["one_one_pairs"], 6);
-    let output = bt_arena(&[
-        "sprt",
-        "elo0=0,elo1=5",
-        "--runs",
-        run.to_str().unwrap(),
-        "--simulations",
-        "0",
-    ]);
+    let output = calculate(&[]);
     assert!(
         stdout(&output).contains(&format!(
             "Book: measured from {}: 6 of 10 pairs 1-1; RMS bias 0.224 (",
