@@ -451,6 +451,7 @@ mod tests {
             Json.report(&report),
             r#"{
   "position": "8/8/8/1p6/P7/8/8/8 w",
+  "board": "8x8",
   "rules": "capture-only",
   "depth": 1,
   "moves": [
