@@ -121,20 +121,20 @@ fn run_generate(args: &GenerateArgs, command_line: impl Iterator<Item = OsString
     ];
     let text = openings::book_text(&header, &generated.openings);
     write_book(&args.out, &text, args.force)?;
-    println!(
+    say!(
         "Wrote {} openings to {}: {}",
         generated.openings.len(),
         args.out.display(),
         generated.tally
     );
-    println!("Seed: {seed}");
+    say!("Seed: {seed}");
     let evals: Vec<i64> = generated
         .openings
         .iter()
         .map(|o| i64::from(o.eval_cp))
         .collect();
     if let Some(spread) = Spread::of(&evals) {
-        println!(
+        say!(
             "eval (centipawns for White, depth {}): {spread}",
             args.search_depth
         );
@@ -181,9 +181,9 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode> {
     let book = Book::load(&args.file, rules)?;
     let report = openings::check(&book, rules, args.search_depth);
     if args.json.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        say!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        print!("{report}");
+        out!("{report}");
     }
     if let Some(warning) = book.duplicates_warning() {
         note!("warning: {warning}");
