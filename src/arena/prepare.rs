@@ -510,10 +510,11 @@ pub fn build_engine(
              again",
             found.checkout.join(&engine.cmd).display()
         ));
-        built = cache
-            .clone()
-            .rebuilding(true)
-            .build_until(&source, |holder| say(waiting(holder)), stop);
+        built = cache.clone().rebuilding(true).build_until(
+            &source,
+            |holder| say(waiting(holder)),
+            stop,
+        );
     }
     let build = match built {
         Ok(build) => build,

@@ -1053,7 +1053,7 @@ fn random_multipv_plays_other_moves_repeatably_and_needs_multipv() {
         "{}",
         stderr(&output)
     );
-    assert!(!out.exists());    // Beyond the engine's MultiPV range (bt-search: 1 to 48): refused before any directory is
+    assert!(!out.exists()); // Beyond the engine's MultiPV range (bt-search: 1 to 48): refused before any directory is
     // made, naming the range, and no --resume advised (issue 38: every game failed).
     let search = engine();
     for workers in [false, true] {
