@@ -35,16 +35,21 @@
 //! signal to bt-arena ([`BuildCache::build_until`]) leaves nothing: its group is killed, its
 //! checkout and log removed, its claim released.
 
-use super::process::{GroupChild, GroupEnd};
-use super::source::{EngineSource, SourceError, git};
+mod checkout;
+mod error;
+
+pub use checkout::log_tail;
+pub use error::BuildError;
+
+use super::source::EngineSource;
 use crate::lease::{Heartbeat, Holder, Lease, LeaseWatch, touch};
+use checkout::{blob_id, checkout_and_build};
+use error::cache_error;
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
-use std::fmt;
 use std::fs::File;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
@@ -450,153 +455,6 @@ impl BuildCache {
     }
 }
 
-/// Why an engine could not be built.
-#[derive(Debug)]
-pub enum BuildError {
-    /// No cache directory is set and there is no home directory.
-    NoCacheDir,
-    /// The source has no commit yet (a bug: sources are resolved before they are built).
-    Unresolved(String),
-    /// Git could not be run.
-    Source(SourceError),
-    /// The cache cannot be created, read or written.
-    Cache {
-        /// The path at fault.
-        path: PathBuf,
-        /// The operating system's reason.
-        source: io::Error,
-    },
-    /// A finished entry that does not read: its `build.json` empty or not a build record, or
-    /// its checkout gone.
-    Damaged {
-        /// The entry's directory.
-        entry: PathBuf,
-        /// What is wrong (`build.json is not JSON`).
-        what: String,
-    },
-    /// The commit could not be checked out.
-    Checkout {
-        /// The repository.
-        repo: String,
-        /// The commit.
-        commit: String,
-        /// What git said.
-        git: String,
-    },
-    /// bt-arena received SIGINT, SIGTERM or SIGHUP during the build (or while waiting for
-    /// another process's): the build was stopped and nothing of it kept.
-    Interrupted {
-        /// The commit being built.
-        commit: String,
-    },
-    /// The build command failed.
-    Failed {
-        /// The command.
-        command: String,
-        /// The commit it was run in.
-        commit: String,
-        /// How it ended (`exit status: 2`).
-        status: String,
-        /// The whole log.
-        log: PathBuf,
-        /// Its last [`LOG_TAIL_LINES`] lines.
-        tail: Vec<String>,
-    },
-}
-
-impl fmt::Display for BuildError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            BuildError::NoCacheDir => write!(
-                f,
-                "no build cache directory: give --build-cache DIR or set {CACHE_ENV} (HOME is \
-                 not set)"
-            ),
-            BuildError::Unresolved(source) => {
-                write!(f, "{source}: the revision was not resolved to a commit")
-            }
-            BuildError::Source(err) => err.fmt(f),
-            BuildError::Cache { path, source } => {
-                write!(f, "build cache {}: {source}", path.display())
-            }
-            BuildError::Interrupted { commit } => write!(
-                f,
-                "the build of commit {commit} was stopped by a signal to bt-arena (the build \
-                 cache keeps nothing of it)"
-            ),
-            BuildError::Damaged { entry, what } => write!(
-                f,
-                "the cache entry {} is damaged ({what}); remove {0} or run with --rebuild",
-                entry.display()
-            ),
-            BuildError::Checkout { repo, commit, git } => {
-                write!(f, "cannot check out commit {commit} of {repo}: {git}")
-            }
-            BuildError::Failed {
-                command,
-                commit,
-                status,
-                log,
-                tail,
-            } => {
-                write!(
-                    f,
-                    "the build failed ({status}): `{command}` at commit {commit}; the last lines \
-                     of its log ({}):",
-                    log.display()
-                )?;
-                for line in tail {
-                    write!(f, "\n  | {line}")?;
-                }
-                Ok(())
-            }
-        }
-    }
-}
-
-impl std::error::Error for BuildError {}
-
-impl From<SourceError> for BuildError {
-    fn from(err: SourceError) -> Self {
-        BuildError::Source(err)
-    }
-}
-
-fn cache_error(path: &Path, source: io::Error) -> BuildError {
-    BuildError::Cache {
-        path: path.to_path_buf(),
-        source,
-    }
-}
-
-/// The id git gives `text` as a blob (`git hash-object --stdin`), 40 hexadecimal digits.
-fn blob_id(text: &str) -> Result<String, BuildError> {
-    let mut child = Command::new("git")
-        .args(["hash-object", "--stdin"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| SourceError::NoGit(e.to_string()))?;
-    if let Some(mut stdin) = child.stdin.take() {
-        stdin
-            .write_all(text.as_bytes())
-            .map_err(|e| SourceError::NoGit(e.to_string()))?;
-    }
-    let output = child
-        .wait_with_output()
-        .map_err(|e| SourceError::NoGit(e.to_string()))?;
-    let id = String::from_utf8_lossy(&output.stdout).trim().to_string();
-    if !output.status.success() || id.len() < 12 {
-        return Err(SourceError::NoGit(format!(
-            "git hash-object failed: {}",
-            String::from_utf8_lossy(&output.stderr).trim()
-        ))
-        .into());
-    }
-    Ok(id)
-}
-
 /// Writes `record` to `path` whole, only if no file has that name: a temporary file in the
 /// same directory linked to it. Returns whether this call wrote it.
 fn publish(path: &Path, record: &BuildRecord) -> Result<bool, BuildError> {
@@ -614,121 +472,11 @@ fn publish(path: &Path, record: &BuildRecord) -> Result<bool, BuildError> {
     }
 }
 
-/// Clones `source.repo` into `checkout`, checks `commit` out (with its submodules) and runs
-/// the build command there, its output into `log`.
-fn checkout_and_build(
-    source: &EngineSource,
-    commit: &str,
-    checkout: &Path,
-    log: &Path,
-    stop: &AtomicBool,
-) -> Result<(), BuildError> {
-    let interrupted = || BuildError::Interrupted {
-        commit: commit.to_string(),
-    };
-    // Git runs in bt-arena's process group: a terminal's Ctrl-C or a job's SIGTERM ends it
-    // too, and its failure is then the stop's (bt-arena's handler may run a little later).
-    let checkout_error = |git: String| match super::stop::stopping(stop, true) {
-        true => interrupted(),
-        false => BuildError::Checkout {
-            repo: source.repo.clone(),
-            commit: commit.to_string(),
-            git,
-        },
-    };
-    let target = checkout.display().to_string();
-    git(
-        None,
-        &[
-            "clone",
-            "--quiet",
-            "--no-checkout",
-            "--",
-            &source.repo,
-            &target,
-        ],
-    )?
-    .map_err(checkout_error)?;
-    git(
-        Some(checkout),
-        &[
-            "-c",
-            "advice.detachedHead=false",
-            "checkout",
-            "--quiet",
-            "--detach",
-            commit,
-        ],
-    )?
-    .map_err(checkout_error)?;
-    if stop.load(Ordering::SeqCst) {
-        return Err(interrupted());
-    }
-    if checkout.join(".gitmodules").exists() {
-        git(
-            Some(checkout),
-            &["submodule", "update", "--quiet", "--init", "--recursive"],
-        )?
-        .map_err(checkout_error)?;
-    }
-    let mut log_file = File::create(log).map_err(|e| cache_error(log, e))?;
-    let Some(command) = &source.build else {
-        let _ = writeln!(
-            log_file,
-            "(no build command: the checkout is used as it is)"
-        );
-        return Ok(());
-    };
-    if stop.load(Ordering::SeqCst) {
-        return Err(interrupted());
-    }
-    let _ = writeln!(log_file, "$ {command}    # in {}", checkout.display());
-    let stderr = log_file.try_clone().map_err(|e| cache_error(log, e))?;
-    let mut sh = Command::new("sh");
-    sh.arg("-c")
-        .arg(command)
-        .current_dir(checkout)
-        .env("BT_ARENA_COMMIT", commit)
-        .stdin(Stdio::null())
-        .stdout(log_file)
-        .stderr(stderr);
-    let mut build = GroupChild::spawn(sh).map_err(|e| cache_error(checkout, e))?;
-    let status = match build.wait_or_stop(stop, STOP_GRACE) {
-        Ok(GroupEnd::Exited(status)) => status,
-        Ok(GroupEnd::Stopped) => return Err(interrupted()),
-        Err(e) => return Err(cache_error(checkout, e)),
-    };
-    if status.success() {
-        return Ok(());
-    }
-    // Killed by the job's signal (scancel signals every process): stopped, not failed.
-    if super::stop::stopping(stop, super::stop::died_of_signal(&status)) {
-        return Err(interrupted());
-    }
-    Err(BuildError::Failed {
-        command: command.clone(),
-        commit: commit.to_string(),
-        status: status.to_string(),
-        log: log.to_path_buf(),
-        tail: log_tail(log, LOG_TAIL_LINES),
-    })
-}
-
-/// The last `lines` lines of the file at `path` (none when it cannot be read).
-pub fn log_tail(path: &Path, lines: usize) -> Vec<String> {
-    let text = std::fs::read(path).unwrap_or_default();
-    let text = String::from_utf8_lossy(&text);
-    let all: Vec<&str> = text.lines().collect();
-    all[all.len().saturating_sub(lines)..]
-        .iter()
-        .map(|line| line.to_string())
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::engine::source::tests::{repo_with_commits, run_git};
+    use std::process::Command;
 
     /// A repository whose commit holds `build.sh` (which counts its runs in `counter`, a file
     /// outside the repository, after `sleep_s` seconds) and the source it was resolved to.

@@ -6,7 +6,8 @@
 //! so and names the key that skips the try; later starts of the same command in this process
 //! use that protocol at once.
 
-use super::{Engine, EngineError, EngineLaunch, Wait};
+use super::wait::Wait;
+use super::{Engine, EngineError, EngineLaunch};
 use crate::protocol::{Command, Protocol, Reply};
 use std::collections::BTreeMap;
 use std::path::PathBuf;

@@ -2,17 +2,21 @@
 //! pentanomial counts and SPRT, and per-engine faults. Rendered as text by
 //! [`text`](super::text) and as JSON (summary.json) by [`json`](super::json).
 
-use super::claims::{ClaimRow, ClaimsTally, EngineClaims};
-use super::latency::{EngineLatency, LatencyTally};
+mod tables;
+mod tally;
+
+use super::claims::{ClaimRow, EngineClaims};
+use super::latency::EngineLatency;
 use crate::records::provenance::EngineProvenance;
 use crate::records::{GameRecord, GameSink, Termination};
 use crate::rules::Color;
 use crate::stats::{
-    self, Bound, EloEstimate, MatchCounts, Outcome, PairResult, Pentanomial, RatingOptions,
-    Ratings, SequentialTest, Sprt, SprtDecision, SprtStatus,
+    self, Bound, EloEstimate, Pentanomial, SequentialTest, Sprt, SprtDecision, SprtStatus,
 };
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
+use tables::{engine_faults, pair_summaries, rate_pool, standings};
+use tally::{Tally, fault_slot};
 
 /// The report of a set of finished games. Serializes (as summary.json) with the field names
 /// below; probabilities are in `[0, 1]`, Elo is logistic Elo.
@@ -551,270 +555,6 @@ impl SelfPlay {
     }
 }
 
-/// A game pair's key: its pair number (within the file being read).
-type PairKey = u64;
-
-/// Counts of the games, by engine index (tournament order).
-#[derive(Debug, Default)]
-struct Tally {
-    /// `wins[i][j]`: games `i` won against `j` (self-play excluded).
-    wins: Vec<Vec<u64>>,
-    /// `matches[(i, j)]` for `i < j`: the games of `i` against `j`, from `i`'s side, except
-    /// those of the SPRT pair.
-    matches: HashMap<(usize, usize), MatchCounts<PairKey>>,
-    /// The SPRT of engine 0 against engine 1, fed their games in order.
-    sprt: Option<SequentialTest<PairKey>>,
-    /// Losses by fault per engine: `[time-forfeit, illegal-move, crash, stall]`.
-    faults: Vec<[u64; 4]>,
-    /// Stray answers per engine.
-    stray: Vec<u64>,
-    /// The engines' claims checked.
-    claims: ClaimsTally,
-    /// The engines' latency per move.
-    latency: LatencyTally,
-    /// Games adjudicated, by rule.
-    adjudicated: AdjudicationCounts,
-    /// Games with one name on both sides.
-    self_play: SelfPlay,
-}
-
-impl Tally {
-    /// Makes room for one more engine; with a third engine the SPRT ends.
-    fn add_engine(&mut self) {
-        for row in &mut self.wins {
-            row.push(0);
-        }
-        self.wins.push(vec![0; self.wins.len() + 1]);
-        self.faults.push([0; 4]);
-        self.stray.push(0);
-        if self.wins.len() > 2 {
-            self.end_sprt();
-        }
-    }
-
-    /// Forgets the open game pairs of every match and of the SPRT.
-    fn close_open_pairs(&mut self) {
-        self.matches
-            .values_mut()
-            .for_each(MatchCounts::close_open_pairs);
-        if let Some(test) = &mut self.sprt {
-            test.close_open_pairs();
-        }
-    }
-
-    /// Drops the SPRT, its games counted on as the match of engines 0 and 1.
-    fn end_sprt(&mut self) {
-        if let Some(test) = self.sprt.take() {
-            self.matches.insert((0, 1), test.into_counts());
-        }
-    }
-
-    /// Counts a game of two distinct engines in their match (or the SPRT), from the side of
-    /// the earlier in tournament order.
-    fn count_match(&mut self, white: usize, black: usize, winner: usize, pair: PairKey) {
-        let (first, second) = (white.min(black), white.max(black));
-        let outcome = Outcome {
-            white: white == first,
-            won: winner == first,
-        };
-        match &mut self.sprt {
-            Some(test) if (first, second) == (0, 1) => {
-                test.add(pair, outcome);
-            }
-            _ => {
-                self.matches
-                    .entry((first, second))
-                    .or_default()
-                    .add(pair, outcome);
-            }
-        }
-    }
-
-    /// The games of engines `i < j`.
-    fn match_counts(&self, i: usize, j: usize) -> Option<&MatchCounts<PairKey>> {
-        match &self.sprt {
-            Some(test) if (i, j) == (0, 1) => Some(test.counts()),
-            _ => self.matches.get(&(i, j)),
-        }
-    }
-
-    /// Games between `i` and `j`.
-    fn games_between(&self, i: usize, j: usize) -> u64 {
-        self.wins[i][j] + self.wins[j][i]
-    }
-
-    /// `(wins, losses)` of engine `i` over all its games.
-    fn record_of(&self, i: usize) -> (u64, u64) {
-        let wins = self.wins[i].iter().sum();
-        let losses = self.wins.iter().map(|row| row[i]).sum();
-        (wins, losses)
-    }
-}
-
-/// Index of a fault termination in [`Tally::faults`]; `None` for a regular ending.
-fn fault_slot(termination: Termination) -> Option<usize> {
-    match termination {
-        Termination::TimeForfeit => Some(0),
-        Termination::IllegalMove => Some(1),
-        Termination::Crash => Some(2),
-        Termination::Stall => Some(3),
-        Termination::GoalRank
-        | Termination::AllCaptured
-        | Termination::NoMoves
-        | Termination::Resign
-        | Termination::Proof
-        | Termination::Adjudication => None,
-    }
-}
-
-/// Ratings of the engines that have games.
-struct Pool {
-    /// Engine indices of the rated engines, in the order of `ratings.engines`.
-    members: Vec<usize>,
-    ratings: Ratings,
-}
-
-impl Pool {
-    /// Position of engine `engine` in the ratings.
-    fn slot(&self, engine: usize) -> Option<usize> {
-        self.members.iter().position(|&m| m == engine)
-    }
-}
-
-/// Bradley–Terry ratings (mean 0) of the engines with games; the reason as text when there
-/// are none.
-fn rate_pool(engines: &[String], tally: &Tally) -> Result<Pool, String> {
-    let members: Vec<usize> = (0..engines.len())
-        .filter(|&i| (0..engines.len()).any(|j| tally.games_between(i, j) > 0))
-        .collect();
-    if members.is_empty() {
-        // Say why when the games were of one name against itself.
-        return Err(match tally.self_play.note() {
-            Some(why) => format!("no finished games between two engines: {why}"),
-            None => "no finished games".to_string(),
-        });
-    }
-    let names: Vec<&str> = members.iter().map(|&m| engines[m].as_str()).collect();
-    let mut results = Vec::new();
-    for (i, &a) in members.iter().enumerate() {
-        for (j, &b) in members.iter().enumerate().skip(i + 1) {
-            if tally.games_between(a, b) > 0 {
-                results.push(PairResult {
-                    i,
-                    j,
-                    wins_i: tally.wins[a][b],
-                    wins_j: tally.wins[b][a],
-                });
-            }
-        }
-    }
-    let ratings =
-        stats::rate(&names, &results, &RatingOptions::default()).map_err(|err| err.to_string())?;
-    Ok(Pool { members, ratings })
-}
-
-/// The standings, best first.
-fn standings(engines: &[String], tally: &Tally, pool: Option<&Pool>) -> Vec<Standing> {
-    let slot = |e: usize| pool.and_then(|p| p.slot(e).map(|k| (p, k)));
-    let rows: Vec<Standing> = (0..engines.len())
-        .map(|e| {
-            let (wins, losses) = tally.record_of(e);
-            let games = wins + losses;
-            let rating = slot(e).map(|(p, k)| &p.ratings.engines[k]);
-            Standing {
-                rank: 0,
-                name: engines[e].clone(),
-                elo: rating.map(|r| r.rating),
-                error95: rating
-                    .filter(|r| r.bound.is_none())
-                    .map(|r| stats::z95() * r.std_error),
-                bound: rating.and_then(|r| r.bound),
-                games,
-                wins,
-                losses,
-                score_percent: (games > 0).then(|| 100.0 * wins as f64 / games as f64),
-                los_next: None,
-            }
-        })
-        .collect();
-    let mut order: Vec<usize> = (0..engines.len()).collect();
-    let key = |e: usize| {
-        let row = &rows[e];
-        (
-            row.elo.unwrap_or(f64::NEG_INFINITY),
-            row.score_percent.unwrap_or(-1.0),
-        )
-    };
-    order.sort_by(|&a, &b| {
-        let (ka, kb) = (key(a), key(b));
-        kb.0.total_cmp(&ka.0)
-            .then(kb.1.total_cmp(&ka.1))
-            .then(a.cmp(&b))
-    });
-    let los_next = |at: usize| {
-        let (pool, k) = slot(order[at])?;
-        let (_, next) = slot(*order.get(at + 1)?)?;
-        Some(pool.ratings.los[k][next])
-    };
-    order
-        .iter()
-        .enumerate()
-        .map(|(at, &e)| Standing {
-            rank: at + 1,
-            los_next: los_next(at),
-            ..rows[e].clone()
-        })
-        .collect()
-}
-
-/// The pairs that met, plus the SPRT pair (engines 0 and 1) when there is an SPRT.
-fn pair_summaries(engines: &[String], tally: &Tally) -> Vec<PairSummary> {
-    let n = engines.len();
-    let mut pairs = Vec::new();
-    for i in 0..n {
-        for j in i + 1..n {
-            let sprt = tally.sprt.as_ref().filter(|_| (i, j) == (0, 1));
-            if tally.games_between(i, j) > 0 || sprt.is_some() {
-                let empty = MatchCounts::default();
-                let counts = tally.match_counts(i, j).unwrap_or(&empty);
-                pairs.push(PairSummary {
-                    first: engines[i].clone(),
-                    second: engines[j].clone(),
-                    games: counts.games(),
-                    wins: counts.wins(),
-                    losses: counts.losses(),
-                    pentanomial: counts.pentanomial(),
-                    unpaired: counts.unpaired(),
-                    model: counts.model(),
-                    elo: counts.elo(),
-                    sprt: sprt.map(SequentialTest::status),
-                });
-            }
-        }
-    }
-    pairs
-}
-
-/// Losses by fault and stray answers of every engine.
-fn engine_faults(engines: &[String], tally: &Tally) -> Vec<EngineFaults> {
-    engines
-        .iter()
-        .zip(tally.faults.iter().zip(&tally.stray))
-        .map(
-            |(name, (&[time_forfeits, illegal_moves, crashes, stalls], &stray_answers))| {
-                EngineFaults {
-                    name: name.clone(),
-                    time_forfeits,
-                    illegal_moves,
-                    crashes,
-                    stalls,
-                    stray_answers,
-                }
-            },
-        )
-        .collect()
-}
-
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -824,6 +564,7 @@ pub(crate) mod tests {
     };
     use crate::records::tests::record;
     use crate::records::{GameResult, Termination};
+    use crate::stats::{PairResult, RatingOptions};
     use crate::stats::{assert_close, elo_pentanomial, elo_trinomial};
 
     pub(crate) type Game = (u64, &'static str, &'static str, GameResult, Termination);

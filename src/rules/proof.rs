@@ -51,10 +51,13 @@
 //! line). Memory is at most the table's 8 MiB ([`TABLE_SLOTS`]), whatever the budget: the
 //! search itself is a recursion of at most 254 plies.
 
+mod table;
+
 use super::movegen::{Black, RANK_1, RANK_8, Side, White};
 use super::{Color, Move, Position, Reason, Rules, Square};
 use std::fmt;
 use std::time::{Duration, Instant};
+use table::{Facts, Table};
 
 /// The node budget per call of proof adjudication unless the user chooses one. Measured after
 /// every move of 40 games per rule set between bundled searchers (`cargo bench --bench harness
@@ -63,16 +66,11 @@ use std::time::{Duration, Instant};
 pub const DEFAULT_BUDGET: u64 = 20_000;
 
 /// The most slots the table of proven facts has, whatever the node budget: 2^18 slots of 32
-/// bytes, 8 MiB per prover (one per game in play). The table starts at [`FIRST_SLOTS`] and
-/// doubles as it fills; at its most, a new fact takes the slot of one it collides with. Facts
-/// are exact, so one lost costs only the time to prove it again.
+/// bytes, 8 MiB per prover (one per game in play). The table starts at
+/// [`FIRST_SLOTS`](table::FIRST_SLOTS) and doubles as it fills; at its most, a new fact takes
+/// the slot of one it collides with. Facts are exact, so one lost costs only the time to prove
+/// it again.
 pub const TABLE_SLOTS: usize = 1 << 18;
-
-/// The slots of a new table (128 KiB).
-const FIRST_SLOTS: usize = 1 << 12;
-
-/// The slots a position may take: the [`WAYS`] slots of its bucket.
-const WAYS: usize = 4;
 
 /// How many nodes pass between two looks at the clock when a call has a time limit.
 const CLOCK_NODES: u64 = 1 << 10;
@@ -131,145 +129,6 @@ impl fmt::Display for ProvenLine {
 
 /// The search ran out of nodes.
 struct OutOfBudget;
-
-/// What the table knows about a position (its side to move), depths in plies: `wins` true at
-/// every depth `>= win`, false at every depth `<= no_win`; `defence_fails` likewise.
-#[derive(Clone, Copy)]
-struct Facts {
-    win: u8,
-    no_win: u8,
-    lost: u8,
-    not_lost: u8,
-}
-
-impl Default for Facts {
-    fn default() -> Self {
-        Facts {
-            win: u8::MAX,
-            no_win: 0,
-            lost: u8::MAX,
-            not_lost: 0,
-        }
-    }
-}
-
-/// The hash of a position: its two bitboards and side folded into one word, mixed by one
-/// multiplication.
-fn hash(position: &Position) -> u64 {
-    let white = position.pawns(Color::White);
-    let black = position.pawns(Color::Black);
-    let side = u64::from(position.side_to_move() == Color::Black);
-    let word = white ^ black.rotate_left(29) ^ side.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    let h = word.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
-    h ^ (h >> 32)
-}
-
-/// One slot of the [`Table`]: a position and its facts, or nothing.
-#[derive(Clone, Copy)]
-struct Slot {
-    position: Option<Position>,
-    facts: Facts,
-}
-
-impl Slot {
-    const EMPTY: Slot = Slot {
-        position: None,
-        facts: Facts {
-            win: u8::MAX,
-            no_win: 0,
-            lost: u8::MAX,
-            not_lost: 0,
-        },
-    };
-}
-
-/// The proven facts, by position: at most [`TABLE_SLOTS`] slots in buckets of [`WAYS`]
-/// (see [`TABLE_SLOTS`]).
-struct Table {
-    slots: Vec<Slot>,
-    /// Slots holding a position.
-    used: usize,
-    /// Facts dropped for want of room, since the prover was made.
-    evicted: u64,
-}
-
-impl Table {
-    fn new() -> Table {
-        Table {
-            slots: vec![Slot::EMPTY; FIRST_SLOTS],
-            used: 0,
-            evicted: 0,
-        }
-    }
-
-    /// The first slot of `position`'s bucket.
-    fn bucket(&self, position: &Position) -> usize {
-        // The table's size is a power of two, at least WAYS: the masked hash fits.
-        let mask = (self.slots.len() - 1) & !(WAYS - 1);
-        usize::try_from(hash(position) & mask as u64).unwrap_or_default()
-    }
-
-    /// The facts known about `position` (none: the defaults).
-    fn get(&self, position: &Position) -> Facts {
-        let start = self.bucket(position);
-        self.slots[start..start + WAYS]
-            .iter()
-            .find(|slot| slot.position.as_ref() == Some(position))
-            .map_or_else(Facts::default, |slot| slot.facts)
-    }
-
-    /// The facts of `position`, to update: its slot, else a free one of its bucket (the table
-    /// grown first when half full and below [`TABLE_SLOTS`]), else, at the table's most, the
-    /// slot of another position of the bucket, whose facts are dropped.
-    fn entry(&mut self, position: &Position) -> &mut Facts {
-        if 2 * self.used >= self.slots.len() && self.slots.len() < TABLE_SLOTS {
-            self.grow();
-        }
-        loop {
-            let start = self.bucket(position);
-            let bucket = &self.slots[start..start + WAYS];
-            if let Some(at) = bucket
-                .iter()
-                .position(|slot| slot.position.as_ref() == Some(position))
-            {
-                return &mut self.slots[start + at].facts;
-            }
-            let at = match bucket.iter().position(|slot| slot.position.is_none()) {
-                Some(free) => {
-                    self.used += 1;
-                    free
-                }
-                None if self.slots.len() < TABLE_SLOTS => {
-                    self.grow();
-                    continue;
-                }
-                None => {
-                    self.evicted += 1;
-                    // Which of the bucket's positions goes: by the newcomer's hash, so that
-                    // no slot of a bucket is always the one replaced.
-                    usize::try_from(hash(position) >> 60).unwrap_or_default() % WAYS
-                }
-            };
-            self.slots[start + at] = Slot {
-                position: Some(*position),
-                facts: Facts::default(),
-            };
-            return &mut self.slots[start + at].facts;
-        }
-    }
-
-    /// Doubles the slots (up to [`TABLE_SLOTS`]) and places every fact again.
-    fn grow(&mut self) {
-        let size = (2 * self.slots.len()).min(TABLE_SLOTS);
-        let old = std::mem::replace(&mut self.slots, vec![Slot::EMPTY; size]);
-        self.used = 0;
-        for slot in old {
-            if let Some(position) = slot.position {
-                *self.entry(&position) = slot.facts;
-            }
-        }
-    }
-}
 
 /// The most moves a position can have: 16 pawns, three steps each.
 const MAX_MOVES: usize = 48;

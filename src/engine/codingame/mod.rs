@@ -36,7 +36,7 @@
 pub mod arguments;
 
 use super::process::Process;
-use super::{Engine, EngineError, EngineLaunch, SearchReply};
+use super::{DescriptionError, Engine, EngineError, EngineLaunch, SearchReply};
 use crate::protocol::Info;
 use crate::protocol::codingame::{Answer, MoveOrder, Turn};
 use crate::protocol::{OptionDecl, OptionKind};
@@ -49,21 +49,19 @@ use std::time::{Duration, Instant};
 /// no `bench` (it has none), and `options` only for the placeholders of its `args`.
 ///
 /// # Errors
-/// The refusal, naming the key and why, for [`super::DescriptionError::Bot`].
+/// [`DescriptionError::BotLimit`], [`DescriptionError::BotBench`] or
+/// [`DescriptionError::BotOption`]: the refusal, naming the key.
 pub(super) fn check_keys(
     limit: Option<TimeControl>,
     bench: Option<u64>,
     args: &[String],
     options: &super::EngineOptions,
-) -> Result<(), String> {
+) -> Result<(), DescriptionError> {
     if let Some(limit @ (TimeControl::Depth(_) | TimeControl::Nodes(_))) = limit {
-        return Err(format!(
-            "{limit}: a CodinGame bot is told no limit, so it cannot stop at a depth or a node \
-             count: give it tc=codingame (its default), a clock or st=SECONDS"
-        ));
+        return Err(DescriptionError::BotLimit { limit });
     }
     if bench.is_some() {
-        return Err("bench=: a CodinGame bot has no bench (OpenBench's `ENGINE bench`)".into());
+        return Err(DescriptionError::BotBench);
     }
     let placeholders = arguments::placeholders(args);
     match options
@@ -71,11 +69,10 @@ pub(super) fn check_keys(
         .iter()
         .find(|(name, _)| !placeholders.iter().any(|p| p.eq_ignore_ascii_case(name)))
     {
-        Some((name, value)) => Err(format!(
-            "option.{name}={value}: a CodinGame bot has no options; its arguments may hold \
-             {{{name}}}, which option.{name} then fills (args=\"--{} {{{name}}}\")",
-            name.to_lowercase()
-        )),
+        Some((name, value)) => Err(DescriptionError::BotOption {
+            name: name.clone(),
+            value: value.clone(),
+        }),
         None => Ok(()),
     }
 }

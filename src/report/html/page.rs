@@ -1,20 +1,21 @@
 //! The page model: every number and text of report.html, laid out for the template
 //! (`report.html.tmpl`) from a [`Report`].
 
-use super::svg::{self, LineChart, PALETTE, RatingBar, RefLine};
-use super::{MAX_OPENING_ROWS, MAX_VIEWER_GAMES, REFRESH_SECONDS, Report};
-use crate::records::moves::CommentDetail;
-use crate::records::{self, GameRecord, Termination, pgn, plural};
-use crate::report::crosstable::Crosstable;
-use crate::report::series::{OpeningResult, PairSeries, Series, SprtLines, UnreadableMoveInfo};
-use crate::report::{PairSummary, Summary};
-use crate::rules::Position;
-use crate::stats::{Bound, Pentanomial, SprtDecision};
-use serde::Serialize;
+mod charts;
+mod viewer;
 
-/// The Elo chart's y axis follows the estimate from this many games on (10 game pairs): one
-/// pair's Elo is ±hundreds and would squash the rest of the line.
-const ELO_SETTLE_GAMES: f64 = 20.0;
+pub(super) use viewer::viewer_json;
+
+use super::svg::{self, PALETTE};
+use super::{MAX_OPENING_ROWS, REFRESH_SECONDS, Report};
+use crate::records::{self, Termination, plural};
+use crate::report::crosstable::Crosstable;
+use crate::report::series::{OpeningResult, PairSeries, Series, UnreadableMoveInfo};
+use crate::report::{PairSummary, Summary};
+use crate::stats::{Bound, Pentanomial, SprtDecision};
+use charts::{elo_chart, llr_chart, ratings_svg};
+use serde::Serialize;
+use viewer::viewer_note;
 
 /// The template's context.
 #[derive(Serialize)]
@@ -176,25 +177,6 @@ struct OpeningRow {
     same_colour: u64,
 }
 
-/// One game of the viewer.
-#[derive(Serialize)]
-struct ViewerGame {
-    /// Its game number ([`GameRecord::game_id`]): the `N` of the URL's `#game=N`.
-    id: u64,
-    label: String,
-    white: String,
-    black: String,
-    result: &'static str,
-    ending: String,
-    opening: String,
-    /// The game began from a position other than the start.
-    from_book: bool,
-    moves: Vec<String>,
-    comments: Vec<Option<String>>,
-    /// The claims found wrong, by 1-based ply: the viewer marks those moves.
-    claims: Vec<(u32, String)>,
-}
-
 pub(super) fn page(report: &Report<'_>) -> Page {
     let summary = report.summary;
     let shown = shown_terminations(report.series);
@@ -332,26 +314,6 @@ fn elo_text(elo: f64, bound: Option<Bound>) -> String {
     format!("{}{:+.1}", bound.map_or("", Bound::mark), elo + 0.0)
 }
 
-fn ratings_svg(summary: &Summary) -> String {
-    let names: Vec<String> = summary
-        .standings
-        .iter()
-        .map(|row| isolate(&row.name))
-        .collect();
-    let bars: Vec<RatingBar<'_>> = summary
-        .standings
-        .iter()
-        .zip(&names)
-        .map(|(row, name)| RatingBar {
-            name,
-            elo: row.elo,
-            error95: row.error95,
-            note: row.bound.map_or("", Bound::mark),
-        })
-        .collect();
-    svg::rating_bars("Ratings with 95% intervals", &bars)
-}
-
 fn standings(summary: &Summary) -> Vec<StandingRow> {
     let dash = |text: Option<String>| text.unwrap_or_else(|| "-".to_string());
     summary
@@ -458,79 +420,6 @@ fn pair_lines(pair: &PairSummary) -> Vec<String> {
         lines.push(status.report.to_string());
     }
     lines
-}
-
-/// The Elo of a pair over its games with the 95% band, and the SPRT's elo0 and elo1 as lines.
-fn elo_chart(series: &PairSeries) -> String {
-    let points: Vec<(f64, f64)> = series
-        .points
-        .iter()
-        .map(|p| (p.games as f64, p.elo))
-        .collect();
-    let band: Vec<(f64, f64)> = series
-        .points
-        .iter()
-        .map(|p| (p.elo - p.error95, p.elo + p.error95))
-        .collect();
-    let elo_lines: Vec<RefLine<'_>> = series.sprt.map_or_else(Vec::new, |s| {
-        vec![
-            RefLine {
-                value: s.elo0,
-                label: "elo0",
-                colour: "#b00",
-            },
-            RefLine {
-                value: s.elo1,
-                label: "elo1",
-                colour: "#070",
-            },
-        ]
-    });
-    svg::line_chart(&LineChart {
-        title: "Elo over games with its 95% band",
-        points: &points,
-        band: Some(&band),
-        lines: &elo_lines,
-        mark: None,
-        x_name: "games",
-        y_name: "Elo",
-        colour: PALETTE[0],
-        settle_x: ELO_SETTLE_GAMES,
-    })
-}
-
-/// The LLR of a pair over its games between the SPRT's bounds (`lines`), the game where it
-/// decided marked.
-fn llr_chart(series: &PairSeries, lines: SprtLines) -> String {
-    let llr: Vec<(f64, f64)> = series
-        .points
-        .iter()
-        .filter_map(|p| p.llr.map(|llr| (p.games as f64, llr)))
-        .collect();
-    let lower = format!("H0 {:.2}", lines.lower);
-    let upper = format!("H1 {:.2}", lines.upper);
-    svg::line_chart(&LineChart {
-        title: "LLR over games between the SPRT bounds",
-        points: &llr,
-        band: None,
-        lines: &[
-            RefLine {
-                value: lines.lower,
-                label: &lower,
-                colour: "#b00",
-            },
-            RefLine {
-                value: lines.upper,
-                label: &upper,
-                colour: "#070",
-            },
-        ],
-        mark: lines.decided_at.map(|g| (g as f64, "decided")),
-        x_name: "games",
-        y_name: "LLR",
-        colour: PALETTE[1],
-        settle_x: 0.0,
-    })
 }
 
 /// The terminations some game ended by, as indices into [`Termination::ALL`]: the columns of
@@ -653,68 +542,6 @@ fn opening_row(opening: &OpeningResult) -> OpeningRow {
         pairs: opening.pairs,
         same_colour: opening.same_colour_pairs,
     }
-}
-
-/// How many games the viewer holds, of how many.
-fn viewer_note(report: &Report<'_>) -> String {
-    let shown = report.games.len().min(MAX_VIEWER_GAMES) as u64;
-    match report.summary.games {
-        total if total > shown => {
-            format!("The latest {shown} of {total} games; every game is in games.pgn.")
-        }
-        total => format!("{}.", plural(total, "game")),
-    }
-}
-
-/// The viewer's games (the last [`MAX_VIEWER_GAMES`] of `games`) as JSON, safe inside a
-/// `<script>` element.
-pub(super) fn viewer_json(games: &[GameRecord]) -> String {
-    let first = games.len().saturating_sub(MAX_VIEWER_GAMES);
-    let list: Vec<ViewerGame> = games[first..]
-        .iter()
-        .map(|game| (game, game.opening.parse::<Position>().ok()))
-        .map(|(game, start)| ViewerGame {
-            id: game.game_id,
-            label: format!(
-                "Game {}: {} vs {}, {} ({})",
-                game.game_id,
-                isolate(&game.white),
-                isolate(&game.black),
-                game.result,
-                game.termination
-            ),
-            white: isolate(&game.white),
-            black: isolate(&game.black),
-            result: game.result.as_str(),
-            ending: format!(
-                "{}: {}",
-                game.termination,
-                game.termination.describe(game.result.winner())
-            ),
-            opening: start.map_or_else(|| game.opening.clone(), |p| p.to_string()),
-            from_book: start.is_none_or(|p| p != Position::startpos()),
-            moves: game.moves.split_whitespace().map(str::to_string).collect(),
-            comments: pgn::move_comments(game, CommentDetail::Full),
-            claims: viewer_claims(game),
-        })
-        .collect();
-    // `<` only occurs inside JSON strings, where `\u003c` means the same: no `</script>` or
-    // `<!--` can end or confuse the script element.
-    serde_json::to_string(&list)
-        .unwrap_or_else(|_| "[]".to_string())
-        .replace('<', "\\u003c")
-}
-
-/// The findings of `game`'s claims column, by ply, in words (`White: PV move 3 ...`).
-fn viewer_claims(game: &GameRecord) -> Vec<(u32, String)> {
-    let Ok(claims) = records::claims::GameClaims::decode(&game.claims) else {
-        return Vec::new();
-    };
-    claims
-        .findings
-        .iter()
-        .map(|found| (found.ply, format!("{}: {}", found.side, found.finding)))
-        .collect()
 }
 
 /// The claims table's rows: per engine, the kinds checked or found.
