@@ -319,6 +319,11 @@ fn an_interrupted_datagen_worker_writes_no_positions_for_the_run() {
         "{}",
         stderr(&output)
     );
+    // Its claims let go at once, not left for the dead-pid shortcut of the next worker.
+    assert_eq!(
+        crate::workers::live_claims(&run, "game"),
+        Vec::<String>::new()
+    );
     assert!(
         !run.join("positions.bin").exists(),
         "no positions for the run"
