@@ -15,7 +15,7 @@ use bt_arena::records::pgn::parse_pgn;
 use bt_arena::records::pgn::{PgnStyle, format_game};
 use bt_arena::records::{GameRecord, ResultsWriter, read_games};
 use bt_arena::rules::suite::parse_suite;
-use bt_arena::rules::{Position, Rules};
+use bt_arena::rules::{Board, Position, Rules};
 use bt_arena::tournament::TournamentConfig;
 use std::path::{Path, PathBuf};
 
@@ -250,7 +250,7 @@ pub fn epd(data: &[u8]) -> bool {
             let _ = opening.comment_field("eval");
         }
     }
-    if let Ok(entries) = parse_suite(&text) {
+    if let Ok(entries) = parse_suite(&text, Board::STANDARD) {
         read |= !entries.is_empty();
         assert!(entries.iter().all(|entry| !entry.expected.is_empty()));
     }

@@ -8,7 +8,7 @@ use super::{CheckResult, Ctx, Evidence, Failure, Finding, Outcome, Session};
 use crate::engine::Engine;
 use crate::perft_check::{CheckError, CheckSettings, PositionFindings, Target, check_all};
 use crate::protocol::{Command, GoLimits, Protocol, Reply};
-use crate::rules::Position;
+use crate::rules::{Board, Position};
 use std::time::Duration;
 
 /// The perft depth of every position, plies.
@@ -28,9 +28,10 @@ fn perft(engine: &mut Engine, ctx: &Ctx) -> Outcome {
     if let Some(skip) = probe(engine, ctx)? {
         return Ok(skip);
     }
-    let mut targets = vec![Target::start(PERFT_DEPTH)];
+    let mut targets = vec![Target::start(Board::STANDARD, PERFT_DEPTH)];
     targets.extend(Target::random(
         ctx.rules,
+        Board::STANDARD,
         RANDOM_POSITIONS,
         ctx.seed,
         PERFT_DEPTH,

@@ -16,7 +16,7 @@ use bt_arena::engine::{EngineDescription, EngineKeys};
 use bt_arena::game::{ClaimChecks, TimeControl};
 use bt_arena::named::Named;
 use bt_arena::records::moves::CommentDetail;
-use bt_arena::rules::Rules;
+use bt_arena::rules::{Board, Position, Rules};
 use bt_arena::stats::Sprt;
 use bt_arena::time_control::UNCLOCKED_MOVE_TIMEOUT;
 use clap::Args;
@@ -257,6 +257,39 @@ impl RulesFlag {
     /// The rule set given, else capture-only.
     pub fn get(self) -> Rules {
         self.rules.unwrap_or_default()
+    }
+}
+
+/// `--board`: the board size of the commands that count, play or solve positions.
+#[derive(Args, Debug, Clone, Copy, Default)]
+pub struct BoardFlag {
+    /// Board size: RANKSxFILES, each from 4 to 8 (default 8x8).
+    ///
+    /// White starts on ranks 1-2 and moves first, Black on the top two ranks; each side's goal
+    /// is the far rank. Squares keep their names (a1 bottom-left), and a FEN gives the board's
+    /// own ranks from the top one down, e.g. pppppp/pppppp/6/6/PPPPPP/PPPPPP w on 6x6.
+    #[arg(long, value_name = "RxC")]
+    pub board: Option<Board>,
+}
+
+impl BoardFlag {
+    /// The board given, else 8×8.
+    pub fn get(self) -> Board {
+        self.board.unwrap_or_default()
+    }
+
+    /// `fen` (or `startpos`) read as a position of this board.
+    ///
+    /// # Errors
+    /// A [`UsageError`] for a malformed FEN or one of another board's shape, naming `flag` and
+    /// the rank.
+    pub fn position(self, flag: &str, fen: &str) -> Result<Position, UsageError> {
+        let board = self.get();
+        Position::from_fen(fen, board).map_err(|err| {
+            UsageError(format!(
+                "{flag} '{fen}' is no position of the {board} board: {err}"
+            ))
+        })
     }
 }
 

@@ -4,11 +4,11 @@
 //! as each depth or suite line is counted, then the rest) or as JSON (the whole report at the
 //! end) by one [`Render`] chosen once.
 
-use super::args::{JsonFlag, RulesFlag};
+use super::args::{BoardFlag, JsonFlag, RulesFlag};
 use anyhow::{Result, bail};
 use bt_arena::rules::perft::{self, PerftOptions};
 use bt_arena::rules::suite::{self, DepthCheck, SuiteCheck, SuiteEntry};
-use bt_arena::rules::{Position, Rules};
+use bt_arena::rules::{Board, Position, Rules};
 use clap::Args;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -41,9 +41,12 @@ pub struct PerftArgs {
     depth_flag: Option<u32>,
     #[command(flatten)]
     rules: RulesFlag,
-    /// The position as a FEN (ranks 8 to 1, then w or b), or "startpos".
+    #[command(flatten)]
+    board: BoardFlag,
+    /// The position as a FEN (the board's ranks from the top one down, then w or b), or
+    /// "startpos" (the start of the --board).
     #[arg(long, value_name = "POSITION", default_value = "startpos")]
-    fen: Position,
+    fen: String,
     /// Print the count under each root move (`a2a3: N`), then the total.
     #[arg(long)]
     divide: bool,
@@ -78,14 +81,15 @@ impl PerftArgs {
 /// An unreadable or malformed suite file, or a suite none of whose depths is within `DEPTH`.
 pub fn run(args: &PerftArgs) -> Result<ExitCode> {
     let render: &dyn Render = if args.json.json { &Json } else { &Text };
+    let position = args.board.position("--fen", &args.fen)?;
     let report = match (&args.suite, args.depth()) {
         (Some(path), _) => PerftReport::Suite(check_suite(args, path, |entry, checks| {
             out!("{}", render.suite_line(entry, checks));
         })?),
-        (None, Some(depth)) if args.divide => PerftReport::Divide(divide(args, depth)),
+        (None, Some(depth)) if args.divide => PerftReport::Divide(divide(args, &position, depth)),
         (None, Some(depth)) => {
-            out!("{}", render.depths_header(&args.fen, args.rules.get()));
-            PerftReport::Depths(count_depths(args, depth, |count| {
+            out!("{}", render.depths_header(&position, args.rules.get()));
+            PerftReport::Depths(count_depths(args, &position, depth, |count| {
                 out!("{}", render.depth(count));
             }))
         }
@@ -115,6 +119,8 @@ enum PerftReport {
 struct DepthsReport {
     /// The position (serialized as its FEN).
     position: Position,
+    /// The board size, `8x8`.
+    board: Board,
     rules: Rules,
     depths: Vec<DepthCount>,
 }
@@ -137,6 +143,8 @@ struct DepthCount {
 struct DivideReport {
     /// The position (serialized as its FEN).
     position: Position,
+    /// The board size, `8x8`.
+    board: Board,
     rules: Rules,
     /// Plies.
     depth: u32,
@@ -165,23 +173,25 @@ struct SuiteReport {
     check: SuiteCheck,
 }
 
-/// Counts `args.fen` at each depth up to `max_depth` (only depth 0 when it is 0), calling
+/// Counts `position` at each depth up to `max_depth` (only depth 0 when it is 0), calling
 /// `on_depth` with each count as soon as it is known.
 fn count_depths(
     args: &PerftArgs,
+    position: &Position,
     max_depth: u32,
     mut on_depth: impl FnMut(&DepthCount),
 ) -> DepthsReport {
     // Depth 0 has one leaf, the position itself.
     let depths = (max_depth.min(1)..=max_depth)
         .map(|depth| {
-            let count = timed(&args.fen, args.rules.get(), depth, args.options());
+            let count = timed(position, args.rules.get(), depth, args.options());
             on_depth(&count);
             count
         })
         .collect();
     DepthsReport {
-        position: args.fen,
+        position: *position,
+        board: position.board(),
         rules: args.rules.get(),
         depths,
     }
@@ -200,10 +210,10 @@ fn timed(position: &Position, rules: Rules, depth: u32, options: PerftOptions) -
     }
 }
 
-/// The divide of `args.fen` at `depth`.
-fn divide(args: &PerftArgs, depth: u32) -> DivideReport {
+/// The divide of `position` at `depth`.
+fn divide(args: &PerftArgs, position: &Position, depth: u32) -> DivideReport {
     let start = Instant::now();
-    let moves = perft::divide(&args.fen, args.rules.get(), depth, args.options());
+    let moves = perft::divide(position, args.rules.get(), depth, args.options());
     let time_ms = start.elapsed().as_secs_f64() * 1e3;
     // Depth 0 has no moves below the root and one leaf, the position itself.
     let total: u64 = if depth == 0 {
@@ -212,7 +222,8 @@ fn divide(args: &PerftArgs, depth: u32) -> DivideReport {
         moves.iter().map(|&(_, count)| count).sum()
     };
     DivideReport {
-        position: args.fen,
+        position: *position,
+        board: position.board(),
         rules: args.rules.get(),
         depth,
         moves: moves
@@ -234,7 +245,7 @@ fn check_suite(
     path: &Path,
     on_line: impl FnMut(&SuiteEntry, &[DepthCheck]),
 ) -> Result<SuiteReport> {
-    let entries = suite::read_suite(path)?;
+    let entries = suite::read_suite(path, args.board.get())?;
     let check = suite::check_suite(
         &entries,
         args.rules.get(),
@@ -277,8 +288,14 @@ struct Json;
 
 impl Render for Text {
     fn depths_header(&self, position: &Position, rules: Rules) -> String {
+        let board = position.board();
+        let on = if board.is_standard() {
+            String::new()
+        } else {
+            format!(" on {board}")
+        };
         format!(
-            "perft of {position} under {rules} rules\n{:>5} {:>16} {:>12} {:>14}\n",
+            "perft of {position}{on} under {rules} rules\n{:>5} {:>16} {:>12} {:>14}\n",
             "depth", "nodes", "time (ms)", "nodes/s"
         )
     }
@@ -375,7 +392,8 @@ mod tests {
     use super::*;
 
     fn entry() -> SuiteEntry {
-        suite::parse_suite("\n8/8/8/1p6/P7/8/8/8 w ;D1 2 ;D2 3").unwrap()[0].clone()
+        suite::parse_suite("\n8/8/8/1p6/P7/8/8/8 w ;D1 2 ;D2 3", Board::STANDARD).unwrap()[0]
+            .clone()
     }
 
     #[test]
@@ -404,6 +422,7 @@ mod tests {
     fn text_and_json_render_one_divide_report() {
         let report = PerftReport::Divide(DivideReport {
             position: entry().position,
+            board: Board::STANDARD,
             rules: Rules::CaptureOnly,
             depth: 1,
             moves: vec![

@@ -1,14 +1,16 @@
 //! `bt-arena perft-check`: finds the exact bug in an engine's move generator by comparing its
 //! perft with the reference rules and walking down to the faulty position.
 
-use super::args::{BuildFlags, JsonFlag, JudgeSeed, OneEngine, RulesFlag, SearchTimeout};
+use super::args::{
+    BoardFlag, BuildFlags, JsonFlag, JudgeSeed, OneEngine, RulesFlag, SearchTimeout,
+};
 use anyhow::{Result, anyhow};
 use bt_arena::engine::Engine;
 use bt_arena::game::TimeControl;
 use bt_arena::perft_check::render::{Header, Json, Render, Text};
 use bt_arena::perft_check::{self, CheckSettings, Target};
-use bt_arena::rules::Rules;
 use bt_arena::rules::suite;
+use bt_arena::rules::{Board, Rules};
 use clap::Args;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -24,6 +26,8 @@ pub struct PerftCheckArgs {
     engine: OneEngine,
     #[command(flatten)]
     rules: RulesFlag,
+    #[command(flatten)]
+    board: BoardFlag,
     /// Perft depth in plies of the start and random positions (default 5).
     ///
     /// It also caps the suite lines, otherwise checked at their deepest listed depth. (The
@@ -88,6 +92,7 @@ pub fn run(args: &PerftCheckArgs) -> Result<ExitCode> {
             engine: engine.name(),
             engine_id: engine.id_name(),
             rules,
+            board: args.board.get(),
             positions: targets.len(),
             seed,
         })
@@ -131,25 +136,29 @@ pub fn run(args: &PerftCheckArgs) -> Result<ExitCode> {
 fn targets(args: &PerftCheckArgs, rules: Rules, seed: Option<u64>) -> Result<Vec<Target>> {
     let depth = args.perft_depth;
     let mut targets = match &args.suite {
-        Some(path) => suite_targets(path, depth.unwrap_or(u32::MAX))?,
+        Some(path) => suite_targets(path, args.board.get(), depth.unwrap_or(u32::MAX))?,
         None => Vec::new(),
     };
     if let (Some(count), Some(seed)) = (args.random, seed) {
         targets.extend(Target::random(
             rules,
+            args.board.get(),
             count as usize,
             seed,
             depth.unwrap_or(DEFAULT_DEPTH),
         ));
     }
     if args.suite.is_none() && args.random.is_none() {
-        targets.push(Target::start(depth.unwrap_or(DEFAULT_DEPTH)));
+        targets.push(Target::start(
+            args.board.get(),
+            depth.unwrap_or(DEFAULT_DEPTH),
+        ));
     }
     Ok(targets)
 }
 
-/// One target per line of the suite at `path`.
-fn suite_targets(path: &Path, max_depth: u32) -> Result<Vec<Target>> {
-    let entries = suite::read_suite(path)?;
+/// One target per line of the suite of `board` at `path`.
+fn suite_targets(path: &Path, board: Board, max_depth: u32) -> Result<Vec<Target>> {
+    let entries = suite::read_suite(path, board)?;
     Ok(Target::from_suite(&entries, max_depth))
 }

@@ -4,7 +4,7 @@
 //! which the text rendering and `check-engine` both show.
 
 use super::{Fault, PerftCheckFindings, PositionFindings, Problem};
-use crate::rules::Rules;
+use crate::rules::{Board, Rules};
 use std::fmt;
 
 /// What the first line of the text rendering says, known before any position is checked.
@@ -16,6 +16,8 @@ pub struct Header<'a> {
     pub engine_id: Option<&'a str>,
     /// The rule set.
     pub rules: Rules,
+    /// The board size.
+    pub board: Board,
     /// How many positions will be checked.
     pub positions: usize,
     /// The seed of the random games, when some positions come from them.
@@ -51,8 +53,13 @@ impl Render for Text {
         let seed = header.seed.map_or(String::new(), |seed| {
             format!(", random games seeded {seed}")
         });
+        let on = if header.board.is_standard() {
+            String::new()
+        } else {
+            format!(" on {}", header.board)
+        };
         format!(
-            "perft-check of {}{id} under {} rules: {positions} position{}{seed}\n",
+            "perft-check of {}{id}{on} under {} rules: {positions} position{}{seed}\n",
             header.engine,
             header.rules,
             if positions == 1 { "" } else { "s" }
@@ -315,6 +322,7 @@ mod tests {
             engine: "faulty",
             engine_id: Some("bt-faulty"),
             rules: Rules::Classic,
+            board: Board::STANDARD,
             positions: 2,
             seed: Some(7),
         };
@@ -351,6 +359,7 @@ mod tests {
             engine: "faulty",
             engine_id: None,
             rules: Rules::CaptureOnly,
+            board: Board::STANDARD,
             positions: 2,
             seed: None,
         };

@@ -2,7 +2,7 @@
 //! suite, and positions of random games.
 
 use crate::rules::suite::SuiteEntry;
-use crate::rules::{Position, Rules};
+use crate::rules::{Board, Position, Rules};
 
 /// A position to check and the perft depth to check it at.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -20,11 +20,11 @@ pub struct Target {
 }
 
 impl Target {
-    /// The start position at `depth` plies (at least 1).
-    pub fn start(depth: u32) -> Target {
+    /// The start position of `board` at `depth` plies (at least 1).
+    pub fn start(board: Board, depth: u32) -> Target {
         Target {
             source: "start position".to_string(),
-            position: Position::startpos(),
+            position: Position::start(board),
             depth: depth.max(1),
             expected: None,
         }
@@ -53,14 +53,14 @@ impl Target {
     }
 
     /// `count` positions at `depth` plies (at least 1), one from each of `count` games of
-    /// uniformly random legal moves under `rules` from the start position, at a ply drawn
-    /// uniformly among the plies after the start and before the end of the game. The same
+    /// uniformly random legal moves under `rules` from the start position of `board`, at a ply
+    /// drawn uniformly among the plies after the start and before the end of the game. The same
     /// `seed` gives the same positions.
-    pub fn random(rules: Rules, count: usize, seed: u64, depth: u32) -> Vec<Target> {
+    pub fn random(rules: Rules, board: Board, count: usize, seed: u64, depth: u32) -> Vec<Target> {
         let mut rng = fastrand::Rng::with_seed(seed);
         (1..=count)
             .map(|game| {
-                let line = random_game(rules, &mut rng);
+                let line = random_game(rules, board, &mut rng);
                 let ply = if line.len() > 1 {
                     rng.usize(1..line.len())
                 } else {
@@ -79,9 +79,9 @@ impl Target {
 
 /// The positions of one game of random legal moves from the start, up to (not including) the
 /// position where it ends; never empty.
-fn random_game(rules: Rules, rng: &mut fastrand::Rng) -> Vec<Position> {
+fn random_game(rules: Rules, board: Board, rng: &mut fastrand::Rng) -> Vec<Position> {
     let mut line = Vec::new();
-    let mut position = Position::startpos();
+    let mut position = Position::start(board);
     while position.outcome(rules).is_none() {
         line.push(position);
         let moves = position.legal_moves(rules);
@@ -100,9 +100,11 @@ mod tests {
 
     #[test]
     fn suite_lines_are_checked_at_their_deepest_depth_up_to_the_cap() {
-        let entries =
-            suite::parse_suite("startpos ;D1 8 ;D2 64 ;D3 576\n8/8/8/1p6/P7/8/8/8 w ;D7 1")
-                .expect("a suite");
+        let entries = suite::parse_suite(
+            "startpos ;D1 8 ;D2 64 ;D3 576\n8/8/8/1p6/P7/8/8/8 w ;D7 1",
+            Board::STANDARD,
+        )
+        .expect("a suite");
         let targets = Target::from_suite(&entries, 2);
         assert_eq!(
             targets
@@ -115,9 +117,15 @@ mod tests {
 
     #[test]
     fn random_targets_repeat_with_their_seed_and_are_unfinished_games() {
-        let targets = Target::random(Rules::CaptureOnly, 6, 42, 3);
-        assert_eq!(targets, Target::random(Rules::CaptureOnly, 6, 42, 3));
-        assert_ne!(targets, Target::random(Rules::CaptureOnly, 6, 43, 3));
+        let targets = Target::random(Rules::CaptureOnly, Board::STANDARD, 6, 42, 3);
+        assert_eq!(
+            targets,
+            Target::random(Rules::CaptureOnly, Board::STANDARD, 6, 42, 3)
+        );
+        assert_ne!(
+            targets,
+            Target::random(Rules::CaptureOnly, Board::STANDARD, 6, 43, 3)
+        );
         for target in &targets {
             assert!(target.position.outcome(Rules::CaptureOnly).is_none());
             assert!(

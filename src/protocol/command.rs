@@ -116,9 +116,8 @@ impl Command {
             Some("startpos") => Position::startpos(),
             Some("fen") => {
                 let fields: Vec<&str> = tokens.by_ref().take_while(|&t| t != "moves").collect();
-                let start = fields
-                    .join(" ")
-                    .parse()
+                // Any board from 4x4 to 8x8: its size is the FEN's shape.
+                let start = Position::from_fen_any(&fields.join(" "))
                     .map_err(ProtocolError::BadPosition)?;
                 return Ok(Command::Position {
                     start,

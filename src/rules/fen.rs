@@ -1,11 +1,13 @@
 //! The FEN of a position: parsing and writing it.
 //!
-//! Breakthrough's FEN is chess's first two fields: the board, ranks 8 to 1 separated by `/`
-//! (`P` a white pawn, `p` a black pawn, a digit a run of empty squares), then the side to move,
-//! `w` or `b`; e.g. `pppppppp/pppppppp/8/8/8/8/PPPPPPPP/PPPPPPPP w`. `startpos` stands for the
-//! start position.
+//! Breakthrough's FEN is chess's first two fields: the board, its ranks from the top one down
+//! to rank 1 separated by `/` (`P` a white pawn, `p` a black pawn, a digit a run of empty
+//! squares), then the side to move, `w` or `b`; e.g.
+//! `pppppppp/pppppppp/8/8/8/8/PPPPPPPP/PPPPPPPP w`, or `ppppp/ppppp/5/5/PPPPP/PPPPP w` on 6×5.
+//! `startpos` stands for the start position of the board. A FEN is read for one board
+//! ([`Position::from_fen`]); one of another shape is refused, naming the rank that does not fit.
 
-use super::{Color, Position, Square};
+use super::{Board, Color, Position, Square};
 use std::fmt;
 use std::str::FromStr;
 
@@ -14,17 +16,21 @@ use std::str::FromStr;
 pub enum PositionError {
     /// Nothing to parse.
     Empty,
-    /// The board part does not have 8 ranks separated by `/`.
+    /// The board part does not have as many ranks as the board, separated by `/`.
     RankCount {
         /// How many ranks were found.
         found: usize,
+        /// The board the FEN was read for.
+        board: Board,
     },
-    /// A rank does not describe exactly 8 squares.
+    /// A rank does not describe exactly as many squares as the board has files.
     RankLength {
-        /// The rank, 1–8.
+        /// The rank, 1–8, counted from the bottom of the board (the FEN's last field is rank 1).
         rank: u8,
         /// How many squares it describes.
         squares: usize,
+        /// The board the FEN was read for.
+        board: Board,
     },
     /// A character that is neither `P`, `p` nor a digit 1–8.
     UnknownCharacter {
@@ -37,17 +43,29 @@ pub enum PositionError {
     MissingSide,
     /// The side to move is not `w` or `b`.
     BadSide(String),
-    /// A side has more than 16 pawns.
+    /// A side has more pawns than its two rows at the start (16 on 8×8).
     TooManyPawns {
         /// The side.
         color: Color,
         /// How many it has.
         count: u32,
+        /// The most it may have on this board.
+        most: u32,
+    },
+    /// A pawn stands off the board (bitboards given to [`Position::on_board`]).
+    OffBoard {
+        /// The first such square.
+        square: Square,
+        /// The board.
+        board: Board,
     },
     /// White has a pawn on rank 8 and Black one on rank 1: no game reaches that.
     BothOnGoal,
     /// The board has no pawns at all.
     NoPawns,
+    /// A FEN read without a board whose shape is no board from 4×4 to 8×8
+    /// ([`Position::from_fen_any`]).
+    Shape(super::BoardError),
     /// A square holds a pawn of each side.
     Overlap,
     /// Something follows `startpos` (moves are not part of a FEN).
@@ -59,12 +77,25 @@ impl fmt::Display for PositionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             PositionError::Empty => write!(f, "empty position string"),
-            PositionError::RankCount { found } => write!(
-                f,
-                "the board has {found} ranks, expected 8 separated by '/'"
-            ),
-            PositionError::RankLength { rank, squares } => {
-                write!(f, "rank {rank} describes {squares} squares, expected 8")
+            PositionError::RankCount { found, board } => {
+                write!(
+                    f,
+                    "the board has {found} ranks, expected {} separated by '/'",
+                    board.ranks()
+                )?;
+                write_board(f, *board)
+            }
+            PositionError::RankLength {
+                rank,
+                squares,
+                board,
+            } => {
+                write!(
+                    f,
+                    "rank {rank} describes {squares} squares, expected {}",
+                    board.files()
+                )?;
+                write_board(f, *board)
             }
             PositionError::UnknownCharacter { ch, rank } => write!(
                 f,
@@ -79,14 +110,21 @@ impl fmt::Display for PositionError {
             PositionError::BadSide(side) => {
                 write!(f, "bad side to move '{side}' (expected 'w' or 'b')")
             }
-            PositionError::TooManyPawns { color, count } => {
-                write!(f, "{color} has {count} pawns, at most 16 are allowed")
+            PositionError::TooManyPawns { color, count, most } => {
+                write!(f, "{color} has {count} pawns, at most {most} are allowed")
             }
+            PositionError::OffBoard { square, board } => write!(
+                f,
+                "a pawn on {square}, which is off the {board} board (files a-{}, ranks 1-{})",
+                board.last_file(),
+                board.ranks()
+            ),
             PositionError::BothOnGoal => write!(
                 f,
                 "both sides stand on their goal ranks (White on rank 8, Black on rank 1)"
             ),
             PositionError::NoPawns => write!(f, "the board has no pawns"),
+            PositionError::Shape(err) => write!(f, "{err}"),
             PositionError::Overlap => write!(f, "a square holds a pawn of each side"),
             PositionError::AfterStartpos(extra) => write!(
                 f,
@@ -98,44 +136,95 @@ impl fmt::Display for PositionError {
 
 impl std::error::Error for PositionError {}
 
+/// Writes ` (a 6x6 board)` after a shape error on a board other than 8×8 (the 8×8 messages
+/// read as they always have).
+fn write_board(f: &mut fmt::Formatter<'_>, board: Board) -> fmt::Result {
+    if board.is_standard() {
+        Ok(())
+    } else {
+        write!(f, " (a {board} board)")
+    }
+}
+
 impl FromStr for Position {
     type Err = PositionError;
 
-    /// Parses `startpos` or `<board> <side> [ignored fields...]`: the board is ranks 8 to 1
-    /// separated by `/`, `P` a white pawn, `p` a black pawn, a digit a run of empty squares;
-    /// the side is `w` or `b`. Trailing fields such as Fairy-Stockfish's `- - 0 1` are ignored.
+    /// Parses a FEN of the 8×8 board, as [`Position::from_fen`] with [`Board::STANDARD`].
     fn from_str(text: &str) -> Result<Self, Self::Err> {
+        Position::from_fen(text, Board::STANDARD)
+    }
+}
+
+impl Position {
+    /// Parses `startpos` (the start of `board`) or `<board> <side> [ignored fields...]`: the
+    /// board is its ranks from the top one down to rank 1 separated by `/`, `P` a white pawn,
+    /// `p` a black pawn, a digit a run of empty squares; the side is `w` or `b`. Trailing
+    /// fields such as Fairy-Stockfish's `- - 0 1` are ignored.
+    ///
+    /// # Errors
+    /// [`PositionError`] naming what is wrong: a FEN of another shape than `board` names the
+    /// rank that does not fit ([`PositionError::RankCount`], [`PositionError::RankLength`]).
+    pub fn from_fen(text: &str, board: Board) -> Result<Position, PositionError> {
         let mut fields = text.split_whitespace();
-        let board = fields.next().ok_or(PositionError::Empty)?;
-        if board == "startpos" {
+        let placement = fields.next().ok_or(PositionError::Empty)?;
+        if placement == "startpos" {
             return match fields.next() {
-                None => Ok(Position::startpos()),
+                None => Ok(Position::start(board)),
                 Some(extra) => Err(PositionError::AfterStartpos(extra.to_string())),
             };
         }
-        let (white, black) = parse_board(board)?;
+        let (white, black) = parse_board(placement, board)?;
         let side = match fields.next() {
             None => return Err(PositionError::MissingSide),
             Some("w") => Color::White,
             Some("b") => Color::Black,
             Some(other) => return Err(PositionError::BadSide(other.to_string())),
         };
-        Position::new(white, black, side)
+        Position::on_board(board, white, black, side)
     }
 }
 
-/// Parses the board field into (white, black) bitboards.
-fn parse_board(board: &str) -> Result<(u64, u64), PositionError> {
-    let ranks: Vec<&str> = board.split('/').collect();
-    if ranks.len() != 8 {
-        return Err(PositionError::RankCount { found: ranks.len() });
+impl Position {
+    /// Parses a FEN of any board from 4×4 to 8×8, the board read from its shape: as many ranks
+    /// as the FEN has fields separated by `/`, as many files as its top rank describes.
+    /// `startpos` is the start of 8×8. For engines, which may be given a position of any size.
+    ///
+    /// # Errors
+    /// [`PositionError::Shape`] for a shape outside 4×4..8×8, else as [`Position::from_fen`].
+    pub fn from_fen_any(text: &str) -> Result<Position, PositionError> {
+        let placement = text.split_whitespace().next().unwrap_or_default();
+        if placement == "startpos" || placement.is_empty() {
+            return Position::from_fen(text, Board::STANDARD);
+        }
+        let ranks = placement.split('/').count();
+        let files: usize = placement
+            .split('/')
+            .next()
+            .unwrap_or_default()
+            .chars()
+            .map(|ch| ch.to_digit(10).map_or(1, |n| n as usize))
+            .sum();
+        let count = |n: usize| u8::try_from(n).unwrap_or(u8::MAX);
+        let board = Board::new(count(ranks), count(files)).map_err(PositionError::Shape)?;
+        Position::from_fen(text, board)
     }
+}
+
+/// Parses the board field of a FEN of `board` into (white, black) bitboards.
+fn parse_board(placement: &str, board: Board) -> Result<(u64, u64), PositionError> {
+    let ranks: Vec<&str> = placement.split('/').collect();
+    if ranks.len() != usize::from(board.ranks()) {
+        return Err(PositionError::RankCount {
+            found: ranks.len(),
+            board,
+        });
+    }
+    let files = usize::from(board.files());
     let mut pawns = [0u64; 2];
-    // The ranks are written from rank 8 (index 7) down.
-    for (rank, text) in (0..8u8).rev().zip(ranks) {
+    // The ranks are written from the top one down.
+    for (rank, text) in (0..board.ranks()).rev().zip(ranks) {
         let mut file = 0usize;
         for ch in text.chars() {
-            let unknown = PositionError::UnknownCharacter { ch, rank: rank + 1 };
             match ch {
                 '1'..='8' => file += ch as usize - '0' as usize,
                 'P' | 'p' => {
@@ -144,18 +233,19 @@ fn parse_board(board: &str) -> Result<(u64, u64), PositionError> {
                     } else {
                         Color::Black
                     };
-                    if file < 8 {
-                        pawns[color.index()] |= 1 << (rank as usize * 8 + file);
+                    if file < files {
+                        pawns[color.index()] |= 1 << (usize::from(rank) * 8 + file);
                     }
                     file += 1;
                 }
-                _ => return Err(unknown),
+                _ => return Err(PositionError::UnknownCharacter { ch, rank: rank + 1 }),
             }
         }
-        if file != 8 {
+        if file != files {
             return Err(PositionError::RankLength {
                 rank: rank + 1,
                 squares: file,
+                board,
             });
         }
     }
@@ -163,12 +253,13 @@ fn parse_board(board: &str) -> Result<(u64, u64), PositionError> {
 }
 
 impl fmt::Display for Position {
-    /// Writes the FEN: ranks 8 to 1, then `w` or `b`, e.g.
+    /// Writes the FEN: the ranks from the top one down to rank 1, then `w` or `b`, e.g.
     /// `pppppppp/pppppppp/8/8/8/8/PPPPPPPP/PPPPPPPP w`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for rank in (0..8).rev() {
+        let board = self.board();
+        for rank in (0..board.ranks()).rev() {
             let mut empty = 0;
-            for file in 0..8 {
+            for file in 0..board.files() {
                 let square = Square(rank * 8 + file);
                 match self.pawn_at(square) {
                     None => empty += 1,
@@ -230,13 +321,26 @@ mod tests {
         let cases = [
             ("", PositionError::Empty),
             ("   ", PositionError::Empty),
-            ("8/8/8/8/8/8/8 w", PositionError::RankCount { found: 7 }),
-            ("8/8/8/8/8/8/8/8/8 w", PositionError::RankCount { found: 9 }),
+            (
+                "8/8/8/8/8/8/8 w",
+                PositionError::RankCount {
+                    found: 7,
+                    board: Board::STANDARD,
+                },
+            ),
+            (
+                "8/8/8/8/8/8/8/8/8 w",
+                PositionError::RankCount {
+                    found: 9,
+                    board: Board::STANDARD,
+                },
+            ),
             (
                 "8/8/7/8/8/8/8/P7 w",
                 PositionError::RankLength {
                     rank: 6,
                     squares: 7,
+                    board: Board::STANDARD,
                 },
             ),
             (
@@ -244,6 +348,7 @@ mod tests {
                 PositionError::RankLength {
                     rank: 1,
                     squares: 9,
+                    board: Board::STANDARD,
                 },
             ),
             (
@@ -251,6 +356,7 @@ mod tests {
                 PositionError::RankLength {
                     rank: 1,
                     squares: 9,
+                    board: Board::STANDARD,
                 },
             ),
             (
@@ -276,6 +382,7 @@ mod tests {
                 PositionError::TooManyPawns {
                     color: Color::White,
                     count: 19,
+                    most: 16,
                 },
             ),
             (
@@ -283,6 +390,7 @@ mod tests {
                 PositionError::TooManyPawns {
                     color: Color::Black,
                     count: 17,
+                    most: 16,
                 },
             ),
             ("P7/8/8/8/8/8/8/7p b", PositionError::BothOnGoal),
@@ -304,5 +412,87 @@ mod tests {
         assert!(message("8/8/7/8/8/8/8/P7 w").contains("rank 6"));
         assert!(message("8/8/8/8/8/8/8/P7 x").contains("'x'"));
         assert!(message("8/8/8 w").contains("3 ranks"));
+    }
+
+    #[test]
+    fn a_fen_read_without_a_board_takes_the_board_of_its_shape() {
+        for size in Board::all() {
+            let start = Position::start(size);
+            assert_eq!(Position::from_fen_any(&start.to_string()), Ok(start));
+        }
+        assert_eq!(Position::from_fen_any("startpos"), Ok(Position::startpos()));
+        let message = |text: &str| Position::from_fen_any(text).unwrap_err().to_string();
+        assert_eq!(
+            message("ppp/3/PPP w"),
+            "a board of 3 ranks is not supported: ranks and files go from 4 to 8"
+        );
+        assert_eq!(
+            message("pppppppp1/4/4/PPPP w"),
+            "a board of 9 files is not supported: ranks and files go from 4 to 8"
+        );
+        assert_eq!(
+            message("pppp/pppp/4/3/PPPP/PPPP w"),
+            "rank 3 describes 3 squares, expected 4 (a 6x4 board)"
+        );
+    }
+
+    #[test]
+    fn fens_of_every_board_round_trip_and_other_shapes_name_the_rank() {
+        let board = |text: &str| text.parse::<Board>().unwrap();
+        for size in Board::all() {
+            let start = Position::start(size);
+            let fen = start.to_string();
+            assert_eq!(Position::from_fen(&fen, size), Ok(start), "{fen}");
+            assert_eq!(Position::from_fen("startpos", size), Ok(start));
+        }
+        assert_eq!(
+            Position::start(board("6x5")).to_string(),
+            "ppppp/ppppp/5/5/PPPPP/PPPPP w"
+        );
+        let text = "1p2/p3/4/2P1/P3 b";
+        assert_eq!(
+            Position::from_fen(text, board("5x4")).unwrap().to_string(),
+            text
+        );
+        let refused = |text: &str, size: &str| {
+            Position::from_fen(text, board(size))
+                .unwrap_err()
+                .to_string()
+        };
+        // A 6x6 start given for other boards.
+        let six = "pppppp/pppppp/6/6/PPPPPP/PPPPPP w";
+        assert_eq!(
+            refused(six, "6x5"),
+            "rank 6 describes 6 squares, expected 5 (a 6x5 board)"
+        );
+        assert_eq!(
+            refused(six, "7x6"),
+            "the board has 6 ranks, expected 7 separated by '/' (a 7x6 board)"
+        );
+        assert_eq!(
+            refused(six, "8x8"),
+            "the board has 6 ranks, expected 8 separated by '/'"
+        );
+        assert_eq!(
+            refused("pppppp/pppppp/6/5/PPPPPP/PPPPPP w", "6x6"),
+            "rank 3 describes 5 squares, expected 6 (a 6x6 board)"
+        );
+        assert_eq!(
+            refused("pppp/pppp/pppp/4/PPPP/PPPP w", "6x4"),
+            "Black has 12 pawns, at most 8 are allowed"
+        );
+        assert_eq!(
+            Position::on_board(board("4x4"), 1 << 4, 0, Color::White),
+            Err(PositionError::OffBoard {
+                square: Square(4),
+                board: board("4x4")
+            })
+        );
+        assert_eq!(
+            Position::on_board(board("4x4"), 1 << 32, 0, Color::White)
+                .unwrap_err()
+                .to_string(),
+            "a pawn on a5, which is off the 4x4 board (files a-d, ranks 1-4)"
+        );
     }
 }

@@ -2,15 +2,15 @@
 //! ([`IllegalReason`]).
 
 use super::movegen::{STEPS, Step};
-use super::{Color, Move, Outcome, ParseMoveError, Position, Rules, Square};
+use super::{Board, Color, Move, Outcome, ParseMoveError, Position, Rules, Square};
 use std::fmt;
 
 impl Position {
     /// Checks `mv` under `rules`.
     ///
     /// # Errors
-    /// [`IllegalMove`] with the first reason that applies: the game is over, no pawn of the side
-    /// to move on the from-square, not one step forward, a straight step onto an occupied square,
+    /// [`IllegalMove`] with the first reason that applies: the game is over, a square off the
+    /// board (a smaller one than 8×8), no pawn of the side to move on the from-square, not one step forward, a straight step onto an occupied square,
     /// a diagonal step onto one's own pawn, or (under capture-only rules) onto an empty square.
     pub fn check_move(&self, rules: Rules, mv: Move) -> Result<(), IllegalMove> {
         self.illegality(rules, mv)
@@ -20,6 +20,13 @@ impl Position {
     fn illegality(&self, rules: Rules, mv: Move) -> Option<IllegalReason> {
         if let Some(outcome) = self.outcome(rules) {
             return Some(IllegalReason::GameOver(outcome));
+        }
+        let board = self.board();
+        if let Some(off) = [mv.from, mv.to]
+            .into_iter()
+            .find(|&square| !board.contains(square))
+        {
+            return Some(IllegalReason::OffBoard(off, board));
         }
         let side = self.side_to_move();
         if self.pawns(side) & mv.from.bit() == 0 {
@@ -58,6 +65,8 @@ impl Position {
 pub enum IllegalReason {
     /// The game is already over.
     GameOver(Outcome),
+    /// A square of the move is off the board (one smaller than 8×8).
+    OffBoard(Square, Board),
     /// The side to move has no pawn on the from-square.
     NoPawn(Color, Square),
     /// The move is not one step straight or diagonally forward for the side to move.
@@ -74,6 +83,12 @@ impl fmt::Display for IllegalReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             IllegalReason::GameOver(outcome) => write!(f, "the game is already over: {outcome}"),
+            IllegalReason::OffBoard(square, board) => write!(
+                f,
+                "{square} is off the {board} board (files a-{}, ranks 1-{})",
+                board.last_file(),
+                board.ranks()
+            ),
             IllegalReason::NoPawn(side, square) => write!(f, "no {side} pawn on {square}"),
             IllegalReason::NotForward(side) => {
                 write!(f, "not one step forward for {side}")
@@ -198,6 +213,34 @@ mod tests {
         assert_eq!(
             message,
             "illegal move a2b3: diagonal move to an empty square under capture-only rules"
+        );
+    }
+
+    #[test]
+    fn a_move_off_a_smaller_board_is_illegal_with_its_square() {
+        let board: Board = "6x6".parse().unwrap();
+        let start = Position::start(board);
+        for rules in Rules::ALL {
+            let err = start.parse_move(rules, "f2g3").unwrap_err();
+            assert_eq!(
+                err.to_string(),
+                "illegal move f2g3: g3 is off the 6x6 board (files a-f, ranks 1-6)"
+            );
+            assert_eq!(
+                start.check_move(rules, mv("g2g3")).unwrap_err().reason,
+                IllegalReason::OffBoard(mv("g2g3").from, board)
+            );
+        }
+        // White on rank 5 of a 5-rank board has won: no step to rank 6 exists.
+        let high = Position::from_fen("P3/4/4/1p2/4 b", "5x4".parse().unwrap()).unwrap();
+        assert_eq!(
+            high.outcome(Rules::Classic).unwrap().to_string(),
+            "White reached rank 5"
+        );
+        assert!(
+            Position::start(board)
+                .parse_move(Rules::Classic, "f2e3")
+                .is_ok()
         );
     }
 

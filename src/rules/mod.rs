@@ -6,8 +6,9 @@
 //! classic`; reaching the far rank, capturing every pawn or leaving the opponent no move wins.
 //!
 //! The harness judges every engine move with this module, so it is exact first and fast second.
-//! Positions are two bitboards (`u64`, bit `8 * rank + file`, a1 = bit 0, h8 = bit 63) and a side
-//! to move. White moves towards rank 8, Black towards rank 1.
+//! Positions are a board size ([`Board`], 4×4 to 8×8), two bitboards (`u64`, bit `8 * rank +
+//! file`, a1 = bit 0, h8 = bit 63: a smaller board is embedded at the bottom-left) and a side to
+//! move. White moves towards the top rank (8 on 8×8), Black towards rank 1.
 //!
 //! Two rule sets exist ([`Rules`]): under [`Rules::CaptureOnly`] (the default) a pawn steps
 //! straight ahead onto an empty square or diagonally forward only to capture; under
@@ -15,6 +16,7 @@
 //! by reaching the far rank, by capturing every enemy pawn, or when the opponent has no legal
 //! move on its turn. There are no draws.
 
+mod board;
 mod by_color;
 mod fen;
 mod legality;
@@ -26,6 +28,7 @@ pub mod proof;
 pub mod pv;
 pub mod suite;
 
+pub use board::{Board, BoardError};
 pub use by_color::ByColor;
 pub use fen::PositionError;
 pub use legality::{IllegalMove, IllegalReason, MoveError};
@@ -59,7 +62,8 @@ impl Color {
         self as usize
     }
 
-    /// The rank (0-based: 0 is rank 1) a pawn of this side must reach to win.
+    /// The rank (0-based: 0 is rank 1) a pawn of this side must reach to win on 8×8
+    /// ([`Board::goal_rank`] on any board).
     pub const fn goal_rank(self) -> u8 {
         match self {
             Color::White => 7,
@@ -282,6 +286,8 @@ pub struct Outcome {
     pub winner: Color,
     /// Why the game is over.
     pub reason: Reason,
+    /// The board it was played on (whose far rank a goal-rank win reached).
+    pub board: Board,
 }
 
 impl fmt::Display for Outcome {
@@ -291,7 +297,11 @@ impl fmt::Display for Outcome {
         let winner = self.winner;
         let loser = winner.opponent();
         match self.reason {
-            Reason::GoalRank => write!(f, "{winner} reached rank {}", winner.goal_rank() + 1),
+            Reason::GoalRank => write!(
+                f,
+                "{winner} reached rank {}",
+                self.board.goal_rank(winner) + 1
+            ),
             Reason::AllCaptured => write!(f, "{winner} captured every {loser} pawn"),
             Reason::NoMoves => write!(f, "{loser} has no legal move"),
         }
@@ -368,7 +378,14 @@ mod tests {
 
     #[test]
     fn outcomes_read_as_sentences() {
-        let outcome = |winner, reason| Outcome { winner, reason }.to_string();
+        let outcome = |winner, reason| {
+            Outcome {
+                winner,
+                reason,
+                board: Board::STANDARD,
+            }
+            .to_string()
+        };
         assert_eq!(
             outcome(Color::White, Reason::GoalRank),
             "White reached rank 8"
@@ -385,5 +402,11 @@ mod tests {
             outcome(Color::White, Reason::NoMoves),
             "Black has no legal move"
         );
+        let small = Outcome {
+            winner: Color::White,
+            reason: Reason::GoalRank,
+            board: "5x6".parse().unwrap(),
+        };
+        assert_eq!(small.to_string(), "White reached rank 5");
     }
 }

@@ -7,10 +7,6 @@ use super::{Color, Move, Position, Rules, Square};
 pub(super) const FILE_A: u64 = 0x0101_0101_0101_0101;
 /// The h-file as a bitboard.
 const FILE_H: u64 = FILE_A << 7;
-/// Rank 1 as a bitboard.
-pub(super) const RANK_1: u64 = 0xFF;
-/// Rank 8 as a bitboard.
-pub(super) const RANK_8: u64 = RANK_1 << 56;
 
 /// The three ways a pawn steps forward, indexing [`MoveSet`]'s target sets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,8 +49,6 @@ impl Step {
 pub(crate) trait Side {
     /// The side as a value.
     const COLOR: Color;
-    /// The bitboard of this side's goal rank.
-    const GOAL: u64;
     /// The other side.
     type Opponent: Side;
 
@@ -75,13 +69,19 @@ pub(crate) trait Side {
         }
     }
 
-    /// The target squares of this side's moves, per [`Step`], with `own` its pawns and `enemy`
-    /// the other side's; whether the game is already decided is not looked at.
+    /// The target squares of this side's moves, per [`Step`], with `own` its pawns, `enemy`
+    /// the other side's and `squares` the board's squares ([`Board::squares`](super::Board::squares)),
+    /// in a position where the game is not decided.
+    ///
+    /// A diagonal step east from the last file of a smaller board lands outside `squares`:
+    /// classic rules mask it (capture-only ones need not: no enemy pawn stands there). A
+    /// straight step never leaves the board in a position not decided: only a pawn on its goal
+    /// rank would step past it.
     #[inline(always)]
-    fn targets(own: u64, enemy: u64, rules: Rules) -> [u64; 3] {
+    fn targets(own: u64, enemy: u64, rules: Rules, squares: u64) -> [u64; 3] {
         let diagonal_targets = match rules {
             Rules::CaptureOnly => enemy,
-            Rules::Classic => !own,
+            Rules::Classic => squares & !own,
         };
         [
             Self::advance(Step::Straight, own) & !(own | enemy),
@@ -112,13 +112,11 @@ pub(crate) struct Black;
 
 impl Side for White {
     const COLOR: Color = Color::White;
-    const GOAL: u64 = RANK_8;
     type Opponent = Black;
 }
 
 impl Side for Black {
     const COLOR: Color = Color::Black;
-    const GOAL: u64 = RANK_1;
     type Opponent = White;
 }
 
@@ -139,11 +137,12 @@ impl Position {
         let side = self.side_to_move();
         let own = self.pawns(side);
         let enemy = self.pawns(side.opponent());
+        let squares = self.board().squares();
         MoveSet {
             side,
             targets: match side {
-                Color::White => White::targets(own, enemy, rules),
-                Color::Black => Black::targets(own, enemy, rules),
+                Color::White => White::targets(own, enemy, rules, squares),
+                Color::Black => Black::targets(own, enemy, rules, squares),
             },
         }
     }

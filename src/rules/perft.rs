@@ -11,7 +11,7 @@
 //! [`super::suite`]; its items are re-exported here, where they were first.
 
 use super::movegen::{Black, Side, White};
-use super::{Color, Move, Position, Rules};
+use super::{Board, Color, Move, Position, Rules};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 pub use super::suite::{OtherRulesHint, SuiteEntry, SuiteError, SuiteErrorReason, parse_suite};
@@ -135,47 +135,119 @@ fn count_leaves(position: &Position, rules: Rules, depth: u32, table: Option<&Pe
         return 0;
     }
     let hash = table.map_or(0, |_| zobrist(position));
-    let (white, black) = (position.pawns(Color::White), position.pawns(Color::Black));
-    match (position.side_to_move(), table) {
-        (Color::White, None) => count::<White, false>(white, black, rules, depth, hash, None),
-        (Color::Black, None) => count::<Black, false>(black, white, rules, depth, hash, None),
-        (Color::White, table) => count::<White, true>(white, black, rules, depth, hash, table),
-        (Color::Black, table) => count::<Black, true>(black, white, rules, depth, hash, table),
+    let board = position.board();
+    if board.is_standard() {
+        walk(position, rules, depth, hash, &Walk { table, shape: Full })
+    } else {
+        let shape = Masks {
+            squares: board.squares(),
+            goals: [board.goal(Color::White), board.goal(Color::Black)],
+        };
+        walk(position, rules, depth, hash, &Walk { table, shape })
     }
+}
+
+/// The perft recursion started for the side to move of `position` (not decided).
+fn walk<G: Shape>(
+    position: &Position,
+    rules: Rules,
+    depth: u32,
+    hash: u64,
+    walk: &Walk<'_, G>,
+) -> u64 {
+    let (white, black) = (position.pawns(Color::White), position.pawns(Color::Black));
+    match (position.side_to_move(), walk.table) {
+        (Color::White, None) => count::<White, false, G>(white, black, rules, depth, hash, walk),
+        (Color::Black, None) => count::<Black, false, G>(black, white, rules, depth, hash, walk),
+        (Color::White, Some(_)) => count::<White, true, G>(white, black, rules, depth, hash, walk),
+        (Color::Black, Some(_)) => count::<Black, true, G>(black, white, rules, depth, hash, walk),
+    }
+}
+
+/// The board's squares and goal ranks as the perft recursion sees them: constants on 8×8
+/// ([`Full`]), masks read at run time on a smaller board ([`Masks`]). One recursion serves both;
+/// on 8×8 the masks fold away, so its speed is that of a generator written for 8×8 alone.
+trait Shape {
+    /// The squares of the board.
+    fn squares(&self) -> u64;
+    /// The goal rank of `S` as a bitboard.
+    fn goal<S: Side>(&self) -> u64;
+}
+
+/// The 8×8 board.
+struct Full;
+
+impl Shape for Full {
+    #[inline(always)]
+    fn squares(&self) -> u64 {
+        u64::MAX
+    }
+
+    #[inline(always)]
+    fn goal<S: Side>(&self) -> u64 {
+        Board::STANDARD.goal(S::COLOR)
+    }
+}
+
+/// A board smaller than 8×8: its squares and its goal ranks (White's, Black's).
+struct Masks {
+    squares: u64,
+    goals: [u64; 2],
+}
+
+impl Shape for Masks {
+    #[inline(always)]
+    fn squares(&self) -> u64 {
+        self.squares
+    }
+
+    #[inline(always)]
+    fn goal<S: Side>(&self) -> u64 {
+        self.goals[S::COLOR.index()]
+    }
+}
+
+/// What stays the same through one perft walk: the transposition table, if any, and the
+/// board's shape.
+struct Walk<'a, G> {
+    table: Option<&'a PerftTable>,
+    shape: G,
 }
 
 /// The perft recursion for side `S` to move, with `own` its pawns and `enemy` the other side's,
 /// in a position where the game is not decided, `depth` >= 1. With `HASHED`, `hash` is the
-/// Zobrist hash of the position and counts of 3 plies or more go through `table`; without, both
-/// are ignored and cost nothing.
-fn count<S: Side, const HASHED: bool>(
+/// Zobrist hash of the position and counts of 3 plies or more go through the walk's table;
+/// without, both are ignored and cost nothing.
+fn count<S: Side, const HASHED: bool, G: Shape>(
     own: u64,
     enemy: u64,
     rules: Rules,
     depth: u32,
     hash: u64,
-    table: Option<&PerftTable>,
+    walk: &Walk<'_, G>,
 ) -> u64 {
-    let targets = S::targets(own, enemy, rules);
+    let squares = walk.shape.squares();
+    let targets = S::targets(own, enemy, rules, squares);
     if depth == 1 {
         return targets.iter().map(|set| u64::from(set.count_ones())).sum();
     }
     let cached = HASHED && depth >= 3;
     let key = hash ^ DEPTH_KEYS[depth as usize % DEPTH_KEYS.len()];
-    if cached && let Some(count) = table.and_then(|table| table.probe(key)) {
+    if cached && let Some(count) = walk.table.and_then(|table| table.probe(key)) {
         return count;
     }
     // A move onto the goal rank, or one that takes the last enemy pawn, ends the game: its
     // subtree has no leaves below this ply.
+    let goal = walk.shape.goal::<S>();
     let mut total = 0;
     S::for_each_move(targets, |from, to| {
         let child_own = enemy & !to;
-        if to & S::GOAL != 0 || child_own == 0 {
+        if to & goal != 0 || child_own == 0 {
             return;
         }
         let child_enemy = own ^ from ^ to;
         total += if depth == 2 {
-            S::Opponent::targets(child_own, child_enemy, rules)
+            S::Opponent::targets(child_own, child_enemy, rules, squares)
                 .iter()
                 .map(|set| u64::from(set.count_ones()))
                 .sum()
@@ -185,17 +257,17 @@ fn count<S: Side, const HASHED: bool>(
             } else {
                 0
             };
-            count::<S::Opponent, HASHED>(
+            count::<S::Opponent, HASHED, G>(
                 child_own,
                 child_enemy,
                 rules,
                 depth - 1,
                 child_hash,
-                table,
+                walk,
             )
         };
     });
-    if cached && let Some(table) = table {
+    if cached && let Some(table) = walk.table {
         table.store(key, total);
     }
     total

@@ -4,51 +4,90 @@
 
 use super::fen::PositionError;
 use super::legality::IllegalMove;
-use super::movegen::{RANK_1, RANK_8};
-use super::{Color, Move, Outcome, Reason, Rules, Square};
+use super::{Board, Color, Move, Outcome, Reason, Rules, Square};
 
-/// The most pawns a side can have (its 16 at the start).
-const MAX_PAWNS: u32 = 16;
-
-/// A Breakthrough position: where each side's pawns stand and whose turn it is.
+/// A Breakthrough position: the board, where each side's pawns stand and whose turn it is.
 ///
-/// Build one with [`Position::startpos`], [`Position::new`] or by parsing a FEN
-/// (`"pppppppp/pppppppp/8/8/8/8/PPPPPPPP/PPPPPPPP w"`, or `"startpos"`). Every `Position`
-/// satisfies: no square holds two pawns, at most 16 pawns a side, not both sides on their goal
-/// ranks, and at least one pawn on the board.
+/// Build one with [`Position::startpos`] (8×8), [`Position::start`] (any [`Board`]),
+/// [`Position::new`], [`Position::on_board`] or by parsing a FEN
+/// (`"pppppppp/pppppppp/8/8/8/8/PPPPPPPP/PPPPPPPP w"`, or `"startpos"`; [`Position::from_fen`]
+/// for another board). Every `Position` satisfies: every pawn on a square of its board, no
+/// square holding two pawns, at most two rows of pawns a side (16 on 8×8), not both sides on
+/// their goal ranks, and at least one pawn on the board.
+///
+/// The bitboards are those of the 8×8 board whatever the size (see [`Board`]): bit
+/// `8 * rank + file`, a1 = bit 0.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Position {
     pawns: [u64; 2],
     side: Color,
+    board: Board,
 }
 
 impl Position {
-    /// The start: White on ranks 1–2, Black on ranks 7–8, White to move.
+    /// The start on 8×8: White on ranks 1–2, Black on ranks 7–8, White to move.
     pub const fn startpos() -> Position {
+        Position::start(Board::STANDARD)
+    }
+
+    /// The start on `board`: White on ranks 1–2, Black on the top two ranks, White to move.
+    pub const fn start(board: Board) -> Position {
         Position {
-            pawns: [0xFFFF, 0xFFFF << 48],
+            pawns: [
+                board.start_pawns(Color::White),
+                board.start_pawns(Color::Black),
+            ],
             side: Color::White,
+            board,
         }
     }
 
-    /// A position from bitboards (bit `8 * rank + file`) and the side to move.
+    /// A position of the 8×8 board from bitboards (bit `8 * rank + file`) and the side to
+    /// move.
     ///
     /// # Errors
-    /// [`PositionError`] when a square holds two pawns, a side has more than 16, both sides
-    /// stand on their goal ranks, or the board is empty.
+    /// As [`Position::on_board`].
     pub fn new(white: u64, black: u64, side: Color) -> Result<Position, PositionError> {
+        Position::on_board(Board::STANDARD, white, black, side)
+    }
+
+    /// A position of `board` from bitboards of the 8×8 embedding (bit `8 * rank + file`) and
+    /// the side to move.
+    ///
+    /// # Errors
+    /// [`PositionError`] when a pawn stands off `board`, a square holds two pawns, a side has
+    /// more than two rows of pawns, both sides stand on their goal ranks, or the board is
+    /// empty.
+    pub fn on_board(
+        board: Board,
+        white: u64,
+        black: u64,
+        side: Color,
+    ) -> Result<Position, PositionError> {
+        if let Some(index) = [white, black]
+            .into_iter()
+            .map(|pawns| pawns & !board.squares())
+            .find(|&off| off != 0)
+            .map(u64::trailing_zeros)
+        {
+            return Err(PositionError::OffBoard {
+                square: Square(u8::try_from(index).unwrap_or_default()),
+                board,
+            });
+        }
         if white & black != 0 {
             return Err(PositionError::Overlap);
         }
         for (color, pawns) in [(Color::White, white), (Color::Black, black)] {
-            if pawns.count_ones() > MAX_PAWNS {
+            if pawns.count_ones() > board.max_pawns() {
                 return Err(PositionError::TooManyPawns {
                     color,
                     count: pawns.count_ones(),
+                    most: board.max_pawns(),
                 });
             }
         }
-        if white & RANK_8 != 0 && black & RANK_1 != 0 {
+        if white & board.goal(Color::White) != 0 && black & board.goal(Color::Black) != 0 {
             return Err(PositionError::BothOnGoal);
         }
         if white | black == 0 {
@@ -57,7 +96,14 @@ impl Position {
         Ok(Position {
             pawns: [white, black],
             side,
+            board,
         })
+    }
+
+    /// The board this position stands on.
+    #[inline(always)]
+    pub const fn board(&self) -> Board {
+        self.board
     }
 
     /// The pawns of `color` as a bitboard.
@@ -82,7 +128,10 @@ impl Position {
     #[inline(always)]
     pub const fn is_decided(&self) -> bool {
         let [white, black] = self.pawns;
-        white & RANK_8 != 0 || black & RANK_1 != 0 || white == 0 || black == 0
+        white & self.board.goal(Color::White) != 0
+            || black & self.board.goal(Color::Black) != 0
+            || white == 0
+            || black == 0
     }
 
     /// The result when the game is over in this position under `rules`, `None` while it goes
@@ -90,10 +139,17 @@ impl Position {
     /// move loses when it has no legal move.
     pub fn outcome(&self, rules: Rules) -> Option<Outcome> {
         let [white, black] = self.pawns;
-        let decided = |winner, reason| Some(Outcome { winner, reason });
-        if white & RANK_8 != 0 {
+        let board = self.board;
+        let decided = |winner, reason| {
+            Some(Outcome {
+                winner,
+                reason,
+                board,
+            })
+        };
+        if white & board.goal(Color::White) != 0 {
             decided(Color::White, Reason::GoalRank)
-        } else if black & RANK_1 != 0 {
+        } else if black & board.goal(Color::Black) != 0 {
             decided(Color::Black, Reason::GoalRank)
         } else if white == 0 {
             decided(Color::Black, Reason::AllCaptured)
@@ -117,6 +173,7 @@ impl Position {
         Position {
             pawns,
             side: self.side.opponent(),
+            board: self.board,
         }
     }
 
@@ -166,7 +223,13 @@ pub(super) mod tests {
     #[test]
     fn each_way_a_game_ends() {
         let outcome = |text: &str, rules| pos(text).outcome(rules);
-        let won = |winner, reason| Some(Outcome { winner, reason });
+        let won = |winner, reason| {
+            Some(Outcome {
+                winner,
+                reason,
+                board: Board::STANDARD,
+            })
+        };
         // A pawn reached its far rank.
         assert_eq!(
             outcome("1P6/8/8/8/8/8/p7/8 b", Rules::CaptureOnly),

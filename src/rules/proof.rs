@@ -51,13 +51,9 @@
 //! line). Memory is at most the table's 8 MiB ([`TABLE_SLOTS`]), whatever the budget: the
 //! search itself is a recursion of at most 254 plies.
 
-mod table;
-
-use super::movegen::{Black, RANK_1, RANK_8, Side, White};
 use super::{Color, Move, Position, Reason, Rules, Square};
 use std::fmt;
 use std::time::{Duration, Instant};
-use table::{Facts, Table};
 
 /// The node budget per call of proof adjudication unless the user chooses one. Measured after
 /// every move of 40 games per rule set between bundled searchers (`cargo bench --bench harness
@@ -66,11 +62,16 @@ use table::{Facts, Table};
 pub const DEFAULT_BUDGET: u64 = 20_000;
 
 /// The most slots the table of proven facts has, whatever the node budget: 2^18 slots of 32
-/// bytes, 8 MiB per prover (one per game in play). The table starts at
-/// [`FIRST_SLOTS`](table::FIRST_SLOTS) and doubles as it fills; at its most, a new fact takes
-/// the slot of one it collides with. Facts are exact, so one lost costs only the time to prove
-/// it again.
+/// bytes, 8 MiB per prover (one per game in play). The table starts at [`FIRST_SLOTS`] and
+/// doubles as it fills; at its most, a new fact takes the slot of one it collides with. Facts
+/// are exact, so one lost costs only the time to prove it again.
 pub const TABLE_SLOTS: usize = 1 << 18;
+
+/// The slots of a new table (128 KiB).
+const FIRST_SLOTS: usize = 1 << 12;
+
+/// The slots a position may take: the [`WAYS`] slots of its bucket.
+const WAYS: usize = 4;
 
 /// How many nodes pass between two looks at the clock when a call has a time limit.
 const CLOCK_NODES: u64 = 1 << 10;
@@ -361,11 +362,12 @@ impl Prover {
         let side = position.side_to_move();
         let own = position.pawns(side);
         let enemy = position.pawns(side.opponent());
-        let before_goal = near_goal(side, 1);
+        let board = position.board();
+        let before_goal = near_goal(board, side, 1);
         let last_pawn = enemy.count_ones() == 1;
         let moves = position.pseudo_moves(self.rules);
         if own & before_goal != 0 || last_pawn {
-            let goal = goal_rank(side);
+            let goal = board.goal(side);
             if let Some(mv) = moves
                 .iter()
                 .find(|mv| mv.to.bit() & goal != 0 || (last_pawn && mv.to.bit() & enemy != 0))
@@ -403,7 +405,7 @@ impl Prover {
         let own = position.pawns(side);
         let enemy = position.pawns(side.opponent());
         let moves = depth.div_ceil(2);
-        if own & near_goal(side, moves) != 0 || enemy.count_ones() <= moves {
+        if own & near_goal(position.board(), side, moves) != 0 || enemy.count_ones() <= moves {
             return true;
         }
         self.rules == Rules::CaptureOnly && files(enemy).saturating_sub(own.count_ones()) <= moves
@@ -415,18 +417,19 @@ impl Prover {
     fn ordered_moves(&self, position: &Position, role: Role) -> Picker {
         let side = position.side_to_move();
         let enemy = position.pawns(side.opponent());
+        let board = position.board();
         let mut picker = Picker {
             moves: [NO_MOVE; MAX_MOVES],
             scores: [0; MAX_MOVES],
             count: 0,
         };
         for mv in position.pseudo_moves(self.rules) {
-            let advance = relative_rank(side, mv.to.rank());
+            let advance = board.relative_rank(side, mv.to.rank());
             let score = if mv.to.bit() & enemy != 0 {
                 // A capture: how far the captured pawn had come towards its own goal.
                 match role {
                     Role::Attacker => 16 + advance,
-                    Role::Defender => 16 + (7 - advance),
+                    Role::Defender => 16 + (board.ranks() - 1 - advance),
                 }
             } else {
                 advance
@@ -568,56 +571,10 @@ fn depth_u8(depth: u32) -> u8 {
     u8::try_from(depth).unwrap_or(u8::MAX - 1)
 }
 
-/// The goal rank of `side` as a bitboard.
-const fn goal_rank(side: Color) -> u64 {
-    match side {
-        Color::White => RANK_8,
-        Color::Black => RANK_1,
-    }
-}
-
-/// The squares within `ranks` ranks of `side`'s goal rank (the goal rank itself excluded).
-fn near_goal(side: Color, ranks: u32) -> u64 {
-    let ranks = ranks.min(7);
-    // Ranks 1..=`ranks` away from the goal.
-    let band = if ranks == 7 {
-        u64::MAX
-    } else {
-        (1u64 << (8 * (ranks + 1))) - 1
-    };
-    match side {
-        Color::White => (band.reverse_bits()) & !RANK_8,
-        Color::Black => band & !RANK_1,
-    }
-}
-
-/// How far a square of rank `rank` (0-based) is from `side`'s first rank: 0 to 7.
-const fn relative_rank(side: Color, rank: u8) -> u8 {
-    match side {
-        Color::White => rank,
-        Color::Black => 7 - rank,
-    }
-}
-
-/// The number of files holding a pawn of `pawns`.
-fn files(pawns: u64) -> u32 {
-    let mut folded = pawns;
-    folded |= folded >> 32;
-    folded |= folded >> 16;
-    folded |= folded >> 8;
-    (folded & RANK_1).count_ones()
-}
-
-/// The number of moves `side` would have in `position` if it were its turn.
-fn move_count(position: &Position, side: Color, rules: Rules) -> u32 {
-    let own = position.pawns(side);
-    let enemy = position.pawns(side.opponent());
-    let targets = match side {
-        Color::White => White::targets(own, enemy, rules),
-        Color::Black => Black::targets(own, enemy, rules),
-    };
-    targets.iter().map(|set| set.count_ones()).sum()
-}
+mod bounds;
+mod table;
+use bounds::{files, move_count, near_goal};
+use table::{Facts, Table};
 
 #[cfg(test)]
 mod tests;

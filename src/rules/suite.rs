@@ -4,7 +4,7 @@
 //! [`check_suite`].
 
 use super::perft::{PerftOptions, perft};
-use super::{Position, PositionError, Rules};
+use super::{Board, Position, PositionError, Rules};
 use crate::textfile;
 use serde::Serialize;
 use std::fmt;
@@ -60,18 +60,19 @@ impl fmt::Display for SuiteError {
 
 impl std::error::Error for SuiteError {}
 
-/// Parses a perft suite: one `<position> ;D1 <count> ;D2 <count> ...` per line; blank lines and
-/// lines starting with `#` are skipped.
+/// Parses a perft suite of positions of `board`: one `<position> ;D1 <count> ;D2 <count> ...`
+/// per line; blank lines and lines starting with `#` are skipped.
 ///
 /// # Errors
-/// The first bad line, with its number and what is wrong with it.
-pub fn parse_suite(text: &str) -> Result<Vec<SuiteEntry>, SuiteError> {
+/// The first bad line, with its number and what is wrong with it (a position of another
+/// board's shape among them).
+pub fn parse_suite(text: &str, board: Board) -> Result<Vec<SuiteEntry>, SuiteError> {
     text.lines()
         .enumerate()
         .map(|(index, line)| (index + 1, line.trim()))
         .filter(|(_, line)| !line.is_empty() && !line.starts_with('#'))
         .map(|(line, text)| {
-            parse_suite_line(text)
+            parse_suite_line(text, board)
                 .map_err(|reason| SuiteError { line, reason })
                 .map(|(position, expected)| SuiteEntry {
                     line,
@@ -162,18 +163,18 @@ impl std::error::Error for SuiteFileError {
     }
 }
 
-/// Reads the perft suite at `path` (a byte-order mark at its start is skipped), for
-/// `perft --suite` and `perft-check --suite`.
+/// Reads the perft suite of positions of `board` at `path` (a byte-order mark at its start is
+/// skipped), for `perft --suite` and `perft-check --suite`.
 ///
 /// # Errors
-/// [`SuiteFileError`]: the file cannot be read, a line is malformed, or the suite holds no
-/// position.
-pub fn read_suite(path: &Path) -> Result<Vec<SuiteEntry>, SuiteFileError> {
+/// [`SuiteFileError`]: the file cannot be read, a line is malformed (a position of another
+/// board among them), or the suite holds no position.
+pub fn read_suite(path: &Path, board: Board) -> Result<Vec<SuiteEntry>, SuiteFileError> {
     let text = textfile::read_to_string(path).map_err(|source| SuiteFileError::Read {
         path: path.to_path_buf(),
         source,
     })?;
-    let entries = parse_suite(&text).map_err(|source| SuiteFileError::Parse {
+    let entries = parse_suite(&text, board).map_err(|source| SuiteFileError::Parse {
         path: path.to_path_buf(),
         source,
     })?;
@@ -317,12 +318,12 @@ fn other_rules_hint(rules: Rules, entry: &SuiteEntry, checks: &[DepthCheck]) -> 
     })
 }
 
-fn parse_suite_line(text: &str) -> Result<(Position, Vec<(u32, u64)>), SuiteErrorReason> {
+fn parse_suite_line(
+    text: &str,
+    board: Board,
+) -> Result<(Position, Vec<(u32, u64)>), SuiteErrorReason> {
     let mut fields = text.split(';');
-    let position = fields
-        .next()
-        .unwrap_or_default()
-        .parse()
+    let position = Position::from_fen(fields.next().unwrap_or_default(), board)
         .map_err(SuiteErrorReason::Position)?;
     let expected = fields
         .map(parse_depth_field)
@@ -350,7 +351,7 @@ mod tests {
     #[test]
     fn suite_lines_parse_with_or_without_spaces_around_fields() {
         let suite = "# comment\n\nstartpos ;D1 8 ;D2 64\n8/8/8/1p6/P7/8/8/8 w;D1 2;D2 1\n";
-        let entries = parse_suite(suite).unwrap();
+        let entries = parse_suite(suite, Board::STANDARD).unwrap();
         assert_eq!(entries.len(), 2);
         assert_eq!(entries[0].line, 3);
         assert_eq!(entries[0].expected, vec![(1, 8), (2, 64)]);
@@ -360,7 +361,7 @@ mod tests {
 
     #[test]
     fn bad_suite_lines_are_named() {
-        let error = |text: &str| parse_suite(text).unwrap_err();
+        let error = |text: &str| parse_suite(text, Board::STANDARD).unwrap_err();
         assert_eq!(
             error("startpos ;D1 8\nstartpos ;X1 8"),
             SuiteError {
@@ -379,7 +380,10 @@ mod tests {
         assert_eq!(error("startpos").reason, SuiteErrorReason::NoDepths);
         assert_eq!(
             error("8/8 w ;D1 1").reason,
-            SuiteErrorReason::Position(PositionError::RankCount { found: 2 })
+            SuiteErrorReason::Position(PositionError::RankCount {
+                found: 2,
+                board: Board::STANDARD,
+            })
         );
         assert_eq!(
             error("\n\nstartpos ;D1 x").to_string(),
@@ -409,6 +413,7 @@ mod tests {
             "startpos ;D1 8 ;D2 65 ;D3 576\n\
              pppppppp/pppppppp/8/8/8/8/PPPPPPPP/PPPPPPPP b ;D1 22 ;D2 484\n\
              8/8/8/1p6/P7/8/8/8 w ;D4 1",
+            Board::STANDARD,
         )
         .unwrap();
         let mut seen = Vec::new();
@@ -465,7 +470,7 @@ mod tests {
     fn suite_files_that_cannot_be_used_are_named() {
         let dir = tempfile::tempdir().unwrap();
         let missing = dir.path().join("missing.epd");
-        let error = read_suite(&missing).unwrap_err();
+        let error = read_suite(&missing, Board::STANDARD).unwrap_err();
         assert!(matches!(error, SuiteFileError::Read { .. }), "{error:?}");
         assert_eq!(
             error.to_string(),
@@ -473,7 +478,7 @@ mod tests {
         );
         let bad = dir.path().join("bad.epd");
         std::fs::write(&bad, "startpos ;D1 8\nstartpos ;D2 x\n").unwrap();
-        let error = read_suite(&bad).unwrap_err();
+        let error = read_suite(&bad, Board::STANDARD).unwrap_err();
         let cause = std::error::Error::source(&error).map(ToString::to_string);
         assert_eq!(
             cause.as_deref(),
@@ -482,11 +487,14 @@ mod tests {
         let empty = dir.path().join("empty.epd");
         std::fs::write(&empty, "\u{feff}# nothing\n\n").unwrap();
         assert_eq!(
-            read_suite(&empty).unwrap_err().to_string(),
+            read_suite(&empty, Board::STANDARD).unwrap_err().to_string(),
             format!("perft suite {} holds no position", empty.display())
         );
         let bom = dir.path().join("bom.epd");
         std::fs::write(&bom, "\u{feff}startpos ;D1 8\n").unwrap();
-        assert_eq!(read_suite(&bom).unwrap()[0].position, Position::startpos());
+        assert_eq!(
+            read_suite(&bom, Board::STANDARD).unwrap()[0].position,
+            Position::startpos()
+        );
     }
 }

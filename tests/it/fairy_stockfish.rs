@@ -423,3 +423,56 @@ fn fairy_stockfish_told_to_play_classic_under_capture_only_loses_by_its_diagonal
         );
     }
 }
+
+/// Every board from 4x4 to 7x8 other than 8x8, under both rule sets: Fairy-Stockfish with the
+/// shipped variants file (`breakthrough-RxC`, `breakthrough-capture-only-RxC`) counts every
+/// line of the board's perft table (tests/perft/boards/) to depth 4 as bt-arena does, through
+/// `bt-arena perft-check --board`. 6x6 and 7x7 classic are upstream's `breakthrough6` and
+/// `breakthrough7`, which the Debian build does not ship.
+#[test]
+#[ignore = "needs fairy-stockfish (apt-get install fairy-stockfish)"]
+fn boards_agree_with_bt_arenas_perft() {
+    let fairy = crate::util::fairy_stockfish();
+    let variants = format!(
+        "{}/engines/fairy-stockfish/variants.ini",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let mut boards = 0;
+    for board in bt_arena::rules::Board::all().filter(|board| !board.is_standard()) {
+        for rules in Rules::ALL {
+            let variant = match rules {
+                Rules::Classic => format!("breakthrough-{board}"),
+                Rules::CaptureOnly => format!("breakthrough-capture-only-{board}"),
+            };
+            let suite = format!("tests/perft/boards/{board}-{}.epd", rules.name());
+            let output = crate::util::bt_arena(&[
+                "perft-check",
+                "--board",
+                &board.to_string(),
+                "--rules",
+                rules.name(),
+                "--suite",
+                &suite,
+                "--depth",
+                "4",
+                "--engine",
+                &format!("cmd={}", fairy.display()),
+                "proto=uci",
+                &format!("option.VariantPath={variants}"),
+                &format!("option.UCI_Variant={variant}"),
+            ]);
+            let text = String::from_utf8_lossy(&output.stdout);
+            assert_eq!(
+                output.status.code(),
+                Some(0),
+                "{board} {rules}: {text} {output:?}"
+            );
+            assert!(
+                text.contains("3 positions checked: 3 passed, 0 failed"),
+                "{board} {rules}: {text}"
+            );
+            boards += 1;
+        }
+    }
+    assert_eq!(boards, 48);
+}

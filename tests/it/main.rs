@@ -17,6 +17,7 @@ mod workers;
 
 mod adjudication;
 mod affinity;
+mod boards;
 mod check_engine;
 mod claims;
 mod cli;

@@ -1,8 +1,8 @@
 //! Exact perft counts for both rule sets, from the shipped suites (computed by an independent
 //! implementation), through the library and through the `bt-arena perft` command.
 
-use bt_arena::rules::Rules;
 use bt_arena::rules::perft::{self, PerftOptions};
+use bt_arena::rules::{Board, Rules};
 
 use crate::util::bt_arena;
 
@@ -13,7 +13,7 @@ fn suite(rules: Rules) -> Vec<perft::SuiteEntry> {
         rules.name()
     );
     let text = std::fs::read_to_string(&path).unwrap();
-    perft::parse_suite(&text).unwrap()
+    perft::parse_suite(&text, Board::STANDARD).unwrap()
 }
 
 fn check_suite(rules: Rules, options: PerftOptions) {

@@ -564,3 +564,54 @@ fn a_headline_of_equal_totals_over_different_moves_says_the_moves_differ() {
         "{text}"
     );
 }
+
+/// A generator that takes 8×8's file mask on every board: right on 8×8 and under capture-only
+/// rules (no enemy pawn stands off the board), found at the root on a board of 6 files under
+/// classic rules, each extra move named with the square off the board.
+#[test]
+fn a_file_mask_taken_from_8x8_is_found_only_on_a_narrower_board() {
+    let engine = faulty("perft-file-mask-8x8");
+    let passed = json_check(&engine, &["--rules", "classic", "--depth", "3"], 0);
+    assert_eq!(passed["failed"], 0);
+    let args = ["--board", "6x6", "--depth", "3"];
+    let passed = json_check(&engine, &args, 0);
+    assert_eq!(passed["failed"], 0);
+    let report = json_check(
+        &engine,
+        &["--rules", "classic", "--board", "6x6", "--depth", "3"],
+        1,
+    );
+    let fault = only_fault(&report);
+    assert_eq!(fault["position"], "pppppp/pppppp/6/6/PPPPPP/PPPPPP w");
+    assert_eq!(fault["depth"], 3);
+    assert!(path_moves(fault).is_empty());
+    let off = |square: &str| format!("{square} is off the 6x6 board (files a-f, ranks 1-6)");
+    let expected: BTreeSet<(String, String)> = [
+        ("f1g2".to_string(), off("g2")),
+        ("f2g3".to_string(), off("g3")),
+    ]
+    .into();
+    assert_eq!(problems(fault, "illegal"), expected, "{fault:#}");
+    assert_eq!(fault["problems"].as_array().map(Vec::len), Some(2));
+    // The text names the board.
+    let mut all = vec!["--engine".to_string()];
+    all.extend(engine);
+    all.extend(["--rules", "classic", "--board", "6x6", "--depth", "2"].map(String::from));
+    let all: Vec<&str> = all.iter().map(String::as_str).collect();
+    let output = perft_check(&all);
+    assert_eq!(output.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        text.starts_with("perft-check of ")
+            && text
+                .lines()
+                .next()
+                .unwrap()
+                .contains(" on 6x6 under classic rules: 1 position"),
+        "{text}"
+    );
+    assert!(
+        text.contains("the engine lists f2g3 (18), which is illegal: g3 is off the 6x6 board"),
+        "{text}"
+    );
+}

@@ -53,6 +53,11 @@ pub(crate) enum Fault {
     PerftAfterGameOver,
     /// Its perft generates White's moves when Black is to move with exactly `--pawns N` pawns.
     PerftWrongSide,
+    /// Its perft takes the file mask of 8×8 on every board: on a board of fewer files, a pawn
+    /// on the last file steps diagonally east off the board onto an empty square. Only classic
+    /// rules show it (no enemy pawn stands off the board to be captured).
+    #[value(name = "perft-file-mask-8x8")]
+    PerftFileMask8x8,
     // Faults planted for `bt-arena check-engine` (see the table above).
     /// Declares a malformed option line (a spin without `max`).
     BadOptionLine,

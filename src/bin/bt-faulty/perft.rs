@@ -3,14 +3,15 @@
 //! the game, as the buggy generators reach.
 
 use crate::fault::Fault;
-use bt_arena::rules::{Color, Move, Position, Rules, Square};
+use bt_arena::rules::{self, Color, Move, Position, Rules, Square};
 
-/// A board as plain bitboards, which (unlike [`Position`]) may hold positions past the end of
-/// the game, as the buggy generators reach.
+/// A board as plain bitboards of the position's size, which (unlike [`Position`]) may hold
+/// positions past the end of the game, as the buggy generators reach.
 #[derive(Clone, Copy)]
 pub(crate) struct Board {
     pawns: [u64; 2],
     side: Color,
+    size: rules::Board,
 }
 
 impl From<&Position> for Board {
@@ -18,6 +19,7 @@ impl From<&Position> for Board {
         Board {
             pawns: [position.pawns(Color::White), position.pawns(Color::Black)],
             side: position.side_to_move(),
+            size: position.board(),
         }
     }
 }
@@ -26,7 +28,10 @@ impl Board {
     /// True when a pawn stands on its goal rank or a side has no pawns.
     fn is_decided(&self) -> bool {
         let [white, black] = self.pawns;
-        white >> 56 != 0 || black & 0xFF != 0 || white == 0 || black == 0
+        white & self.size.goal(Color::White) != 0
+            || black & self.size.goal(Color::Black) != 0
+            || white == 0
+            || black == 0
     }
 
     /// The board after `mover` plays `mv`; the other side moves next.
@@ -37,6 +42,7 @@ impl Board {
         Board {
             pawns,
             side: self.side.opponent(),
+            size: self.size,
         }
     }
 }
@@ -63,6 +69,12 @@ impl Generator {
             board.pawns[mover.opponent().index()],
         );
         let forward: i8 = if mover == Color::White { 1 } else { -1 };
+        // The fault's board is 8 files wide whatever the position's size.
+        let files = if self.fault == Fault::PerftFileMask8x8 {
+            8
+        } else {
+            board.size.files()
+        };
         let mut moves = Vec::new();
         for from in (0..64)
             .filter_map(Square::from_index)
@@ -75,10 +87,11 @@ impl Generator {
                     .ok()
                     .zip(u8::try_from(rank).ok())
                     .and_then(|(f, r)| Square::new(f, r))
+                    .filter(|to| to.file() < files && to.rank() < board.size.ranks())
                 else {
                     continue;
                 };
-                if self.allows(from, to, file_step != 0, own, enemy) {
+                if self.allows(from, to, file_step != 0, own, enemy, board.size) {
                     moves.push((mover, Move { from, to }));
                 }
             }
@@ -87,7 +100,15 @@ impl Generator {
     }
 
     /// Whether a step from `from` to `to` (diagonal or straight) is generated.
-    fn allows(&self, from: Square, to: Square, diagonal: bool, own: u64, enemy: u64) -> bool {
+    fn allows(
+        &self,
+        from: Square,
+        to: Square,
+        diagonal: bool,
+        own: u64,
+        enemy: u64,
+        size: rules::Board,
+    ) -> bool {
         let target = to.bit();
         if !diagonal {
             return (own | enemy) & target == 0;
@@ -96,7 +117,7 @@ impl Generator {
             return false;
         }
         if enemy & target != 0 {
-            let on_edge = |s: Square| s.file() == 0 || s.file() == 7;
+            let on_edge = |s: Square| s.file() == 0 || s.file() == size.files() - 1;
             return !(self.fault == Fault::PerftMissingEdgeCapture
                 && (on_edge(from) || on_edge(to)));
         }

@@ -1,51 +1,34 @@
 //! Small board queries the search needs on top of the rules: move targets by side, immediate
 //! wins and threats. Moves come from the rules' own generator ([`Side::targets`]).
 
-use crate::rules::{Black, Color, Move, Position, Rules, Side, White};
+use crate::rules::{Black, Board, Color, Move, Position, Rules, Side, White};
 
-/// The target squares of `side`'s moves per step (straight, west, east), with `own` its pawns
-/// and `enemy` the other side's; whether the game is over is not looked at.
+/// The target squares of `side`'s moves per step (straight, west, east) on `board`, with `own`
+/// its pawns and `enemy` the other side's; whether the game is over is not looked at.
 #[inline(always)]
-pub(crate) fn targets(side: Color, own: u64, enemy: u64, rules: Rules) -> [u64; 3] {
+pub(crate) fn targets(board: Board, side: Color, own: u64, enemy: u64, rules: Rules) -> [u64; 3] {
+    let squares = board.squares();
     match side {
-        Color::White => White::targets(own, enemy, rules),
-        Color::Black => Black::targets(own, enemy, rules),
-    }
-}
-
-/// The goal rank of `side` as a bitboard.
-#[inline(always)]
-pub(crate) const fn goal(side: Color) -> u64 {
-    match side {
-        Color::White => White::GOAL,
-        Color::Black => Black::GOAL,
-    }
-}
-
-/// The rank of `rank` (0 = rank 1) counted from `side`'s home rank: 0 home, 7 its goal.
-#[inline(always)]
-pub(crate) const fn relative_rank(side: Color, rank: u8) -> u8 {
-    match side {
-        Color::White => rank,
-        Color::Black => 7 - rank,
+        Color::White => White::targets(own, enemy, rules, squares),
+        Color::Black => Black::targets(own, enemy, rules, squares),
     }
 }
 
 /// The squares a move with these `targets` can win on at once: the goal rank, and the last
 /// enemy pawn's square when `enemy` holds a single pawn.
 #[inline(always)]
-fn winning_squares(side: Color, enemy: u64) -> u64 {
-    goal(side) | if enemy.count_ones() == 1 { enemy } else { 0 }
+fn winning_squares(board: Board, side: Color, enemy: u64) -> u64 {
+    board.goal(side) | if enemy.count_ones() == 1 { enemy } else { 0 }
 }
 
-/// True when `side`, with `targets` as from [`targets`], has a move that wins at once: a step
-/// onto its goal rank or the capture of the last enemy pawn.
+/// True when `side`, with `targets` as from [`targets`], has a move that wins at once on
+/// `board`: a step onto its goal rank or the capture of the last enemy pawn.
 #[inline(always)]
-pub(crate) fn wins_at_once(side: Color, targets: [u64; 3], enemy: u64) -> bool {
+pub(crate) fn wins_at_once(board: Board, side: Color, targets: [u64; 3], enemy: u64) -> bool {
     let [straight, west, east] = targets;
-    let winning = winning_squares(side, enemy);
+    let winning = winning_squares(board, side, enemy);
     // Straight steps never capture: only the goal rank counts for them.
-    straight & goal(side) != 0 || (west | east) & winning != 0
+    straight & board.goal(side) != 0 || (west | east) & winning != 0
 }
 
 /// True when the side *not* to move in `position` would win at once if it were its turn:
@@ -53,26 +36,29 @@ pub(crate) fn wins_at_once(side: Color, targets: [u64; 3], enemy: u64) -> bool {
 #[inline(always)]
 pub(crate) fn threatened(position: &Position, rules: Rules) -> bool {
     let them = position.side_to_move().opponent();
+    let board = position.board();
     let (own, enemy) = (position.pawns(them), position.pawns(them.opponent()));
-    wins_at_once(them, targets(them, own, enemy, rules), enemy)
+    wins_at_once(board, them, targets(board, them, own, enemy, rules), enemy)
 }
 
 /// True when the side to move in `position` has a move that wins at once.
 #[inline(always)]
 pub(crate) fn can_win_at_once(position: &Position, rules: Rules) -> bool {
     let us = position.side_to_move();
+    let board = position.board();
     let (own, enemy) = (position.pawns(us), position.pawns(us.opponent()));
-    wins_at_once(us, targets(us, own, enemy, rules), enemy)
+    wins_at_once(board, us, targets(board, us, own, enemy, rules), enemy)
 }
 
 /// The first move (in generation order) that wins at once for the side to move, if any.
 pub(crate) fn winning_move(position: &Position, rules: Rules) -> Option<Move> {
     let us = position.side_to_move();
+    let board = position.board();
     let enemy = position.pawns(us.opponent());
-    let winning = winning_squares(us, enemy);
+    let winning = winning_squares(board, us, enemy);
     position.pseudo_moves(rules).iter().find(|mv| {
         let to = mv.to.bit();
-        to & goal(us) != 0 || (to & winning != 0 && position.is_capture(*mv))
+        to & board.goal(us) != 0 || (to & winning != 0 && position.is_capture(*mv))
     })
 }
 

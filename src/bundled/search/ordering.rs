@@ -3,7 +3,6 @@
 //! the ply, then the other moves by their history score (Schaeffer's history heuristic with the
 //! "gravity" update of Stockfish, which keeps scores within `±HISTORY_MAX`).
 
-use super::board::relative_rank;
 use crate::rules::{Color, Move, MoveSet, Position};
 
 /// The most moves a position can have: 16 pawns, three steps each.
@@ -97,6 +96,9 @@ impl Heuristics {
         ply: usize,
     ) -> i32 {
         let side = position.side_to_move();
+        let board = position.board();
+        // Ranks counted from the side's home rank, as on 8×8: the goal is 7 on every board.
+        let relative_rank = |side, rank| board.relative_rank(side, rank) + 8 - board.ranks();
         let advance = i32::from(relative_rank(side, mv.to.rank()));
         if tt_move == Some(mv) {
             TT_MOVE

@@ -429,11 +429,12 @@ impl<'a> Search<'a> {
         self.seldepth = self.seldepth.max(ply);
         let us = position.side_to_move();
         let (own, enemy) = (position.pawns(us), position.pawns(us.opponent()));
-        let targets = board::targets(us, own, enemy, self.rules);
+        let size = position.board();
+        let targets = board::targets(size, us, own, enemy, self.rules);
         if targets == [0; 3] {
             return Some(loss_in(ply));
         }
-        if board::wins_at_once(us, targets, enemy) {
+        if board::wins_at_once(size, us, targets, enemy) {
             if let Some(mv) = winning_move(position, self.rules) {
                 self.pv[ply][0] = Some(mv);
                 self.pv_len[ply] = 1;

@@ -1,16 +1,8 @@
-//! The table of proven facts: for each position met, the depths at which its side to move is
-//! known to win or not, and to be lost or not. Buckets of [`WAYS`] slots found by a hash of
-//! the position; the table doubles as it fills, up to [`TABLE_SLOTS`], then a new fact takes
-//! the slot of an old one (facts are exact: one lost is only proven again).
+//! The table of proven facts of the proof search: positions and what is proven about them,
+//! in buckets of [`WAYS`] slots, growing up to [`TABLE_SLOTS`].
 
-use super::TABLE_SLOTS;
+use super::{FIRST_SLOTS, TABLE_SLOTS, WAYS};
 use crate::rules::{Color, Position};
-
-/// The slots of a new table (128 KiB).
-const FIRST_SLOTS: usize = 1 << 12;
-
-/// The slots a position may take: the [`WAYS`] slots of its bucket.
-const WAYS: usize = 4;
 
 /// What the table knows about a position (its side to move), depths in plies: `wins` true at
 /// every depth `>= win`, false at every depth `<= no_win`; `defence_fails` likewise.
@@ -35,7 +27,7 @@ impl Default for Facts {
 
 /// The hash of a position: its two bitboards and side folded into one word, mixed by one
 /// multiplication.
-fn hash(position: &Position) -> u64 {
+pub(super) fn hash(position: &Position) -> u64 {
     let white = position.pawns(Color::White);
     let black = position.pawns(Color::Black);
     let side = u64::from(position.side_to_move() == Color::Black);

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::bundled::search::{Limits, Searcher};
+use crate::rules::Board;
 use crate::rules::position::tests::pos;
 use std::sync::atomic::AtomicBool;
 
@@ -354,11 +355,17 @@ fn the_race_bound_and_the_stalemate_bound_hold_on_their_edges() {
     assert_eq!(shape(&prove(fen, Rules::Classic, 7)), Some((1, 7)));
     assert_eq!(minimax(&pos(fen), Rules::Classic, 7), MATE - 7);
     assert_eq!(files(0), 0);
-    assert_eq!(files(RANK_1), 8);
+    assert_eq!(files(0xFF), 8);
     assert_eq!(files(FILE_H_BITS | 1), 2);
-    assert_eq!(near_goal(Color::White, 1), 0xFF << 48);
-    assert_eq!(near_goal(Color::Black, 2), 0xFFFF << 8);
-    assert_eq!(near_goal(Color::White, 9), !RANK_8);
+    let full = Board::STANDARD;
+    assert_eq!(near_goal(full, Color::White, 1), 0xFF << 48);
+    assert_eq!(near_goal(full, Color::Black, 2), 0xFFFF << 8);
+    assert_eq!(near_goal(full, Color::White, 9), !(0xFF << 56));
+    let small: Board = "5x4".parse().unwrap();
+    assert_eq!(near_goal(small, Color::White, 1), 0x0F << 24);
+    assert_eq!(near_goal(small, Color::White, 2), 0x0F0F << 16);
+    assert_eq!(near_goal(small, Color::Black, 9), 0x0F0F_0F0F << 8);
+    assert_eq!(near_goal(small, Color::Black, 0), 0);
 }
 
 /// The h-file.
