@@ -163,9 +163,6 @@ fn main() -> ExitCode {
             };
         }
     };
-    if cli.command.may_die_of_a_closed_stdout() {
-        die_quietly_on_closed_stdout();
-    }
     let result = match cli.command {
         Command::Perft(args) => cli::perft::run(&args),
         Command::PerftCheck(args) => cli::perft_check::run(&args),
@@ -199,46 +196,6 @@ fn main() -> ExitCode {
             cli::EXIT_ERROR.into()
         }
     })
-}
-
-impl Command {
-    /// Whether the command may die of SIGPIPE when its stdout closes (`| head`), as Unix tools
-    /// do: only those whose exit code says no more than that they ran (plain `perft`,
-    /// `openings`, `generate`, `prove`). The others keep Rust's default (SIGPIPE ignored) and write
-    /// through `out!`/`say!`, which ignore a closed stdout:
-    ///
-    /// - those whose exit code is a verdict or a check (`elo`, `report`, `merge`, `perft
-    ///   --suite`, `bench`, `perft-check`, `check-engine`, `tournament`): `bt-arena elo --sprt
-    ///   ... | head -c 10` gives the verdict's code, not 141;
-    /// - those that drive engines: an engine that closed its input is an error to adjudicate,
-    ///   not the runner's death.
-    fn may_die_of_a_closed_stdout(&self) -> bool {
-        match self {
-            Command::Perft(args) => !args.checks_a_suite(),
-            Command::Openings(args) => !args.plays_games(),
-            Command::Generate(_) | Command::Prove(_) | Command::Sprt(_) => true,
-            Command::PerftCheck(_)
-            | Command::CheckEngine(_)
-            | Command::Tournament(_)
-            | Command::Tune(_)
-            | Command::Select(_)
-            | Command::Datagen(_)
-            | Command::Merge(_)
-            | Command::Elo(_)
-            | Command::Report(_)
-            | Command::Bench(_) => false,
-        }
-    }
-}
-
-/// Restores the default action of SIGPIPE, so `bt-arena perft 12 | head -1` ends quietly as Unix
-/// tools do instead of panicking on a closed stdout (see [`Command::may_die_of_a_closed_stdout`]
-/// for the commands that do not).
-fn die_quietly_on_closed_stdout() {
-    // SAFETY: called once at start-up, before any thread exists; SIG_DFL is a valid handler.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-    }
 }
 
 #[cfg(test)]

@@ -493,12 +493,29 @@ pub fn build_engine(
     let copy = run.map(|run| run.build_log(&name));
     let started = Instant::now();
     let waiting = |holder: &str| {
-        say(format!(
+        format!(
             "Engine {name}: waiting for the build of commit {commit} that another process is \
              making ({holder})"
-        ));
+        )
     };
-    let built = cache.build_until(&source, waiting, stop);
+    let mut built = cache.build_until(&source, |holder| say(waiting(holder)), stop);
+    // A cached build whose executable was removed since (a tidied checkout): nothing was
+    // built, so "the build left no executable" would be wrong. Built again, once.
+    if let Ok(found) = &built
+        && found.cached
+        && !found.checkout.join(&engine.cmd).is_file()
+    {
+        say(format!(
+            "Engine {name}: the cached executable {} of commit {commit} is gone; building it \
+             again",
+            found.checkout.join(&engine.cmd).display()
+        ));
+        built = cache.clone().rebuilding(true).build_until(
+            &source,
+            |holder| say(waiting(holder)),
+            stop,
+        );
+    }
     let build = match built {
         Ok(build) => build,
         Err(BuildError::Failed {

@@ -212,7 +212,9 @@ pub fn run(args: &DatagenArgs, matches: &ArgMatches) -> Result<ExitCode> {
             |err| match err.downcast_ref::<SessionError<DatagenError>>() {
                 // An engine that gives no score, or no MultiPV: a bad command line.
                 Some(SessionError::Kind(DatagenError::Probe(
-                    probe @ (ProbeError::NoScore(_) | ProbeError::NoMultiPv(_)),
+                    probe @ (ProbeError::NoScore(_)
+                    | ProbeError::NoMultiPv(_)
+                    | ProbeError::MultiPvRefused(..)),
                 ))) => usage(probe.to_string()),
                 _ => err,
             },

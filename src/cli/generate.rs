@@ -71,14 +71,14 @@ pub fn run(args: &GenerateArgs, command: clap::Command) -> Result<ExitCode> {
     match &args.what {
         What::Man { dir } => {
             let written = write_man_pages(command, dir)?;
-            println!(
+            say!(
                 "{} man pages written to {} and {}",
                 written.len(),
                 dir.join("man1").display(),
                 dir.join("man5").display()
             );
         }
-        What::Completions { shell } => print!("{}", completions(*shell, command)),
+        What::Completions { shell } => out!("{}", completions(*shell, command)),
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -1,10 +1,10 @@
 //! The subcommands of the `bt-arena` binary: argument types and how results are printed.
 
-/// `print!` that ignores a closed stdout (`| head`), for the commands whose exit code is a
-/// verdict or a check and those that drive engines: the command goes on (a run quits its
-/// engines), the exit code still tells the result, and the results of a tournament are in
-/// files anyway. (The others die quietly of SIGPIPE: see `Command::may_die_of_a_closed_stdout`
-/// in main.rs.)
+/// `print!` that ignores a closed stdout (`| head`). Every command writes its stdout through
+/// it, and none dies of SIGPIPE (Rust's default: ignored): a command keeps its exit code when
+/// its reader goes away, whatever the reader's timing, so that a verdict or a check never
+/// turns into 141 (issue 38). The command goes on (a run quits its engines), and the results
+/// of a tournament are in files anyway.
 macro_rules! out {
     ($($arg:tt)*) => {{
         use std::io::Write as _;

@@ -100,13 +100,6 @@ struct CheckArgs {
     json: JsonFlag,
 }
 
-impl OpeningsArgs {
-    /// Whether the command plays games (`build`): then a closed stdout must not kill it.
-    pub fn plays_games(&self) -> bool {
-        matches!(self.command, OpeningsCommand::Build(_))
-    }
-}
-
 /// Runs `bt-arena openings generate`, `check` or `build`.
 ///
 /// # Errors
@@ -158,20 +151,20 @@ fn run_generate(args: &GenerateArgs, command_line: impl Iterator<Item = OsString
     ];
     let text = openings::book_text(&header, &generated.openings);
     write_book(&args.out, &text, args.force)?;
-    println!(
+    say!(
         "Wrote {} openings to {}: {}",
         generated.openings.len(),
         args.out.display(),
         generated.tally
     );
-    println!("Seed: {seed}");
+    say!("Seed: {seed}");
     let evals: Vec<i64> = generated
         .openings
         .iter()
         .map(|o| i64::from(o.eval_cp))
         .collect();
     if let Some(spread) = Spread::of(&evals) {
-        println!(
+        say!(
             "eval (centipawns for White, depth {}): {spread}",
             args.search_depth
         );
@@ -227,12 +220,12 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode> {
         if let Some(games) = &games {
             json["games"] = serde_json::to_value(games)?;
         }
-        println!("{}", serde_json::to_string_pretty(&json)?);
+        say!("{}", serde_json::to_string_pretty(&json)?);
     } else {
-        print!("{report}");
+        out!("{report}");
         if let Some(games) = &games {
-            println!();
-            print!("{games}");
+            out!("\n");
+            out!("{games}");
         }
     }
     if let Some(warning) = book.duplicates_warning() {

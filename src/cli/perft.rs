@@ -67,11 +67,6 @@ pub struct PerftArgs {
 }
 
 impl PerftArgs {
-    /// Whether it checks a suite (`--suite`): its exit code is then the check's.
-    pub fn checks_a_suite(&self) -> bool {
-        self.suite.is_some()
-    }
-
     fn options(&self) -> PerftOptions {
         PerftOptions {
             threads: usize::from(self.threads),

@@ -292,6 +292,8 @@ pub enum ProbeError {
     NoScore(String),
     /// `--random-multipv` given and it declares no `MultiPV` option.
     NoMultiPv(String),
+    /// `--random-multipv K` with a K its `MultiPV` option does not take (beyond its range).
+    MultiPvRefused(String, crate::protocol::ValueRefused),
 }
 
 impl std::fmt::Display for ProbeError {
@@ -303,6 +305,12 @@ impl std::fmt::Display for ProbeError {
                 f,
                 "--random-multipv: engine '{name}' has no MultiPV option (it must report its \
                  best lines, `info multipv N`)"
+            ),
+            ProbeError::MultiPvRefused(name, refused) => write!(
+                f,
+                "--random-multipv: engine '{name}' does not take MultiPV {}: {refused}; give K \
+                 within its range",
+                refused.value
             ),
             ProbeError::NoScore(name) => write!(
                 f,
@@ -317,7 +325,7 @@ impl std::error::Error for ProbeError {}
 
 /// Starts each engine of `config` once (without logs: nothing is written) and asks it for a
 /// move from the start position at its limit: it must report a score, and declare `MultiPV`
-/// with `--random-multipv`.
+/// taking K with `--random-multipv K,..`.
 ///
 /// # Errors
 /// [`ProbeError`] naming the engine.
@@ -337,10 +345,17 @@ pub fn probe_scores(config: &DatagenConfig) -> Result<(), ProbeError> {
         let multipv = engine
             .options()
             .iter()
-            .any(|option| option.name.eq_ignore_ascii_case("MultiPV"));
-        if config.random_multipv.is_some() && !multipv {
-            engine.quit();
-            return Err(ProbeError::NoMultiPv(name));
+            .find(|option| option.name.eq_ignore_ascii_case("MultiPV"))
+            .cloned();
+        if let Some(random) = config.random_multipv {
+            let Some(multipv) = multipv else {
+                engine.quit();
+                return Err(ProbeError::NoMultiPv(name));
+            };
+            if let Err(refused) = multipv.check_value(&random.lines.to_string()) {
+                engine.quit();
+                return Err(ProbeError::MultiPvRefused(name, refused));
+            }
         }
         let reply = engine.new_game().and_then(|()| {
             engine.go(

@@ -33,7 +33,7 @@ pub use command::Command;
 pub(crate) use command::{append_moves, write_position};
 pub use go::GoLimits;
 pub use info::{Info, MATE_VALUE, MAX_MATE_PLIES, Score};
-pub use option::{OptionDecl, OptionKind};
+pub use option::{OptionDecl, OptionKind, ValueRefused};
 pub use reply::Reply;
 
 /// The name of the engine option that carries the rule set (`capture-only` or `classic`).

@@ -235,6 +235,8 @@ pub fn run<K: Kind>(
     announce: impl FnOnce(Announcement<'_, K::Config, K::Prospect>),
 ) -> Result<SessionEnd<K::Outcome>, SessionError<K::Error>> {
     let made = !config.header().dir().exists();
+    // (Its root, where the identity is written, for a shard or a worker.)
+    let root_made = !config.header().out.exists();
     let prepared = prepare_engines(config, options, stop, say)?;
     let openings = load_openings(config.header_mut(), start, say)?;
     let seed = match start {
@@ -270,6 +272,9 @@ pub fn run<K: Kind>(
     if let Err(err) = K::check(config, &setup) {
         if made && !start.is_resume() {
             let _ = std::fs::remove_dir_all(&dir);
+            if root_made {
+                let _ = std::fs::remove_file(header.out.join(crate::run_dir::IDENTITY_JSON));
+            }
             let _ = std::fs::remove_dir(&header.out);
         }
         return Err(SessionError::Kind(err));

@@ -111,19 +111,58 @@ fn faulty_findings(
     (moves, found)
 }
 
-/// summary.json as written by the run, then as `bt-arena report` rewrites it from the
-/// records: the claims table must be the same.
+/// summary.json as written by the run, against what is read back from the records: `bt-arena
+/// elo --json`'s claims tables must be the written ones, and the page `bt-arena report` writes
+/// must count, per engine, the claims checked and found that summary.json counts.
 fn claims_round_trip(out: &Path) -> Value {
-    let read = || -> Value {
-        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap()
-    };
-    let written = read();
+    let written: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let elo = bt_arena(&["elo", "--json", out.to_str().unwrap()]);
+    assert_eq!(elo.status.code(), Some(0), "{}", stderr(&elo));
+    let read: Value = serde_json::from_str(&stdout(&elo)).unwrap();
+    assert_eq!(written["claims"], read["claims"]);
+    assert_eq!(written["claim_findings"], read["claim_findings"]);
     let report = bt_arena(&["report", out.to_str().unwrap()]);
     assert_eq!(report.status.code(), Some(0), "{}", stderr(&report));
-    let rebuilt = read();
-    assert_eq!(written["claims"], rebuilt["claims"]);
-    assert_eq!(written["claim_findings"], rebuilt["claim_findings"]);
+    let page = std::fs::read_to_string(out.join("report.html")).unwrap();
+    let engines = written["claims"].as_array().unwrap();
+    for engine in engines {
+        let name = engine["name"].as_str().unwrap();
+        let total = |field: &str| -> u64 {
+            engine[field]
+                .as_object()
+                .unwrap()
+                .values()
+                .map(|n| n.as_u64().unwrap())
+                .sum()
+        };
+        assert_eq!(
+            page_claims(&page, name),
+            (total("checked"), total("found")),
+            "the page's claims of {name}"
+        );
+    }
     written
+}
+
+/// The claims `engine` has on the page's "Claims checked" table: (checked, found), summed over
+/// its rows (one per kind of claim).
+fn page_claims(page: &str, engine: &str) -> (u64, u64) {
+    let table = &page[page.find("id=\"claims\"").expect("a claims section")..];
+    let table = &table[..table.find("</table>").unwrap()];
+    let start = format!("<tr><td class=\"name\">\u{2068}{engine}\u{2069}</td>");
+    let mut sums = (0, 0);
+    for row in table.split(start.as_str()).skip(1) {
+        let cells: Vec<u64> = row
+            .split("<td>")
+            .skip(1)
+            .map(|cell| cell.split("</td>").next().unwrap())
+            .filter_map(|cell| cell.parse().ok())
+            .collect();
+        sums.0 += cells[0];
+        sums.1 += cells[1];
+    }
+    sums
 }
 
 /// The count summary.json gives for `engine`'s `field` (`checked`, `found`) of `kind`.

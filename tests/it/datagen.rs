@@ -1053,7 +1053,35 @@ fn random_multipv_plays_other_moves_repeatably_and_needs_multipv() {
         "{}",
         stderr(&output)
     );
-    assert!(!out.exists());
+    assert!(!out.exists()); // Beyond the engine's MultiPV range (bt-search: 1 to 48): refused before any directory is
+    // made, naming the range, and no --resume advised (issue 38: every game failed).
+    let search = engine();
+    for workers in [false, true] {
+        let mut args = vec![
+            "datagen",
+            "--engine",
+            &search,
+            "depth=1",
+            "--games",
+            "2",
+            "--random-multipv",
+            "49,50,0.5",
+            "--out",
+            path(&out),
+        ];
+        if workers {
+            args.push("--worker");
+        }
+        let output = bt_arena(&args);
+        assert_eq!(output.status.code(), Some(3), "{}", stderr(&output));
+        assert_eq!(
+            stderr(&output),
+            "error: --random-multipv: engine 'bt-search' does not take MultiPV 49: '49' is not \
+             an integer from 1 to 48; give K within its range\n",
+            "workers: {workers}"
+        );
+        assert!(!out.exists(), "workers: {workers}");
+    }
 }
 
 /// A game an engine crashes in is excluded from the positions and counted, and the run goes

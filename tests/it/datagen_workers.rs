@@ -227,42 +227,72 @@ fn datagen_markers_without_their_games_are_not_believed() {
 
 /// A worker stopped past its lease and woken again (SIGSTOP, then SIGCONT) drops the game
 /// taken over from it and writes its later ones: neither worker waits on the other forever,
-/// and the run is one machine's bytes.
+/// and the run is one machine's bytes. Tried again (up to 5 times) until a takeover happened:
+/// the other worker says it took the stopped one's game over, and the woken one that it did
+/// not record that game.
 #[test]
 fn a_datagen_worker_woken_after_its_lease_goes_on_without_its_lost_game() {
     let dir = tempfile::tempdir().unwrap();
     let single = dir.path().join("single");
     let output = bt_arena(&args(&single, "30", &[]));
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    let run = dir.path().join("run");
-    let mut stopped = spawn(&args(&run, "30", &["--worker", "--lease", "1s"]));
-    assert!(
-        eventually(Duration::from_secs(60), || written(&run) >= 3),
-        "three games within a minute"
-    );
-    let pid = i32::try_from(stopped.id()).unwrap();
-    // SAFETY: the child is this test's own bt-arena.
-    unsafe { libc::kill(pid, libc::SIGSTOP) };
-    let at_stop = written(&run);
-    let mut other = spawn(&args(&run, "30", &["--worker", "--lease", "1s"]));
-    assert!(
-        eventually(Duration::from_secs(60), || written(&run) >= at_stop + 3),
-        "the other worker plays on"
-    );
-    std::thread::sleep(Duration::from_millis(1500));
-    // SAFETY: as above.
-    unsafe { libc::kill(pid, libc::SIGCONT) };
-    let ended = |child: &mut Child| child.try_wait().ok().flatten().is_some();
-    assert!(
-        eventually(Duration::from_secs(120), || ended(&mut stopped)
-            && ended(&mut other)),
-        "both workers end"
-    );
-    for child in [stopped, other] {
-        let output = finish(child);
-        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        let run = dir.path().join(format!("run-{attempt}"));
+        let mut stopped = spawn(&args(&run, "30", &["--worker", "--lease", "1s"]));
+        assert!(
+            eventually(Duration::from_secs(60), || written(&run) >= 3),
+            "three games within a minute"
+        );
+        let pid = i32::try_from(stopped.id()).unwrap();
+        // SAFETY: the child is this test's own bt-arena.
+        unsafe { libc::kill(pid, libc::SIGSTOP) };
+        let at_stop = written(&run);
+        let mut other = spawn(&args(&run, "30", &["--worker", "--lease", "1s"]));
+        assert!(
+            eventually(Duration::from_secs(60), || written(&run) >= at_stop + 3),
+            "the other worker plays on"
+        );
+        std::thread::sleep(Duration::from_millis(1500));
+        // SAFETY: as above.
+        unsafe { libc::kill(pid, libc::SIGCONT) };
+        let ended = |child: &mut Child| child.try_wait().ok().flatten().is_some();
+        assert!(
+            eventually(Duration::from_secs(120), || ended(&mut stopped)
+                && ended(&mut other)),
+            "both workers end"
+        );
+        let (woken, other) = (finish(stopped), finish(other));
+        for output in [&woken, &other] {
+            assert_eq!(output.status.code(), Some(0), "{}", stderr(output));
+        }
+        assert_same_bytes(&run, &single);
+        // The game taken over: `game N, claimed by HOST pid P, unchanged for S s: its lease
+        // expired`, and the woken worker's `warning: game N not recorded: ...`.
+        let taken = stdout(&other).lines().find_map(|line| {
+            let (game, rest) = line.strip_prefix("game ")?.split_once(", claimed by ")?;
+            rest.contains("its lease expired").then(|| game.to_string())
+        });
+        if let Some(game) = &taken {
+            let woken_out = stdout(&woken);
+            assert!(
+                woken_out.contains(&format!(
+                    "warning: game {game} not recorded: this worker no longer holds the claim \
+                     on its game {game}"
+                )),
+                "attempt {attempt}: {woken_out}\n---\n{}",
+                stdout(&other)
+            );
+            break;
+        }
+        assert!(
+            attempt < 5,
+            "no takeover in 5 attempts: {}\n---\n{}",
+            stdout(&woken),
+            stdout(&other)
+        );
     }
-    assert_same_bytes(&run, &single);
 }
 
 /// A worker interrupted (Ctrl-C) mid-run exits 130 and lets go of its games; it writes no
@@ -288,6 +318,11 @@ fn an_interrupted_datagen_worker_writes_no_positions_for_the_run() {
         stderr(&output).contains("Interrupted"),
         "{}",
         stderr(&output)
+    );
+    // Its claims let go at once, not left for the dead-pid shortcut of the next worker.
+    assert_eq!(
+        crate::workers::live_claims(&run, "game"),
+        Vec::<String>::new()
     );
     assert!(
         !run.join("positions.bin").exists(),

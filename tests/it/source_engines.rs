@@ -788,6 +788,73 @@ fn revisions_that_cannot_be_built_as_named_are_refused() {
     );
 }
 
+/// A cached build whose executable was removed since (a tidied checkout) is built again and
+/// said so: nothing was built, so "the build left no executable (check bin=)" would be wrong.
+/// A bin= that names nothing is still that error, after one build.
+#[test]
+fn a_cached_executable_removed_is_built_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let (repo, commits) = repo(dir.path(), &[2]);
+    let cache = dir.path().join("cache");
+    let src = format!("src={}", repo.display());
+    let bench = |bin: &str| {
+        let args = [
+            "bench",
+            "--build-cache",
+            cache.to_str().unwrap(),
+            "--engine",
+            &src,
+            BUILD,
+            bin,
+        ];
+        bt_arena(&args, dir.path())
+    };
+    let first = bench("bin=engine");
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    let entries: Vec<PathBuf> = std::fs::read_dir(&cache)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    let [entry] = &entries[..] else {
+        panic!("{entries:?}")
+    };
+    let checkout = std::fs::read_dir(entry)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|path| path.is_dir())
+        .unwrap();
+    let exe = checkout.join("engine");
+    std::fs::remove_file(&exe).unwrap();
+    let again = bench("bin=engine");
+    let stderr = text(&again.stderr);
+    assert!(again.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "Engine engine@{}: the cached executable {} of commit {} is gone; building it again",
+            &commits[0][..7],
+            exe.display(),
+            commits[0]
+        )),
+        "{stderr}"
+    );
+    assert!(stderr.contains(" built with `cp engine.sh"), "{stderr}");
+    assert!(!stderr.contains("check bin="), "{stderr}");
+    // Found in the cache once more, executable and all.
+    let third = bench("bin=engine");
+    assert!(
+        text(&third.stderr).contains("found in the build cache"),
+        "{}",
+        text(&third.stderr)
+    );
+    // A bin= naming nothing the build makes: built again once, then named as such.
+    let wrong = bench("bin=nothing");
+    let stderr = text(&wrong.stderr);
+    assert_eq!(wrong.status.code(), Some(4), "{stderr}");
+    assert!(stderr.contains("building it again"), "{stderr}");
+    assert!(stderr.contains("left no executable at"), "{stderr}");
+    assert!(stderr.contains("(check bin=)"), "{stderr}");
+}
+
 /// check-engine and perft-check build engines from source too (here: a revision that is not
 /// one, refused as a bad command line before anything is built).
 #[test]

@@ -29,6 +29,23 @@ pub(crate) fn merged(run: &Path) -> Vec<bt_arena::records::GameRecord> {
     games_of(&run.join("games.csv"))
 }
 
+/// The live claims in `run`'s `claims/` (files `KIND-N`, without a marker's suffix).
+pub(crate) fn live_claims(run: &Path, kind: &str) -> Vec<String> {
+    std::fs::read_dir(run.join("claims"))
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|entry| entry.file_name().to_string_lossy().into_owned())
+                .filter(|name| {
+                    name.strip_prefix(kind)
+                        .and_then(|rest| rest.strip_prefix('-'))
+                        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// The games recorded so far by every worker of `run` (rows of their games.csv).
 pub(crate) fn rows(run: &Path) -> usize {
     bt_arena::run_dir::RunDir::new(run)
@@ -161,6 +178,8 @@ fn a_worker_killed_or_interrupted_mid_pair_has_the_rest_of_its_pair_played_once(
             if signal == libc::SIGINT {
                 assert_eq!(output.status.code(), Some(130), "{}", stderr(&output));
                 assert!(stderr(&output).contains("let go"), "{}", stderr(&output));
+                // Let go at once, not left for the dead-pid shortcut of the next worker.
+                assert_eq!(live_claims(&run, "pair"), Vec::<String>::new(), "{name}");
             }
             let at_stop = rows(&run);
             if at_stop % 2 == 1 || attempt == 5 {
