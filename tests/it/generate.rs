@@ -11,7 +11,7 @@ fn args(words: &[&str]) -> Vec<String> {
 }
 
 /// The man pages bt-arena writes: one per subcommand and one per file format.
-const PAGES: [&str; 19] = [
+const PAGES: [&str; 21] = [
     "bt-arena.1",
     "bt-arena-bench.1",
     "bt-arena-check-engine.1",
@@ -29,6 +29,8 @@ const PAGES: [&str; 19] = [
     "bt-arena-perft.1",
     "bt-arena-prove.1",
     "bt-arena-report.1",
+    "bt-arena-select.1",
+    "bt-arena-sprt.1",
     "bt-arena-tournament.1",
     "bt-arena-tune.1",
 ];
@@ -43,7 +45,7 @@ fn every_man_page_renders_without_a_warning() {
     assert_eq!(
         String::from_utf8_lossy(&output.stdout),
         format!(
-            "19 man pages written to {} and {}\n",
+            "21 man pages written to {} and {}\n",
             out.join("man1").display(),
             out.join("man5").display()
         )
