@@ -456,20 +456,26 @@ fn draw_ref_line(svg: &mut String, plot: Plot, line: &RefLine<'_>, at: f64, labe
     );
 }
 
-/// A dotted vertical line at `at` on the x scale, labelled `text` on its left.
+/// A dotted vertical line at `at` on the x scale, labelled `text` on its left, or on its
+/// right when the label would not fit inside the plot on the left (a mark near the y axis,
+/// whose tick labels it would cover).
 fn draw_mark(svg: &mut String, plot: Plot, at: f64, text: &str) {
     let px = plot.x.at(at);
-    // Left of the line, half way up: the reference lines are labelled on the right, the
-    // axis at the bottom, and a series that decided there is at a bound, not half way.
+    // Half way up: the reference lines are labelled on the right, the axis at the bottom, and
+    // a series that decided there is at a bound, not half way.
     let label_y = (plot.top + plot.bottom) / 2.0;
+    let (label_x, anchor) = if px - 3.0 - text_width(text) >= plot.left {
+        (px - 3.0, "end")
+    } else {
+        (px + 3.0, "start")
+    };
     let _ = write!(
         svg,
         "<line x1=\"{px:.1}\" x2=\"{px:.1}\" y1=\"{}\" y2=\"{:.1}\" stroke=\"#555\" \
-         stroke-dasharray=\"2 3\"/><text x=\"{:.1}\" y=\"{label_y:.1}\" \
-         text-anchor=\"end\" class=\"tick\">{}</text>",
+         stroke-dasharray=\"2 3\"/><text x=\"{label_x:.1}\" y=\"{label_y:.1}\" \
+         text-anchor=\"{anchor}\" class=\"tick\">{}</text>",
         plot.top,
         plot.bottom,
-        px - 3.0,
         escape(text)
     );
 }
