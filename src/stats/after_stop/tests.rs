@@ -12,8 +12,13 @@
 use super::*;
 use crate::stats::sequential::{Outcome, SequentialTest};
 
-mod vectors;
-use vectors::VECTORS;
+mod logistic;
+mod normalized;
+
+/// Every reference value: logistic Elo's, then normalized Elo's.
+fn vectors() -> impl Iterator<Item = &'static Vector> + Clone {
+    logistic::VECTORS.iter().chain(normalized::VECTORS.iter())
+}
 
 /// What a combination exercises.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -69,7 +74,7 @@ const ELO_TOLERANCE: f64 = 1e-6;
 
 #[test]
 fn the_estimate_equals_fishtests_over_every_combination() {
-    for (k, vector) in VECTORS.iter().enumerate() {
+    for (k, vector) in vectors().enumerate() {
         let got = after_stop(&vector.sprt(), vector.counts);
         let context = format!("vector {k}: {vector:?}\ngot {got:?}");
         assert!(
@@ -86,14 +91,10 @@ fn the_estimate_equals_fishtests_over_every_combination() {
         assert!((got.llr - vector.llr).abs() <= 1e-9, "llr: {context}");
         assert_eq!(got.clamped, vector.clamped, "clamped: {context}");
     }
-    let kinds = |kind| VECTORS.iter().filter(|v| v.kind == kind).count();
+    let kinds = |kind| vectors().filter(|v| v.kind == kind).count();
     assert!(kinds(Kind::FirstCrossing) >= 20 && kinds(Kind::Overshoot) >= 4);
     assert!(kinds(Kind::OneSided) >= 4 && kinds(Kind::Running) >= 2);
-    assert!(
-        VECTORS
-            .iter()
-            .any(|v| v.model == SprtModel::Normalized && v.counts.len() == 3)
-    );
+    assert!(vectors().any(|v| v.model == SprtModel::Normalized && v.counts.len() == 3));
 }
 
 /// The first crossings, replayed through bt-arena's own sequential test: it stops where
@@ -101,7 +102,7 @@ fn the_estimate_equals_fishtests_over_every_combination() {
 #[test]
 fn a_test_stopped_at_its_first_crossing_gives_fishtests_estimate() {
     let mut replayed = 0;
-    for vector in VECTORS.iter().filter(|v| v.kind == Kind::FirstCrossing) {
+    for vector in vectors().filter(|v| v.kind == Kind::FirstCrossing) {
         let sequence = vector.sequence.unwrap();
         let pairs = vector.counts.len() == 5;
         let mut test = SequentialTest::new(vector.sprt());
@@ -145,7 +146,7 @@ fn lost(white: bool) -> Outcome {
 /// the plain maximum-likelihood Elo, after an H0 above it, and its interval holds it.
 #[test]
 fn the_estimate_is_pulled_back_from_the_plain_one() {
-    for vector in VECTORS.iter().filter(|v| v.kind == Kind::FirstCrossing) {
+    for vector in vectors().filter(|v| v.kind == Kind::FirstCrossing) {
         let plain = match *vector.counts {
             [ll, ld, wl, wd, ww] => crate::stats::elo_pentanomial(&[ll, ld, wl, wd, ww].into()).elo,
             [l, d, w] => crate::stats::elo_trinomial(&[l, d, w]).elo,
