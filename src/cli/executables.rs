@@ -26,16 +26,18 @@ pub fn check_commands(engines: &[EngineDescription]) -> anyhow::Result<()> {
                     false => "",
                 };
                 anyhow::bail!(
-                    "engine '{name}': executable '{}' not found{beside} in PATH{}",
+                    "engine '{name}': executable '{}' not found{beside} in PATH{}{}",
                     cmd.display(),
-                    bundled_hint(cmd, "`cargo install --path . --locked` puts them on PATH")
+                    bundled_hint(cmd, "`cargo install --path . --locked` puts them on PATH"),
+                    quoted_keys_hint(cmd)
                 );
             }
         } else if !cmd.exists() {
             anyhow::bail!(
-                "engine '{name}': executable {} not found{}",
+                "engine '{name}': executable {} not found{}{}",
                 cmd.display(),
-                bundled_hint(cmd, "`cargo build --release` builds them in target/release")
+                bundled_hint(cmd, "`cargo build --release` builds them in target/release"),
+                quoted_keys_hint(cmd)
             );
         } else if cmd.is_dir() {
             anyhow::bail!(
@@ -56,6 +58,23 @@ pub fn check_commands(engines: &[EngineDescription]) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// A hint when `cmd` holds a space followed by a `key=value` word: the engine's keys were given
+/// as one quoted word (`--engine 'cmd=X name=a'`), which reads as a command named `X name=a`.
+fn quoted_keys_hint(cmd: &Path) -> &'static str {
+    let quoted = cmd.to_str().is_some_and(|cmd| {
+        cmd.split_whitespace()
+            .skip(1)
+            .any(|word| word.contains('='))
+    });
+    match quoted {
+        true => {
+            "; the keys of an engine are words of their own, not one quoted word: \
+             --engine cmd=PATH name=NAME nodes=N"
+        }
+        false => "",
+    }
 }
 
 /// ` (bt-search is a bundled engine: HOW)` when `cmd` names a bundled engine, else nothing:

@@ -80,6 +80,45 @@ fn a_bundled_engine_missing_beside_bt_arena_and_in_path_says_how_to_get_it() {
     }
 }
 
+/// An engine's keys quoted as one word (`--engine 'cmd=PATH name=a nodes=10'`) read as a
+/// command named `PATH name=a nodes=10`: the error says to give each key as a word of its own,
+/// and an engine whose path merely holds a space gets no such hint.
+#[test]
+fn an_engine_given_as_one_quoted_word_is_told_to_give_its_keys_apart() {
+    let search = env!("CARGO_BIN_EXE_bt-search");
+    for (spec, hint) in [
+        (format!("cmd={search} name=a nodes=10"), true),
+        ("cmd=/no/such dir/engine".to_string(), false),
+    ] {
+        let output = Command::new(env!("CARGO_BIN_EXE_bt-arena"))
+            .args([
+                "tournament",
+                "--engine",
+                &spec,
+                "--engine",
+                "cmd=bt-random",
+                "--games",
+                "2",
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(3), "{spec}: {}", stderr(&output));
+        let cmd = spec.strip_prefix("cmd=").unwrap();
+        let expected = match hint {
+            true => format!(
+                "executable {cmd} not found; the keys of an engine are words of their own, not \
+                 one quoted word: --engine cmd=PATH name=NAME nodes=N\n"
+            ),
+            false => format!("executable {cmd} not found\n"),
+        };
+        assert!(
+            stderr(&output).ends_with(&expected),
+            "{spec}: {}",
+            stderr(&output)
+        );
+    }
+}
+
 /// Fairy-Stockfish speaks UCI; given without `proto=uci`, it answers `ugi` with `Unknown
 /// command: ugi`. The tournament tries `uci` at once and plays it under UCI, saying so once
 /// with the key that skips the try; before, every game waited out the handshake timeout and
