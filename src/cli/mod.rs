@@ -48,6 +48,7 @@ pub mod perft;
 pub mod perft_check;
 pub mod progress;
 pub mod prove;
+pub mod solve;
 pub mod report;
 pub mod select;
 pub mod select_report;

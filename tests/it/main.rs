@@ -48,6 +48,7 @@ mod select;
 mod server;
 mod session;
 mod shard;
+mod solve;
 mod slurm;
 mod source_engines;
 mod sprt;
