@@ -49,6 +49,7 @@ mod server;
 mod session;
 mod shard;
 mod solve;
+mod solve_oracle;
 mod slurm;
 mod source_engines;
 mod sprt;
