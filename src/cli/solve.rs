@@ -7,7 +7,7 @@ use super::signals::{self, Interrupted};
 use anyhow::Result;
 use bt_arena::rules::{Board, Color, Position, Rules};
 use bt_arena::solve::{
-    DEFAULT_HASH_MIB, Iteration, MAX_HASH_MIB, SolveError, SolveOptions, Solution, Solver,
+    DEFAULT_HASH_MIB, Iteration, MAX_HASH_MIB, Solution, SolveError, SolveOptions, Solver,
 };
 use clap::Args;
 use serde::Serialize;
@@ -96,7 +96,10 @@ pub fn run(args: &SolveArgs) -> Result<ExitCode> {
     let json = args.json.json;
     if !json {
         let on = position.board();
-        say!("solve of {position} on {on} under {rules} rules, table {} MiB", args.hash);
+        say!(
+            "solve of {position} on {on} under {rules} rules, table {} MiB",
+            args.hash
+        );
     }
     if let Some(path) = &args.resume
         && solver.completed() > 0
@@ -126,14 +129,19 @@ pub fn run(args: &SolveArgs) -> Result<ExitCode> {
                 ),
                 None => "nothing saved (give --resume FILE to keep a solve's state)".into(),
             };
-            return Err(Interrupted(format!("solve stopped after depth {completed}: {next}")).into());
+            return Err(
+                Interrupted(format!("solve stopped after depth {completed}: {next}")).into(),
+            );
         }
         Err(err) => return Err(err.into()),
     };
     if json {
         let report = report(&solution);
         // Strings and numbers: serde_json cannot fail on these.
-        say!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
+        say!(
+            "{}",
+            serde_json::to_string_pretty(&report).unwrap_or_default()
+        );
     } else {
         out!("{}", text(&solution));
     }
@@ -178,7 +186,10 @@ fn text(solution: &Solution) -> String {
     };
     let line: Vec<String> = solution.line.iter().map(ToString::to_string).collect();
     let earlier = if solution.earlier_nodes > 0 {
-        format!(" (and {} before the resume)", grouped(solution.earlier_nodes))
+        format!(
+            " (and {} before the resume)",
+            grouped(solution.earlier_nodes)
+        )
     } else {
         String::new()
     };

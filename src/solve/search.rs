@@ -93,8 +93,7 @@ impl Search {
         };
         let answer = self.within_three(position, depth, answer);
         let mut won = None;
-        let mut picker = self.ordered(position, Role::Attacker, facts.best(), answer);
-        while let Some(mv) = picker.next() {
+        for mv in self.ordered(position, Role::Attacker, facts.best(), answer) {
             if self.defence_fails(&position.play_unchecked(mv), depth - 2)? {
                 won = Some(mv);
                 break;
@@ -140,8 +139,7 @@ impl Search {
             return Ok(true);
         };
         let mut held = None;
-        let mut picker = self.ordered(position, Role::Defender, facts.best(), answer);
-        while let Some(mv) = picker.next() {
+        for mv in self.ordered(position, Role::Defender, facts.best(), answer) {
             if !self.wins(&position.play_unchecked(mv), depth)? {
                 held = Some(mv);
                 break;
@@ -330,7 +328,8 @@ impl Search {
 
     /// Credits `mv` of `side` with proving or refuting at `depth`.
     fn reward(&mut self, side: Color, mv: Move, depth: u32) {
-        let at = side.index() * 4096 + usize::from(mv.from.index()) * 64 + usize::from(mv.to.index());
+        let at =
+            side.index() * 4096 + usize::from(mv.from.index()) * 64 + usize::from(mv.to.index());
         self.history[at] = self.history[at].saturating_add(depth * depth);
     }
 
@@ -349,7 +348,6 @@ impl Search {
         }
         answering
     }
-
 }
 
 /// Which moves answer the opponent's threats.

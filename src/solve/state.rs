@@ -79,8 +79,16 @@ pub enum StateError {
 impl fmt::Display for StateError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            StateError::Io { path, doing, source } => {
-                write!(f, "cannot {doing} the solve state {}: {source}", path.display())
+            StateError::Io {
+                path,
+                doing,
+                source,
+            } => {
+                write!(
+                    f,
+                    "cannot {doing} the solve state {}: {source}",
+                    path.display()
+                )
             }
             StateError::Malformed { path, why } => write!(
                 f,
@@ -206,7 +214,8 @@ pub(super) fn read(
         let bad = || malformed(format!("fact {} is damaged", index + 1));
         let record: &[u8; SLOT_BYTES] = record.try_into().map_err(|_| bad())?;
         let slot = Slot::from_bytes(record).ok_or_else(bad)?;
-        let at = Position::on_board(board, slot.white, slot.black, slot.side()).map_err(|_| bad())?;
+        let at =
+            Position::on_board(board, slot.white, slot.black, slot.side()).map_err(|_| bad())?;
         facts.push((at, slot.facts));
     }
     Ok(Some(Saved {

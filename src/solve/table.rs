@@ -169,7 +169,9 @@ fn hash(position: &Position) -> u64 {
 /// it is made, so one larger than this would drive the machine into swap or out of memory.
 fn available_mib() -> Option<u64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|line| line.starts_with("MemAvailable:"))?;
+    let line = text
+        .lines()
+        .find(|line| line.starts_with("MemAvailable:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib >> 10)
 }

@@ -34,7 +34,10 @@ fn table_sizes_out_of_range_are_refused() {
     for mib in [0, MAX_HASH_MIB + 1] {
         let err = solve(&position, Rules::Classic, mib).unwrap_err();
         assert!(matches!(err, SolveError::Hash { .. }), "{err}");
-        assert!(err.to_string().starts_with(&format!("--hash {mib}: ")), "{err}");
+        assert!(
+            err.to_string().starts_with(&format!("--hash {mib}: ")),
+            "{err}"
+        );
     }
 }
 
@@ -59,7 +62,10 @@ fn a_stopped_solve_resumes_from_its_state_to_the_same_solution() {
     let SolveError::Stopped { completed, saved } = err else {
         panic!("{err}")
     };
-    assert_eq!((completed, saved.as_deref()), (depths, Some(path.as_path())));
+    assert_eq!(
+        (completed, saved.as_deref()),
+        (depths, Some(path.as_path()))
+    );
     stop.store(false, std::sync::atomic::Ordering::SeqCst);
     let mut resumed = Solver::new(position, &options).unwrap();
     assert_eq!(resumed.completed(), completed);
@@ -74,7 +80,8 @@ fn a_stopped_solve_resumes_from_its_state_to_the_same_solution() {
     };
     let err = Solver::new(position, &classic).err().unwrap();
     assert!(
-        err.to_string().contains("its rules is classic, this solve's is capture-only"),
+        err.to_string()
+            .contains("its rules is classic, this solve's is capture-only"),
         "{err}"
     );
 }

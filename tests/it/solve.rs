@@ -49,7 +49,9 @@ fn assert_line_plays_out(solution: &Solution) {
     for &mv in &solution.line {
         position = position.play(solution.rules, mv).unwrap();
     }
-    let outcome = position.outcome(solution.rules).expect("the line ends the game");
+    let outcome = position
+        .outcome(solution.rules)
+        .expect("the line ends the game");
     assert_eq!(outcome.winner, solution.winner);
     assert_eq!(outcome.reason, solution.ending);
 }
@@ -80,7 +82,10 @@ fn the_solver_agrees_with_plain_minimax_on_every_position_of_4x4() {
             assert_line_plays_out(&solution);
             checked += 1;
         }
-        assert_eq!((rules, reachable, checked), (rules, expected_checks(rules).0, expected_checks(rules).1));
+        assert_eq!(
+            (rules, reachable, checked),
+            (rules, expected_checks(rules).0, expected_checks(rules).1)
+        );
     }
 }
 
@@ -148,8 +153,8 @@ fn another_table_size_changes_the_work_not_the_result_or_the_line() {
     );
 }
 
-/// The opt-in of the 5×5 classic solve (minutes in a release build, more in a test build; the
-/// figure is in docs/guide/solve.md).
+/// The opt-in of the 5×5 classic solve (22 minutes in a release build on a loaded 2-core
+/// machine, more in a test build; the figure is in docs/guide/solve.md).
 const FIVE_BY_FIVE_CLASSIC: &str = "BT_ARENA_SOLVE_5X5_CLASSIC";
 
 #[test]
@@ -159,26 +164,48 @@ fn five_by_five_classic_is_a_second_player_win_when_opted_in() {
         return;
     }
     let solution = solve_start("5x5", Rules::Classic, 2048);
-    assert_eq!(solution.winner, Color::Black);
-    assert_eq!(solution.plies % 2, 0);
+    assert_eq!((solution.winner, solution.plies), (Color::Black, 26));
+    let line: Vec<String> = solution.line.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        line.join(" "),
+        "a2a3 b4a3 b2a3 b5b4 a1b2 b4a3 b2a3 a5b4 a3b4 c5b4 e2d3 a4a3 d3c4 d5c4 d2d3 e4d3 c2d3 \
+         c4d3 e1d2 b4b3 d2c3 a3a2 b1a2 b3a2 c1c2 a2a1"
+    );
 }
 
 #[test]
 fn bad_sizes_fens_and_table_sizes_are_refused_naming_them() {
     for (size, reason) in [
-        ("9x9", "a board of 9 ranks is not supported: ranks and files go from 4 to 8"),
-        ("3x8", "a board of 3 ranks is not supported: ranks and files go from 4 to 8"),
-        ("8", "bad board size '8': expected RANKSxFILES, e.g. 6x6 or 6x5 (each 4 to 8)"),
+        (
+            "9x9",
+            "a board of 9 ranks is not supported: ranks and files go from 4 to 8",
+        ),
+        (
+            "3x8",
+            "a board of 3 ranks is not supported: ranks and files go from 4 to 8",
+        ),
+        (
+            "8",
+            "bad board size '8': expected RANKSxFILES, e.g. 6x6 or 6x5 (each 4 to 8)",
+        ),
     ] {
         let output = bt_arena(&["solve", "--board", size]);
         assert_eq!(output.status.code(), Some(3), "{size}");
         let error = stderr(&output);
         assert!(
-            error.contains(&format!("invalid value '{size}' for '--board <RxC>': {reason}")),
+            error.contains(&format!(
+                "invalid value '{size}' for '--board <RxC>': {reason}"
+            )),
             "{error}"
         );
     }
-    let output = bt_arena(&["solve", "--board", "5x5", "--fen", "pppp/pppp/4/PPPP/PPPP w"]);
+    let output = bt_arena(&[
+        "solve",
+        "--board",
+        "5x5",
+        "--fen",
+        "pppp/pppp/4/PPPP/PPPP w",
+    ]);
     assert_eq!(output.status.code(), Some(3), "{output:?}");
     let error = stderr(&output);
     assert!(
@@ -192,7 +219,10 @@ fn bad_sizes_fens_and_table_sizes_are_refused_naming_them() {
         let output = bt_arena(&["solve", "--board", "4x4", "--hash", hash]);
         assert_eq!(output.status.code(), Some(3), "{hash}");
         let error = stderr(&output);
-        assert!(error.contains(&format!("invalid value '{hash}' for '--hash <MiB>'")), "{error}");
+        assert!(
+            error.contains(&format!("invalid value '{hash}' for '--hash <MiB>'")),
+            "{error}"
+        );
     }
     // Within the range but more than the machine has (this one has less than 64 GiB).
     let output = bt_arena(&["solve", "--board", "4x4", "--hash", "65536"]);
@@ -207,7 +237,15 @@ fn bad_sizes_fens_and_table_sizes_are_refused_naming_them() {
 
 #[test]
 fn a_finished_position_is_won_at_distance_zero() {
-    let output = bt_arena(&["solve", "--board", "5x4", "--fen", "4/P3/4/4/p3 b", "--rules", "classic"]);
+    let output = bt_arena(&[
+        "solve",
+        "--board",
+        "5x4",
+        "--fen",
+        "4/P3/4/4/p3 b",
+        "--rules",
+        "classic",
+    ]);
     assert_eq!(output.status.code(), Some(0), "{output:?}");
     assert_eq!(
         stdout(&output),
@@ -218,7 +256,9 @@ fn a_finished_position_is_won_at_distance_zero() {
 
 #[test]
 fn json_names_the_winner_the_distance_and_the_line() {
-    let output = bt_arena(&["solve", "--board", "4x4", "--rules", "classic", "--hash", "4", "--json"]);
+    let output = bt_arena(&[
+        "solve", "--board", "4x4", "--rules", "classic", "--hash", "4", "--json",
+    ]);
     assert_eq!(output.status.code(), Some(0), "{output:?}");
     let report: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
     assert_eq!(report["board"], "4x4");
@@ -227,15 +267,27 @@ fn json_names_the_winner_the_distance_and_the_line() {
     assert_eq!(report["winner"], "black");
     assert_eq!(report["plies"], 14);
     assert_eq!(
-        report["line"].as_array().unwrap().iter().map(|mv| mv.as_str().unwrap()).collect::<Vec<_>>().join(" "),
+        report["line"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|mv| mv.as_str().unwrap())
+            .collect::<Vec<_>>()
+            .join(" "),
         "b2a3 b4a3 c2b3 c4b3 d2c3 d4c3 a2b3 a4b3 a1a2 b3b2 c1b2 d3d2 b2b3 d2c1"
     );
     assert_eq!(report["ending"], "goal-rank");
     assert_eq!(report["table_bytes"], 4 * (1 << 20) / 96 * 96);
     // Progress goes to stderr, a line per depth.
     let progress = stderr(&output);
-    assert!(progress.contains("depth 13: White does not win within 13 plies ("), "{progress}");
-    assert!(progress.contains("depth 14: White is lost within 14 plies ("), "{progress}");
+    assert!(
+        progress.contains("depth 13: White does not win within 13 plies ("),
+        "{progress}"
+    );
+    assert!(
+        progress.contains("depth 14: White is lost within 14 plies ("),
+        "{progress}"
+    );
 }
 
 #[test]
@@ -244,7 +296,9 @@ fn an_interrupted_solve_resumes_to_the_same_result_and_line() {
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("5x4.state");
     let state_arg = state.to_str().unwrap();
-    let args = ["solve", "--board", "5x4", "--rules", "classic", "--hash", "16", "--json"];
+    let args = [
+        "solve", "--board", "5x4", "--rules", "classic", "--hash", "16", "--json",
+    ];
     let whole = bt_arena(&args);
     assert_eq!(whole.status.code(), Some(0), "{whole:?}");
     let whole: serde_json::Value = serde_json::from_str(&stdout(&whole)).unwrap();
@@ -269,11 +323,16 @@ fn an_interrupted_solve_resumes_to_the_same_result_and_line() {
     let status = child.wait().unwrap();
     let stopped_in = sent.elapsed();
     assert_eq!(status.code(), Some(130));
-    assert!(stopped_in < std::time::Duration::from_secs(2), "{stopped_in:?}");
+    assert!(
+        stopped_in < std::time::Duration::from_secs(2),
+        "{stopped_in:?}"
+    );
     let said: Vec<String> = lines.map(Result::unwrap).collect();
     let said = said.join("\n");
     assert!(
-        said.contains(&format!("the state is saved in {state_arg}; go on with: bt-arena solve --board 5x4")),
+        said.contains(&format!(
+            "the state is saved in {state_arg}; go on with: bt-arena solve --board 5x4"
+        )),
         "{said}"
     );
     assert!(state.exists());

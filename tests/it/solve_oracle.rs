@@ -97,7 +97,12 @@ fn the_prover_never_contradicts_the_solver_on_the_solved_boards() {
             let line = FIVE_BY_FIVE_CAPTURE_ONLY_LINE.split_whitespace();
             (line.map(|mv| mv.parse().unwrap()).collect(), 8)
         } else {
-            (solve::solve(&Position::start(board), rules, 64).unwrap().line, 0)
+            (
+                solve::solve(&Position::start(board), rules, 64)
+                    .unwrap()
+                    .line,
+                0,
+            )
         };
         let mut on_line = vec![Position::start(board)];
         for mv in line {
@@ -118,18 +123,35 @@ fn the_prover_never_contradicts_the_solver_on_the_solved_boards() {
 fn prove_takes_a_board_and_agrees_with_solve_there() {
     // Black to move on 5x5 under classic rules: the solver's result, then the prover's.
     let fen = "5/1p1pp/2P2/PP3/5 b";
-    let solved = bt_arena(&["solve", "--board", "5x5", "--rules", "classic", "--fen", fen, "--json"]);
+    let solved = bt_arena(&[
+        "solve", "--board", "5x5", "--rules", "classic", "--fen", fen, "--json",
+    ]);
     assert_eq!(solved.status.code(), Some(0), "{solved:?}");
     let solved: serde_json::Value = serde_json::from_str(&stdout(&solved)).unwrap();
-    let proved = bt_arena(&["prove", "--board", "5x5", "--rules", "classic", "--fen", fen, "--plies", "15"]);
+    let proved = bt_arena(&[
+        "prove", "--board", "5x5", "--rules", "classic", "--fen", fen, "--plies", "15",
+    ]);
     assert_eq!(proved.status.code(), Some(0), "{proved:?}");
     let plies = solved["plies"].as_u64().unwrap();
     let winner = solved["winner"].as_str().unwrap();
     let said = stdout(&proved);
-    assert!(said.contains(&format!("wins in {plies} plies")), "{said} / {solved}");
-    assert!(said.to_lowercase().contains(&format!("{winner} wins in")), "{said} / {solved}");
+    assert!(
+        said.contains(&format!("wins in {plies} plies")),
+        "{said} / {solved}"
+    );
+    assert!(
+        said.to_lowercase().contains(&format!("{winner} wins in")),
+        "{said} / {solved}"
+    );
     // A FEN of another shape is refused naming the board and the rank.
-    let output = bt_arena(&["prove", "--board", "5x5", "--fen", "8/8/8/8/8/8/P7/8 w", "3"]);
+    let output = bt_arena(&[
+        "prove",
+        "--board",
+        "5x5",
+        "--fen",
+        "8/8/8/8/8/8/P7/8 w",
+        "3",
+    ]);
     assert_eq!(output.status.code(), Some(3), "{output:?}");
     assert!(crate::util::stderr(&output).contains("is no position of the 5x5 board"));
 }
