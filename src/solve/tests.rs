@@ -9,7 +9,7 @@ fn board(text: &str) -> Board {
 fn a_finished_position_is_won_at_distance_zero() {
     let position = Position::from_fen("4/P3/4/4/p3 b", board("5x4")).unwrap();
     let solution = solve(&position, Rules::Classic, 1).unwrap();
-    assert_eq!((solution.winner, solution.plies), (Color::White, 0));
+    assert_eq!((solution.winner, solution.plies), (Color::Black, 0));
     assert!(solution.line.is_empty());
     assert_eq!(solution.ending, Reason::GoalRank);
 }
