@@ -26,7 +26,7 @@ use super::{
 use crate::engine::{Engine, EngineDescription, EngineError, StrayOutput, Timeouts};
 use crate::game::TimeControl;
 use crate::protocol::codingame::{MoveOrder, Turn};
-use crate::rules::{Color, Move, Position};
+use crate::rules::{Board, Color, Move, Position};
 use crate::time_control::{CODINGAME_FIRST_MS, CODINGAME_TURN_MS, whole_ms};
 use std::time::{Duration, Instant};
 
@@ -74,12 +74,13 @@ pub(super) fn run(
     let mut config = spec.launch();
     config.timeouts = timeouts;
     let ctx = Ctx::new(spec, timeouts, settings);
-    let mut engine = Engine::start(&config, settings.rules).map_err(|error| match error {
-        EngineError::UnknownOption { .. } | EngineError::BadOptionValue { .. } => {
-            RunError::BadOption(error.to_string())
-        }
-        error => RunError::CannotStart(error),
-    })?;
+    let mut engine =
+        Engine::start(&config, settings.rules, Board::STANDARD).map_err(|error| match error {
+            EngineError::UnknownOption { .. } | EngineError::BadOptionValue { .. } => {
+                RunError::BadOption(error.to_string())
+            }
+            error => RunError::CannotStart(error),
+        })?;
     let (first_ms, turn_ms) = match spec.limit {
         TimeControl::CodinGame { first_ms, turn_ms } => (first_ms, turn_ms),
         TimeControl::MoveTime(ms) => (ms, ms),

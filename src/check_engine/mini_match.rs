@@ -9,7 +9,7 @@ use crate::engine::{Engine, EngineDescription};
 use crate::game::TimeControl;
 use crate::game::{Players, play};
 use crate::protocol::Command;
-use crate::rules::{ByColor, Color, Position, Rules};
+use crate::rules::{Board, ByColor, Color, Position, Rules};
 use std::sync::atomic::AtomicBool;
 
 /// How many game pairs are played (each opening once with each colour).
@@ -48,7 +48,7 @@ fn mini_match(
     spec: &EngineDescription,
     opponent: &EngineDescription,
 ) -> Outcome {
-    let mut rival = match Engine::start(&opponent.launch(), ctx.rules) {
+    let mut rival = match Engine::start(&opponent.launch(), ctx.rules, Board::STANDARD) {
         Ok(rival) => rival,
         Err(error) => {
             return Ok(Finding::skip(format!(

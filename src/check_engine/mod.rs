@@ -34,7 +34,7 @@ pub use render::{CheckLines, header};
 
 use crate::engine::{Engine, EngineDescription, EngineError, EngineLaunch};
 use crate::protocol::Protocol;
-use crate::rules::Rules;
+use crate::rules::{Board, Rules};
 use crate::time_control::whole_ms;
 use serde::Serialize;
 use std::fmt;
@@ -475,7 +475,7 @@ impl Session {
             return Err(Finding::skip(format!("not checked: {why}")));
         }
         if self.engine.is_none() {
-            match Engine::start(&self.config, self.rules) {
+            match Engine::start(&self.config, self.rules, Board::STANDARD) {
                 Ok(engine) => self.engine = Some(engine),
                 Err(error) => {
                     self.blocked = Some("the engine could not be started (see above)".into());
