@@ -26,7 +26,7 @@ use super::{
 use crate::engine::{Engine, EngineDescription, EngineError, StrayOutput, Timeouts};
 use crate::game::TimeControl;
 use crate::protocol::codingame::{MoveOrder, Turn};
-use crate::rules::{Board, Color, Move, Position};
+use crate::rules::{Color, Move, Position};
 use crate::time_control::{CODINGAME_FIRST_MS, CODINGAME_TURN_MS, whole_ms};
 use std::time::{Duration, Instant};
 
@@ -75,7 +75,7 @@ pub(super) fn run(
     config.timeouts = timeouts;
     let ctx = Ctx::new(spec, timeouts, settings);
     let mut engine =
-        Engine::start(&config, settings.rules, Board::STANDARD).map_err(|error| match error {
+        Engine::start(&config, settings.rules, settings.board).map_err(|error| match error {
             EngineError::UnknownOption { .. } | EngineError::BadOptionValue { .. } => {
                 RunError::BadOption(error.to_string())
             }
@@ -129,6 +129,7 @@ pub(super) fn run(
         let mut session = Session {
             config,
             rules: settings.rules,
+            board: settings.board,
             engine: None,
             blocked: None,
         };

@@ -254,6 +254,8 @@ pub struct Checklist {
     pub protocol: Protocol,
     /// The rule set checked.
     pub rules: Rules,
+    /// The board checked.
+    pub board: Board,
     /// True when the mini-match was skipped (`--quick`).
     pub quick: bool,
     /// The seed of the random positions and openings.
@@ -277,6 +279,8 @@ pub struct Checklist {
 pub struct Settings {
     /// The rule set the engine is checked under.
     pub rules: Rules,
+    /// The board every check is played on ([`Board::STANDARD`]: 8×8).
+    pub board: Board,
     /// Skip the mini-match.
     pub quick: bool,
     /// The groups to run; all when empty. Handshake failures are reported even when the
@@ -313,6 +317,7 @@ impl std::error::Error for RunError {}
 /// What the checks share: the settings and the engine's limits.
 pub(crate) struct Ctx {
     rules: Rules,
+    board: Board,
     protocol: Protocol,
     /// How far past a move's time a move may come before a tournament forfeits it, ms.
     margin_ms: u64,
@@ -333,6 +338,7 @@ impl Ctx {
     ) -> Ctx {
         Ctx {
             rules: settings.rules,
+            board: settings.board,
             protocol: spec.proto,
             margin_ms: spec.time_margin_ms,
             handshake_timeout: timeouts.handshake,
@@ -384,6 +390,7 @@ pub fn run(
     let mut session = Session {
         config,
         rules: settings.rules,
+        board: settings.board,
         engine: None,
         blocked: probe.blocked,
     };
@@ -428,6 +435,7 @@ impl Checklist {
             engine_id,
             protocol: spec.proto,
             rules: settings.rules,
+            board: settings.board,
             quick: settings.quick,
             seed: settings.seed,
             passed: count(Verdict::Pass),
@@ -448,6 +456,7 @@ type GroupRun = fn(&mut Session, &Ctx) -> Vec<CheckResult>;
 pub(crate) struct Session {
     config: EngineLaunch,
     rules: Rules,
+    board: Board,
     engine: Option<Engine>,
     /// Why no engine can be had (the handshake failed, or a start failed): checks are skipped.
     blocked: Option<String>,
@@ -475,7 +484,7 @@ impl Session {
             return Err(Finding::skip(format!("not checked: {why}")));
         }
         if self.engine.is_none() {
-            match Engine::start(&self.config, self.rules, Board::STANDARD) {
+            match Engine::start(&self.config, self.rules, self.board) {
                 Ok(engine) => self.engine = Some(engine),
                 Err(error) => {
                     self.blocked = Some("the engine could not be started (see above)".into());

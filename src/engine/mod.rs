@@ -63,7 +63,7 @@ use crate::protocol::{Command, OptionDecl, Protocol};
 use crate::rules::{Board, Rules};
 use position_line::PositionLine;
 use process::Process;
-use rule_option::rule_settings;
+use rule_option::{Setup, rule_settings};
 use std::process::ExitStatus;
 use std::time::Instant;
 
@@ -150,6 +150,14 @@ impl Engine {
     /// (never `startpos`).
     pub fn start(launch: &EngineLaunch, rules: Rules, board: Board) -> Result<Engine, EngineError> {
         if launch.proto.is_bot() {
+            if !board.is_standard() {
+                return Err(EngineError::Unsupported {
+                    engine: launch.name.clone(),
+                    what: format!(
+                        "a CodinGame bot plays the 8x8 board of CodinGame's arena, not {board}"
+                    ),
+                });
+            }
             return Engine::start_bot(launch, rules);
         }
         let mut engine = Engine::spawn_silent(launch)?;
@@ -158,8 +166,15 @@ impl Engine {
         for (name, value) in &launch.options {
             engine.set_option(name, value)?;
         }
-        let settings = rule_settings(&engine.options, rules, &launch.options)
-            .map_err(|refusal| refusal.into_error(engine.name.clone(), rules))?;
+        let file_variants = rule_option::configured_variants(launch, &engine.options)?;
+        let setup = Setup {
+            rules,
+            board,
+            configured: &launch.options,
+            file_variants: file_variants.as_deref(),
+        };
+        let settings = rule_settings(&engine.options, &setup)
+            .map_err(|refusal| refusal.into_error(engine.name.clone(), rules, board))?;
         for (name, value) in settings {
             engine.send_setup(&Command::SetOption {
                 name,
