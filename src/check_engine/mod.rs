@@ -19,6 +19,7 @@
 //! and the configured options). A check that fails leaves that process in an unknown state, so
 //! it is ended and the next check starts a fresh one.
 
+mod board;
 mod bot;
 mod handshake;
 mod limits;
@@ -57,6 +58,9 @@ pub enum Group {
     Newgame,
     /// `movegen.*`: perft-check of the start position and of random positions.
     Movegen,
+    /// `board.*` (a board other than 8×8 only): the perft of its start, and a game against
+    /// itself with every move on the board.
+    Board,
     /// `match.*`: game pairs against a reference opponent under the real game loop.
     Match,
 }
@@ -68,6 +72,7 @@ crate::named_enum!(Group, "check group", [
     Output => "output",
     Newgame => "newgame",
     Movegen => "movegen",
+    Board => "board",
     Match => "match",
 ]);
 
@@ -394,12 +399,13 @@ pub fn run(
         engine: None,
         blocked: probe.blocked,
     };
-    let groups: [(Group, GroupRun); 5] = [
+    let groups: [(Group, GroupRun); 6] = [
         (Group::Positions, positions::run),
         (Group::Limits, limits::run),
         (Group::Output, output::run),
         (Group::Newgame, newgame::run),
         (Group::Movegen, movegen::run),
+        (Group::Board, board::run),
     ];
     for (group, run_group) in groups {
         if wanted(group) {
