@@ -137,11 +137,9 @@ pub fn rule_settings(
     let size = setup.board.to_string();
     match find(BOARD_OPTION) {
         Some(decl) if is_configured(decl) => {}
-        Some(decl) if accepts(decl, &size) => {
-            if !setup.board.is_standard() || default_of(decl) != Some(size.as_str()) {
-                settings.push((decl.name.clone(), size));
-            }
-        }
+        // 8x8 on an option whose default is 8x8: nothing to send.
+        Some(decl) if setup.board.is_standard() && default_of(decl) == Some(size.as_str()) => {}
+        Some(decl) if accepts(decl, &size) => settings.push((decl.name.clone(), size)),
         Some(decl) => {
             return Err(Refusal::Board {
                 declared: decl.to_string(),
@@ -432,7 +430,13 @@ mod tests {
             Ok(pairs(&[("board", "8x8")]))
         );
         assert_eq!(
-            on(&[small_default.clone()], Rules::Classic, six, &[], None),
+            on(
+                std::slice::from_ref(&small_default),
+                Rules::Classic,
+                six,
+                &[],
+                None
+            ),
             Err(Refusal::Board {
                 declared: small_default.to_string(),
                 offered: vec!["5x5".parse().unwrap(), Board::STANDARD],
