@@ -13,7 +13,7 @@
 //! |---|---|---|
 //! | `bad-option-line` | declares a malformed option (`option name Hash type spin default 16 min 1`, no `max`) | `handshake.options-parse` |
 //! | `option-crash` | exits with status 2 when `Seed` is set to anything but 0 | `handshake.options-settable` |
-//! | `moves-cap` | plays only the first 50 moves of a `position ... moves` list | `positions.startpos-moves`, `positions.fen-moves` |
+//! | `moves-cap` | plays only the first 50 moves of a `position ... moves` list (28 on 6×6: 50 per 64 squares) | `positions.startpos-moves`, `positions.fen-moves` |
 //! | `black-plays-white` | as Black, plays one of White's moves | `positions.black-to-move` |
 //! | `move-after-game-over` | in a finished position, moves a pawn instead of `bestmove (none)` | `positions.finished` |
 //! | `clock-overrun` | with a clock, thinks for its whole remaining time plus 300 ms | `limits.clock` |

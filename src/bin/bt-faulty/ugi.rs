@@ -128,6 +128,9 @@ impl Faulty {
             OptionDecl::rules()
         };
         say(Reply::Option(rules));
+        if self.settings.fault == Fault::FixedBoard {
+            say("option name Board type combo default 8x8 var 8x8");
+        }
         say(Reply::Option(OptionDecl::spin("Seed", 0, 0, i64::MAX)));
         if self.settings.fault == Fault::Tunable {
             for knob in KNOBS {
@@ -197,7 +200,8 @@ impl Faulty {
             _ => start,
         };
         let kept = match self.settings.fault {
-            Fault::MovesCap => MOVES_CAP,
+            // As many plies of a smaller board as 50 are of 8x8 (28 on 6x6).
+            Fault::MovesCap => MOVES_CAP * start.board().squares().count_ones() as usize / 64,
             _ => usize::MAX,
         };
         for &mv in moves.iter().take(kept) {
