@@ -332,3 +332,112 @@ fn bt_faulty_keeps_its_faults_on_6x6() {
         assert_eq!(verdict(&report, check).0, "fail", "{fault}: {report:#}");
     }
 }
+
+/// The variants file bt-arena ships for Fairy-Stockfish, by its absolute path.
+fn variants_file() -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("engines/fairy-stockfish/variants.ini");
+    path.display().to_string()
+}
+
+fn fairy(options: &[(&str, &str)]) -> EngineLaunch {
+    EngineLaunch {
+        name: "fsf".into(),
+        cmd: fairy_stockfish(),
+        proto: bt_arena::protocol::Protocol::Uci,
+        options: options
+            .iter()
+            .map(|&(name, value)| (name.to_string(), value.to_string()))
+            .collect(),
+        timeouts: roomy(),
+        ..EngineLaunch::default()
+    }
+}
+
+#[test]
+#[ignore = "needs /usr/games/fairy-stockfish"]
+fn fairy_stockfish_gets_the_variant_of_the_board_from_the_shipped_file() {
+    let file = variants_file();
+    let six = board("6x6");
+    for (rules, variant) in [
+        (Rules::Classic, "breakthrough-6x6"),
+        (Rules::CaptureOnly, "breakthrough-capture-only-6x6"),
+    ] {
+        let (lines, _) = first_move_lines(fairy(&[("VariantPath", &file)]), rules, six);
+        assert_eq!(
+            lines,
+            [
+                "uci".to_string(),
+                format!("setoption name VariantPath value {file}"),
+                format!("setoption name UCI_Variant value {variant}"),
+                "isready".into(),
+                "ucinewgame".into(),
+                "isready".into(),
+                "isready".into(),
+                "position fen pppppp/pppppp/6/6/PPPPPP/PPPPPP w".into(),
+                "go depth 1".into(),
+                "quit".into(),
+            ]
+        );
+    }
+    // Without the file it is refused on 6x6, the fix named.
+    let err = match Engine::start(&fairy(&[]), Rules::Classic, six) {
+        Ok(_) => panic!("started on 6x6 without a variants file"),
+        Err(err) => err,
+    };
+    assert_eq!(
+        err.to_string(),
+        "engine 'fsf': its UCI_Variant option offers no variant for 'classic' rules on 6x6 \
+         (breakthrough-6x6): give it a variants file defining breakthrough-6x6: \
+         option.VariantPath=FILE, bt-arena then sets UCI_Variant to breakthrough-6x6 (bt-arena \
+         ships engines/fairy-stockfish/variants.ini, which defines it), or name the variant \
+         yourself: option.UCI_Variant=NAME"
+    );
+    // A file that cannot be read is named.
+    let err = match Engine::start(
+        &fairy(&[("VariantPath", "/nonexistent/v.ini")]),
+        Rules::Classic,
+        six,
+    ) {
+        Ok(_) => panic!("started with an unreadable variants file"),
+        Err(err) => err,
+    };
+    assert!(
+        err.to_string()
+            .starts_with("engine 'fsf': cannot read the variants file '/nonexistent/v.ini' given to option VariantPath"),
+        "{err}"
+    );
+}
+
+#[test]
+#[ignore = "needs /usr/games/fairy-stockfish"]
+fn check_engine_passes_fairy_stockfish_on_6x6_and_5x5_and_reports_it_told_8x8() {
+    let cmd = format!("cmd={}", fairy_stockfish().display());
+    let path = format!("option.VariantPath={}", variants_file());
+    for size in ["6x6", "5x5"] {
+        for rules in ["classic", "capture-only"] {
+            let (code, report) = check_on(
+                size,
+                &[&cmd, "proto=uci", &path],
+                &["--rules", rules, "--quick"],
+            );
+            assert_eq!(code, 0, "{size} {rules}: {report:#}");
+            assert_eq!(report["failed"], 0);
+            assert_eq!(report["passed"], 26, "{report:#}");
+            let (_, summary) = verdict(&report, "handshake.rules-option");
+            let variant = match rules {
+                "classic" => format!("breakthrough-{size}"),
+                _ => format!("breakthrough-capture-only-{size}"),
+            };
+            assert_eq!(summary, format!("UCI_Variant offers {variant}"));
+        }
+    }
+    // Told 8x8's variant by the user, it plays 8x8 on a 6x6 position: both board checks fail.
+    let (code, report) = check_on(
+        "6x6",
+        &[&cmd, "proto=uci", "option.UCI_Variant=breakthrough"],
+        &["--rules", "classic", "--only", "board"],
+    );
+    assert_eq!(code, 1);
+    assert_eq!(verdict(&report, "board.perft").0, "fail");
+    assert_eq!(verdict(&report, "board.moves").0, "fail");
+}
