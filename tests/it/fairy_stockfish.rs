@@ -139,8 +139,10 @@ fn fairy_stockfish_is_refused_under_capture_only_with_the_fix_named() {
         err.to_string(),
         "engine 'fairy-stockfish': its UCI_Variant option offers no variant for 'capture-only' \
          rules (it knows classic Breakthrough only): use --rules classic, or give it a variants \
-         file defining capture-only: option.VariantPath=FILE option.UCI_Variant=NAME (bt-arena \
-         ships engines/fairy-stockfish/variants.ini, variant breakthrough-capture-only)"
+         file defining breakthrough-capture-only: option.VariantPath=FILE, bt-arena then sets \
+         UCI_Variant to breakthrough-capture-only (bt-arena ships \
+         engines/fairy-stockfish/variants.ini, which defines it), or name the variant yourself: \
+         option.UCI_Variant=NAME"
     );
 }
 
