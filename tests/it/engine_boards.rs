@@ -379,6 +379,24 @@ fn fairy_stockfish_gets_the_variant_of_the_board_from_the_shipped_file() {
             ]
         );
     }
+    // On 8x8 the file's capture-only variant is chosen too (once the user had to name it).
+    let (lines, _) = first_move_lines(
+        fairy(&[("VariantPath", &file)]),
+        Rules::CaptureOnly,
+        Board::STANDARD,
+    );
+    assert_eq!(
+        lines[..3],
+        [
+            "uci".to_string(),
+            format!("setoption name VariantPath value {file}"),
+            "setoption name UCI_Variant value breakthrough-capture-only".to_string(),
+        ]
+    );
+    assert!(
+        lines.contains(&"position startpos".to_string()),
+        "{lines:?}"
+    );
     // Without the file it is refused on 6x6, the fix named.
     let err = match Engine::start(&fairy(&[]), Rules::Classic, six) {
         Ok(_) => panic!("started on 6x6 without a variants file"),
