@@ -191,6 +191,10 @@ fn bt_search_and_bt_random_play_legal_games_on_every_board_to_7x7_under_both_rul
     assert!(plies_seen > 32 * 3, "{plies_seen}");
 }
 
+/// Every group of checks but `limits`, whose clock checks are tested on 8x8 in
+/// tests/it/check_engine.rs and can fail on a loaded machine (its movetime is 100 ms).
+const NO_TIMING: &str = "handshake,positions,output,newgame,movegen,board,match";
+
 /// check-engine --json on `board` with `engine` (words of --engine), `only` groups.
 fn check_on(board: &str, engine: &[&str], extra: &[&str]) -> (i32, Value) {
     let args = [
@@ -230,12 +234,12 @@ fn check_engine_passes_the_bundled_engines_on_other_boards() {
         let (code, report) = check_on(
             board,
             &[engine.as_str()],
-            &["--rules", rules, "--opponent", &random],
+            &["--rules", rules, "--opponent", &random, "--only", NO_TIMING],
         );
         assert_eq!(code, 0, "{board} {engine}: {report:#}");
         assert_eq!(report["board"], board);
         assert_eq!(report["failed"], 0, "{report:#}");
-        assert_eq!(report["checks"].as_array().map(Vec::len), Some(27));
+        assert_eq!(report["checks"].as_array().map(Vec::len), Some(21));
         let (pass, summary) = verdict(&report, "handshake.rules-option");
         assert_eq!(pass, "pass");
         assert!(
@@ -436,11 +440,11 @@ fn check_engine_passes_fairy_stockfish_on_6x6_and_5x5_and_reports_it_told_8x8() 
             let (code, report) = check_on(
                 size,
                 &[&cmd, "proto=uci", &path],
-                &["--rules", rules, "--quick"],
+                &["--rules", rules, "--quick", "--only", NO_TIMING],
             );
             assert_eq!(code, 0, "{size} {rules}: {report:#}");
             assert_eq!(report["failed"], 0);
-            assert_eq!(report["passed"], 26, "{report:#}");
+            assert_eq!(report["passed"], 20, "{report:#}");
             let (_, summary) = verdict(&report, "handshake.rules-option");
             let variant = match rules {
                 "classic" => format!("breakthrough-{size}"),
