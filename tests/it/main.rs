@@ -27,6 +27,7 @@ mod datagen_workers;
 mod docs;
 mod elo_command;
 mod engine;
+mod engine_boards;
 mod fairy_stockfish;
 mod faulty_cli;
 mod first_steps;
