@@ -316,7 +316,7 @@ startpos ; again
 ";
 
     fn report() -> BookReport {
-        let book = Book::parse(BOOK, Path::new("tiny.epd"), Rules::CaptureOnly).unwrap();
+        let book = Book::parse(BOOK, Path::new("tiny.epd"), Rules::CaptureOnly, crate::rules::Board::STANDARD).unwrap();
         check(&book, Rules::CaptureOnly, 3)
     }
 
@@ -346,7 +346,7 @@ startpos ; again
     #[test]
     fn evals_match_the_scorer_and_their_shares_add_up() {
         let report = report();
-        let book = Book::parse(BOOK, Path::new("tiny.epd"), Rules::CaptureOnly).unwrap();
+        let book = Book::parse(BOOK, Path::new("tiny.epd"), Rules::CaptureOnly, crate::rules::Board::STANDARD).unwrap();
         let mut scorer = Scorer::new(Rules::CaptureOnly, 3);
         let cps: Vec<i64> = book
             .openings
@@ -367,6 +367,7 @@ startpos ; again
             "8/P7/8/8/8/8/7p/8 w\n",
             Path::new("won.epd"),
             Rules::Classic,
+            crate::rules::Board::STANDARD,
         )
         .unwrap();
         let report = check(&book, Rules::Classic, 2);

@@ -63,7 +63,7 @@ pub use generate::{
 };
 pub use scorer::{DEFAULT_DEPTH, Eval, Scorer};
 
-use crate::rules::{Position, PositionError, Rules};
+use crate::rules::{Board, Position, PositionError, Rules};
 use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -133,6 +133,13 @@ pub enum LineError {
     Position(PositionError),
     /// The game is already over in this position under the rule set in force.
     GameOver(String),
+    /// A position of another board than the run's (read from its shape).
+    Board {
+        /// The board of the position.
+        found: Board,
+        /// The board the book was loaded for.
+        expected: Board,
+    },
 }
 
 impl fmt::Display for BookError {
@@ -141,12 +148,26 @@ impl fmt::Display for BookError {
             BookError::Read { path, source } => {
                 write!(f, "cannot read opening book {}: {source}", path.display())
             }
+            BookError::Line {
+                path,
+                line,
+                reason: LineError::Board { found, expected },
+            } => write!(
+                f,
+                "opening book {} line {line} is a position of the {found} board, and this run \
+                 plays on {expected}: give a book of {expected} positions (bt-arena openings \
+                 generate --board {expected} writes one)",
+                path.display()
+            ),
             BookError::Line { path, line, reason } => {
                 write!(f, "opening book {} line {line}: ", path.display())?;
                 match reason {
                     LineError::Position(err) => write!(f, "bad position: {err}"),
                     LineError::GameOver(outcome) => {
                         write!(f, "the game is already over there: {outcome}")
+                    }
+                    LineError::Board { found, expected } => {
+                        write!(f, "a position of {found}, not {expected}")
                     }
                 }
             }
@@ -160,35 +181,36 @@ impl fmt::Display for BookError {
 impl std::error::Error for BookError {}
 
 impl Book {
-    /// Reads and validates the book at `path` under `rules`; a byte-order mark at its start is
-    /// skipped.
+    /// Reads and validates the book at `path` under `rules`, every position one of `board`; a
+    /// byte-order mark at its start is skipped.
     ///
     /// # Errors
     /// [`BookError`] naming the file (and line) when it cannot be read, a line is not a
-    /// position, a position is already decided under `rules`, or the book is empty.
-    pub fn load(path: &Path, rules: Rules) -> Result<Book, BookError> {
+    /// position, is a position of another board ([`LineError::Board`], naming both), a
+    /// position is already decided under `rules`, or the book is empty.
+    pub fn load(path: &Path, rules: Rules, board: Board) -> Result<Book, BookError> {
         if let Some(text) = shipped_text(path) {
-            return Book::parse(text, path, rules);
+            return Book::parse(text, path, rules, board);
         }
         let text = crate::textfile::read_to_string(path).map_err(|source| BookError::Read {
             path: path.to_path_buf(),
             source,
         })?;
-        Book::parse(&text, path, rules)
+        Book::parse(&text, path, rules, board)
     }
 
     /// Parses book text; `path` only names the source in errors.
     ///
     /// # Errors
     /// As [`Book::load`].
-    pub fn parse(text: &str, path: &Path, rules: Rules) -> Result<Book, BookError> {
+    pub fn parse(text: &str, path: &Path, rules: Rules, board: Board) -> Result<Book, BookError> {
         let mut openings = Vec::new();
         let mut seen: HashMap<Position, usize> = HashMap::new();
         let mut duplicates = Vec::new();
         for (index, raw) in text.lines().enumerate() {
             let line = index + 1;
             let Some((position, comment)) =
-                parse_line(raw, rules).map_err(|reason| BookError::Line {
+                parse_line(raw, rules, board).map_err(|reason| BookError::Line {
                     path: path.to_path_buf(),
                     line,
                     reason,
@@ -244,32 +266,46 @@ pub fn duplicate_lines(duplicates: &[(usize, usize)]) -> String {
     pairs.join(", ")
 }
 
-/// One book line: `None` for a blank or comment line, else the position and its comment.
-fn parse_line(raw: &str, rules: Rules) -> Result<Option<(Position, String)>, LineError> {
+/// One book line of `board`: `None` for a blank or comment line, else the position and its
+/// comment. A position whose shape is another board's is told as such ([`LineError::Board`]).
+fn parse_line(
+    raw: &str,
+    rules: Rules,
+    board: Board,
+) -> Result<Option<(Position, String)>, LineError> {
     let text = raw.trim();
     if text.is_empty() || text.starts_with('#') {
         return Ok(None);
     }
     let (position, comment) = text.split_once(';').unwrap_or((text, ""));
-    let position: Position = position.parse().map_err(LineError::Position)?;
+    let position = Position::from_fen(position, board).map_err(|err| {
+        match Position::from_fen_any(position) {
+            Ok(other) if other.board() != board => LineError::Board {
+                found: other.board(),
+                expected: board,
+            },
+            _ => LineError::Position(err),
+        }
+    })?;
     if let Some(outcome) = position.outcome(rules) {
         return Err(LineError::GameOver(outcome.to_string()));
     }
     Ok(Some((position, comment.trim().to_string())))
 }
 
-/// The openings of the book `file` under `rules` (the start position alone without a book),
-/// and the warning to show when the book holds a position twice.
+/// The openings of the book `file` of `board` under `rules` (the start position of `board`
+/// alone without a book), and the warning to show when the book holds a position twice.
 ///
 /// # Errors
-/// [`BookError`] when the book cannot be read or a line is not an opening.
+/// [`BookError`] when the book cannot be read or a line is not an opening of `board`.
 pub fn load_openings(
     file: Option<&std::path::Path>,
     rules: crate::rules::Rules,
+    board: Board,
 ) -> Result<(Vec<Opening>, Option<String>), BookError> {
     match file {
         Some(path) => {
-            let book = Book::load(path, rules)?;
+            let book = Book::load(path, rules, board)?;
             let warning = book.duplicates_warning();
             Ok((book.openings, warning))
         }
@@ -277,7 +313,7 @@ pub fn load_openings(
             vec![Opening {
                 id: 1,
                 line: 0,
-                position: crate::rules::Position::startpos(),
+                position: Position::start(board),
                 comment: String::new(),
             }],
             None,
@@ -290,7 +326,7 @@ mod tests {
     use super::*;
 
     fn parse(text: &str, rules: Rules) -> Result<Book, BookError> {
-        Book::parse(text, Path::new("book.epd"), rules)
+        Book::parse(text, Path::new("book.epd"), rules, Board::STANDARD)
     }
 
     #[test]
@@ -347,7 +383,7 @@ mod tests {
             parse("# nothing\n", Rules::Classic),
             Err(BookError::Empty(_))
         ));
-        let err = Book::load(Path::new("no/such.epd"), Rules::Classic).unwrap_err();
+        let err = Book::load(Path::new("no/such.epd"), Rules::Classic, Board::STANDARD).unwrap_err();
         assert!(
             err.to_string()
                 .starts_with("cannot read opening book no/such.epd")

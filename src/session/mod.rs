@@ -434,15 +434,19 @@ pub fn resolve_sources<C: RunConfig>(
     Ok(())
 }
 
-/// The book's openings (the start position alone without a book), its digest taken into
-/// `header` (a resumed run whose book changed since it started is refused).
+/// The book's openings, of the run's board (its start position alone without a book), its
+/// digest taken into `header` (a resumed run whose book changed since it started is refused).
 fn load_openings<E>(
     header: &mut RunHeader,
     start: RunStart,
     say: &mut dyn FnMut(String),
 ) -> Result<Vec<Opening>, SessionError<E>> {
     let (openings, warning) =
-        crate::openings::load_openings(header.openings.file.as_deref(), header.rules)?;
+        crate::openings::load_openings(
+            header.openings.file.as_deref(),
+            header.rules,
+            header.board,
+        )?;
     if let Some(warning) = warning {
         say(format!("warning: {warning}"));
     }
