@@ -5,7 +5,8 @@ use super::args::{EngineFlags, OpeningsFlag, PgnCommentsFlag, RulesFlag, RunSeed
 use super::session::SessionFlags;
 use super::signals::{EXIT_INTERRUPTED, stop_flag};
 use super::tournament::{
-    DEFAULT_LIMIT, default_out, make_book_path_absolute, make_engine_paths_absolute, default_book, shipped_book_of,
+    DEFAULT_LIMIT, default_book, default_out, make_book_path_absolute, make_engine_paths_absolute,
+    shipped_book_of,
 };
 use super::{EXIT_INCOMPLETE, UsageError};
 use anyhow::{Context, Result, anyhow};

@@ -160,8 +160,10 @@ impl Kind for Datagen {
                 .then(|| Judge::new(config.filters, config.run.seed, false)),
             ..Resumed::default()
         };
-        let (writer, reopened) =
-            GamesWriter::open(&setup.dir.join(GAMES_FILE), config.run.rules, |entry| {
+        let (writer, reopened) = GamesWriter::open(
+            &setup.dir.join(GAMES_FILE),
+            (config.run.rules, config.run.board),
+            |entry| {
                 resumed.games += 1;
                 resumed.last_id = entry.game_id;
                 if let Some(judge) = resumed.counter.as_mut() {
@@ -170,8 +172,9 @@ impl Kind for Datagen {
                         .filter(|at| judge.keep(&entry, at))
                         .count() as u64;
                 }
-            })
-            .map_err(DatagenError::Games)?;
+            },
+        )
+        .map_err(DatagenError::Games)?;
         let dropped =
             drop_unsaved_games(&run.games_csv(), resumed.last_id).map_err(DatagenError::Results)?;
         let mut repairs: Vec<String> = reopened.cut.into_iter().collect();

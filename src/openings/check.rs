@@ -316,7 +316,13 @@ startpos ; again
 ";
 
     fn report() -> BookReport {
-        let book = Book::parse(BOOK, Path::new("tiny.epd"), Rules::CaptureOnly, crate::rules::Board::STANDARD).unwrap();
+        let book = Book::parse(
+            BOOK,
+            Path::new("tiny.epd"),
+            Rules::CaptureOnly,
+            crate::rules::Board::STANDARD,
+        )
+        .unwrap();
         check(&book, Rules::CaptureOnly, 3)
     }
 
@@ -346,7 +352,13 @@ startpos ; again
     #[test]
     fn evals_match_the_scorer_and_their_shares_add_up() {
         let report = report();
-        let book = Book::parse(BOOK, Path::new("tiny.epd"), Rules::CaptureOnly, crate::rules::Board::STANDARD).unwrap();
+        let book = Book::parse(
+            BOOK,
+            Path::new("tiny.epd"),
+            Rules::CaptureOnly,
+            crate::rules::Board::STANDARD,
+        )
+        .unwrap();
         let mut scorer = Scorer::new(Rules::CaptureOnly, 3);
         let cps: Vec<i64> = book
             .openings

@@ -138,7 +138,8 @@ pub fn generate(options: &GenerateOptions) -> Result<Generated, TooFewOpenings> 
             });
         }
         tally.attempts += 1;
-        let Some(position) = random_sequence(&mut rng, options.rules, options.board, options.plies) else {
+        let Some(position) = random_sequence(&mut rng, options.rules, options.board, options.plies)
+        else {
             tally.decided += 1;
             continue;
         };
@@ -249,7 +250,13 @@ mod tests {
         let header = vec!["bt-arena openings generate ...".to_string()];
         let text = book_text(&header, &generated.openings);
         assert!(text.starts_with("# bt-arena openings generate ...\n"));
-        let book = Book::parse(&text, Path::new("gen.epd"), Rules::CaptureOnly, crate::rules::Board::STANDARD).unwrap();
+        let book = Book::parse(
+            &text,
+            Path::new("gen.epd"),
+            Rules::CaptureOnly,
+            crate::rules::Board::STANDARD,
+        )
+        .unwrap();
         assert!(book.duplicates.is_empty());
         assert_eq!(book.openings.len(), generated.openings.len());
         let first = &generated.openings[0];

@@ -278,15 +278,16 @@ fn parse_line(
         return Ok(None);
     }
     let (position, comment) = text.split_once(';').unwrap_or((text, ""));
-    let position = Position::from_fen(position, board).map_err(|err| {
-        match Position::from_fen_any(position) {
-            Ok(other) if other.board() != board => LineError::Board {
-                found: other.board(),
-                expected: board,
-            },
-            _ => LineError::Position(err),
-        }
-    })?;
+    let position =
+        Position::from_fen(position, board).map_err(|err| {
+            match Position::from_fen_any(position) {
+                Ok(other) if other.board() != board => LineError::Board {
+                    found: other.board(),
+                    expected: board,
+                },
+                _ => LineError::Position(err),
+            }
+        })?;
     if let Some(outcome) = position.outcome(rules) {
         return Err(LineError::GameOver(outcome.to_string()));
     }
@@ -383,7 +384,8 @@ mod tests {
             parse("# nothing\n", Rules::Classic),
             Err(BookError::Empty(_))
         ));
-        let err = Book::load(Path::new("no/such.epd"), Rules::Classic, Board::STANDARD).unwrap_err();
+        let err =
+            Book::load(Path::new("no/such.epd"), Rules::Classic, Board::STANDARD).unwrap_err();
         assert!(
             err.to_string()
                 .starts_with("cannot read opening book no/such.epd")

@@ -441,12 +441,11 @@ fn load_openings<E>(
     start: RunStart,
     say: &mut dyn FnMut(String),
 ) -> Result<Vec<Opening>, SessionError<E>> {
-    let (openings, warning) =
-        crate::openings::load_openings(
-            header.openings.file.as_deref(),
-            header.rules,
-            header.board,
-        )?;
+    let (openings, warning) = crate::openings::load_openings(
+        header.openings.file.as_deref(),
+        header.rules,
+        header.board,
+    )?;
     if let Some(warning) = warning {
         say(format!("warning: {warning}"));
     }
