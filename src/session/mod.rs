@@ -297,7 +297,7 @@ pub fn run<K: Kind>(
         .start(&opened.schedule)
         .map_err(|e| SessionError::Arena(arena::ArenaError::from(e).map(K::Error::from)))?;
     let earlier = recorded.count();
-    let mut info = info::LiveInfo::start(&dir, &prepared, &seats)?;
+    let mut info = info::LiveInfo::start(&dir, config.header().board, &prepared, &seats)?;
     announce(Announcement {
         config,
         prospect: &opened.prospect,
