@@ -356,6 +356,39 @@ mod tests {
     }
 
     #[test]
+    fn a_book_is_of_one_board_and_a_line_of_another_is_named_with_both() {
+        let six = Board::new(6, 6).unwrap();
+        let text = "# a 6x6 book\nstartpos\npppppp/pppppp/6/1P4/P1PPPP/PPPPPP b\n";
+        let book = Book::parse(text, Path::new("b.epd"), Rules::CaptureOnly, six).unwrap();
+        assert_eq!(book.openings[0].position, Position::start(six));
+        assert_eq!(book.openings[1].position.board(), six);
+        let err = Book::parse(
+            text,
+            Path::new("b.epd"),
+            Rules::CaptureOnly,
+            Board::STANDARD,
+        )
+        .unwrap_err()
+        .to_string();
+        assert_eq!(
+            err,
+            "opening book b.epd line 3 is a position of the 6x6 board, and this run plays on \
+             8x8: give a book of 8x8 positions (bt-arena openings generate --board 8x8 writes \
+             one)"
+        );
+        // A line no board reads is a bad position, as before.
+        let err = Book::parse("pppp/x w\n", Path::new("b.epd"), Rules::CaptureOnly, six)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("opening book b.epd line 1: bad position: "),
+            "{err}"
+        );
+        let (openings, _) = load_openings(None, Rules::Classic, six).unwrap();
+        assert_eq!(openings[0].position, Position::start(six));
+    }
+
+    #[test]
     fn comment_fields_are_found_by_name() {
         let book = parse("startpos ; id \"o12\"; eval -14;plies  6\n", Rules::Classic).unwrap();
         let opening = &book.openings[0];

@@ -634,6 +634,29 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn the_board_is_the_games_and_left_out_on_8x8() {
+        let mut games = alpha_beta();
+        let plain = Summary::compute(&games, &[], None);
+        assert_eq!((plain.board, plain.boards.len()), (None, 0));
+        let json = serde_json::to_value(&plain).unwrap();
+        assert_eq!((json.get("board"), json.get("boards")), (None, None));
+        let six = Board::new(6, 6).unwrap();
+        for game in &mut games {
+            game.opening = crate::rules::Position::start(six).to_string();
+        }
+        let small = Summary::compute(&games, &[], None);
+        assert_eq!((small.board, small.boards.len()), (Some(six), 0));
+        assert_eq!(serde_json::to_value(&small).unwrap()["board"], "6x6");
+        games[0].opening = "startpos".into();
+        let mixed = Summary::compute(&games, &[], None);
+        assert_eq!(mixed.board, None);
+        assert_eq!(
+            serde_json::to_value(&mixed).unwrap()["boards"],
+            serde_json::json!(["6x6", "8x8"])
+        );
+    }
+
+    #[test]
     fn two_engines_counts_elo_los_and_sprt() {
         let summary = Summary::compute(&alpha_beta(), &names(&["alpha", "beta"]), Some(&sprt()));
         assert_eq!(summary.games, 9);

@@ -212,6 +212,14 @@ mod tests {
             first_difference(&ours, &theirs, &[]).unwrap().to_string(),
             "field `seed` is 9 there, 1 here"
         );
+        // A config leaves out the 8x8 board: named as such.
+        let small = json!({"board": "6x6"});
+        assert_eq!(
+            first_difference(&json!({}), &small, &[])
+                .unwrap()
+                .to_string(),
+            "field `board` is \"6x6\" there, \"8x8\" here"
+        );
         assert_eq!(first_difference(&ours, &theirs, &["seed"]), None);
         theirs["engines"][0]["limit"]["depth"] = json!(3);
         assert_eq!(

@@ -618,6 +618,37 @@ mod tests {
     }
 
     #[test]
+    fn the_header_holds_the_board_and_a_file_of_another_is_refused() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("games.dat");
+        let small = Board::new(6, 5).unwrap();
+        let (writer, _) = GamesWriter::open(&path, (Rules::Classic, small), |_| {}).expect("open");
+        drop(writer);
+        let bytes = std::fs::read(&path).expect("read");
+        assert_eq!(&bytes[8..], &[VERSION, 1, 6, 5, 0, 0, 0, 0]);
+        assert_eq!(EntryReader::open(&path).expect("open").board(), small);
+        let err = GamesWriter::open(&path, (Rules::Classic, Board::STANDARD), |_| {})
+            .err()
+            .expect("refused")
+            .to_string();
+        assert!(
+            err.ends_with("byte 16: games of the 6x5 board, not 8x8"),
+            "{err}"
+        );
+        // 8x8 keeps the header of every file before sizes: bytes 10 and 11 zero.
+        assert_eq!(&header(Rules::Classic, Board::STANDARD)[10..], &[0; 6]);
+        let mut bad = header(Rules::Classic, small);
+        bad[10] = 9;
+        assert_eq!(
+            board_of(&bad),
+            Err(
+                "bad board: a board of 9 ranks is not supported: ranks and files go from 4 to 8"
+                    .to_string()
+            )
+        );
+    }
+
+    #[test]
     fn a_torn_tail_is_cut_and_the_games_before_it_kept() {
         let dir = tempfile::tempdir().expect("dir");
         let path = dir.path().join("games.dat");

@@ -532,6 +532,30 @@ mod tests {
     }
 
     #[test]
+    fn the_board_comes_from_the_board_tag_the_variant_or_the_fen() {
+        let start = |tags: &str| {
+            let game = format!("[White \"a\"]\n[Black \"b\"]\n{tags}\n1. a2a3 1-0\n");
+            parse(&game).map(|read| read.games[0].opening.clone())
+        };
+        assert_eq!(
+            start("[Variant \"breakthrough-capture-only-5x4\"]\n").unwrap(),
+            "pppp/pppp/4/PPPP/PPPP w"
+        );
+        assert_eq!(
+            start("[Board \"5x5\"]\n").unwrap(),
+            "ppppp/ppppp/5/PPPPP/PPPPP w"
+        );
+        assert_eq!(
+            start("[FEN \"pppp/pppp/4/PPPP/PPPP w - - 0 1\"]\n[SetUp \"1\"]\n").unwrap(),
+            "pppp/pppp/4/PPPP/PPPP w"
+        );
+        assert_eq!(
+            start("[Variant \"breakthrough\"]\n").unwrap(),
+            Position::startpos().to_string()
+        );
+    }
+
+    #[test]
     fn unfinished_and_cut_off_games_are_skipped_and_named() {
         let text =
             "[White \"a\"]\n[Black \"b\"]\n\n1. a2a3 *\n\n[White \"a\"]\n[Black \"b\"]\n\n1. a2a3";
@@ -564,7 +588,27 @@ mod tests {
         assert_eq!(
             error("[White \"a\"]\n[Black \"b\"]\n[Variant \"chess\"]\n\n1. e4 1-0"),
             "x.pgn, line 1: game 1: Variant \"chess\" is not Breakthrough (breakthrough or \
-             breakthrough-capture-only)"
+             breakthrough-capture-only, with -RxC on another board than 8x8)"
+        );
+        let small = "[White \"a\"]\n[Black \"b\"]\n";
+        assert_eq!(
+            error(&format!(
+                "{small}[Variant \"breakthrough-6x6\"]\n[Board \"6x5\"]\n\n1. a2a3 1-0"
+            )),
+            "x.pgn, line 1: game 1: Board \"6x5\" and Variant \"breakthrough-6x6\" name two \
+             boards"
+        );
+        assert_eq!(
+            error(&format!("{small}[Board \"9x9\"]\n\n1. a2a3 1-0")),
+            "x.pgn, line 1: game 1: bad Board \"9x9\": a board of 9 ranks is not supported: \
+             ranks and files go from 4 to 8"
+        );
+        assert_eq!(
+            error(&format!(
+                "{small}[Board \"6x6\"]\n[FEN \"ppppp/ppppp/5/5/PPPPP/PPPPP w\"]\n\n1. a2a3 1-0"
+            )),
+            "x.pgn, line 1: game 1: bad FEN \"ppppp/ppppp/5/5/PPPPP/PPPPP w\" for the 6x6 \
+             board: rank 6 describes 5 squares, expected 6 (a 6x6 board)"
         );
         assert_eq!(
             error("[White \"a\"]\n[Black \"b\"]\n\n1. a2a3 a7a6\n2. a3a5 1-0"),
