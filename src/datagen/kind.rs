@@ -335,8 +335,12 @@ impl std::error::Error for ProbeError {}
 pub fn probe_scores(config: &DatagenConfig) -> Result<(), ProbeError> {
     for spec in &config.engines {
         let name = spec.name.clone();
-        let mut engine = Engine::start(&spec.launch(), config.run.rules)
-            .map_err(|e| ProbeError::Engine(name.clone(), e))?;
+        let mut engine = Engine::start(
+            &spec.launch(),
+            config.run.rules,
+            crate::rules::Board::STANDARD,
+        )
+        .map_err(|e| ProbeError::Engine(name.clone(), e))?;
         let clock = crate::game::SideClock::new(
             spec.effective_limit(),
             Duration::from_millis(spec.time_margin_ms),

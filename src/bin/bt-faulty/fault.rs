@@ -58,6 +58,10 @@ pub(crate) enum Fault {
     /// rules show it (no enemy pawn stands off the board to be captured).
     #[value(name = "perft-file-mask-8x8")]
     PerftFileMask8x8,
+    /// Ignores the board's size: reads a position of a board other than 8×8 as 8×8's start
+    /// (then plays the moves it can), so it counts 8×8's perft and plays 8×8's moves, some off
+    /// the board.
+    IgnoresBoard,
     // Faults planted for `bt-arena check-engine` (see the table above).
     /// Declares a malformed option line (a spin without `max`).
     BadOptionLine,

@@ -26,6 +26,7 @@
 //! | `illegal-pv` | prints a pv that plays its move twice | `output.pv-legal` |
 //! | `nodes-decrease` | prints a second `info` with fewer nodes and less time than the first | `output.info-monotone` |
 //! | `no-perft` | has no `go perft`: answers it as a plain `go`, with a `bestmove` | `movegen.perft` (skipped) |
+//! | `ignores-board` | reads a position of a board other than 8×8 as 8×8's start: 8×8's perft, moves off the board | `board.perft`, `board.moves` (with `--board`) |
 //!
 //! A mode for `bt-arena tune`'s tests, `tunable`: declares two spin options `KnobA` and `KnobB`
 //! (-1000 to 1000, default 0) and plays bt-search's move at depth 2, or, with a probability

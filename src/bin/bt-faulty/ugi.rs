@@ -192,7 +192,10 @@ impl Faulty {
     }
 
     fn set_position(&mut self, start: Position, moves: &[Move]) {
-        let mut position = start;
+        let mut position = match self.settings.fault {
+            Fault::IgnoresBoard if !start.board().is_standard() => Position::startpos(),
+            _ => start,
+        };
         let kept = match self.settings.fault {
             Fault::MovesCap => MOVES_CAP,
             _ => usize::MAX,
@@ -446,6 +449,7 @@ fn move_after_game_over(position: &Position, rules: Rules) -> String {
 /// A legal move of the side not to move: always illegal for the side to move.
 pub(crate) fn opponent_move(position: &Position) -> Option<Move> {
     let (white, black) = (position.pawns(Color::White), position.pawns(Color::Black));
-    let flipped = Position::new(white, black, position.side_to_move().opponent()).ok()?;
+    let side = position.side_to_move().opponent();
+    let flipped = Position::on_board(position.board(), white, black, side).ok()?;
     flipped.legal_moves(Rules::Classic).iter().next()
 }
