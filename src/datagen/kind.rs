@@ -327,7 +327,7 @@ impl std::fmt::Display for ProbeError {
 impl std::error::Error for ProbeError {}
 
 /// Starts each engine of `config` once (without logs: nothing is written) and asks it for a
-/// move from the start position at its limit: it must report a score, and declare `MultiPV`
+/// move from the start of the run's board at its limit: it must report a score, and declare `MultiPV`
 /// taking K with `--random-multipv K,..`.
 ///
 /// # Errors
@@ -335,12 +335,8 @@ impl std::error::Error for ProbeError {}
 pub fn probe_scores(config: &DatagenConfig) -> Result<(), ProbeError> {
     for spec in &config.engines {
         let name = spec.name.clone();
-        let mut engine = Engine::start(
-            &spec.launch(),
-            config.run.rules,
-            crate::rules::Board::STANDARD,
-        )
-        .map_err(|e| ProbeError::Engine(name.clone(), e))?;
+        let mut engine = Engine::start(&spec.launch(), config.run.rules, config.run.board)
+            .map_err(|e| ProbeError::Engine(name.clone(), e))?;
         let clock = crate::game::SideClock::new(
             spec.effective_limit(),
             Duration::from_millis(spec.time_margin_ms),
@@ -366,7 +362,7 @@ pub fn probe_scores(config: &DatagenConfig) -> Result<(), ProbeError> {
         }
         let reply = engine.new_game().and_then(|()| {
             engine.go(
-                &Position::startpos(),
+                &Position::start(config.run.board),
                 &[],
                 &clocks.go_limits(Color::White),
                 clocks.allowance(Color::White),

@@ -338,6 +338,7 @@ pub fn run<K: Kind>(
     let arena = Arena {
         engines: &seats,
         rules: header.rules,
+        board: header.board,
         adjudication: &header.adjudication,
         checks: options.checks,
         openings: &openings,

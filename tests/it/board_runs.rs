@@ -111,7 +111,7 @@ fn a_6x6_tournament_of_two_bt_search_settings_is_played_and_recorded_on_6x6() {
     let output = bt_arena(&words(
         &format!(
             "tournament --board 6x6 --engine cmd={SEARCH} name=full --engine cmd={SEARCH} \
-             name=material option.Eval=material --each depth=2 --rounds 3 --seed 4"
+             name=material option.Eval=material --each depth=2 --rounds 3 --seed 4 --log"
         ),
         &[
             "--openings",
@@ -161,6 +161,16 @@ fn a_6x6_tournament_of_two_bt_search_settings_is_played_and_recorded_on_6x6() {
         .count();
     assert_eq!(goals, by_goal);
     assert!(!pgn.contains("reaches rank 8"));
+
+    // Each engine was told the board (bt-search declares a Board option).
+    for name in ["full", "material"] {
+        let log = std::fs::read_to_string(run.join(format!("logs/{name}-0.log"))).unwrap();
+        assert_eq!(
+            log.matches(&format!("{name} > setoption name Board value 6x6\n")).count(),
+            1,
+            "{log}"
+        );
+    }
 
     // The board in the run's files.
     assert_eq!(json(&run.join("config.json"))["board"], "6x6");
