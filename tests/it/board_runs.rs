@@ -166,7 +166,8 @@ fn a_6x6_tournament_of_two_bt_search_settings_is_played_and_recorded_on_6x6() {
     for name in ["full", "material"] {
         let log = std::fs::read_to_string(run.join(format!("logs/{name}-0.log"))).unwrap();
         assert_eq!(
-            log.matches(&format!("{name} > setoption name Board value 6x6\n")).count(),
+            log.matches(&format!("{name} > setoption name Board value 6x6\n"))
+                .count(),
             1,
             "{log}"
         );
