@@ -154,9 +154,9 @@ impl fmt::Display for BookError {
                 reason: LineError::Board { found, expected },
             } => write!(
                 f,
-                "opening book {} line {line} is a position of the {found} board, and this run \
-                 plays on {expected}: give a book of {expected} positions (bt-arena openings \
-                 generate --board {expected} writes one)",
+                "opening book {} line {line} is a position of the {found} board, not of \
+                 {expected} (--board): give a book of {expected} positions (bt-arena openings \
+                 generate --board {expected} writes one), or --board {found}",
                 path.display()
             ),
             BookError::Line { path, line, reason } => {
@@ -372,9 +372,9 @@ mod tests {
         .to_string();
         assert_eq!(
             err,
-            "opening book b.epd line 3 is a position of the 6x6 board, and this run plays on \
-             8x8: give a book of 8x8 positions (bt-arena openings generate --board 8x8 writes \
-             one)"
+            "opening book b.epd line 3 is a position of the 6x6 board, not of 8x8 (--board): \
+             give a book of 8x8 positions (bt-arena openings generate --board 8x8 writes one), \
+             or --board 6x6"
         );
         // A line no board reads is a bad position, as before.
         let err = Book::parse("pppp/x w\n", Path::new("b.epd"), Rules::CaptureOnly, six)

@@ -248,22 +248,35 @@ fn a_book_of_another_board_is_refused_naming_both_the_file_and_the_line() {
         assert_eq!(
             stderr(&output),
             format!(
-                "error: opening book {} line {line} is a position of the {found} board, and \
-                 this run plays on {run_board}: give a book of {run_board} positions (bt-arena \
-                 openings generate --board {run_board} writes one)\n",
+                "error: opening book {} line {line} is a position of the {found} board, not \
+                 of {run_board} (--board): give a book of {run_board} positions (bt-arena \
+                 openings generate --board {run_board} writes one), or --board {found}\n",
                 file.display()
             )
         );
         assert!(!run.exists(), "no run directory");
     }
+    // The shipped book (`--openings` without file=) is of 8x8.
+    let output = bt_arena(&words(
+        &format!(
+            "tournament --board 6x6 --engine cmd={SEARCH} name=a --engine cmd={SEARCH} name=b"
+        ),
+        &["--openings", "order=random"],
+    ));
+    assert_eq!(output.status.code(), Some(3), "{}", stderr(&output));
+    assert_eq!(
+        stderr(&output),
+        "error: --openings without file= takes the shipped book, which is of the 8x8 board, and \
+         this run plays on 6x6: give file= a book of 6x6 positions (bt-arena openings generate \
+         --board 6x6 writes one)\n"
+    );
     // `openings check` reads a book at the board given.
     let output = bt_arena(&["openings", "check", "--board", "6x6", path(&book)]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let output = bt_arena(&["openings", "check", path(&book)]);
     assert_eq!(output.status.code(), Some(4), "{}", stderr(&output));
     assert!(
-        stderr(&output)
-            .contains("line 4 is a position of the 6x6 board, and this run plays on 8x8"),
+        stderr(&output).contains("line 4 is a position of the 6x6 board, not of 8x8 (--board)"),
         "{}",
         stderr(&output)
     );
