@@ -308,6 +308,26 @@ mod tests {
         assert!(!lease.is_held());
     }
 
+    /// The takeover race, step by step: two takers judge one lease stale from the same text;
+    /// the first retires it and creates its own; the second's rename then moves the first's
+    /// fresh lease, which it must put back and not take.
+    #[test]
+    fn a_second_taker_of_one_stale_lease_puts_the_first_takers_lease_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("pair-1");
+        std::fs::write(&path, "1 gone-1-00\n").unwrap();
+        let seen = std::fs::read_to_string(&path).unwrap();
+        let aside = |taker: &str| dir.path().join(format!("pair-1.expired-{taker}"));
+        assert!(retire_stale(&path, &seen, &aside("a")).unwrap());
+        let first = Lease::try_create(&path, &[]).unwrap().unwrap();
+        assert!(!retire_stale(&path, &seen, &aside("b")).unwrap());
+        assert!(first.is_held(), "the first taker's lease is back in place");
+        assert_eq!(holder_of(&path).unwrap().token, first.token());
+        assert!(Lease::try_create(&path, &[]).unwrap().is_none());
+        assert!(!aside("b").exists());
+        assert_eq!(std::fs::read_to_string(aside("a")).unwrap(), seen);
+    }
+
     #[test]
     fn garbage_names_no_holder() {
         assert_eq!(Holder::parse(""), None);

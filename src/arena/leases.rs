@@ -50,6 +50,30 @@ pub enum Leased {
     Held,
 }
 
+/// How many units of kind `kind` are leased in the run in `run` (`RUN/claims/KIND-N` files:
+/// units being played, by live workers or by dead ones not taken over yet). A run without
+/// `claims/` has none.
+///
+/// # Errors
+/// When `RUN/claims/` exists but cannot be listed.
+pub fn units_leased(run: &Path, kind: UnitKind) -> io::Result<usize> {
+    let entries = match std::fs::read_dir(RunDir::new(run).claims()) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(0),
+        listed => listed?,
+    };
+    let prefix = format!("{kind}-");
+    let mut leased = 0;
+    for entry in entries {
+        let name = entry?.file_name();
+        let is_lease = name
+            .to_str()
+            .and_then(|name| name.strip_prefix(&prefix))
+            .is_some_and(|number| !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()));
+        leased += usize::from(is_lease);
+    }
+    Ok(leased)
+}
+
 /// One worker's leases on the units of its run.
 pub struct Leases {
     dir: PathBuf,

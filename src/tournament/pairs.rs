@@ -5,7 +5,7 @@
 //! a pair cut in half is finished first, and no new pair starts once the SPRT has a verdict.
 
 use super::config::TournamentConfig;
-use super::shard::sprt::SprtWatcher;
+use super::shard::sprt::{SharedGate, SprtWatcher};
 use super::tally::RunTally;
 use crate::arena::{
     Console, Flow, Gate, Job, RecordedGame, Schedule, ScheduledGame, Seat, Unit, UnitKind, lock,
@@ -94,19 +94,20 @@ impl<'a> Pairs<'a> {
     /// The schedule of `config` with a book of `book_len` openings (1: the start position).
     pub fn new(config: &'a TournamentConfig, book_len: usize) -> Pairs<'a> {
         let sprt = config.sprt.filter(|_| !config.run.is_spread());
+        let plan = Plan::new(
+            config.format,
+            config.engines.len(),
+            config.rounds,
+            config.games,
+        );
         Pairs {
             config,
-            plan: Plan::new(
-                config.format,
-                config.engines.len(),
-                config.rounds,
-                config.games,
-            ),
+            watcher: SprtWatcher::for_config(config, plan.clone()).map(Mutex::new),
+            plan,
             sequence: opening_sequence(config.run.openings.order, book_len.max(1), config.run.seed),
             names: config.names(),
             tally: Mutex::new(RunTally::new(sprt.map(SequentialTest::new))),
             sprt,
-            watcher: SprtWatcher::for_config(config).map(Mutex::new),
             decided: AtomicBool::new(false),
             opened_through: AtomicU64::new(0),
             dropped: Mutex::new(Vec::new()),
@@ -151,15 +152,17 @@ impl<'a> Pairs<'a> {
         )
     }
 
-    /// Whether the shared SPRT (a shard's or worker's) lets `pair` start; once it has a
+    /// What the shared SPRT (a shard's or worker's) says of starting `pair`; once it has a
     /// verdict, says so once on `console`.
-    fn shared_sprt_allows(&self, pair: Unit, console: &Console) -> Result<bool, PairsError> {
+    fn shared_sprt_gate(&self, pair: Unit, console: &Console) -> Result<Gate, PairsError> {
         let Some(watcher) = &self.watcher else {
-            return Ok(true);
+            return Ok(Gate::Open);
         };
         let mut watcher = lock(watcher);
-        if watcher.may_start(pair.0).map_err(PairsError::SharedSprt)? {
-            return Ok(true);
+        match watcher.may_start(pair.0).map_err(PairsError::SharedSprt)? {
+            SharedGate::Start => return Ok(Gate::Open),
+            SharedGate::Wait => return Ok(Gate::Wait),
+            SharedGate::Verdict => {}
         }
         if let Some(verdict) = watcher
             .verdict()
@@ -171,7 +174,7 @@ impl<'a> Pairs<'a> {
             ));
         }
         self.decided.store(true, Ordering::SeqCst);
-        Ok(false)
+        Ok(Gate::Verdict)
     }
 
     /// A shard's or worker's last look at the shared SPRT once its games are done (its last
@@ -254,10 +257,10 @@ impl Schedule for Pairs<'_> {
 
     /// No new pair once the SPRT (this machine's or the shared one) has a verdict.
     fn gate(&self, unit: Unit, console: &Console) -> Result<Gate, PairsError> {
-        if self.decided.load(Ordering::SeqCst) || !self.shared_sprt_allows(unit, console)? {
+        if self.decided.load(Ordering::SeqCst) {
             return Ok(Gate::Verdict);
         }
-        Ok(Gate::Open)
+        self.shared_sprt_gate(unit, console)
     }
 
     fn open(&self, unit: Unit, recorded: &[RecordedGame]) -> Result<Vec<Job>, PairsError> {

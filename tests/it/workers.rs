@@ -334,6 +334,34 @@ fn workers_stop_on_the_verdict_of_one_machine_and_a_late_worker_plays_nothing() 
         elo.contains(&format!("accepted at game {at}")),
         "{elo}\n{verdict}"
     );
+    // The games up to the verdict are one machine's; after it, at most the run's read-ahead
+    // beyond what one machine (1 game at once) played: a worker starts no pair twice the
+    // pairs in flight past the first game not recorded, so with 3 games at once (1 + 2)
+    // the pairs started before the verdict was known lie within 6 pairs (12 games) of it.
+    let at: u64 = at
+        .trim_end_matches(|c: char| !c.is_ascii_digit())
+        .parse()
+        .unwrap();
+    let single_games = games_of(&single.join("games.csv"));
+    let mut run_games: Vec<_> = bt_arena::run_dir::RunDir::new(&run)
+        .worker_dirs()
+        .unwrap()
+        .iter()
+        .flat_map(|worker| games_of(&worker.games_csv()))
+        .collect();
+    run_games.sort_by_key(|game| game.game_id);
+    let upto = |games: &[bt_arena::records::GameRecord]| -> Vec<bt_arena::records::GameRecord> {
+        games.iter().filter(|g| g.game_id <= at).cloned().collect()
+    };
+    assert_eq!(upto(&run_games), upto(&single_games));
+    assert_eq!(upto(&run_games).len() as u64, at);
+    let beyond = |games: &[bt_arena::records::GameRecord]| games.len() as u64 - at;
+    assert!(
+        beyond(&run_games) <= beyond(&single_games) + 12,
+        "{} games after the verdict at game {at}, one machine's {}",
+        beyond(&run_games),
+        beyond(&single_games)
+    );
     let late = finish(spawn_worker(&command, &run, &[]));
     assert_eq!(late.status.code(), one.status.code(), "{}", stderr(&late));
     let late_out = stdout(&late);

@@ -17,10 +17,13 @@
 //! or another test is replaced, never honoured.
 
 use super::super::config::TournamentConfig;
+use crate::arena::UnitKind;
+use crate::arena::leases::units_leased;
 use crate::records::{Existing, GameRecord, GamesTail, RecordsError, now_rfc3339, write_json};
+use crate::run::settings::Plan;
 use crate::run_dir::RunDir;
 use crate::stats::{Outcome, SequentialTest, Sprt};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 pub use crate::run::recorded::{RecordedVerdict, read_verdict};
@@ -46,14 +49,29 @@ pub struct SprtWatcher {
     next_game: u64,
     test: SequentialTest<u64>,
     verdict: Option<RecordedVerdict>,
-    /// The pair of the game this shard started last.
-    last_pair: Option<u64>,
+    /// The pairs this member started at or after the first game not counted (a pair is
+    /// never cut in half).
+    started: BTreeSet<u64>,
+    /// The schedule: the pair of each game.
+    plan: Plan,
+}
+
+/// Whether a shard or worker may start a game pair ([`SprtWatcher::may_start`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SharedGate {
+    /// Start it.
+    Start,
+    /// Not yet: a worker is as far ahead of the first game not recorded as the run's
+    /// [read-ahead](SprtWatcher::may_start) allows.
+    Wait,
+    /// The games reach a verdict: no new pair starts.
+    Verdict,
 }
 
 impl SprtWatcher {
     /// The watcher of a shard or a worker with an SPRT; `None` for a config of neither or
     /// without a (valid) SPRT.
-    pub fn for_config(config: &TournamentConfig) -> Option<SprtWatcher> {
+    pub fn for_config(config: &TournamentConfig, plan: Plan) -> Option<SprtWatcher> {
         let sprt: Sprt = config.sprt?;
         let run = RunDir::new(&config.run.out);
         let (member, tails) = match (config.run.shard, &config.run.worker) {
@@ -77,25 +95,52 @@ impl SprtWatcher {
             next_game: 1,
             test: SequentialTest::new(sprt),
             verdict: None,
-            last_pair: None,
+            started: BTreeSet::new(),
+            plan,
         })
     }
 
-    /// Whether this shard may start a game of pair `pair`: a game of the pair it started
-    /// last always (a pair is never cut in half); the first game of another pair only when,
-    /// after a [`look`](Self::look), no verdict is recorded.
+    /// Whether this shard or worker may start a game of pair `pair`: a game of a pair it
+    /// started always (a pair is never cut in half); the first game of another pair only
+    /// when, after a [`look`](Self::look), no verdict is recorded, and, for a worker, only
+    /// within the run's read-ahead: fewer than `2 × (L + 1)` pairs past the pair of the first
+    /// game not recorded, `L` the pairs leased in the run ([`units_leased`]). The verdict is
+    /// counted in game-id order, so a slow worker's game holds it back; without the bound,
+    /// fast workers would play on past a verdict that the slow game then completes. With it,
+    /// the pairs started before the verdict was known lie within `2 × C` pairs of it, `C` the
+    /// run's concurrency. Static shards have no read-ahead: they may run one after another.
     ///
     /// # Errors
-    /// As [`look`](Self::look).
-    pub fn may_start(&mut self, pair: u64) -> Result<bool, RecordsError> {
-        if self.last_pair == Some(pair) {
-            return Ok(true);
+    /// As [`look`](Self::look); `RUN/claims/` that cannot be listed.
+    pub fn may_start(&mut self, pair: u64) -> Result<SharedGate, RecordsError> {
+        if self.started.contains(&pair) {
+            return Ok(SharedGate::Start);
         }
         if self.look()?.is_some() {
-            return Ok(false);
+            return Ok(SharedGate::Verdict);
         }
-        self.last_pair = Some(pair);
-        Ok(true)
+        let first_missing = self
+            .plan
+            .game(self.next_game)
+            .map_or(u64::MAX, |game| game.pair);
+        if self.workers && pair >= first_missing.saturating_add(self.read_ahead()?) {
+            return Ok(SharedGate::Wait);
+        }
+        self.started.retain(|&started| started >= first_missing);
+        self.started.insert(pair);
+        Ok(SharedGate::Start)
+    }
+
+    /// The read-ahead of a run of workers, in pairs past the pair of the first game not
+    /// recorded: twice the pairs leased plus one.
+    fn read_ahead(&self) -> Result<u64, RecordsError> {
+        let leased =
+            units_leased(&self.run, UnitKind::PAIR).map_err(|source| RecordsError::Io {
+                path: RunDir::new(&self.run).claims(),
+                action: "cannot list",
+                source,
+            })?;
+        Ok(2 * (leased as u64 + 1))
     }
 
     /// Looks for a verdict: the one the games recorded so far reach (read in game-id order
@@ -233,6 +278,17 @@ mod tests {
     use crate::stats::SprtDecision;
     use crate::tournament::shard::test_config;
 
+    /// The watcher of `config`, over its schedule.
+    fn watcher_of(config: &TournamentConfig) -> Option<SprtWatcher> {
+        let plan = Plan::new(
+            config.format,
+            config.engines.len(),
+            config.rounds,
+            config.games,
+        );
+        SprtWatcher::for_config(config, plan)
+    }
+
     fn config(run: &Path, shard: &str) -> TournamentConfig {
         let mut config = test_config(run, shard);
         config.sprt = Some("elo0=0 elo1=200".parse().unwrap());
@@ -269,7 +325,7 @@ mod tests {
         // The shard that plays the deciding pair lags; the other plays well past it.
         let lagging = u32::try_from((deciding - 1) % 2).unwrap();
         let ahead = 1 - lagging;
-        let mut watcher = SprtWatcher::for_config(&config(run, &format!("{lagging}/2"))).unwrap();
+        let mut watcher = watcher_of(&config(run, &format!("{lagging}/2"))).unwrap();
         let (mut behind, mut front) = (writer(run, lagging), writer(run, ahead));
         let pairs_of = |shard: u32, last: u64| {
             (1..=last).filter(move |pair| (pair - 1) % 2 == u64::from(shard))
@@ -280,8 +336,12 @@ mod tests {
             }
         }
         let first = pairs_of(lagging, deciding).next().unwrap();
-        assert!(watcher.may_start(first).unwrap());
-        assert!(watcher.may_start(first).unwrap(), "the pair's second game");
+        assert_eq!(watcher.may_start(first).unwrap(), SharedGate::Start);
+        assert_eq!(
+            watcher.may_start(first).unwrap(),
+            SharedGate::Start,
+            "the pair's second game"
+        );
         assert_eq!(watcher.look().unwrap(), None);
         for pair in pairs_of(lagging, deciding - 1) {
             for game in pair_won(pair) {
@@ -294,7 +354,7 @@ mod tests {
             "the deciding pair {deciding} is missing"
         );
         assert!(!run.join("sprt.json").exists());
-        assert!(watcher.may_start(deciding).unwrap());
+        assert_eq!(watcher.may_start(deciding).unwrap(), SharedGate::Start);
         for game in pair_won(deciding) {
             behind.append(&game).unwrap();
         }
@@ -307,7 +367,7 @@ mod tests {
         assert_eq!(verdict.recorded_by.to_string(), format!("{lagging}/2"));
         assert_eq!(verdict.run_id.as_deref(), Some("run-a"));
         assert_eq!(read_verdict(run).unwrap(), Some(verdict.clone()));
-        assert!(!watcher.may_start(99).unwrap());
+        assert_eq!(watcher.may_start(99).unwrap(), SharedGate::Verdict);
         assert!(
             verdict.to_string().ends_with(&format!(
                 "SPRT: H1 accepted at game {} over the games of every shard (recorded by \
@@ -318,9 +378,55 @@ mod tests {
         );
 
         // The other shard reaches the same verdict from the games and keeps the record.
-        let mut other = SprtWatcher::for_config(&config(run, &format!("{ahead}/2"))).unwrap();
-        assert!(!other.may_start(2).unwrap());
+        let mut other = watcher_of(&config(run, &format!("{ahead}/2"))).unwrap();
+        assert_eq!(other.may_start(2).unwrap(), SharedGate::Verdict);
         assert_eq!(other.verdict(), Some(&verdict));
+    }
+
+    #[test]
+    fn a_worker_reads_ahead_of_the_first_missing_game_by_twice_the_pairs_leased() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = dir.path();
+        let mut config = config(run, "0/1");
+        config.run.shard = None;
+        config.run.worker = Some("a".into());
+        let mut watcher = watcher_of(&config).unwrap();
+        // Another worker recorded pairs 2 to 5; pair 1 is missing.
+        let mut other = ResultsWriter::open(&run.join("worker-b"), Rules::CaptureOnly).unwrap();
+        for pair in 2..=5 {
+            for game in pair_won(pair) {
+                other.append(&game).unwrap();
+            }
+        }
+        // No lease: two pairs from pair 1.
+        assert_eq!(watcher.may_start(2).unwrap(), SharedGate::Start);
+        assert_eq!(watcher.may_start(3).unwrap(), SharedGate::Wait);
+        // Two pairs leased (done markers and expired leases are not): six pairs.
+        let claims = RunDir::new(run).claims();
+        std::fs::create_dir_all(&claims).unwrap();
+        for name in [
+            "pair-1",
+            "pair-7",
+            "pair-3.done",
+            "pair-4.expired-x",
+            "tune-9",
+        ] {
+            std::fs::write(claims.join(name), "").unwrap();
+        }
+        assert_eq!(watcher.may_start(6).unwrap(), SharedGate::Start);
+        assert_eq!(watcher.may_start(7).unwrap(), SharedGate::Wait);
+        // A pair started is never held back, whatever the read-ahead.
+        std::fs::remove_file(claims.join("pair-7")).unwrap();
+        assert_eq!(watcher.may_start(6).unwrap(), SharedGate::Start);
+        // Pair 1 recorded: the first missing game is pair 6's.
+        for game in pair_won(1) {
+            other.append(&game).unwrap();
+        }
+        assert_eq!(watcher.may_start(9).unwrap(), SharedGate::Start);
+        assert_eq!(watcher.may_start(10).unwrap(), SharedGate::Wait);
+        // Static shards have no read-ahead.
+        let mut shard = watcher_of(&super::tests::config(run, "1/2")).unwrap();
+        assert_eq!(shard.may_start(40).unwrap(), SharedGate::Start);
     }
 
     /// Pairs 1 to `pairs`, each won twice by `new`, recorded by the two shards of `run`.
@@ -339,15 +445,19 @@ mod tests {
         let run = dir.path();
         let mut stale = config(run, "0/2");
         stale.run.run_id = Some("old-run".into());
-        let mut watcher = SprtWatcher::for_config(&stale).unwrap();
+        let mut watcher = watcher_of(&stale).unwrap();
         play_both_shards(run, 30);
         let old = watcher.look().unwrap().unwrap().clone();
         assert_eq!(old.run_id.as_deref(), Some("old-run"));
         // The shards are removed; a new run in the same directory plays no game yet.
         std::fs::remove_dir_all(run.join("shard-0")).unwrap();
         std::fs::remove_dir_all(run.join("shard-1")).unwrap();
-        let mut fresh = SprtWatcher::for_config(&config(run, "0/2")).unwrap();
-        assert!(fresh.may_start(1).unwrap(), "no game reaches a verdict");
+        let mut fresh = watcher_of(&config(run, "0/2")).unwrap();
+        assert_eq!(
+            fresh.may_start(1).unwrap(),
+            SharedGate::Start,
+            "no game reaches a verdict"
+        );
         assert_eq!(fresh.look().unwrap(), None);
         assert!(!old.is_for(Some("run-a"), &"elo0=0 elo1=200".parse().unwrap()));
         assert!(old.is_for(
