@@ -514,6 +514,34 @@ fn a_selection_on_5x5_plays_its_games_on_5x5() {
 }
 
 #[test]
+fn a_book_built_on_5x5_is_a_book_of_5x5() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("build");
+    let output = bt_arena(&words(
+        &format!(
+            "openings build --board 5x5 --engine cmd={SEARCH} nodes=100 name=a --engine \
+             cmd={SEARCH} nodes=300 name=b --count 2 --plies 2-3 --seed 11"
+        ),
+        &["--out", path(&run)],
+    ));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let five = board("5x5");
+    assert_eq!(json(&run.join("build.json"))["board"], "5x5");
+    let text = std::fs::read_to_string(run.join("book.epd")).unwrap();
+    assert!(
+        text.starts_with(
+            "# bt-arena openings build, seed 11, capture-only rules on the 5x5 board: "
+        ),
+        "{text}"
+    );
+    let book = Book::load(&run.join("book.epd"), Rules::CaptureOnly, five).expect("a 5x5 book");
+    assert_eq!(book.openings.len(), 2);
+    for game in read_games(&run.join("games.csv")).unwrap() {
+        assert_replays(&game, Rules::CaptureOnly, five);
+    }
+}
+
+#[test]
 #[ignore = "needs fairy-stockfish (apt-get install fairy-stockfish)"]
 fn a_6x6_tournament_against_fairy_stockfish_breakthrough_6x6() {
     let variants = concat!(
