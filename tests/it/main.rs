@@ -17,6 +17,7 @@ mod workers;
 
 mod adjudication;
 mod affinity;
+mod board_runs;
 mod boards;
 mod check_engine;
 mod claims;
