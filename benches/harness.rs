@@ -34,7 +34,7 @@ use bt_arena::game::{Adjudication, ClaimChecks, TimeControl};
 use bt_arena::protocol::GoLimits;
 use bt_arena::records::read_games;
 use bt_arena::rules::proof::{DEFAULT_BUDGET, Prover, Verdict};
-use bt_arena::rules::{Move, Position, Rules};
+use bt_arena::rules::{Board, Move, Position, Rules};
 use bt_arena::run_dir::RunDir;
 use bt_arena::session::{RunStart, SessionOptions};
 use bt_arena::tournament::{SeedOrigin, Tournament, TournamentConfig};
@@ -87,7 +87,8 @@ fn go_round_trip(trips: u32) -> Duration {
         cmd: RANDOM.into(),
         ..EngineLaunch::default()
     };
-    let mut engine = Engine::start(&config, Rules::default()).expect("bt-random starts");
+    let mut engine =
+        Engine::start(&config, Rules::default(), Board::STANDARD).expect("bt-random starts");
     let (start, limits) = (Position::startpos(), GoLimits::depth(1));
     let began = Instant::now();
     for _ in 0..trips {

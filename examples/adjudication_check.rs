@@ -130,7 +130,14 @@ fn start_engines(config: &TournamentConfig) -> Result<Vec<Engine>, String> {
     config
         .engines
         .iter()
-        .map(|spec| Engine::start(&spec.launch(), config.run.rules).map_err(|e| e.to_string()))
+        .map(|spec| {
+            Engine::start(
+                &spec.launch(),
+                config.run.rules,
+                bt_arena::rules::Board::STANDARD,
+            )
+            .map_err(|e| e.to_string())
+        })
         .collect()
 }
 

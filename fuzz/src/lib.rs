@@ -238,7 +238,12 @@ pub fn epd(data: &[u8]) -> bool {
     let text = String::from_utf8_lossy(data);
     let mut read = false;
     for rules in Rules::ALL {
-        let Ok(book) = Book::parse(&text, Path::new("fuzz.epd"), rules) else {
+        let Ok(book) = Book::parse(
+            &text,
+            Path::new("fuzz.epd"),
+            rules,
+            bt_arena::rules::Board::STANDARD,
+        ) else {
             continue;
         };
         read |= !book.openings.is_empty();

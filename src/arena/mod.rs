@@ -78,6 +78,8 @@ pub struct Arena<'a> {
     pub engines: &'a [EngineDescription],
     /// The rules every move is judged by.
     pub rules: Rules,
+    /// The board every game is played on: each engine is told it when it starts.
+    pub board: crate::rules::Board,
     /// Adjudication rules (off for a tune).
     pub adjudication: &'a Adjudication,
     /// How far the engines' mate claims are checked (`--check-claims`); PVs and ponder moves

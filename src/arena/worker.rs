@@ -117,7 +117,7 @@ impl<'a, S: Schedule> Worker<'a, S> {
                     let threads = super::engine_threads(arena.engines);
                     launch.cpus = list.cpus_of(threads, self.id, index);
                 }
-                let engine = Engine::start(&launch, arena.rules)?;
+                let engine = Engine::start(&launch, arena.rules, arena.board)?;
                 self.floor.started(seat);
                 self.floor.engine_started(seat, engine.id_name());
                 self.seats[index] = Some(Process {

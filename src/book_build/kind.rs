@@ -334,8 +334,14 @@ fn book_text(config: &BuildConfig, candidates: &[Candidate], report: &BuildRepor
     let mut text = String::new();
     let _ = writeln!(
         text,
-        "# bt-arena openings build, seed {}, {} rules: {report}",
-        config.run.seed, config.run.rules
+        "# bt-arena openings build, seed {}, {} rules{}: {report}",
+        config.run.seed,
+        config.run.rules,
+        // 8x8 books read as they always have.
+        match config.run.board.is_standard() {
+            true => String::new(),
+            false => format!(" on the {} board", config.run.board),
+        }
     );
     let _ = writeln!(
         text,

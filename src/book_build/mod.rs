@@ -426,7 +426,8 @@ pub fn candidates(
             for slot in 0..count {
                 let plies = plies.of_slot(slot);
                 let drawn = (0..ATTEMPTS_PER_CANDIDATE).find_map(|_| {
-                    let position = crate::openings::random_sequence(&mut rng, rules, plies)?;
+                    let position =
+                        crate::openings::random_sequence(&mut rng, rules, config.run.board, plies)?;
                     seen.insert(position).then_some(())?;
                     let eval_cp = eval_ok(&position)?;
                     Some(Candidate {

@@ -74,12 +74,13 @@ pub(super) fn run(
     let mut config = spec.launch();
     config.timeouts = timeouts;
     let ctx = Ctx::new(spec, timeouts, settings);
-    let mut engine = Engine::start(&config, settings.rules).map_err(|error| match error {
-        EngineError::UnknownOption { .. } | EngineError::BadOptionValue { .. } => {
-            RunError::BadOption(error.to_string())
-        }
-        error => RunError::CannotStart(error),
-    })?;
+    let mut engine =
+        Engine::start(&config, settings.rules, settings.board).map_err(|error| match error {
+            EngineError::UnknownOption { .. } | EngineError::BadOptionValue { .. } => {
+                RunError::BadOption(error.to_string())
+            }
+            error => RunError::CannotStart(error),
+        })?;
     let (first_ms, turn_ms) = match spec.limit {
         TimeControl::CodinGame { first_ms, turn_ms } => (first_ms, turn_ms),
         TimeControl::MoveTime(ms) => (ms, ms),
@@ -128,6 +129,7 @@ pub(super) fn run(
         let mut session = Session {
             config,
             rules: settings.rules,
+            board: settings.board,
             engine: None,
             blocked: None,
         };

@@ -5,10 +5,12 @@
 
 use super::talk::{is, read_until, send};
 use super::{CheckResult, Ctx, Evidence, Failure, Finding, RunError, Verdict};
-use crate::engine::rule_option::{Refusal, rule_settings};
+use crate::engine::rule_option::{Refusal, Setup, configured_variants, rule_settings};
 use crate::engine::{Engine, EngineError, EngineLaunch, says_unknown};
-use crate::protocol::{Command, OptionDecl, OptionKind, RULES_OPTION, Reply, VARIANT_OPTION};
-use crate::rules::Rules;
+use crate::protocol::{
+    BOARD_OPTION, Command, OptionDecl, OptionKind, RULES_OPTION, Reply, VARIANT_OPTION,
+};
+use crate::rules::{Board, Rules};
 
 /// What the handshake process showed.
 pub(super) struct Probe {
@@ -71,7 +73,7 @@ pub(super) fn probe(config: &EngineLaunch, ctx: &Ctx) -> Result<Probe, RunError>
     }
     let parse = options_parse(&bad_lines, probe.declared.len(), &handshake.evidence);
     probe.push(LATER_CHECKS[0], parse);
-    let rules = rules_option(&config.name, &probe.declared, ctx.rules, &config.options);
+    let rules = rules_option(config, &probe.declared, ctx.rules, ctx.board);
     if rules.verdict == Verdict::Fail {
         probe.blocked = Some(format!("its options cannot select the {} rules", ctx.rules));
     }
@@ -212,17 +214,20 @@ fn options_parse(bad_lines: &[(String, String)], parsed: usize, handshake: &Evid
     }
 }
 
-/// `handshake.rules-option`: `Rules` lists the rule set, or `UCI_Variant` its variant.
+/// `handshake.rules-option`: `Rules` lists the rule set, or `UCI_Variant` its variant; on a
+/// board other than 8×8, `Board` lists the board, or `UCI_Variant` a variant of that size (an
+/// engine declaring neither is told the size by the FEN of each position).
 fn rules_option(
-    engine: &str,
+    config: &EngineLaunch,
     declared: &[OptionDecl],
     rules: Rules,
-    configured: &[(String, String)],
+    board: Board,
 ) -> Finding {
+    let (engine, configured) = (config.name.as_str(), config.options.as_slice());
     let configured_rules: Vec<&(String, String)> = configured
         .iter()
         .filter(|(name, _)| {
-            [RULES_OPTION, VARIANT_OPTION]
+            [RULES_OPTION, BOARD_OPTION, VARIANT_OPTION]
                 .iter()
                 .any(|rule_option| name.eq_ignore_ascii_case(rule_option))
         })
@@ -231,7 +236,27 @@ fn rules_option(
         received: Some(declared),
         ..Evidence::default()
     };
-    match rule_settings(declared, rules, configured) {
+    let file_variants = match configured_variants(config, declared) {
+        Ok(variants) => variants,
+        Err(error) => return Finding::fail(error.to_string()),
+    };
+    let setup = Setup {
+        rules,
+        board,
+        configured,
+        file_variants: file_variants.as_deref(),
+    };
+    let carries_board = |settings: &[(String, String)]| {
+        board.is_standard()
+            || settings
+                .iter()
+                .chain(configured_rules.iter().copied())
+                .any(|(name, _)| {
+                    name.eq_ignore_ascii_case(BOARD_OPTION)
+                        || name.eq_ignore_ascii_case(VARIANT_OPTION)
+                })
+    };
+    match rule_settings(declared, &setup) {
         Ok(settings) if settings.is_empty() && configured_rules.is_empty() => {
             Finding::warn(format!(
                 "declares neither Rules nor UCI_Variant: the runner cannot tell it the rule set and \
@@ -247,16 +272,21 @@ fn rules_option(
                         .iter()
                         .map(|(name, value)| format!("{name} offers {value}")),
                 )
+                .chain((!carries_board(&settings)).then(|| {
+                    format!(
+                        "no Board option nor variant of {board}: each position's FEN gives the size"
+                    )
+                }))
                 .collect();
             Finding::pass(set.join("; "))
         }
         Err(refusal) => {
             let evidence = declaration(match &refusal {
-                Refusal::Rules { declared, .. } | Refusal::Variant { declared, .. } => {
-                    declared.clone()
-                }
+                Refusal::Rules { declared, .. }
+                | Refusal::Board { declared, .. }
+                | Refusal::Variant { declared, .. } => declared.clone(),
             });
-            let error = refusal.into_error(engine.to_string(), rules);
+            let error = refusal.into_error(engine.to_string(), rules, board);
             Finding::fail(error.to_string()).with(evidence)
         }
     }

@@ -36,11 +36,11 @@ type Case = (Position, Vec<Move>);
 
 /// Positions of a real game to search: the start, then every 7th ply (both sides to move).
 fn tries(ctx: &Ctx, count: usize) -> Vec<Case> {
-    let game = long_game(ctx.rules);
+    let game = long_game(ctx.rules, ctx.board);
     (0..count)
         .map(|i| {
             let ply = (i * 7).min(game.len());
-            (Position::startpos(), game[..ply].to_vec())
+            (Position::start(ctx.board), game[..ply].to_vec())
         })
         .collect()
 }

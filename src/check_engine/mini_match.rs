@@ -9,7 +9,7 @@ use crate::engine::{Engine, EngineDescription};
 use crate::game::TimeControl;
 use crate::game::{Players, play};
 use crate::protocol::Command;
-use crate::rules::{ByColor, Color, Position, Rules};
+use crate::rules::{Board, ByColor, Color, Position, Rules};
 use std::sync::atomic::AtomicBool;
 
 /// How many game pairs are played (each opening once with each colour).
@@ -48,7 +48,7 @@ fn mini_match(
     spec: &EngineDescription,
     opponent: &EngineDescription,
 ) -> Outcome {
-    let mut rival = match Engine::start(&opponent.launch(), ctx.rules) {
+    let mut rival = match Engine::start(&opponent.launch(), ctx.rules, ctx.board) {
         Ok(rival) => rival,
         Err(error) => {
             return Ok(Finding::skip(format!(
@@ -72,8 +72,8 @@ fn mini_match(
     let (mut won, mut plies, mut games) = (0, 0, 0);
     for pair in 0..MATCH_PAIRS {
         let opening = match pair {
-            0 => Position::startpos(),
-            _ => random_opening(ctx.rules, &mut rng),
+            0 => Position::start(ctx.board),
+            _ => random_opening(ctx.rules, ctx.board, &mut rng),
         };
         for side in [Color::White, Color::Black] {
             games += 1;
@@ -152,10 +152,10 @@ fn mini_match(
     )))
 }
 
-/// The position after [`OPENING_PLIES`] random legal moves from the start (fewer if the game
+/// The position after [`OPENING_PLIES`] random legal moves from the start of `board` (fewer if the game
 /// would end).
-fn random_opening(rules: Rules, rng: &mut fastrand::Rng) -> Position {
-    let mut position = Position::startpos();
+fn random_opening(rules: Rules, board: Board, rng: &mut fastrand::Rng) -> Position {
+    let mut position = Position::start(board);
     for _ in 0..OPENING_PLIES {
         let moves = position.legal_moves(rules);
         let Some(mv) = moves.iter().nth(rng.usize(..moves.len().max(1))) else {

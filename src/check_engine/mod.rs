@@ -19,6 +19,7 @@
 //! and the configured options). A check that fails leaves that process in an unknown state, so
 //! it is ended and the next check starts a fresh one.
 
+mod board;
 mod bot;
 mod handshake;
 mod limits;
@@ -34,7 +35,7 @@ pub use render::{CheckLines, header};
 
 use crate::engine::{Engine, EngineDescription, EngineError, EngineLaunch};
 use crate::protocol::Protocol;
-use crate::rules::Rules;
+use crate::rules::{Board, Rules};
 use crate::time_control::whole_ms;
 use serde::Serialize;
 use std::fmt;
@@ -57,6 +58,9 @@ pub enum Group {
     Newgame,
     /// `movegen.*`: perft-check of the start position and of random positions.
     Movegen,
+    /// `board.*` (a board other than 8×8 only): the perft of its start, and a game against
+    /// itself with every move on the board.
+    Board,
     /// `match.*`: game pairs against a reference opponent under the real game loop.
     Match,
 }
@@ -68,6 +72,7 @@ crate::named_enum!(Group, "check group", [
     Output => "output",
     Newgame => "newgame",
     Movegen => "movegen",
+    Board => "board",
     Match => "match",
 ]);
 
@@ -254,6 +259,8 @@ pub struct Checklist {
     pub protocol: Protocol,
     /// The rule set checked.
     pub rules: Rules,
+    /// The board checked.
+    pub board: Board,
     /// True when the mini-match was skipped (`--quick`).
     pub quick: bool,
     /// The seed of the random positions and openings.
@@ -277,6 +284,8 @@ pub struct Checklist {
 pub struct Settings {
     /// The rule set the engine is checked under.
     pub rules: Rules,
+    /// The board every check is played on ([`Board::STANDARD`]: 8×8).
+    pub board: Board,
     /// Skip the mini-match.
     pub quick: bool,
     /// The groups to run; all when empty. Handshake failures are reported even when the
@@ -313,6 +322,7 @@ impl std::error::Error for RunError {}
 /// What the checks share: the settings and the engine's limits.
 pub(crate) struct Ctx {
     rules: Rules,
+    board: Board,
     protocol: Protocol,
     /// How far past a move's time a move may come before a tournament forfeits it, ms.
     margin_ms: u64,
@@ -333,6 +343,7 @@ impl Ctx {
     ) -> Ctx {
         Ctx {
             rules: settings.rules,
+            board: settings.board,
             protocol: spec.proto,
             margin_ms: spec.time_margin_ms,
             handshake_timeout: timeouts.handshake,
@@ -384,15 +395,17 @@ pub fn run(
     let mut session = Session {
         config,
         rules: settings.rules,
+        board: settings.board,
         engine: None,
         blocked: probe.blocked,
     };
-    let groups: [(Group, GroupRun); 5] = [
+    let groups: [(Group, GroupRun); 6] = [
         (Group::Positions, positions::run),
         (Group::Limits, limits::run),
         (Group::Output, output::run),
         (Group::Newgame, newgame::run),
         (Group::Movegen, movegen::run),
+        (Group::Board, board::run),
     ];
     for (group, run_group) in groups {
         if wanted(group) {
@@ -428,6 +441,7 @@ impl Checklist {
             engine_id,
             protocol: spec.proto,
             rules: settings.rules,
+            board: settings.board,
             quick: settings.quick,
             seed: settings.seed,
             passed: count(Verdict::Pass),
@@ -448,6 +462,7 @@ type GroupRun = fn(&mut Session, &Ctx) -> Vec<CheckResult>;
 pub(crate) struct Session {
     config: EngineLaunch,
     rules: Rules,
+    board: Board,
     engine: Option<Engine>,
     /// Why no engine can be had (the handshake failed, or a start failed): checks are skipped.
     blocked: Option<String>,
@@ -475,7 +490,7 @@ impl Session {
             return Err(Finding::skip(format!("not checked: {why}")));
         }
         if self.engine.is_none() {
-            match Engine::start(&self.config, self.rules) {
+            match Engine::start(&self.config, self.rules, self.board) {
                 Ok(engine) => self.engine = Some(engine),
                 Err(error) => {
                     self.blocked = Some("the engine could not be started (see above)".into());

@@ -8,7 +8,7 @@ use super::{CheckResult, Ctx, Evidence, Failure, Finding, Outcome, Session};
 use crate::engine::Engine;
 use crate::perft_check::{CheckError, CheckSettings, PositionFindings, Target, check_all};
 use crate::protocol::{Command, GoLimits, Protocol, Reply};
-use crate::rules::{Board, Position};
+use crate::rules::Position;
 use std::time::Duration;
 
 /// The perft depth of every position, plies.
@@ -28,10 +28,10 @@ fn perft(engine: &mut Engine, ctx: &Ctx) -> Outcome {
     if let Some(skip) = probe(engine, ctx)? {
         return Ok(skip);
     }
-    let mut targets = vec![Target::start(Board::STANDARD, PERFT_DEPTH)];
+    let mut targets = vec![Target::start(ctx.board, PERFT_DEPTH)];
     targets.extend(Target::random(
         ctx.rules,
-        Board::STANDARD,
+        ctx.board,
         RANDOM_POSITIONS,
         ctx.seed,
         PERFT_DEPTH,
@@ -61,9 +61,14 @@ fn perft(engine: &mut Engine, ctx: &Ctx) -> Outcome {
 /// Sends `go perft 1` in the start position (after an `isready` that drains what earlier
 /// searches left): `None` when a perft total comes, else the skip (after stopping whatever
 /// the engine started and reading up to `readyok`).
-fn probe(engine: &mut Engine, ctx: &Ctx) -> Result<Option<Finding>, Failure> {
+pub(super) fn probe(engine: &mut Engine, ctx: &Ctx) -> Result<Option<Finding>, Failure> {
     fence(engine, ctx)?;
-    let sent = ["position startpos", "go perft 1"];
+    let start = Command::Position {
+        start: Position::start(ctx.board),
+        moves: Vec::new(),
+    }
+    .to_line(ctx.protocol);
+    let sent = [start.as_str(), "go perft 1"];
     let at = send(engine, ctx, &sent)?;
     let (_, answer) = read_until(engine, at, at + PERFT_PROBE, |line| {
         is(line, "bestmove") || matches!(line.parse(), Ok(Reply::PerftTotal { .. }))
@@ -118,7 +123,7 @@ fn failure(report: &PositionFindings) -> Finding {
         crate::perft_check::render::counts(report.expected, report.reported, true),
         fault.depth
     );
-    let sent = match fault.position.parse::<Position>() {
+    let sent = match Position::from_fen_any(&fault.position) {
         Ok(start) => vec![
             Command::Position {
                 start,

@@ -24,9 +24,9 @@ pub(super) fn run(session: &mut Session, ctx: &Ctx) -> Vec<CheckResult> {
 
 /// [`SEARCHES`] searches after a new game each.
 fn determinism(engine: &mut Engine, ctx: &Ctx) -> Outcome {
-    let game = long_game(ctx.rules);
+    let game = long_game(ctx.rules, ctx.board);
     let moves = &game[..PLY.min(game.len())];
-    let start = Position::startpos();
+    let start = Position::start(ctx.board);
     let limits = GoLimits::depth(DETERMINISM_DEPTH);
     let mut answers = Vec::new();
     for _ in 0..SEARCHES {

@@ -88,17 +88,22 @@ fn gather(engine: &mut Engine, ctx: &Ctx) -> Result<Transcripts, Failure> {
     fence(engine, ctx)?;
     let idle_sent = vec![
         Command::NewGame.to_line(ctx.protocol),
-        "position startpos".to_string(),
+        Command::Position {
+            start: Position::start(ctx.board),
+            moves: Vec::new(),
+        }
+        .to_line(ctx.protocol),
     ];
     let refs: Vec<&str> = idle_sent.iter().map(String::as_str).collect();
     send(engine, ctx, &refs)?;
     let idle = fence(engine, ctx)?;
-    let game = super::positions::long_game(ctx.rules);
+    let game = super::positions::long_game(ctx.rules, ctx.board);
+    let start = Position::start(ctx.board);
     let ply = SECOND_PLY.min(game.len());
     let cases = [
-        (Position::startpos(), GoLimits::depth(SEARCH_DEPTH)),
+        (start, GoLimits::depth(SEARCH_DEPTH)),
         (
-            super::talk::after(&Position::startpos(), &game[..ply]),
+            super::talk::after(&start, &game[..ply]),
             GoLimits::movetime(SEARCH_MOVETIME_MS),
         ),
     ];

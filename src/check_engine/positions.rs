@@ -6,7 +6,7 @@ use super::talk::{after, go, judge};
 use super::{CheckResult, Ctx, Evidence, Finding, Outcome, Session};
 use crate::engine::Engine;
 use crate::protocol::GoLimits;
-use crate::rules::{Color, Move, Position, Rules};
+use crate::rules::{Board, Color, Move, Position, Rules};
 
 /// The longest `moves` list sent, in plies. A Breakthrough game cannot pass 177 plies (each
 /// side has 88 non-winning pawn steps), so the long game is as long as the rules let it be.
@@ -14,15 +14,32 @@ pub const LONG_GAME_PLIES: usize = 200;
 /// The seed of the long game under each rule set: the longest of the first 8192 seeds (97
 /// plies under capture-only, 156 under classic).
 const LONG_GAME_SEEDS: [(Rules, u64); 2] = [(Rules::CaptureOnly, 3678), (Rules::Classic, 285)];
-/// The ply of the long game whose position is sent as `position fen` (White to move).
+/// The ply of the long game whose position is sent as `position fen` (White to move) on 8×8;
+/// on a smaller board, the even ply nearest the middle of its long game.
 const FEN_PLY: usize = 24;
-/// White to move with exactly one legal move, under either rule set: h2 takes on g3.
-const ONE_MOVE: &str = "p7/8/8/8/8/6pp/7P/8 w";
-/// Finished positions under any rules: White on its goal rank (Black to move), and White
-/// without pawns (White to move).
-const FINISHED: [&str; 2] = ["P7/8/8/8/8/8/pp6/8 b", "8/pp6/8/8/8/8/8/8 w"];
-/// Finished under capture-only rules only: White to move, blocked, with no capture.
-const NO_MOVES_CAPTURE_ONLY: &str = "8/8/8/8/8/p7/P7/8 w";
+/// How many seeds are tried for the long game of a board other than 8×8 (the longest game
+/// is kept).
+const OTHER_BOARD_SEEDS: u64 = 64;
+
+/// A pawn on `file` and `rank` (0-based), as a bitboard bit.
+const fn at(file: u8, rank: u8) -> u64 {
+    1 << (8 * rank + file)
+}
+
+/// The positions of this module on `board`, built the same way on every board (on 8×8, the
+/// FENs in the comments).
+fn fixed(board: Board, white: u64, black: u64, side: Color) -> Position {
+    Position::on_board(board, white, black, side)
+        .unwrap_or_else(|err| panic!("a fixed position on {board}: {err}"))
+}
+
+/// White to move with exactly one legal move, under either rule set: the last file's pawn on
+/// rank 2 takes on the file before it (8×8: `p7/8/8/8/8/6pp/7P/8 w`, h2 takes on g3).
+fn one_move(board: Board) -> Position {
+    let (top, last) = (board.ranks() - 1, board.files() - 1);
+    let black = at(0, top) | at(last - 1, 2) | at(last, 2);
+    fixed(board, at(last, 1), black, Color::White)
+}
 
 /// A `position` to send: the start and the moves played since.
 struct Case {
@@ -41,12 +58,13 @@ impl Case {
 
 /// Runs the `positions.*` checks.
 pub(super) fn run(session: &mut Session, ctx: &Ctx) -> Vec<CheckResult> {
-    let game = long_game(ctx.rules);
-    let start = Position::startpos();
+    let game = long_game(ctx.rules, ctx.board);
+    let start = Position::start(ctx.board);
+    let fen_ply = fen_ply(ctx.board, game.len());
     let at_ply = |ply: usize| after(&start, &game[..ply]);
     let cases: Vec<(&str, Vec<Case>)> = vec![
         ("positions.startpos", vec![Case::at(start)]),
-        ("positions.fen", vec![Case::at(at_ply(FEN_PLY))]),
+        ("positions.fen", vec![Case::at(at_ply(fen_ply))]),
         (
             "positions.startpos-moves",
             vec![Case {
@@ -57,8 +75,8 @@ pub(super) fn run(session: &mut Session, ctx: &Ctx) -> Vec<CheckResult> {
         (
             "positions.fen-moves",
             vec![Case {
-                start: at_ply(FEN_PLY),
-                moves: game[FEN_PLY..].to_vec(),
+                start: at_ply(fen_ply),
+                moves: game[fen_ply..].to_vec(),
             }],
         ),
         (
@@ -66,15 +84,21 @@ pub(super) fn run(session: &mut Session, ctx: &Ctx) -> Vec<CheckResult> {
             vec![
                 Case {
                     start,
-                    moves: game[..FEN_PLY + 1].to_vec(),
+                    moves: game[..fen_ply + 1].to_vec(),
                 },
-                Case::at(at_ply(FEN_PLY + 7)),
+                Case::at(at_ply((fen_ply + 7).min(game.len() - 1))),
             ],
         ),
-        ("positions.one-legal-move", vec![Case::at(parsed(ONE_MOVE))]),
+        (
+            "positions.one-legal-move",
+            vec![Case::at(one_move(ctx.board))],
+        ),
         (
             "positions.finished",
-            finished(ctx.rules).into_iter().map(Case::at).collect(),
+            finished(ctx.rules, ctx.board)
+                .into_iter()
+                .map(Case::at)
+                .collect(),
         ),
     ];
     cases
@@ -115,17 +139,27 @@ fn check_cases(engine: &mut Engine, ctx: &Ctx, cases: &[Case]) -> Outcome {
     })
 }
 
-/// A position from one of this module's constants.
-fn parsed(text: &str) -> Position {
-    text.parse()
-        .unwrap_or_else(|err| panic!("a constant position '{text}': {err}"))
+/// The ply of the long game of `plies` plies sent as `position fen`: [`FEN_PLY`] on 8×8, else
+/// the even ply nearest its middle.
+fn fen_ply(board: Board, plies: usize) -> usize {
+    match board.is_standard() {
+        true => FEN_PLY.min(plies),
+        false => plies / 4 * 2,
+    }
 }
 
-/// The finished positions of `rules`.
-fn finished(rules: Rules) -> Vec<Position> {
-    let mut positions: Vec<Position> = FINISHED.iter().map(|text| parsed(text)).collect();
+/// The finished positions of `rules` on `board`, under any rules: White on its goal rank
+/// (Black to move; 8×8: `P7/8/8/8/8/8/pp6/8 b`), and White without pawns (White to move;
+/// `8/pp6/8/8/8/8/8/8 w`); under capture-only rules also White to move, blocked, with no
+/// capture (`8/8/8/8/8/p7/P7/8 w`).
+fn finished(rules: Rules, board: Board) -> Vec<Position> {
+    let top = board.ranks() - 1;
+    let mut positions = vec![
+        fixed(board, at(0, top), at(0, 1) | at(1, 1), Color::Black),
+        fixed(board, 0, at(0, top - 1) | at(1, top - 1), Color::White),
+    ];
     if rules == Rules::CaptureOnly {
-        positions.push(parsed(NO_MOVES_CAPTURE_ONLY));
+        positions.push(fixed(board, at(0, 1), at(0, 2), Color::White));
     }
     positions
 }
@@ -133,12 +167,24 @@ fn finished(rules: Rules) -> Vec<Position> {
 /// The moves of a long real game under `rules`, at most [`LONG_GAME_PLIES`], leading to a
 /// position that goes on with White to move: a game of quiet moves with the seed of
 /// [`LONG_GAME_SEEDS`], so always the same game.
-pub(super) fn long_game(rules: Rules) -> Vec<Move> {
-    let seed = LONG_GAME_SEEDS
-        .iter()
-        .find(|(seeded, _)| *seeded == rules)
-        .map_or(0, |&(_, seed)| seed);
-    let mut game = quiet_game(rules, seed);
+///
+/// On another board than 8×8, the longest of the games of the first [`OTHER_BOARD_SEEDS`]
+/// seeds (the first of equals).
+pub(super) fn long_game(rules: Rules, board: Board) -> Vec<Move> {
+    let mut game = match board.is_standard() {
+        true => {
+            let seed = LONG_GAME_SEEDS
+                .iter()
+                .find(|(seeded, _)| *seeded == rules)
+                .map_or(0, |&(_, seed)| seed);
+            quiet_game(rules, board, seed)
+        }
+        false => (0..OTHER_BOARD_SEEDS)
+            .map(|seed| quiet_game(rules, board, seed))
+            .rev()
+            .max_by_key(Vec::len)
+            .unwrap_or_default(),
+    };
     // The last move ends the game; keep White to move.
     game.pop();
     game.truncate(LONG_GAME_PLIES);
@@ -151,9 +197,9 @@ pub(super) fn long_game(rules: Rules) -> Vec<Move> {
 /// A game to its end in which the side to move plays a random quiet move (one that neither
 /// captures nor can be taken at once) of its rearmost pawns that have one, or any random move
 /// when it has no quiet move: pawns advance as a wall, as in long real games.
-fn quiet_game(rules: Rules, seed: u64) -> Vec<Move> {
+fn quiet_game(rules: Rules, board: Board, seed: u64) -> Vec<Move> {
     let mut rng = fastrand::Rng::with_seed(seed);
-    let mut position = Position::startpos();
+    let mut position = Position::start(board);
     let mut moves = Vec::new();
     while position.outcome(rules).is_none() {
         let legal: Vec<Move> = position.legal_moves(rules).iter().collect();
@@ -162,10 +208,7 @@ fn quiet_game(rules: Rules, seed: u64) -> Vec<Move> {
             .copied()
             .filter(|&mv| !position.is_capture(mv) && !exposed(&position, rules, mv))
             .collect();
-        let advance = |mv: &Move| match position.side_to_move() {
-            Color::White => mv.from.rank(),
-            Color::Black => 7 - mv.from.rank(),
-        };
+        let advance = |mv: &Move| board.relative_rank(position.side_to_move(), mv.from.rank());
         if let Some(rearmost) = quiet.iter().map(advance).min() {
             quiet.retain(|mv| advance(mv) == rearmost);
         }
@@ -192,30 +235,52 @@ mod tests {
     #[test]
     fn the_long_game_is_long_legal_and_ends_with_white_to_move() {
         for rules in Rules::ALL {
-            let game = long_game(rules);
+            let game = long_game(rules, Board::STANDARD);
             let expected = if rules == Rules::Classic { 154 } else { 96 };
             assert_eq!(game.len(), expected, "{rules}");
-            assert_eq!(game.len() % 2, 0);
-            let mut position = Position::startpos();
-            for &mv in &game {
-                position = position.play(rules, mv).expect("a legal move");
+            for board in Board::all() {
+                let game = long_game(rules, board);
+                assert_eq!(game.len() % 2, 0);
+                // Long enough for the fen and black-to-move cases.
+                assert!(game.len() >= 4, "{rules} {board}: {}", game.len());
+                let mut position = Position::start(board);
+                for &mv in &game {
+                    position = position.play(rules, mv).expect("a legal move");
+                }
+                assert!(position.outcome(rules).is_none());
             }
-            assert!(position.outcome(rules).is_none());
         }
     }
 
     #[test]
     fn the_fixed_positions_are_what_they_claim() {
-        for rules in Rules::ALL {
-            assert_eq!(parsed(ONE_MOVE).legal_moves(rules).len(), 1, "{rules}");
-            for position in finished(rules) {
-                assert!(position.outcome(rules).is_some(), "{rules}: {position}");
-            }
-        }
-        assert!(
-            parsed(NO_MOVES_CAPTURE_ONLY)
-                .outcome(Rules::Classic)
-                .is_none()
+        let text = |positions: Vec<Position>| -> Vec<String> {
+            positions.iter().map(Position::to_string).collect()
+        };
+        // On 8x8, the positions these checks always sent.
+        assert_eq!(
+            one_move(Board::STANDARD).to_string(),
+            "p7/8/8/8/8/6pp/7P/8 w"
         );
+        assert_eq!(
+            text(finished(Rules::CaptureOnly, Board::STANDARD)),
+            [
+                "P7/8/8/8/8/8/pp6/8 b",
+                "8/pp6/8/8/8/8/8/8 w",
+                "8/8/8/8/8/p7/P7/8 w"
+            ]
+        );
+        for board in Board::all() {
+            for rules in Rules::ALL {
+                let one = one_move(board);
+                assert_eq!(one.legal_moves(rules).len(), 1, "{rules} {board}");
+                assert!(one.outcome(rules).is_none(), "{rules} {board}");
+                for position in finished(rules, board) {
+                    assert!(position.outcome(rules).is_some(), "{rules}: {position}");
+                }
+            }
+            let blocked = finished(Rules::CaptureOnly, board)[2];
+            assert!(blocked.outcome(Rules::Classic).is_none());
+        }
     }
 }

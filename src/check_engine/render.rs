@@ -3,7 +3,7 @@
 
 use super::{CheckResult, Checklist, Verdict};
 use crate::protocol::Protocol;
-use crate::rules::Rules;
+use crate::rules::{Board, Rules};
 use std::fmt;
 
 /// The longest sent line shown in the text report, in characters (JSON has them whole).
@@ -30,10 +30,15 @@ pub fn header(
     engine_id: Option<&str>,
     protocol: Protocol,
     rules: Rules,
+    board: Board,
     seed: u64,
 ) -> String {
     let id = engine_id.map_or(String::new(), |id| format!(" ({id})"));
-    format!("check-engine of {engine}{id}: {protocol}, {rules} rules, seed {seed}")
+    let size = match board.is_standard() {
+        true => String::new(),
+        false => format!(", {board} board"),
+    };
+    format!("check-engine of {engine}{id}: {protocol}, {rules} rules{size}, seed {seed}")
 }
 
 /// One check as text: `VERDICT id  summary`, then for a check that did not pass its evidence,
@@ -88,7 +93,14 @@ impl fmt::Display for Checklist {
         writeln!(
             f,
             "{}",
-            header(&self.engine, id, self.protocol, self.rules, self.seed)
+            header(
+                &self.engine,
+                id,
+                self.protocol,
+                self.rules,
+                self.board,
+                self.seed,
+            )
         )?;
         for check in &self.checks {
             write!(f, "{}", CheckLines(check))?;

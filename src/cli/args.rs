@@ -267,7 +267,10 @@ pub struct BoardFlag {
     ///
     /// White starts on ranks 1-2 and moves first, Black on the top two ranks; each side's goal
     /// is the far rank. Squares keep their names (a1 bottom-left), and a FEN gives the board's
-    /// own ranks from the top one down, e.g. pppppp/pppppp/6/6/PPPPPP/PPPPPP w on 6x6.
+    /// own ranks from the top one down, e.g. pppppp/pppppp/6/6/PPPPPP/PPPPPP w on 6x6. A run that
+    /// plays games keeps its board (saved with it; --resume takes no --board), tells its
+    /// engines, and needs a book of that board: off 8x8, without --openings, its games start
+    /// from the board's start position (the shipped books are 8x8).
     #[arg(long, value_name = "RxC")]
     pub board: Option<Board>,
 }

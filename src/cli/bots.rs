@@ -4,7 +4,7 @@
 
 use bt_arena::engine::EngineDescription;
 use bt_arena::openings::{Book, spec::OpeningsSpec};
-use bt_arena::rules::{Rules, path};
+use bt_arena::rules::{Board, Rules, path};
 
 /// Refuses the first bot among `engines` for `command`, which cannot use one because `why`.
 ///
@@ -24,7 +24,7 @@ pub(super) fn refuse(
     }
 }
 
-/// With a bot among `engines`, checks that every opening of the book is reached by moves from
+/// With a bot among `engines`, checks that every opening of the book (of `board`) is reached by moves from
 /// the start position ([`path::from_start`]): a bot is told a game only as moves, so a game
 /// from an opening reaches it as the moves that lead there. A book that cannot be read is left
 /// to the run to report.
@@ -35,12 +35,13 @@ pub(super) fn check_openings(
     engines: &[EngineDescription],
     openings: &OpeningsSpec,
     rules: Rules,
+    board: Board,
 ) -> anyhow::Result<()> {
     let (Some(bot), Some(file)) = (engines.iter().find(|e| e.proto.is_bot()), &openings.file)
     else {
         return Ok(());
     };
-    let Ok(book) = Book::load(file, rules) else {
+    let Ok(book) = Book::load(file, rules, board) else {
         return Ok(());
     };
     for opening in &book.openings {

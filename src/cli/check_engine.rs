@@ -2,7 +2,9 @@
 //! per check, as each group ends) or JSON.
 
 use super::UsageError;
-use super::args::{BuildFlags, JsonFlag, JudgeSeed, OneEngine, RulesFlag, SearchTimeout, named};
+use super::args::{
+    BoardFlag, BuildFlags, JsonFlag, JudgeSeed, OneEngine, RulesFlag, SearchTimeout, named,
+};
 use anyhow::{Result, anyhow};
 use bt_arena::check_engine::{self, CheckLines, Group, RunError, Settings};
 use bt_arena::engine::EngineDescription;
@@ -19,6 +21,8 @@ pub struct CheckEngineArgs {
     engine: OneEngine,
     #[command(flatten)]
     rules: RulesFlag,
+    #[command(flatten)]
+    board: BoardFlag,
     /// Skip the mini-match (the slowest check).
     #[arg(long)]
     quick: bool,
@@ -89,6 +93,7 @@ pub fn run(args: &CheckEngineArgs) -> Result<ExitCode> {
     super::executables::check_commands(&engines).map_err(|e| UsageError(format!("{e:#}")))?;
     let settings = Settings {
         rules,
+        board: args.board.get(),
         quick: args.quick,
         only: args.only.clone(),
         search_timeout: args.timeout.get(),
@@ -98,7 +103,14 @@ pub fn run(args: &CheckEngineArgs) -> Result<ExitCode> {
     if !json {
         say!(
             "{}",
-            check_engine::header(&spec.name, None, spec.proto, rules, settings.seed)
+            check_engine::header(
+                &spec.name,
+                None,
+                spec.proto,
+                rules,
+                settings.board,
+                settings.seed
+            )
         );
     }
     let report = check_engine::run(&spec, timeouts, opponent.as_ref(), &settings, |check| {

@@ -5,7 +5,7 @@ use super::args::{EngineFlags, OpeningsFlag, RulesFlag, RunSeed};
 use super::session::SessionFlags;
 use super::signals::stop_flag;
 use super::tournament::{
-    DEFAULT_LIMIT, default_out, make_book_path_absolute, make_engine_paths_absolute, shipped_book,
+    DEFAULT_LIMIT, default_book, default_out, make_book_path_absolute, make_engine_paths_absolute,
 };
 use anyhow::{Context, Result};
 use bt_arena::arena::Stopped;
@@ -54,6 +54,8 @@ pub struct DatagenArgs {
     workers: super::args::WorkerFlags,
     #[command(flatten)]
     rules: RulesFlag,
+    #[command(flatten)]
+    board: super::args::BoardFlag,
     #[command(flatten)]
     openings: OpeningsFlag,
     /// Start every game from the start position instead of a book (then its random plies).
@@ -261,9 +263,9 @@ fn announce(announcement: Announcement<'_, DatagenConfig, DatagenPlan>) {
     };
     let engines: Vec<&str> = config.engines.iter().map(|e| e.name.as_str()).collect();
     say!(
-        "{what}: {}, {} rules, {} at a time, seed {}; results in {}{}",
+        "{what}: {}, {}, {} at a time, seed {}; results in {}{}",
         engines.join(", "),
-        config.run.rules,
+        super::tournament::rules_and_board(&config.run),
         config.run.concurrency,
         config.run.seed,
         config.run.out.display(),
@@ -281,10 +283,11 @@ fn build_config(args: &DatagenArgs) -> Result<DatagenConfig> {
         _ => return Err(usage("give --positions N or --games N".to_string())),
     };
     let rules = args.rules.get();
+    let board = args.board.get();
     let mut openings = match (args.startpos, args.openings.openings.is_empty()) {
         (true, _) => OpeningsSpec::default(),
         (false, true) => OpeningsSpec {
-            file: Some(shipped_book(rules)),
+            file: default_book(rules, board),
             order: OpeningOrder::Sequential,
             digest: None,
         },
@@ -302,6 +305,7 @@ fn build_config(args: &DatagenArgs) -> Result<DatagenConfig> {
         run: RunHeader {
             event,
             rules,
+            board,
             openings,
             seed: args.seed.get_or_draw(),
             out,

@@ -108,12 +108,12 @@ pub fn run(args: &ConvertArgs) -> Result<ExitCode> {
     for input in &args.inputs {
         files.extend(games_files(input)?);
     }
-    let (rules, games) = convert::merged(&files)?;
+    let ((rules, board), games) = convert::merged(&files)?;
     let mut sinks = Sinks::default();
     match args.format.as_str() {
         "binary" => sinks.binary = Some(Sink::create(&args.out)?),
         "text" => sinks.text = Some(Sink::create(&args.out)?),
-        _ => sinks.games = Some((args.out.clone(), games::create(&args.out, rules)?)),
+        _ => sinks.games = Some((args.out.clone(), games::create(&args.out, rules, board)?)),
     }
     let summary = convert::convert(games, rules, &settings, &mut sinks)?;
     sinks.finish()?;

@@ -1,7 +1,7 @@
 //! `bt-arena openings`: generate an opening book, or check one (and with `--runs`, what its
 //! openings did in games).
 
-use super::args::{JsonFlag, RulesFlag, RunSeed};
+use super::args::{BoardFlag, JsonFlag, RulesFlag, RunSeed};
 use anyhow::{Context, Result, bail};
 use bt_arena::bundled::search::MAX_DEPTH;
 use bt_arena::openings::{self, Book, GenerateOptions, Generated, Spread};
@@ -53,6 +53,8 @@ enum OpeningsCommand {
 struct GenerateArgs {
     #[command(flatten)]
     rules: RulesFlag,
+    #[command(flatten)]
+    board: BoardFlag,
     /// Length of every move sequence from the start position, in plies.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100))]
     plies: u32,
@@ -85,6 +87,8 @@ struct CheckArgs {
     file: PathBuf,
     #[command(flatten)]
     rules: RulesFlag,
+    #[command(flatten)]
+    board: BoardFlag,
     /// Depth in plies of the search that scores each opening.
     #[arg(long, value_name = "PLIES", alias = "depth", default_value_t = openings::DEFAULT_DEPTH,
           value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_DEPTH)))]
@@ -131,6 +135,7 @@ fn run_generate(args: &GenerateArgs, command_line: impl Iterator<Item = OsString
     let seed = args.seed.get_or_draw();
     let options = GenerateOptions {
         rules: args.rules.get(),
+        board: args.board.get(),
         plies: args.plies,
         count: args.count as usize,
         seed,
@@ -176,8 +181,13 @@ fn run_generate(args: &GenerateArgs, command_line: impl Iterator<Item = OsString
 /// the command line, `--seed N` appended when it was drawn: a book regenerated with it is the
 /// same file, byte for byte).
 fn describe(options: &GenerateOptions, generated: &Generated) -> String {
+    // 8x8 books read as they always have.
+    let board = match options.board.is_standard() {
+        true => String::new(),
+        false => format!(" on the {} board", options.board),
+    };
     format!(
-        "{} openings under {} rules: {} random plies from the start, kept within ±{} cp by a depth-{} search; {}",
+        "{} openings under {} rules{board}: {} random plies from the start, kept within ±{} cp by a depth-{} search; {}",
         generated.openings.len(),
         options.rules,
         options.plies,
@@ -208,7 +218,7 @@ fn write_book(path: &Path, text: &str, force: bool) -> Result<()> {
 
 fn run_check(args: &CheckArgs) -> Result<ExitCode> {
     let rules = args.rules.get();
-    let book = Book::load(&args.file, rules)?;
+    let book = Book::load(&args.file, rules, args.board.get())?;
     // The runs are read first: a run that is none fails before the search.
     let games = match args.runs.is_empty() {
         true => None,

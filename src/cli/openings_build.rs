@@ -73,6 +73,8 @@ pub struct BuildArgs {
     #[command(flatten)]
     rules: RulesFlag,
     #[command(flatten)]
+    board: super::args::BoardFlag,
+    #[command(flatten)]
     adjudication: super::args::AdjudicationFlags,
     #[command(flatten)]
     session: SessionFlags,
@@ -207,6 +209,7 @@ fn build_config(args: &BuildArgs) -> Result<BuildConfig> {
         run: RunHeader {
             event,
             rules: args.rules.get(),
+            board: args.board.get(),
             openings,
             seed: args.seed.get_or_draw(),
             out,

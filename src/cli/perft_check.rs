@@ -84,7 +84,8 @@ pub fn run(args: &PerftCheckArgs) -> Result<ExitCode> {
         timeout: args.timeout.get(),
     };
     // An engine error's message includes its cause: no chain to print.
-    let mut engine = Engine::start(&spec.launch(), rules).map_err(|e| anyhow!("{e}"))?;
+    let mut engine =
+        Engine::start(&spec.launch(), rules, args.board.get()).map_err(|e| anyhow!("{e}"))?;
     let render: &dyn Render = if args.json.json { &Json } else { &Text };
     out!(
         "{}",

@@ -5,7 +5,8 @@ use super::args::{EngineFlags, OpeningsFlag, PgnCommentsFlag, RulesFlag, RunSeed
 use super::session::SessionFlags;
 use super::signals::{EXIT_INTERRUPTED, stop_flag};
 use super::tournament::{
-    DEFAULT_LIMIT, default_out, make_book_path_absolute, make_engine_paths_absolute, shipped_book,
+    DEFAULT_LIMIT, default_book, default_out, make_book_path_absolute, make_engine_paths_absolute,
+    shipped_book_of,
 };
 use super::{EXIT_INCOMPLETE, UsageError};
 use anyhow::{Context, Result, anyhow};
@@ -53,6 +54,8 @@ pub struct SelectArgs {
     openings: OpeningsFlag,
     #[command(flatten)]
     rules: RulesFlag,
+    #[command(flatten)]
+    board: super::args::BoardFlag,
     #[command(flatten)]
     seed: RunSeed,
     #[command(flatten)]
@@ -163,11 +166,11 @@ fn announce(plan: Announcement<'_, SelectConfig, ()>) {
         .unwrap_or_default();
     say!(
         "{what} the best of {candidates} candidates against {}: indifference {} Elo, \
-         confidence {}{budget}; {} rules, {} at a time; results in {}{}",
+         confidence {}{budget}; {}, {} at a time; results in {}{}",
         config.base,
         config.indifference,
         config.confidence,
-        config.run.rules,
+        super::tournament::rules_and_board(&config.run),
         config.run.concurrency,
         config.run.out.display(),
         super::executables::located_commands(&config.engines)
@@ -187,6 +190,7 @@ fn build_config(args: &SelectArgs) -> Result<SelectConfig> {
         anyhow!("--base NAME is required: the engine the candidates are measured against")
     })?;
     let rules = args.rules.get();
+    let board = args.board.get();
     let event = args
         .event
         .clone()
@@ -194,14 +198,14 @@ fn build_config(args: &SelectArgs) -> Result<SelectConfig> {
     let out = args.out.clone().unwrap_or_else(|| default_out(&event));
     let openings = if args.openings.openings.is_empty() {
         OpeningsSpec {
-            file: Some(shipped_book(rules)),
+            file: default_book(rules, board),
             order: OpeningOrder::Sequential,
             digest: None,
         }
     } else {
         let mut spec = OpeningsSpec::parse(&args.openings.openings)?;
         if spec.file.is_none() {
-            spec.file = Some(shipped_book(rules));
+            spec.file = Some(shipped_book_of(rules, board)?);
         }
         spec
     };
@@ -209,6 +213,7 @@ fn build_config(args: &SelectArgs) -> Result<SelectConfig> {
         run: RunHeader {
             event,
             rules,
+            board,
             openings,
             seed: args.seed.get_or_draw(),
             out,
@@ -234,7 +239,12 @@ fn build_config(args: &SelectArgs) -> Result<SelectConfig> {
     make_engine_paths_absolute(&mut config.engines)?;
     super::executables::check_commands(&config.engines)?;
     make_book_path_absolute(&mut config.run.openings)?;
-    super::bots::check_openings(&config.engines, &config.run.openings, config.run.rules)?;
+    super::bots::check_openings(
+        &config.engines,
+        &config.run.openings,
+        config.run.rules,
+        config.run.board,
+    )?;
     config.run.out = std::path::absolute(&config.run.out).context("cannot resolve a path")?;
     Ok(config)
 }

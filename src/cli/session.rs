@@ -144,13 +144,32 @@ pub fn resumed<C: RunConfig>(
         || bt_arena::run_dir::RunDir::new(dir),
         |s| bt_arena::run_dir::RunDir::new(dir).shard(s.index()),
     );
-    refuse_on_resume(command, given, &saved.root().join(C::TYPE.file))?;
+    let board = given
+        .try_get_one::<bt_arena::rules::Board>("board")
+        .ok()
+        .flatten()
+        .copied();
+    if board.is_none() {
+        refuse_on_resume(command, given, &saved.root().join(C::TYPE.file))?;
+    }
     let dir = std::path::absolute(dir).context("cannot resolve a path")?;
     let mut config: C = session::resume::saved(&dir, shard).map_err(|e| match e {
         e if e.is_usage() => anyhow::Error::from(UsageError(e.to_string())),
         bt_arena::run::resume::ResumeError::Unreadable(_) => anyhow!("cannot resume: {e}"),
         e => anyhow!(e),
     })?;
+    if let Some(board) = board {
+        // The board is the run's: named beside the one given.
+        return Err(UsageError(format!(
+            "--board {board} cannot be given with --resume: the {} in {} plays on {} as saved \
+             in {}, and a run keeps its board (start a new run for another board)",
+            C::TYPE.noun(),
+            dir.display(),
+            config.header().board,
+            saved.root().join(C::TYPE.file).display()
+        ))
+        .into());
+    }
     config
         .header_mut()
         .resume_with(flags.concurrency, flags.log);

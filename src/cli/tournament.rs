@@ -2,13 +2,14 @@
 //! report.
 
 use super::args::{
-    AnchorFlag, EngineFlags, OpeningsFlag, PgnCommentsFlag, RulesFlag, RunSeed, SprtFlag, named,
+    AnchorFlag, BoardFlag, EngineFlags, OpeningsFlag, PgnCommentsFlag, RulesFlag, RunSeed,
+    SprtFlag, named,
 };
 use super::session::{SESSION_HEADING, SessionFlags};
 use super::signals::stop_flag;
 use anyhow::{Context, Result, bail};
 use bt_arena::arena::Stopped;
-use bt_arena::rules::Rules;
+use bt_arena::rules::{Board, Rules};
 use bt_arena::run::games::Verdict;
 use bt_arena::session::{Announcement, RunStart, SessionEnd};
 use bt_arena::tournament::{
@@ -44,6 +45,8 @@ pub struct TournamentArgs {
     games: Option<u32>,
     #[command(flatten)]
     rules: RulesFlag,
+    #[command(flatten)]
+    board: BoardFlag,
     #[command(flatten)]
     seed: RunSeed,
     #[command(flatten)]
@@ -182,10 +185,10 @@ fn announce(plan: Announcement<'_, TournamentConfig, ()>) {
     };
     let left = usize::try_from(scheduled.saturating_sub(plan.recorded)).unwrap_or(usize::MAX);
     say!(
-        "{games}: {} engines, {}, {} rules, {} at a time; results in {}{}",
+        "{games}: {} engines, {}, {}, {} at a time; results in {}{}",
         config.engines.len(),
         bt_arena::records::plural(u64::from(config.rounds), "round"),
-        config.run.rules,
+        rules_and_board(&config.run),
         // No more games at once than there are games to play.
         config.run.concurrency.min(left.max(1)),
         config.results_dir().display(),
@@ -209,6 +212,15 @@ fn announce(plan: Announcement<'_, TournamentConfig, ()>) {
         .flatten()
         .collect();
         say!("Adjudication: {}", rules.join(", "));
+    }
+}
+
+/// `capture-only rules`, and on a board other than 8×8 `capture-only rules on 6x6`: what the
+/// start-up line of every kind of run says of them.
+pub(super) fn rules_and_board(run: &bt_arena::run::header::RunHeader) -> String {
+    match run.board.is_standard() {
+        true => format!("{} rules", run.rules),
+        false => format!("{} rules on {}", run.rules, run.board),
     }
 }
 
@@ -266,7 +278,12 @@ fn build_config(mut config: TournamentConfig, args: &TournamentArgs) -> Result<T
     config.validate()?;
     make_paths_absolute(&mut config)?;
     super::executables::check_commands(&config.engines)?;
-    super::bots::check_openings(&config.engines, &config.run.openings, config.run.rules)?;
+    super::bots::check_openings(
+        &config.engines,
+        &config.run.openings,
+        config.run.rules,
+        config.run.board,
+    )?;
     Ok(config)
 }
 
@@ -276,6 +293,7 @@ fn override_settings(config: &mut TournamentConfig, args: &TournamentArgs) -> Re
     }
     config.format = args.format.unwrap_or(config.format);
     config.run.rules = args.rules.rules.unwrap_or(config.run.rules);
+    config.run.board = args.board.board.unwrap_or(config.run.board);
     config.rounds = args.rounds.unwrap_or(config.rounds);
     config.games = args.games.unwrap_or(config.games);
     config.run.seed = args.seed.seed.unwrap_or(config.run.seed);
@@ -288,7 +306,7 @@ fn override_settings(config: &mut TournamentConfig, args: &TournamentArgs) -> Re
         config.run.openings = OpeningsSpec::parse(&args.openings.openings)?;
         // `--openings order=random` alone shuffles the default book.
         if config.run.openings.file.is_none() {
-            config.run.openings.file = Some(shipped_book(config.run.rules));
+            config.run.openings.file = Some(shipped_book_of(config.run.rules, config.run.board)?);
         }
     }
     config.sprt = args.sprt.sprt.or(config.sprt);
@@ -307,7 +325,7 @@ fn override_settings(config: &mut TournamentConfig, args: &TournamentArgs) -> Re
         None => default_out(&config.run.event),
     };
     if args.openings.openings.is_empty() && args.config.is_none() {
-        config.run.openings.file = Some(shipped_book(config.run.rules));
+        config.run.openings.file = default_book(config.run.rules, config.run.board);
     }
     Ok(())
 }
@@ -365,6 +383,29 @@ pub(super) fn shipped_book(rules: Rules) -> PathBuf {
         true => path,
         false => bt_arena::openings::shipped_book_name(rules),
     }
+}
+
+/// The book a run plays without `--openings`: the shipped book of `rules` on 8×8
+/// ([`shipped_book`]); on another board, which has no shipped book, none (every game pair
+/// starts from the board's start position).
+pub(super) fn default_book(rules: Rules, board: Board) -> Option<PathBuf> {
+    board.is_standard().then(|| shipped_book(rules))
+}
+
+/// The shipped book of `rules` for `--openings` given without `file=` (e.g. `order=random`
+/// alone).
+///
+/// # Errors
+/// A [`super::UsageError`] on a board other than 8×8: the shipped books are 8×8 books.
+pub(super) fn shipped_book_of(rules: Rules, board: Board) -> Result<PathBuf> {
+    default_book(rules, board).ok_or_else(|| {
+        super::UsageError(format!(
+            "--openings without file= takes the shipped book, which is of the 8x8 board, and \
+             this run plays on {board}: give file= a book of {board} positions (bt-arena \
+             openings generate --board {board} writes one)"
+        ))
+        .into()
+    })
 }
 
 /// `results/<event>-<YYYYMMDD-HHMMSS>` (UTC), or with `-2`, `-3`, ... after it when a run

@@ -5,7 +5,7 @@ use super::args::{EngineFlags, OpeningsFlag, PgnCommentsFlag, RulesFlag, RunSeed
 use super::session::SessionFlags;
 use super::signals::{EXIT_INTERRUPTED, stop_flag};
 use super::tournament::{
-    DEFAULT_LIMIT, default_out, make_book_path_absolute, make_engine_paths_absolute, shipped_book,
+    DEFAULT_LIMIT, default_book, default_out, make_book_path_absolute, make_engine_paths_absolute,
 };
 use anyhow::{Context, Result, anyhow};
 use bt_arena::arena::Stopped;
@@ -72,6 +72,8 @@ pub struct TuneArgs {
     openings: OpeningsFlag,
     #[command(flatten)]
     rules: RulesFlag,
+    #[command(flatten)]
+    board: super::args::BoardFlag,
     /// Run directory (default results/<event>-<YYYYMMDD>-<HHMMSS>, UTC).
     ///
     /// It holds tune.json, tune.csv, the tuned values, games.csv, games.pgn and the report.
@@ -242,12 +244,12 @@ fn announce(announcement: Announcement<'_, TuneConfig, TunePlan>) {
         (done, None, _) => format!("Resuming a tune of {params} ({done} iterations finished)"),
     };
     say!(
-        "{what} of {} over {} iterations of {}, {} rules, {} at a time, seed {}; \
+        "{what} of {} over {} iterations of {}, {}, {} at a time, seed {}; \
          results in {}{}",
         config.engine.cmd.display(),
         config.spsa.iterations,
         bt_arena::records::plural(u64::from(config.spsa.pairs), "game pair"),
-        config.run.rules,
+        super::tournament::rules_and_board(&config.run),
         config.run.concurrency,
         config.run.seed,
         config.run.out.display(),
@@ -345,6 +347,7 @@ fn build_config(args: &TuneArgs) -> Result<TuneConfig> {
     spsa.alpha = args.alpha.unwrap_or(spsa.alpha);
     spsa.gamma = args.gamma.unwrap_or(spsa.gamma);
     let rules = args.rules.get();
+    let board = args.board.get();
     let event = args
         .event
         .clone()
@@ -352,7 +355,7 @@ fn build_config(args: &TuneArgs) -> Result<TuneConfig> {
     let out = args.out.clone().unwrap_or_else(|| default_out(&event));
     let openings = if args.openings.openings.is_empty() {
         OpeningsSpec {
-            file: Some(shipped_book(rules)),
+            file: default_book(rules, board),
             order: OpeningOrder::Sequential,
             digest: None,
         }
@@ -363,6 +366,7 @@ fn build_config(args: &TuneArgs) -> Result<TuneConfig> {
         run: RunHeader {
             event,
             rules,
+            board,
             openings,
             seed: args.seed.get_or_draw(),
             out,
@@ -400,6 +404,7 @@ fn build_config(args: &TuneArgs) -> Result<TuneConfig> {
         std::slice::from_ref(&config.engine),
         &config.run.openings,
         config.run.rules,
+        config.run.board,
     )?;
     config.run.out = std::path::absolute(&config.run.out).context("cannot resolve a path")?;
     Ok(config)

@@ -11,7 +11,7 @@ use super::formats::text;
 use super::summary::DatagenSummary;
 use crate::game::ProofRule;
 use crate::rules::proof::{Prover, Verdict};
-use crate::rules::{Color, Rules};
+use crate::rules::{Board, Color, Rules};
 use std::io::{self, BufWriter, Write};
 use std::iter::Peekable;
 use std::path::{Path, PathBuf};
@@ -47,6 +47,17 @@ pub enum ConvertError {
         /// The first file's rules.
         first_rules: Rules,
     },
+    /// Games files of two boards.
+    MixedBoards {
+        /// The file whose board differs.
+        file: PathBuf,
+        /// Its board.
+        board: Board,
+        /// The first file.
+        first: PathBuf,
+        /// The first file's board.
+        first_board: Board,
+    },
     /// A game out of game-id order, or given twice.
     OutOfOrder {
         /// The game's id.
@@ -71,6 +82,17 @@ impl std::fmt::Display for ConvertError {
             } => write!(
                 f,
                 "{} holds games of {rules} rules, {} of {first_rules} rules",
+                file.display(),
+                first.display()
+            ),
+            ConvertError::MixedBoards {
+                file,
+                board,
+                first,
+                first_board,
+            } => write!(
+                f,
+                "{} holds games of the {board} board, {} of {first_board}",
                 file.display(),
                 first.display()
             ),
@@ -169,10 +191,11 @@ impl Sinks {
 /// between writing a game and recording it left one another worker played again.
 ///
 /// # Errors
-/// The files' rule sets differ; a file or a worker's games.csv cannot be read.
-pub fn merged(files: &[PathBuf]) -> Result<(Rules, MergedEntries), ConvertError> {
+/// The files' rule sets or boards differ; a file or a worker's games.csv cannot be read.
+pub fn merged(files: &[PathBuf]) -> Result<((Rules, Board), MergedEntries), ConvertError> {
     let mut readers = Vec::new();
     let mut rules = None;
+    let mut board = None;
     let mut recorded: Vec<(PathBuf, Option<super::workers::IdRanges>)> = Vec::new();
     for file in files {
         let reader = EntryReader::open(file)?;
@@ -187,6 +210,17 @@ pub fn merged(files: &[PathBuf]) -> Result<(Rules, MergedEntries), ConvertError>
             }
             _ => rules = Some(reader.rules()),
         }
+        match board {
+            Some(first_board) if first_board != reader.board() => {
+                return Err(ConvertError::MixedBoards {
+                    file: file.clone(),
+                    board: reader.board(),
+                    first: files[0].clone(),
+                    first_board,
+                });
+            }
+            _ => board = Some(reader.board()),
+        }
         let dir = file.parent().unwrap_or(Path::new(".")).to_path_buf();
         let ids = match recorded.iter().find(|(known, _)| *known == dir) {
             Some((_, ids)) => ids.clone(),
@@ -198,7 +232,10 @@ pub fn merged(files: &[PathBuf]) -> Result<(Rules, MergedEntries), ConvertError>
         };
         readers.push((reader.peekable(), ids));
     }
-    Ok((rules.unwrap_or_default(), MergedEntries { readers }))
+    Ok((
+        (rules.unwrap_or_default(), board.unwrap_or_default()),
+        MergedEntries { readers },
+    ))
 }
 
 /// Games from several files in game-id order ([`merged`]).
@@ -350,7 +387,7 @@ fn write_game(
             sink.write(&record.to_bytes())?;
         }
         if let Some(sink) = sinks.text.as_mut()
-            && let Some(line) = text::line(&record)
+            && let Some(line) = text::line(&record, at.position.board())
         {
             sink.write(line.as_bytes())?;
             sink.write(b"\n")?;

@@ -160,8 +160,10 @@ impl Kind for Datagen {
                 .then(|| Judge::new(config.filters, config.run.seed, false)),
             ..Resumed::default()
         };
-        let (writer, reopened) =
-            GamesWriter::open(&setup.dir.join(GAMES_FILE), config.run.rules, |entry| {
+        let (writer, reopened) = GamesWriter::open(
+            &setup.dir.join(GAMES_FILE),
+            (config.run.rules, config.run.board),
+            |entry| {
                 resumed.games += 1;
                 resumed.last_id = entry.game_id;
                 if let Some(judge) = resumed.counter.as_mut() {
@@ -170,8 +172,9 @@ impl Kind for Datagen {
                         .filter(|at| judge.keep(&entry, at))
                         .count() as u64;
                 }
-            })
-            .map_err(DatagenError::Games)?;
+            },
+        )
+        .map_err(DatagenError::Games)?;
         let dropped =
             drop_unsaved_games(&run.games_csv(), resumed.last_id).map_err(DatagenError::Results)?;
         let mut repairs: Vec<String> = reopened.cut.into_iter().collect();
@@ -324,7 +327,7 @@ impl std::fmt::Display for ProbeError {
 impl std::error::Error for ProbeError {}
 
 /// Starts each engine of `config` once (without logs: nothing is written) and asks it for a
-/// move from the start position at its limit: it must report a score, and declare `MultiPV`
+/// move from the start of the run's board at its limit: it must report a score, and declare `MultiPV`
 /// taking K with `--random-multipv K,..`.
 ///
 /// # Errors
@@ -332,7 +335,7 @@ impl std::error::Error for ProbeError {}
 pub fn probe_scores(config: &DatagenConfig) -> Result<(), ProbeError> {
     for spec in &config.engines {
         let name = spec.name.clone();
-        let mut engine = Engine::start(&spec.launch(), config.run.rules)
+        let mut engine = Engine::start(&spec.launch(), config.run.rules, config.run.board)
             .map_err(|e| ProbeError::Engine(name.clone(), e))?;
         let clock = crate::game::SideClock::new(
             spec.effective_limit(),
@@ -359,7 +362,7 @@ pub fn probe_scores(config: &DatagenConfig) -> Result<(), ProbeError> {
         }
         let reply = engine.new_game().and_then(|()| {
             engine.go(
-                &Position::startpos(),
+                &Position::start(config.run.board),
                 &[],
                 &clocks.go_limits(Color::White),
                 clocks.allowance(Color::White),

@@ -346,9 +346,12 @@ impl Schedule for Selfplay<'_> {
         let Some(dir) = &self.worker_dir else {
             return Ok(());
         };
-        let writer =
-            super::formats::games::create(&dir.join(super::GAMES_FILE), self.config.run.rules)
-                .map_err(SelfplayError::Games)?;
+        let writer = super::formats::games::create(
+            &dir.join(super::GAMES_FILE),
+            self.config.run.rules,
+            self.config.run.board,
+        )
+        .map_err(SelfplayError::Games)?;
         let mut state = lock(&self.state);
         state.writer = writer;
         state.last_written = 0;
@@ -373,8 +376,10 @@ impl Schedule for Selfplay<'_> {
                 .writer
                 .append(&entry)
                 .map(|()| state.last_written = id),
-            Some(path) => super::formats::games::create(&path, self.config.run.rules)
-                .and_then(|mut own| own.append(&entry)),
+            Some(path) => {
+                super::formats::games::create(&path, self.config.run.rules, self.config.run.board)
+                    .and_then(|mut own| own.append(&entry))
+            }
         };
         written.map_err(SelfplayError::Games)
     }

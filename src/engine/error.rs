@@ -1,7 +1,7 @@
 //! What can go wrong with an engine process, as one typed error.
 
 use crate::protocol::Protocol;
-use crate::rules::Rules;
+use crate::rules::{Board, Rules};
 use std::fmt;
 use std::io;
 use std::path::PathBuf;
@@ -129,13 +129,27 @@ pub enum EngineError {
         /// The rule sets the option does list.
         offered: Vec<Rules>,
     },
-    /// The engine declares `UCI_Variant` without a variant for the rule set in force (and no
-    /// `Rules` option; the user set neither).
+    /// The engine declares a `Board` option that cannot be set to the board in force (and the
+    /// user did not set it).
+    BoardMismatch {
+        /// The engine's configured name.
+        engine: String,
+        /// The board in force.
+        board: Board,
+        /// The engine's declaration of the option.
+        declared: String,
+        /// The boards the option does list.
+        offered: Vec<Board>,
+    },
+    /// The engine declares `UCI_Variant` without a variant for the rule set in force on the
+    /// board in force (and no `Rules` option; the user set neither).
     UnsupportedVariant {
         /// The engine's configured name.
         engine: String,
         /// The rule set in force.
         rules: Rules,
+        /// The board in force.
+        board: Board,
         /// The engine's declaration of the option.
         declared: String,
         /// The rule sets whose variant it does offer.
@@ -188,6 +202,7 @@ impl EngineError {
             | EngineError::Garbage { engine, .. }
             | EngineError::LineTooLong { engine, .. }
             | EngineError::RulesMismatch { engine, .. }
+            | EngineError::BoardMismatch { engine, .. }
             | EngineError::UnsupportedVariant { engine, .. }
             | EngineError::UnknownOption { engine, .. }
             | EngineError::BadOptionValue { engine, .. }
@@ -202,7 +217,8 @@ impl EngineError {
     /// [`EngineError::Spawn`] for any reason but a passing lack of resources: out of memory,
     /// too many processes, the executable being written), or the engine refuses the
     /// configuration ([`EngineError::UnknownOption`], [`EngineError::BadOptionValue`],
-    /// [`EngineError::RulesMismatch`], [`EngineError::UnsupportedVariant`]) or both protocols
+    /// [`EngineError::RulesMismatch`], [`EngineError::BoardMismatch`],
+    /// [`EngineError::UnsupportedVariant`]) or both protocols
     /// ([`EngineError::HandshakeRefused`]).
     ///
     /// Also true for [`EngineError::Unsupported`]: it is not a passing failure.
@@ -223,6 +239,7 @@ impl EngineError {
             | EngineError::UnknownOption { .. }
             | EngineError::BadOptionValue { .. }
             | EngineError::RulesMismatch { .. }
+            | EngineError::BoardMismatch { .. }
             | EngineError::UnsupportedVariant { .. }
             | EngineError::Unsupported { .. }
             | EngineError::HandshakeRefused { .. } => true,
@@ -341,16 +358,43 @@ impl fmt::Display for EngineError {
                      every move by '{rules}' rules)"
                 )
             }
-            EngineError::UnsupportedVariant {
-                rules,
+            EngineError::BoardMismatch {
+                board,
+                declared,
                 offered,
-                variants_file,
                 ..
             } => {
                 write!(
                     f,
+                    "its Board option cannot be set to '{board}' (it declares '{}'): ",
+                    shorten(declared)
+                )?;
+                if !offered.is_empty() {
+                    let choices: Vec<String> =
+                        offered.iter().map(|b| format!("--board {b}")).collect();
+                    write!(f, "use {}, or ", choices.join(" or "))?;
+                }
+                write!(
+                    f,
+                    "set option.Board=VALUE to choose its value yourself (the runner judges \
+                     every move on {board})"
+                )
+            }
+            EngineError::UnsupportedVariant {
+                rules,
+                board,
+                offered,
+                variants_file,
+                ..
+            } => {
+                let variant = crate::protocol::variant_name(*rules, *board);
+                write!(
+                    f,
                     "its UCI_Variant option offers no variant for '{rules}' rules"
                 )?;
+                if !board.is_standard() {
+                    write!(f, " on {board} ({variant})")?;
+                }
                 if !offered.is_empty() {
                     let names: Vec<&str> = offered.iter().map(|r| r.name()).collect();
                     write!(f, " (it knows {} Breakthrough only)", names.join(" and "))?;
@@ -360,15 +404,16 @@ impl fmt::Display for EngineError {
                 if *variants_file {
                     write!(
                         f,
-                        "give it a variants file defining {rules}: option.VariantPath=FILE \
-                         option.UCI_Variant=NAME (bt-arena ships \
-                         engines/fairy-stockfish/variants.ini, variant \
-                         breakthrough-capture-only)"
+                        "give it a variants file defining {variant}: option.VariantPath=FILE, \
+                         bt-arena then sets UCI_Variant to {variant} (bt-arena ships \
+                         engines/fairy-stockfish/variants.ini, which defines it), or name the \
+                         variant yourself: option.UCI_Variant=NAME"
                     )
                 } else {
                     write!(
                         f,
-                        "name a variant of it that plays {rules} rules: option.UCI_Variant=NAME"
+                        "name a variant of it that plays {rules} rules on {board}: \
+                         option.UCI_Variant=NAME"
                     )
                 }
             }

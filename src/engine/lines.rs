@@ -9,6 +9,7 @@
 
 use super::process::{Output, Process, Received, SendError};
 use super::{Engine, EngineError, EngineLaunch, MAX_LINE_BYTES, StrayOutput};
+use crate::rules::Board;
 use std::time::Instant;
 
 impl Engine {
@@ -23,6 +24,7 @@ impl Engine {
             name: launch.name.clone(),
             protocol: launch.proto,
             timeouts: launch.timeouts,
+            board: Board::STANDARD,
             process: Process::spawn(launch)?,
             id_name: None,
             id_author: None,

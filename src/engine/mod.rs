@@ -60,10 +60,10 @@ pub use source::EngineSource;
 pub use wait::STOP_GRACE;
 
 use crate::protocol::{Command, OptionDecl, Protocol};
-use crate::rules::Rules;
+use crate::rules::{Board, Rules};
 use position_line::PositionLine;
 use process::Process;
-use rule_option::rule_settings;
+use rule_option::{Setup, rule_settings};
 use std::process::ExitStatus;
 use std::time::Instant;
 
@@ -104,6 +104,8 @@ pub struct Engine {
     name: String,
     protocol: Protocol,
     timeouts: Timeouts,
+    /// The board its games are on (see [`Engine::start`]).
+    board: Board,
     process: Process,
     id_name: Option<String>,
     id_author: Option<String>,
@@ -142,17 +144,37 @@ impl Engine {
     /// [`EngineError::UnsupportedVariant`], [`EngineError::UnknownOption`],
     /// [`EngineError::BadOptionValue`], [`EngineError::Io`] (log files). The process is ended
     /// before the error is returned.
-    pub fn start(launch: &EngineLaunch, rules: Rules) -> Result<Engine, EngineError> {
+    ///
+    /// `board` is the board the engine's games and positions are on ([`Board::STANDARD`] for
+    /// 8×8): a position of another size is always sent as `position fen <FEN of that size>`
+    /// (never `startpos`).
+    pub fn start(launch: &EngineLaunch, rules: Rules, board: Board) -> Result<Engine, EngineError> {
         if launch.proto.is_bot() {
+            if !board.is_standard() {
+                return Err(EngineError::Unsupported {
+                    engine: launch.name.clone(),
+                    what: format!(
+                        "a CodinGame bot plays the 8x8 board of CodinGame's arena, not {board}"
+                    ),
+                });
+            }
             return Engine::start_bot(launch, rules);
         }
         let mut engine = Engine::spawn_silent(launch)?;
+        engine.board = board;
         engine.handshake(launch)?;
         for (name, value) in &launch.options {
             engine.set_option(name, value)?;
         }
-        let settings = rule_settings(&engine.options, rules, &launch.options)
-            .map_err(|refusal| refusal.into_error(engine.name.clone(), rules))?;
+        let file_variants = rule_option::configured_variants(launch, &engine.options)?;
+        let setup = Setup {
+            rules,
+            board,
+            configured: &launch.options,
+            file_variants: file_variants.as_deref(),
+        };
+        let settings = rule_settings(&engine.options, &setup)
+            .map_err(|refusal| refusal.into_error(engine.name.clone(), rules, board))?;
         for (name, value) in settings {
             engine.send_setup(&Command::SetOption {
                 name,
@@ -167,6 +189,11 @@ impl Engine {
     /// The configured name.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The board it was started for.
+    pub fn board(&self) -> Board {
+        self.board
     }
 
     /// The name the engine gave (`id name`), if any.

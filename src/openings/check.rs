@@ -3,7 +3,7 @@
 
 use super::scorer::{Eval, Scorer};
 use super::{Book, Opening, duplicate_lines};
-use crate::rules::{Color, Position, Rules};
+use crate::rules::{Board, Color, Position, Rules};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -16,6 +16,9 @@ pub struct BookReport {
     pub file: PathBuf,
     /// The rule set it was loaded and searched under.
     pub rules: Rules,
+    /// The board of its positions (left out of the JSON on 8×8; 8×8 for an empty book).
+    #[serde(skip_serializing_if = "is_standard")]
+    pub board: Board,
     /// The number of openings.
     pub count: usize,
     /// Pairs of 1-based line numbers `(first, repeat)` holding the same position.
@@ -121,21 +124,29 @@ pub struct PlySpread {
     pub histogram: BTreeMap<u32, usize>,
 }
 
-/// Ranks advanced by both sides' pawns since the start position. Every ply advances one pawn
-/// one rank, so this is the number of plies played when no pawn was captured, and a lower bound
-/// otherwise.
+/// True for 8×8, which a report's JSON leaves out.
+fn is_standard(board: &Board) -> bool {
+    board.is_standard()
+}
+
+/// Ranks advanced by both sides' pawns since the start position of the position's board.
+/// Every ply advances one pawn one rank, so this is the number of plies played when no pawn
+/// was captured, and a lower bound otherwise.
 pub fn pawn_advances(position: &Position) -> u32 {
     let rank_sum = |pawns: u64| -> i64 {
         (0..8)
             .map(|rank| rank * i64::from((pawns >> (8 * rank) & 0xFF).count_ones()))
             .sum()
     };
-    // At the start, White's 16 pawns on ranks 1-2 (0-based 0 and 1) have a rank sum of 8, and
-    // so do Black's counted from rank 8. Each ply adds one to the mover's sum.
-    let white = rank_sum(position.pawns(Color::White)) - 8;
-    let black = 7 * i64::from(position.pawns(Color::Black).count_ones())
+    // At the start, White's pawns on ranks 1-2 (0-based 0 and 1) have a rank sum of one per
+    // file (8 on 8 files), and so do Black's counted from the top rank. Each ply adds one to
+    // the mover's sum.
+    let board = position.board();
+    let (files, top) = (i64::from(board.files()), i64::from(board.ranks()) - 1);
+    let white = rank_sum(position.pawns(Color::White)) - files;
+    let black = top * i64::from(position.pawns(Color::Black).count_ones())
         - rank_sum(position.pawns(Color::Black))
-        - 8;
+        - files;
     u32::try_from(white.max(0) + black.max(0)).unwrap_or(0)
 }
 
@@ -150,6 +161,10 @@ pub fn check(book: &Book, rules: Rules, depth: u32) -> BookReport {
     BookReport {
         file: book.path.clone(),
         rules,
+        board: book
+            .openings
+            .first()
+            .map_or(Board::STANDARD, |o| o.position.board()),
         count: book.openings.len(),
         duplicates: book.duplicates.clone(),
         eval: eval_spread(&book.openings, rules, depth),
@@ -224,13 +239,17 @@ fn ply_spread(openings: &[Opening]) -> PlySpread {
 impl fmt::Display for BookReport {
     /// The report as text, one topic a line.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(
+        write!(
             f,
             "{}: {} openings under {} rules",
             self.file.display(),
             self.count,
             self.rules
         )?;
+        match self.board.is_standard() {
+            true => writeln!(f)?,
+            false => writeln!(f, " on the {} board", self.board)?,
+        }
         writeln!(f, "duplicates: {}", duplicates_text(&self.duplicates))?;
         write!(f, "{}", self.eval)?;
         write!(f, "{}", self.plies)?;
@@ -316,7 +335,13 @@ startpos ; again
 ";
 
     fn report() -> BookReport {
-        let book = Book::parse(BOOK, Path::new("tiny.epd"), Rules::CaptureOnly).unwrap();
+        let book = Book::parse(
+            BOOK,
+            Path::new("tiny.epd"),
+            Rules::CaptureOnly,
+            crate::rules::Board::STANDARD,
+        )
+        .unwrap();
         check(&book, Rules::CaptureOnly, 3)
     }
 
@@ -341,12 +366,25 @@ startpos ; again
             .unwrap();
         assert_eq!(pawn_advances(&after), 2);
         assert_eq!(pawn_advances(&Position::startpos()), 0);
+        // On any board: the start is 0, each ply of a pawn one.
+        let small = Board::new(6, 5).unwrap();
+        let start = Position::start(small);
+        assert_eq!(pawn_advances(&start), 0);
+        let after = start.play(Rules::Classic, "a2a3".parse().unwrap()).unwrap();
+        let after = after.play(Rules::Classic, "e5e4".parse().unwrap()).unwrap();
+        assert_eq!(pawn_advances(&after), 2);
     }
 
     #[test]
     fn evals_match_the_scorer_and_their_shares_add_up() {
         let report = report();
-        let book = Book::parse(BOOK, Path::new("tiny.epd"), Rules::CaptureOnly).unwrap();
+        let book = Book::parse(
+            BOOK,
+            Path::new("tiny.epd"),
+            Rules::CaptureOnly,
+            crate::rules::Board::STANDARD,
+        )
+        .unwrap();
         let mut scorer = Scorer::new(Rules::CaptureOnly, 3);
         let cps: Vec<i64> = book
             .openings
@@ -367,6 +405,7 @@ startpos ; again
             "8/P7/8/8/8/8/7p/8 w\n",
             Path::new("won.epd"),
             Rules::Classic,
+            crate::rules::Board::STANDARD,
         )
         .unwrap();
         let report = check(&book, Rules::Classic, 2);

@@ -2,7 +2,7 @@
 //! not decided, and balanced by a short search.
 
 use super::scorer::{Eval, Scorer};
-use crate::rules::{Position, Rules};
+use crate::rules::{Board, Position, Rules};
 use std::collections::HashSet;
 use std::fmt;
 use std::fmt::Write as _;
@@ -15,6 +15,8 @@ pub const DEFAULT_MAX_EVAL: i32 = 50;
 pub struct GenerateOptions {
     /// The rule set the moves are drawn under and the positions are searched under.
     pub rules: Rules,
+    /// The board the sequences are played on, from its start ([`Position::start`]).
+    pub board: Board,
     /// The length of every sequence in plies (half-moves) from the start position.
     pub plies: u32,
     /// How many distinct openings to keep.
@@ -136,7 +138,8 @@ pub fn generate(options: &GenerateOptions) -> Result<Generated, TooFewOpenings> 
             });
         }
         tally.attempts += 1;
-        let Some(position) = random_sequence(&mut rng, options.rules, options.plies) else {
+        let Some(position) = random_sequence(&mut rng, options.rules, options.board, options.plies)
+        else {
             tally.decided += 1;
             continue;
         };
@@ -158,11 +161,16 @@ pub fn generate(options: &GenerateOptions) -> Result<Generated, TooFewOpenings> 
     Ok(Generated { openings, tally })
 }
 
-/// The position after `plies` uniformly random legal moves from the start (drawn from `rng`);
-/// `None` when the game is over on or before the last ply. `openings build` draws its
-/// candidates with it too.
-pub fn random_sequence(rng: &mut fastrand::Rng, rules: Rules, plies: u32) -> Option<Position> {
-    let mut position = Position::startpos();
+/// The position after `plies` uniformly random legal moves from the start of `board` (drawn
+/// from `rng`); `None` when the game is over on or before the last ply. `openings build` draws
+/// its candidates with it too.
+pub fn random_sequence(
+    rng: &mut fastrand::Rng,
+    rules: Rules,
+    board: Board,
+    plies: u32,
+) -> Option<Position> {
+    let mut position = Position::start(board);
     for _ in 0..plies {
         let moves = position.legal_moves(rules);
         let mv = moves.iter().nth(rng.usize(..moves.len().max(1)))?;
@@ -193,6 +201,7 @@ mod tests {
     fn options(rules: Rules, seed: u64) -> GenerateOptions {
         GenerateOptions {
             rules,
+            board: Board::STANDARD,
             plies: 4,
             count: 30,
             seed,
@@ -241,7 +250,13 @@ mod tests {
         let header = vec!["bt-arena openings generate ...".to_string()];
         let text = book_text(&header, &generated.openings);
         assert!(text.starts_with("# bt-arena openings generate ...\n"));
-        let book = Book::parse(&text, Path::new("gen.epd"), Rules::CaptureOnly).unwrap();
+        let book = Book::parse(
+            &text,
+            Path::new("gen.epd"),
+            Rules::CaptureOnly,
+            crate::rules::Board::STANDARD,
+        )
+        .unwrap();
         assert!(book.duplicates.is_empty());
         assert_eq!(book.openings.len(), generated.openings.len());
         let first = &generated.openings[0];

@@ -63,7 +63,7 @@ pub use generate::{
 };
 pub use scorer::{DEFAULT_DEPTH, Eval, Scorer};
 
-use crate::rules::{Position, PositionError, Rules};
+use crate::rules::{Board, Position, PositionError, Rules};
 use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -133,6 +133,13 @@ pub enum LineError {
     Position(PositionError),
     /// The game is already over in this position under the rule set in force.
     GameOver(String),
+    /// A position of another board than the run's (read from its shape).
+    Board {
+        /// The board of the position.
+        found: Board,
+        /// The board the book was loaded for.
+        expected: Board,
+    },
 }
 
 impl fmt::Display for BookError {
@@ -141,12 +148,26 @@ impl fmt::Display for BookError {
             BookError::Read { path, source } => {
                 write!(f, "cannot read opening book {}: {source}", path.display())
             }
+            BookError::Line {
+                path,
+                line,
+                reason: LineError::Board { found, expected },
+            } => write!(
+                f,
+                "opening book {} line {line} is a position of the {found} board, not of \
+                 {expected} (--board): give a book of {expected} positions (bt-arena openings \
+                 generate --board {expected} writes one), or --board {found}",
+                path.display()
+            ),
             BookError::Line { path, line, reason } => {
                 write!(f, "opening book {} line {line}: ", path.display())?;
                 match reason {
                     LineError::Position(err) => write!(f, "bad position: {err}"),
                     LineError::GameOver(outcome) => {
                         write!(f, "the game is already over there: {outcome}")
+                    }
+                    LineError::Board { found, expected } => {
+                        write!(f, "a position of {found}, not {expected}")
                     }
                 }
             }
@@ -160,35 +181,36 @@ impl fmt::Display for BookError {
 impl std::error::Error for BookError {}
 
 impl Book {
-    /// Reads and validates the book at `path` under `rules`; a byte-order mark at its start is
-    /// skipped.
+    /// Reads and validates the book at `path` under `rules`, every position one of `board`; a
+    /// byte-order mark at its start is skipped.
     ///
     /// # Errors
     /// [`BookError`] naming the file (and line) when it cannot be read, a line is not a
-    /// position, a position is already decided under `rules`, or the book is empty.
-    pub fn load(path: &Path, rules: Rules) -> Result<Book, BookError> {
+    /// position, is a position of another board ([`LineError::Board`], naming both), a
+    /// position is already decided under `rules`, or the book is empty.
+    pub fn load(path: &Path, rules: Rules, board: Board) -> Result<Book, BookError> {
         if let Some(text) = shipped_text(path) {
-            return Book::parse(text, path, rules);
+            return Book::parse(text, path, rules, board);
         }
         let text = crate::textfile::read_to_string(path).map_err(|source| BookError::Read {
             path: path.to_path_buf(),
             source,
         })?;
-        Book::parse(&text, path, rules)
+        Book::parse(&text, path, rules, board)
     }
 
     /// Parses book text; `path` only names the source in errors.
     ///
     /// # Errors
     /// As [`Book::load`].
-    pub fn parse(text: &str, path: &Path, rules: Rules) -> Result<Book, BookError> {
+    pub fn parse(text: &str, path: &Path, rules: Rules, board: Board) -> Result<Book, BookError> {
         let mut openings = Vec::new();
         let mut seen: HashMap<Position, usize> = HashMap::new();
         let mut duplicates = Vec::new();
         for (index, raw) in text.lines().enumerate() {
             let line = index + 1;
             let Some((position, comment)) =
-                parse_line(raw, rules).map_err(|reason| BookError::Line {
+                parse_line(raw, rules, board).map_err(|reason| BookError::Line {
                     path: path.to_path_buf(),
                     line,
                     reason,
@@ -244,32 +266,47 @@ pub fn duplicate_lines(duplicates: &[(usize, usize)]) -> String {
     pairs.join(", ")
 }
 
-/// One book line: `None` for a blank or comment line, else the position and its comment.
-fn parse_line(raw: &str, rules: Rules) -> Result<Option<(Position, String)>, LineError> {
+/// One book line of `board`: `None` for a blank or comment line, else the position and its
+/// comment. A position whose shape is another board's is told as such ([`LineError::Board`]).
+fn parse_line(
+    raw: &str,
+    rules: Rules,
+    board: Board,
+) -> Result<Option<(Position, String)>, LineError> {
     let text = raw.trim();
     if text.is_empty() || text.starts_with('#') {
         return Ok(None);
     }
     let (position, comment) = text.split_once(';').unwrap_or((text, ""));
-    let position: Position = position.parse().map_err(LineError::Position)?;
+    let position =
+        Position::from_fen(position, board).map_err(|err| {
+            match Position::from_fen_any(position) {
+                Ok(other) if other.board() != board => LineError::Board {
+                    found: other.board(),
+                    expected: board,
+                },
+                _ => LineError::Position(err),
+            }
+        })?;
     if let Some(outcome) = position.outcome(rules) {
         return Err(LineError::GameOver(outcome.to_string()));
     }
     Ok(Some((position, comment.trim().to_string())))
 }
 
-/// The openings of the book `file` under `rules` (the start position alone without a book),
-/// and the warning to show when the book holds a position twice.
+/// The openings of the book `file` of `board` under `rules` (the start position of `board`
+/// alone without a book), and the warning to show when the book holds a position twice.
 ///
 /// # Errors
-/// [`BookError`] when the book cannot be read or a line is not an opening.
+/// [`BookError`] when the book cannot be read or a line is not an opening of `board`.
 pub fn load_openings(
     file: Option<&std::path::Path>,
     rules: crate::rules::Rules,
+    board: Board,
 ) -> Result<(Vec<Opening>, Option<String>), BookError> {
     match file {
         Some(path) => {
-            let book = Book::load(path, rules)?;
+            let book = Book::load(path, rules, board)?;
             let warning = book.duplicates_warning();
             Ok((book.openings, warning))
         }
@@ -277,7 +314,7 @@ pub fn load_openings(
             vec![Opening {
                 id: 1,
                 line: 0,
-                position: crate::rules::Position::startpos(),
+                position: Position::start(board),
                 comment: String::new(),
             }],
             None,
@@ -290,7 +327,7 @@ mod tests {
     use super::*;
 
     fn parse(text: &str, rules: Rules) -> Result<Book, BookError> {
-        Book::parse(text, Path::new("book.epd"), rules)
+        Book::parse(text, Path::new("book.epd"), rules, Board::STANDARD)
     }
 
     #[test]
@@ -316,6 +353,39 @@ mod tests {
                 .duplicates_warning(),
             None
         );
+    }
+
+    #[test]
+    fn a_book_is_of_one_board_and_a_line_of_another_is_named_with_both() {
+        let six = Board::new(6, 6).unwrap();
+        let text = "# a 6x6 book\nstartpos\npppppp/pppppp/6/1P4/P1PPPP/PPPPPP b\n";
+        let book = Book::parse(text, Path::new("b.epd"), Rules::CaptureOnly, six).unwrap();
+        assert_eq!(book.openings[0].position, Position::start(six));
+        assert_eq!(book.openings[1].position.board(), six);
+        let err = Book::parse(
+            text,
+            Path::new("b.epd"),
+            Rules::CaptureOnly,
+            Board::STANDARD,
+        )
+        .unwrap_err()
+        .to_string();
+        assert_eq!(
+            err,
+            "opening book b.epd line 3 is a position of the 6x6 board, not of 8x8 (--board): \
+             give a book of 8x8 positions (bt-arena openings generate --board 8x8 writes one), \
+             or --board 6x6"
+        );
+        // A line no board reads is a bad position, as before.
+        let err = Book::parse("pppp/x w\n", Path::new("b.epd"), Rules::CaptureOnly, six)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("opening book b.epd line 1: bad position: "),
+            "{err}"
+        );
+        let (openings, _) = load_openings(None, Rules::Classic, six).unwrap();
+        assert_eq!(openings[0].position, Position::start(six));
     }
 
     #[test]
@@ -347,7 +417,8 @@ mod tests {
             parse("# nothing\n", Rules::Classic),
             Err(BookError::Empty(_))
         ));
-        let err = Book::load(Path::new("no/such.epd"), Rules::Classic).unwrap_err();
+        let err =
+            Book::load(Path::new("no/such.epd"), Rules::Classic, Board::STANDARD).unwrap_err();
         assert!(
             err.to_string()
                 .starts_with("cannot read opening book no/such.epd")

@@ -311,6 +311,23 @@ mod tests {
     }
 
     #[test]
+    fn other_boards_start_from_a_fen_of_their_size() -> TestResult {
+        // Never `startpos` off 8x8: an engine reading `startpos` as 8x8 would play another game.
+        let board: crate::rules::Board = "6x5".parse()?;
+        let position = Command::Position {
+            start: Position::start(board),
+            moves: vec!["a2a3".parse()?],
+        };
+        let line = position.to_line(Protocol::Ugi);
+        assert_eq!(
+            line,
+            "position fen ppppp/ppppp/5/5/PPPPP/PPPPP w moves a2a3"
+        );
+        assert_eq!(line.parse::<Command>(), Ok(position));
+        Ok(())
+    }
+
+    #[test]
     fn fen_positions_accept_trailing_fields() -> TestResult {
         let command: Command =
             "position fen pppppppp/pppppppp/8/8/8/P7/1PPPPPPP/PPPPPPPP b - - 1 1 moves a7a6"

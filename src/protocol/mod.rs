@@ -18,7 +18,7 @@
 //! the check of a value); this file holds [`Protocol`], [`ProtocolError`] and the names shared
 //! by both sides.
 
-use crate::rules::{ParseMoveError, PositionError, Rules};
+use crate::rules::{Board, ParseMoveError, PositionError, Rules};
 use std::fmt;
 use std::str::FromStr;
 
@@ -43,12 +43,22 @@ pub const VARIANT_OPTION: &str = "UCI_Variant";
 /// The move text of `bestmove` when the position has no legal move (the game is over).
 pub const NO_MOVE: &str = "(none)";
 
-/// The UCI variant name of a rule set, if one exists: `breakthrough` for [`Rules::Classic`];
-/// capture-only Breakthrough has none.
-pub const fn variant_name(rules: Rules) -> Option<&'static str> {
-    match rules {
-        Rules::Classic => Some("breakthrough"),
-        Rules::CaptureOnly => None,
+/// The name of the engine option that carries the board's size (`RxC`, ranks × files, as
+/// `--board` spells it: `6x6`).
+pub const BOARD_OPTION: &str = "Board";
+
+/// The UCI variant of a rule set on a board: on 8×8 `breakthrough` for classic rules
+/// (Fairy-Stockfish's own) and `breakthrough-capture-only`; on another board
+/// `breakthrough-RxC` and `breakthrough-capture-only-RxC`. All but 8×8 classic are defined by
+/// the variants file bt-arena ships for Fairy-Stockfish (`engines/fairy-stockfish/variants.ini`).
+pub fn variant_name(rules: Rules, board: Board) -> String {
+    let base = match rules {
+        Rules::Classic => "breakthrough",
+        Rules::CaptureOnly => "breakthrough-capture-only",
+    };
+    match board.is_standard() {
+        true => base.to_string(),
+        false => format!("{base}-{board}"),
     }
 }
 
@@ -214,8 +224,21 @@ mod tests {
 
     #[test]
     fn variants_and_protocol_names() {
-        assert_eq!(variant_name(Rules::Classic), Some("breakthrough"));
-        assert_eq!(variant_name(Rules::CaptureOnly), None);
+        let six: Board = "6x5".parse().unwrap();
+        assert_eq!(
+            variant_name(Rules::Classic, Board::STANDARD),
+            "breakthrough"
+        );
+        assert_eq!(
+            variant_name(Rules::CaptureOnly, Board::STANDARD),
+            "breakthrough-capture-only"
+        );
+        assert_eq!(variant_name(Rules::Classic, six), "breakthrough-6x5");
+        assert_eq!(
+            variant_name(Rules::CaptureOnly, six),
+            "breakthrough-capture-only-6x5"
+        );
+
         assert_eq!("uci".parse::<Protocol>(), Ok(Protocol::Uci));
         assert_eq!(
             "xboard".parse::<Protocol>().unwrap_err().to_string(),

@@ -1,8 +1,8 @@
 //! Engine options: the `option` declaration ([`OptionDecl`], [`OptionKind`]) and the check of
 //! a value against it.
 
-use super::{ProtocolError, RULES_OPTION};
-use crate::rules::Rules;
+use super::{BOARD_OPTION, ProtocolError, RULES_OPTION};
+use crate::rules::{Board, Rules};
 use std::fmt;
 
 /// The type of an engine option, with its default and range or choices.
@@ -98,6 +98,18 @@ impl OptionDecl {
             kind: OptionKind::Combo {
                 default: Rules::default().name().to_string(),
                 choices: Rules::ALL.iter().map(|r| r.name().to_string()).collect(),
+            },
+        }
+    }
+
+    /// The `Board` option that engines built on [`crate::bundled::server`] declare: a combo of
+    /// every board from 4×4 to 8×8 (`RxC`, ranks × files), defaulting to `8x8`.
+    pub fn board() -> OptionDecl {
+        OptionDecl {
+            name: BOARD_OPTION.to_string(),
+            kind: OptionKind::Combo {
+                default: Board::STANDARD.to_string(),
+                choices: Board::all().map(|board| board.to_string()).collect(),
             },
         }
     }

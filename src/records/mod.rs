@@ -194,13 +194,16 @@ impl Termination {
         )
     }
 
-    /// A sentence for people (the PGN comment), e.g. `White reaches rank 8`,
-    /// `Black loses on time`. An adjudication by bt-arena says more in its PGN comment (the
-    /// proven line, the scores): this is what is left of it in games.csv.
-    pub fn describe(self, winner: Color) -> String {
+    /// A sentence for people (the PGN comment), e.g. `White reaches rank 8` (the goal rank of
+    /// `board`: `rank 6` on 6×6), `Black loses on time`. An adjudication by bt-arena says more
+    /// in its PGN comment (the proven line, the scores): this is what is left of it in
+    /// games.csv.
+    pub fn describe(self, winner: Color, board: crate::rules::Board) -> String {
         let loser = winner.opponent();
         match self {
-            Termination::GoalRank => format!("{winner} reaches rank {}", winner.goal_rank() + 1),
+            Termination::GoalRank => {
+                format!("{winner} reaches rank {}", board.goal_rank(winner) + 1)
+            }
             Termination::AllCaptured => format!("{winner} captures every {loser} pawn"),
             Termination::NoMoves => format!("{loser} has no legal move"),
             Termination::IllegalMove => format!("{loser} makes an illegal move"),
@@ -290,6 +293,12 @@ pub struct GameRecord {
 }
 
 impl GameRecord {
+    /// The position the game started from: its `opening` read as a FEN of any board (the board
+    /// is the FEN's shape; `startpos` is the 8×8 start); `None` when it does not read.
+    pub fn start(&self) -> Option<crate::rules::Position> {
+        crate::rules::Position::from_fen_any(&self.opening).ok()
+    }
+
     /// Name of the engine that won.
     pub fn winner_name(&self) -> &str {
         self.name_of(self.result.winner())
@@ -551,9 +560,13 @@ pub(crate) mod tests {
             let json = serde_json::to_string(&termination).unwrap();
             assert_eq!(json, format!("\"{termination}\""));
         }
-        assert_eq!(Termination::Resign.describe(Color::White), "Black resigns");
+        let standard = crate::rules::Board::STANDARD;
         assert_eq!(
-            Termination::Proof.describe(Color::Black),
+            Termination::Resign.describe(Color::White, standard),
+            "Black resigns"
+        );
+        assert_eq!(
+            Termination::Proof.describe(Color::Black, standard),
             "Black wins by proof"
         );
         assert_eq!(Termination::from(Reason::NoMoves), Termination::NoMoves);
@@ -563,11 +576,20 @@ pub(crate) mod tests {
             Termination::AllCaptured
         );
         assert_eq!(
-            Termination::GoalRank.describe(Color::Black),
+            Termination::GoalRank.describe(Color::Black, standard),
             "Black reaches rank 1"
         );
         assert_eq!(
-            Termination::TimeForfeit.describe(Color::White),
+            Termination::GoalRank.describe(Color::White, standard),
+            "White reaches rank 8"
+        );
+        let small = crate::rules::Board::new(6, 5).unwrap();
+        assert_eq!(
+            Termination::GoalRank.describe(Color::White, small),
+            "White reaches rank 6"
+        );
+        assert_eq!(
+            Termination::TimeForfeit.describe(Color::White, standard),
             "Black loses on time"
         );
     }

@@ -146,7 +146,7 @@ impl ClaimsTally {
 /// The position before `ply` (1-based) of `game`: its opening and the moves before;
 /// `None` when the record does not replay.
 fn position_at(game: &GameRecord, ply: u32) -> Option<Position> {
-    let mut position: Position = game.opening.parse().ok()?;
+    let mut position = game.start()?;
     let before = usize::try_from(ply).ok()?.checked_sub(1)?;
     for text in game.moves.split_whitespace().take(before) {
         let mv = text.parse().ok()?;

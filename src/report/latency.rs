@@ -9,7 +9,6 @@
 use super::distribution::Counts;
 use crate::records::GameRecord;
 use crate::records::moves;
-use crate::rules::Position;
 use serde::Serialize;
 use std::fmt;
 
@@ -49,7 +48,7 @@ impl LatencyTally {
         if game.move_times.is_empty() {
             return;
         }
-        let Ok(first) = game.opening.parse::<Position>() else {
+        let Some(first) = game.start() else {
             return;
         };
         let Ok(times) = moves::decode_times(&game.move_times) else {

@@ -177,7 +177,7 @@ impl OpeningsTally {
         if let Some(&row) = self.row_of.get(&game.opening) {
             return Some(row);
         }
-        let position = game.opening.parse::<Position>().ok();
+        let position = game.start();
         let row = match (&self.book, position) {
             (Some(book), Some(position)) => *book.get(&position)?,
             (Some(_), None) => return None,

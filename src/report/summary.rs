@@ -10,7 +10,7 @@ use super::latency::EngineLatency;
 use super::openings::{OpeningsReport, OpeningsTally};
 use crate::records::provenance::EngineProvenance;
 use crate::records::{GameRecord, GameSink, Termination};
-use crate::rules::Color;
+use crate::rules::{Board, Color};
 use crate::stats::{
     self, Bound, EloEstimate, Pentanomial, SequentialTest, Sprt, SprtDecision, SprtStatus,
 };
@@ -27,6 +27,16 @@ pub struct Summary {
     pub games: u64,
     /// Engine names: the tournament's order, then engines seen only in the games.
     pub engines: Vec<String>,
+    /// The board the games were played on (`"6x6"`, read from each game's opening: the
+    /// shape of its FEN); left out of summary.json on 8×8, so that an 8×8 run's file reads as
+    /// before sizes existed. Games of several boards (runs of several sizes read together)
+    /// leave it out and list them in [`boards`](Summary::boards).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub board: Option<Board>,
+    /// Every board the games were played on, smallest first, when there are several (else
+    /// empty, and left out of summary.json).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub boards: Vec<Board>,
     /// One row per engine, best first.
     pub standings: Vec<Standing>,
     /// Why the standings have no ratings (`None` when they have them): no finished games, or
@@ -403,6 +413,8 @@ pub struct SummaryBuilder {
     index: HashMap<String, usize>,
     /// Games added.
     games: u64,
+    /// The boards of the games added (8×8 for an opening that does not read).
+    boards: std::collections::BTreeSet<Board>,
     tally: Tally,
     openings: OpeningsTally,
 }
@@ -414,6 +426,7 @@ impl SummaryBuilder {
             engines: Vec::new(),
             index: HashMap::new(),
             games: 0,
+            boards: Default::default(),
             tally: Tally::default(),
             openings: OpeningsTally::new(engines),
         };
@@ -432,6 +445,8 @@ impl SummaryBuilder {
     /// game of each file.
     pub fn add(&mut self, game: &GameRecord) {
         self.games += 1;
+        self.boards
+            .insert(game.start().map_or(Board::STANDARD, |p| p.board()));
         let white = self.engine_index(&game.white);
         let black = self.engine_index(&game.black);
         let (winner, loser) = match game.result.winner() {
@@ -483,8 +498,17 @@ impl SummaryBuilder {
             Ok(pool) => (Some(pool), None),
             Err(note) => (None, Some(note)),
         };
+        let (board, boards) = match self.boards.len() {
+            0 | 1 => (
+                self.boards.first().copied().filter(|b| !b.is_standard()),
+                Vec::new(),
+            ),
+            _ => (None, self.boards.iter().copied().collect()),
+        };
         Summary {
             games: self.games,
+            board,
+            boards,
             standings: standings(engines, tally, pool.as_ref()),
             unrated,
             pairs: pair_summaries(engines, tally),
@@ -607,6 +631,29 @@ pub(crate) mod tests {
             (4, "alpha", "beta", WhiteWins, GoalRank),
             (5, "alpha", "beta", BlackWins, TimeForfeit),
         ])
+    }
+
+    #[test]
+    fn the_board_is_the_games_and_left_out_on_8x8() {
+        let mut games = alpha_beta();
+        let plain = Summary::compute(&games, &[], None);
+        assert_eq!((plain.board, plain.boards.len()), (None, 0));
+        let json = serde_json::to_value(&plain).unwrap();
+        assert_eq!((json.get("board"), json.get("boards")), (None, None));
+        let six = Board::new(6, 6).unwrap();
+        for game in &mut games {
+            game.opening = crate::rules::Position::start(six).to_string();
+        }
+        let small = Summary::compute(&games, &[], None);
+        assert_eq!((small.board, small.boards.len()), (Some(six), 0));
+        assert_eq!(serde_json::to_value(&small).unwrap()["board"], "6x6");
+        games[0].opening = "startpos".into();
+        let mixed = Summary::compute(&games, &[], None);
+        assert_eq!(mixed.board, None);
+        assert_eq!(
+            serde_json::to_value(&mixed).unwrap()["boards"],
+            serde_json::json!(["6x6", "8x8"])
+        );
     }
 
     #[test]

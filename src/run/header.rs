@@ -6,7 +6,7 @@
 
 use crate::game::Adjudication;
 use crate::openings::spec::OpeningsSpec;
-use crate::rules::Rules;
+use crate::rules::{Board, Rules};
 use crate::run_dir::{RunDir, Shard};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -22,6 +22,11 @@ pub struct RunHeader {
     /// The rule set every move is judged by.
     #[serde(default)]
     pub rules: Rules,
+    /// The board every game is played on (`--board`, `"6x6"`): part of the run's identity,
+    /// so that a shard, a worker or a resume plays the same size. Left out of the file on
+    /// 8×8, and 8×8 when absent (runs begun before sizes existed).
+    #[serde(default, skip_serializing_if = "is_standard")]
+    pub board: Board,
     /// The opening book, its order and (once the run started) its digest.
     #[serde(default)]
     pub openings: OpeningsSpec,
@@ -70,6 +75,11 @@ fn default_event() -> String {
     "bt-arena".to_string()
 }
 
+/// True for 8×8, which a saved config leaves out.
+fn is_standard(board: &Board) -> bool {
+    board.is_standard()
+}
+
 fn random_seed() -> u64 {
     fastrand::u64(..)
 }
@@ -83,6 +93,7 @@ impl Default for RunHeader {
         RunHeader {
             event: default_event(),
             rules: Rules::default(),
+            board: Board::STANDARD,
             openings: OpeningsSpec::default(),
             seed: 0,
             concurrency: 1,

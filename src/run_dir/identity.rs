@@ -164,12 +164,14 @@ fn differing_field<'a>(
 }
 
 /// A value of field `field` for a message: the shard field holds the shard count, a
-/// worker's lease its milliseconds (named by its flag).
+/// worker's lease its milliseconds (named by its flag), a board left out is 8×8.
 fn describe(field: &str, value: &Value) -> String {
     match (field, value) {
         ("shard", Value::Number(count)) => format!("{count} shards"),
         ("shard", Value::Null) => "unsharded".to_string(),
         ("lease_ms", Value::Number(ms)) => format!("{ms} ms (--lease)"),
+        // A config leaves out the 8x8 board.
+        ("board", Value::Null) => "\"8x8\"".to_string(),
         _ => value.to_string(),
     }
 }
@@ -209,6 +211,14 @@ mod tests {
         assert_eq!(
             first_difference(&ours, &theirs, &[]).unwrap().to_string(),
             "field `seed` is 9 there, 1 here"
+        );
+        // A config leaves out the 8x8 board: named as such.
+        let small = json!({"board": "6x6"});
+        assert_eq!(
+            first_difference(&json!({}), &small, &[])
+                .unwrap()
+                .to_string(),
+            "field `board` is \"6x6\" there, \"8x8\" here"
         );
         assert_eq!(first_difference(&ours, &theirs, &["seed"]), None);
         theirs["engines"][0]["limit"]["depth"] = json!(3);

@@ -109,13 +109,17 @@ impl<E> From<ReadError> for SessionError<E> {
 impl<E> SessionError<E> {
     /// Whether the command line is at fault (exit code 3) rather than the machine, the
     /// files or the engines: a reference speed too low for this machine (`--scale-tc`), a
-    /// revision of an engine's source that cannot be resolved (`rev=`).
+    /// revision of an engine's source that cannot be resolved (`rev=`), a book of another
+    /// board than `--board`'s.
     pub fn is_usage(&self) -> bool {
         matches!(
             self,
             SessionError::Prepare(
                 PrepareError::ScaledBelowFloor { .. } | PrepareError::Source { .. }
-            )
+            ) | SessionError::Book(BookError::Line {
+                reason: crate::openings::LineError::Board { .. },
+                ..
+            })
         )
     }
 

@@ -6,6 +6,7 @@ use crate::arena::prepare::Prepared;
 use crate::engine::EngineDescription;
 use crate::records::RecordsError;
 use crate::report::html::{MachineLoad, RunInfo};
+use crate::rules::Board;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -16,16 +17,19 @@ pub(super) struct LiveInfo {
 }
 
 impl LiveInfo {
-    /// Writes run.json in `dir` for this session, of the engines of `seats` (the engines'
-    /// names as earlier sessions saw them, where each given by a bare name was found).
+    /// Writes run.json in `dir` for this session of a run on `board`, of the engines of
+    /// `seats` (the engines' names as earlier sessions saw them, where each given by a bare
+    /// name was found).
     pub(super) fn start(
         dir: &Path,
+        board: Board,
         prepared: &Prepared,
         seats: &[EngineDescription],
     ) -> Result<LiveInfo, RecordsError> {
         let info = RunInfo {
             command_line: std::env::args().collect(),
             bt_arena: env!("CARGO_PKG_VERSION").to_string(),
+            board: (!board.is_standard()).then_some(board),
             engines: RunInfo::read(dir)
                 .map(|earlier| earlier.engines)
                 .unwrap_or_default(),

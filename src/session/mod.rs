@@ -297,7 +297,7 @@ pub fn run<K: Kind>(
         .start(&opened.schedule)
         .map_err(|e| SessionError::Arena(arena::ArenaError::from(e).map(K::Error::from)))?;
     let earlier = recorded.count();
-    let mut info = info::LiveInfo::start(&dir, &prepared, &seats)?;
+    let mut info = info::LiveInfo::start(&dir, config.header().board, &prepared, &seats)?;
     announce(Announcement {
         config,
         prospect: &opened.prospect,
@@ -338,6 +338,7 @@ pub fn run<K: Kind>(
     let arena = Arena {
         engines: &seats,
         rules: header.rules,
+        board: header.board,
         adjudication: &header.adjudication,
         checks: options.checks,
         openings: &openings,
@@ -434,15 +435,18 @@ pub fn resolve_sources<C: RunConfig>(
     Ok(())
 }
 
-/// The book's openings (the start position alone without a book), its digest taken into
-/// `header` (a resumed run whose book changed since it started is refused).
+/// The book's openings, of the run's board (its start position alone without a book), its
+/// digest taken into `header` (a resumed run whose book changed since it started is refused).
 fn load_openings<E>(
     header: &mut RunHeader,
     start: RunStart,
     say: &mut dyn FnMut(String),
 ) -> Result<Vec<Opening>, SessionError<E>> {
-    let (openings, warning) =
-        crate::openings::load_openings(header.openings.file.as_deref(), header.rules)?;
+    let (openings, warning) = crate::openings::load_openings(
+        header.openings.file.as_deref(),
+        header.rules,
+        header.board,
+    )?;
     if let Some(warning) = warning {
         say(format!("warning: {warning}"));
     }

@@ -367,6 +367,7 @@ mod tests {
             run: RunHeader {
                 event: "bt-arena".into(),
                 rules: Rules::CaptureOnly,
+                board: crate::rules::Board::STANDARD,
                 openings: OpeningsSpec::default(),
                 concurrency: 1,
                 seed: 7,

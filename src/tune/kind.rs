@@ -121,7 +121,8 @@ impl Kind for Tune {
     fn check(config: &TuneConfig, setup: &Setup<'_>) -> Result<(), TuneError> {
         let sides = Self::seats(config);
         let launch = crate::arena::launch(setup.dir, config.run.log, &sides[0], 0);
-        let probe = Engine::start(&launch, config.run.rules).map_err(TuneError::Engine)?;
+        let probe = Engine::start(&launch, config.run.rules, config.run.board)
+            .map_err(TuneError::Engine)?;
         let checked = config.check_params(probe.options());
         probe.quit();
         checked.map_err(TuneError::Params)

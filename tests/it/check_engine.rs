@@ -177,7 +177,8 @@ fn fairy_stockfish_has_no_capture_only_variant() {
     let run = check_engine(&["--engine", &cmd, "proto=uci", "--quick"]);
     run.assert_fails(
         "handshake.rules-option",
-        "use --rules classic, or give it a variants file defining capture-only",
+        "use --rules classic, or give it a variants file defining breakthrough-capture-only: \
+         option.VariantPath=FILE, bt-arena then sets UCI_Variant to breakthrough-capture-only",
     );
     assert_eq!(run.with_verdict("fail"), ["handshake.rules-option"]);
     assert_eq!(run.verdict("positions.startpos"), "skip");

@@ -402,7 +402,7 @@ fn a_bad_named_value_names_the_accepted_ones() {
                 "movegen,bogus",
             ],
             "error: invalid value 'bogus' for '--only <GROUP>': unknown check group 'bogus' \
-             (expected handshake, positions, limits, output, newgame, movegen or match)\n\nFor \
+             (expected handshake, positions, limits, output, newgame, movegen, board or match)\n\nFor \
              more information, try '--help'.\n",
         ),
         (

@@ -5,14 +5,15 @@ use crate::util::*;
 use bt_arena::engine::{Engine, EngineError, EngineLaunch, MAX_LINE_BYTES, StrayOutput};
 use bt_arena::protocol::{GoLimits, Info, Protocol, Score};
 use bt_arena::rules::perft::{PerftOptions, divide};
-use bt_arena::rules::{MoveError, Position, Rules};
+use bt_arena::rules::{Board, MoveError, Position, Rules};
 use std::collections::BTreeMap;
 use std::os::unix::process::ExitStatusExt;
 use std::time::{Duration, Instant};
 
 /// Starts `config` under `rules`, failing the test with the error's message.
 fn start(config: &EngineLaunch, rules: Rules) -> Engine {
-    Engine::start(config, rules).unwrap_or_else(|err| panic!("start failed: {err}"))
+    Engine::start(config, rules, Board::STANDARD)
+        .unwrap_or_else(|err| panic!("start failed: {err}"))
 }
 
 /// The error of starting `config` under `rules`, with the pid the engine had; the engine must
@@ -20,7 +21,7 @@ fn start(config: &EngineLaunch, rules: Rules) -> Engine {
 fn start_error(mut config: EngineLaunch, rules: Rules) -> EngineError {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let pid_file = recording_pid(&mut config, dir.path());
-    let err = match Engine::start(&config, rules) {
+    let err = match Engine::start(&config, rules, Board::STANDARD) {
         Ok(engine) => panic!("{} started: {:?}", config.name, engine.id_name()),
         Err(err) => err,
     };
@@ -197,7 +198,8 @@ fn faulty_perft_generators_miss_the_reference() {
 fn missing_command_is_a_spawn_error() {
     let mut config = random(Protocol::Ugi);
     config.cmd = "/nonexistent/bt-engine".into();
-    let err = Engine::start(&config, Rules::CaptureOnly).expect_err("no such command");
+    let err =
+        Engine::start(&config, Rules::CaptureOnly, Board::STANDARD).expect_err("no such command");
     assert_matches!(err, EngineError::Spawn { .. });
     assert!(err.to_string().contains("/nonexistent/bt-engine"), "{err}");
 }
@@ -210,7 +212,8 @@ fn non_executable_files_are_refused() {
     for cmd in [file, dir.path().to_path_buf()] {
         let mut config = random(Protocol::Ugi);
         config.cmd = cmd;
-        let err = Engine::start(&config, Rules::CaptureOnly).expect_err("not executable");
+        let err = Engine::start(&config, Rules::CaptureOnly, Board::STANDARD)
+            .expect_err("not executable");
         assert_matches!(err, EngineError::NotExecutable { .. });
     }
 }

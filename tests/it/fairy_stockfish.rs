@@ -9,7 +9,7 @@ use bt_arena::engine::{Engine, EngineError, EngineLaunch, Timeouts};
 use bt_arena::protocol::{GoLimits, Protocol};
 use bt_arena::records::{GameRecord, Termination, read_games};
 use bt_arena::rules::perft::{PerftOptions, divide};
-use bt_arena::rules::{Color, Position, Rules};
+use bt_arena::rules::{Board, Color, Position, Rules};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
@@ -93,8 +93,8 @@ fn assert_perft_matches(engine: &mut Engine, rules: Rules, positions: &[&str], d
 #[ignore = "needs fairy-stockfish (apt-get install fairy-stockfish)"]
 fn fairy_stockfish_plays_legal_classic_moves() {
     let config = config();
-    let mut engine =
-        Engine::start(&config, Rules::Classic).unwrap_or_else(|err| panic!("start failed: {err}"));
+    let mut engine = Engine::start(&config, Rules::Classic, Board::STANDARD)
+        .unwrap_or_else(|err| panic!("start failed: {err}"));
     assert!(
         engine
             .id_name()
@@ -112,8 +112,8 @@ fn fairy_stockfish_plays_legal_classic_moves() {
 #[ignore = "needs fairy-stockfish (apt-get install fairy-stockfish)"]
 fn fairy_stockfish_perft_matches_ours() {
     let config = config();
-    let mut engine =
-        Engine::start(&config, Rules::Classic).unwrap_or_else(|err| panic!("start failed: {err}"));
+    let mut engine = Engine::start(&config, Rules::Classic, Board::STANDARD)
+        .unwrap_or_else(|err| panic!("start failed: {err}"));
     let positions = [
         "pppppppp/pppppppp/8/8/8/8/PPPPPPPP/PPPPPPPP w",
         "1p2pp1p/2p2ppp/2P5/8/8/3P2P1/1p1P2PP/1PP1PP1P w",
@@ -125,7 +125,7 @@ fn fairy_stockfish_perft_matches_ours() {
 #[ignore = "needs fairy-stockfish (apt-get install fairy-stockfish)"]
 fn fairy_stockfish_is_refused_under_capture_only_with_the_fix_named() {
     let config = config();
-    let err = Engine::start(&config, Rules::CaptureOnly).expect_err("no variant");
+    let err = Engine::start(&config, Rules::CaptureOnly, Board::STANDARD).expect_err("no variant");
     assert_matches!(
         err,
         EngineError::UnsupportedVariant {
@@ -139,8 +139,10 @@ fn fairy_stockfish_is_refused_under_capture_only_with_the_fix_named() {
         err.to_string(),
         "engine 'fairy-stockfish': its UCI_Variant option offers no variant for 'capture-only' \
          rules (it knows classic Breakthrough only): use --rules classic, or give it a variants \
-         file defining capture-only: option.VariantPath=FILE option.UCI_Variant=NAME (bt-arena \
-         ships engines/fairy-stockfish/variants.ini, variant breakthrough-capture-only)"
+         file defining breakthrough-capture-only: option.VariantPath=FILE, bt-arena then sets \
+         UCI_Variant to breakthrough-capture-only (bt-arena ships \
+         engines/fairy-stockfish/variants.ini, which defines it), or name the variant yourself: \
+         option.UCI_Variant=NAME"
     );
 }
 
@@ -148,7 +150,7 @@ fn fairy_stockfish_is_refused_under_capture_only_with_the_fix_named() {
 #[ignore = "needs fairy-stockfish (apt-get install fairy-stockfish)"]
 fn fairy_stockfish_with_the_variants_file_plays_capture_only() {
     let config = capture_only_config();
-    let mut engine = Engine::start(&config, Rules::CaptureOnly)
+    let mut engine = Engine::start(&config, Rules::CaptureOnly, Board::STANDARD)
         .unwrap_or_else(|err| panic!("start failed: {err}"));
     assert_eq!(engine.warnings().len(), 1, "{:?}", engine.warnings());
     let warning = &engine.warnings()[0];

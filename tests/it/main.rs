@@ -17,6 +17,7 @@ mod workers;
 
 mod adjudication;
 mod affinity;
+mod board_runs;
 mod boards;
 mod check_engine;
 mod claims;
@@ -27,6 +28,7 @@ mod datagen_workers;
 mod docs;
 mod elo_command;
 mod engine;
+mod engine_boards;
 mod fairy_stockfish;
 mod faulty_cli;
 mod first_steps;

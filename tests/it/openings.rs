@@ -56,7 +56,12 @@ fn generation_repeats_from_the_seed_and_records_its_command() {
     assert!(book.starts_with(
         "# bt-arena openings generate --rules classic --plies 4 --count 20 --seed 5 --depth 2 --out book.epd\n"
     ));
-    let loaded = Book::load(&a.path().join("book.epd"), Rules::Classic).unwrap();
+    let loaded = Book::load(
+        &a.path().join("book.epd"),
+        Rules::Classic,
+        bt_arena::rules::Board::STANDARD,
+    )
+    .unwrap();
     assert_eq!(loaded.openings.len(), 20);
     assert!(loaded.duplicates.is_empty());
     for opening in &loaded.openings {
@@ -210,7 +215,7 @@ fn the_shipped_books_load_under_their_rules_without_duplicates() {
         let path = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("openings")
             .join(format!("{rules}.epd"));
-        let book = Book::load(&path, rules).unwrap();
+        let book = Book::load(&path, rules, bt_arena::rules::Board::STANDARD).unwrap();
         assert_eq!(book.openings.len(), 500, "{rules}");
         assert!(book.duplicates.is_empty(), "{rules}");
         let header = read(&path).lines().next().unwrap().to_string();
@@ -244,7 +249,12 @@ fn tournaments_from_the_repository_root_start_from_the_shipped_book() {
     assert!(output.status.success(), "{}", stderr(&output));
     assert!(stdout(&output).contains("/openings/classic.epd (sequential order)"));
     let games = bt_arena::records::read_games(&run.join("games.csv")).unwrap();
-    let book = Book::load(&root.join("openings/classic.epd"), Rules::Classic).unwrap();
+    let book = Book::load(
+        &root.join("openings/classic.epd"),
+        Rules::Classic,
+        bt_arena::rules::Board::STANDARD,
+    )
+    .unwrap();
     assert_eq!(games[0].opening, book.openings[0].position.to_string());
 }
 

@@ -85,7 +85,12 @@ fn white_wins(run: &Path) -> BTreeMap<u64, (u64, u64)> {
 /// same; exactly the first `count` candidates whose pair split 1/2, in candidate order.
 fn assert_book_of_games(run: &Path, count: usize) -> String {
     let text = std::fs::read_to_string(run.join("book.epd")).unwrap();
-    let book = Book::load(&run.join("book.epd"), Rules::CaptureOnly).unwrap();
+    let book = Book::load(
+        &run.join("book.epd"),
+        Rules::CaptureOnly,
+        bt_arena::rules::Board::STANDARD,
+    )
+    .unwrap();
     assert_eq!(book.openings.len(), count, "{text}");
     assert!(book.duplicates.is_empty(), "{text}");
     let positions: HashSet<Position> = book.openings.iter().map(|o| o.position).collect();
@@ -248,8 +253,18 @@ fn a_build_from_a_book_keeps_its_openings_in_order() {
     let at = build.iter().position(|a| a == "--plies").unwrap();
     build.drain(at..at + 2);
     succeeded(&bt_arena(&build));
-    let book = Book::load(&run.join("book.epd"), Rules::CaptureOnly).unwrap();
-    let source = Book::load(&source, Rules::CaptureOnly).unwrap();
+    let book = Book::load(
+        &run.join("book.epd"),
+        Rules::CaptureOnly,
+        bt_arena::rules::Board::STANDARD,
+    )
+    .unwrap();
+    let source = Book::load(
+        &source,
+        Rules::CaptureOnly,
+        bt_arena::rules::Board::STANDARD,
+    )
+    .unwrap();
     let wins = white_wins(&run);
     let expected: Vec<Position> = wins
         .iter()

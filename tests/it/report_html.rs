@@ -116,16 +116,18 @@ fn board_squares(dom: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The position of `game` after `plies` moves, as the viewer's squares: `P`, `p` or empty.
+/// The position of `game` after `plies` moves, as the viewer's squares (of the game's board,
+/// its top rank first): `P`, `p` or empty.
 fn expected_squares(game: &GameRecord, plies: usize) -> Vec<(String, String)> {
-    let mut position: Position = game.opening.parse().unwrap();
+    let mut position = Position::from_fen_any(&game.opening).unwrap();
     for mv in game.moves.split_whitespace().take(plies) {
         let mv = position.parse_move(Rules::CaptureOnly, mv).unwrap();
         position = position.play_unchecked(mv);
     }
+    let board = position.board();
     let mut squares = Vec::new();
-    for rank in (0..8).rev() {
-        for file in 0..8 {
+    for rank in (0..board.ranks()).rev() {
+        for file in 0..board.files() {
             let square = Square::new(file, rank).unwrap();
             let piece = match position.pawn_at(square) {
                 Some(Color::White) => "P",
@@ -208,6 +210,52 @@ fn chromium_renders_a_runs_report_with_charts_and_the_viewer_at_the_asked_move()
         "{}",
         &dom[dom.find("id=\"viewer\"").unwrap_or(0)..]
     );
+}
+
+#[test]
+#[ignore = "needs chromium (apt-get install chromium)"]
+fn chromium_draws_the_board_of_a_6x5_run_at_its_size() {
+    let cmd = chromium_path();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let output = run(&format!(
+        "tournament --board 6x5 --engine cmd={SEARCH} name=search --engine cmd={RANDOM} \
+         name=random option.Seed=3 --each depth=1 --seed 7 --out {}",
+        out.display()
+    ));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let games = read_games(&out.join("games.csv")).unwrap();
+    let page = out.join("report.html");
+    let dom = page_dom(
+        &cmd,
+        dir.path(),
+        &format!("file://{}#game=2&ply=3", page.display()),
+    );
+    assert!(dom.contains("data-viewer=\"ready\""), "{dom}");
+    assert!(!dom.contains("data-script-error=\""), "{dom}");
+    // 6 ranks of 5 squares, rank 6 at the top, files a to e, after 3 plies of game 2.
+    let squares = board_squares(&dom);
+    assert_eq!(squares.len(), 30);
+    assert_eq!(squares[0].0, "a6");
+    assert_eq!(squares[29].0, "e1");
+    assert_eq!(squares, expected_squares(&games[1], 3));
+    let board = &dom[dom.find("id=\"board\"").unwrap()..];
+    let board = &board[..board.find('>').unwrap()];
+    assert!(board.contains("data-board=\"6x5\""), "{board}");
+    assert!(
+        board.contains("grid-template-columns: 18px repeat(5, 44px)")
+            && board.contains("grid-template-rows: repeat(6, 44px) 18px"),
+        "{board}"
+    );
+    // The run's board in the page's Run table, and the start of the board is no book opening.
+    assert!(dom.contains("<th class=\"name\">board</th><td class=\"name mono\">6x5</td>"));
+    let dom = page_dom(
+        &cmd,
+        dir.path(),
+        &format!("file://{}#game=1&ply=0", page.display()),
+    );
+    assert!(dom.contains("Start position, White to move."), "{dom}");
+    assert_eq!(board_squares(&dom), expected_squares(&games[0], 0));
 }
 
 #[test]

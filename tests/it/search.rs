@@ -4,7 +4,7 @@
 use crate::util::{SEARCH, in_ms, roomy};
 use bt_arena::engine::{Engine, EngineLaunch, SearchReply};
 use bt_arena::protocol::{GoLimits, OptionKind, Protocol, Score};
-use bt_arena::rules::{Move, Position, Rules};
+use bt_arena::rules::{Board, Move, Position, Rules};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
@@ -26,7 +26,7 @@ fn config(proto: Protocol, options: &[(&str, &str)]) -> EngineLaunch {
 }
 
 fn start(options: &[(&str, &str)], rules: Rules) -> Engine {
-    Engine::start(&config(Protocol::Ugi, options), rules)
+    Engine::start(&config(Protocol::Ugi, options), rules, Board::STANDARD)
         .unwrap_or_else(|err| panic!("bt-search starts: {err}"))
 }
 
@@ -83,7 +83,7 @@ fn whole_games_are_legal_in_both_protocols_rule_sets_and_evaluations() {
         for rules in Rules::ALL {
             for eval in ["full", "material"] {
                 let options = [("Hash", "1"), ("Eval", eval)];
-                let mut engine = Engine::start(&config(proto, &options), rules)
+                let mut engine = Engine::start(&config(proto, &options), rules, Board::STANDARD)
                     .unwrap_or_else(|err| panic!("bt-search starts: {err}"));
                 engine.new_game().expect("new game");
                 let start = Position::startpos();

@@ -6,7 +6,7 @@ use bt_arena::bundled::search::EvalWeights;
 use bt_arena::engine::{Engine, EngineLaunch};
 use bt_arena::protocol::{GoLimits, OptionKind, Protocol};
 use bt_arena::records::Termination;
-use bt_arena::rules::{Position, Rules};
+use bt_arena::rules::{Board, Position, Rules};
 use bt_arena::tune::iterations::{self, IterationRecord, IterationsFile, theta_after};
 use bt_arena::tune::{Perturbation, TuneConfig};
 use std::path::{Path, PathBuf};
@@ -21,7 +21,8 @@ fn search_engine(options: &[(String, String)], rules: Rules) -> Engine {
         timeouts: roomy(),
         ..EngineLaunch::default()
     };
-    Engine::start(&launch, rules).unwrap_or_else(|err| panic!("bt-search starts: {err}"))
+    Engine::start(&launch, rules, Board::STANDARD)
+        .unwrap_or_else(|err| panic!("bt-search starts: {err}"))
 }
 
 /// The best move and node count of a depth-7 search of each of `positions`, each after

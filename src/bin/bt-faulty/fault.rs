@@ -58,12 +58,19 @@ pub(crate) enum Fault {
     /// rules show it (no enemy pawn stands off the board to be captured).
     #[value(name = "perft-file-mask-8x8")]
     PerftFileMask8x8,
+    /// Declares `Board` as a combo offering only `8x8`.
+    FixedBoard,
+    /// Ignores the board's size: reads a position of a board other than 8×8 as 8×8's start
+    /// (then plays the moves it can), so it counts 8×8's perft and plays 8×8's moves, some off
+    /// the board.
+    IgnoresBoard,
     // Faults planted for `bt-arena check-engine` (see the table above).
     /// Declares a malformed option line (a spin without `max`).
     BadOptionLine,
     /// Exits with status 2 when `Seed` is set to anything but 0.
     OptionCrash,
-    /// Plays only the first 50 moves of a `position ... moves` list.
+    /// Plays only the first 50 moves of a `position ... moves` list (on a smaller board, 50 per
+    /// 64 squares: 28 on 6×6).
     MovesCap,
     /// As Black, plays one of White's moves.
     BlackPlaysWhite,

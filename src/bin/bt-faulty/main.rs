@@ -13,7 +13,7 @@
 //! |---|---|---|
 //! | `bad-option-line` | declares a malformed option (`option name Hash type spin default 16 min 1`, no `max`) | `handshake.options-parse` |
 //! | `option-crash` | exits with status 2 when `Seed` is set to anything but 0 | `handshake.options-settable` |
-//! | `moves-cap` | plays only the first 50 moves of a `position ... moves` list | `positions.startpos-moves`, `positions.fen-moves` |
+//! | `moves-cap` | plays only the first 50 moves of a `position ... moves` list (28 on 6×6: 50 per 64 squares) | `positions.startpos-moves`, `positions.fen-moves` |
 //! | `black-plays-white` | as Black, plays one of White's moves | `positions.black-to-move` |
 //! | `move-after-game-over` | in a finished position, moves a pawn instead of `bestmove (none)` | `positions.finished` |
 //! | `clock-overrun` | with a clock, thinks for its whole remaining time plus 300 ms | `limits.clock` |
@@ -26,6 +26,7 @@
 //! | `illegal-pv` | prints a pv that plays its move twice | `output.pv-legal` |
 //! | `nodes-decrease` | prints a second `info` with fewer nodes and less time than the first | `output.info-monotone` |
 //! | `no-perft` | has no `go perft`: answers it as a plain `go`, with a `bestmove` | `movegen.perft` (skipped) |
+//! | `ignores-board` | reads a position of a board other than 8×8 as 8×8's start: 8×8's perft, moves off the board | `board.perft`, `board.moves` (with `--board`) |
 //!
 //! A mode for `bt-arena tune`'s tests, `tunable`: declares two spin options `KnobA` and `KnobB`
 //! (-1000 to 1000, default 0) and plays bt-search's move at depth 2, or, with a probability

@@ -128,6 +128,9 @@ impl Faulty {
             OptionDecl::rules()
         };
         say(Reply::Option(rules));
+        if self.settings.fault == Fault::FixedBoard {
+            say("option name Board type combo default 8x8 var 8x8");
+        }
         say(Reply::Option(OptionDecl::spin("Seed", 0, 0, i64::MAX)));
         if self.settings.fault == Fault::Tunable {
             for knob in KNOBS {
@@ -192,9 +195,13 @@ impl Faulty {
     }
 
     fn set_position(&mut self, start: Position, moves: &[Move]) {
-        let mut position = start;
+        let mut position = match self.settings.fault {
+            Fault::IgnoresBoard if !start.board().is_standard() => Position::startpos(),
+            _ => start,
+        };
         let kept = match self.settings.fault {
-            Fault::MovesCap => MOVES_CAP,
+            // As many plies of a smaller board as 50 are of 8x8 (28 on 6x6).
+            Fault::MovesCap => MOVES_CAP * start.board().squares().count_ones() as usize / 64,
             _ => usize::MAX,
         };
         for &mv in moves.iter().take(kept) {
@@ -446,6 +453,7 @@ fn move_after_game_over(position: &Position, rules: Rules) -> String {
 /// A legal move of the side not to move: always illegal for the side to move.
 pub(crate) fn opponent_move(position: &Position) -> Option<Move> {
     let (white, black) = (position.pawns(Color::White), position.pawns(Color::Black));
-    let flipped = Position::new(white, black, position.side_to_move().opponent()).ok()?;
+    let side = position.side_to_move().opponent();
+    let flipped = Position::on_board(position.board(), white, black, side).ok()?;
     flipped.legal_moves(Rules::Classic).iter().next()
 }

@@ -101,21 +101,29 @@ pub fn evaluate_with(
 pub(crate) fn static_eval(position: &Position, kind: EvalKind, weights: &EvalWeights) -> i32 {
     let us = position.side_to_move();
     let (own, enemy) = (position.pawns(us), position.pawns(us.opponent()));
+    // A board of fewer ranks than 8 stands on the low ranks of the bitboard: lifting it by
+    // `lift` bits puts its top rank on the 8th, so that on every board the side moving up
+    // starts on rank `8 - ranks` and reaches its goal on rank 8, and the per-rank weights count
+    // the ranks left to the goal as on 8x8 (0 on 8x8: the same evaluation).
+    let lift = 8 * (8 - u32::from(position.board().ranks()));
     // Orient the board so the side to move moves up (towards rank 8).
     let (own, enemy) = match us {
-        Color::White => (own, enemy),
+        Color::White => (own << lift, enemy << lift),
         Color::Black => (own.swap_bytes(), enemy.swap_bytes()),
     };
     match kind {
         EvalKind::Material => PAWN * (own.count_ones() as i32 - enemy.count_ones() as i32),
-        EvalKind::Full => full(own, enemy, weights).clamp(-EVAL_LIMIT, EVAL_LIMIT),
+        EvalKind::Full => full(own, enemy, lift, weights).clamp(-EVAL_LIMIT, EVAL_LIMIT),
     }
 }
 
-/// The full evaluation with the side to move's pawns `own` moving up and `enemy` moving down.
-fn full(own: u64, enemy: u64, weights: &EvalWeights) -> i32 {
-    let us = side_terms(own, enemy, weights);
-    let them = side_terms(enemy.swap_bytes(), own.swap_bytes(), weights);
+/// The full evaluation with the side to move's pawns `own` moving up and `enemy` moving down,
+/// both lifted by `lift` bits (see [`static_eval`]).
+fn full(own: u64, enemy: u64, lift: u32, weights: &EvalWeights) -> i32 {
+    // The other side's view: mirrored rank-wise, then lifted again.
+    let flip = |pawns: u64| pawns.swap_bytes() << lift;
+    let us = side_terms(own, enemy, lift, weights);
+    let them = side_terms(flip(enemy), flip(own), lift, weights);
     us.score - them.score + weights.tempo + race(&us, &them, weights)
 }
 
@@ -131,8 +139,9 @@ struct SideTerms {
 
 const NO_PAWN: u32 = u32::MAX;
 
-/// The terms of the side whose pawns `own` move up, against `enemy` moving down.
-fn side_terms(own: u64, enemy: u64, weights: &EvalWeights) -> SideTerms {
+/// The terms of the side whose pawns `own` move up, against `enemy` moving down, on a board
+/// lifted by `lift` bits: its home rank is rank `lift / 8` (0-based), its goal rank 7.
+fn side_terms(own: u64, enemy: u64, lift: u32, weights: &EvalWeights) -> SideTerms {
     let attacks = |step| White::advance(step, own);
     let enemy_attacks = |step| Black::advance(step, enemy);
     let (defended_once, defended_twice) = (
@@ -147,9 +156,10 @@ fn side_terms(own: u64, enemy: u64, weights: &EvalWeights) -> SideTerms {
     let safe = own & !hanging;
 
     let mut score = weights.pawn * own.count_ones() as i32
-        + weights.home_guard * (own & 0xFF).count_ones() as i32
+        + weights.home_guard * (own & (0xFF << lift)).count_ones() as i32
         - weights.hanging * hanging.count_ones() as i32;
-    for rank in 1..7 {
+    let home = (lift / 8) as usize;
+    for rank in home + 1..7 {
         let row = 0xFFu64 << (8 * rank);
         score += weights.advance[rank] * (own & row).count_ones() as i32
             + weights.safe_advance[rank] * (safe & row).count_ones() as i32;
@@ -240,6 +250,34 @@ mod tests {
                     "{text} {kind}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn every_board_evaluates_colour_symmetrically_with_its_own_goal() {
+        for board in crate::rules::Board::all() {
+            let lift = 8 * (8 - u32::from(board.ranks()));
+            let start = Position::start(board);
+            assert_eq!(
+                static_eval(&start, EvalKind::Full, &EvalWeights::DEFAULT),
+                EvalWeights::DEFAULT.tempo,
+                "{board}"
+            );
+            // A White pawn one rank short of the goal, a Black one at home: White's race.
+            let top = u32::from(board.ranks()) - 1;
+            let white = 1u64 << (8 * (top - 1));
+            let black = 1u64 << (8 * top + u32::from(board.files()) - 1);
+            let racing = Position::on_board(board, white, black, Color::Black).unwrap();
+            let mirrored = Position::on_board(
+                board,
+                black.swap_bytes() >> lift,
+                white.swap_bytes() >> lift,
+                Color::White,
+            )
+            .unwrap();
+            let eval = |p: &Position| static_eval(p, EvalKind::Full, &EvalWeights::DEFAULT);
+            assert_eq!(eval(&racing), eval(&mirrored), "{board}");
+            assert!(eval(&racing) < -RACE / 2, "{board}: {}", eval(&racing));
         }
     }
 

@@ -2,8 +2,8 @@
 
 use super::jobs::{Done, Finished, Work, best_move_reply, checked_move};
 use super::{Brain, End, OptionRefused, Output, SearchRequest};
-use crate::protocol::{Command, GoLimits, OptionDecl, Protocol, RULES_OPTION, Reply};
-use crate::rules::{Move, Position, Rules};
+use crate::protocol::{BOARD_OPTION, Command, GoLimits, OptionDecl, Protocol, RULES_OPTION, Reply};
+use crate::rules::{Board, Move, Position, Rules};
 use std::collections::VecDeque;
 use std::io;
 use std::sync::Arc;
@@ -75,6 +75,8 @@ pub(super) struct Server<B> {
     brain: Option<B>,
     protocol: Protocol,
     rules: Rules,
+    /// The board of `position startpos` (the `Board` option); a FEN brings its own size.
+    board: Board,
     /// The game of the last `position`, or why it was refused.
     game: Result<Game, String>,
     out: Output,
@@ -98,6 +100,7 @@ impl<B> Server<B> {
             brain: Some(brain),
             protocol: Protocol::default(),
             rules: Rules::default(),
+            board: Board::STANDARD,
             game: Ok(Game::new(Position::startpos())),
             out,
             work: None,
@@ -220,6 +223,12 @@ impl<B: Brain> Server<B> {
                 Ok(())
             }
             Command::Position { start, moves } => {
+                // `startpos` (read as 8x8's start) is the start of the board set by `Board`;
+                // a FEN of any size is played on its own board.
+                let start = match start == Position::startpos() {
+                    true => Position::start(self.board),
+                    false => start,
+                };
                 self.game = Game::replay(start, &moves, self.rules);
                 match &self.game {
                     Ok(_) => Ok(()),
@@ -251,6 +260,7 @@ impl<B: Brain> Server<B> {
             Reply::IdName(brain.name().to_string()),
             Reply::IdAuthor(brain.author().to_string()),
             Reply::Option(OptionDecl::rules()),
+            Reply::Option(OptionDecl::board()),
         ];
         replies.extend(brain.options().into_iter().map(Reply::Option));
         replies.push(Reply::HandshakeOk(protocol));
@@ -260,6 +270,15 @@ impl<B: Brain> Server<B> {
     }
 
     fn set_option(&mut self, name: &str, value: &str) -> io::Result<()> {
+        if name.eq_ignore_ascii_case(BOARD_OPTION) {
+            return match value.parse() {
+                Ok(board) => {
+                    self.board = board;
+                    Ok(())
+                }
+                Err(err) => self.out.error(format_args!("option {BOARD_OPTION}: {err}")),
+            };
+        }
         if name.eq_ignore_ascii_case(RULES_OPTION) {
             return match value.parse() {
                 Ok(rules) => {

@@ -1,8 +1,9 @@
 //! The engine side of the protocol: a reusable command loop for bundled engines.
 //!
 //! An engine implements [`Brain`] (its name, options and search) and calls [`serve`]. The loop
-//! answers the handshake in either protocol, declares the `Rules` option besides the brain's
-//! own, validates every `position` with the rules, runs `go` while it goes on reading input,
+//! answers the handshake in either protocol, declares the `Rules` and `Board` options besides
+//! the brain's own (a `position fen` of any size from 4×4 to 8×8 is played on its own board;
+//! `Board` sets the board of `position startpos`), validates every `position` with the rules, runs `go` while it goes on reading input,
 //! answers `go perft N` with the reference move generator (the same way), and quits on `quit`
 //! or end of input. `isready`, `stop` and `quit` are answered at once, also while a search
 //! runs; other commands that arrive meanwhile are queued and run in order after it (as
@@ -63,7 +64,8 @@ pub trait Brain: Send + 'static {
     fn name(&self) -> &str;
     /// The engine's author, sent as `id author`.
     fn author(&self) -> &str;
-    /// The options the engine declares, besides `Rules`, which the server declares and handles.
+    /// The options the engine declares, besides `Rules` and `Board`, which the server declares
+    /// and handles.
     fn options(&self) -> Vec<OptionDecl>;
     /// Sets option `name` (as declared) to `value`, which the server has checked against the
     /// declaration. An error message is reported to the runner as `info string error ...`.
@@ -99,8 +101,8 @@ pub fn asks_for_help(args: &[String]) -> bool {
 }
 
 /// The text of a bundled engine's `--help`: `about`, how it is run (`usage`: each command
-/// line and what it does), and the options its handshake declares (the server's `Rules`
-/// first, then the brain's), with their types, defaults and ranges or choices.
+/// line and what it does), and the options its handshake declares (the server's `Rules` and
+/// `Board` first, then the brain's), with their types, defaults and ranges or choices.
 pub fn help(brain: &dyn Brain, about: &str, usage: &[(&str, &str)]) -> String {
     use crate::protocol::OptionKind;
     let mut text = format!("{}\n{}\n\nUsage:\n", brain.name(), wrap(about, 90));
@@ -112,7 +114,8 @@ pub fn help(brain: &dyn Brain, about: &str, usage: &[(&str, &str)]) -> String {
         "\nOptions (set by the runner: setoption name NAME value VALUE, or a tournament's \
          option.NAME=VALUE):\n",
     );
-    let options: Vec<OptionDecl> = std::iter::once(OptionDecl::rules())
+    let options: Vec<OptionDecl> = [OptionDecl::rules(), OptionDecl::board()]
+        .into_iter()
         .chain(brain.options())
         .collect();
     let width = options.iter().map(|o| o.name.len()).max().unwrap_or(0);

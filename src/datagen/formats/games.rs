@@ -4,7 +4,8 @@
 //! of a run merge through it (the positions carry no game id).
 //!
 //! Layout (little-endian; `docs/formats/datagen.md` has the table): a 16-byte header
-//! ([`MAGIC`], the version, the rule set), then one record per game:
+//! ([`MAGIC`], the version, the rule set, the board's ranks and files, 0 and 0 on 8×8), then
+//! one record per game:
 //!
 //! | bytes | field |
 //! |---|---|
@@ -25,7 +26,7 @@
 
 use super::{color_byte, decode_move, fnv1a};
 use crate::records::Termination;
-use crate::rules::{Color, Move, Position, Rules};
+use crate::rules::{Board, Color, Move, Position, Rules};
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
@@ -160,11 +161,11 @@ impl GameEntry {
     }
 
     /// The game from the bytes of a record after its length field (`body`, checksum
-    /// included), its moves checked under `rules`.
+    /// included), played on `board`, its moves checked under `rules`.
     ///
     /// # Errors
     /// A message saying what is wrong: a checksum, a field or a move.
-    pub(crate) fn from_body(body: &[u8], rules: Rules) -> Result<GameEntry, String> {
+    pub(crate) fn from_body(body: &[u8], rules: Rules, board: Board) -> Result<GameEntry, String> {
         if body.len() < FIXED_LEN - 4 {
             return Err(format!("a record of {} bytes is too short", body.len()));
         }
@@ -180,7 +181,7 @@ impl GameEntry {
             other => Err(format!("bad {what} {other}")),
         };
         let side = color(data[24], "side to move")?;
-        let start = Position::new(u64_at(8), u64_at(16), side)
+        let start = Position::on_board(board, u64_at(8), u64_at(16), side)
             .map_err(|e| format!("bad start position: {e}"))?;
         let winner = color(data[25], "winner")?;
         let ending = *Ending::ALL
@@ -280,8 +281,9 @@ impl std::fmt::Display for GamesError {
 
 impl std::error::Error for GamesError {}
 
-/// The header of a games file of `rules`.
-fn header(rules: Rules) -> [u8; HEADER_LEN] {
+/// The header of a games file of `rules` on `board`: bytes 10 and 11 its ranks and files,
+/// both 0 on 8×8 (as in every file written before sizes existed).
+fn header(rules: Rules, board: Board) -> [u8; HEADER_LEN] {
     let mut bytes = [0u8; HEADER_LEN];
     bytes[..8].copy_from_slice(MAGIC);
     bytes[8] = VERSION;
@@ -289,7 +291,24 @@ fn header(rules: Rules) -> [u8; HEADER_LEN] {
         Rules::CaptureOnly => 0,
         Rules::Classic => 1,
     };
+    if !board.is_standard() {
+        bytes[10] = board.ranks();
+        bytes[11] = board.files();
+    }
     bytes
+}
+
+/// The board of a header, checked: 8×8 for 0 and 0.
+fn board_of(bytes: &[u8; HEADER_LEN]) -> Result<Board, String> {
+    match (bytes[10], bytes[11]) {
+        (0, 0) => Ok(Board::STANDARD),
+        (ranks, files) => Board::new(ranks, files).map_err(|e| format!("bad board: {e}")),
+    }
+}
+
+/// The rule set and board of a header, checked.
+fn variant_of(bytes: &[u8; HEADER_LEN]) -> Result<(Rules, Board), String> {
+    Ok((rules_of(bytes)?, board_of(bytes)?))
 }
 
 /// The rule set of a header, checked.
@@ -325,6 +344,7 @@ pub struct EntryReader {
     path: PathBuf,
     input: BufReader<File>,
     rules: Rules,
+    board: Board,
     /// Bytes read: the offset of the next record.
     offset: u64,
     len: u64,
@@ -348,7 +368,7 @@ impl EntryReader {
                 offset: 0,
                 what: "shorter than the 16-byte header".to_string(),
             })?;
-        let rules = rules_of(&bytes).map_err(|what| GamesError::Malformed {
+        let (rules, board) = variant_of(&bytes).map_err(|what| GamesError::Malformed {
             path: path.to_path_buf(),
             offset: 0,
             what,
@@ -357,6 +377,7 @@ impl EntryReader {
             path: path.to_path_buf(),
             input,
             rules,
+            board,
             offset: HEADER_LEN as u64,
             len,
         })
@@ -365,6 +386,11 @@ impl EntryReader {
     /// The rule set the file's games were played under.
     pub fn rules(&self) -> Rules {
         self.rules
+    }
+
+    /// The board the file's games were played on.
+    pub fn board(&self) -> Board {
+        self.board
     }
 
     /// The file read.
@@ -397,7 +423,7 @@ impl EntryReader {
         let mut body = vec![0u8; usize::try_from(rest).unwrap_or(0)];
         self.input.read_exact(&mut body).map_err(io)?;
         let at_end = self.offset + 4 + rest == self.len;
-        match GameEntry::from_body(&body, self.rules) {
+        match GameEntry::from_body(&body, self.rules, self.board) {
             Ok(entry) => {
                 self.offset += 4 + rest;
                 Ok(Next::Game(entry))
@@ -451,15 +477,15 @@ pub struct Reopened {
 }
 
 impl GamesWriter {
-    /// Opens `path` for appending games of `rules`: creates it with its header, or reads it
-    /// through (handing each game to `each`, in file order) and cuts a torn tail.
+    /// Opens `path` for appending games of `rules` on `board`: creates it with its header, or
+    /// reads it through (handing each game to `each`, in file order) and cuts a torn tail.
     ///
     /// # Errors
-    /// [`GamesError`]: the file cannot be read or written, is not a games file of `rules`, or
-    /// holds a bad record before its end.
+    /// [`GamesError`]: the file cannot be read or written, is not a games file of `rules` and
+    /// `board`, or holds a bad record before its end.
     pub fn open(
         path: &Path,
-        rules: Rules,
+        (rules, board): (Rules, Board),
         mut each: impl FnMut(GameEntry),
     ) -> Result<(GamesWriter, Reopened), GamesError> {
         let io = |e| GamesError::Io(path.to_path_buf(), e);
@@ -470,6 +496,11 @@ impl GamesWriter {
             if reader.rules != rules {
                 return Err(
                     reader.malformed(format!("games of {} rules, not {rules}", reader.rules))
+                );
+            }
+            if reader.board != board {
+                return Err(
+                    reader.malformed(format!("games of the {} board, not {board}", reader.board))
                 );
             }
             loop {
@@ -498,7 +529,7 @@ impl GamesWriter {
             .map_err(io)?;
         if !exists {
             file.set_len(0).map_err(io)?;
-            file.write_all(&header(rules)).map_err(io)?;
+            file.write_all(&header(rules, board)).map_err(io)?;
             file.flush().map_err(io)?;
         }
         Ok((
@@ -522,14 +553,15 @@ impl GamesWriter {
     }
 }
 
-/// A new games file of `rules` at `path`, written whole by `write` (for merges and samples).
+/// A new games file of `rules` on `board` at `path`, written whole by `write` (for merges and
+/// samples).
 ///
 /// # Errors
 /// [`GamesError::Io`] naming the file.
-pub fn create(path: &Path, rules: Rules) -> Result<GamesWriter, GamesError> {
+pub fn create(path: &Path, rules: Rules, board: Board) -> Result<GamesWriter, GamesError> {
     let io = |e| GamesError::Io(path.to_path_buf(), e);
     let mut file = File::create(path).map_err(io)?;
-    file.write_all(&header(rules)).map_err(io)?;
+    file.write_all(&header(rules, board)).map_err(io)?;
     Ok(GamesWriter {
         path: path.to_path_buf(),
         file,
@@ -572,13 +604,13 @@ mod tests {
         let rest = u32::from_le_bytes(bytes[..4].try_into().unwrap());
         assert_eq!((rest, bytes.len()), (36 + 3 * 3, 4 + 36 + 3 * 3));
         assert_eq!(
-            GameEntry::from_body(&bytes[4..], Rules::CaptureOnly),
+            GameEntry::from_body(&bytes[4..], Rules::CaptureOnly, Board::STANDARD),
             Ok(entry.clone())
         );
         let mut bad = bytes.clone();
         bad[40] ^= 1;
         assert_eq!(
-            GameEntry::from_body(&bad[4..], Rules::CaptureOnly),
+            GameEntry::from_body(&bad[4..], Rules::CaptureOnly, Board::STANDARD),
             Err("checksum mismatch".to_string())
         );
         let positions: Vec<String> = entry.positions().map(|p| p.mv.to_string()).collect();
@@ -586,10 +618,42 @@ mod tests {
     }
 
     #[test]
+    fn the_header_holds_the_board_and_a_file_of_another_is_refused() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("games.dat");
+        let small = Board::new(6, 5).unwrap();
+        let (writer, _) = GamesWriter::open(&path, (Rules::Classic, small), |_| {}).expect("open");
+        drop(writer);
+        let bytes = std::fs::read(&path).expect("read");
+        assert_eq!(&bytes[8..], &[VERSION, 1, 6, 5, 0, 0, 0, 0]);
+        assert_eq!(EntryReader::open(&path).expect("open").board(), small);
+        let err = GamesWriter::open(&path, (Rules::Classic, Board::STANDARD), |_| {})
+            .err()
+            .expect("refused")
+            .to_string();
+        assert!(
+            err.ends_with("byte 16: games of the 6x5 board, not 8x8"),
+            "{err}"
+        );
+        // 8x8 keeps the header of every file before sizes: bytes 10 and 11 zero.
+        assert_eq!(&header(Rules::Classic, Board::STANDARD)[10..], &[0; 6]);
+        let mut bad = header(Rules::Classic, small);
+        bad[10] = 9;
+        assert_eq!(
+            board_of(&bad),
+            Err(
+                "bad board: a board of 9 ranks is not supported: ranks and files go from 4 to 8"
+                    .to_string()
+            )
+        );
+    }
+
+    #[test]
     fn a_torn_tail_is_cut_and_the_games_before_it_kept() {
         let dir = tempfile::tempdir().expect("dir");
         let path = dir.path().join("games.dat");
-        let (mut writer, _) = GamesWriter::open(&path, Rules::CaptureOnly, |_| {}).expect("open");
+        let (mut writer, _) =
+            GamesWriter::open(&path, (Rules::CaptureOnly, Board::STANDARD), |_| {}).expect("open");
         writer.append(&game(1)).expect("append");
         writer.append(&game(2)).expect("append");
         drop(writer);
@@ -597,8 +661,10 @@ mod tests {
         let file = OpenOptions::new().write(true).open(&path).expect("open");
         file.set_len(full - 5).expect("cut");
         let mut seen = Vec::new();
-        let (_, reopened) =
-            GamesWriter::open(&path, Rules::CaptureOnly, |e| seen.push(e.game_id)).expect("open");
+        let (_, reopened) = GamesWriter::open(&path, (Rules::CaptureOnly, Board::STANDARD), |e| {
+            seen.push(e.game_id)
+        })
+        .expect("open");
         assert_eq!(seen, [1]);
         let cut = reopened.cut.expect("a warning");
         assert!(

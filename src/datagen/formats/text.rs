@@ -5,15 +5,17 @@
 //! won (the proven result when the position is labelled by proof).
 
 use super::binary::PositionRecord;
-use crate::rules::{Color, Position};
+use crate::rules::{Board, Color, Position};
 
-/// The line of `record` (without its newline); `None` when its bitboards are not a position.
-pub fn line(record: &PositionRecord) -> Option<String> {
+/// The line of `record`, a position of `board` (without its newline); `None` when its
+/// bitboards are not a position of that board. The FEN is of the board's own shape, so a
+/// line says its board.
+pub fn line(record: &PositionRecord, board: Board) -> Option<String> {
     let side = match record.side {
         0 => Color::White,
         _ => Color::Black,
     };
-    let position = Position::new(record.white, record.black, side).ok()?;
+    let position = Position::on_board(board, record.white, record.black, side).ok()?;
     let result = match record.result {
         2 => "1.0",
         1 => "0.5",
@@ -37,7 +39,7 @@ mod tests {
             ..PositionRecord::default()
         };
         assert_eq!(
-            line(&record).as_deref(),
+            line(&record, Board::STANDARD).as_deref(),
             Some("pppppppp/pppppppp/8/8/8/8/PPPPPPPP/PPPPPPPP w | 12 | 0.0")
         );
     }

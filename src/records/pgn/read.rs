@@ -28,7 +28,7 @@
 use super::lexer::{Game, RawGame, Tokens, split_game};
 use crate::records::moves::{self, MoveInfo};
 use crate::records::{GameRecord, GameResult, RecordsError, Termination};
-use crate::rules::{ByColor, Color, Move, Position, Rules, Square};
+use crate::rules::{Board, ByColor, Color, Move, Position, Rules, Square};
 use std::path::Path;
 
 /// The games of a file, in file order, and the games not counted.
@@ -101,6 +101,56 @@ pub fn parse_pgn(text: &str, path: &Path) -> Result<ReadGames, RecordsError> {
     Ok(out)
 }
 
+/// The rule set and board a `Variant` tag names: `breakthrough` (also `Breakthrough`),
+/// `breakthrough-capture-only`, each with `-RxC` for a board other than 8×8 (as
+/// [`super::write::variant_name`] writes it; the board `None` when the name has none);
+/// `None` for another variant.
+fn read_variant(name: &str) -> Option<(Rules, Option<Board>)> {
+    let (base, board) = match name.rsplit_once('-') {
+        Some((base, size)) if size.parse::<Board>().is_ok() => (base, size.parse().ok()),
+        _ => (name, None),
+    };
+    let rules = match base {
+        "breakthrough" | "Breakthrough" => Rules::Classic,
+        "breakthrough-capture-only" => Rules::CaptureOnly,
+        _ => return None,
+    };
+    Some((rules, board))
+}
+
+/// The start of `game`: its `FEN` tag (of the board its `Board` tag or its variant `named`
+/// says, else of the FEN's own shape), else the start of that board (8×8 when none is said).
+///
+/// # Errors
+/// A bad `Board` tag, a `Board` tag and a variant naming two boards, a FEN that does not
+/// read or is of another board than the one said, each naming what.
+fn game_start(game: &Game, named: Option<Board>) -> Result<Position, String> {
+    let tagged = match game.tag("Board") {
+        Some(text) => Some(
+            text.parse::<Board>()
+                .map_err(|e| format!("bad Board \"{text}\": {e}"))?,
+        ),
+        None => None,
+    };
+    let board = match (tagged, named) {
+        (Some(tagged), Some(named)) if tagged != named => {
+            return Err(format!(
+                "Board \"{tagged}\" and Variant \"{}\" name two boards",
+                game.tag("Variant").unwrap_or_default()
+            ));
+        }
+        (tagged, named) => tagged.or(named),
+    };
+    match (game.tag("FEN"), board) {
+        (Some(fen), Some(board)) => Position::from_fen(fen, board)
+            .map_err(|e| format!("bad FEN \"{fen}\" for the {board} board: {e}")),
+        (Some(fen), None) => {
+            Position::from_fen_any(fen).map_err(|e| format!("bad FEN \"{fen}\": {e}"))
+        }
+        (None, board) => Ok(Position::start(board.unwrap_or_default())),
+    }
+}
+
 /// The record of `game`, the `ordinal`-th in its file; `None` for an unfinished game (`*`).
 /// Its pair is 0 unless the game has `X-Pair` ([`assign_pairs`] numbers the others).
 ///
@@ -113,22 +163,17 @@ fn build_record(game: &Game, ordinal: u64) -> Result<Option<GameRecord>, (u64, S
     let Some(result) = game_result(game).map_err(at)? else {
         return Ok(None);
     };
-    let rules = match game.tag("Variant") {
-        None | Some("breakthrough" | "Breakthrough") => Rules::Classic,
-        Some("breakthrough-capture-only") => Rules::CaptureOnly,
-        Some(other) => {
-            return Err(at(format!(
-                "Variant \"{other}\" is not Breakthrough (breakthrough or \
-                 breakthrough-capture-only)"
-            )));
-        }
-    };
-    let start = match game.tag("FEN") {
-        Some(fen) => fen
-            .parse::<Position>()
-            .map_err(|e| at(format!("bad FEN \"{fen}\": {e}")))?,
-        None => Position::startpos(),
-    };
+    let (rules, named) = game
+        .tag("Variant")
+        .map_or(Some((Rules::Classic, None)), read_variant)
+        .ok_or_else(|| {
+            at(format!(
+                "Variant \"{}\" is not Breakthrough (breakthrough or \
+                 breakthrough-capture-only, with -RxC on another board than 8x8)",
+                game.tag("Variant").unwrap_or_default()
+            ))
+        })?;
+    let start = game_start(game, named).map_err(at)?;
     let (moves, last) = replay(game, ordinal, start, rules)?;
     let termination = termination(game, last, rules, result).map_err(at)?;
     let (move_info, used_ms) = move_info_and_times(game, moves.len(), start.side_to_move());
@@ -487,6 +532,30 @@ mod tests {
     }
 
     #[test]
+    fn the_board_comes_from_the_board_tag_the_variant_or_the_fen() {
+        let start = |tags: &str| {
+            let game = format!("[White \"a\"]\n[Black \"b\"]\n{tags}\n1. a2a3 1-0\n");
+            parse(&game).map(|read| read.games[0].opening.clone())
+        };
+        assert_eq!(
+            start("[Variant \"breakthrough-capture-only-5x4\"]\n").unwrap(),
+            "pppp/pppp/4/PPPP/PPPP w"
+        );
+        assert_eq!(
+            start("[Board \"5x5\"]\n").unwrap(),
+            "ppppp/ppppp/5/PPPPP/PPPPP w"
+        );
+        assert_eq!(
+            start("[FEN \"pppp/pppp/4/PPPP/PPPP w - - 0 1\"]\n[SetUp \"1\"]\n").unwrap(),
+            "pppp/pppp/4/PPPP/PPPP w"
+        );
+        assert_eq!(
+            start("[Variant \"breakthrough\"]\n").unwrap(),
+            Position::startpos().to_string()
+        );
+    }
+
+    #[test]
     fn unfinished_and_cut_off_games_are_skipped_and_named() {
         let text =
             "[White \"a\"]\n[Black \"b\"]\n\n1. a2a3 *\n\n[White \"a\"]\n[Black \"b\"]\n\n1. a2a3";
@@ -519,7 +588,27 @@ mod tests {
         assert_eq!(
             error("[White \"a\"]\n[Black \"b\"]\n[Variant \"chess\"]\n\n1. e4 1-0"),
             "x.pgn, line 1: game 1: Variant \"chess\" is not Breakthrough (breakthrough or \
-             breakthrough-capture-only)"
+             breakthrough-capture-only, with -RxC on another board than 8x8)"
+        );
+        let small = "[White \"a\"]\n[Black \"b\"]\n";
+        assert_eq!(
+            error(&format!(
+                "{small}[Variant \"breakthrough-6x6\"]\n[Board \"6x5\"]\n\n1. a2a3 1-0"
+            )),
+            "x.pgn, line 1: game 1: Board \"6x5\" and Variant \"breakthrough-6x6\" name two \
+             boards"
+        );
+        assert_eq!(
+            error(&format!("{small}[Board \"9x9\"]\n\n1. a2a3 1-0")),
+            "x.pgn, line 1: game 1: bad Board \"9x9\": a board of 9 ranks is not supported: \
+             ranks and files go from 4 to 8"
+        );
+        assert_eq!(
+            error(&format!(
+                "{small}[Board \"6x6\"]\n[FEN \"ppppp/ppppp/5/5/PPPPP/PPPPP w\"]\n\n1. a2a3 1-0"
+            )),
+            "x.pgn, line 1: game 1: bad FEN \"ppppp/ppppp/5/5/PPPPP/PPPPP w\" for the 6x6 \
+             board: rank 6 describes 5 squares, expected 6 (a 6x6 board)"
         );
         assert_eq!(
             error("[White \"a\"]\n[Black \"b\"]\n\n1. a2a3 a7a6\n2. a3a5 1-0"),

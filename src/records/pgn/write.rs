@@ -12,7 +12,8 @@
 //! [Black "beta"]
 //! [Result "1-0"]
 //! [Variant "breakthrough"]            see `variant`
-//! [SetUp "1"]                         these two only when the opening is not the start; the
+//! [Board "6x6"]                       only on a board other than 8×8 (see `variant_name`)
+//! [SetUp "1"]                         these two only when the opening is not the 8×8 start;
 //! [FEN "pppppppp/pppppppp/8/8/8/P7/1PPPPPPP/PPPPPPPP b - - 0 1"]   six fields of Fairy-Stockfish
 //! [TimeControl "10+0.1"]              PGN standard: BASE+INC in seconds, `-` for a fixed limit;
 //! [X-Limit "depth=3"]                 ... which this tag then names (see `TimeControl::pgn_tag`)
@@ -42,7 +43,7 @@
 use crate::records::GameRecord;
 use crate::records::moves::{CommentDetail, MoveInfo};
 use crate::records::provenance::EngineProvenance;
-use crate::rules::{Color, Position, Rules};
+use crate::rules::{Board, Color, Position, Rules};
 use crate::time_control::TimeControl;
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -57,6 +58,17 @@ pub const fn variant(rules: Rules) -> &'static str {
     match rules {
         Rules::Classic => "breakthrough",
         Rules::CaptureOnly => "breakthrough-capture-only",
+    }
+}
+
+/// The PGN `Variant` tag of a game under `rules` on `board`: [`variant`] on 8×8, else the
+/// name of that board's variant in the Fairy-Stockfish variants file bt-arena ships
+/// (`engines/fairy-stockfish/variants.ini`): `breakthrough-6x6`, `breakthrough-capture-only-6x5`
+/// (what cutechess-cli writes when it plays that variant).
+pub fn variant_name(rules: Rules, board: Board) -> String {
+    match board.is_standard() {
+        true => variant(rules).to_string(),
+        false => format!("{}-{board}", variant(rules)),
     }
 }
 
@@ -135,7 +147,8 @@ pub fn format_game_ending(
     ending: Option<&str>,
     style: &PgnStyle,
 ) -> String {
-    let opening = record.opening.parse::<Position>().ok();
+    let opening = record.start();
+    let board = opening.map_or(Board::STANDARD, |p| p.board());
     let mut text = String::new();
     let mut tag = |name: &str, value: &str| {
         // Writing to a String cannot fail.
@@ -148,7 +161,11 @@ pub fn format_game_ending(
     tag("White", &record.white);
     tag("Black", &record.black);
     tag("Result", record.result.as_str());
-    tag("Variant", variant(style.rules));
+    tag("Variant", &variant_name(style.rules, board));
+    if !board.is_standard() {
+        // A reader that knows no variants file learns the size here and from the FEN.
+        tag("Board", &board.to_string());
+    }
     if opening != Some(Position::startpos()) {
         let fen = opening.map_or_else(|| record.opening.clone(), |p| fen(&p));
         tag("SetUp", "1");
@@ -200,6 +217,7 @@ pub fn format_game_ending(
         infos,
         ending,
         first_mover,
+        board,
         style.comments,
     ));
     text.push_str("\n\n");
@@ -221,13 +239,14 @@ pub fn insert_tags(game: &str, tags: &[(String, String)]) -> String {
 }
 
 /// The movetext: numbered moves with their comments from `infos` (none past its end), the
-/// ending as a comment (`ending`, or the termination's sentence), the result; wrapped, no
-/// final newline.
+/// ending as a comment (`ending`, or the termination's sentence on `board`), the result;
+/// wrapped, no final newline.
 fn movetext(
     record: &GameRecord,
     infos: &[MoveInfo],
     ending: Option<&str>,
     first_mover: Color,
+    board: Board,
     detail: CommentDetail,
 ) -> String {
     let mut text = Wrapped::new(LINE_WIDTH);
@@ -251,7 +270,7 @@ fn movetext(
     match ending {
         // A brace would end the comment early.
         Some(ending) => unit.extend(ending.chars().filter(|c| !matches!(c, '{' | '}'))),
-        None => unit.push_str(&record.termination.describe(record.result.winner())),
+        None => unit.push_str(&record.termination.describe(record.result.winner(), board)),
     }
     unit.push('}');
     text.push(&unit);

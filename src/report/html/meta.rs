@@ -17,6 +17,10 @@ pub struct RunInfo {
     /// The bt-arena version that ran it.
     #[serde(default)]
     pub bt_arena: String,
+    /// The board the run plays on (`"6x6"`), as its config says; left out on 8×8 (and in the
+    /// run.json of runs before sizes existed, all 8×8).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub board: Option<crate::rules::Board>,
     /// Each engine's `id name`, by configured name, as far as known.
     #[serde(default)]
     pub engines: BTreeMap<String, String>,

@@ -540,7 +540,7 @@ fn meta_rows(report: &Report<'_>) -> Vec<(String, String)> {
     rows.push(("Report written".into(), records::now_rfc3339()));
     if let Some(config) = &meta.config {
         for key in [
-            "event", "rules", "format", "rounds", "games", "seed", "sprt",
+            "event", "rules", "board", "format", "rounds", "games", "seed", "sprt",
         ] {
             let value = &config[key];
             if !value.is_null() {

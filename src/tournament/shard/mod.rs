@@ -35,6 +35,7 @@ pub(crate) fn test_config(run: &std::path::Path, shard: &str) -> super::Tourname
         run: RunHeader {
             event: "e".into(),
             rules: crate::rules::Rules::CaptureOnly,
+            board: crate::rules::Board::STANDARD,
             openings: OpeningsSpec::default(),
             concurrency: 1,
             seed: 7,

@@ -6,7 +6,7 @@ use super::isolate;
 use crate::records::moves::CommentDetail;
 use crate::records::{self, GameRecord, pgn, plural};
 use crate::report::html::{MAX_VIEWER_GAMES, Report};
-use crate::rules::Position;
+use crate::rules::{Board, Position};
 use serde::Serialize;
 
 /// One game of the viewer.
@@ -20,8 +20,12 @@ struct ViewerGame {
     result: &'static str,
     ending: String,
     opening: String,
-    /// The game began from a position other than the start.
+    /// The game began from a position other than the start of its board.
     from_book: bool,
+    /// The ranks of its board (the shape of its opening; 8 when that does not read).
+    ranks: u8,
+    /// The files of its board.
+    files: u8,
     moves: Vec<String>,
     comments: Vec<Option<String>>,
     /// The claims found wrong, by 1-based ply: the viewer marks those moves.
@@ -45,7 +49,7 @@ pub(in crate::report::html) fn viewer_json(games: &[GameRecord]) -> String {
     let first = games.len().saturating_sub(MAX_VIEWER_GAMES);
     let list: Vec<ViewerGame> = games[first..]
         .iter()
-        .map(|game| (game, game.opening.parse::<Position>().ok()))
+        .map(|game| (game, game.start()))
         .map(|(game, start)| ViewerGame {
             id: game.game_id,
             label: format!(
@@ -62,10 +66,15 @@ pub(in crate::report::html) fn viewer_json(games: &[GameRecord]) -> String {
             ending: format!(
                 "{}: {}",
                 game.termination,
-                game.termination.describe(game.result.winner())
+                game.termination.describe(
+                    game.result.winner(),
+                    start.map_or(Board::STANDARD, |p| p.board())
+                )
             ),
             opening: start.map_or_else(|| game.opening.clone(), |p| p.to_string()),
-            from_book: start.is_none_or(|p| p != Position::startpos()),
+            from_book: start.is_none_or(|p| p != Position::start(p.board())),
+            ranks: start.map_or(8, |p| p.board().ranks()),
+            files: start.map_or(8, |p| p.board().files()),
             moves: game.moves.split_whitespace().map(str::to_string).collect(),
             comments: pgn::move_comments(game, CommentDetail::Full),
             claims: viewer_claims(game),
