@@ -33,6 +33,7 @@
 //! | [`stats`] | Elo, LOS, pentanomial counts, SPRT (fishtest's formulas), Bradley–Terry ratings | `docs/guide/sprt.md` |
 //! | [`perft_check`] | an engine's perft against the rules, walked down to the faulty position | `docs/guide/perft.md` |
 //! | [`check_engine`] | the protocol and rules checklist for engine authors | `docs/guide/check-engine.md` |
+//! | [`solve`] | the solver: who wins a small board (or any position) with perfect play and in how many plies, exactly; the oracle of the prover and of engines | `docs/guide/solve.md` |
 //! | [`named`] | values named by a word (rule sets, protocols, formats): one trait, one macro, one error | `docs/guide/tournaments.md` |
 //! | [`textfile`] | reading the text files users hand in as editors save them (a byte-order mark) | `docs/guide/rules.md` (Files) |
 //!
@@ -123,6 +124,7 @@ pub mod run;
 pub mod run_dir;
 pub mod select;
 pub mod session;
+pub mod solve;
 pub mod stats;
 pub mod textfile;
 pub mod time_control;

@@ -107,6 +107,11 @@ enum Command {
     /// rules' exact prover, as --check-claims and --adjudicate use it.
     #[command(after_long_help = cli::examples::PROVE)]
     Prove(cli::prove::ProveArgs),
+    /// Solve a position (by default the start of --board): who wins with perfect play, and in
+    /// how many plies. The distance is the minimax one: the winner plays the fastest win, the
+    /// loser the longest resistance. Prints the principal line, the nodes and the memory used.
+    #[command(after_long_help = cli::examples::SOLVE)]
+    Solve(cli::solve::SolveArgs),
     /// Generate an opening book (random balanced positions), or check one (with --runs: what
     /// its openings did in games).
     #[command(after_long_help = cli::examples::OPENINGS)]
@@ -177,6 +182,7 @@ fn main() -> ExitCode {
         Command::Openings(args) => cli::openings::run(&args, &matches),
         Command::Sprt(args) => cli::sprt::run(&args),
         Command::Prove(args) => cli::prove::run(&args),
+        Command::Solve(args) => cli::solve::run(&args),
         Command::Bench(args) => cli::bench::run(&args),
         Command::Generate(args) => cli::generate::run(&args, Cli::command()),
     };

@@ -179,6 +179,15 @@ Examples:
       bin=target/release/my-engine bench=8081473";
 
 /// `bt-arena prove --help`.
+pub const SOLVE: &str = "\
+Examples:
+  Prove 5x5 under classic rules a win for the second player in 26 plies (20 minutes or more):
+    bt-arena solve --board 5x5 --rules classic
+  A long solve that can be stopped (Ctrl-C) and resumed by the same command:
+    bt-arena solve --board 6x5 --rules classic --hash 4096 --resume 6x5.state
+  Solve a position of 5x5, with the result as JSON:
+    bt-arena solve --board 5x5 --fen '5/1p1pp/2P2/PP3/5 b' --json";
+
 pub const PROVE: &str = "\
 Examples:
   Check a false mate claim the claims table names (it prints its reproduction line):

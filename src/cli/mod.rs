@@ -53,6 +53,7 @@ pub mod select;
 pub mod select_report;
 pub mod session;
 pub mod signals;
+pub mod solve;
 pub mod sprt;
 pub mod tournament;
 pub mod tune;

@@ -1,7 +1,7 @@
 //! `bt-arena prove`: the rules' prover ([`bt_arena::rules::proof`]) on one position, the
 //! command a false mate claim's reproduction line names (docs/guide/checks.md).
 
-use super::args::RulesFlag;
+use super::args::{BoardFlag, RulesFlag};
 use anyhow::Result;
 use bt_arena::game::claims::DEFAULT_CLAIM_NODES;
 use bt_arena::rules::Position;
@@ -12,9 +12,12 @@ use std::process::ExitCode;
 /// Arguments of `bt-arena prove`.
 #[derive(Args, Debug)]
 pub struct ProveArgs {
-    /// The position as a FEN (ranks 8 to 1, then w or b), or "startpos".
+    /// The position as a FEN (the board's ranks from the top one down, then w or b), or
+    /// "startpos" (the start of the --board).
     #[arg(long, value_name = "POSITION")]
-    fen: Position,
+    fen: String,
+    #[command(flatten)]
+    board: BoardFlag,
     /// PLIES as a flag.
     #[arg(long = "plies", id = "plies_flag", value_name = "PLIES",
           value_parser = clap::value_parser!(u32).range(1..=63),
@@ -38,20 +41,21 @@ pub struct ProveArgs {
 /// exit 0 whatever the verdict.
 ///
 /// # Errors
-/// None beyond clap's (a FEN that does not parse is a bad command line).
+/// A FEN that is no position of the --board (a usage error naming the rank).
 pub fn run(args: &ProveArgs) -> Result<ExitCode> {
-    let side = args.fen.side_to_move();
+    let position: Position = args.board.position("--fen", &args.fen)?;
+    let side = position.side_to_move();
     let mut prover = Prover::new(args.rules.get(), args.nodes);
     let plies = args.plies.or(args.plies_flag).unwrap_or(1);
     // A finished position: who has won, not a search for a forced result.
-    if let Some(outcome) = args.fen.outcome(args.rules.get()) {
+    if let Some(outcome) = position.outcome(args.rules.get()) {
         say!(
             "{side} to move: the game is over ({outcome}): {} has won",
             outcome.winner
         );
         return Ok(ExitCode::SUCCESS);
     }
-    match prover.prove(&args.fen, plies) {
+    match prover.prove(&position, plies) {
         Verdict::Win(line) => say!("{side} to move wins: {line}"),
         Verdict::Loss(line) => say!("{side} to move is lost: {line}"),
         Verdict::Open => say!("{side} to move: no forced result within {plies} plies"),

@@ -573,7 +573,7 @@ fn depth_u8(depth: u32) -> u8 {
 
 mod bounds;
 mod table;
-use bounds::{files, move_count, near_goal};
+pub(crate) use bounds::{files, move_count, near_goal};
 use table::{Facts, Table};
 
 #[cfg(test)]

@@ -122,6 +122,7 @@ fn every_help_matches_its_snapshot_and_h_is_the_short_one() {
             "elo",
             "report",
             "prove",
+            "solve",
             "openings",
             "sprt",
             "bench",

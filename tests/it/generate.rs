@@ -11,7 +11,7 @@ fn args(words: &[&str]) -> Vec<String> {
 }
 
 /// The man pages bt-arena writes: one per subcommand and one per file format.
-const PAGES: [&str; 21] = [
+const PAGES: [&str; 22] = [
     "bt-arena.1",
     "bt-arena-bench.1",
     "bt-arena-check-engine.1",
@@ -30,6 +30,7 @@ const PAGES: [&str; 21] = [
     "bt-arena-prove.1",
     "bt-arena-report.1",
     "bt-arena-select.1",
+    "bt-arena-solve.1",
     "bt-arena-sprt.1",
     "bt-arena-tournament.1",
     "bt-arena-tune.1",
@@ -45,7 +46,7 @@ fn every_man_page_renders_without_a_warning() {
     assert_eq!(
         String::from_utf8_lossy(&output.stdout),
         format!(
-            "21 man pages written to {} and {}\n",
+            "22 man pages written to {} and {}\n",
             out.join("man1").display(),
             out.join("man5").display()
         )

@@ -51,6 +51,8 @@ mod server;
 mod session;
 mod shard;
 mod slurm;
+mod solve;
+mod solve_oracle;
 mod source_engines;
 mod sprt;
 mod sprt_calculator;

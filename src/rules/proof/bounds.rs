@@ -6,7 +6,7 @@ use crate::rules::{Board, Color, Position, Rules};
 
 /// The squares of `board` within `ranks` ranks of `side`'s goal rank (the goal rank itself
 /// excluded).
-pub(super) fn near_goal(board: Board, side: Color, ranks: u32) -> u64 {
+pub(crate) fn near_goal(board: Board, side: Color, ranks: u32) -> u64 {
     let goal = u32::from(board.goal_rank(side));
     let ranks = ranks.min(u32::from(board.ranks()) - 1);
     if ranks == 0 {
@@ -28,7 +28,7 @@ pub(super) fn near_goal(board: Board, side: Color, ranks: u32) -> u64 {
 }
 
 /// The number of files holding a pawn of `pawns`.
-pub(super) fn files(pawns: u64) -> u32 {
+pub(crate) fn files(pawns: u64) -> u32 {
     let mut folded = pawns;
     folded |= folded >> 32;
     folded |= folded >> 16;
@@ -37,7 +37,7 @@ pub(super) fn files(pawns: u64) -> u32 {
 }
 
 /// The number of moves `side` would have in `position` if it were its turn.
-pub(super) fn move_count(position: &Position, side: Color, rules: Rules) -> u32 {
+pub(crate) fn move_count(position: &Position, side: Color, rules: Rules) -> u32 {
     let own = position.pawns(side);
     let enemy = position.pawns(side.opponent());
     let squares = position.board().squares();
