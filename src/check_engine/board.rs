@@ -1,6 +1,7 @@
 //! `board.*`, on a board other than 8×8 only: does the engine play the board it is given, or
 //! 8×8 whatever it is told? Its perft of the board's start (`board.perft`) and a game against
-//! itself from that start (`board.moves`). An engine whose `Board` option cannot take the size
+//! itself from that start (`board.moves`), and its mate claims in positions the solver proves
+//! (`board.solved`, [`super::solved`]). An engine whose `Board` option cannot take the size
 //! fails `handshake.rules-option` before these run.
 
 use super::talk::{after, go, judge};
@@ -23,6 +24,7 @@ pub(super) fn run(session: &mut Session, ctx: &Ctx) -> Vec<CheckResult> {
     vec![
         session.check("board.perft", |engine| start_perft(engine, ctx)),
         session.check("board.moves", |engine| self_play(engine, ctx)),
+        super::solved::run(session, ctx),
     ]
 }
 

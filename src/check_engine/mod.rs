@@ -29,6 +29,7 @@ mod newgame;
 mod output;
 mod positions;
 mod render;
+mod solved;
 mod talk;
 
 pub use render::{CheckLines, header};
@@ -58,8 +59,8 @@ pub enum Group {
     Newgame,
     /// `movegen.*`: perft-check of the start position and of random positions.
     Movegen,
-    /// `board.*` (a board other than 8×8 only): the perft of its start, and a game against
-    /// itself with every move on the board.
+    /// `board.*` (a board other than 8×8 only): the perft of its start, a game against
+    /// itself with every move on the board, and its mate claims in solved positions.
     Board,
     /// `match.*`: game pairs against a reference opponent under the real game loop.
     Match,

@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 
 mod findings;
 pub mod render;
-mod targets;
+pub(crate) mod targets;
 mod walk;
 
 pub use findings::{BestMove, Fault, PerftCheckFindings, PositionFindings, Problem, WalkStep};

@@ -79,7 +79,7 @@ impl Target {
 
 /// The positions of one game of random legal moves from the start, up to (not including) the
 /// position where it ends; never empty.
-fn random_game(rules: Rules, board: Board, rng: &mut fastrand::Rng) -> Vec<Position> {
+pub(crate) fn random_game(rules: Rules, board: Board, rng: &mut fastrand::Rng) -> Vec<Position> {
     let mut line = Vec::new();
     let mut position = Position::start(board);
     while position.outcome(rules).is_none() {

@@ -288,6 +288,30 @@ impl Solver {
         Ok(self.solution(winner, plies, line, ending, start))
     }
 
+    /// Solves the position when its distance is at most `max_plies`; `None` when every depth
+    /// up to `max_plies` was answered no (the distance is longer). The work is bounded by the
+    /// depth, not by a clock, so the same position gives the same answer on any machine.
+    ///
+    /// # Errors
+    /// As [`solve`](Self::solve).
+    pub fn solve_within(&mut self, max_plies: u32) -> Result<Option<Solution>, SolveError> {
+        if self.position.outcome(self.search.rules).is_none() {
+            while self.completed < max_plies {
+                let depth = self.completed + 1;
+                match self.ask(depth) {
+                    // Answered again from the table by `solve`, which finds the line.
+                    Ok(true) => break,
+                    Ok(false) => self.completed = depth,
+                    Err(Stopped) => return Err(self.stopped()),
+                }
+            }
+            if self.completed >= max_plies {
+                return Ok(None);
+            }
+        }
+        self.solve(|_| {}).map(Some)
+    }
+
     /// The answer at `depth` (see the module documentation).
     fn ask(&mut self, depth: u32) -> Result<bool, Stopped> {
         if depth % 2 == 1 {
@@ -363,6 +387,26 @@ pub fn solve(position: &Position, rules: Rules, hash_mib: u32) -> Result<Solutio
         state: None,
     };
     Solver::new(*position, &options)?.solve(|_| {})
+}
+
+/// As [`solve`], for a position whose distance is at most `max_plies` (`None` beyond): the
+/// oracle of check-engine's `board.solved`.
+///
+/// # Errors
+/// [`SolveError::Hash`] for a table size refused.
+pub fn solve_within(
+    position: &Position,
+    rules: Rules,
+    hash_mib: u32,
+    max_plies: u32,
+) -> Result<Option<Solution>, SolveError> {
+    let options = SolveOptions {
+        rules,
+        hash_mib,
+        stop: None,
+        state: None,
+    };
+    Solver::new(*position, &options)?.solve_within(max_plies)
 }
 
 #[cfg(test)]

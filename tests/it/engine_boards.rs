@@ -239,7 +239,7 @@ fn check_engine_passes_the_bundled_engines_on_other_boards() {
         assert_eq!(code, 0, "{board} {engine}: {report:#}");
         assert_eq!(report["board"], board);
         assert_eq!(report["failed"], 0, "{report:#}");
-        assert_eq!(report["checks"].as_array().map(Vec::len), Some(21));
+        assert_eq!(report["checks"].as_array().map(Vec::len), Some(22));
         let (pass, summary) = verdict(&report, "handshake.rules-option");
         assert_eq!(pass, "pass");
         assert!(
@@ -248,6 +248,7 @@ fn check_engine_passes_the_bundled_engines_on_other_boards() {
         );
         assert_eq!(verdict(&report, "board.perft").0, "pass");
         assert_eq!(verdict(&report, "board.moves").0, "pass");
+        assert_eq!(verdict(&report, "board.solved").0, "pass");
     }
     // The perft of 6x6 capture-only's start as the rules count it (tests/perft/boards).
     let (_, report) = check_on("6x6", &[&search], &["--only", "board"]);
@@ -265,6 +266,43 @@ fn check_engine_passes_the_bundled_engines_on_other_boards() {
         .filter_map(|check| check["id"].as_str())
         .collect();
     assert_eq!(ids, ["movegen.perft"]);
+}
+
+/// `board.solved`: mate claims judged against positions the solver proves. bt-search's
+/// claims agree with the proofs; bt-faulty's false ones (a win claimed in a lost position, a
+/// loss claimed in a won one) are reported with the position and the proof.
+#[test]
+fn check_engine_reports_a_mate_claim_that_contradicts_a_solved_position() {
+    let search = format!("cmd={SEARCH}");
+    let (code, report) = check_on("5x5", &[&search], &["--only", "board"]);
+    assert_eq!(code, 0, "{report:#}");
+    assert_eq!(
+        verdict(&report, "board.solved"),
+        (
+            "pass".to_string(),
+            "8 positions of 5x5 solved (1 to 6 plies) searched at depth 5: 8 mate claims, none \
+             against the proof"
+                .to_string()
+        )
+    );
+    let faulty = format!("cmd={FAULTY}");
+    for (fault, claim) in [
+        (
+            "false-mate",
+            "the engine claims mate 2 (a win within 3 plies, but the side to move loses); solved: White wins in 6 plies",
+        ),
+        (
+            "opponent-mate",
+            "the engine claims mate -1 (a loss within 2 plies, but the side to move wins); solved: Black wins in 1 ply",
+        ),
+    ] {
+        let args = format!("args=--fault {fault}");
+        let (code, report) = check_on("5x5", &[&faulty, &args], &["--only", "board"]);
+        assert_eq!(code, 1, "{fault}: {report:#}");
+        let (fail, summary) = verdict(&report, "board.solved");
+        assert_eq!(fail, "fail", "{fault}");
+        assert!(summary.ends_with(claim), "{fault}: {summary}");
+    }
 }
 
 #[test]
