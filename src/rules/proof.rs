@@ -283,10 +283,10 @@ impl Prover {
     /// Whether the side to move of `position` (not over) wins within `depth` plies.
     fn wins(&mut self, position: &Position, depth: u32) -> Result<bool, OutOfBudget> {
         self.visit()?;
-        if self.winning_move(position).is_some() {
+        if winning_move(position, self.rules).is_some() {
             return Ok(true);
         }
-        if depth < 3 || !self.may_win(position, position.side_to_move(), depth) {
+        if depth < 3 || !may_win(position, position.side_to_move(), depth, self.rules) {
             return Ok(false);
         }
         let facts = self.facts(position);
@@ -321,7 +321,9 @@ impl Prover {
         // move none of its pawns, take none of their own, and a capture takes one enemy pawn
         // for at most one file less).
         let attacker = position.side_to_move().opponent();
-        if !self.may_win(position, attacker, depth) || self.winning_move(position).is_some() {
+        if !may_win(position, attacker, depth, self.rules)
+            || winning_move(position, self.rules).is_some()
+        {
             return Ok(false);
         }
         let facts = self.facts(position);
@@ -353,62 +355,6 @@ impl Prover {
     /// What the table knows about `position`.
     fn facts(&self, position: &Position) -> Facts {
         self.table.get(position)
-    }
-
-    /// A move of the side to move of `position` (not over) that ends the game in its favour,
-    /// if any: onto its goal rank, taking the last enemy pawn, or (capture-only rules) leaving
-    /// the opponent without a legal move.
-    fn winning_move(&self, position: &Position) -> Option<Move> {
-        let side = position.side_to_move();
-        let own = position.pawns(side);
-        let enemy = position.pawns(side.opponent());
-        let board = position.board();
-        let before_goal = near_goal(board, side, 1);
-        let last_pawn = enemy.count_ones() == 1;
-        let moves = position.pseudo_moves(self.rules);
-        if own & before_goal != 0 || last_pawn {
-            let goal = board.goal(side);
-            if let Some(mv) = moves
-                .iter()
-                .find(|mv| mv.to.bit() & goal != 0 || (last_pawn && mv.to.bit() & enemy != 0))
-            {
-                return Some(mv);
-            }
-        }
-        // Under capture-only rules a move takes away at most five of the opponent's moves:
-        // a straight step onto its target and two captures of the pawn that left, or the three
-        // moves of a captured pawn and two captures of the pawn that left.
-        if self.rules == Rules::CaptureOnly
-            && move_count(position, side.opponent(), self.rules) <= 5
-        {
-            return moves.iter().find(|&mv| {
-                position
-                    .play_unchecked(mv)
-                    .pseudo_moves(self.rules)
-                    .is_empty()
-            });
-        }
-        None
-    }
-
-    /// The race bound: whether `side` could win within `depth` plies of `position` (counted
-    /// from a position where it moves) at all, whatever either side plays. With `k = (depth + 1) / 2` moves of its own it can
-    /// reach its goal rank only from within `k` ranks of it, take every enemy pawn only if there
-    /// are at most `k`, and (capture-only rules) leave the opponent without a move only if
-    /// `files - pawns <= k`, where `files` counts the files holding an enemy pawn and `pawns`
-    /// its own pawns. A blocked side has, on each of its files, its most advanced pawn blocked
-    /// straight ahead by an enemy pawn, one per file; the difference drops by at most one per
-    /// capture the side makes (the captured pawn may have been alone on its file), and never
-    /// with the opponent's moves (a capture by the opponent removes one pawn and moves its
-    /// capturer to another file: at most one file less).
-    fn may_win(&self, position: &Position, side: Color, depth: u32) -> bool {
-        let own = position.pawns(side);
-        let enemy = position.pawns(side.opponent());
-        let moves = depth.div_ceil(2);
-        if own & near_goal(position.board(), side, moves) != 0 || enemy.count_ones() <= moves {
-            return true;
-        }
-        self.rules == Rules::CaptureOnly && files(enemy).saturating_sub(own.count_ones()) <= moves
     }
 
     /// The moves of `position`, the most promising first: for the attacker, captures and
@@ -461,7 +407,7 @@ impl Prover {
             left = depth - 1;
         }
         loop {
-            if let Some(mv) = self.winning_move(&position) {
+            if let Some(mv) = winning_move(&position, self.rules) {
                 line.push(mv);
                 position = position.play_unchecked(mv);
                 break;
@@ -566,14 +512,9 @@ enum Role {
     Defender,
 }
 
-/// A depth for the table (depths above 254 are not asked: [`Prover::prove`] caps them).
-fn depth_u8(depth: u32) -> u8 {
-    u8::try_from(depth).unwrap_or(u8::MAX - 1)
-}
-
 mod bounds;
 mod table;
-pub(crate) use bounds::{files, move_count, near_goal};
+pub(crate) use bounds::{depth_u8, may_win, near_goal, winning_move};
 use table::{Facts, Table};
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 //! contents, the history or a resumed solve).
 
 use super::search::{Search, Stopped};
+use crate::rules::proof::winning_move;
 use crate::rules::{Move, Position};
 
 /// The line from `root`, whose side to move wins in exactly `plies` plies when `plies` is odd
@@ -20,7 +21,7 @@ pub(super) fn principal_line(
         let moves = search.answering_moves(&position);
         let chosen = if left == 1 {
             // The winner ends the game.
-            search.winning_move(&position)
+            winning_move(&position, search.rules)
         } else if left % 2 == 1 {
             // The winner, to win in exactly `left`: no move wins sooner, so the first after
             // which every reply loses within `left - 2` more plies.

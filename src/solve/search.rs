@@ -11,7 +11,7 @@
 //! rules two such pawns cannot both be taken in one move: the side to move is lost.
 
 use super::table::Table;
-use crate::rules::proof::{files, near_goal};
+use crate::rules::proof::{depth_u8, may_win, near_goal, winning_move};
 use crate::rules::{Black, Color, Move, Position, Rules, Side, White};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -74,11 +74,11 @@ impl Search {
     /// Whether the side to move of `position` (not over) wins within `depth` plies.
     pub(super) fn wins(&mut self, position: &Position, depth: u32) -> Result<bool, Stopped> {
         self.visit()?;
-        if self.winning_move(position).is_some() {
+        if winning_move(position, self.rules).is_some() {
             return Ok(true);
         }
         let side = position.side_to_move();
-        if depth < 3 || !self.may_win(position, side, depth) {
+        if depth < 3 || !may_win(position, side, depth, self.rules) {
             return Ok(false);
         }
         let facts = self.table.get(position);
@@ -124,7 +124,8 @@ impl Search {
     ) -> Result<bool, Stopped> {
         self.visit()?;
         let side = position.side_to_move();
-        if !self.may_win(position, side.opponent(), depth) || self.winning_move(position).is_some()
+        if !may_win(position, side.opponent(), depth, self.rules)
+            || winning_move(position, self.rules).is_some()
         {
             return Ok(false);
         }
@@ -159,52 +160,6 @@ impl Search {
                 .update(position, |facts| facts.lost = facts.lost.min(depth8)),
         }
         Ok(held.is_none())
-    }
-
-    /// A move of the side to move of `position` (not over) that ends the game in its favour,
-    /// if any: onto its goal rank, taking the last enemy pawn, or (capture-only rules) leaving
-    /// the opponent without a legal move. The first in generation order.
-    pub(super) fn winning_move(&self, position: &Position) -> Option<Move> {
-        let side = position.side_to_move();
-        let own = position.pawns(side);
-        let enemy = position.pawns(side.opponent());
-        let board = position.board();
-        let last_pawn = enemy.count_ones() == 1;
-        let moves = position.pseudo_moves(self.rules);
-        if own & near_goal(board, side, 1) != 0 || last_pawn {
-            let goal = board.goal(side);
-            if let Some(mv) = moves
-                .iter()
-                .find(|mv| mv.to.bit() & goal != 0 || (last_pawn && mv.to.bit() & enemy != 0))
-            {
-                return Some(mv);
-            }
-        }
-        // Under capture-only rules a move takes away at most five of the opponent's moves
-        // (the prover's argument, `rules::proof`).
-        if self.rules == Rules::CaptureOnly
-            && crate::rules::proof::move_count(position, side.opponent(), self.rules) <= 5
-        {
-            return moves.iter().find(|&mv| {
-                position
-                    .play_unchecked(mv)
-                    .pseudo_moves(self.rules)
-                    .is_empty()
-            });
-        }
-        None
-    }
-
-    /// The prover's race bound (`rules::proof`): whether `side` could win within `depth`
-    /// plies of `position` at all.
-    fn may_win(&self, position: &Position, side: Color, depth: u32) -> bool {
-        let own = position.pawns(side);
-        let enemy = position.pawns(side.opponent());
-        let moves = depth.div_ceil(2);
-        if own & near_goal(position.board(), side, moves) != 0 || enemy.count_ones() <= moves {
-            return true;
-        }
-        self.rules == Rules::CaptureOnly && files(enemy).saturating_sub(own.count_ones()) <= moves
     }
 
     /// The moves of the side to move of `position` that do not lose at once to a threat of
@@ -397,9 +352,4 @@ impl Iterator for Picker {
         self.count -= 1;
         Some(mv)
     }
-}
-
-/// A depth for the table (the solver asks no depth above 254).
-pub(super) fn depth_u8(depth: u32) -> u8 {
-    u8::try_from(depth).unwrap_or(u8::MAX - 1)
 }

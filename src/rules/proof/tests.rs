@@ -5,6 +5,7 @@ use super::*;
 use crate::bundled::search::{Limits, Searcher};
 use crate::rules::Board;
 use crate::rules::position::tests::pos;
+use bounds::files;
 use std::sync::atomic::AtomicBool;
 
 /// A win at ply 0 in [`minimax`]'s scores; a win in `n` plies scores `MATE - n`.
